@@ -1,0 +1,96 @@
+// Command rdmaform manages RDMA connections declaratively: it reads HCL files
+// declaring listeners and endpoints, plans the difference against its state,
+// and makes the fabric match through librdmacm.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Version is the rdmaform release this binary was built from.
+const Version = "0.1.0"
+
+// streams are the process's standard streams, passed to commands so that
+// tests can capture them.
+type streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// command is one rdmaform subcommand; run returns the process exit code.
+type command struct {
+	Name     string
+	Synopsis string
+	Run      func(args []string, s streams) int
+}
+
+var commands = map[string]command{}
+
+// register adds a subcommand; each command file registers itself in init so
+// that commands stay independent of one another and of this file.
+func register(c command) {
+	if _, dup := commands[c.Name]; dup {
+		panic("rdmaform: command registered twice: " + c.Name)
+	}
+	commands[c.Name] = c
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+}
+
+// run parses the global options Terraform places before the subcommand
+// (-chdir, -version, -help) and dispatches.
+func run(args []string, s streams) int {
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		opt := strings.TrimLeft(args[0], "-")
+		switch {
+		case strings.HasPrefix(opt, "chdir="):
+			dir := strings.TrimPrefix(opt, "chdir=")
+			if err := os.Chdir(dir); err != nil {
+				fmt.Fprintf(s.Err, "Error: Invalid -chdir option: %v\n", err)
+				return 1
+			}
+		case opt == "version" || opt == "v":
+			args = []string{"version"}
+			continue
+		case opt == "help" || opt == "h":
+			usage(s.Out)
+			return 0
+		default:
+			fmt.Fprintf(s.Err, "Error: unknown global option %q\n\n", args[0])
+			usage(s.Err)
+			return 1
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		usage(s.Err)
+		return 1
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(s.Err, "Error: rdmaform has no command named %q.\n\n", args[0])
+		usage(s.Err)
+		return 1
+	}
+	return c.Run(args[1:], s)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: rdmaform [global options] <subcommand> [args]")
+	fmt.Fprintln(w, "\nGlobal options:\n  -chdir=DIR   Switch to DIR before running the subcommand.\n  -help        Show this help.\n  -version     Show the version.")
+	fmt.Fprintln(w, "\nSubcommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-14s %s\n", n, commands[n].Synopsis)
+	}
+}
