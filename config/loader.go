@@ -1,0 +1,95 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+)
+
+// File name suffixes of a configuration and of variable files.
+const (
+	HCLSuffix      = ".rdma.hcl"
+	JSONSuffix     = ".rdma.json"
+	VarsFile       = "rdmaform.rdmavars"
+	AutoVarsSuffix = ".auto.rdmavars"
+)
+
+// Loader reads configurations. It keeps one hclparse.Parser for its whole
+// life so that every diagnostic it returns can be rendered with the source
+// it points into (see WriteDiagnostics). A Loader is not safe for
+// concurrent use.
+type Loader struct {
+	parser *hclparse.Parser
+
+	// CoreVersion, when set, is checked against required_version.
+	CoreVersion string
+	// Validate selects validate mode: variables without a value are unknown
+	// instead of an error, and a count or for_each that is not known is
+	// checked once with unknown keys instead of being an error.
+	Validate bool
+}
+
+// NewLoader returns a Loader with a fresh parser.
+func NewLoader() *Loader { return &Loader{parser: hclparse.NewParser()} }
+
+// Files returns the source of every file parsed so far, keyed by the name
+// used in diagnostics.
+func (l *Loader) Files() map[string]*hcl.File { return l.parser.Files() }
+
+// configFiles lists the configuration files of dir in lexical order.
+func configFiles(dir string) ([]string, hcl.Diagnostics) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Failed to read configuration directory",
+			Detail:   err.Error(),
+		}}
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, ".") {
+			continue
+		}
+		if strings.HasSuffix(n, HCLSuffix) || strings.HasSuffix(n, JSONSuffix) {
+			names = append(names, filepath.Join(dir, n))
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "No configuration files",
+			Detail:   "The directory " + dir + " contains no " + HCLSuffix + " or " + JSONSuffix + " files.",
+		}}
+	}
+	return names, nil
+}
+
+// parseFile parses one file in HCL native or JSON syntax by its suffix.
+func (l *Loader) parseFile(path string) (*hcl.File, hcl.Diagnostics) {
+	if strings.HasSuffix(path, ".json") {
+		return l.parser.ParseJSONFile(path)
+	}
+	return l.parser.ParseHCLFile(path)
+}
+
+// parseDir parses every configuration file of dir; files with syntax
+// errors are left out of the result but their diagnostics are returned.
+func (l *Loader) parseDir(dir string) ([]*hcl.File, hcl.Diagnostics) {
+	names, diags := configFiles(dir)
+	var files []*hcl.File
+	for _, n := range names {
+		f, d := l.parseFile(n)
+		diags = append(diags, d...)
+		if f != nil && !d.HasErrors() {
+			files = append(files, f)
+		}
+	}
+	return files, diags
+}

@@ -1,0 +1,310 @@
+package config
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-version"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/gocty"
+)
+
+// Settings is the content of the rdmaform block(s): the version
+// constraint, where state lives and how to reach the agent.
+type Settings struct {
+	RequiredVersion string    // "" when unset
+	Backend         *Backend  // nil: the local backend with its defaults
+	Agent           *AgentSettings // nil: the default socket
+}
+
+// Backend says where state is kept.
+type Backend struct {
+	Type        string        // "local" or "etcd" (the block label)
+	Path        string        // local: path of the state file; "" means DefaultStatePath
+	Endpoints   []string      // etcd: client URLs
+	Prefix      string        // etcd: key prefix
+	TLS         *BackendTLS   // etcd: nil means plain connections
+	DialTimeout time.Duration // etcd: 0 means the client's default
+	DeclRange   hcl.Range
+}
+
+// BackendTLS is the etcd backend's client TLS material.
+type BackendTLS struct {
+	CAFile, CertFile, KeyFile string
+}
+
+// AgentSettings says where the agent's socket is.
+type AgentSettings struct {
+	Socket    string
+	DeclRange hcl.Range
+}
+
+// DefaultStatePath is the local backend's state file when path is unset.
+const DefaultStatePath = "rdmaform.rdmastate"
+
+var (
+	settingsOnlySchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "rdmaform"}}}
+	settingsSchema     = &hcl.BodySchema{
+		Attributes: []hcl.AttributeSchema{{Name: "required_version"}},
+		Blocks: []hcl.BlockHeaderSchema{
+			{Type: "backend", LabelNames: []string{"type"}},
+			{Type: "agent"},
+		},
+	}
+	localBackendSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "path"}}}
+	etcdBackendSchema  = &hcl.BodySchema{
+		Attributes: []hcl.AttributeSchema{
+			{Name: "endpoints", Required: true},
+			{Name: "prefix"},
+			{Name: "dial_timeout"},
+		},
+		Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
+	}
+	tlsSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+		{Name: "ca_file"}, {Name: "cert_file"}, {Name: "key_file"},
+	}}
+	agentSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "socket", Required: true}}}
+)
+
+// LoadBackend reads only the rdmaform block(s) of the configuration in dir:
+// the other blocks are not decoded or evaluated, so that state commands
+// work while the rest of the configuration is broken. Syntax errors in any
+// file are still reported.
+func LoadBackend(dir string) (*Settings, hcl.Diagnostics) {
+	s, _, diags := NewLoader().LoadBackend(dir)
+	return s, diags
+}
+
+// LoadBackend is the Loader form of the package-level LoadBackend; the
+// Loader can then render the diagnostics.
+func (l *Loader) LoadBackend(dir string) (*Settings, []*hcl.File, hcl.Diagnostics) {
+	files, diags := l.parseDir(dir)
+	var blocks hcl.Blocks
+	for _, f := range files {
+		content, _, d := f.Body.PartialContent(settingsOnlySchema)
+		diags = append(diags, d...)
+		blocks = append(blocks, content.Blocks...)
+	}
+	s, d := decodeSettings(blocks)
+	diags = append(diags, d...)
+	if l.CoreVersion != "" {
+		diags = append(diags, checkCoreVersion(s, l.CoreVersion)...)
+	}
+	return s, files, diags
+}
+
+// decodeSettings merges every rdmaform block; each setting may be given
+// once across them. Expressions here are literals only: no variables, no
+// functions, as with Terraform's backend blocks.
+func decodeSettings(blocks hcl.Blocks) (*Settings, hcl.Diagnostics) {
+	s := &Settings{}
+	var diags hcl.Diagnostics
+	var versionRange *hcl.Range
+	for _, b := range blocks {
+		content, d := b.Body.Content(settingsSchema)
+		diags = append(diags, d...)
+		if a, ok := content.Attributes["required_version"]; ok {
+			if versionRange != nil {
+				diags = append(diags, duplicateDiag("required_version setting", a.NameRange, *versionRange))
+			} else {
+				r := a.NameRange
+				versionRange = &r
+				var d hcl.Diagnostics
+				s.RequiredVersion, d = literalString(a)
+				diags = append(diags, d...)
+				if s.RequiredVersion != "" {
+					if _, err := version.NewConstraint(s.RequiredVersion); err != nil {
+						diags = append(diags, &hcl.Diagnostic{
+							Severity: hcl.DiagError,
+							Summary:  "Invalid required_version",
+							Detail:   fmt.Sprintf("%q is not a version constraint (for example \">= 0.1, < 2.0\"): %v.", s.RequiredVersion, err),
+							Subject:  a.Expr.Range().Ptr(),
+						})
+					}
+				}
+			}
+		}
+		for _, nb := range content.Blocks {
+			switch nb.Type {
+			case "backend":
+				if s.Backend != nil {
+					diags = append(diags, duplicateDiag("backend block", nb.DefRange, s.Backend.DeclRange))
+					continue
+				}
+				be, d := decodeBackend(nb)
+				diags = append(diags, d...)
+				s.Backend = be
+			case "agent":
+				if s.Agent != nil {
+					diags = append(diags, duplicateDiag("agent block", nb.DefRange, s.Agent.DeclRange))
+					continue
+				}
+				c, d := nb.Body.Content(agentSchema)
+				diags = append(diags, d...)
+				s.Agent = &AgentSettings{DeclRange: nb.DefRange}
+				if a, ok := c.Attributes["socket"]; ok {
+					s.Agent.Socket, d = literalString(a)
+					diags = append(diags, d...)
+				}
+			}
+		}
+	}
+	return s, diags
+}
+
+func decodeBackend(b *hcl.Block) (*Backend, hcl.Diagnostics) {
+	be := &Backend{Type: b.Labels[0], DeclRange: b.DefRange}
+	var diags hcl.Diagnostics
+	switch be.Type {
+	case "local":
+		c, d := b.Body.Content(localBackendSchema)
+		diags = append(diags, d...)
+		if a, ok := c.Attributes["path"]; ok {
+			be.Path, d = literalString(a)
+			diags = append(diags, d...)
+		}
+	case "etcd":
+		c, d := b.Body.Content(etcdBackendSchema)
+		diags = append(diags, d...)
+		if a, ok := c.Attributes["endpoints"]; ok {
+			v, d := literal(a, cty.List(cty.String))
+			diags = append(diags, d...)
+			if !d.HasErrors() && !v.IsNull() {
+				_ = gocty.FromCtyValue(v, &be.Endpoints)
+			}
+			if !d.HasErrors() && len(be.Endpoints) == 0 {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "No etcd endpoints",
+					Detail:   `The etcd backend needs at least one endpoint, such as "http://127.0.0.1:2379".`,
+					Subject:  a.Expr.Range().Ptr(),
+				})
+			}
+		}
+		if a, ok := c.Attributes["prefix"]; ok {
+			be.Prefix, d = literalString(a)
+			diags = append(diags, d...)
+		}
+		if a, ok := c.Attributes["dial_timeout"]; ok {
+			str, d := literalString(a)
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				be.DialTimeout, d = parseDuration(str, a.Expr.Range(), false)
+				diags = append(diags, d...)
+			}
+		}
+		for _, tb := range c.Blocks {
+			if be.TLS != nil {
+				diags = append(diags, duplicateDiag("tls block", tb.DefRange, tb.DefRange))
+				continue
+			}
+			tc, d := tb.Body.Content(tlsSchema)
+			diags = append(diags, d...)
+			be.TLS = &BackendTLS{}
+			for name, dst := range map[string]*string{"ca_file": &be.TLS.CAFile, "cert_file": &be.TLS.CertFile, "key_file": &be.TLS.KeyFile} {
+				if a, ok := tc.Attributes[name]; ok {
+					*dst, d = literalString(a)
+					diags = append(diags, d...)
+				}
+			}
+			if (be.TLS.CertFile == "") != (be.TLS.KeyFile == "") {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Incomplete TLS client certificate",
+					Detail:   "cert_file and key_file must be given together.",
+					Subject:  tb.DefRange.Ptr(),
+				})
+			}
+		}
+	default:
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Unsupported backend type",
+			Detail:   fmt.Sprintf("There is no backend named %q; rdmaform keeps state in \"local\" or \"etcd\".%s", be.Type, didYouMean(be.Type, []string{"local", "etcd"})),
+			Subject:  b.LabelRanges[0].Ptr(),
+		})
+		return nil, diags
+	}
+	return be, diags
+}
+
+// literal evaluates a settings attribute without variables or functions.
+func literal(a *hcl.Attribute, ty cty.Type) (cty.Value, hcl.Diagnostics) {
+	v, diags := a.Expr.Value(nil)
+	if diags.HasErrors() {
+		return cty.NullVal(ty), diags
+	}
+	cv, err := convert.Convert(v, ty)
+	if err != nil || !cv.IsWhollyKnown() {
+		return cty.NullVal(ty), hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Incorrect attribute value type",
+			Detail:   fmt.Sprintf("Inappropriate value for attribute %q: %s required.", a.Name, ty.FriendlyName()),
+			Subject:  a.Expr.Range().Ptr(),
+		}}
+	}
+	return cv, nil
+}
+
+func literalString(a *hcl.Attribute) (string, hcl.Diagnostics) {
+	v, diags := literal(a, cty.String)
+	if diags.HasErrors() || v.IsNull() {
+		return "", diags
+	}
+	return v.AsString(), nil
+}
+
+// checkCoreVersion reports a required_version this binary does not meet.
+func checkCoreVersion(s *Settings, current string) hcl.Diagnostics {
+	if s == nil || s.RequiredVersion == "" {
+		return nil
+	}
+	c, err := version.NewConstraint(s.RequiredVersion)
+	if err != nil {
+		return nil // reported by decodeSettings
+	}
+	v, err := version.NewVersion(current)
+	if err != nil || c.Check(v) {
+		return nil
+	}
+	return hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Unsupported rdmaform version",
+		Detail:   fmt.Sprintf("This configuration requires rdmaform %s, but this is rdmaform %s.", s.RequiredVersion, current),
+	}}
+}
+
+// duplicateDiag reports a second declaration at dup of something first
+// declared at first, naming both locations.
+func duplicateDiag(what string, dup, first hcl.Range) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Duplicate " + what,
+		Detail:   fmt.Sprintf("A %s was already declared at %s. Each may be declared only once.", what, first),
+		Subject:  dup.Ptr(),
+	}
+}
+
+// parseDuration parses a Go duration string; zeroOK allows "0s".
+func parseDuration(s string, rng hcl.Range, zeroOK bool) (time.Duration, hcl.Diagnostics) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid duration",
+			Detail:   fmt.Sprintf("%q is not a duration; write a number with a unit, such as \"100ms\", \"2s\" or \"1m30s\".", s),
+			Subject:  rng.Ptr(),
+		}}
+	}
+	if d < 0 || (d == 0 && !zeroOK) {
+		return 0, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid duration",
+			Detail:   fmt.Sprintf("The duration must be positive; got %q.", s),
+			Subject:  rng.Ptr(),
+		}}
+	}
+	return d, nil
+}

@@ -1,0 +1,135 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeDir writes files (name → content) into a fresh temporary directory.
+func writeDir(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestLoadBackendEtcd(t *testing.T) {
+	dir := writeDir(t, map[string]string{
+		"main.rdma.hcl": `
+rdmaform {
+  required_version = ">= 0.1"
+  backend "etcd" {
+    endpoints    = ["http://127.0.0.1:2379"]
+    prefix       = "rdmaform/prod"
+    dial_timeout = "5s"
+    tls {
+      ca_file   = "ca.pem"
+      cert_file = "c.pem"
+      key_file  = "k.pem"
+    }
+  }
+  agent {
+    socket = "/run/rdmaform/agent.sock"
+  }
+}
+listener "broken" {
+  port = nosuchthing.at.all
+}
+`})
+	s, diags := LoadBackend(dir)
+	if diags.HasErrors() {
+		t.Fatalf("LoadBackend: %v", diags)
+	}
+	b := s.Backend
+	if s.RequiredVersion != ">= 0.1" || b == nil || b.Type != "etcd" || b.Prefix != "rdmaform/prod" ||
+		len(b.Endpoints) != 1 || b.Endpoints[0] != "http://127.0.0.1:2379" || b.DialTimeout != 5*time.Second ||
+		b.TLS == nil || b.TLS.CAFile != "ca.pem" || b.TLS.CertFile != "c.pem" || b.TLS.KeyFile != "k.pem" {
+		t.Fatalf("settings = %+v, backend %+v", s, b)
+	}
+	if s.Agent == nil || s.Agent.Socket != "/run/rdmaform/agent.sock" {
+		t.Fatalf("agent = %+v", s.Agent)
+	}
+	if b.DeclRange.Start.Line != 4 {
+		t.Errorf("backend DeclRange = %v, want line 4", b.DeclRange)
+	}
+}
+
+func TestLoadBackendDefaults(t *testing.T) {
+	dir := writeDir(t, map[string]string{"a.rdma.hcl": `listener "x" {}`})
+	s, diags := LoadBackend(dir)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if s.Backend != nil || s.Agent != nil || s.RequiredVersion != "" {
+		t.Fatalf("settings = %+v, want zero", s)
+	}
+}
+
+func TestLoadBackendErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+		line        int
+	}{
+		{"unknown type", `rdmaform {
+  backend "s3" {}
+}`, `Unsupported backend type: There is no backend named "s3"`, 2},
+		{"bad duration", `rdmaform {
+  backend "etcd" {
+    endpoints = ["http://h:2379"]
+    dial_timeout = "5 seconds"
+  }
+}`, `Invalid duration: "5 seconds" is not a duration`, 4},
+		{"no endpoints", `rdmaform {
+  backend "etcd" {
+    endpoints = []
+  }
+}`, "No etcd endpoints", 3},
+		{"duplicate backend", `rdmaform {
+  backend "local" {}
+}
+rdmaform {
+  backend "local" {}
+}`, "Duplicate backend block: A backend block was already declared at ", 5},
+		{"bad constraint", `rdmaform {
+  required_version = "bananas"
+}`, `Invalid required_version: "bananas" is not a version constraint`, 2},
+		{"variables not allowed", `rdmaform {
+  backend "local" { path = var.p }
+}`, "Variables not allowed", 2},
+		{"unknown attribute", `rdmaform {
+  backend "local" { paht = "x" }
+}`, `Unsupported argument: An argument named "paht" is not expected here. Did you mean "path"?`, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeDir(t, map[string]string{"main.rdma.hcl": tc.src})
+			_, diags := LoadBackend(dir)
+			if !diags.HasErrors() {
+				t.Fatalf("no error; want %q", tc.want)
+			}
+			d := diags[0]
+			if got := d.Summary + ": " + d.Detail; !strings.HasPrefix(got, tc.want) {
+				t.Errorf("diagnostic = %q, want prefix %q", got, tc.want)
+			}
+			if d.Subject == nil || d.Subject.Start.Line != tc.line {
+				t.Errorf("subject = %v, want line %d", d.Subject, tc.line)
+			}
+		})
+	}
+}
+
+func TestLoadBackendRequiredVersion(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.rdma.hcl": `rdmaform { required_version = ">= 9.0" }`})
+	l := NewLoader()
+	l.CoreVersion = "0.1.0"
+	_, _, diags := l.LoadBackend(dir)
+	if !diags.HasErrors() || !strings.Contains(diags[0].Detail, "requires rdmaform >= 9.0, but this is rdmaform 0.1.0") {
+		t.Fatalf("diags = %v", diags)
+	}
+}
