@@ -14,8 +14,8 @@ import (
 // Settings is the content of the rdmaform block(s): the version
 // constraint, where state lives and how to reach the agent.
 type Settings struct {
-	RequiredVersion string    // "" when unset
-	Backend         *Backend  // nil: the local backend with its defaults
+	RequiredVersion string         // "" when unset
+	Backend         *Backend       // nil: the local backend with its defaults
 	Agent           *AgentSettings // nil: the default socket
 }
 

@@ -75,7 +75,7 @@ func TestLoadBackendDefaults(t *testing.T) {
 func TestLoadBackendErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, want string
-		line        int
+		line            int
 	}{
 		{"unknown type", `rdmaform {
   backend "s3" {}
