@@ -1,0 +1,96 @@
+//go:build linux && cgo
+
+package rdmacm
+
+/*
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// AddrInfo is the result of rdma_getaddrinfo: where to listen or what to
+// connect to, with the QP type and port space that ids created from it use.
+type AddrInfo struct {
+	mu        sync.Mutex
+	ai        *C.struct_rdma_addrinfo
+	Node      string
+	Service   string
+	Passive   bool
+	QPType    QPType
+	PortSpace PortSpace
+	Family    Family
+}
+
+// GetAddrInfo resolves node and service (a port number) with
+// rdma_getaddrinfo. hints may be nil, which librdmacm reads as an active RC
+// endpoint in the TCP port space.
+func GetAddrInfo(node, service string, hints *Hints) (*AddrInfo, error) {
+	passive := hints != nil && hints.Flags&Passive != 0
+	if err := checkService(service, passive); err != nil {
+		return nil, err
+	}
+	var cnode, cservice *C.char
+	if node != "" {
+		cnode = C.CString(node)
+		defer C.free(unsafe.Pointer(cnode))
+	}
+	if service != "" {
+		cservice = C.CString(service)
+		defer C.free(unsafe.Pointer(cservice))
+	}
+	var h Hints
+	useHints := C.int(0)
+	if hints != nil {
+		h, useHints = *hints, 1
+	}
+	var ai *C.struct_rdma_addrinfo
+	ret, errno := C.rf_getaddrinfo(cnode, cservice, useHints, C.int(h.Flags), C.int(h.Family),
+		C.int(h.QPType), C.int(h.PortSpace), &ai)
+	if ret != 0 {
+		return nil, getaddrinfoError(int(ret), errno, node, service)
+	}
+	var qpType, ps, family C.int
+	C.rf_addrinfo_type(ai, &qpType, &ps, &family)
+	return &AddrInfo{
+		ai: ai, Node: node, Service: service, Passive: passive,
+		QPType: QPType(qpType), PortSpace: PortSpace(ps), Family: Family(family),
+	}, nil
+}
+
+// getaddrinfoError tells librdmacm's own failures (-1 with errno) from
+// getaddrinfo's EAI_* codes. EAI_BADFLAGS is also -1, but rdmaform never
+// passes flags getaddrinfo rejects, and librdmacm always sets errno.
+func getaddrinfoError(ret int, errno error, node, service string) error {
+	if ret == -1 || ret == EAISystem {
+		if e, ok := errno.(syscall.Errno); ok && e != 0 {
+			return opError("rdma_getaddrinfo", e)
+		}
+	}
+	return &AddrInfoError{Code: ret, Node: node, Service: service}
+}
+
+// Close frees the result. It is idempotent.
+func (a *AddrInfo) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ai != nil {
+		C.rdma_freeaddrinfo(a.ai)
+		a.ai = nil
+	}
+	return nil
+}
+
+func (a *AddrInfo) c() (*C.struct_rdma_addrinfo, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ai == nil {
+		return nil, ErrClosed
+	}
+	return a.ai, nil
+}

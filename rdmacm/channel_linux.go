@@ -1,0 +1,163 @@
+//go:build linux && cgo
+
+package rdmacm
+
+/*
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"os"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// EventChannel is an rdma_event_channel with its event loop: one goroutine
+// that waits for the channel's descriptor in Go's network poller (no OS
+// thread parked in C) and dispatches each event to the id it concerns.
+type EventChannel struct {
+	mu     sync.Mutex
+	ch     *C.struct_rdma_event_channel
+	poll   *os.File // a duplicate of the channel's descriptor, for the poller
+	ids    map[*ID]struct{}
+	closed bool
+	done   chan struct{}
+	err    error // why the loop stopped, when not by Close
+}
+
+// NewEventChannel creates a channel (rdma_create_event_channel) and starts
+// its event loop.
+func NewEventChannel() (*EventChannel, error) {
+	ch, err := C.rdma_create_event_channel()
+	if ch == nil {
+		return nil, opError("rdma_create_event_channel", err)
+	}
+	fd := int(ch.fd)
+	if ret, err := C.rf_set_nonblock(ch.fd); ret != 0 {
+		C.rdma_destroy_event_channel(ch)
+		return nil, opError("fcntl(O_NONBLOCK)", err)
+	}
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		C.rdma_destroy_event_channel(ch)
+		return nil, opError("dup", err)
+	}
+	c := &EventChannel{
+		ch:   ch,
+		poll: os.NewFile(uintptr(dup), "rdma_cm event channel"),
+		ids:  make(map[*ID]struct{}),
+		done: make(chan struct{}),
+	}
+	go c.loop()
+	return c, nil
+}
+
+func (c *EventChannel) loop() {
+	defer close(c.done)
+	raw, err := c.poll.SyscallConn()
+	if err != nil {
+		c.stop(err)
+		return
+	}
+	var ev C.struct_rf_event
+	var loopErr error
+	err = raw.Read(func(uintptr) bool {
+		for {
+			ret, errno := C.rf_next_event(c.ch, &ev)
+			if ret != 0 {
+				if errno == syscall.EAGAIN {
+					return false // wait for the poller
+				}
+				loopErr = opError("rdma_get_cm_event", errno)
+				return true
+			}
+			c.dispatch(&ev)
+		}
+	})
+	if loopErr == nil && err != nil && !errors.Is(err, os.ErrClosed) {
+		loopErr = err
+	}
+	if loopErr != nil {
+		c.stop(loopErr)
+	}
+}
+
+// stop records why the loop ended early and fails every id's waiters.
+func (c *EventChannel) stop(err error) {
+	c.mu.Lock()
+	c.err = err
+	members := c.members()
+	c.mu.Unlock()
+	for _, id := range members {
+		id.events.put(Event{Type: channelFailed, ID: id, Err: err})
+	}
+}
+
+// Err is why the event loop stopped by itself, or nil.
+func (c *EventChannel) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *EventChannel) members() []*ID {
+	out := make([]*ID, 0, len(c.ids))
+	for id := range c.ids {
+		out = append(out, id)
+	}
+	return out
+}
+
+// attach makes id a member of the channel, so Close destroys it. It fails
+// once the channel is closing.
+func (c *EventChannel) attach(id *ID) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	c.ids[id] = struct{}{}
+	return nil
+}
+
+func (c *EventChannel) detach(id *ID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.ids, id)
+}
+
+// Close destroys every id still on the channel (accepted connections first),
+// stops the loop and destroys the channel. It is idempotent.
+func (c *EventChannel) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		<-c.done
+		return nil
+	}
+	c.closed = true
+	members := c.members()
+	c.mu.Unlock()
+
+	var errs []error
+	// Accepted connections first: they are what users see as connected, and
+	// their disconnect reaches peers before the listener goes away.
+	for _, id := range members {
+		if id.listener != nil {
+			errs = append(errs, id.Close())
+		}
+	}
+	for _, id := range members {
+		if id.listener == nil {
+			errs = append(errs, id.Close())
+		}
+	}
+	errs = append(errs, c.poll.Close())
+	<-c.done
+	C.rdma_destroy_event_channel(c.ch)
+	return errors.Join(errs...)
+}

@@ -1,0 +1,25 @@
+// Package rdmacm is rdmaform's binding of librdmacm and the few libibverbs
+// calls it needs. Every cgo call of the project lives here.
+//
+// The binding is asynchronous by design: every id is created with
+// rdma_create_ep, which resolves the address and route and creates the QP
+// synchronously (bounded by librdmacm's own timeouts), and is then migrated
+// with rdma_migrate_id to an EventChannel. One goroutine per channel reads
+// its events through Go's network poller, so no OS thread is parked per
+// endpoint, and dispatches them to the id they concern. Blocking helpers such
+// as (*ID).Connect and (*ID).GetRequest wait on those events in Go, with a
+// context.
+//
+// A listener created with a QP configuration behaves as rdma_get_request
+// documents: each incoming request gets a QP from the listener's PD and
+// attributes before it is delivered.
+//
+// Errors name the librdmacm or verbs call and wrap its errno, so
+// errors.Is(err, syscall.ENODEV) works. Arguments librdmacm would reject or
+// truncate (a port of 0 where one is needed, private data over the port
+// space's limit, caps over a device's limits) are refused in Go first.
+//
+// Memory: C memory holds no Go pointer; ids carry an integer key in their
+// context, never a Go pointer; message buffers are C memory. Every resource
+// has an idempotent Close, safe from any goroutine.
+package rdmacm

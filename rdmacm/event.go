@@ -1,0 +1,151 @@
+package rdmacm
+
+import "fmt"
+
+// EventType is an RDMA CM event (enum rdma_cm_event_type).
+type EventType int
+
+// The RDMA CM events.
+const (
+	AddrResolved EventType = iota
+	AddrError
+	RouteResolved
+	RouteError
+	ConnectRequest
+	ConnectResponse
+	ConnectError
+	Unreachable
+	Rejected
+	Established
+	Disconnected
+	DeviceRemoval
+	MulticastJoin
+	MulticastError
+	AddrChange
+	TimewaitExit
+
+	// channelFailed is queued to every id when its channel's event loop
+	// fails, so waiters return that error instead of waiting forever.
+	channelFailed EventType = -1
+)
+
+var eventNames = [...]string{
+	"ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR",
+	"CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR", "UNREACHABLE",
+	"REJECTED", "ESTABLISHED", "DISCONNECTED", "DEVICE_REMOVAL",
+	"MULTICAST_JOIN", "MULTICAST_ERROR", "ADDR_CHANGE", "TIMEWAIT_EXIT",
+}
+
+// String is the event's name as rdma_event_str spells it, without the
+// RDMA_CM_EVENT_ prefix.
+func (t EventType) String() string {
+	if t >= 0 && int(t) < len(eventNames) {
+		return eventNames[t]
+	}
+	return fmt.Sprintf("EVENT_%d", int(t))
+}
+
+// Event is one RDMA CM event, copied out of librdmacm and acknowledged
+// before it reaches Go code.
+type Event struct {
+	Type EventType
+	// Status is the event's status: a negative errno for errors, the IB CM
+	// reject reason for REJECTED.
+	Status int
+	// ID is the id the event concerns; for CONNECT_REQUEST, the new id of
+	// the incoming connection (with its QP already created when the
+	// listener has a QP configuration).
+	ID *ID
+	// Listener is the listening id, for CONNECT_REQUEST.
+	Listener *ID
+	// PrivateData is the peer's private data. IB CM messages have a fixed
+	// size, so it may carry trailing zeros after what the peer sent.
+	PrivateData []byte
+	// Param is the connection parameters the peer asked for, for
+	// CONNECT_REQUEST and CONNECT_RESPONSE.
+	Param ConnParam
+	// QPNum and QKey are the remote QP's, where the event carries them.
+	QPNum uint32
+	QKey  uint32
+	// Err is set when the binding could not complete its part of the event,
+	// such as creating the QP of an incoming request.
+	Err error
+}
+
+func (e Event) String() string {
+	s := e.Type.String()
+	if e.Type == Rejected {
+		s += fmt.Sprintf(" (reason %d: %s)", e.Status, RejectReason(e.Status))
+	} else if e.Status != 0 {
+		s += fmt.Sprintf(" (status %d)", e.Status)
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// RejectReason explains an IB CM reject reason, as carried in a REJECTED
+// event's status (IBTA Table 112).
+func RejectReason(code int) string {
+	switch code {
+	case 1:
+		return "no QP available"
+	case 2:
+		return "no EEC available"
+	case 3:
+		return "no resources"
+	case 4:
+		return "timeout"
+	case 5:
+		return "unsupported request"
+	case 6:
+		return "invalid communication ID"
+	case 7:
+		return "invalid communication instance"
+	case 8:
+		return "invalid service ID: no listener on that port"
+	case 9:
+		return "invalid transport type"
+	case 10:
+		return "stale connection"
+	case 11:
+		return "RDC does not exist"
+	case 12:
+		return "invalid GID"
+	case 13:
+		return "invalid LID"
+	case 14:
+		return "invalid SL"
+	case 15:
+		return "invalid traffic class"
+	case 16:
+		return "invalid hop limit"
+	case 17:
+		return "invalid packet rate"
+	case 18:
+		return "invalid alternate GID"
+	case 26:
+		return "invalid MTU"
+	case 27:
+		return "insufficient responder resources"
+	case 28:
+		return "rejected by the remote consumer"
+	case 29:
+		return "invalid RNR retry count"
+	case 30:
+		return "port redirect"
+	case 31:
+		return "duplicate local communication ID"
+	case 32:
+		return "invalid class version"
+	case 33:
+		return "invalid flow label"
+	case 34:
+		return "invalid alternate flow label"
+	}
+	return "unknown reason"
+}
+
+// ConsumerReject is the IB CM reject reason of an rdma_reject by the peer.
+const ConsumerReject = 28

@@ -1,0 +1,48 @@
+package rdmacm
+
+import (
+	"fmt"
+	"syscall"
+)
+
+// EventError is an operation ended by an RDMA CM event other than the one it
+// waited for: REJECTED, UNREACHABLE, CONNECT_ERROR, DEVICE_REMOVAL, ...
+type EventError struct {
+	Op    string
+	Event Event
+}
+
+func (e *EventError) Error() string {
+	s := fmt.Sprintf("%s: %s", e.Op, e.Event)
+	if e.Event.Type == Rejected && len(e.Event.PrivateData) > 0 {
+		s += fmt.Sprintf(" with %d bytes of private data", len(trimZeros(e.Event.PrivateData)))
+	}
+	return s
+}
+
+// Unwrap maps the event to the errno a socket user would expect, so callers
+// can test errors.Is(err, syscall.ECONNREFUSED) and the like.
+func (e *EventError) Unwrap() error {
+	switch e.Event.Type {
+	case Rejected:
+		return syscall.ECONNREFUSED
+	case Unreachable, ConnectError, AddrError, RouteError:
+		if e.Event.Status < 0 {
+			return syscall.Errno(-e.Event.Status)
+		}
+		return syscall.EHOSTUNREACH
+	case DeviceRemoval:
+		return syscall.ENODEV
+	case Disconnected:
+		return syscall.ECONNRESET
+	}
+	return nil
+}
+
+func trimZeros(b []byte) []byte {
+	n := len(b)
+	for n > 0 && b[n-1] == 0 {
+		n--
+	}
+	return b[:n]
+}

@@ -1,0 +1,405 @@
+//go:build linux && cgo
+
+package rdmacm
+
+/*
+#include <stdlib.h>
+#include <string.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// ID is an rdma_cm_id created by rdma_create_ep (or by an incoming connect
+// request), with its QP if it has one, attached to an EventChannel.
+type ID struct {
+	mu        sync.Mutex
+	cid       *C.struct_rdma_cm_id
+	key       uintptr
+	channel   *EventChannel
+	listener  *ID // the listener an accepted connection came from
+	portSpace PortSpace
+	qpType    QPType
+	passive   bool
+	hasQP     bool
+
+	// A listener's configuration for the QPs of incoming requests, as
+	// rdma_create_ep saves it for rdma_get_request: C memory, freed by Close.
+	requestPD     *PD
+	requestQPAttr *C.struct_ibv_qp_init_attr
+
+	events *inbox
+	comp   completions
+}
+
+// CreateEP creates an id from ai with rdma_create_ep, with a QP when qp is
+// not nil (on pd, or on the device's default PD when pd is nil), and
+// migrates it to ch with rdma_migrate_id. For a passive ai (RAI_PASSIVE)
+// the id is bound and ready to Listen; requests it receives get QPs from the
+// same PD and attributes. For an active ai the address and route are
+// resolved and the id is ready to Connect.
+func CreateEP(ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChannel) (*ID, error) {
+	if ch == nil {
+		return nil, errors.New("rdma_create_ep: an EventChannel is required: rdmaform runs every id asynchronously")
+	}
+	cai, err := ai.c()
+	if err != nil {
+		return nil, err
+	}
+	if qp != nil {
+		if err := qp.Validate(limitsFor(pd)); err != nil {
+			return nil, fmt.Errorf("rdma_create_ep: %w", err)
+		}
+	}
+	id := &ID{
+		channel:   ch,
+		portSpace: ai.PortSpace,
+		qpType:    ai.QPType,
+		passive:   ai.Passive,
+		hasQP:     qp != nil && !ai.Passive,
+		events:    newInbox(),
+	}
+	var q QPInit
+	withQP := C.int(0)
+	if qp != nil {
+		q, withQP = *qp, 1
+	}
+	ret, errno := C.rf_create_ep(&id.cid, cai, pd.c(), withQP, C.int(ai.QPType),
+		C.uint32_t(q.MaxSendWR), C.uint32_t(q.MaxRecvWR), C.uint32_t(q.MaxSendSGE),
+		C.uint32_t(q.MaxRecvSGE), C.uint32_t(q.MaxInlineData), boolInt(q.SQSigAll))
+	if ret != 0 {
+		return nil, opError("rdma_create_ep", errno)
+	}
+	if qp != nil && ai.Passive {
+		id.requestPD = pd
+		id.requestQPAttr = newQPAttr(ai.QPType, q)
+	}
+	if err := id.join(ch); err != nil {
+		id.destroy()
+		return nil, err
+	}
+	if ret, errno := C.rdma_migrate_id(id.cid, ch.ch); ret != 0 {
+		id.Close()
+		return nil, opError("rdma_migrate_id", errno)
+	}
+	return id, nil
+}
+
+func newQPAttr(t QPType, q QPInit) *C.struct_ibv_qp_init_attr {
+	a := (*C.struct_ibv_qp_init_attr)(C.calloc(1, C.size_t(unsafe.Sizeof(C.struct_ibv_qp_init_attr{}))))
+	a.qp_type = uint32(t)
+	a.cap.max_send_wr = C.uint32_t(q.MaxSendWR)
+	a.cap.max_recv_wr = C.uint32_t(q.MaxRecvWR)
+	a.cap.max_send_sge = C.uint32_t(q.MaxSendSGE)
+	a.cap.max_recv_sge = C.uint32_t(q.MaxRecvSGE)
+	a.cap.max_inline_data = C.uint32_t(q.MaxInlineData)
+	a.sq_sig_all = boolInt(q.SQSigAll)
+	return a
+}
+
+// join registers the id and attaches it to the channel.
+func (id *ID) join(ch *EventChannel) error {
+	id.key = ids.add(id)
+	C.rf_set_context(id.cid, C.uintptr_t(id.key))
+	if err := ch.attach(id); err != nil {
+		ids.remove(id.key)
+		return err
+	}
+	return nil
+}
+
+// dispatch delivers one event copied out of librdmacm. It runs on the
+// channel's loop goroutine.
+func (c *EventChannel) dispatch(ev *C.struct_rf_event) {
+	e := Event{
+		Type:   EventType(ev._type),
+		Status: int(ev.status),
+		Param: ConnParam{
+			ResponderResources: uint8(ev.responder_resources),
+			InitiatorDepth:     uint8(ev.initiator_depth),
+			RetryCount:         uint8(ev.retry_count),
+			RNRRetryCount:      uint8(ev.rnr_retry_count),
+		},
+		QPNum: uint32(ev.qp_num),
+		QKey:  uint32(ev.qkey),
+	}
+	if n := int(ev.private_data_len); n > 0 {
+		e.PrivateData = C.GoBytes(unsafe.Pointer(&ev.private_data[0]), C.int(n))
+		e.Param.PrivateData = e.PrivateData
+	}
+	if e.Type != ConnectRequest {
+		if id := ids.get(uintptr(ev.id_key)); id != nil {
+			e.ID = id
+			id.events.put(e)
+		}
+		return
+	}
+	listener := ids.get(uintptr(ev.listen_key))
+	if listener == nil {
+		// The listener is being closed: refuse the request rather than leak it.
+		C.rdma_reject(ev.id, nil, 0)
+		C.rdma_destroy_ep(ev.id)
+		return
+	}
+	child, err := listener.adopt(ev.id)
+	if child == nil {
+		return
+	}
+	e.ID, e.Listener, e.Err = child, listener, err
+	listener.events.put(e)
+}
+
+// adopt wraps the new id of an incoming request and, if the listener was
+// created with a QP configuration, creates its QP as rdma_get_request does.
+func (l *ID) adopt(cid *C.struct_rdma_cm_id) (*ID, error) {
+	child := &ID{
+		cid: cid, channel: l.channel, listener: l,
+		portSpace: l.portSpace, qpType: l.qpType, events: newInbox(),
+	}
+	if err := child.join(l.channel); err != nil {
+		C.rdma_reject(cid, nil, 0)
+		C.rdma_destroy_ep(cid)
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cid == nil || l.requestQPAttr == nil {
+		return child, nil
+	}
+	if ret, errno := C.rf_create_qp_like(cid, l.requestPD.c(), l.requestQPAttr); ret != 0 {
+		return child, opError("rdma_create_qp", errno)
+	}
+	child.hasQP = true
+	return child, nil
+}
+
+// Listen starts listening (rdma_listen) with the given backlog of pending
+// requests; a backlog of 0 lets the kernel choose.
+func (id *ID) Listen(backlog int) error {
+	if backlog < 0 {
+		return fmt.Errorf("rdma_listen: backlog %d is negative", backlog)
+	}
+	return id.call("rdma_listen", func(cid *C.struct_rdma_cm_id) (C.int, error) {
+		ret, errno := C.rdma_listen(cid, C.int(backlog))
+		return ret, errno
+	})
+}
+
+// NextEvent waits for the next event of this id, in order.
+func (id *ID) NextEvent(ctx context.Context) (Event, error) {
+	e, err := id.events.next(ctx)
+	if err == nil && e.Type == channelFailed {
+		return e, e.Err
+	}
+	return e, err
+}
+
+// GetRequest waits for the next connect request on a listener and returns
+// its new id (with its QP when the listener has a QP configuration), the
+// request's event and, if the QP could not be created, that error. Other
+// events on the listener (DEVICE_REMOVAL, ADDR_CHANGE) end the wait with an
+// *EventError.
+func (id *ID) GetRequest(ctx context.Context) (*ID, Event, error) {
+	e, err := id.NextEvent(ctx)
+	if err != nil {
+		return nil, e, err
+	}
+	if e.Type != ConnectRequest {
+		return nil, e, &EventError{Op: "rdma_get_request", Event: e}
+	}
+	return e.ID, e, e.Err
+}
+
+// StartAccept accepts a connect request (rdma_accept) without waiting for
+// ESTABLISHED.
+func (id *ID) StartAccept(p ConnParam) error {
+	if err := p.validate(id.portSpace, Accept); err != nil {
+		return fmt.Errorf("rdma_accept: %w", err)
+	}
+	return id.call("rdma_accept", func(cid *C.struct_rdma_cm_id) (C.int, error) {
+		pd, n := cBytes(p.PrivateData)
+		defer C.free(pd)
+		ret, errno := C.rf_accept(cid, pd, n, C.uint8_t(p.ResponderResources), C.uint8_t(p.InitiatorDepth),
+			C.uint8_t(p.RNRRetryCount))
+		return ret, errno
+	})
+}
+
+// Accept accepts a connect request and, for connected QP types, waits for
+// ESTABLISHED. A UD request is answered at once; there is nothing to wait for.
+func (id *ID) Accept(ctx context.Context, p ConnParam) error {
+	if err := id.StartAccept(p); err != nil {
+		return err
+	}
+	if id.qpType == UD || id.portSpace == PSUDP {
+		return nil
+	}
+	_, err := id.waitEstablished(ctx, "rdma_accept")
+	return err
+}
+
+// Reject refuses a connect request (rdma_reject) with optional private data
+// for the peer. The id should then be closed.
+func (id *ID) Reject(privateData []byte) error {
+	if max := MaxPrivateData(id.portSpace, Reject); len(privateData) > max {
+		return fmt.Errorf("rdma_reject: private data of %d bytes exceeds the %d bytes a reject carries in port space %s",
+			len(privateData), max, id.portSpace)
+	}
+	return id.call("rdma_reject", func(cid *C.struct_rdma_cm_id) (C.int, error) {
+		pd, n := cBytes(privateData)
+		defer C.free(pd)
+		ret, errno := C.rdma_reject(cid, pd, n)
+		return ret, errno
+	})
+}
+
+// StartConnect sends the connect request (rdma_connect) without waiting.
+func (id *ID) StartConnect(p ConnParam) error {
+	if id.passive {
+		return errors.New("rdma_connect: this id listens; connect from an active id")
+	}
+	if err := p.validate(id.portSpace, Connect); err != nil {
+		return fmt.Errorf("rdma_connect: %w", err)
+	}
+	return id.call("rdma_connect", func(cid *C.struct_rdma_cm_id) (C.int, error) {
+		pd, n := cBytes(p.PrivateData)
+		defer C.free(pd)
+		ret, errno := C.rf_connect(cid, pd, n, C.uint8_t(p.ResponderResources), C.uint8_t(p.InitiatorDepth),
+			C.uint8_t(p.RetryCount), C.uint8_t(p.RNRRetryCount))
+		return ret, errno
+	})
+}
+
+// Connect connects and waits for ESTABLISHED. A rejection, an unreachable
+// peer or a connection error returns an *EventError carrying the event
+// (errors.Is(err, syscall.ECONNREFUSED) for a rejection). The returned event
+// carries the peer's private data.
+func (id *ID) Connect(ctx context.Context, p ConnParam) (Event, error) {
+	if err := id.StartConnect(p); err != nil {
+		return Event{}, err
+	}
+	return id.waitEstablished(ctx, "rdma_connect")
+}
+
+func (id *ID) waitEstablished(ctx context.Context, op string) (Event, error) {
+	for {
+		e, err := id.NextEvent(ctx)
+		if err != nil {
+			return e, fmt.Errorf("%s: waiting for ESTABLISHED: %w", op, err)
+		}
+		switch e.Type {
+		case Established:
+			return e, nil
+		case ConnectResponse:
+			continue // only ids without a QP see it; rdma_establish is not needed with one
+		default:
+			return e, &EventError{Op: op, Event: e}
+		}
+	}
+}
+
+// Disconnect starts a disconnect (rdma_disconnect); both sides then receive
+// DISCONNECTED.
+func (id *ID) Disconnect() error {
+	return id.call("rdma_disconnect", func(cid *C.struct_rdma_cm_id) (C.int, error) {
+		ret, errno := C.rdma_disconnect(cid)
+		return ret, errno
+	})
+}
+
+// WaitEvent waits for an event of the given type, returning an
+// *EventError if another event arrives first.
+func (id *ID) WaitEvent(ctx context.Context, t EventType) (Event, error) {
+	e, err := id.NextEvent(ctx)
+	if err != nil {
+		return e, err
+	}
+	if e.Type != t {
+		return e, &EventError{Op: "waiting for " + t.String(), Event: e}
+	}
+	return e, nil
+}
+
+// PortSpace is the id's port space.
+func (id *ID) PortSpace() PortSpace { return id.portSpace }
+
+// QPType is the id's QP type.
+func (id *ID) QPType() QPType { return id.qpType }
+
+// Listener is the listener an accepted id came from, or nil.
+func (id *ID) Listener() *ID { return id.listener }
+
+// call runs one short librdmacm call on the live id under its lock, so Close
+// cannot free the id underneath it.
+func (id *ID) call(op string, f func(*C.struct_rdma_cm_id) (C.int, error)) error {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.cid == nil {
+		return &OpError{Op: op, Err: ErrClosed}
+	}
+	if ret, errno := f(id.cid); ret != 0 {
+		return opError(op, errno)
+	}
+	return nil
+}
+
+// Close disconnects nothing by itself: it destroys the id and its QP
+// (rdma_destroy_ep), which the peer sees as a disconnect. It is idempotent
+// and safe from any goroutine.
+func (id *ID) Close() error {
+	id.comp.close()
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.cid == nil {
+		return nil
+	}
+	id.destroy()
+	return nil
+}
+
+// destroy releases everything; the caller holds id.mu or owns id alone.
+func (id *ID) destroy() {
+	C.rdma_destroy_ep(id.cid)
+	id.cid = nil
+	if id.requestQPAttr != nil {
+		C.free(unsafe.Pointer(id.requestQPAttr))
+		id.requestQPAttr = nil
+	}
+	if id.key != 0 {
+		ids.remove(id.key)
+	}
+	if id.channel != nil {
+		id.channel.detach(id)
+	}
+	id.events.close()
+}
+
+// cBytes copies b into C memory (nil for empty); the caller frees it.
+func cBytes(b []byte) (unsafe.Pointer, C.uint8_t) {
+	if len(b) == 0 {
+		return nil, 0
+	}
+	return C.CBytes(b), C.uint8_t(len(b))
+}
+
+func boolInt(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func errnoFromRet(ret int) error {
+	if ret < 0 {
+		ret = -ret
+	}
+	return syscall.Errno(ret)
+}

@@ -1,0 +1,338 @@
+//go:build linux && cgo
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include "shim.h"
+
+int rf_getaddrinfo(const char *node, const char *service, int use_hints,
+		   int flags, int family, int qp_type, int port_space,
+		   struct rdma_addrinfo **res)
+{
+	struct rdma_addrinfo hints;
+
+	if (!use_hints)
+		return rdma_getaddrinfo(node, service, NULL, res);
+	memset(&hints, 0, sizeof hints);
+	hints.ai_flags = flags;
+	hints.ai_family = family;
+	hints.ai_qp_type = qp_type;
+	hints.ai_port_space = port_space;
+	return rdma_getaddrinfo(node, service, &hints, res);
+}
+
+int rf_addrinfo_type(struct rdma_addrinfo *ai, int *qp_type, int *port_space, int *family)
+{
+	*qp_type = ai->ai_qp_type;
+	*port_space = ai->ai_port_space;
+	*family = ai->ai_family;
+	return 0;
+}
+
+int rf_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *ai, struct ibv_pd *pd,
+		 int with_qp, int qp_type, uint32_t max_send_wr, uint32_t max_recv_wr,
+		 uint32_t max_send_sge, uint32_t max_recv_sge, uint32_t max_inline_data,
+		 int sq_sig_all)
+{
+	struct ibv_qp_init_attr attr;
+
+	if (!with_qp)
+		return rdma_create_ep(id, ai, pd, NULL);
+	memset(&attr, 0, sizeof attr);
+	attr.qp_type = qp_type;
+	attr.cap.max_send_wr = max_send_wr;
+	attr.cap.max_recv_wr = max_recv_wr;
+	attr.cap.max_send_sge = max_send_sge;
+	attr.cap.max_recv_sge = max_recv_sge;
+	attr.cap.max_inline_data = max_inline_data;
+	attr.sq_sig_all = sq_sig_all;
+	return rdma_create_ep(id, ai, pd, &attr);
+}
+
+// rf_create_qp_like creates a QP on a new id from a connect request, as
+// rdma_get_request does with the listener's saved PD and attributes.
+int rf_create_qp_like(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr copy = *attr;
+
+	copy.send_cq = NULL;
+	copy.recv_cq = NULL;
+	copy.srq = NULL;
+	return rdma_create_qp(id, pd, &copy);
+}
+
+void rf_set_context(struct rdma_cm_id *id, uintptr_t key)
+{
+	id->context = (void *)key;
+}
+
+int rf_set_nonblock(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+// rf_next_event takes one event, copies it and acks it. Returns 0, or -1
+// with errno (EAGAIN when the non-blocking channel is empty).
+int rf_next_event(struct rdma_event_channel *ch, struct rf_event *out)
+{
+	struct rdma_cm_event *ev;
+	const void *pdata = NULL;
+	int plen = 0;
+
+	if (rdma_get_cm_event(ch, &ev))
+		return -1;
+	memset(out, 0, sizeof *out);
+	out->type = ev->event;
+	out->status = ev->status;
+	out->id = ev->id;
+	out->id_key = (uintptr_t)ev->id->context;
+	out->listen_id = ev->listen_id;
+	if (ev->listen_id)
+		out->listen_key = (uintptr_t)ev->listen_id->context;
+	if (ev->id->qp_type == IBV_QPT_UD || ev->id->ps == RDMA_PS_UDP) {
+		pdata = ev->param.ud.private_data;
+		plen = ev->param.ud.private_data_len;
+		out->qp_num = ev->param.ud.qp_num;
+		out->qkey = ev->param.ud.qkey;
+	} else {
+		pdata = ev->param.conn.private_data;
+		plen = ev->param.conn.private_data_len;
+		out->responder_resources = ev->param.conn.responder_resources;
+		out->initiator_depth = ev->param.conn.initiator_depth;
+		out->retry_count = ev->param.conn.retry_count;
+		out->rnr_retry_count = ev->param.conn.rnr_retry_count;
+		out->qp_num = ev->param.conn.qp_num;
+	}
+	if (pdata && plen > 0) {
+		if (plen > RF_MAX_PRIVATE_DATA)
+			plen = RF_MAX_PRIVATE_DATA;
+		memcpy(out->private_data, pdata, plen);
+		out->private_data_len = plen;
+	}
+	return rdma_ack_cm_event(ev);
+}
+
+int rf_connect(struct rdma_cm_id *id, const void *pdata, uint8_t plen,
+	       uint8_t responder_resources, uint8_t initiator_depth,
+	       uint8_t retry_count, uint8_t rnr_retry_count)
+{
+	struct rdma_conn_param p;
+
+	memset(&p, 0, sizeof p);
+	p.private_data = plen ? pdata : NULL;
+	p.private_data_len = plen;
+	p.responder_resources = responder_resources;
+	p.initiator_depth = initiator_depth;
+	p.retry_count = retry_count;
+	p.rnr_retry_count = rnr_retry_count;
+	return rdma_connect(id, &p);
+}
+
+int rf_accept(struct rdma_cm_id *id, const void *pdata, uint8_t plen,
+	      uint8_t responder_resources, uint8_t initiator_depth,
+	      uint8_t rnr_retry_count)
+{
+	struct rdma_conn_param p;
+
+	memset(&p, 0, sizeof p);
+	p.private_data = plen ? pdata : NULL;
+	p.private_data_len = plen;
+	p.responder_resources = responder_resources;
+	p.initiator_depth = initiator_depth;
+	p.rnr_retry_count = rnr_retry_count;
+	return rdma_accept(id, &p);
+}
+
+static void copy_addr(struct sockaddr_storage *dst, struct sockaddr *src)
+{
+	if (!src)
+		return;
+	if (src->sa_family == AF_INET)
+		memcpy(dst, src, sizeof(struct sockaddr_in));
+	else if (src->sa_family == AF_INET6)
+		memcpy(dst, src, sizeof(struct sockaddr_in6));
+}
+
+void rf_facts(struct rdma_cm_id *id, struct rf_facts *out)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+
+	memset(out, 0, sizeof *out);
+	copy_addr(&out->local, rdma_get_local_addr(id));
+	copy_addr(&out->remote, rdma_get_peer_addr(id));
+	out->local_port = ntohs(rdma_get_src_port(id));
+	out->remote_port = ntohs(rdma_get_dst_port(id));
+	if (id->verbs && id->verbs->device)
+		strncpy(out->device, ibv_get_device_name(id->verbs->device), sizeof out->device - 1);
+	out->port_num = id->port_num;
+	out->qp_state = -1;
+	if (id->qp) {
+		out->has_qp = 1;
+		out->qp_num = id->qp->qp_num;
+		out->qp_type = id->qp->qp_type;
+		if (ibv_query_qp(id->qp, &attr, IBV_QP_STATE, &init) == 0)
+			out->qp_state = attr.qp_state;
+	}
+}
+
+// librdmacm opens every device once; rdmaform uses those contexts so that
+// its protection domains are usable with librdmacm's ids.
+static struct ibv_context **devices(int *n)
+{
+	static struct ibv_context **list;
+	static int count;
+
+	if (!list) {
+		list = rdma_get_devices(&count);
+		if (!list) {
+			*n = 0;
+			return NULL;
+		}
+	}
+	*n = count;
+	return list;
+}
+
+int rf_device_count(void)
+{
+	int n;
+
+	if (!devices(&n)) {
+		if (!errno)
+			errno = ENODEV;
+		return -1;
+	}
+	return n;
+}
+
+int rf_device_attr(int index, struct rf_device_attr *out)
+{
+	struct ibv_device_attr attr;
+	int n;
+	struct ibv_context **list = devices(&n);
+	struct ibv_context *ctx;
+
+	if (!list || index >= n) {
+		errno = ENODEV;
+		return -1;
+	}
+	ctx = list[index];
+	memset(out, 0, sizeof *out);
+	strncpy(out->name, ibv_get_device_name(ctx->device), sizeof out->name - 1);
+	out->guid = ibv_get_device_guid(ctx->device);
+	out->node_type = ctx->device->node_type;
+	out->transport = ctx->device->transport_type;
+	if (ibv_query_device(ctx, &attr))
+		return -1;
+	out->max_qp = attr.max_qp;
+	out->max_qp_wr = attr.max_qp_wr;
+	out->max_sge = attr.max_sge;
+	out->max_cqe = attr.max_cqe;
+	out->max_mr = attr.max_mr;
+	out->max_pd = attr.max_pd;
+	out->phys_port_cnt = attr.phys_port_cnt;
+	out->max_qp_rd_atom = attr.max_qp_rd_atom;
+	out->max_qp_init_rd_atom = attr.max_qp_init_rd_atom;
+	return 0;
+}
+
+int rf_port_attr(int index, int port, struct rf_port_attr *out)
+{
+	struct ibv_port_attr attr;
+	int n, ret;
+	struct ibv_context **list = devices(&n);
+
+	if (!list || index >= n) {
+		errno = ENODEV;
+		return -1;
+	}
+	ret = ibv_query_port(list[index], port, &attr);
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	out->state = attr.state;
+	out->active_mtu = attr.active_mtu;
+	out->link_layer = attr.link_layer;
+	return 0;
+}
+
+struct ibv_pd *rf_alloc_pd(const char *device)
+{
+	int i, n;
+	struct ibv_context **list = devices(&n);
+
+	if (!list) {
+		errno = ENODEV;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (strcmp(ibv_get_device_name(list[i]->device), device) == 0)
+			return ibv_alloc_pd(list[i]);
+	errno = ENODEV;
+	return NULL;
+}
+
+struct ibv_mr *rf_reg_msgs(struct rdma_cm_id *id, void *addr, size_t len)
+{
+	return rdma_reg_msgs(id, addr, len);
+}
+
+int rf_post_recv(struct rdma_cm_id *id, uint64_t wr_id, void *addr, size_t len, struct ibv_mr *mr)
+{
+	return rdma_post_recv(id, (void *)(uintptr_t)wr_id, addr, len, mr);
+}
+
+int rf_post_send(struct rdma_cm_id *id, uint64_t wr_id, void *addr, size_t len, struct ibv_mr *mr, int inline_data)
+{
+	return rdma_post_send(id, (void *)(uintptr_t)wr_id, addr, len, mr,
+			      IBV_SEND_SIGNALED | (inline_data ? IBV_SEND_INLINE : 0));
+}
+
+// rf_poll returns 1 with a completion, 0 when the CQ is empty, -1 on error.
+int rf_poll(struct ibv_cq *cq, struct rf_completion *out)
+{
+	struct ibv_wc wc;
+	int n = ibv_poll_cq(cq, 1, &wc);
+
+	if (n < 0) {
+		errno = -n > 0 ? -n : EIO;
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	out->wr_id = wc.wr_id;
+	out->status = wc.status;
+	out->opcode = wc.opcode;
+	out->byte_len = wc.byte_len;
+	return 1;
+}
+
+int rf_arm(struct ibv_cq *cq)
+{
+	int ret = ibv_req_notify_cq(cq, 0);
+
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	return 0;
+}
+
+// rf_take_cq_event consumes one notification from a non-blocking completion
+// channel and acks it. Returns 0, or -1 with errno (EAGAIN when none).
+int rf_take_cq_event(struct ibv_comp_channel *ch)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (ibv_get_cq_event(ch, &cq, &ctx))
+		return -1;
+	ibv_ack_cq_events(cq, 1);
+	return 0;
+}

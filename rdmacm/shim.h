@@ -1,0 +1,107 @@
+// Small C helpers for the Go binding. Each one wraps a multi-step sequence
+// that must observe a single errno, or a static inline function of
+// librdmacm/libibverbs that cgo cannot take the address of.
+#ifndef RDMAFORM_SHIM_H
+#define RDMAFORM_SHIM_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+#include <infiniband/verbs.h>
+
+#define RF_MAX_PRIVATE_DATA 256
+
+// rf_event is a copy of an rdma_cm_event taken before the event is acked,
+// so Go never reads memory librdmacm may free.
+struct rf_event {
+	int type;
+	int status;
+	uintptr_t id_key;     // context of event->id (the listener's, for CONNECT_REQUEST)
+	uintptr_t listen_key; // context of event->listen_id, or 0
+	struct rdma_cm_id *id;
+	struct rdma_cm_id *listen_id;
+	uint8_t private_data[RF_MAX_PRIVATE_DATA];
+	int private_data_len;
+	uint8_t responder_resources;
+	uint8_t initiator_depth;
+	uint8_t retry_count;
+	uint8_t rnr_retry_count;
+	uint32_t qp_num;
+	uint32_t qkey;
+};
+
+// rf_facts is what rdmaform reports about a live id.
+struct rf_facts {
+	struct sockaddr_storage local;
+	struct sockaddr_storage remote;
+	uint16_t local_port;
+	uint16_t remote_port;
+	char device[64];
+	uint8_t port_num;
+	int has_qp;
+	uint32_t qp_num;
+	int qp_state; // -1 when unknown
+	int qp_type;
+};
+
+struct rf_device_attr {
+	char name[64];
+	uint64_t guid; // network byte order as returned by ibv_get_device_guid
+	int node_type;
+	int transport;
+	int max_qp, max_qp_wr, max_sge, max_cqe, max_mr, max_pd, phys_port_cnt;
+	int max_qp_rd_atom, max_qp_init_rd_atom;
+};
+
+struct rf_port_attr {
+	int state;
+	int active_mtu;
+	int link_layer;
+};
+
+struct rf_completion {
+	uint64_t wr_id;
+	int status;
+	int opcode;
+	uint32_t byte_len;
+};
+
+int rf_getaddrinfo(const char *node, const char *service, int use_hints,
+		   int flags, int family, int qp_type, int port_space,
+		   struct rdma_addrinfo **res);
+int rf_addrinfo_type(struct rdma_addrinfo *ai, int *qp_type, int *port_space, int *family);
+
+int rf_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *ai, struct ibv_pd *pd,
+		 int with_qp, int qp_type, uint32_t max_send_wr, uint32_t max_recv_wr,
+		 uint32_t max_send_sge, uint32_t max_recv_sge, uint32_t max_inline_data,
+		 int sq_sig_all);
+int rf_create_qp_like(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+void rf_set_context(struct rdma_cm_id *id, uintptr_t key);
+
+int rf_set_nonblock(int fd);
+int rf_next_event(struct rdma_event_channel *ch, struct rf_event *out);
+
+int rf_connect(struct rdma_cm_id *id, const void *pdata, uint8_t plen,
+	       uint8_t responder_resources, uint8_t initiator_depth,
+	       uint8_t retry_count, uint8_t rnr_retry_count);
+int rf_accept(struct rdma_cm_id *id, const void *pdata, uint8_t plen,
+	      uint8_t responder_resources, uint8_t initiator_depth,
+	      uint8_t rnr_retry_count);
+
+void rf_facts(struct rdma_cm_id *id, struct rf_facts *out);
+
+int rf_device_count(void);
+int rf_device_attr(int index, struct rf_device_attr *out);
+int rf_port_attr(int index, int port, struct rf_port_attr *out);
+struct ibv_pd *rf_alloc_pd(const char *device);
+
+struct ibv_mr *rf_reg_msgs(struct rdma_cm_id *id, void *addr, size_t len);
+int rf_post_recv(struct rdma_cm_id *id, uint64_t wr_id, void *addr, size_t len, struct ibv_mr *mr);
+int rf_post_send(struct rdma_cm_id *id, uint64_t wr_id, void *addr, size_t len, struct ibv_mr *mr, int inline_data);
+int rf_poll(struct ibv_cq *cq, struct rf_completion *out);
+int rf_arm(struct ibv_cq *cq);
+int rf_take_cq_event(struct ibv_comp_channel *ch);
+
+#endif
