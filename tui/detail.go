@@ -1,0 +1,201 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/x/ansi"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// detailPane shows everything known about the selected object: its
+// configuration, live facts, probe statistics, last error and history. It
+// scrolls when it has focus.
+type detailPane struct {
+	w    *world
+	st   *styles
+	keys *keyMap
+	now  func() time.Time
+
+	width, height int
+	focused       bool
+	offset        int // first content line on screen
+
+	address string // the object shown; the root model sets it
+}
+
+func newDetailPane(w *world, st *styles, keys *keyMap, now func() time.Time) *detailPane {
+	return &detailPane{w: w, st: st, keys: keys, now: now}
+}
+
+func (d *detailPane) setSize(width, height int) { d.width, d.height = width, height }
+
+// show switches to another object, back at the top of its detail.
+func (d *detailPane) show(address string) {
+	if address != d.address {
+		d.address, d.offset = address, 0
+	}
+}
+
+func (d *detailPane) Init() tea.Cmd { return nil }
+
+// Update scrolls the detail.
+func (d *detailPane) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	page := max(d.height-1, 1)
+	switch {
+	case key.Matches(k, d.keys.Up):
+		d.offset--
+	case key.Matches(k, d.keys.Down):
+		d.offset++
+	case key.Matches(k, d.keys.PageUp):
+		d.offset -= page
+	case key.Matches(k, d.keys.PageDown):
+		d.offset += page
+	case key.Matches(k, d.keys.Top):
+		d.offset = 0
+	case key.Matches(k, d.keys.Bottom):
+		d.offset = len(d.lines())
+	}
+	d.clampOffset(len(d.lines()))
+	return nil
+}
+
+func (d *detailPane) clampOffset(n int) {
+	d.offset = max(min(d.offset, n-(d.height-1)), 0)
+}
+
+// View renders a rule naming the object, then as much of its detail as
+// fits from the scroll offset.
+func (d *detailPane) View() string {
+	if d.width <= 0 || d.height <= 0 {
+		return ""
+	}
+	o := d.w.objects[d.address]
+	title := "── detail "
+	if o != nil {
+		title = "── " + o.Address + " "
+	}
+	if d.focused {
+		title += "(focused; tab returns) "
+	}
+	rule := d.st.borderLine.Render(ansi.Truncate(title+strings.Repeat("─", d.width), d.width, ""))
+	lines := d.lines()
+	d.clampOffset(len(lines))
+	out := make([]string, 0, d.height)
+	out = append(out, rule)
+	for i := d.offset; i < len(lines) && len(out) < d.height; i++ {
+		out = append(out, fit(lines[i], d.width))
+	}
+	for len(out) < d.height {
+		out = append(out, strings.Repeat(" ", d.width))
+	}
+	return strings.Join(out, "\n")
+}
+
+// lines is the detail's content, one string per line, unpadded.
+func (d *detailPane) lines() []string {
+	o := d.w.objects[d.address]
+	if o == nil {
+		return []string{d.st.dim.Render("  nothing selected")}
+	}
+	now := d.now()
+	var l []string
+	status := shownStatus(o)
+	l = append(l, "  "+shortKind(o.Kind)+" · "+d.st.statusText(status, status))
+
+	if len(o.Config) > 0 {
+		l = append(l, d.section("Configuration"))
+		for _, s := range o.Config {
+			l = append(l, fact(s.Key, s.Value))
+		}
+	}
+
+	l = append(l, d.section("Live"))
+	if o.Parent != "" {
+		l = append(l, fact("listener", o.Parent))
+	}
+	if o.Kind == KindListener {
+		l = append(l, fact("accepted", strconv.Itoa(d.acceptedCount(o.Address))+" connections"))
+	}
+	if o.LocalAddr != "" {
+		l = append(l, fact("local", o.LocalAddr))
+	}
+	if o.RemoteAddr != "" {
+		l = append(l, fact("remote", o.RemoteAddr))
+	}
+	if o.QPNum != 0 || o.QPType != "" {
+		l = append(l, fact("qp", qpCell(row{obj: o}, now)))
+	}
+	if o.Device != "" {
+		l = append(l, fact("device", fmt.Sprintf("%s port %d", o.Device, o.Port)))
+	}
+	if !o.ConnectedSince.IsZero() {
+		l = append(l, fact("connected", "since "+clock(o.ConnectedSince)+" (up "+span(now.Sub(o.ConnectedSince))+")"))
+	}
+	if o.Kind == KindEndpoint || o.Kind == KindConnection {
+		l = append(l, fact("reconnects", strconv.Itoa(o.Reconnects)))
+	}
+	if o.LastEvent != "" {
+		l = append(l, fact("last event", o.LastEvent+" at "+clock(o.LastEventAt)+" ("+span(now.Sub(o.LastEventAt))+" ago)"))
+	}
+
+	if p := o.Probe; p != nil {
+		head := d.section("Probe")
+		if p.Degraded {
+			head += " " + d.st.statusText(StatusDegraded, "DEGRADED")
+		}
+		l = append(l, head,
+			fact("rtt", "last "+rtt(p.Last)+" · min "+rtt(p.Min)+" · mean "+rtt(p.Mean)+" · max "+rtt(p.Max)),
+			fact("probes", fmt.Sprintf("sent %d · lost %d (%s)", p.Sent, p.Lost, lossRate(p))))
+	}
+
+	if e := o.LastError; e != nil {
+		l = append(l, d.section("Last error"))
+		text := errorText(e)
+		if !e.At.IsZero() {
+			text += " at " + clock(e.At)
+		}
+		l = append(l, "  "+d.st.errorText.Render(text))
+	}
+
+	if len(o.History) > 0 {
+		l = append(l, d.section("History (newest first)"))
+		for i := len(o.History) - 1; i >= 0; i-- {
+			ev := o.History[i]
+			line := "  " + clock(ev.At) + "  " + ev.Name
+			if ev.Detail != "" {
+				line += "  " + ev.Detail
+			}
+			l = append(l, line)
+		}
+	}
+	return l
+}
+
+func (d *detailPane) section(name string) string { return d.st.section.Render(name) }
+
+func fact(k, v string) string { return "  " + fit(k, 18) + " " + v }
+
+func lossRate(p *ProbeStats) string {
+	if p.Sent == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(100*float64(p.Lost)/float64(p.Sent), 'f', 2, 64) + "%"
+}
+
+func (d *detailPane) acceptedCount(listener string) int {
+	n := 0
+	for _, o := range d.w.objects {
+		if o.Parent == listener {
+			n++
+		}
+	}
+	return n
+}

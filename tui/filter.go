@@ -1,0 +1,36 @@
+package tui
+
+import "strings"
+
+// matcher decides which objects a filter keeps: those whose address or
+// device contains the text, or whose status starts with it, ignoring case.
+type matcher struct {
+	text string // lower case; empty keeps everything
+}
+
+func newMatcher(filter string) matcher {
+	return matcher{text: strings.ToLower(strings.TrimSpace(filter))}
+}
+
+func (m matcher) all() bool { return m.text == "" }
+
+func (m matcher) match(o *Object) bool {
+	if m.text == "" {
+		return true
+	}
+	return containsFold(o.Address, m.text) ||
+		strings.HasPrefix(shownStatus(o), m.text) ||
+		containsFold(device(o), m.text)
+}
+
+// containsFold is strings.Contains ignoring ASCII case, without allocating:
+// the filter runs over every object on each change.
+func containsFold(s, lowerSub string) bool {
+	n := len(lowerSub)
+	for i := 0; i+n <= len(s); i++ {
+		if strings.EqualFold(s[i:i+n], lowerSub) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,106 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// fit pads or truncates s to exactly width cells.
+func fit(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	w := ansi.StringWidth(s)
+	if w > width {
+		return ansi.Truncate(s, width, "…")
+	}
+	if w < width {
+		return s + strings.Repeat(" ", width-w)
+	}
+	return s
+}
+
+// fitRight is fit with s aligned to the right, for numbers.
+func fitRight(s string, width int) string {
+	w := ansi.StringWidth(s)
+	if w >= width {
+		return fit(s, width)
+	}
+	return strings.Repeat(" ", width-w) + s
+}
+
+// span formats a long duration compactly: 12s, 4m05s, 5h02m, 3d04h.
+func span(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int64(d / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	case s < 86400:
+		return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
+	default:
+		return fmt.Sprintf("%dd%02dh", s/86400, s%86400/3600)
+	}
+}
+
+// rtt formats a round-trip time with three significant figures at most.
+func rtt(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0"
+	case d < time.Microsecond:
+		return fmt.Sprintf("%dns", d.Nanoseconds())
+	case d < time.Millisecond:
+		return trimZero(fmt.Sprintf("%.1f", float64(d)/float64(time.Microsecond))) + "µs"
+	case d < time.Second:
+		return trimZero(fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond))) + "ms"
+	default:
+		return trimZero(fmt.Sprintf("%.2f", d.Seconds())) + "s"
+	}
+}
+
+func trimZero(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(s, "0")
+		s = strings.TrimSuffix(s, ".")
+	}
+	return s
+}
+
+// clock formats an event time for the history: the time of day to the
+// millisecond, which is what an operator correlates with logs.
+func clock(t time.Time) string {
+	return t.Format("15:04:05.000")
+}
+
+// device names a device port as "rxe0:1".
+func device(o *Object) string {
+	if o.Device == "" {
+		return ""
+	}
+	if o.Port == 0 {
+		return o.Device
+	}
+	return fmt.Sprintf("%s:%d", o.Device, o.Port)
+}
+
+// errorText explains a failed call: "rdma_connect: errno 111: connection refused".
+func errorText(e *ErrorInfo) string {
+	var b strings.Builder
+	b.WriteString(e.Call)
+	if e.Errno != 0 {
+		fmt.Fprintf(&b, ": errno %d", e.Errno)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	return b.String()
+}

@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+
+// golden compares got with testdata/name.golden, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./tui -run %s -update to create it)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", t.Name(), path, got, want)
+	}
+}
+
+// checkBox fails unless view is exactly height lines of width cells with
+// no escape sequences: the panes must fill their box, colour off.
+func checkBox(t *testing.T, view string, width, height int) {
+	t.Helper()
+	if strings.Contains(view, "\x1b") {
+		t.Errorf("view contains escape sequences with colour off: %q", view)
+	}
+	lines := strings.Split(view, "\n")
+	if len(lines) != height {
+		t.Errorf("view has %d lines, want %d", len(lines), height)
+	}
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w != width {
+			t.Errorf("line %d is %d cells wide, want %d: %q", i, w, width, l)
+		}
+	}
+}
+
+func TestGoldenHeader(t *testing.T) {
+	m := newTestModel(120, 30, fixtureObjects())
+	golden(t, "header_120", m.header.View())
+	checkBox(t, m.header.View(), 120, 3)
+}
+
+func TestGoldenHeaderAgentLost(t *testing.T) {
+	m := newTestModel(120, 30, fixtureObjects())
+	m.Update(feedMsg{link: linkState{err: errors.New("rpc error: code = Unavailable desc = connection refused"), retryAt: fixedNow.Add(4 * time.Second)}})
+	golden(t, "header_agent_lost_120", m.header.View())
+	checkBox(t, m.header.View(), 120, 4)
+}
+
+func TestGoldenTable(t *testing.T) {
+	for _, width := range []int{160, 120, 80, 50} {
+		m := newTestModel(width, 30, fixtureObjects())
+		m.table.setSize(width, 12)
+		name := "table_" + itoa(width)
+		golden(t, name, m.table.View())
+		checkBox(t, m.table.View(), width, 12)
+	}
+}
+
+func TestGoldenTableSortedByStatusAndFiltered(t *testing.T) {
+	m := newTestModel(120, 30, fixtureObjects())
+	press(m, "s")
+	m.table.setSize(120, 12)
+	golden(t, "table_sort_status_120", m.table.View())
+	press(m, "/", "c", "l", "i", "enter")
+	golden(t, "table_filter_cli_120", m.table.View())
+}
+
+func TestGoldenDetail(t *testing.T) {
+	m := newTestModel(100, 40, fixtureObjects())
+	m.table.moveTo(m.table.index["endpoint.client[2]"])
+	m.detail.show(m.table.selected)
+	m.detail.setSize(100, 24)
+	golden(t, "detail_rejected_100", m.detail.View())
+	checkBox(t, m.detail.View(), 100, 24)
+
+	m.detail.show("endpoint.client[1]")
+	golden(t, "detail_degraded_100", m.detail.View())
+}
+
+func TestGoldenFooter(t *testing.T) {
+	m := newTestModel(120, 30, fixtureObjects())
+	golden(t, "footer_120", m.footer.View())
+	press(m, "?")
+	golden(t, "footer_full_help_120", m.footer.View())
+	press(m, "?", "/", "r", "x", "e")
+	golden(t, "footer_filtering_120", m.footer.View())
+}
+
+func TestGoldenScreen(t *testing.T) {
+	for _, size := range [][2]int{{120, 24}, {80, 24}} {
+		m := newTestModel(size[0], size[1], fixtureObjects())
+		press(m, "j", "j", "j", "j", "j", "j")
+		name := "screen_" + itoa(size[0]) + "x" + itoa(size[1])
+		golden(t, name, m.View())
+		checkBox(t, m.View(), size[0], size[1])
+
+		press(m, "enter")
+		golden(t, name+"_detail", m.View())
+		checkBox(t, m.View(), size[0], size[1])
+	}
+}

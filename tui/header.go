@@ -1,0 +1,131 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// headerPane shows the agent, its devices, the totals by status and, when
+// the data is not live, a banner saying why.
+type headerPane struct {
+	w      *world
+	st     *styles
+	now    func() time.Time
+	target string // where the source connects, until the agent says
+	demo   bool
+
+	width int
+
+	totals        map[string]int // cached per world version
+	totalsVersion uint64
+}
+
+func newHeaderPane(w *world, st *styles, now func() time.Time, target string, demo bool) *headerPane {
+	return &headerPane{w: w, st: st, now: now, target: target, demo: demo, totalsVersion: ^uint64(0)}
+}
+
+func (h *headerPane) setSize(width int) { h.width = width }
+
+// View renders three lines, and a fourth for the banner when there is one.
+func (h *headerPane) View() string {
+	lines := []string{h.agentLine(), h.devicesLine(), h.totalsLine()}
+	if b := h.banner(); b != "" {
+		lines = append(lines, b)
+	}
+	for i, l := range lines {
+		lines[i] = fit(l, h.width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (h *headerPane) agentLine() string {
+	s := h.st.title.Render("rdmaform monitor")
+	if h.demo {
+		s += "  " + h.st.demo.Render(" DEMO DATA: synthetic objects, no agent ")
+	}
+	a := h.w.agent
+	socket := a.Socket
+	if socket == "" {
+		socket = h.target
+	}
+	if socket != "" {
+		s += "  agent " + socket
+	}
+	if h.w.synced {
+		if a.PID != 0 {
+			s += fmt.Sprintf("  pid %d", a.PID)
+		}
+		if !a.StartedAt.IsZero() {
+			s += "  up " + span(h.now().Sub(a.StartedAt))
+		}
+	}
+	return s
+}
+
+func (h *headerPane) devicesLine() string {
+	devs := h.w.agent.Devices
+	if len(devs) == 0 {
+		return h.st.dim.Render("devices: none reported")
+	}
+	parts := make([]string, 0, len(devs))
+	for _, d := range devs {
+		p := d.Name
+		for _, port := range d.Ports {
+			state := port.State
+			if state == "ACTIVE" {
+				state = h.st.statusText(StatusEstablished, state)
+			} else {
+				state = h.st.statusText(StatusDisconnected, state)
+			}
+			p += fmt.Sprintf(" %d:%s", port.Num, state)
+		}
+		parts = append(parts, p)
+	}
+	return "devices: " + strings.Join(parts, " · ")
+}
+
+// totalsLine counts objects by status, worst first.
+func (h *headerPane) totalsLine() string {
+	if h.totalsVersion != h.w.version {
+		h.totals, h.totalsVersion = h.w.totals(), h.w.version
+	}
+	statuses := make([]string, 0, len(h.totals))
+	for s := range h.totals {
+		statuses = append(statuses, s)
+	}
+	sort.Slice(statuses, func(i, j int) bool {
+		ri, rj := statusRank(statuses[i]), statusRank(statuses[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return statuses[i] < statuses[j]
+	})
+	s := fmt.Sprintf("%d objects", len(h.w.objects))
+	for _, st := range statuses {
+		s += " · " + h.st.statusText(st, fmt.Sprintf("%d %s", h.totals[st], st))
+	}
+	return s
+}
+
+// banner says why the view is not live, or is empty.
+func (h *headerPane) banner() string {
+	l := h.w.link
+	if l.up {
+		return ""
+	}
+	if l.err == nil {
+		return h.st.dim.Render("connecting to the agent…")
+	}
+	wait := max(l.retryAt.Sub(h.now()).Round(time.Second), 0)
+	msg := " agent unreachable — reconnecting now"
+	if wait > 0 {
+		msg = " agent unreachable — reconnecting in " + span(wait)
+	}
+	if h.w.synced {
+		msg += "; view is stale"
+	}
+	msg += " (" + l.err.Error() + ") "
+	return h.st.banner.Render(fit(msg, h.width))
+}

@@ -1,0 +1,186 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// focusable panes.
+type focus int
+
+const (
+	focusTable focus = iota
+	focusDetail
+)
+
+// tickMsg refreshes the clocks on screen (uptimes, ages, the retry count
+// down) once a second.
+type tickMsg time.Time
+
+func tick() tea.Cmd {
+	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// Model is the monitor's root model. It owns the layout, the focus and the
+// world the panes read; the relay feeds it.
+type Model struct {
+	world *world
+	relay *relay
+	keys  keyMap
+
+	header *headerPane
+	table  *tablePane
+	detail *detailPane
+	footer *footerPane
+
+	width, height int
+	showDetail    bool
+	focus         focus
+}
+
+var _ tea.Model = (*Model)(nil)
+
+// Init starts the relay and the clock.
+func (m *Model) Init() tea.Cmd {
+	m.relay.run()
+	return tea.Batch(m.relay.next, tick())
+}
+
+// Close stops the relay and waits for it. Call it once the program has
+// ended.
+func (m *Model) Close() { m.relay.stop() }
+
+// Update handles one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case feedMsg:
+		m.world.apply(msg)
+		m.table.refresh()
+		cmd = m.relay.next // re-arm: the relay has one delivery in flight at most
+	case tickMsg:
+		cmd = tick()
+	case tea.KeyMsg:
+		cmd = m.handleKey(msg)
+	}
+	m.detail.show(m.table.selected)
+	m.layout()
+	return m, cmd
+}
+
+func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
+	if m.footer.filtering {
+		return m.handleFilterKey(k)
+	}
+	// Keys typed faster than the program reads arrive as one message
+	// ("jjj"); each is a command of its own here.
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 {
+		var cmds []tea.Cmd
+		for _, r := range k.Runes {
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
+	switch {
+	case key.Matches(k, m.keys.Quit):
+		return tea.Quit
+	case key.Matches(k, m.keys.Help):
+		m.footer.toggleFullHelp()
+	case key.Matches(k, m.keys.Filter):
+		m.footer.filtering, m.footer.input = true, m.table.filter
+	case key.Matches(k, m.keys.Sort):
+		m.table.setSort(m.table.sort.next())
+	case key.Matches(k, m.keys.Detail):
+		m.showDetail = !m.showDetail
+		if !m.showDetail {
+			m.setFocus(focusTable)
+		}
+	case key.Matches(k, m.keys.Focus):
+		if m.showDetail && m.focus == focusTable {
+			m.setFocus(focusDetail)
+		} else {
+			m.setFocus(focusTable)
+		}
+	case key.Matches(k, m.keys.Back):
+		switch {
+		case m.focus == focusDetail || m.showDetail:
+			m.showDetail = false
+			m.setFocus(focusTable)
+		case m.table.filter != "":
+			m.table.setFilter("")
+		}
+	case m.focus == focusDetail:
+		return m.detail.Update(k)
+	default:
+		return m.table.Update(k)
+	}
+	return nil
+}
+
+// handleFilterKey edits the filter; the table follows as it is typed.
+func (m *Model) handleFilterKey(k tea.KeyMsg) tea.Cmd {
+	f := m.footer
+	switch k.Type {
+	case tea.KeyCtrlC:
+		return tea.Quit
+	case tea.KeyEnter:
+		f.filtering = false
+	case tea.KeyEsc:
+		f.filtering, f.input = false, ""
+	case tea.KeyBackspace:
+		if r := []rune(f.input); len(r) > 0 {
+			f.input = string(r[:len(r)-1])
+		}
+	case tea.KeyRunes, tea.KeySpace:
+		f.input += string(k.Runes)
+	default:
+		return nil
+	}
+	m.table.setFilter(f.input)
+	return nil
+}
+
+func (m *Model) setFocus(f focus) {
+	m.focus = f
+	m.table.focused = f == focusTable
+	m.detail.focused = f == focusDetail
+}
+
+// layout gives each pane its size: header and footer take what they need,
+// the detail pane, when open, half of the rest, and the table the
+// remainder.
+func (m *Model) layout() {
+	m.header.setSize(m.width)
+	m.footer.setSize(m.width)
+	body := max(m.height-lipgloss.Height(m.header.View())-lipgloss.Height(m.footer.View()), 0)
+	detail := 0
+	if m.showDetail {
+		detail = body / 2
+	}
+	m.table.setSize(m.width, body-detail)
+	m.detail.setSize(m.width, detail)
+}
+
+// View renders the screen top to bottom.
+func (m *Model) View() string {
+	if m.width == 0 {
+		return "" // no size yet
+	}
+	parts := []string{m.header.View()}
+	if v := m.table.View(); v != "" {
+		parts = append(parts, v)
+	}
+	if m.showDetail {
+		if v := m.detail.View(); v != "" {
+			parts = append(parts, v)
+		}
+	}
+	parts = append(parts, m.footer.View())
+	return strings.Join(parts, "\n")
+}

@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"io"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+)
+
+// Options configure a monitor.
+type Options struct {
+	Source Source
+	// Target names what Source connects to, such as the agent's socket,
+	// shown until the agent describes itself.
+	Target string
+	// Demo labels the screen as synthetic data.
+	Demo bool
+	// NoColor renders without colour or other attributes, for -no-color and
+	// NO_COLOR.
+	NoColor bool
+	// Output is where the screen goes, and decides the colour profile when
+	// NoColor is false. Nil means no colour.
+	Output io.Writer
+
+	// Now is the clock; nil means time.Now. Tests fix it.
+	Now func() time.Time
+	// MinBackoff and MaxBackoff bound the wait before reconnecting after the
+	// source fails; the wait doubles after each failure. Defaults: 1s, 30s.
+	MinBackoff, MaxBackoff time.Duration
+	// Frame is the shortest interval between two batches of updates.
+	// Default: 1/30 s.
+	Frame time.Duration
+}
+
+// New makes a monitor's root model. Its relay starts with Init; call Close
+// after the program ends.
+func New(o Options) *Model {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = time.Second
+	}
+	if o.MaxBackoff < o.MinBackoff {
+		o.MaxBackoff = max(30*time.Second, o.MinBackoff)
+	}
+	if o.Frame <= 0 {
+		o.Frame = time.Second / 30
+	}
+	st := newStyles(renderer(o))
+	w := newWorld()
+	m := &Model{
+		world: w,
+		relay: newRelay(o.Source, o.MinBackoff, o.MaxBackoff, o.Frame),
+		keys:  newKeyMap(),
+	}
+	m.header = newHeaderPane(w, st, o.Now, o.Target, o.Demo)
+	m.table = newTablePane(w, st, &m.keys, o.Now)
+	m.detail = newDetailPane(w, st, &m.keys, o.Now)
+	m.footer = newFooterPane(st, &m.keys)
+	return m
+}
+
+func renderer(o Options) *lipgloss.Renderer {
+	if o.NoColor || o.Output == nil {
+		r := lipgloss.NewRenderer(io.Discard)
+		r.SetColorProfile(termenv.Ascii)
+		return r
+	}
+	return lipgloss.NewRenderer(o.Output)
+}
+
+// Run shows the monitor full screen until the user quits.
+func Run(o Options, in io.Reader, out io.Writer) error {
+	o.Output = out
+	m := New(o)
+	defer m.Close()
+	_, err := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithAltScreen()).Run()
+	return err
+}

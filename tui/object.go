@@ -1,0 +1,103 @@
+package tui
+
+import "time"
+
+// Kinds of object the agent holds, as they appear in Object.Kind.
+const (
+	KindProtectionDomain = "protection_domain"
+	KindListener         = "listener"
+	KindEndpoint         = "endpoint"
+	KindConnection       = "connection" // a connection a listener accepted
+)
+
+// Object is the monitor's view of one object the agent holds. Every Update
+// carries a whole Object, never a delta, so that the monitor can keep only
+// the latest state of each object between two frames and lose nothing it
+// would have shown.
+type Object struct {
+	// Address names the object in configuration terms: "endpoint.client[3]".
+	// Accepted connections have an address of their own under their
+	// listener's, "listener.storage/conn/3", and Parent set.
+	Address string
+	// Parent is the listener's address for an accepted connection, else "".
+	Parent string
+	Kind   string // one of the Kind constants
+	Status string // one of the Status constants, or any other word the agent uses
+
+	LocalAddr  string // "10.77.0.1:7471"
+	RemoteAddr string
+	QPNum      uint32
+	QPType     string // "RC", "UD"
+	Device     string // "rxe0"
+	Port       int    // the device's port number, from 1
+
+	ConnectedSince time.Time // zero unless the current connection is up
+	Reconnects     int
+	LastEvent      string // the librdmacm event name or the agent's word for it
+	LastEventAt    time.Time
+	LastError      *ErrorInfo // the most recent failure, kept after recovery
+
+	// Config is the object's configured attributes in the order the detail
+	// pane shows them: protection domain, QP type and caps, connection
+	// parameters.
+	Config []Setting
+	Probe  *ProbeStats // nil when the connection has no probe
+	// History is the object's recent events, oldest first. The agent bounds
+	// it; the monitor shows the newest that fit.
+	History []Event
+}
+
+// Setting is one configured attribute, already formatted by the agent.
+type Setting struct {
+	Key, Value string
+}
+
+// ErrorInfo is a failed librdmacm or verbs call.
+type ErrorInfo struct {
+	Call    string // "rdma_connect"
+	Errno   int    // 0 when the call does not set errno
+	Message string // the agent's explanation; may be empty
+	At      time.Time
+}
+
+// ProbeStats summarise a connection's round-trip probes.
+type ProbeStats struct {
+	Last, Min, Mean, Max time.Duration
+	Sent, Lost           uint64
+	// Degraded is the agent's verdict (too slow or too lossy); the monitor
+	// shows such connections as degraded.
+	Degraded bool
+}
+
+// Event is one entry of an object's history.
+type Event struct {
+	At     time.Time
+	Name   string // "ESTABLISHED", "DISCONNECTED", "reconnecting"
+	Detail string // may be empty
+}
+
+// Update is one change to one object: its new state, or its removal.
+type Update struct {
+	Object  Object
+	Deleted bool // the object is gone; only Object.Address is meaningful
+}
+
+// AgentInfo describes the agent the monitor is connected to.
+type AgentInfo struct {
+	Socket    string
+	PID       int
+	StartedAt time.Time
+	Devices   []DeviceInfo
+}
+
+// DeviceInfo is one RDMA device the agent sees.
+type DeviceInfo struct {
+	Name  string // "rxe0", "mlx5_0"
+	Ports []PortInfo
+}
+
+// PortInfo is one port of a device.
+type PortInfo struct {
+	Num   int
+	State string // "ACTIVE", "DOWN", as ibv_port_state names them without the prefix
+}

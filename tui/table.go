@@ -1,0 +1,274 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// tablePane lists the objects, one row each. Rows are keyed by address:
+// the selection follows its object while rows are added, removed or
+// reordered around it, and only the rows on screen are rendered.
+type tablePane struct {
+	w    *world
+	st   *styles
+	keys *keyMap
+	now  func() time.Time
+
+	width, height int // height includes the title and the column titles
+	focused       bool
+
+	sort   sortMode
+	filter string
+	folded map[string]bool
+
+	rows         []row
+	index        map[string]int // address to row
+	longest      int            // widest address label, for the layout
+	builtVersion uint64
+	dirty        bool // sort, filter or folding changed since the rows were built
+
+	cursor   int
+	offset   int    // first row on screen
+	selected string // the selected object's address
+}
+
+func newTablePane(w *world, st *styles, keys *keyMap, now func() time.Time) *tablePane {
+	return &tablePane{w: w, st: st, keys: keys, now: now, folded: make(map[string]bool), dirty: true, focused: true}
+}
+
+// chrome is the number of lines above the rows: the title and column titles.
+const tableChrome = 2
+
+func (t *tablePane) setSize(width, height int) {
+	t.width, t.height = width, height
+	t.scrollToCursor()
+}
+
+func (t *tablePane) pageSize() int { return max(t.height-tableChrome, 1) }
+
+func (t *tablePane) setSort(s sortMode) { t.sort, t.dirty = s, true; t.refresh() }
+
+func (t *tablePane) setFilter(f string) { t.filter, t.dirty = f, true; t.refresh() }
+
+// refresh rebuilds the rows when the objects or the view changed, keeping
+// the selection on its object and that object's row where it was on
+// screen. If the object is gone, the selection moves to the row now in its
+// place.
+func (t *tablePane) refresh() {
+	if !t.dirty && t.builtVersion == t.w.version {
+		return
+	}
+	onScreen := t.cursor - t.offset
+	t.rows = buildRows(t.w.objects, newMatcher(t.filter), t.sort, t.folded)
+	t.builtVersion, t.dirty = t.w.version, false
+	clear(t.index)
+	if t.index == nil {
+		t.index = make(map[string]int, len(t.rows))
+	}
+	t.longest = 0
+	for i, r := range t.rows {
+		t.index[r.obj.Address] = i
+		t.longest = max(t.longest, ansi.StringWidth(r.label()))
+	}
+	if i, ok := t.index[t.selected]; ok {
+		t.cursor = i
+	} else {
+		t.cursor = min(t.cursor, len(t.rows)-1)
+	}
+	t.offset = t.cursor - onScreen
+	t.moveTo(t.cursor)
+}
+
+// moveTo moves the cursor to row i, clamped, and scrolls it into view.
+func (t *tablePane) moveTo(i int) {
+	t.cursor = max(min(i, len(t.rows)-1), 0)
+	if len(t.rows) > 0 {
+		t.selected = t.rows[t.cursor].obj.Address
+	}
+	t.scrollToCursor()
+}
+
+func (t *tablePane) scrollToCursor() {
+	page := t.pageSize()
+	if t.cursor < t.offset {
+		t.offset = t.cursor
+	}
+	if t.cursor >= t.offset+page {
+		t.offset = t.cursor - page + 1
+	}
+	t.offset = max(min(t.offset, len(t.rows)-page), 0)
+}
+
+// selectedObject is the object under the cursor, or nil.
+func (t *tablePane) selectedObject() *Object {
+	if t.cursor < 0 || t.cursor >= len(t.rows) {
+		return nil
+	}
+	return t.rows[t.cursor].obj
+}
+
+func (t *tablePane) Init() tea.Cmd { return nil }
+
+// Update moves the selection and folds listeners.
+func (t *tablePane) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case key.Matches(k, t.keys.Up):
+		t.moveTo(t.cursor - 1)
+	case key.Matches(k, t.keys.Down):
+		t.moveTo(t.cursor + 1)
+	case key.Matches(k, t.keys.PageUp):
+		t.moveTo(t.cursor - t.pageSize())
+	case key.Matches(k, t.keys.PageDown):
+		t.moveTo(t.cursor + t.pageSize())
+	case key.Matches(k, t.keys.Top):
+		t.moveTo(0)
+	case key.Matches(k, t.keys.Bottom):
+		t.moveTo(len(t.rows) - 1)
+	case key.Matches(k, t.keys.Fold):
+		t.toggleFold()
+	}
+	return nil
+}
+
+// toggleFold folds or unfolds the selected listener, or the listener of the
+// selected connection, which then becomes the selection.
+func (t *tablePane) toggleFold() {
+	o := t.selectedObject()
+	if o == nil {
+		return
+	}
+	listener := o.Address
+	if t.rows[t.cursor].child {
+		listener = o.Parent
+	} else if t.rows[t.cursor].children == 0 {
+		return
+	}
+	t.folded[listener] = !t.folded[listener]
+	t.selected, t.dirty = listener, true
+	t.refresh()
+}
+
+// View renders the title, the column titles and the rows on screen.
+func (t *tablePane) View() string {
+	if t.width <= 0 || t.height <= 0 {
+		return ""
+	}
+	cols := layoutColumns(t.width, t.longest)
+	now := t.now()
+	var b strings.Builder
+	b.WriteString(fit(t.title(), t.width))
+	if t.height > 1 {
+		b.WriteByte('\n')
+		b.WriteString(t.st.colHeader.Render(fit(t.headerLine(cols), t.width)))
+	}
+	page := t.height - tableChrome
+	end := min(t.offset+page, len(t.rows))
+	for i := t.offset; i < end; i++ {
+		b.WriteByte('\n')
+		b.WriteString(t.renderRow(cols, i, now))
+	}
+	for i := end - t.offset; i < page; i++ {
+		b.WriteByte('\n')
+		b.WriteString(strings.Repeat(" ", t.width))
+	}
+	if len(t.rows) == 0 && page > 0 {
+		return t.withEmptyNote(b.String())
+	}
+	return b.String()
+}
+
+func (t *tablePane) title() string {
+	s := fmt.Sprintf("Objects %d", len(t.rows))
+	if t.filter != "" || len(t.rows) != len(t.w.objects) {
+		s = fmt.Sprintf("Objects %d of %d", len(t.rows), len(t.w.objects))
+	}
+	s += " · sort: " + t.sort.String()
+	if t.filter != "" {
+		s += " · filter: " + t.filter
+	}
+	if len(t.rows) > 0 {
+		s += fmt.Sprintf(" · row %d", t.cursor+1)
+	}
+	return s
+}
+
+func (t *tablePane) headerLine(cols []column) string {
+	var b strings.Builder
+	b.WriteString(strings.Repeat(" ", rowMarker))
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if c.right {
+			b.WriteString(fitRight(c.title, c.width))
+		} else {
+			b.WriteString(fit(c.title, c.width))
+		}
+	}
+	return b.String()
+}
+
+func (t *tablePane) renderRow(cols []column, i int, now time.Time) string {
+	r := t.rows[i]
+	selected := i == t.cursor
+	var b strings.Builder
+	b.Grow(t.width + 32)
+	if selected {
+		b.WriteString("▸ ")
+	} else {
+		b.WriteString("  ")
+	}
+	for ci, c := range cols {
+		if ci > 0 {
+			b.WriteByte(' ')
+		}
+		if c.cell == nil { // the status column
+			status := shownStatus(r.obj)
+			cell := fit(status, c.width)
+			if !selected {
+				cell = t.st.statusText(status, cell)
+			}
+			b.WriteString(cell)
+			continue
+		}
+		if c.right {
+			b.WriteString(fitRight(c.cell(r, now), c.width))
+		} else {
+			b.WriteString(fit(c.cell(r, now), c.width))
+		}
+	}
+	line := b.String()
+	if w := total(cols); w < t.width {
+		line += strings.Repeat(" ", t.width-w)
+	}
+	if selected {
+		if t.focused {
+			return t.st.selected.Render(line)
+		}
+		return t.st.unfocused.Render(line)
+	}
+	return line
+}
+
+// withEmptyNote puts a note in the first row of an empty table.
+func (t *tablePane) withEmptyNote(view string) string {
+	note := "  no objects"
+	switch {
+	case t.filter != "":
+		note = "  nothing matches the filter " + fmt.Sprintf("%q", t.filter)
+	case !t.w.synced:
+		note = "  waiting for the agent's first snapshot…"
+	}
+	lines := strings.Split(view, "\n")
+	lines[tableChrome] = t.st.dim.Render(fit(note, t.width))
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,56 @@
+package tui
+
+// world is everything the monitor knows about the agent: its objects, keyed
+// by address, and the state of the link to it. The root model owns it and
+// the panes read it.
+type world struct {
+	objects map[string]*Object
+	agent   AgentInfo
+	synced  bool // a snapshot has arrived at least once
+	link    linkState
+	// version changes whenever objects do, so the table knows to rebuild.
+	version uint64
+}
+
+func newWorld() *world {
+	return &world{objects: make(map[string]*Object)}
+}
+
+// apply takes in one batch from the relay.
+func (w *world) apply(f feedMsg) {
+	w.link = f.link
+	if f.snapshot != nil {
+		clear(w.objects)
+		for i := range f.snapshot.objects {
+			o := &f.snapshot.objects[i]
+			w.objects[o.Address] = o
+		}
+		w.agent = f.snapshot.agent
+		w.synced = true
+		w.version++
+	}
+	for i := range f.updates {
+		u := &f.updates[i]
+		if u.Deleted {
+			delete(w.objects, u.Object.Address)
+		} else {
+			w.objects[u.Object.Address] = &u.Object
+		}
+	}
+	if len(f.updates) > 0 {
+		w.version++
+	}
+}
+
+// stale reports whether the view shows the last known state rather than a
+// live one.
+func (w *world) stale() bool { return w.synced && !w.link.up }
+
+// totals counts objects by shown status.
+func (w *world) totals() map[string]int {
+	t := make(map[string]int)
+	for _, o := range w.objects {
+		t[shownStatus(o)]++
+	}
+	return t
+}
