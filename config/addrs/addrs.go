@@ -151,3 +151,7 @@ func validName(n string) bool {
 	}
 	return true
 }
+
+// ValidName reports whether n can name a block: letters, digits,
+// underscores and dashes, starting with a letter or underscore.
+func ValidName(n string) bool { return validName(n) }

@@ -1,0 +1,372 @@
+package config
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// Phase one: decode the top level of every file into declarations, without
+// evaluating anything that may reference other blocks.
+
+var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
+	{Type: "rdmaform"},
+	{Type: "variable", LabelNames: []string{"name"}},
+	{Type: "locals"},
+	{Type: "output", LabelNames: []string{"name"}},
+	{Type: string(addrs.ProtectionDomain), LabelNames: []string{"name"}},
+	{Type: string(addrs.Listener), LabelNames: []string{"name"}},
+	{Type: string(addrs.Endpoint), LabelNames: []string{"name"}},
+}}
+
+var metaSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "count"}, {Name: "for_each"}, {Name: "depends_on"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "lifecycle"}},
+}
+
+var variableSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "description"}, {Name: "sensitive"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "validation"}},
+}
+
+var validationSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "condition", Required: true}, {Name: "error_message", Required: true},
+}}
+
+var outputSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "value", Required: true}, {Name: "description"}, {Name: "sensitive"},
+}}
+
+// bodyTemplate is a block body decoded against its schema but not yet
+// evaluated; each instance evaluates it with its own EvalContext.
+type bodyTemplate struct {
+	schema *Block
+	attrs  map[string]*hcl.Attribute
+	blocks map[string]*bodyTemplate
+	def    hcl.Range
+}
+
+// attrRange is where a diagnostic about attribute name points: its value,
+// or the block header when it was omitted.
+func (t *bodyTemplate) attrRange(name string) hcl.Range {
+	if a, ok := t.attrs[name]; ok {
+		return a.Expr.Range()
+	}
+	return t.def
+}
+
+// child is the template of a nested block; an omitted block is an empty
+// template pointing at its parent's header.
+func (t *bodyTemplate) child(name string) *bodyTemplate {
+	if c, ok := t.blocks[name]; ok {
+		return c
+	}
+	return &bodyTemplate{schema: t.schema.NestedBlock(name).Block, def: t.def}
+}
+
+// expressions calls f for every expression of t and its nested blocks.
+func (t *bodyTemplate) expressions(f func(hcl.Expression)) {
+	for _, a := range t.attrs {
+		f(a.Expr)
+	}
+	for _, c := range t.blocks {
+		c.expressions(f)
+	}
+}
+
+func decodeBodyTemplate(body hcl.Body, schema *Block, def hcl.Range) (*bodyTemplate, hcl.Diagnostics) {
+	hs := schema.hclSchema()
+	// Computed attributes are accepted by the schema only to be rejected
+	// with a clearer message than "unsupported argument".
+	for _, a := range schema.Attributes {
+		if a.Computed {
+			hs.Attributes = append(hs.Attributes, hcl.AttributeSchema{Name: a.Name})
+		}
+	}
+	content, diags := body.Content(hs)
+	t := &bodyTemplate{schema: schema, attrs: content.Attributes, blocks: map[string]*bodyTemplate{}, def: def}
+	for name, a := range content.Attributes {
+		if sa := schema.Attribute(name); sa != nil && sa.Computed {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Cannot set a computed attribute",
+				Detail:   fmt.Sprintf("%q is known only after apply; it can be referenced but not set.", name),
+				Subject:  a.NameRange.Ptr(),
+			})
+			delete(t.attrs, name)
+		}
+	}
+	for _, b := range content.Blocks {
+		if prev, dup := t.blocks[b.Type]; dup {
+			diags = append(diags, duplicateDiag(b.Type+" block", b.DefRange, prev.def))
+			continue
+		}
+		c, d := decodeBodyTemplate(b.Body, schema.NestedBlock(b.Type).Block, b.DefRange)
+		diags = append(diags, d...)
+		t.blocks[b.Type] = c
+	}
+	return t, diags
+}
+
+// declarations is the outcome of phase one.
+type declarations struct {
+	settingsBlocks hcl.Blocks
+	variables      map[string]*Variable
+	locals         map[string]*hcl.Attribute
+	outputs        map[string]*Output
+	resources      map[addrs.Resource]*Resource
+}
+
+func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
+	d := &declarations{
+		variables: map[string]*Variable{},
+		locals:    map[string]*hcl.Attribute{},
+		outputs:   map[string]*Output{},
+		resources: map[addrs.Resource]*Resource{},
+	}
+	var diags hcl.Diagnostics
+	for _, f := range files {
+		content, cd := f.Body.Content(rootSchema)
+		diags = append(diags, cd...)
+		for _, b := range content.Blocks {
+			if len(b.Labels) == 1 && !addrs.ValidName(b.Labels[0]) {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid name",
+					Detail:   fmt.Sprintf("%q is not a valid name: use letters, digits, underscores and dashes, starting with a letter or underscore.", b.Labels[0]),
+					Subject:  b.LabelRanges[0].Ptr(),
+				})
+				continue
+			}
+			switch b.Type {
+			case "rdmaform":
+				d.settingsBlocks = append(d.settingsBlocks, b)
+			case "variable":
+				diags = append(diags, d.addVariable(b)...)
+			case "locals":
+				attrs, ad := b.Body.JustAttributes()
+				diags = append(diags, ad...)
+				for name, a := range attrs {
+					if prev, dup := d.locals[name]; dup {
+						diags = append(diags, duplicateDiag(fmt.Sprintf("local value %q", name), a.NameRange, prev.NameRange))
+						continue
+					}
+					d.locals[name] = a
+				}
+			case "output":
+				diags = append(diags, d.addOutput(b)...)
+			default:
+				diags = append(diags, d.addResource(b)...)
+			}
+		}
+	}
+	return d, diags
+}
+
+func (d *declarations) addVariable(b *hcl.Block) hcl.Diagnostics {
+	name := b.Labels[0]
+	if prev, dup := d.variables[name]; dup {
+		return hcl.Diagnostics{duplicateDiag(fmt.Sprintf("variable %q", name), b.DefRange, prev.DeclRange)}
+	}
+	content, diags := b.Body.Content(variableSchema)
+	v := &Variable{Name: name, Type: cty.DynamicPseudoType, DeclRange: b.DefRange}
+	if a, ok := content.Attributes["type"]; ok {
+		ty, td := typeexpr.TypeConstraint(a.Expr)
+		diags = append(diags, td...)
+		if !td.HasErrors() {
+			v.Type = ty
+		}
+	}
+	if a, ok := content.Attributes["description"]; ok {
+		s, sd := literalString(a)
+		diags = append(diags, sd...)
+		v.Description = s
+	}
+	if a, ok := content.Attributes["sensitive"]; ok {
+		s, sd := literal(a, cty.Bool)
+		diags = append(diags, sd...)
+		v.Sensitive = !s.IsNull() && s.True()
+	}
+	if a, ok := content.Attributes["default"]; ok {
+		val, vd := a.Expr.Value(nil)
+		diags = append(diags, vd...)
+		if !vd.HasErrors() {
+			cv, err := convert.Convert(val, v.Type)
+			if err != nil {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid default value for variable",
+					Detail:   fmt.Sprintf("This default value is not compatible with the variable's type constraint: %s.", err),
+					Subject:  a.Expr.Range().Ptr(),
+				})
+			} else {
+				v.Default = cv
+			}
+		}
+	}
+	for _, vb := range content.Blocks {
+		vc, vd := vb.Body.Content(validationSchema)
+		diags = append(diags, vd...)
+		if vd.HasErrors() {
+			continue
+		}
+		cond := vc.Attributes["condition"]
+		for _, tr := range cond.Expr.Variables() {
+			if r, ok := tr[0].(hcl.TraverseRoot); ok && r.Name == "var" && len(tr) > 1 {
+				if ga, ok := tr[1].(hcl.TraverseAttr); ok && ga.Name == name {
+					continue
+				}
+			}
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid reference in variable validation",
+				Detail:   fmt.Sprintf("The condition for variable %q can only refer to the variable itself, using var.%s.", name, name),
+				Subject:  tr.SourceRange().Ptr(),
+			})
+		}
+		v.validations = append(v.validations, &variableValidation{
+			Condition: cond.Expr, ErrorMessage: vc.Attributes["error_message"].Expr, DeclRange: vb.DefRange,
+		})
+	}
+	d.variables[name] = v
+	return diags
+}
+
+func (d *declarations) addOutput(b *hcl.Block) hcl.Diagnostics {
+	name := b.Labels[0]
+	if prev, dup := d.outputs[name]; dup {
+		return hcl.Diagnostics{duplicateDiag(fmt.Sprintf("output %q", name), b.DefRange, prev.DeclRange)}
+	}
+	content, diags := b.Body.Content(outputSchema)
+	o := &Output{Name: name, DeclRange: b.DefRange, Value: cty.DynamicVal}
+	if a, ok := content.Attributes["value"]; ok {
+		o.expr = a.Expr
+	}
+	if a, ok := content.Attributes["description"]; ok {
+		s, sd := literalString(a)
+		diags = append(diags, sd...)
+		o.Description = s
+	}
+	if a, ok := content.Attributes["sensitive"]; ok {
+		s, sd := literal(a, cty.Bool)
+		diags = append(diags, sd...)
+		o.Sensitive = !s.IsNull() && s.True()
+	}
+	d.outputs[name] = o
+	return diags
+}
+
+func (d *declarations) addResource(b *hcl.Block) hcl.Diagnostics {
+	addr := addrs.Resource{Kind: addrs.Kind(b.Type), Name: b.Labels[0]}
+	if prev, dup := d.resources[addr]; dup {
+		return hcl.Diagnostics{duplicateDiag(fmt.Sprintf("%s %q", addr.Kind, addr.Name), b.DefRange, prev.DeclRange)}
+	}
+	meta, rest, diags := b.Body.PartialContent(metaSchema)
+	r := &Resource{Addr: addr, DeclRange: b.DefRange}
+	if a, ok := meta.Attributes["count"]; ok {
+		r.Count = a.Expr
+	}
+	if a, ok := meta.Attributes["for_each"]; ok {
+		r.ForEach = a.Expr
+	}
+	if r.Count != nil && r.ForEach != nil {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid combination of count and for_each",
+			Detail:   "The count and for_each meta-arguments are mutually exclusive; only one may be used on a block.",
+			Subject:  meta.Attributes["for_each"].NameRange.Ptr(),
+		})
+		r.ForEach = nil
+	}
+	if a, ok := meta.Attributes["depends_on"]; ok {
+		exprs, ed := hcl.ExprList(a.Expr)
+		diags = append(diags, ed...)
+		for _, e := range exprs {
+			tr, td := hcl.AbsTraversalForExpr(e)
+			diags = append(diags, td...)
+			if !td.HasErrors() {
+				r.dependsOn = append(r.dependsOn, tr)
+			}
+		}
+	}
+	for _, lb := range meta.Blocks {
+		diags = append(diags, r.decodeLifecycle(lb)...)
+	}
+	body, bd := decodeBodyTemplate(rest, schemas[addr.Kind], b.DefRange)
+	diags = append(diags, bd...)
+	r.body = body
+	d.resources[addr] = r
+	return diags
+}
+
+func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
+	content, diags := b.Body.Content(lifecycleSchema)
+	for name, dst := range map[string]*bool{"prevent_destroy": &r.Lifecycle.PreventDestroy, "create_before_destroy": &r.Lifecycle.CreateBeforeDestroy} {
+		if a, ok := content.Attributes[name]; ok {
+			v, d := literal(a, cty.Bool)
+			diags = append(diags, d...)
+			*dst = !v.IsNull() && v.True()
+		}
+	}
+	a, ok := content.Attributes["ignore_changes"]
+	if !ok {
+		return diags
+	}
+	if kw := hcl.ExprAsKeyword(a.Expr); kw == "all" {
+		r.Lifecycle.IgnoreAllChanges = true
+		return diags
+	}
+	exprs, d := hcl.ExprList(a.Expr)
+	diags = append(diags, d...)
+	for _, e := range exprs {
+		tr, d := hcl.RelTraversalForExpr(e)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		path, d := schemaPath(schemas[r.Addr.Kind], tr)
+		diags = append(diags, d...)
+		if path != nil {
+			r.Lifecycle.IgnoreChanges = append(r.Lifecycle.IgnoreChanges, path)
+		}
+	}
+	return diags
+}
+
+// schemaPath turns a relative traversal such as qp.max_send_wr into a
+// path, checking every step against the schema.
+func schemaPath(b *Block, tr hcl.Traversal) (cty.Path, hcl.Diagnostics) {
+	var path cty.Path
+	for _, step := range tr {
+		var name string
+		switch s := step.(type) {
+		case hcl.TraverseRoot:
+			name = s.Name
+		case hcl.TraverseAttr:
+			name = s.Name
+		default:
+			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid ignore_changes entry",
+				Detail: "An entry is an attribute name or a path of names, such as qp.max_send_wr.", Subject: step.SourceRange().Ptr()}}
+		}
+		if b == nil {
+			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid ignore_changes entry",
+				Detail: fmt.Sprintf("%q is not a block, so it has no attribute %q.", path[len(path)-1].(cty.GetAttrStep).Name, name), Subject: step.SourceRange().Ptr()}}
+		}
+		path = append(path, cty.GetAttrStep{Name: name})
+		if b.Attribute(name) != nil {
+			b = nil
+			continue
+		}
+		if nb := b.NestedBlock(name); nb != nil {
+			b = nb.Block
+			continue
+		}
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unsupported attribute",
+			Detail: fmt.Sprintf("There is no attribute named %q here.%s", name, didYouMean(name, b.names())), Subject: step.SourceRange().Ptr()}}
+	}
+	return path, nil
+}

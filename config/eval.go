@@ -1,0 +1,495 @@
+package config
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
+)
+
+// MaxInstances bounds count and the size of for_each for one block.
+const MaxInstances = 1_000_000
+
+// Load reads the configuration in dir and evaluates it with the given
+// variable values. See the package documentation.
+func Load(dir string, vars VarInputs) (*Config, hcl.Diagnostics) {
+	return NewLoader().Load(dir, vars)
+}
+
+// Load is the Loader form of the package-level Load.
+func (l *Loader) Load(dir string, vars VarInputs) (*Config, hcl.Diagnostics) {
+	files, diags := l.parseDir(dir)
+	decl, d := decodeFiles(files)
+	diags = append(diags, d...)
+	settings, d := decodeSettings(decl.settingsBlocks)
+	diags = append(diags, d...)
+	if l.CoreVersion != "" {
+		diags = append(diags, checkCoreVersion(settings, l.CoreVersion)...)
+	}
+	diags = append(diags, l.assignVariables(dir, decl.variables, vars)...)
+
+	e := &evaluator{
+		l:      l,
+		decl:   decl,
+		refs:   map[string][]*reference{},
+		locals: map[string]cty.Value{},
+		res:    map[addrs.Resource]cty.Value{},
+		funcs:  Functions(),
+		cfg: &Config{
+			Settings:  settings,
+			Variables: decl.variables,
+			Locals:    map[string]cty.Value{},
+			Resources: decl.resources,
+			Instances: map[addrs.Instance]*Instance{},
+			Outputs:   decl.outputs,
+		},
+	}
+	diags = append(diags, e.buildGraph()...)
+	for _, comp := range e.graph.order() {
+		if isCycle(comp) {
+			diags = append(diags, cycleDiag(comp))
+			continue // members stay unknown
+		}
+		diags = append(diags, e.evalNode(comp[0].key)...)
+	}
+	diags = append(diags, checkListenerAddresses(e.cfg)...)
+	diags = append(diags, dependencies(e)...)
+	return e.cfg, dedupe(diags)
+}
+
+// evaluator holds phase two's state: the values known so far.
+type evaluator struct {
+	l      *Loader
+	decl   *declarations
+	graph  graph
+	refs   map[string][]*reference // by node key
+	locals map[string]cty.Value
+	res    map[addrs.Resource]cty.Value
+	funcs  map[string]function.Function
+	cfg    *Config
+}
+
+func (e *evaluator) buildGraph() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	e.graph.nodes = map[string]*node{}
+	for name, v := range e.decl.variables {
+		e.graph.add("var."+name, v.DeclRange, nil)
+	}
+	for name, a := range e.decl.locals {
+		refs, d := e.decl.collectRefs([]hcl.Expression{a.Expr}, "")
+		diags = append(diags, d...)
+		e.refs["local."+name] = refs
+		e.graph.add("local."+name, a.NameRange, refs)
+	}
+	for name, o := range e.decl.outputs {
+		refs, d := e.decl.collectRefs([]hcl.Expression{o.expr}, "")
+		diags = append(diags, d...)
+		e.refs["output."+name] = refs
+		e.graph.add("output."+name, o.DeclRange, refs)
+	}
+	for addr, r := range e.decl.resources {
+		expand := ""
+		switch {
+		case r.Count != nil:
+			expand = "count"
+		case r.ForEach != nil:
+			expand = "each"
+		}
+		exprs := []hcl.Expression{r.Count, r.ForEach}
+		r.body.expressions(func(x hcl.Expression) { exprs = append(exprs, x) })
+		refs, d := e.decl.collectRefs(exprs, expand)
+		diags = append(diags, d...)
+		// count and for_each cannot use the instance's own key.
+		for _, meta := range []hcl.Expression{r.Count, r.ForEach} {
+			if meta == nil {
+				continue
+			}
+			for _, tr := range meta.Variables() {
+				if n := tr.RootName(); n == "count" || n == "each" {
+					diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid reference",
+						Detail: n + ".* is not available in count or for_each themselves.", Subject: tr.SourceRange().Ptr()})
+				}
+			}
+		}
+		var extra []string
+		for _, tr := range r.dependsOn {
+			ref, d := e.decl.parseRef(tr, "")
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			if ref.kind != refResource || len(tr) > 3 || (len(tr) == 3 && !isIndex(tr[2])) {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid depends_on reference",
+					Detail: "depends_on lists whole blocks, such as listener.storage or endpoint.client[0]; not attributes or variables.", Subject: tr.SourceRange().Ptr()})
+				continue
+			}
+			extra = append(extra, ref.key())
+		}
+		e.refs[addr.String()] = refs
+		e.graph.add(addr.String(), r.DeclRange, refs, extra...)
+	}
+	return diags
+}
+
+func isIndex(s hcl.Traverser) bool { _, ok := s.(hcl.TraverseIndex); return ok }
+
+// ctx is the EvalContext for an expression with these references: only
+// the values they name, so that building it costs what the block uses,
+// not what the configuration holds. Names already reported as invalid are
+// unknown, so that evaluation adds no second error for them.
+func (e *evaluator) ctx(refs []*reference) *hcl.EvalContext {
+	objs := map[string]map[string]cty.Value{}
+	vars := map[string]cty.Value{}
+	put := func(root, name string, v cty.Value) {
+		m := objs[root]
+		if m == nil {
+			m = map[string]cty.Value{}
+			objs[root] = m
+		}
+		m[name] = v
+	}
+	for _, r := range refs {
+		switch r.kind {
+		case refVar:
+			put("var", r.name, e.decl.variables[r.name].Value)
+		case refLocal:
+			v, ok := e.locals[r.name]
+			if !ok {
+				v = cty.DynamicVal
+			}
+			put("local", r.name, v)
+		case refResource:
+			v, ok := e.res[r.res]
+			if !ok {
+				v = cty.DynamicVal
+			}
+			put(string(r.res.Kind), r.res.Name, v)
+		}
+	}
+	for _, r := range refs {
+		if r.kind == refInvalid {
+			if r.name != "" && r.root != "count" && r.root != "each" {
+				put(r.root, r.name, cty.DynamicVal)
+			} else {
+				vars[r.root] = cty.DynamicVal
+			}
+		}
+	}
+	for root, m := range objs {
+		vars[root] = cty.ObjectVal(m)
+	}
+	return &hcl.EvalContext{Variables: vars, Functions: e.funcs}
+}
+
+func (e *evaluator) evalNode(key string) hcl.Diagnostics {
+	kind, name, _ := cutDot(key)
+	switch kind {
+	case "var":
+		return e.decl.variables[name].validate()
+	case "local":
+		v, diags := e.decl.locals[name].Expr.Value(e.ctx(e.refs[key]))
+		if diags.HasErrors() {
+			v = cty.DynamicVal
+		}
+		e.locals[name] = v
+		e.cfg.Locals[name] = v
+		return diags
+	case "output":
+		o := e.decl.outputs[name]
+		if o.expr == nil {
+			return nil
+		}
+		v, diags := o.expr.Value(e.ctx(e.refs[key]))
+		if diags.HasErrors() {
+			v = cty.DynamicVal
+		}
+		o.Value = v
+		return diags
+	}
+	return e.evalResource(e.decl.resources[addrs.Resource{Kind: addrs.Kind(kind), Name: name}])
+}
+
+func cutDot(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// instanceKey is one expansion of a block: its key and the count/each
+// object its expressions see.
+type instanceKey struct {
+	key  addrs.Key
+	vars map[string]cty.Value
+}
+
+func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
+	ctx := e.ctx(e.refs[r.Addr.String()])
+	keys, known, diags := e.expand(r, ctx)
+	if diags.HasErrors() {
+		return diags
+	}
+	if !known {
+		// Validate mode with an unknown count or for_each: check the body
+		// once with unknown keys; there are no instances to record.
+		child := ctx.NewChild()
+		child.Variables = map[string]cty.Value{
+			"count": cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)}),
+			"each":  cty.ObjectVal(map[string]cty.Value{"key": cty.UnknownVal(cty.String), "value": cty.DynamicVal}),
+		}
+		_, _, d := evalInstance(r, child)
+		return append(diags, d...)
+	}
+	values := make([]cty.Value, 0, len(keys))
+	for _, k := range keys {
+		ictx := ctx
+		if k.vars != nil {
+			ictx = ctx.NewChild()
+			ictx.Variables = k.vars
+		}
+		v, inst, d := evalInstance(r, ictx)
+		diags = append(diags, d...)
+		inst.Addr = r.Addr.Instance(k.key)
+		inst.Resource = r
+		e.cfg.Instances[inst.Addr] = inst
+		values = append(values, v)
+	}
+	switch {
+	case r.Count != nil:
+		if len(values) == 0 {
+			e.res[r.Addr] = cty.EmptyTupleVal
+		} else {
+			e.res[r.Addr] = cty.TupleVal(values)
+		}
+	case r.ForEach != nil:
+		m := make(map[string]cty.Value, len(values))
+		for i, k := range keys {
+			m[string(k.key.(addrs.StringKey))] = values[i]
+		}
+		e.res[r.Addr] = cty.ObjectVal(m)
+	default:
+		e.res[r.Addr] = values[0]
+	}
+	return diags
+}
+
+// expand evaluates count or for_each. known is false when validating and
+// the value is not known yet.
+func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bool, hcl.Diagnostics) {
+	switch {
+	case r.Count != nil:
+		v, diags := r.Count.Value(ctx)
+		if diags.HasErrors() {
+			return nil, false, diags
+		}
+		bad := func(detail string) ([]instanceKey, bool, hcl.Diagnostics) {
+			return nil, false, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid count argument",
+				Detail: detail, Subject: r.Count.Range().Ptr(), Expression: r.Count, EvalContext: ctx})
+		}
+		if !v.IsKnown() {
+			if e.l.Validate {
+				return nil, false, diags
+			}
+			return bad("The count value depends on values that are known only after apply; count must be known when planning.")
+		}
+		if v.IsNull() {
+			return bad("count must be a whole number, not null.")
+		}
+		nv, err := convert.Convert(v, cty.Number)
+		if err != nil {
+			return bad(fmt.Sprintf("count must be a whole number: %s.", err))
+		}
+		bf := nv.AsBigFloat()
+		n, acc := bf.Int64()
+		if acc != big.Exact || !bf.IsInt() || n < 0 || n > MaxInstances {
+			return bad(fmt.Sprintf("count must be a whole number from 0 to %d; got %s.", MaxInstances, bf.Text('g', 10)))
+		}
+		keys := make([]instanceKey, n)
+		for i := range keys {
+			keys[i] = instanceKey{key: addrs.IntKey(i), vars: map[string]cty.Value{
+				"count": cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(i))}),
+			}}
+		}
+		return keys, true, diags
+	case r.ForEach != nil:
+		v, diags := r.ForEach.Value(ctx)
+		if diags.HasErrors() {
+			return nil, false, diags
+		}
+		bad := func(detail string) ([]instanceKey, bool, hcl.Diagnostics) {
+			return nil, false, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid for_each argument",
+				Detail: detail, Subject: r.ForEach.Range().Ptr(), Expression: r.ForEach, EvalContext: ctx})
+		}
+		if !v.IsKnown() || (v.Type().IsSetType() && !v.IsWhollyKnown()) {
+			if e.l.Validate {
+				return nil, false, diags
+			}
+			return bad("The for_each value depends on values that are known only after apply; its keys must be known when planning.")
+		}
+		if v.IsNull() {
+			return bad("for_each must be a map or a set of strings, not null.")
+		}
+		ty := v.Type()
+		isSet := ty.IsSetType()
+		if isSet {
+			if !ty.ElementType().Equals(cty.String) {
+				return bad(fmt.Sprintf("for_each over a set needs a set of strings; got a %s.", ty.FriendlyName()))
+			}
+		} else if !ty.IsMapType() && !ty.IsObjectType() {
+			return bad(fmt.Sprintf("for_each must be a map or a set of strings; got a %s. Use toset() for a list of strings.", ty.FriendlyName()))
+		}
+		if v.LengthInt() > MaxInstances {
+			return bad(fmt.Sprintf("for_each has %d elements; at most %d are allowed.", v.LengthInt(), MaxInstances))
+		}
+		var keys []instanceKey
+		for it := v.ElementIterator(); it.Next(); {
+			k, ev := it.Element()
+			if isSet {
+				k = ev
+			}
+			if k.IsNull() {
+				return bad("for_each keys cannot be null.")
+			}
+			keys = append(keys, instanceKey{key: addrs.StringKey(k.AsString()), vars: map[string]cty.Value{
+				"each": cty.ObjectVal(map[string]cty.Value{"key": k, "value": ev}),
+			}})
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i].key.(addrs.StringKey) < keys[j].key.(addrs.StringKey) })
+		return keys, true, diags
+	}
+	return []instanceKey{{key: addrs.NoKey}}, true, nil
+}
+
+// evalBody evaluates a template into an object of t.schema's type:
+// omitted attributes take their default (or null), computed ones are
+// unknown, nested blocks are objects or null.
+func evalBody(t *bodyTemplate, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	vals := make(map[string]cty.Value, len(t.schema.Attributes)+len(t.schema.Blocks))
+	for _, a := range t.schema.Attributes {
+		if a.Computed {
+			vals[a.Name] = cty.UnknownVal(a.Type)
+			continue
+		}
+		attr, ok := t.attrs[a.Name]
+		var v cty.Value
+		if ok {
+			raw, d := attr.Expr.Value(ctx)
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				raw = cty.UnknownVal(a.Type)
+			}
+			cv, err := convert.Convert(raw, a.Type)
+			if err != nil {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity:    hcl.DiagError,
+					Summary:     "Incorrect attribute value type",
+					Detail:      fmt.Sprintf("Inappropriate value for attribute %q: %s.", a.Name, convertMsg(err, a.Type)),
+					Subject:     attr.Expr.Range().Ptr(),
+					Expression:  attr.Expr,
+					EvalContext: ctx,
+				})
+				cv = cty.UnknownVal(a.Type)
+			}
+			v = cv
+		}
+		if v == cty.NilVal || v.IsNull() {
+			if a.Required && ok {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing required argument",
+					Detail: fmt.Sprintf("The argument %q is required, but its value is null.", a.Name), Subject: attr.Expr.Range().Ptr()})
+			}
+			if a.Default != cty.NilVal {
+				v = a.Default
+			} else {
+				v = cty.NullVal(a.Type)
+			}
+		}
+		vals[a.Name] = v
+	}
+	for _, nb := range t.schema.Blocks {
+		c, ok := t.blocks[nb.Name]
+		if !ok && !nb.Always {
+			vals[nb.Name] = cty.NullVal(nb.Block.ImpliedType())
+			continue
+		}
+		if !ok {
+			c = t.child(nb.Name)
+		}
+		v, d := evalBody(c, ctx)
+		diags = append(diags, d...)
+		vals[nb.Name] = v
+	}
+	return cty.ObjectVal(vals), diags
+}
+
+func convertMsg(err error, want cty.Type) string {
+	return fmt.Sprintf("%s required (%s)", want.FriendlyName(), err)
+}
+
+// evalInstance evaluates one instance, fills the defaults that depend on
+// other attributes, and decodes and checks it.
+func evalInstance(r *Resource, ctx *hcl.EvalContext) (cty.Value, *Instance, hcl.Diagnostics) {
+	v, diags := evalBody(r.body, ctx)
+	v = fillQPType(v)
+	inst := &Instance{Value: v}
+	diags = append(diags, decodeInstance(r.Addr.Kind, r.body, inst)...)
+	return v, inst, diags
+}
+
+// fillQPType gives a qp block without a type the port space's natural
+// one: "rc" for tcp and ib, "ud" for udp and ipoib.
+func fillQPType(v cty.Value) cty.Value {
+	if !v.Type().HasAttribute("qp") {
+		return v
+	}
+	qp := v.GetAttr("qp")
+	if qp.IsNull() || !qp.IsKnown() || !qp.GetAttr("type").IsNull() {
+		return v
+	}
+	ps := v.GetAttr("port_space")
+	if !ps.IsKnown() {
+		return setAttr(v, "qp", setAttr(qp, "type", cty.UnknownVal(cty.String)))
+	}
+	t := "rc"
+	if s := ps.AsString(); s == "udp" || s == "ipoib" {
+		t = "ud"
+	}
+	return setAttr(v, "qp", setAttr(qp, "type", cty.StringVal(t)))
+}
+
+func setAttr(obj cty.Value, name string, v cty.Value) cty.Value {
+	m := obj.AsValueMap()
+	m[name] = v
+	return cty.ObjectVal(m)
+}
+
+// dedupe drops repeated diagnostics (the same problem in every instance of
+// a block with count reports once).
+func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
+	type k struct {
+		sev             hcl.DiagnosticSeverity
+		summary, detail string
+		rng             hcl.Range
+	}
+	seen := map[k]bool{}
+	out := diags[:0:0]
+	for _, d := range diags {
+		key := k{d.Severity, d.Summary, d.Detail, hcl.Range{}}
+		if d.Subject != nil {
+			key.rng = *d.Subject
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, d)
+	}
+	return out
+}

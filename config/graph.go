@@ -1,0 +1,128 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// node is one vertex of the dependency graph: a variable, local value,
+// block (protection_domain, listener, endpoint) or output, named by key
+// ("var.x", "local.y", "listener.z", "output.w").
+type node struct {
+	key  string
+	rng  hcl.Range
+	deps []string // keys of the nodes this one needs, sorted, unique
+}
+
+// graph is the dependency graph; edges point from a node to what it needs.
+type graph struct {
+	nodes map[string]*node
+}
+
+func (g *graph) add(key string, rng hcl.Range, refs []*reference, extra ...string) {
+	seen := map[string]bool{}
+	var deps []string
+	for _, r := range refs {
+		if k := r.key(); k != "" && !seen[k] {
+			seen[k] = true
+			deps = append(deps, k)
+		}
+	}
+	for _, k := range extra {
+		if !seen[k] {
+			seen[k] = true
+			deps = append(deps, k)
+		}
+	}
+	sort.Strings(deps)
+	g.nodes[key] = &node{key: key, rng: rng, deps: deps}
+}
+
+// order returns the strongly connected components with every component
+// after the ones it depends on (Tarjan's algorithm, which emits them in
+// that order). A component of more than one node, or a node that needs
+// itself, is a cycle.
+func (g *graph) order() [][]*node {
+	keys := make([]string, 0, len(g.nodes))
+	for k := range g.nodes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	index := map[string]int{}
+	low := map[string]int{}
+	onStack := map[string]bool{}
+	var stack []string
+	var out [][]*node
+	next := 0
+	var strong func(k string)
+	strong = func(k string) {
+		index[k], low[k] = next, next
+		next++
+		stack = append(stack, k)
+		onStack[k] = true
+		for _, d := range g.nodes[k].deps {
+			if _, ok := g.nodes[d]; !ok {
+				continue
+			}
+			if _, visited := index[d]; !visited {
+				strong(d)
+				low[k] = min(low[k], low[d])
+			} else if onStack[d] {
+				low[k] = min(low[k], index[d])
+			}
+		}
+		if low[k] == index[k] {
+			var comp []*node
+			for {
+				top := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[top] = false
+				comp = append(comp, g.nodes[top])
+				if top == k {
+					break
+				}
+			}
+			sort.Slice(comp, func(i, j int) bool { return comp[i].key < comp[j].key })
+			out = append(out, comp)
+		}
+	}
+	for _, k := range keys {
+		if _, visited := index[k]; !visited {
+			strong(k)
+		}
+	}
+	return out
+}
+
+// isCycle reports whether a component is a cycle.
+func isCycle(comp []*node) bool {
+	if len(comp) > 1 {
+		return true
+	}
+	for _, d := range comp[0].deps {
+		if d == comp[0].key {
+			return true
+		}
+	}
+	return false
+}
+
+// cycleDiag is the one diagnostic for a cycle, naming every member and
+// where it is declared.
+func cycleDiag(comp []*node) *hcl.Diagnostic {
+	names := make([]string, len(comp))
+	lines := make([]string, len(comp))
+	for i, n := range comp {
+		names[i] = n.key
+		lines[i] = fmt.Sprintf("  %s (%s)", n.key, n.rng)
+	}
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Cycle: " + strings.Join(names, ", "),
+		Detail:   "These objects depend on each other, so none of them can be evaluated first:\n" + strings.Join(lines, "\n"),
+		Subject:  comp[0].rng.Ptr(),
+	}
+}

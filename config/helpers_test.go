@@ -1,0 +1,5 @@
+package config
+
+import "strings"
+
+type stringsBuilder = strings.Builder

@@ -1,0 +1,54 @@
+package config
+
+// Private data limits of librdmacm, in bytes, for what the user may pass.
+// The IB CM carries 92 bytes of private data in a REQ, 196 in a REP, 148
+// in a REJ, 216 in a SIDR REQ and 136 in a SIDR REP; for an id bound to an
+// IP address the RDMA CM puts its own 36-byte header (cma_hdr) in front of
+// the user's data in a REQ and a SIDR REQ. Hence rdma_connect(3):
+// 56 bytes on RDMA_PS_TCP, 180 on RDMA_PS_UDP; rdma_accept(3): 196 and 136;
+// rdma_reject(3): 148 and 136. The ib port space follows its QP type (a UD
+// QP uses SIDR), and ipoib is a datagram port space like udp.
+const (
+	privateDataConnect   = 56
+	privateDataAccept    = 196
+	privateDataReject    = 148
+	privateDataSIDRReq   = 180
+	privateDataSIDRReply = 136
+)
+
+// Direction is what private data travels with.
+type Direction string
+
+const (
+	DirConnect Direction = "connect"
+	DirAccept  Direction = "accept"
+	DirReject  Direction = "reject"
+)
+
+// PrivateDataLimit is the most private data librdmacm carries in the
+// given direction for a port space and QP type ("" when no QP is given:
+// the port space's natural type).
+func PrivateDataLimit(ps PortSpace, qp QPType, dir Direction) int {
+	datagram := ps == PortSpaceUDP || ps == PortSpaceIPoIB || (ps == PortSpaceIB && qp == QPTypeUD)
+	switch {
+	case datagram && dir == DirConnect:
+		return privateDataSIDRReq
+	case datagram:
+		return privateDataSIDRReply
+	case dir == DirConnect:
+		return privateDataConnect
+	case dir == DirAccept:
+		return privateDataAccept
+	default:
+		return privateDataReject
+	}
+}
+
+// Static sanity limits; the device's own limits are checked by
+// CheckDevice against a live device.
+const (
+	maxWRStatic     = 65536 // above any known device's max_qp_wr
+	maxSGEStatic    = 64    // above any known device's max_sge
+	maxInlineStatic = 4096  // bytes a send WQE can carry inline on any known device
+	maxProbeSize    = 1 << 20
+)

@@ -1,0 +1,211 @@
+package config
+
+import (
+	"sort"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Config is an evaluated configuration: the desired state.
+type Config struct {
+	Settings  *Settings
+	Variables map[string]*Variable
+	Locals    map[string]cty.Value
+	Resources map[addrs.Resource]*Resource
+	Instances map[addrs.Instance]*Instance
+	Outputs   map[string]*Output
+}
+
+// SortedInstances returns every instance in creation order (addrs.Less).
+func (c *Config) SortedInstances() []*Instance {
+	out := make([]*Instance, 0, len(c.Instances))
+	for _, i := range c.Instances {
+		out = append(out, i)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Addr.Less(out[b].Addr) })
+	return out
+}
+
+// Resource is one protection_domain, listener or endpoint block.
+type Resource struct {
+	Addr addrs.Resource
+	// Count and ForEach are the meta-argument expressions (nil if absent).
+	Count, ForEach hcl.Expression
+	// DependsOn lists the resources this block's instances depend on: the
+	// ones its expressions reference (directly or through locals) and its
+	// depends_on, sorted and without duplicates.
+	DependsOn []addrs.Resource
+	Lifecycle Lifecycle
+	DeclRange hcl.Range
+
+	body      *bodyTemplate
+	dependsOn []hcl.Traversal
+	refs      []*reference
+}
+
+// Lifecycle is a block's lifecycle meta-argument.
+type Lifecycle struct {
+	PreventDestroy      bool
+	CreateBeforeDestroy bool
+	// IgnoreChanges lists attribute paths whose changes the planner
+	// ignores; IgnoreAllChanges is ignore_changes = all.
+	IgnoreChanges    []cty.Path
+	IgnoreAllChanges bool
+}
+
+// Instance is one object to manage.
+type Instance struct {
+	Addr     addrs.Instance
+	Resource *Resource
+	// Value is the evaluated object: every attribute of Schema(kind) with
+	// defaults filled in; attributes known only after apply (id, qp_num,
+	// ...) and anything computed from them are unknown. Absent optional
+	// blocks (qp, reconnect, probe) are null.
+	Value cty.Value
+
+	// Exactly one of these is set, by Addr.Kind. Fields whose value is
+	// unknown (see Known) hold their zero value.
+	ProtectionDomain *ProtectionDomain
+	Listener         *Listener
+	Endpoint         *Endpoint
+}
+
+// Known reports whether the value at path (attribute names) is known now;
+// an unknown one shows as (known after apply).
+func (i *Instance) Known(path ...string) bool {
+	v := i.Value
+	for _, name := range path {
+		if !v.IsKnown() {
+			return false
+		}
+		if v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute(name) {
+			return true
+		}
+		v = v.GetAttr(name)
+	}
+	return v.IsWhollyKnown()
+}
+
+// PortSpace is an rdma_port_space: "tcp", "udp", "ib" or "ipoib".
+type PortSpace string
+
+const (
+	PortSpaceTCP   PortSpace = "tcp"
+	PortSpaceUDP   PortSpace = "udp"
+	PortSpaceIB    PortSpace = "ib"
+	PortSpaceIPoIB PortSpace = "ipoib"
+)
+
+// QPType is a queue pair type: "rc", "uc" or "ud".
+type QPType string
+
+const (
+	QPTypeRC QPType = "rc"
+	QPTypeUC QPType = "uc"
+	QPTypeUD QPType = "ud"
+)
+
+// ProtectionDomain is a protection_domain block's instance.
+type ProtectionDomain struct {
+	Device string
+}
+
+// Listener is the passive side: rdma_bind_addr, rdma_listen, rdma_accept.
+type Listener struct {
+	Address   string
+	Port      int
+	PortSpace PortSpace
+	Backlog   int
+	PD        string // "" means the device's default PD
+	QP        *QP    // nil means no QP (a NULL qp_init_attr)
+	Accept    Accept
+}
+
+// Endpoint is the active side: rdma_resolve_addr/route, rdma_connect.
+type Endpoint struct {
+	Address       string
+	Port          int
+	SourceAddress string // "" means any
+	PortSpace     PortSpace
+	PD            string
+	QP            *QP
+	Connect       Connect
+	Reconnect     *Reconnect // nil: no automatic reconnection
+	Probe         *Probe     // nil: no data-path probe
+}
+
+// QP is a queue pair's ibv_qp_init_attr.
+type QP struct {
+	Type          QPType
+	MaxSendWR     int
+	MaxRecvWR     int
+	MaxSendSGE    int
+	MaxRecvSGE    int
+	MaxInlineData int
+	SQSigAll      bool
+}
+
+// Accept is a listener's rdma_accept parameters.
+type Accept struct {
+	ResponderResources int
+	InitiatorDepth     int
+	PrivateData        []byte
+	RejectPrivateData  []byte
+	MaxConnections     int // 0 means no limit
+	Echo               bool
+}
+
+// Connect is an endpoint's rdma_connect parameters.
+type Connect struct {
+	ResponderResources int
+	InitiatorDepth     int
+	RetryCount         int
+	RNRRetryCount      int
+	PrivateData        []byte
+	Timeout            time.Duration
+}
+
+// Reconnect bounds the exponential backoff between reconnection attempts.
+type Reconnect struct {
+	MinBackoff, MaxBackoff time.Duration
+}
+
+// Probe is a data-path round trip toward an echoing listener.
+type Probe struct {
+	Interval time.Duration
+	Size     int
+	Timeout  time.Duration
+}
+
+// Variable is a variable block and its value.
+type Variable struct {
+	Name        string
+	Type        cty.Type // cty.DynamicPseudoType when unconstrained
+	Default     cty.Value
+	Description string
+	Sensitive   bool
+	Value       cty.Value
+	DeclRange   hcl.Range
+
+	validations []*variableValidation
+}
+
+type variableValidation struct {
+	Condition    hcl.Expression
+	ErrorMessage hcl.Expression
+	DeclRange    hcl.Range
+}
+
+// Output is an output block and its value (which may be unknown).
+type Output struct {
+	Name        string
+	Value       cty.Value
+	Description string
+	Sensitive   bool
+	DeclRange   hcl.Range
+
+	expr hcl.Expression
+}

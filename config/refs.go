@@ -1,0 +1,189 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config/addrs"
+)
+
+// refKind is what a reference's root names.
+type refKind int
+
+const (
+	refVar refKind = iota
+	refLocal
+	refResource
+	refCount
+	refEach
+	refInvalid // reported already; evaluates to an unknown value
+)
+
+// reference is one traversal of an expression, typed: var.x, local.x,
+// listener.x[0].port, count.index, each.key.
+type reference struct {
+	kind refKind
+	root string         // the traversal's first name, as written
+	name string         // var and local: the name
+	res  addrs.Resource // refResource
+	rng  hcl.Range
+}
+
+// key names the graph node a reference depends on ("" for none).
+func (r *reference) key() string {
+	switch r.kind {
+	case refVar:
+		return "var." + r.name
+	case refLocal:
+		return "local." + r.name
+	case refResource:
+		return r.res.String()
+	}
+	return ""
+}
+
+var rootNames = []string{"var", "local", "count", "each", string(addrs.ProtectionDomain), string(addrs.Listener), string(addrs.Endpoint)}
+
+// parseRef types a traversal and checks it against the declarations.
+// expand says which of count/each the enclosing block offers ("" none).
+func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hcl.Diagnostics) {
+	root := tr.RootName()
+	ref := &reference{kind: refInvalid, root: root, rng: tr.SourceRange()}
+	bad := func(summary, detail string, rng hcl.Range) (*reference, hcl.Diagnostics) {
+		return ref, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng.Ptr()}}
+	}
+	attrAt := func(i int) (string, hcl.Range, bool) {
+		if len(tr) <= i {
+			return "", hcl.Range{}, false
+		}
+		if a, ok := tr[i].(hcl.TraverseAttr); ok {
+			return a.Name, a.SrcRange, true
+		}
+		return "", tr[i].SourceRange(), false
+	}
+	switch root {
+	case "var", "local":
+		name, rng, ok := attrAt(1)
+		ref.name = name
+		if !ok {
+			return bad("Invalid reference", fmt.Sprintf("A reference to a %s value needs a name after it, such as %s.name.", root, root), tr.SourceRange())
+		}
+		if root == "var" {
+			if _, declared := d.variables[name]; !declared {
+				return bad("Reference to undeclared input variable",
+					fmt.Sprintf("An input variable named %q is not declared.%s", name, didYouMean(name, mapKeys(d.variables))), hcl.RangeOver(tr[0].SourceRange(), rng))
+			}
+			ref.kind = refVar
+		} else {
+			if _, declared := d.locals[name]; !declared {
+				return bad("Reference to undeclared local value",
+					fmt.Sprintf("A local value named %q is not declared.%s", name, didYouMean(name, mapKeys(d.locals))), hcl.RangeOver(tr[0].SourceRange(), rng))
+			}
+			ref.kind = refLocal
+		}
+		ref.name = name
+		return ref, nil
+	case "count", "each":
+		if expand != root {
+			what := "count"
+			if root == "each" {
+				what = "for_each"
+			}
+			return bad(fmt.Sprintf("Reference to %q in a block without %s", root, what),
+				fmt.Sprintf("%s.* is available only in a protection_domain, listener or endpoint block that sets %s.", root, what), tr.SourceRange())
+		}
+		name, rng, ok := attrAt(1)
+		allowed, text := []string{"index"}, "count has only count.index."
+		if root == "each" {
+			allowed, text = []string{"key", "value"}, "each has only each.key and each.value."
+		}
+		if !ok || !contains(allowed, name) {
+			if !ok {
+				rng = tr[len(tr)-1].SourceRange()
+			}
+			return bad("Invalid reference", text, hcl.RangeOver(tr[0].SourceRange(), rng))
+		}
+		ref.kind = refCount
+		if root == "each" {
+			ref.kind = refEach
+		}
+		return ref, nil
+	case string(addrs.ProtectionDomain), string(addrs.Listener), string(addrs.Endpoint):
+		name, rng, ok := attrAt(1)
+		if !ok {
+			return bad("Invalid reference", fmt.Sprintf("A reference to a %s needs its name, such as %s.name.", root, root), tr.SourceRange())
+		}
+		ref.name = name
+		res := addrs.Resource{Kind: addrs.Kind(root), Name: name}
+		r, declared := d.resources[res]
+		if !declared {
+			var names []string
+			for a := range d.resources {
+				if a.Kind == res.Kind {
+					names = append(names, a.Name)
+				}
+			}
+			return bad("Reference to undeclared "+root,
+				fmt.Sprintf("A %s named %q is not declared in this configuration.%s", root, name, didYouMean(name, names)), hcl.RangeOver(tr[0].SourceRange(), rng))
+		}
+		ref.kind, ref.res = refResource, res
+		// The attribute follows the name, or an index when the block is
+		// expanded.
+		i := 2
+		if len(tr) > i {
+			if _, isIndex := tr[i].(hcl.TraverseIndex); isIndex {
+				i++
+			}
+		}
+		if attr, arng, ok := attrAt(i); ok {
+			schema := schemas[res.Kind]
+			if schema.Attribute(attr) == nil && schema.NestedBlock(attr) == nil {
+				return bad("Unsupported attribute",
+					fmt.Sprintf("A %s has no attribute named %q.%s", root, attr, didYouMean(attr, schema.names())), arng)
+			}
+			if r.Count == nil && r.ForEach == nil && i == 3 {
+				return bad("Unexpected index", fmt.Sprintf("%s.%s has neither count nor for_each, so it is not indexed.", root, name), tr[2].SourceRange())
+			}
+		}
+		return ref, nil
+	}
+	return bad("Reference to unknown name",
+		fmt.Sprintf("There is nothing named %q; references start with var., local., protection_domain., listener., endpoint., count. or each.%s", root, didYouMean(root, rootNames)), tr[0].SourceRange())
+}
+
+// collectRefs types every reference in exprs.
+func (d *declarations) collectRefs(exprs []hcl.Expression, expand string) ([]*reference, hcl.Diagnostics) {
+	var refs []*reference
+	var diags hcl.Diagnostics
+	for _, e := range exprs {
+		if e == nil {
+			continue
+		}
+		for _, tr := range e.Variables() {
+			r, rd := d.parseRef(tr, expand)
+			diags = append(diags, rd...)
+			refs = append(refs, r)
+		}
+	}
+	return refs, diags
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+

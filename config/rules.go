@@ -1,0 +1,274 @@
+package config
+
+import (
+	"fmt"
+	"math/big"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// checker decodes an evaluated object into Go values, reporting each
+// value that breaks a rule at the expression that produced it.
+type checker struct {
+	diags hcl.Diagnostics
+}
+
+func (c *checker) errorf(rng hcl.Range, summary, format string, args ...any) {
+	c.diags = append(c.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
+		Detail: fmt.Sprintf(format, args...), Subject: rng.Ptr()})
+}
+
+// intIn reads a whole number in [lo, hi]; unknown or null gives 0.
+func (c *checker) intIn(obj cty.Value, t *bodyTemplate, name string, lo, hi int64, summary, why string) int {
+	v := obj.GetAttr(name)
+	if !v.IsKnown() || v.IsNull() {
+		return 0
+	}
+	bf := v.AsBigFloat()
+	n, acc := bf.Int64()
+	if !bf.IsInt() || acc != big.Exact {
+		c.errorf(t.attrRange(name), summary, "%s must be a whole number; got %s.", name, bf.Text('g', 10))
+		return 0
+	}
+	if n < lo || n > hi {
+		c.errorf(t.attrRange(name), summary, "%s must be from %d to %d%s; got %d.", name, lo, hi, why, n)
+		return 0
+	}
+	return int(n)
+}
+
+func (c *checker) str(obj cty.Value, name string) string {
+	v := obj.GetAttr(name)
+	if !v.IsKnown() || v.IsNull() {
+		return ""
+	}
+	return v.AsString()
+}
+
+func (c *checker) boolean(obj cty.Value, name string) bool {
+	v := obj.GetAttr(name)
+	return v.IsKnown() && !v.IsNull() && v.True()
+}
+
+func (c *checker) duration(obj cty.Value, t *bodyTemplate, name string) time.Duration {
+	s := c.str(obj, name)
+	if s == "" {
+		return 0
+	}
+	d, diags := parseDuration(s, t.attrRange(name), false)
+	c.diags = append(c.diags, diags...)
+	return d
+}
+
+func (c *checker) oneOf(obj cty.Value, t *bodyTemplate, name, summary string, allowed ...string) string {
+	s := c.str(obj, name)
+	if s != "" && !contains(allowed, s) {
+		c.errorf(t.attrRange(name), summary, "%s must be %s; got %q.%s", name, quoteOr(allowed), s, didYouMean(s, allowed))
+		return ""
+	}
+	return s
+}
+
+func quoteOr(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+func (c *checker) address(obj cty.Value, t *bodyTemplate, name string) string {
+	s := c.str(obj, name)
+	if s != "" && !validHost(s) {
+		c.errorf(t.attrRange(name), "Invalid address", "%s must be an IPv4 or IPv6 address or a host name; got %q.", name, s)
+	}
+	return s
+}
+
+// validHost accepts an IP literal (with an optional IPv6 zone) or an RFC
+// 1123 host name.
+func validHost(s string) bool {
+	if _, err := netip.ParseAddr(s); err == nil {
+		return true
+	}
+	if len(s) > 253 || strings.ContainsAny(s, ":[]") {
+		return false
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(s, "."), ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (c *checker) privateData(obj cty.Value, t *bodyTemplate, name string, ps PortSpace, qp QPType, dir Direction) []byte {
+	s := c.str(obj, name)
+	if s == "" {
+		return nil
+	}
+	if ps != "" && (qp != "" || ps != PortSpaceIB) {
+		if limit := PrivateDataLimit(ps, qp, dir); len(s) > limit {
+			kind := "connection"
+			if ps == PortSpaceUDP || ps == PortSpaceIPoIB || qp == QPTypeUD {
+				kind = "datagram (SIDR)"
+			}
+			c.errorf(t.attrRange(name), "Private data too long",
+				"%s is %d bytes; librdmacm carries at most %d bytes of private data in a %s %s on the %s port space.",
+				name, len(s), limit, kind, map[Direction]string{DirConnect: "request", DirAccept: "reply", DirReject: "rejection"}[dir], ps)
+		}
+	}
+	return []byte(s)
+}
+
+// qp decodes a qp block and checks its caps and its fit to the port space.
+func (c *checker) qp(obj cty.Value, t *bodyTemplate, ps PortSpace) *QP {
+	v := obj.GetAttr("qp")
+	if v.IsNull() || !v.IsKnown() {
+		return nil
+	}
+	qt := t.child("qp")
+	q := &QP{
+		Type:          QPType(c.oneOf(v, qt, "type", "Invalid QP type", "rc", "uc", "ud")),
+		MaxSendWR:     c.intIn(v, qt, "max_send_wr", 1, maxWRStatic, "Invalid QP capacity", " (no device queues more work requests; -device-check compares with the device's max_qp_wr)"),
+		MaxRecvWR:     c.intIn(v, qt, "max_recv_wr", 1, maxWRStatic, "Invalid QP capacity", " (no device queues more work requests; -device-check compares with the device's max_qp_wr)"),
+		MaxSendSGE:    c.intIn(v, qt, "max_send_sge", 1, maxSGEStatic, "Invalid QP capacity", " (no device takes more scatter/gather entries; -device-check compares with the device's max_sge)"),
+		MaxRecvSGE:    c.intIn(v, qt, "max_recv_sge", 1, maxSGEStatic, "Invalid QP capacity", " (no device takes more scatter/gather entries; -device-check compares with the device's max_sge)"),
+		MaxInlineData: c.intIn(v, qt, "max_inline_data", 0, maxInlineStatic, "Inline data too large", " bytes, the most a send work request can carry inline on any known device"),
+		SQSigAll:      c.boolean(v, "sq_sig_all"),
+	}
+	if q.Type != "" && ps != "" {
+		fits := map[PortSpace][]string{PortSpaceTCP: {"rc"}, PortSpaceUDP: {"ud"}, PortSpaceIPoIB: {"ud"}, PortSpaceIB: {"rc", "uc", "ud"}}[ps]
+		if !contains(fits, string(q.Type)) {
+			c.errorf(qt.attrRange("type"), "QP type does not fit the port space",
+				"A %q QP cannot be used on the %q port space, which carries %s QPs only.", q.Type, ps, strings.ToUpper(strings.Join(fits, ", ")))
+		}
+	}
+	return q
+}
+
+func (c *checker) portSpace(obj cty.Value, t *bodyTemplate) PortSpace {
+	return PortSpace(c.oneOf(obj, t, "port_space", "Invalid port space", "tcp", "udp", "ib", "ipoib"))
+}
+
+func (c *checker) port(obj cty.Value, t *bodyTemplate) int {
+	return c.intIn(obj, t, "port", 1, 65535, "Invalid port", "")
+}
+
+// decodeInstance fills inst's typed struct from inst.Value.
+func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance) hcl.Diagnostics {
+	c := &checker{}
+	v := inst.Value
+	switch kind {
+	case addrs.ProtectionDomain:
+		inst.ProtectionDomain = &ProtectionDomain{Device: c.str(v, "device")}
+		if v.GetAttr("device").IsKnown() && inst.ProtectionDomain.Device == "" {
+			c.errorf(t.attrRange("device"), "Invalid device", "device must name an RDMA device, such as \"rxe0\".")
+		}
+	case addrs.Listener:
+		l := &Listener{
+			Address:   c.address(v, t, "address"),
+			Port:      c.port(v, t),
+			PortSpace: c.portSpace(v, t),
+			Backlog:   c.intIn(v, t, "backlog", 1, 65535, "Invalid backlog", " pending connection requests"),
+			PD:        c.str(v, "pd"),
+		}
+		l.QP = c.qp(v, t, l.PortSpace)
+		var qt QPType
+		if l.QP != nil {
+			qt = l.QP.Type
+		}
+		a, at := v.GetAttr("accept"), t.child("accept")
+		if a.IsKnown() && !a.IsNull() {
+			l.Accept = Accept{
+				ResponderResources: c.intIn(a, at, "responder_resources", 0, 255, "Invalid accept parameter", " (an 8-bit field of rdma_conn_param)"),
+				InitiatorDepth:     c.intIn(a, at, "initiator_depth", 0, 255, "Invalid accept parameter", " (an 8-bit field of rdma_conn_param)"),
+				PrivateData:        c.privateData(a, at, "private_data", l.PortSpace, qt, DirAccept),
+				RejectPrivateData:  c.privateData(a, at, "reject_private_data", l.PortSpace, qt, DirReject),
+				MaxConnections:     c.intIn(a, at, "max_connections", 1, 1<<20, "Invalid accept parameter", " (omit it for no limit)"),
+				Echo:               c.boolean(a, "echo"),
+			}
+			if l.Accept.Echo && (l.QP == nil || (l.QP.Type != "" && l.QP.Type != QPTypeRC)) {
+				c.errorf(at.attrRange("echo"), "Echo needs an RC queue pair",
+					"echo answers probes on accepted RC connections, so the listener needs a qp block of type \"rc\".")
+			}
+		}
+		inst.Listener = l
+	case addrs.Endpoint:
+		e := &Endpoint{
+			Address:       c.address(v, t, "address"),
+			Port:          c.port(v, t),
+			SourceAddress: c.address(v, t, "source_address"),
+			PortSpace:     c.portSpace(v, t),
+			PD:            c.str(v, "pd"),
+		}
+		e.QP = c.qp(v, t, e.PortSpace)
+		var qt QPType
+		if e.QP != nil {
+			qt = e.QP.Type
+		}
+		if cv, ct := v.GetAttr("connect"), t.child("connect"); cv.IsKnown() && !cv.IsNull() {
+			e.Connect = Connect{
+				ResponderResources: c.intIn(cv, ct, "responder_resources", 0, 255, "Invalid connect parameter", " (an 8-bit field of rdma_conn_param)"),
+				InitiatorDepth:     c.intIn(cv, ct, "initiator_depth", 0, 255, "Invalid connect parameter", " (an 8-bit field of rdma_conn_param)"),
+				RetryCount:         c.intIn(cv, ct, "retry_count", 0, 7, "Invalid retry count", " (a 3-bit field of the connection request)"),
+				RNRRetryCount:      c.intIn(cv, ct, "rnr_retry_count", 0, 7, "Invalid retry count", " (a 3-bit field of the connection request; 7 means retry forever)"),
+				PrivateData:        c.privateData(cv, ct, "private_data", e.PortSpace, qt, DirConnect),
+				Timeout:            c.duration(cv, ct, "timeout"),
+			}
+		}
+		if rv, rt := v.GetAttr("reconnect"), t.child("reconnect"); rv.IsKnown() && !rv.IsNull() {
+			e.Reconnect = &Reconnect{MinBackoff: c.duration(rv, rt, "min_backoff"), MaxBackoff: c.duration(rv, rt, "max_backoff")}
+			if e.Reconnect.MaxBackoff != 0 && e.Reconnect.MinBackoff > e.Reconnect.MaxBackoff {
+				c.errorf(rt.attrRange("max_backoff"), "Invalid backoff",
+					"max_backoff (%s) must not be shorter than min_backoff (%s).", e.Reconnect.MaxBackoff, e.Reconnect.MinBackoff)
+			}
+		}
+		if pv, pt := v.GetAttr("probe"), t.child("probe"); pv.IsKnown() && !pv.IsNull() {
+			e.Probe = &Probe{
+				Interval: c.duration(pv, pt, "interval"),
+				Size:     c.intIn(pv, pt, "size", 1, maxProbeSize, "Invalid probe size", " bytes"),
+				Timeout:  c.duration(pv, pt, "timeout"),
+			}
+			if e.QP == nil || (e.QP.Type != "" && e.QP.Type != QPTypeRC) {
+				c.errorf(pt.def, "Probe needs an RC queue pair",
+					"A probe is a round trip over the endpoint's QP toward an echoing listener, so the endpoint needs a qp block of type \"rc\".")
+			}
+		}
+		inst.Endpoint = e
+	}
+	return c.diags
+}
+
+// checkListenerAddresses reports two listener instances on the same
+// address, port and port space.
+func checkListenerAddresses(cfg *Config) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	seen := map[string]*Instance{}
+	for _, inst := range cfg.SortedInstances() {
+		l := inst.Listener
+		if l == nil || !inst.Known("address") || !inst.Known("port") || !inst.Known("port_space") || l.Port == 0 || l.PortSpace == "" {
+			continue
+		}
+		key := fmt.Sprintf("%s|%d|%s", l.Address, l.Port, l.PortSpace)
+		if prev, dup := seen[key]; dup {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate listener address",
+				Detail: fmt.Sprintf("%s and %s (declared at %s) both listen on %s port %d (%s); only one can bind it.",
+					inst.Addr, prev.Addr, prev.Resource.DeclRange, l.Address, l.Port, l.PortSpace),
+				Subject: inst.Resource.body.attrRange("port").Ptr()})
+			continue
+		}
+		seen[key] = inst
+	}
+	return diags
+}

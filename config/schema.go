@@ -1,0 +1,245 @@
+package config
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Attribute describes one attribute of a managed object: its type, whether
+// it must be given, its default, whether it is known only after apply, and
+// whether changing it forces the object to be replaced.
+type Attribute struct {
+	Name     string
+	Type     cty.Type
+	Required bool
+	// Default is used when the attribute is omitted; cty.NilVal means null.
+	// Defaults that depend on other attributes (qp.type) are filled by the
+	// loader and documented on the attribute.
+	Default cty.Value
+	// Computed attributes are set by apply and cannot be written in the
+	// configuration; until then they are unknown.
+	Computed bool
+	// Replace: a change of this attribute destroys and re-creates the
+	// object; otherwise the change is applied in place.
+	Replace     bool
+	Description string
+}
+
+// NestedBlock is a block that may appear at most once inside an object.
+type NestedBlock struct {
+	Name    string
+	Block   *Block
+	Replace bool // adding or removing the block forces replacement
+	// Always: an omitted block means the block with all its defaults
+	// (accept, connect); otherwise an omitted block is null (qp, probe).
+	Always bool
+}
+
+// Block is the schema of an object kind or of a nested block.
+type Block struct {
+	Attributes []*Attribute
+	Blocks     []*NestedBlock
+}
+
+// Attribute returns the named attribute's schema, or nil.
+func (b *Block) Attribute(name string) *Attribute {
+	for _, a := range b.Attributes {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// NestedBlock returns the named nested block's schema, or nil.
+func (b *Block) NestedBlock(name string) *NestedBlock {
+	for _, nb := range b.Blocks {
+		if nb.Name == name {
+			return nb
+		}
+	}
+	return nil
+}
+
+// ImpliedType is the object type of a value of this block, computed
+// attributes included; absent nested blocks are null objects.
+func (b *Block) ImpliedType() cty.Type {
+	at := make(map[string]cty.Type, len(b.Attributes)+len(b.Blocks))
+	for _, a := range b.Attributes {
+		at[a.Name] = a.Type
+	}
+	for _, nb := range b.Blocks {
+		at[nb.Name] = nb.Block.ImpliedType()
+	}
+	return cty.Object(at)
+}
+
+// names lists attribute and block names, for "did you mean".
+func (b *Block) names() []string {
+	var n []string
+	for _, a := range b.Attributes {
+		n = append(n, a.Name)
+	}
+	for _, nb := range b.Blocks {
+		n = append(n, nb.Name)
+	}
+	return n
+}
+
+// hclSchema is the HCL body schema of the configurable part of b.
+func (b *Block) hclSchema() *hcl.BodySchema {
+	s := &hcl.BodySchema{}
+	for _, a := range b.Attributes {
+		if !a.Computed {
+			s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: a.Name, Required: a.Required})
+		}
+	}
+	for _, nb := range b.Blocks {
+		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: nb.Name})
+	}
+	return s
+}
+
+// Schema returns the schema of an object kind, or nil for an unknown kind.
+func Schema(k addrs.Kind) *Block { return schemas[k] }
+
+// RequiresReplace reports whether a change at path (attribute names from
+// the object's root, such as cty.GetAttrPath("qp").GetAttr("max_send_wr"))
+// forces replacement of an object of kind k. A path into a nested block
+// follows the attribute's own Replace; a path naming a whole nested block
+// follows the block's Replace.
+func RequiresReplace(k addrs.Kind, path cty.Path) bool {
+	b := schemas[k]
+	for i, step := range path {
+		ga, ok := step.(cty.GetAttrStep)
+		if !ok || b == nil {
+			return false
+		}
+		if a := b.Attribute(ga.Name); a != nil {
+			return a.Replace && i == len(path)-1
+		}
+		nb := b.NestedBlock(ga.Name)
+		if nb == nil {
+			return false
+		}
+		if i == len(path)-1 {
+			return nb.Replace
+		}
+		b = nb.Block
+	}
+	return false
+}
+
+func computed(name, desc string) *Attribute {
+	return &Attribute{Name: name, Type: cty.String, Computed: true, Description: desc}
+}
+
+func computedNumber(name, desc string) *Attribute {
+	return &Attribute{Name: name, Type: cty.Number, Computed: true, Description: desc}
+}
+
+// Defaults, documented here and in the package doc.
+const (
+	DefaultPortSpace      = "tcp"
+	DefaultBacklog        = 128 // rdma_listen's backlog; rping uses 3, which is too small for a fan-in
+	DefaultMaxWR          = 64
+	DefaultMaxSGE         = 1
+	DefaultResources      = 1 // responder_resources and initiator_depth
+	DefaultRetryCount     = 7
+	DefaultRNRRetryCount  = 7    // 7 means retry forever on receiver-not-ready
+	DefaultConnectTimeout = "2s" // address and route resolution, as rping's 2000 ms
+	DefaultMinBackoff     = "1s"
+	DefaultMaxBackoff     = "30s"
+	DefaultProbeInterval  = "1s"
+	DefaultProbeSize      = 64
+	DefaultProbeTimeout   = "1s"
+)
+
+var qpBlock = &Block{Attributes: []*Attribute{
+	{Name: "type", Type: cty.String, Replace: true, Description: `"rc", "uc" or "ud"; default "rc" for the tcp and ib port spaces, "ud" for udp and ipoib`},
+	{Name: "max_send_wr", Type: cty.Number, Default: cty.NumberIntVal(DefaultMaxWR), Replace: true},
+	{Name: "max_recv_wr", Type: cty.Number, Default: cty.NumberIntVal(DefaultMaxWR), Replace: true},
+	{Name: "max_send_sge", Type: cty.Number, Default: cty.NumberIntVal(DefaultMaxSGE), Replace: true},
+	{Name: "max_recv_sge", Type: cty.Number, Default: cty.NumberIntVal(DefaultMaxSGE), Replace: true},
+	{Name: "max_inline_data", Type: cty.Number, Default: cty.NumberIntVal(0), Replace: true},
+	{Name: "sq_sig_all", Type: cty.Bool, Default: cty.False, Replace: true},
+}}
+
+var lifecycleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "prevent_destroy"}, {Name: "create_before_destroy"}, {Name: "ignore_changes"},
+}}
+
+var schemas = map[addrs.Kind]*Block{
+	addrs.ProtectionDomain: {Attributes: []*Attribute{
+		{Name: "device", Type: cty.String, Required: true, Replace: true, Description: "RDMA device name, such as rxe0"},
+		computed("id", "identifier of the protection domain"),
+		computed("status", "state reported by the agent"),
+	}},
+	addrs.Listener: {
+		Attributes: []*Attribute{
+			{Name: "address", Type: cty.String, Required: true, Replace: true},
+			{Name: "port", Type: cty.Number, Required: true, Replace: true},
+			{Name: "port_space", Type: cty.String, Default: cty.StringVal(DefaultPortSpace), Replace: true},
+			{Name: "backlog", Type: cty.Number, Default: cty.NumberIntVal(DefaultBacklog), Replace: true},
+			{Name: "pd", Type: cty.String, Replace: true, Description: "a protection domain's id; null means the device's default PD"},
+			computed("id", "identifier of the listening rdma_cm_id"),
+			computed("device", "device the listener is bound to"),
+			computedNumber("port_num", "device port the listener is bound to"),
+			computed("local_address", "address bound"),
+			computedNumber("local_port", "port bound"),
+			computed("status", "state reported by the agent"),
+		},
+		Blocks: []*NestedBlock{
+			{Name: "qp", Block: qpBlock, Replace: true},
+			{Name: "accept", Always: true, Block: &Block{Attributes: []*Attribute{
+				// Accept parameters apply to connections accepted after the
+				// change; the listening id itself is unaffected.
+				{Name: "responder_resources", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources)},
+				{Name: "initiator_depth", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources)},
+				{Name: "private_data", Type: cty.String, Description: "sent in the accept reply"},
+				{Name: "reject_private_data", Type: cty.String, Description: "sent when a request is rejected (over max_connections)"},
+				{Name: "max_connections", Type: cty.Number, Description: "null means no limit"},
+				{Name: "echo", Type: cty.Bool, Default: cty.False},
+			}}},
+		},
+	},
+	addrs.Endpoint: {
+		Attributes: []*Attribute{
+			{Name: "address", Type: cty.String, Required: true, Replace: true},
+			{Name: "port", Type: cty.Number, Required: true, Replace: true},
+			{Name: "source_address", Type: cty.String, Replace: true},
+			{Name: "port_space", Type: cty.String, Default: cty.StringVal(DefaultPortSpace), Replace: true},
+			{Name: "pd", Type: cty.String, Replace: true},
+			computed("id", "identifier of the connected rdma_cm_id"),
+			computedNumber("qp_num", "number of the endpoint's QP"),
+			computed("device", "device the connection runs on"),
+			computedNumber("port_num", "device port the connection runs on"),
+			computed("local_address", "local address of the connection"),
+			computedNumber("local_port", "local port of the connection"),
+			computed("status", "state reported by the agent"),
+		},
+		Blocks: []*NestedBlock{
+			{Name: "qp", Block: qpBlock, Replace: true},
+			// Connection parameters are negotiated once: changing them means
+			// connecting again.
+			{Name: "connect", Always: true, Replace: true, Block: &Block{Attributes: []*Attribute{
+				{Name: "responder_resources", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources), Replace: true},
+				{Name: "initiator_depth", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources), Replace: true},
+				{Name: "retry_count", Type: cty.Number, Default: cty.NumberIntVal(DefaultRetryCount), Replace: true},
+				{Name: "rnr_retry_count", Type: cty.Number, Default: cty.NumberIntVal(DefaultRNRRetryCount), Replace: true},
+				{Name: "private_data", Type: cty.String, Replace: true},
+				{Name: "timeout", Type: cty.String, Default: cty.StringVal(DefaultConnectTimeout), Replace: true},
+			}}},
+			{Name: "reconnect", Block: &Block{Attributes: []*Attribute{
+				{Name: "min_backoff", Type: cty.String, Default: cty.StringVal(DefaultMinBackoff)},
+				{Name: "max_backoff", Type: cty.String, Default: cty.StringVal(DefaultMaxBackoff)},
+			}}},
+			{Name: "probe", Block: &Block{Attributes: []*Attribute{
+				{Name: "interval", Type: cty.String, Default: cty.StringVal(DefaultProbeInterval)},
+				{Name: "size", Type: cty.Number, Default: cty.NumberIntVal(DefaultProbeSize)},
+				{Name: "timeout", Type: cty.String, Default: cty.StringVal(DefaultProbeTimeout)},
+			}}},
+		},
+	},
+}

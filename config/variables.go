@@ -1,0 +1,227 @@
+package config
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// EnvPrefix starts the environment variables that set input variables:
+// RDMAFORM_VAR_name=value.
+const EnvPrefix = "RDMAFORM_VAR_"
+
+// VarInputs are the variable values given from outside the configuration.
+// Precedence, lowest first, as Terraform's: the variable's default, the
+// environment, rdmaform.rdmavars, *.auto.rdmavars in lexical order, then
+// -var and -var-file in command-line order.
+type VarInputs struct {
+	Args VarArgs  // -var and -var-file, in command-line order
+	Env  []string // "NAME=value" entries (os.Environ()); only RDMAFORM_VAR_* are used
+}
+
+// VarArg is one -var 'name=value' or -var-file=FILE option.
+type VarArg struct {
+	File  bool   // -var-file
+	Value string // "name=value", or the file's path
+}
+
+// VarArgs collects -var and -var-file options in order. Register it on a
+// command's FlagSet:
+//
+//	var vars config.VarArgs
+//	vars.Register(fs)
+type VarArgs []VarArg
+
+// Register adds -var and -var-file to fs, both appending to a.
+func (a *VarArgs) Register(fs *flag.FlagSet) {
+	fs.Var(varFlag{a, false}, "var", "Set a variable: -var 'name=value' (repeatable).")
+	fs.Var(varFlag{a, true}, "var-file", "Load variable values from an .rdmavars file (repeatable).")
+}
+
+type varFlag struct {
+	args *VarArgs
+	file bool
+}
+
+func (f varFlag) String() string { return "" }
+
+func (f varFlag) Set(s string) error {
+	if !f.file && !strings.Contains(s, "=") {
+		return fmt.Errorf("the value must be name=value, such as -var 'port=7471'")
+	}
+	*f.args = append(*f.args, VarArg{File: f.file, Value: s})
+	return nil
+}
+
+// rawValue is a value for a variable before conversion to its type.
+type rawValue struct {
+	expr hcl.Expression // from a file: evaluated without variables
+	str  string         // from -var or the environment
+	from string         // "-var", "environment variable NAME"
+}
+
+// assignVariables gives every variable its value from the inputs, the
+// default or (in validate mode) an unknown value.
+func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarInputs) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	raw := map[string]rawValue{}
+	for _, kv := range in.Env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(k, EnvPrefix) {
+			continue
+		}
+		name := strings.TrimPrefix(k, EnvPrefix)
+		if _, declared := vars[name]; declared {
+			raw[name] = rawValue{str: v, from: "environment variable " + k}
+		}
+	}
+	var files []string
+	if _, err := os.Stat(filepath.Join(dir, VarsFile)); err == nil {
+		files = append(files, filepath.Join(dir, VarsFile))
+	}
+	auto, _ := filepath.Glob(filepath.Join(dir, "*"+AutoVarsSuffix))
+	sort.Strings(auto)
+	files = append(files, auto...)
+	for _, f := range files {
+		diags = append(diags, l.readVarFile(f, vars, raw)...)
+	}
+	for _, a := range in.Args {
+		if a.File {
+			diags = append(diags, l.readVarFile(a.Value, vars, raw)...)
+			continue
+		}
+		name, v, _ := strings.Cut(a.Value, "=")
+		name = strings.TrimSpace(name)
+		if _, declared := vars[name]; !declared {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Value for undeclared variable",
+				Detail: fmt.Sprintf("A variable named %q was assigned with -var, but the configuration declares no such variable.%s", name, didYouMean(name, mapKeys(vars)))})
+			continue
+		}
+		raw[name] = rawValue{str: v, from: "-var"}
+	}
+	for name, v := range vars {
+		r, given := raw[name]
+		switch {
+		case given:
+			val, d := r.value(v.Type, name)
+			diags = append(diags, d...)
+			v.Value = val
+		case v.Default != cty.NilVal:
+			v.Value = v.Default
+		case l.Validate:
+			v.Value = cty.UnknownVal(v.Type)
+		default:
+			v.Value = cty.UnknownVal(v.Type)
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No value for required variable",
+				Detail:  fmt.Sprintf("The variable %q has no default, so it needs a value: -var '%s=...', a -var-file, %s%s, or %s.", name, name, EnvPrefix, name, VarsFile),
+				Subject: v.DeclRange.Ptr()})
+		}
+	}
+	return diags
+}
+
+// value converts a raw value to the variable's type. A string from the
+// command line or the environment is taken literally for a string
+// variable and parsed as an HCL expression otherwise, as Terraform does.
+func (r rawValue) value(ty cty.Type, name string) (cty.Value, hcl.Diagnostics) {
+	var v cty.Value
+	expr := r.expr
+	if expr == nil {
+		if ty == cty.String {
+			v = cty.StringVal(r.str)
+		} else {
+			var diags hcl.Diagnostics
+			expr, diags = hclsyntax.ParseExpression([]byte(r.str), fmt.Sprintf("<value for var.%s>", name), hcl.InitialPos)
+			if diags.HasErrors() {
+				return cty.UnknownVal(ty), diags
+			}
+		}
+	}
+	if expr != nil {
+		var diags hcl.Diagnostics
+		v, diags = expr.Value(&hcl.EvalContext{Functions: Functions()})
+		if diags.HasErrors() {
+			return cty.UnknownVal(ty), diags
+		}
+	}
+	cv, err := convert.Convert(v, ty)
+	if err != nil {
+		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
+			Detail: fmt.Sprintf("The value for var.%s from %s is not a %s: %s.", name, r.from, ty.FriendlyName(), err)}
+		if r.expr != nil {
+			d.Subject = r.expr.Range().Ptr()
+		}
+		return cty.UnknownVal(ty), hcl.Diagnostics{d}
+	}
+	return cv, nil
+}
+
+func (l *Loader) readVarFile(path string, vars map[string]*Variable, raw map[string]rawValue) hcl.Diagnostics {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Failed to read variables file", Detail: err.Error()}}
+	}
+	var f *hcl.File
+	var diags hcl.Diagnostics
+	if strings.HasSuffix(path, ".json") {
+		f, diags = l.parser.ParseJSON(src, path)
+	} else {
+		f, diags = l.parser.ParseHCL(src, path)
+	}
+	if diags.HasErrors() {
+		return diags
+	}
+	attrs, d := f.Body.JustAttributes()
+	diags = append(diags, d...)
+	for name, a := range attrs {
+		if _, declared := vars[name]; !declared {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Value for undeclared variable",
+				Detail:  fmt.Sprintf("The configuration declares no variable named %q; this value is ignored.%s", name, didYouMean(name, mapKeys(vars))),
+				Subject: a.NameRange.Ptr()})
+			continue
+		}
+		raw[name] = rawValue{expr: a.Expr, from: path}
+	}
+	return diags
+}
+
+// validate runs the variable's validation blocks against its value.
+func (v *Variable) validate() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{"var": cty.ObjectVal(map[string]cty.Value{v.Name: v.Value})},
+		Functions: Functions(),
+	}
+	for _, val := range v.validations {
+		res, d := val.Condition.Value(ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() || !res.IsKnown() {
+			continue
+		}
+		res, err := convert.Convert(res, cty.Bool)
+		if err != nil || res.IsNull() {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid validation condition",
+				Detail: "The condition must be true or false.", Subject: val.Condition.Range().Ptr()})
+			continue
+		}
+		if res.True() {
+			continue
+		}
+		msg := "The value is not valid."
+		if mv, md := val.ErrorMessage.Value(ctx); !md.HasErrors() && mv.IsKnown() && !mv.IsNull() && mv.Type() == cty.String {
+			msg = mv.AsString()
+		}
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
+			Detail:  fmt.Sprintf("%s\n\nThis was checked by the validation rule at %s.", msg, val.DeclRange),
+			Subject: val.Condition.Range().Ptr()})
+	}
+	return diags
+}
