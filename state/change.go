@@ -1,0 +1,123 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+)
+
+// Op is what a Change does.
+type Op rune
+
+const (
+	OpPutObject    Op = '+' // add or replace Change.Object
+	OpDeleteObject Op = '-' // remove the object at Change.Addr
+	OpPutOutput    Op = 'o' // add or replace output Change.Name
+	OpDeleteOutput Op = 'x' // remove output Change.Name
+)
+
+// Change is one completed change, recorded by a Recorder. Build them with
+// PutObject, DeleteObject, PutOutput and DeleteOutput.
+type Change struct {
+	Op     Op
+	Addr   addrs.Instance // OpDeleteObject
+	Object *Object        // OpPutObject
+	Name   string         // OpPutOutput, OpDeleteOutput
+	Output *Output        // OpPutOutput
+}
+
+// PutObject records that o was created or updated.
+func PutObject(o *Object) Change { return Change{Op: OpPutObject, Object: o.DeepCopy()} }
+
+// DeleteObject records that the object at a was destroyed.
+func DeleteObject(a addrs.Instance) Change { return Change{Op: OpDeleteObject, Addr: a} }
+
+// PutOutput records an output value.
+func PutOutput(name string, o *Output) Change {
+	c := *o
+	return Change{Op: OpPutOutput, Name: name, Output: &c}
+}
+
+// DeleteOutput records that an output was removed.
+func DeleteOutput(name string) Change { return Change{Op: OpDeleteOutput, Name: name} }
+
+// Apply applies c to s.
+func (c Change) Apply(s *State) error {
+	switch c.Op {
+	case OpPutObject:
+		if c.Object == nil {
+			return fmt.Errorf("state: put-object change without an object")
+		}
+		s.SetObject(c.Object.DeepCopy())
+	case OpDeleteObject:
+		s.RemoveObject(c.Addr)
+	case OpPutOutput:
+		if c.Output == nil {
+			return fmt.Errorf("state: put-output change without a value")
+		}
+		o := *c.Output
+		s.SetOutput(c.Name, &o)
+	case OpDeleteOutput:
+		delete(s.Outputs, c.Name)
+	default:
+		return fmt.Errorf("state: unknown change op %q", c.Op)
+	}
+	return nil
+}
+
+type changeJSON struct {
+	Op     string      `json:"op"`
+	Addr   string      `json:"address,omitempty"`
+	Object *objectJSON `json:"object,omitempty"`
+	Name   string      `json:"name,omitempty"`
+	Output *outputJSON `json:"output,omitempty"`
+}
+
+func (c Change) marshal() ([]byte, error) {
+	j := changeJSON{Op: string(c.Op), Name: c.Name}
+	switch c.Op {
+	case OpPutObject:
+		j.Object = objectToJSON(c.Object)
+	case OpDeleteObject:
+		j.Addr = c.Addr.String()
+	case OpPutOutput:
+		j.Output = &outputJSON{Value: rawOrNull(c.Output.Value), Type: c.Output.Type, Sensitive: c.Output.Sensitive}
+	}
+	return json.Marshal(j)
+}
+
+func unmarshalChange(b []byte) (Change, error) {
+	var j changeJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return Change{}, err
+	}
+	c := Change{Name: j.Name}
+	switch j.Op {
+	case string(OpPutObject):
+		if j.Object == nil {
+			return Change{}, fmt.Errorf("put-object record without an object")
+		}
+		o, err := objectFromJSON(j.Object)
+		if err != nil {
+			return Change{}, err
+		}
+		c.Op, c.Object = OpPutObject, o
+	case string(OpDeleteObject):
+		a, err := addrs.ParseInstance(j.Addr)
+		if err != nil {
+			return Change{}, err
+		}
+		c.Op, c.Addr = OpDeleteObject, a
+	case string(OpPutOutput):
+		if j.Output == nil {
+			return Change{}, fmt.Errorf("put-output record without a value")
+		}
+		c.Op, c.Output = OpPutOutput, &Output{Value: j.Output.Value, Type: j.Output.Type, Sensitive: j.Output.Sensitive}
+	case string(OpDeleteOutput):
+		c.Op = OpDeleteOutput
+	default:
+		return Change{}, fmt.Errorf("unknown op %q", j.Op)
+	}
+	return c, nil
+}

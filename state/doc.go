@@ -1,0 +1,43 @@
+// Package state records what rdmaform has created, so that plan can diff
+// against it and apply can resume after an interruption.
+//
+// # Model
+//
+// A [State] is a lineage (a UUID fixed when the state is first created), a
+// serial (incremented each time persisted content changes), the rdmaform
+// version that last wrote it, the managed [Object]s keyed by address, and the
+// root module's [Output]s. Its on-disk form is a JSON document (format
+// [FormatVersion]) written by [Encode] and read by [Decode]; a document from a
+// newer format is refused with a message saying so.
+//
+// # Managers
+//
+// Storage is reached through small interfaces composed into [Full] (see
+// statemgr.go): [Reader] (State), [Writer] (WriteState), [Refresher]
+// (RefreshState), [Persister] (PersistState), [Locker] (Lock, Unlock) and
+// [Journaler] (OpenRecorder). Two implementations exist: [Filesystem], the
+// local rdmaform.rdmastate file, and [Etcd], a shared etcd cluster.
+//
+// Typical use by a command that modifies state:
+//
+//	m, _ := state.NewFilesystem(state.LocalOptions{Path: "rdmaform.rdmastate"})
+//	id, err := state.LockWithTimeout(ctx, m, state.NewLockInfo("OperationTypeApply"), 30*time.Second)
+//	if err != nil { ... } // a *LockError names the holder
+//	defer m.Unlock(id)
+//	if err := m.RefreshState(); err != nil { ... } // names the file and what is wrong
+//	s := m.State() // a copy; nil when no state exists yet
+//
+// Apply records each completed change durably, one by one, through a
+// [Recorder]: Record returns only once the change is durable. Concurrent
+// callers share one fsync (group commit), so apply should call Record from
+// its parallel workers rather than funnel completions through one goroutine.
+//
+//	rec, err := m.OpenRecorder()
+//	...
+//	err = rec.Record(state.PutObject(obj)) // durable when it returns nil
+//	...
+//	err = rec.Record(state.PutOutput("addr", out))
+//	err = rec.Close() // folds the journal into the state file
+//
+// After a crash the journal is replayed by the next RefreshState.
+package state

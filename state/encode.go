@@ -1,0 +1,288 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/rdmaform/rdmaform/config/addrs"
+)
+
+// The JSON document. Addresses are stored in their string form; objects are
+// sorted by address so that equal states encode to equal bytes.
+type fileJSON struct {
+	Version         *int                   `json:"version"`
+	RdmaformVersion string                 `json:"rdmaform_version"`
+	Serial          uint64                 `json:"serial"`
+	Lineage         string                 `json:"lineage"`
+	Outputs         map[string]*outputJSON `json:"outputs"`
+	Objects         []*objectJSON          `json:"objects"`
+}
+
+type objectJSON struct {
+	Address       string          `json:"address"`
+	Type          string          `json:"type"`
+	SchemaVersion int             `json:"schema_version"`
+	Attributes    json.RawMessage `json:"attributes"`
+	Dependencies  []string        `json:"dependencies,omitempty"`
+	Facts         Facts           `json:"facts"`
+}
+
+type outputJSON struct {
+	Value     json.RawMessage `json:"value"`
+	Type      json.RawMessage `json:"type,omitempty"`
+	Sensitive bool            `json:"sensitive,omitempty"`
+}
+
+// DecodeError says what is wrong with a state document and where it came
+// from.
+type DecodeError struct {
+	Source string // file name, or a description such as "etcd key /rdmaform/state"
+	Msg    string
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("invalid state in %s: %s", e.Source, e.Msg)
+}
+
+// Encode returns s's JSON document, indented, with a trailing newline.
+func Encode(s *State) ([]byte, error) {
+	f, err := toJSON(s)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// encodeContent encodes only what SameContent compares.
+func encodeContent(s *State) ([]byte, error) {
+	f, err := toJSON(s)
+	if err != nil {
+		return nil, err
+	}
+	f.Serial, f.Lineage, f.RdmaformVersion = 0, "", ""
+	return json.Marshal(f)
+}
+
+func toJSON(s *State) (*fileJSON, error) {
+	v := FormatVersion
+	f := &fileJSON{
+		Version:         &v,
+		RdmaformVersion: s.RdmaformVersion,
+		Serial:          s.Serial,
+		Lineage:         s.Lineage,
+		Outputs:         map[string]*outputJSON{},
+		Objects:         []*objectJSON{},
+	}
+	if f.RdmaformVersion == "" {
+		f.RdmaformVersion = RdmaformVersion
+	}
+	for _, a := range s.Addresses() {
+		o := s.Objects[a.String()]
+		if o == nil {
+			return nil, fmt.Errorf("state: nil object at %s", a)
+		}
+		f.Objects = append(f.Objects, objectToJSON(o))
+	}
+	for k, o := range s.Objects {
+		if k != o.Addr.String() {
+			return nil, fmt.Errorf("state: object %s stored under key %q", o.Addr, k)
+		}
+	}
+	for n, o := range s.Outputs {
+		f.Outputs[n] = &outputJSON{Value: rawOrNull(o.Value), Type: o.Type, Sensitive: o.Sensitive}
+	}
+	return f, nil
+}
+
+func objectToJSON(o *Object) *objectJSON {
+	j := &objectJSON{
+		Address:       o.Addr.String(),
+		Type:          string(o.Addr.Kind),
+		SchemaVersion: o.SchemaVersion,
+		Attributes:    rawOrNull(o.Attributes),
+		Facts:         o.Facts,
+	}
+	for _, d := range o.Dependencies {
+		j.Dependencies = append(j.Dependencies, d.String())
+	}
+	return j
+}
+
+func rawOrNull(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return json.RawMessage("null")
+	}
+	return r
+}
+
+// Decode parses a state document. source names where data came from (a
+// file name) and appears in every error, which is a *DecodeError.
+func Decode(data []byte, source string) (*State, error) {
+	fail := func(format string, args ...any) (*State, error) {
+		return nil, &DecodeError{Source: source, Msg: fmt.Sprintf(format, args...)}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return fail("the file is empty; a state file holds a JSON object (restore %s.backup, or remove the file to start with no state)", source)
+	}
+	// Read the version alone first, so that a newer format is reported as
+	// such rather than as whatever else it changed.
+	var head struct {
+		Version         json.RawMessage `json:"version"`
+		RdmaformVersion any             `json:"rdmaform_version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return fail("%s", jsonProblem(data, err))
+	}
+	if head.Version == nil {
+		return fail(`no "version" field: this is not an rdmaform state file`)
+	}
+	var version int
+	if err := json.Unmarshal(head.Version, &version); err != nil || version < 1 {
+		return fail(`"version" must be a positive integer, got %s`, head.Version)
+	}
+	if version > FormatVersion {
+		by := ""
+		if v, ok := head.RdmaformVersion.(string); ok && v != "" {
+			by = " by rdmaform " + v
+		}
+		return fail("state format version %d was written%s; this rdmaform (%s) understands format version %d and older. Upgrade rdmaform to use this state", version, by, RdmaformVersion, FormatVersion)
+	}
+
+	var f fileJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&f); err != nil {
+		return fail("%s", jsonProblem(data, err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fail("unexpected data after the JSON object")
+	}
+	if f.Lineage == "" {
+		return fail(`no "lineage"`)
+	}
+	if _, err := uuid.Parse(f.Lineage); err != nil {
+		return fail("lineage %q is not a UUID", f.Lineage)
+	}
+	s := &State{
+		Lineage:         f.Lineage,
+		Serial:          f.Serial,
+		RdmaformVersion: f.RdmaformVersion,
+		Objects:         make(map[string]*Object, len(f.Objects)),
+		Outputs:         make(map[string]*Output, len(f.Outputs)),
+	}
+	for i, oj := range f.Objects {
+		if oj == nil {
+			return fail("objects[%d] is null", i)
+		}
+		o, err := objectFromJSON(oj)
+		if err != nil {
+			return fail("objects[%d]: %s", i, err)
+		}
+		k := o.Addr.String()
+		if _, dup := s.Objects[k]; dup {
+			return fail("objects[%d]: duplicate address %s", i, k)
+		}
+		s.Objects[k] = o
+	}
+	for n, oj := range f.Outputs {
+		if oj == nil {
+			return fail("output %q is null", n)
+		}
+		if !validOutputName(n) {
+			return fail("invalid output name %q", n)
+		}
+		s.Outputs[n] = &Output{Value: rawOrNull(oj.Value), Type: oj.Type, Sensitive: oj.Sensitive}
+	}
+	return s, nil
+}
+
+func objectFromJSON(oj *objectJSON) (*Object, error) {
+	a, err := addrs.ParseInstance(oj.Address)
+	if err != nil {
+		return nil, err
+	}
+	if oj.Type != string(a.Kind) {
+		return nil, fmt.Errorf("%s has type %q; its address says %q", oj.Address, oj.Type, a.Kind)
+	}
+	if oj.SchemaVersion < 0 {
+		return nil, fmt.Errorf("%s has a negative schema_version", oj.Address)
+	}
+	attrs := bytes.TrimSpace(oj.Attributes)
+	if len(attrs) > 0 && attrs[0] != '{' && string(attrs) != "null" {
+		return nil, fmt.Errorf("%s: attributes must be a JSON object", oj.Address)
+	}
+	if string(attrs) == "null" {
+		attrs = nil
+	}
+	o := &Object{Addr: a, SchemaVersion: oj.SchemaVersion, Attributes: cloneRaw(compact(attrs)), Facts: oj.Facts}
+	seen := map[string]bool{}
+	for _, d := range oj.Dependencies {
+		da, err := addrs.ParseInstance(d)
+		if err != nil {
+			return nil, fmt.Errorf("%s: dependency: %s", oj.Address, err)
+		}
+		if seen[da.String()] {
+			return nil, fmt.Errorf("%s: dependency %s listed twice", oj.Address, d)
+		}
+		seen[da.String()] = true
+		o.Dependencies = append(o.Dependencies, da)
+	}
+	sort.Slice(o.Dependencies, func(i, j int) bool { return o.Dependencies[i].Less(o.Dependencies[j]) })
+	return o, nil
+}
+
+func compact(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) != nil {
+		return b
+	}
+	return buf.Bytes()
+}
+
+func validOutputName(n string) bool {
+	if n == "" {
+		return false
+	}
+	return !strings.ContainsAny(n, " \t\n\"")
+}
+
+// jsonProblem turns a JSON error into a sentence with a line number.
+func jsonProblem(data []byte, err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || err.Error() == "unexpected end of JSON input":
+		return "the file is truncated (the JSON document ends early); restore the .backup copy"
+	case errors.As(err, &syn):
+		if syn.Offset >= int64(len(data)) {
+			return "the file is truncated (the JSON document ends early); restore the .backup copy"
+		}
+		return fmt.Sprintf("not valid JSON at line %d: %s", lineOf(data, syn.Offset), syn.Error())
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return fmt.Sprintf("the document must be a JSON object, found a JSON %s", typ.Value)
+		}
+		return fmt.Sprintf("field %q must not be a JSON %s (line %d)", field, typ.Value, lineOf(data, typ.Offset))
+	}
+	return "not valid JSON: " + err.Error()
+}
+
+func lineOf(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}

@@ -1,0 +1,288 @@
+package state
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/pkg/v3/transport"
+	"go.etcd.io/etcd/client/v3/concurrency"
+)
+
+// EtcdOptions configure the etcd backend.
+type EtcdOptions struct {
+	Endpoints []string
+	// Prefix is prepended to every key; "rdmaform/" when empty. A prefix
+	// not ending in "/" gets one.
+	Prefix string
+	// TLS files; all empty for plain HTTP.
+	CAFile, CertFile, KeyFile string
+	// DialTimeout bounds connecting and each request; 5s when zero.
+	DialTimeout time.Duration
+	// LockTTL is the lease behind the lock: a holder that dies releases
+	// it after this long. 15s when zero.
+	LockTTL time.Duration
+	// ChunkSize is the largest value written; the state is split into
+	// chunks of this size. 1 MiB (under etcd's 1.5 MiB request limit)
+	// when zero.
+	ChunkSize int
+}
+
+// Etcd is the etcd backend. Under Prefix it keeps:
+//
+//	state                 header: {gen, chunks, size, sha256, serial, lineage}
+//	state-chunks/GEN/NNNNNN  the state document, in chunks
+//	state.backup          the previous header (its chunks are kept too)
+//	journal/NNNNNNNNNNNNNNNNNNNN  changes recorded since the state was written
+//	lock/...              the concurrency.Mutex keys
+//	lock-info             the holder's LockInfo, on the lock's lease
+//
+// A write puts the new chunks first, then in one transaction, conditional
+// on the header's revision being the one read, replaces the header, moves
+// the old header to state.backup, deletes the chunks two generations old
+// and clears the journal. A crashed writer leaves at most unreferenced
+// chunks, removed by the next write.
+type Etcd struct {
+	opts   EtcdOptions
+	prefix string
+	client *clientv3.Client
+
+	mu        sync.Mutex
+	read      *State
+	readHdr   []byte // raw header read, moved to state.backup on write
+	readRev   int64  // ModRevision of the header when read; 0 if none
+	cur       *State
+	recording bool
+
+	session *concurrency.Session
+	mutex   *concurrency.Mutex
+	lockID  string
+}
+
+var _ Full = (*Etcd)(nil)
+
+type etcdHeader struct {
+	Gen     string `json:"gen"`
+	Chunks  int    `json:"chunks"`
+	Size    int    `json:"size"`
+	SHA256  string `json:"sha256"`
+	Serial  uint64 `json:"serial"`
+	Lineage string `json:"lineage"`
+}
+
+// NewEtcd connects to the cluster in opts.
+func NewEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
+	if len(opts.Endpoints) == 0 {
+		return nil, errors.New(`etcd backend: "endpoints" is empty`)
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = "rdmaform/"
+	}
+	if !strings.HasSuffix(opts.Prefix, "/") {
+		opts.Prefix += "/"
+	}
+	if opts.DialTimeout == 0 {
+		opts.DialTimeout = 5 * time.Second
+	}
+	if opts.LockTTL == 0 {
+		opts.LockTTL = 15 * time.Second
+	}
+	if opts.ChunkSize == 0 {
+		opts.ChunkSize = 1 << 20
+	}
+	cfg := clientv3.Config{Endpoints: opts.Endpoints, DialTimeout: opts.DialTimeout, Context: ctx}
+	if opts.CAFile != "" || opts.CertFile != "" || opts.KeyFile != "" {
+		tlsCfg, err := transport.TLSInfo{TrustedCAFile: opts.CAFile, CertFile: opts.CertFile, KeyFile: opts.KeyFile}.ClientConfig()
+		if err != nil {
+			return nil, fmt.Errorf("etcd backend TLS: %w", err)
+		}
+		cfg.TLS = tlsCfg
+	}
+	c, err := clientv3.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to etcd at %s: %w", strings.Join(opts.Endpoints, ","), err)
+	}
+	return &Etcd{opts: opts, prefix: opts.Prefix, client: c}, nil
+}
+
+// Describe names the cluster and prefix.
+func (e *Etcd) Describe() string {
+	return fmt.Sprintf("etcd %s prefix %q", strings.Join(e.opts.Endpoints, ","), e.prefix)
+}
+
+// Close closes the connection; a held lock expires after LockTTL.
+func (e *Etcd) Close() error { return e.client.Close() }
+
+func (e *Etcd) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), max(e.opts.DialTimeout, 5*time.Second))
+}
+
+func (e *Etcd) key(k string) string { return e.prefix + k }
+
+// State returns a copy of the snapshot, or nil if there is none.
+func (e *Etcd) State() *State {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cur.DeepCopy()
+}
+
+// WriteState replaces the snapshot in memory.
+func (e *Etcd) WriteState(s *State) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.recording {
+		return errors.New("state: WriteState while a Recorder is open; record changes through it")
+	}
+	e.cur = s.DeepCopy()
+	return nil
+}
+
+// RefreshState reads the state and any journal at one revision.
+func (e *Etcd) RefreshState() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.recording {
+		return errors.New("state: RefreshState while a Recorder is open")
+	}
+	ctx, cancel := e.ctx()
+	defer cancel()
+	hr, err := e.client.Get(ctx, e.key("state"))
+	if err != nil {
+		return fmt.Errorf("reading state from %s: %w", e.Describe(), err)
+	}
+	rev := hr.Header.Revision
+	var read *State
+	var hdrBytes []byte
+	var modRev int64
+	if len(hr.Kvs) > 0 {
+		hdrBytes, modRev = hr.Kvs[0].Value, hr.Kvs[0].ModRevision
+		if read, err = e.readChunks(ctx, hdrBytes, rev); err != nil {
+			return err
+		}
+	}
+	cur := read.DeepCopy()
+	jr, err := e.client.Get(ctx, e.key("journal/"), clientv3.WithPrefix(), clientv3.WithRev(rev), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
+	if err != nil {
+		return fmt.Errorf("reading the journal from %s: %w", e.Describe(), err)
+	}
+	for _, kv := range jr.Kvs {
+		if cur == nil {
+			cur = New()
+		}
+		c, err := unmarshalChange(kv.Value)
+		if err == nil {
+			err = c.Apply(cur)
+		}
+		if err != nil {
+			return fmt.Errorf("etcd key %s: %v", kv.Key, err)
+		}
+	}
+	e.read, e.readHdr, e.readRev, e.cur = read, hdrBytes, modRev, cur
+	return nil
+}
+
+func (e *Etcd) readChunks(ctx context.Context, hdrBytes []byte, rev int64) (*State, error) {
+	src := "etcd key " + e.key("state")
+	var h etcdHeader
+	if err := json.Unmarshal(hdrBytes, &h); err != nil || h.Gen == "" {
+		return nil, &DecodeError{Source: src, Msg: "not an rdmaform state header"}
+	}
+	cr, err := e.client.Get(ctx, e.key("state-chunks/"+h.Gen+"/"), clientv3.WithPrefix(), clientv3.WithRev(rev), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
+	if err != nil {
+		return nil, fmt.Errorf("reading state from %s: %w", e.Describe(), err)
+	}
+	if len(cr.Kvs) != h.Chunks {
+		return nil, &DecodeError{Source: src, Msg: fmt.Sprintf("the header names %d chunks of generation %s, but %d exist", h.Chunks, h.Gen, len(cr.Kvs))}
+	}
+	data := make([]byte, 0, h.Size)
+	for _, kv := range cr.Kvs {
+		data = append(data, kv.Value...)
+	}
+	sum := sha256.Sum256(data)
+	if len(data) != h.Size || hex.EncodeToString(sum[:]) != h.SHA256 {
+		return nil, &DecodeError{Source: src, Msg: "the chunks do not match the header's size and checksum"}
+	}
+	return Decode(data, src)
+}
+
+// PersistState writes the snapshot if its content changed, conditional on
+// the header not having changed since it was read.
+func (e *Etcd) PersistState() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.persistLocked(false)
+}
+
+func (e *Etcd) persistLocked(force bool) error {
+	if e.cur == nil {
+		return nil
+	}
+	if !force && e.read != nil && e.read.Lineage == e.cur.Lineage && SameContent(e.read, e.cur) {
+		return nil
+	}
+	next := e.cur.DeepCopy()
+	next.RdmaformVersion = RdmaformVersion
+	next.Serial = max(next.Serial, 1)
+	if e.read != nil {
+		next.Serial = max(next.Serial, e.read.Serial+1)
+	}
+	data, err := Encode(next)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := e.ctx()
+	defer cancel()
+	gen := uuid.NewString()
+	chunks := 0
+	for off := 0; off < len(data) || off == 0; off += e.opts.ChunkSize {
+		end := min(off+e.opts.ChunkSize, len(data))
+		if _, err := e.client.Put(ctx, e.key(fmt.Sprintf("state-chunks/%s/%06d", gen, chunks)), string(data[off:end])); err != nil {
+			return fmt.Errorf("writing state to %s: %w", e.Describe(), err)
+		}
+		chunks++
+		if end == len(data) {
+			break
+		}
+	}
+	sum := sha256.Sum256(data)
+	hdr, _ := json.Marshal(etcdHeader{Gen: gen, Chunks: chunks, Size: len(data), SHA256: hex.EncodeToString(sum[:]), Serial: next.Serial, Lineage: next.Lineage})
+	ops := []clientv3.Op{
+		clientv3.OpPut(e.key("state"), string(hdr)),
+		clientv3.OpDelete(e.key("journal/"), clientv3.WithPrefix()),
+	}
+	// Keep the previous version as the backup; drop the one before it.
+	br, err := e.client.Get(ctx, e.key("state.backup"))
+	if err != nil {
+		return fmt.Errorf("writing state to %s: %w", e.Describe(), err)
+	}
+	if len(br.Kvs) > 0 {
+		var old etcdHeader
+		if json.Unmarshal(br.Kvs[0].Value, &old) == nil && old.Gen != "" {
+			ops = append(ops, clientv3.OpDelete(e.key("state-chunks/"+old.Gen+"/"), clientv3.WithPrefix()))
+		}
+	}
+	if e.readHdr != nil {
+		ops = append(ops, clientv3.OpPut(e.key("state.backup"), string(e.readHdr)))
+	}
+	tr, err := e.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)).
+		Then(ops...).Commit()
+	if err == nil && !tr.Succeeded {
+		err = fmt.Errorf("the state in %s changed since rdmaform read it (another rdmaform run with -lock=false?); refusing to overwrite it. Nothing was written; run the command again", e.Describe())
+	}
+	if err != nil {
+		e.client.Delete(ctx, e.key("state-chunks/"+gen+"/"), clientv3.WithPrefix())
+		return err
+	}
+	e.read, e.readHdr, e.readRev = next, hdr, tr.Header.Revision
+	e.cur.Serial, e.cur.RdmaformVersion = next.Serial, next.RdmaformVersion
+	return nil
+}

@@ -1,0 +1,89 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// etcdRecorder writes each batch of changes as journal keys, in
+// transactions conditional on the state header being unchanged (etcd makes
+// each transaction durable before answering). Close folds the journal into
+// the state; the write that does so deletes the journal keys atomically.
+type etcdRecorder struct {
+	*groupCommit
+	e   *Etcd
+	seq uint64
+}
+
+// etcdMaxOps stays under etcd's default --max-txn-ops (128).
+const etcdMaxOps = 100
+
+// OpenRecorder writes the state (so a journal always has a base), then
+// starts recording.
+func (e *Etcd) OpenRecorder() (Recorder, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.recording {
+		return nil, errors.New("state: a Recorder is already open")
+	}
+	if e.cur == nil {
+		e.cur = New()
+	}
+	if err := e.persistLocked(e.read == nil); err != nil {
+		return nil, err
+	}
+	e.recording = true
+	r := &etcdRecorder{e: e}
+	r.groupCommit = newGroupCommit(r.flush)
+	return r, nil
+}
+
+func (r *etcdRecorder) flush(batch []Change) error {
+	e := r.e
+	ctx, cancel := context.WithTimeout(context.Background(), max(e.opts.DialTimeout*4, 20e9))
+	defer cancel()
+	for start := 0; start < len(batch); start += etcdMaxOps {
+		part := batch[start:min(start+etcdMaxOps, len(batch))]
+		ops := make([]clientv3.Op, 0, len(part))
+		for _, c := range part {
+			p, err := c.marshal()
+			if err != nil {
+				return err
+			}
+			r.seq++
+			ops = append(ops, clientv3.OpPut(e.key(fmt.Sprintf("journal/%020d", r.seq)), string(p)))
+		}
+		tr, err := e.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)).
+			Then(ops...).Commit()
+		if err == nil && !tr.Succeeded {
+			err = fmt.Errorf("the state in %s changed while recording (lock lost?)", e.Describe())
+		}
+		if err != nil {
+			return fmt.Errorf("recording to %s: %w", e.Describe(), err)
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, c := range batch {
+		if err := c.Apply(e.cur); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close folds the journal into the state.
+func (r *etcdRecorder) Close() error {
+	err := r.stop()
+	r.e.mu.Lock()
+	defer r.e.mu.Unlock()
+	r.e.recording = false
+	if err != nil {
+		return err
+	}
+	return r.e.persistLocked(false)
+}

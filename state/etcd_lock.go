@@ -1,0 +1,141 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
+)
+
+// The etcd lock is a concurrency.Mutex under PREFIX/lock on a session
+// lease of LockTTL, kept alive while the holder runs; if the holder dies
+// the lease expires and the lock with it. The holder's LockInfo is put at
+// PREFIX/lock-info on the same lease.
+
+// Lock takes the lock without waiting.
+func (e *Etcd) Lock(info *LockInfo) (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.mutex != nil {
+		return "", &LockError{Info: nil, Err: fmt.Errorf("%s is already locked by this process", e.Describe())}
+	}
+	ctx, cancel := e.ctx()
+	defer cancel()
+	sess, err := concurrency.NewSession(e.client, concurrency.WithTTL(int(max(e.opts.LockTTL/time.Second, 1))))
+	if err != nil {
+		return "", fmt.Errorf("creating an etcd lease on %s: %w", e.Describe(), err)
+	}
+	m := concurrency.NewMutex(sess, e.key("lock"))
+	if err := m.TryLock(ctx); err != nil {
+		sess.Close()
+		if errors.Is(err, concurrency.ErrLocked) {
+			return "", &LockError{Info: e.waitLockInfo(), Err: fmt.Errorf("%s is locked", e.Describe())}
+		}
+		return "", fmt.Errorf("locking %s: %w", e.Describe(), err)
+	}
+	li := *info
+	li.ID, li.Path = newLockID(), e.Describe()
+	tr, err := e.client.Txn(ctx).If(m.IsOwner()).
+		Then(clientv3.OpPut(e.key("lock-info"), string(li.marshal()), clientv3.WithLease(sess.Lease()))).Commit()
+	if err == nil && !tr.Succeeded {
+		err = errors.New("lost the lock while writing its info")
+	}
+	if err != nil {
+		m.Unlock(ctx)
+		sess.Close()
+		return "", fmt.Errorf("locking %s: %w", e.Describe(), err)
+	}
+	e.session, e.mutex, e.lockID = sess, m, li.ID
+	return li.ID, nil
+}
+
+// Unlock releases the lock taken under id.
+func (e *Etcd) Unlock(id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.mutex == nil {
+		return fmt.Errorf("%s is not locked by this process", e.Describe())
+	}
+	if id != e.lockID {
+		return fmt.Errorf("lock ID %q does not match the held lock %q", id, e.lockID)
+	}
+	ctx, cancel := e.ctx()
+	defer cancel()
+	_, err := e.client.Txn(ctx).If(e.mutex.IsOwner()).Then(clientv3.OpDelete(e.key("lock-info"))).Commit()
+	if uerr := e.mutex.Unlock(ctx); err == nil {
+		err = uerr
+	}
+	e.session.Close() // revokes the lease
+	e.session, e.mutex, e.lockID = nil, nil, ""
+	return err
+}
+
+// LockHolder returns the holder's info, or nil when the lock is free.
+func (e *Etcd) LockHolder() (*LockInfo, error) {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	owner, err := e.client.Get(ctx, e.key("lock/"), clientv3.WithFirstCreate()...)
+	if err != nil {
+		return nil, err
+	}
+	if len(owner.Kvs) == 0 {
+		return nil, nil
+	}
+	return e.waitLockInfo(), nil
+}
+
+// ForceUnlock revokes the lease of the lock held under id, releasing the
+// lock and its info at once.
+func (e *Etcd) ForceUnlock(id string) error {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	li := e.readLockInfo()
+	if li == nil {
+		return fmt.Errorf("%s is not locked", e.Describe())
+	}
+	if li.ID != id {
+		return fmt.Errorf("lock ID %q does not match the current lock:\n%s", id, li)
+	}
+	ir, err := e.client.Get(ctx, e.key("lock-info"))
+	if err != nil {
+		return err
+	}
+	if len(ir.Kvs) == 0 {
+		return nil // released meanwhile
+	}
+	if lease := clientv3.LeaseID(ir.Kvs[0].Lease); lease != clientv3.NoLease {
+		if _, err := e.client.Revoke(ctx, lease); err != nil {
+			return fmt.Errorf("revoking the lock's lease: %w", err)
+		}
+	}
+	_, err = e.client.Delete(ctx, e.key("lock-info"))
+	return err
+}
+
+func (e *Etcd) readLockInfo() *LockInfo {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	r, err := e.client.Get(ctx, e.key("lock-info"))
+	if err != nil || len(r.Kvs) == 0 {
+		return nil
+	}
+	li, err := unmarshalLockInfo(r.Kvs[0].Value, e.key("lock-info"))
+	if err != nil {
+		return nil
+	}
+	return li
+}
+
+// waitLockInfo reads the holder's info, allowing it a moment to write it
+// after taking the mutex.
+func (e *Etcd) waitLockInfo() *LockInfo {
+	for range 50 {
+		if li := e.readLockInfo(); li != nil {
+			return li
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return &LockInfo{ID: "(unknown: the holder has not written " + e.key("lock-info") + ")", Path: e.Describe()}
+}

@@ -1,0 +1,218 @@
+package state
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// The local journal, PATH.journal, is a sequence of frames:
+//
+//	length uint32 LE | CRC-32C of payload uint32 LE | payload (JSON)
+//
+// The first payload is a journalHeader naming the state the changes apply
+// to (its lineage and serial); each later payload is one Change. The file
+// is preallocated in journalChunk steps, so the data ends at the first
+// zero length. A batch of frames is written and then fdatasync'd once; a
+// torn or partial frame can only be in the last batch, none of which was
+// reported durable, so replay stops at the first bad frame.
+//
+// When a Recorder closes, the changes are folded into the state file
+// (serial incremented) and the journal removed. A journal whose serial is
+// older than the file's was already folded (a crash between the two
+// steps) and is ignored.
+
+const journalChunk = 4 << 20
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+type journalHeader struct {
+	Journal int    `json:"rdmaform_journal"`
+	Lineage string `json:"lineage"`
+	Serial  uint64 `json:"serial"`
+}
+
+func appendFrame(buf, payload []byte) []byte {
+	var h [8]byte
+	binary.LittleEndian.PutUint32(h[0:], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(h[4:], crc32.Checksum(payload, crcTable))
+	return append(append(buf, h[:]...), payload...)
+}
+
+// readFrames returns the intact frames at the start of data.
+func readFrames(data []byte) [][]byte {
+	var out [][]byte
+	for len(data) >= 8 {
+		n := binary.LittleEndian.Uint32(data[0:])
+		sum := binary.LittleEndian.Uint32(data[4:])
+		if n == 0 || uint64(n) > uint64(len(data)-8) {
+			break
+		}
+		p := data[8 : 8+n]
+		if crc32.Checksum(p, crcTable) != sum {
+			break
+		}
+		out = append(out, p)
+		data = data[8+n:]
+	}
+	return out
+}
+
+// replayJournal applies the journal, if any, to cur (a copy of read).
+func (f *Filesystem) replayJournal(read, cur *State) (*State, error) {
+	data, err := os.ReadFile(f.journalPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cur, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal: %w", err)
+	}
+	frames := readFrames(data)
+	if len(frames) == 0 {
+		return cur, nil // created but its header never became durable
+	}
+	var h journalHeader
+	if err := json.Unmarshal(frames[0], &h); err != nil || h.Journal != 1 {
+		return nil, fmt.Errorf("%s: not an rdmaform journal (bad header); move it away to use %s without it", f.journalPath, f.path)
+	}
+	var readSerial uint64
+	if read != nil {
+		readSerial = read.Serial
+		if read.Lineage != h.Lineage {
+			return nil, fmt.Errorf("%s belongs to a different state (lineage %s) than %s (lineage %s); move it away", f.journalPath, h.Lineage, f.path, read.Lineage)
+		}
+	}
+	switch {
+	case h.Serial < readSerial:
+		return cur, nil // already folded into the file
+	case h.Serial > readSerial:
+		return nil, fmt.Errorf("%s records changes to serial %d but %s has serial %d: the state file was replaced by an older one; restore the newer one or move the journal away", f.journalPath, h.Serial, f.path, readSerial)
+	}
+	if cur == nil {
+		cur = New()
+		cur.Lineage = h.Lineage
+	}
+	for i, p := range frames[1:] {
+		c, err := unmarshalChange(p)
+		if err == nil {
+			err = c.Apply(cur)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: record %d: %v", f.journalPath, i+1, err)
+		}
+	}
+	return cur, nil
+}
+
+// localRecorder appends changes to the journal with group commit.
+type localRecorder struct {
+	*groupCommit
+	f     *Filesystem
+	file  *os.File
+	off   int64
+	alloc int64
+}
+
+// OpenRecorder folds any replayed journal into the file, then starts a new
+// journal. Hold the lock while recording.
+func (f *Filesystem) OpenRecorder() (Recorder, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.recording {
+		return nil, errors.New("state: a Recorder is already open")
+	}
+	if f.cur == nil {
+		f.cur = New()
+	}
+	if f.read != nil || len(f.cur.Objects)+len(f.cur.Outputs) > 0 {
+		if err := f.persistLocked(); err != nil {
+			return nil, err
+		}
+	}
+	var serial uint64
+	if f.read != nil {
+		serial = f.read.Serial
+	}
+	hdr, _ := json.Marshal(journalHeader{Journal: 1, Lineage: f.cur.Lineage, Serial: serial})
+	file, err := os.OpenFile(f.journalPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("creating the journal: %w", err)
+	}
+	r := &localRecorder{f: f, file: file}
+	if err := r.write(appendFrame(nil, hdr)); err != nil {
+		file.Close()
+		os.Remove(f.journalPath)
+		return nil, err
+	}
+	if err := syncDir(filepath.Dir(f.journalPath)); err != nil {
+		file.Close()
+		return nil, err
+	}
+	f.recording = true
+	r.groupCommit = newGroupCommit(r.flush)
+	return r, nil
+}
+
+// write appends b at the end of the journal's data and makes it durable.
+func (r *localRecorder) write(b []byte) error {
+	if end := r.off + int64(len(b)); end > r.alloc {
+		size := (end/journalChunk + 1) * journalChunk
+		if err := unix.Fallocate(int(r.file.Fd()), 0, 0, size); err != nil {
+			return fmt.Errorf("growing the journal: %w", err)
+		}
+		r.alloc = size
+	}
+	if _, err := r.file.WriteAt(b, r.off); err != nil {
+		return fmt.Errorf("writing the journal: %w", err)
+	}
+	if err := unix.Fdatasync(int(r.file.Fd())); err != nil {
+		return fmt.Errorf("fdatasync of the journal: %w", err)
+	}
+	r.off += int64(len(b))
+	return nil
+}
+
+func (r *localRecorder) flush(batch []Change) error {
+	var buf []byte
+	for _, c := range batch {
+		p, err := c.marshal()
+		if err != nil {
+			return err
+		}
+		buf = appendFrame(buf, p)
+	}
+	if err := r.write(buf); err != nil {
+		return err
+	}
+	r.f.mu.Lock()
+	defer r.f.mu.Unlock()
+	for _, c := range batch {
+		if err := c.Apply(r.f.cur); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close flushes what is queued, writes the state file and removes the
+// journal. If writing fails the journal stays and is replayed next time.
+func (r *localRecorder) Close() error {
+	err := r.stop()
+	if cerr := r.file.Close(); err == nil {
+		err = cerr
+	}
+	r.f.mu.Lock()
+	defer r.f.mu.Unlock()
+	r.f.recording = false
+	if err != nil {
+		return err
+	}
+	return r.f.persistLocked()
+}

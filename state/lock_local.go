@@ -1,0 +1,147 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The local lock is a flock(2) on .PATH.lock, a file that is never
+// removed (removing a flock'd file lets two processes lock two different
+// files). flock belongs to the open file description, so closing another
+// descriptor of the file does not drop it (unlike POSIX fcntl locks), and
+// the kernel releases it when the holder dies. The holder's LockInfo is in
+// .PATH.lock.info, written after the flock is taken and removed before it
+// is released.
+
+// Lock takes the lock without waiting.
+func (f *Filesystem) Lock(info *LockInfo) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.lockFile != nil {
+		return "", &LockError{Info: f.readLockInfo(), Err: fmt.Errorf("%s is already locked by this process", f.path)}
+	}
+	lf, err := os.OpenFile(f.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("opening lock file: %w", err)
+	}
+	if err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lf.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return "", &LockError{Info: f.waitLockInfo(), Err: fmt.Errorf("%s is locked by another process", f.path)}
+		}
+		return "", fmt.Errorf("locking %s: %w", f.lockPath, err)
+	}
+	li := *info
+	li.ID, li.Path = newLockID(), f.path
+	if err := writeFileAtomic(f.infoPath, li.marshal()); err != nil {
+		lf.Close()
+		return "", err
+	}
+	f.lockFile, f.lockID = lf, li.ID
+	return li.ID, nil
+}
+
+// Unlock releases the lock taken under id.
+func (f *Filesystem) Unlock(id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.lockFile == nil {
+		return fmt.Errorf("%s is not locked by this process", f.path)
+	}
+	if id != f.lockID {
+		return fmt.Errorf("lock ID %q does not match the held lock %q", id, f.lockID)
+	}
+	rmErr := os.Remove(f.infoPath)
+	err := f.lockFile.Close() // releases the flock
+	f.lockFile, f.lockID = nil, ""
+	if rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+		return rmErr
+	}
+	return err
+}
+
+// LockHolder returns who holds the lock, or nil when nobody does (a lock
+// info file left by a process that died is reported as nil).
+func (f *Filesystem) LockHolder() (*LockInfo, error) {
+	held, err := f.flockHeld()
+	if err != nil || !held {
+		return nil, err
+	}
+	return f.waitLockInfo(), nil
+}
+
+// ForceUnlock removes the lock info left under id. A local lock is
+// released by the kernel when its holder exits, so if the holder is still
+// running this refuses and names the process.
+func (f *Filesystem) ForceUnlock(id string) error {
+	li := f.readLockInfo()
+	if li == nil {
+		return fmt.Errorf("%s is not locked (no %s)", f.path, f.infoPath)
+	}
+	if li.ID != id {
+		return fmt.Errorf("lock ID %q does not match the current lock:\n%s", id, li)
+	}
+	held, err := f.flockHeld()
+	if err != nil {
+		return err
+	}
+	if held {
+		return fmt.Errorf("the lock on %s is held by process %d on %s, which is still running; a local lock is released when its holder exits, so stop that process instead:\n%s", f.path, li.PID, li.Host, li)
+	}
+	if err := os.Remove(f.infoPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// flockHeld reports whether some process holds the flock.
+func (f *Filesystem) flockHeld() (bool, error) {
+	f.mu.Lock()
+	mine := f.lockFile != nil
+	f.mu.Unlock()
+	if mine {
+		return true, nil
+	}
+	lf, err := os.OpenFile(f.lockPath, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer lf.Close()
+	err = unix.Flock(int(lf.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return true, nil
+	}
+	return false, err
+}
+
+func (f *Filesystem) readLockInfo() *LockInfo {
+	b, err := os.ReadFile(f.infoPath)
+	if err != nil {
+		return nil
+	}
+	li, err := unmarshalLockInfo(b, f.infoPath)
+	if err != nil {
+		return nil
+	}
+	return li
+}
+
+// waitLockInfo reads the holder's info, allowing it a moment to write it
+// after taking the flock.
+func (f *Filesystem) waitLockInfo() *LockInfo {
+	for range 50 {
+		if li := f.readLockInfo(); li != nil {
+			return li
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return &LockInfo{ID: "(unknown: the holder has not written " + f.infoPath + ")", Path: f.path}
+}

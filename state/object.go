@@ -1,0 +1,63 @@
+package state
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+)
+
+// Object is one managed object: what was configured and what the agent
+// reported when it was created.
+type Object struct {
+	// Addr is the object's address; its kind is Addr.Kind.
+	Addr addrs.Instance
+	// SchemaVersion is the version of the attribute schema Attributes
+	// follows, so that a later rdmaform can upgrade old attributes.
+	SchemaVersion int
+	// Attributes are the configured values as a JSON object in cty's JSON
+	// encoding (ctyjson.Marshal of the object value), so that they
+	// round-trip through the config package's cty values.
+	Attributes json.RawMessage
+	// Dependencies are the objects this one was created after, and must be
+	// destroyed before.
+	Dependencies []addrs.Instance
+	// Facts are what the agent reported; only known after apply.
+	Facts Facts
+}
+
+// Facts are the runtime facts of a created object.
+type Facts struct {
+	AgentHandle string    `json:"agent_handle,omitempty"`
+	CreateToken string    `json:"create_token,omitempty"`
+	Device      string    `json:"device,omitempty"`
+	PortNum     int       `json:"port_num,omitempty"`
+	QPNum       uint32    `json:"qp_num,omitempty"`
+	QPType      string    `json:"qp_type,omitempty"`
+	LocalAddr   string    `json:"local_address,omitempty"`
+	LocalPort   int       `json:"local_port,omitempty"`
+	RemoteAddr  string    `json:"remote_address,omitempty"`
+	RemotePort  int       `json:"remote_port,omitempty"`
+	Status      string    `json:"status,omitempty"`
+	CreatedAt   time.Time `json:"created_at,omitzero"`
+}
+
+// DeepCopy returns a copy sharing nothing mutable with o.
+func (o *Object) DeepCopy() *Object {
+	if o == nil {
+		return nil
+	}
+	c := *o
+	c.Attributes = cloneRaw(o.Attributes)
+	c.Dependencies = append([]addrs.Instance(nil), o.Dependencies...)
+	return &c
+}
+
+// Output is one root output value.
+type Output struct {
+	// Value is the output's value in cty's JSON encoding.
+	Value json.RawMessage
+	// Type is the value's cty type in cty's JSON type encoding; optional.
+	Type      json.RawMessage
+	Sensitive bool
+}
