@@ -12,13 +12,20 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+// updating reports whether -update was given: rewrite testdata/*.golden
+// from the current output. The flag itself is defined by
+// charmbracelet/x/exp/golden, which teatest imports, so it is looked up
+// rather than defined twice.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // golden compares got with testdata/name.golden, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
-	if *update {
+	if updating() {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -53,7 +53,7 @@ func New(o Options) *Model {
 	w := newWorld()
 	m := &Model{
 		world: w,
-		relay: newRelay(o.Source, o.MinBackoff, o.MaxBackoff, o.Frame),
+		relay: newRelay(o.Source, o.MinBackoff, o.MaxBackoff, o.Frame, o.Now),
 		keys:  newKeyMap(),
 	}
 	m.header = newHeaderPane(w, st, o.Now, o.Target, o.Demo)

@@ -38,7 +38,8 @@ type relay struct {
 	src        Source
 	minBackoff time.Duration
 	maxBackoff time.Duration
-	frame      time.Duration // the shortest interval between two feedMsgs
+	frame      time.Duration    // the shortest interval between two feedMsgs
+	now        func() time.Time // the screen's clock, for the retry time it shows
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -54,13 +55,14 @@ type relay struct {
 	link    linkState
 }
 
-func newRelay(src Source, minBackoff, maxBackoff, frame time.Duration) *relay {
+func newRelay(src Source, minBackoff, maxBackoff, frame time.Duration, now func() time.Time) *relay {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &relay{
 		src:        src,
 		minBackoff: minBackoff,
 		maxBackoff: maxBackoff,
 		frame:      frame,
+		now:        now,
 		ctx:        ctx,
 		cancel:     cancel,
 		done:       make(chan struct{}),
@@ -99,7 +101,7 @@ func (r *relay) loop() {
 		if connected {
 			backoff = r.minBackoff // it worked for a while: retry promptly
 		}
-		r.setDown(err, time.Now().Add(backoff))
+		r.setDown(err, r.now().Add(backoff))
 		t := time.NewTimer(backoff)
 		select {
 		case <-r.ctx.Done():
