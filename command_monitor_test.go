@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func runMonitorForTest(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = runMonitor(args, streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	return code, out.String(), errb.String()
+}
+
+func TestMonitorSaysTheAgentIsNotAvailableYet(t *testing.T) {
+	code, _, stderr := runMonitorForTest("-agent=/tmp/x/agent.sock")
+	if code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	if !strings.Contains(stderr, "agent is not available in this build yet") || !strings.Contains(stderr, "/tmp/x/agent.sock") {
+		t.Errorf("stderr = %q", stderr)
+	}
+}
+
+func TestMonitorUsageLeavesOutTheDemoFlag(t *testing.T) {
+	code, _, stderr := runMonitorForTest("-h")
+	if code != 0 {
+		t.Errorf("exit code %d, want 0", code)
+	}
+	if !strings.Contains(stderr, "-no-color") || strings.Contains(stderr, "-demo") {
+		t.Errorf("usage = %q", stderr)
+	}
+}
+
+func TestMonitorRejectsArguments(t *testing.T) {
+	if code, _, stderr := runMonitorForTest("extra"); code != 1 || !strings.Contains(stderr, "takes no arguments") {
+		t.Errorf("exit code %d, stderr %q", code, stderr)
+	}
+}
+
+func TestMonitorIsRegistered(t *testing.T) {
+	if c, ok := commands["monitor"]; !ok || c.Synopsis == "" {
+		t.Error("monitor is not registered")
+	}
+}
