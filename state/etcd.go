@@ -15,6 +15,7 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
+	"go.uber.org/zap"
 )
 
 // EtcdOptions configure the etcd backend.
@@ -98,7 +99,7 @@ func NewEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 	if opts.ChunkSize == 0 {
 		opts.ChunkSize = 1 << 20
 	}
-	cfg := clientv3.Config{Endpoints: opts.Endpoints, DialTimeout: opts.DialTimeout, Context: ctx}
+	cfg := clientv3.Config{Endpoints: opts.Endpoints, DialTimeout: opts.DialTimeout, Context: ctx, Logger: zap.NewNop()}
 	if opts.CAFile != "" || opts.CertFile != "" || opts.KeyFile != "" {
 		tlsCfg, err := transport.TLSInfo{TrustedCAFile: opts.CAFile, CertFile: opts.CertFile, KeyFile: opts.KeyFile}.ClientConfig()
 		if err != nil {

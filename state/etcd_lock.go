@@ -28,12 +28,28 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 		return "", fmt.Errorf("creating an etcd lease on %s: %w", e.Describe(), err)
 	}
 	m := concurrency.NewMutex(sess, e.key("lock"))
-	if err := m.TryLock(ctx); err != nil {
-		sess.Close()
-		if errors.Is(err, concurrency.ErrLocked) {
-			return "", &LockError{Info: e.waitLockInfo(), Err: fmt.Errorf("%s is locked", e.Describe())}
+	// While the mutex is held but the info absent, the holder is between
+	// taking the mutex and writing its info, or releasing both: look
+	// again rather than report an unknown holder.
+	for try := 0; ; try++ {
+		err := m.TryLock(ctx)
+		if err == nil {
+			break
 		}
-		return "", fmt.Errorf("locking %s: %w", e.Describe(), err)
+		if !errors.Is(err, concurrency.ErrLocked) {
+			sess.Close()
+			return "", fmt.Errorf("locking %s: %w", e.Describe(), err)
+		}
+		li := e.readLockInfo()
+		if li == nil && try < 50 {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		sess.Close()
+		if li == nil {
+			li = e.unknownHolder()
+		}
+		return "", &LockError{Info: li, Err: fmt.Errorf("%s is locked", e.Describe())}
 	}
 	li := *info
 	li.ID, li.Path = newLockID(), e.Describe()
@@ -137,5 +153,9 @@ func (e *Etcd) waitLockInfo() *LockInfo {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	return e.unknownHolder()
+}
+
+func (e *Etcd) unknownHolder() *LockInfo {
 	return &LockInfo{ID: "(unknown: the holder has not written " + e.key("lock-info") + ")", Path: e.Describe()}
 }

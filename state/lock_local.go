@@ -29,12 +29,28 @@ func (f *Filesystem) Lock(info *LockInfo) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("opening lock file: %w", err)
 	}
-	if err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		lf.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return "", &LockError{Info: f.waitLockInfo(), Err: fmt.Errorf("%s is locked by another process", f.path)}
+	// While the flock is held but the info absent, the holder is between
+	// taking the flock and writing its info, or between removing it and
+	// releasing the flock: look again rather than report an unknown holder.
+	for try := 0; ; try++ {
+		err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			break
 		}
-		return "", fmt.Errorf("locking %s: %w", f.lockPath, err)
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			lf.Close()
+			return "", fmt.Errorf("locking %s: %w", f.lockPath, err)
+		}
+		li := f.readLockInfo()
+		if li == nil && try < 100 {
+			time.Sleep(5 * time.Millisecond)
+			continue
+		}
+		lf.Close()
+		if li == nil {
+			li = f.unknownHolder()
+		}
+		return "", &LockError{Info: li, Err: fmt.Errorf("%s is locked by another process", f.path)}
 	}
 	li := *info
 	li.ID, li.Path = newLockID(), f.path
@@ -143,5 +159,9 @@ func (f *Filesystem) waitLockInfo() *LockInfo {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	return f.unknownHolder()
+}
+
+func (f *Filesystem) unknownHolder() *LockInfo {
 	return &LockInfo{ID: "(unknown: the holder has not written " + f.infoPath + ")", Path: f.path}
 }

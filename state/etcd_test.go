@@ -1,0 +1,169 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestEtcdRoundTripChunkedWithBackup(t *testing.T) {
+	ep := startEtcd(t)
+	a := newTestEtcd(t, ep, "/t1")
+	if err := a.RefreshState(); err != nil {
+		t.Fatal(err)
+	}
+	if a.State() != nil {
+		t.Fatal("State() should be nil before any state exists")
+	}
+	s := New()
+	for i := range 300 { // ~100 KB: many 4 KiB chunks
+		s.SetObject(testObject(t, "endpoint.e["+strconv.Itoa(i)+"]", i))
+	}
+	s.SetOutput("o", &Output{Value: json.RawMessage(`{"a":1}`)})
+	a.WriteState(s)
+	if err := a.PersistState(); err != nil {
+		t.Fatal(err)
+	}
+	b := newTestEtcd(t, ep, "/t1")
+	if err := b.RefreshState(); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.State(); got.Serial != 1 || !SameContent(got, s) {
+		t.Fatalf("read back serial %d, same content %v", got.Serial, SameContent(got, s))
+	}
+	// A stale writer is refused.
+	s2 := a.State()
+	s2.RemoveObject(mustAddr(t, "endpoint.e[0]"))
+	a.WriteState(s2)
+	if err := a.PersistState(); err != nil {
+		t.Fatal(err)
+	}
+	s3 := b.State()
+	s3.RemoveObject(mustAddr(t, "endpoint.e[1]"))
+	b.WriteState(s3)
+	if err := b.PersistState(); err == nil || !strings.Contains(err.Error(), "changed since rdmaform read it") {
+		t.Fatalf("stale etcd writer not refused: %v", err)
+	}
+	c := newTestEtcd(t, ep, "/t1")
+	c.RefreshState()
+	if got := c.State(); got.Serial != 2 || len(got.Objects) != 299 || got.Object(mustAddr(t, "endpoint.e[1]")) == nil {
+		t.Fatalf("after the refused write: serial %d, %d objects", got.Serial, len(got.Objects))
+	}
+	// Old generations are cleaned: only the current and backup chunks remain.
+	ctx, cancel := c.ctx()
+	defer cancel()
+	for range 2 {
+		st := c.State()
+		st.SetOutput("x", &Output{Value: json.RawMessage(strconv.Itoa(int(st.Serial)))})
+		c.WriteState(st)
+		if err := c.PersistState(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := c.client.Get(ctx, c.key("state-chunks/"), clientv3WithPrefixKeysOnly()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gens := map[string]bool{}
+	for _, kv := range r.Kvs {
+		gens[strings.Split(strings.TrimPrefix(string(kv.Key), c.key("state-chunks/")), "/")[0]] = true
+	}
+	if len(gens) != 2 {
+		t.Fatalf("%d chunk generations kept, want 2 (current and backup)", len(gens))
+	}
+}
+
+func TestEtcdLockAndForceUnlock(t *testing.T) {
+	ep := startEtcd(t)
+	a, b := newTestEtcd(t, ep, "/t2"), newTestEtcd(t, ep, "/t2")
+	id, err := a.Lock(NewLockInfo("OperationTypeApply"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Lock(NewLockInfo("OperationTypePlan"))
+	var le *LockError
+	if !errors.As(err, &le) || le.Info == nil || le.Info.ID != id || le.Info.PID != os.Getpid() {
+		t.Fatalf("second locker not told the holder: %v", err)
+	}
+	h, err := b.LockHolder()
+	if err != nil || h == nil || h.ID != id {
+		t.Fatalf("LockHolder: %+v %v", h, err)
+	}
+	if err := b.ForceUnlock("nope"); err == nil {
+		t.Fatal("force-unlock with a wrong ID succeeded")
+	}
+	if err := b.ForceUnlock(id); err != nil {
+		t.Fatal(err)
+	}
+	id2, err := b.Lock(NewLockInfo("OperationTypeApply"))
+	if err != nil {
+		t.Fatalf("lock after force-unlock: %v", err)
+	}
+	if err := b.Unlock(id2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEtcdLockExpiresWithHolder(t *testing.T) {
+	ep := startEtcd(t)
+	a, b := newTestEtcd(t, ep, "/t3"), newTestEtcd(t, ep, "/t3")
+	if _, err := a.Lock(NewLockInfo("OperationTypeApply")); err != nil {
+		t.Fatal(err)
+	}
+	a.Close() // the holder "dies": its lease is no longer kept alive
+	start := time.Now()
+	id, err := LockWithTimeout(t.Context(), b, NewLockInfo("OperationTypeApply"), 20*time.Second)
+	if err != nil {
+		t.Fatalf("the dead holder's lock did not expire: %v", err)
+	}
+	t.Logf("lock expired after %v", time.Since(start).Round(time.Millisecond))
+	b.Unlock(id)
+}
+
+func TestEtcdRecorder(t *testing.T) {
+	ep := startEtcd(t)
+	a := newTestEtcd(t, ep, "/t4")
+	a.RefreshState()
+	rec, err := a.OpenRecorder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := range 10 {
+		wg.Go(func() {
+			for i := range 30 {
+				n := w*30 + i
+				if err := rec.Record(PutObject(testObject(t, "endpoint.e["+strconv.Itoa(n)+"]", n))); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	// Before Close the journal is what holds the changes.
+	b := newTestEtcd(t, ep, "/t4")
+	if err := b.RefreshState(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(b.State().Objects); n != 300 {
+		t.Fatalf("journal replay: %d objects, want 300", n)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := a.ctx()
+	defer cancel()
+	r, _ := a.client.Get(ctx, a.key("journal/"), clientv3WithPrefixKeysOnly()...)
+	if len(r.Kvs) != 0 {
+		t.Fatalf("%d journal keys left after Close", len(r.Kvs))
+	}
+	b.RefreshState()
+	if n := len(b.State().Objects); n != 300 {
+		t.Fatalf("after fold: %d objects", n)
+	}
+}

@@ -1,0 +1,99 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// startEtcd runs a real etcd server on loopback for the test: the binary
+// named by $RDMAFORM_ETCD, else "etcd" on $PATH (Debian's etcd-server
+// package installs /usr/bin/etcd). It fails the test, never skips, when
+// there is no etcd. The server is killed and its data removed in cleanup.
+func startEtcd(t testing.TB) string {
+	t.Helper()
+	bin := os.Getenv("RDMAFORM_ETCD")
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("etcd"); err != nil {
+			t.Fatalf("the etcd backend tests need an etcd server binary: install Debian's etcd-server package (apt-get install etcd-server) or set RDMAFORM_ETCD to an etcd binary: %v", err)
+		}
+	}
+	client, peer := freePort(t), freePort(t)
+	clientURL := fmt.Sprintf("http://127.0.0.1:%d", client)
+	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peer)
+	dir := t.TempDir()
+	cmd := exec.Command(bin,
+		"--name", "test",
+		"--data-dir", filepath.Join(dir, "data"),
+		"--listen-client-urls", clientURL, "--advertise-client-urls", clientURL,
+		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
+		"--initial-cluster", "test="+peerURL,
+		"--logger", "zap", "--log-outputs", filepath.Join(dir, "etcd.log"),
+	)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{clientURL}, DialTimeout: time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := c.Get(ctx, "health")
+		cancel()
+		if err == nil {
+			return clientURL
+		}
+		select {
+		case err := <-exited:
+			log, _ := os.ReadFile(filepath.Join(dir, "etcd.log"))
+			t.Fatalf("etcd (%s) exited before becoming healthy: %v\n%s", bin, err, log)
+		default:
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(dir, "etcd.log"))
+			t.Fatalf("etcd at %s did not become healthy: %v\n%s", clientURL, err, log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func newTestEtcd(t testing.TB, endpoint, prefix string) *Etcd {
+	t.Helper()
+	e, err := NewEtcd(context.Background(), EtcdOptions{Endpoints: []string{endpoint}, Prefix: prefix, ChunkSize: 4096, LockTTL: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func clientv3WithPrefixKeysOnly() []clientv3.OpOption {
+	return []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithKeysOnly()}
+}
