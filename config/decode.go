@@ -48,6 +48,14 @@ type bodyTemplate struct {
 	attrs  map[string]*hcl.Attribute
 	blocks map[string]*bodyTemplate
 	def    hcl.Range
+
+	// Expressions without references evaluate the same for every
+	// instance: their converted values are computed once, and a nested
+	// block made only of them is built once.
+	constant map[string]bool
+	consts   map[string]cty.Value
+	static   bool
+	cached   map[string]cty.Value
 }
 
 // attrRange is where a diagnostic about attribute name points: its value,
@@ -65,7 +73,12 @@ func (t *bodyTemplate) child(name string) *bodyTemplate {
 	if c, ok := t.blocks[name]; ok {
 		return c
 	}
-	return &bodyTemplate{schema: t.schema.NestedBlock(name).Block, def: t.def}
+	c := &bodyTemplate{schema: t.schema.NestedBlock(name).Block, def: t.def, static: true, consts: map[string]cty.Value{}}
+	if t.blocks == nil {
+		t.blocks = map[string]*bodyTemplate{}
+	}
+	t.blocks[name] = c // omitted blocks are static; build them once
+	return c
 }
 
 // expressions calls f for every expression of t and its nested blocks.
@@ -108,6 +121,16 @@ func decodeBodyTemplate(body hcl.Body, schema *Block, def hcl.Range) (*bodyTempl
 		c, d := decodeBodyTemplate(b.Body, schema.NestedBlock(b.Type).Block, b.DefRange)
 		diags = append(diags, d...)
 		t.blocks[b.Type] = c
+	}
+	t.constant = map[string]bool{}
+	t.consts = map[string]cty.Value{}
+	t.static = true
+	for name, a := range t.attrs {
+		t.constant[name] = len(a.Expr.Variables()) == 0
+		t.static = t.static && t.constant[name]
+	}
+	for _, c := range t.blocks {
+		t.static = t.static && c.static
 	}
 	return t, diags
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -13,7 +14,7 @@ import (
 )
 
 // MaxInstances bounds count and the size of for_each for one block.
-const MaxInstances = 1_000_000
+const MaxInstances = 100_000
 
 // Load reads the configuration in dir and evaluates it with the given
 // variable values. See the package documentation.
@@ -24,7 +25,38 @@ func Load(dir string, vars VarInputs) (*Config, hcl.Diagnostics) {
 // Load is the Loader form of the package-level Load.
 func (l *Loader) Load(dir string, vars VarInputs) (*Config, hcl.Diagnostics) {
 	files, diags := l.parseDir(dir)
-	decl, d := decodeFiles(files)
+	cfg, d := l.loadFiles(dir, files, vars)
+	return cfg, dedupe(append(diags, d...))
+}
+
+// LoadSources loads a configuration from memory: name → content, where a
+// name ending in .json is read as HCL's JSON syntax. No variable files are
+// read; vars.Args may still name -var-file files.
+func (l *Loader) LoadSources(sources map[string][]byte, vars VarInputs) (*Config, hcl.Diagnostics) {
+	var files []*hcl.File
+	var diags hcl.Diagnostics
+	for _, name := range mapKeys(sources) {
+		var f *hcl.File
+		var d hcl.Diagnostics
+		if strings.HasSuffix(name, ".json") {
+			f, d = l.parser.ParseJSON(sources[name], name)
+		} else {
+			f, d = l.parser.ParseHCL(sources[name], name)
+		}
+		diags = append(diags, d...)
+		if f != nil && !d.HasErrors() {
+			files = append(files, f)
+		}
+	}
+	cfg, d := l.loadFiles("", files, vars)
+	return cfg, dedupe(append(diags, d...))
+}
+
+// loadFiles runs both phases over parsed files; dir ("" for none) is where
+// variable files are looked for.
+func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Config, hcl.Diagnostics) {
+	decl, diags := decodeFiles(files)
+	var d hcl.Diagnostics
 	diags = append(diags, d...)
 	settings, d := decodeSettings(decl.settingsBlocks)
 	diags = append(diags, d...)
@@ -59,7 +91,7 @@ func (l *Loader) Load(dir string, vars VarInputs) (*Config, hcl.Diagnostics) {
 	}
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
 	diags = append(diags, dependencies(e)...)
-	return e.cfg, dedupe(diags)
+	return e.cfg, diags
 }
 
 // evaluator holds phase two's state: the values known so far.
@@ -371,6 +403,22 @@ func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bo
 // omitted attributes take their default (or null), computed ones are
 // unknown, nested blocks are objects or null.
 func evalBody(t *bodyTemplate, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
+	vals, diags := evalBodyMap(t, ctx)
+	return cty.ObjectVal(vals), diags
+}
+
+func evalBodyMap(t *bodyTemplate, ctx *hcl.EvalContext) (map[string]cty.Value, hcl.Diagnostics) {
+	if t.cached != nil {
+		return t.cached, nil // diagnostics were reported on first use
+	}
+	vals, diags := evalBodyMapOnce(t, ctx)
+	if t.static {
+		t.cached = vals
+	}
+	return vals, diags
+}
+
+func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext) (map[string]cty.Value, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	vals := make(map[string]cty.Value, len(t.schema.Attributes)+len(t.schema.Blocks))
 	for _, a := range t.schema.Attributes {
@@ -379,8 +427,8 @@ func evalBody(t *bodyTemplate, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics
 			continue
 		}
 		attr, ok := t.attrs[a.Name]
-		var v cty.Value
-		if ok {
+		v, cached := t.consts[a.Name]
+		if ok && !cached {
 			raw, d := attr.Expr.Value(ctx)
 			diags = append(diags, d...)
 			if d.HasErrors() {
@@ -399,6 +447,9 @@ func evalBody(t *bodyTemplate, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics
 				cv = cty.UnknownVal(a.Type)
 			}
 			v = cv
+			if t.constant[a.Name] {
+				t.consts[a.Name] = v
+			}
 		}
 		if v == cty.NilVal || v.IsNull() {
 			if a.Required && ok {
@@ -422,22 +473,32 @@ func evalBody(t *bodyTemplate, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics
 		if !ok {
 			c = t.child(nb.Name)
 		}
-		v, d := evalBody(c, ctx)
+		m, d := evalBodyMap(c, ctx)
 		diags = append(diags, d...)
-		vals[nb.Name] = v
+		if nb.Name == "qp" && m["type"].IsNull() {
+			m = copyMap(m)
+			fillQPType(m, vals["port_space"])
+		}
+		vals[nb.Name] = cty.ObjectVal(m)
 	}
-	return cty.ObjectVal(vals), diags
+	return vals, diags
+}
+
+func copyMap(m map[string]cty.Value) map[string]cty.Value {
+	out := make(map[string]cty.Value, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 func convertMsg(err error, want cty.Type) string {
 	return fmt.Sprintf("%s required (%s)", want.FriendlyName(), err)
 }
 
-// evalInstance evaluates one instance, fills the defaults that depend on
-// other attributes, and decodes and checks it.
+// evalInstance evaluates one instance and decodes and checks it.
 func evalInstance(r *Resource, ctx *hcl.EvalContext) (cty.Value, *Instance, hcl.Diagnostics) {
 	v, diags := evalBody(r.body, ctx)
-	v = fillQPType(v)
 	inst := &Instance{Value: v}
 	diags = append(diags, decodeInstance(r.Addr.Kind, r.body, inst)...)
 	return v, inst, diags
@@ -445,29 +506,18 @@ func evalInstance(r *Resource, ctx *hcl.EvalContext) (cty.Value, *Instance, hcl.
 
 // fillQPType gives a qp block without a type the port space's natural
 // one: "rc" for tcp and ib, "ud" for udp and ipoib.
-func fillQPType(v cty.Value) cty.Value {
-	if !v.Type().HasAttribute("qp") {
-		return v
+func fillQPType(qp map[string]cty.Value, ps cty.Value) {
+	if !qp["type"].IsNull() {
+		return
 	}
-	qp := v.GetAttr("qp")
-	if qp.IsNull() || !qp.IsKnown() || !qp.GetAttr("type").IsNull() {
-		return v
+	switch {
+	case !ps.IsKnown():
+		qp["type"] = cty.UnknownVal(cty.String)
+	case ps.AsString() == "udp" || ps.AsString() == "ipoib":
+		qp["type"] = cty.StringVal("ud")
+	default:
+		qp["type"] = cty.StringVal("rc")
 	}
-	ps := v.GetAttr("port_space")
-	if !ps.IsKnown() {
-		return setAttr(v, "qp", setAttr(qp, "type", cty.UnknownVal(cty.String)))
-	}
-	t := "rc"
-	if s := ps.AsString(); s == "udp" || s == "ipoib" {
-		t = "ud"
-	}
-	return setAttr(v, "qp", setAttr(qp, "type", cty.StringVal(t)))
-}
-
-func setAttr(obj cty.Value, name string, v cty.Value) cty.Value {
-	m := obj.AsValueMap()
-	m[name] = v
-	return cty.ObjectVal(m)
 }
 
 // dedupe drops repeated diagnostics (the same problem in every instance of

@@ -40,6 +40,8 @@ type NestedBlock struct {
 type Block struct {
 	Attributes []*Attribute
 	Blocks     []*NestedBlock
+
+	impliedType cty.Type // cached by init
 }
 
 // Attribute returns the named attribute's schema, or nil.
@@ -65,6 +67,13 @@ func (b *Block) NestedBlock(name string) *NestedBlock {
 // ImpliedType is the object type of a value of this block, computed
 // attributes included; absent nested blocks are null objects.
 func (b *Block) ImpliedType() cty.Type {
+	if b.impliedType != cty.NilType {
+		return b.impliedType
+	}
+	return b.computeImpliedType()
+}
+
+func (b *Block) computeImpliedType() cty.Type {
 	at := make(map[string]cty.Type, len(b.Attributes)+len(b.Blocks))
 	for _, a := range b.Attributes {
 		at[a.Name] = a.Type
@@ -242,4 +251,17 @@ var schemas = map[addrs.Kind]*Block{
 			}}},
 		},
 	},
+}
+
+func init() {
+	var cache func(b *Block)
+	cache = func(b *Block) {
+		for _, nb := range b.Blocks {
+			cache(nb.Block)
+		}
+		b.impliedType = b.computeImpliedType()
+	}
+	for _, b := range schemas {
+		cache(b)
+	}
 }

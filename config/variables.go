@@ -83,15 +83,15 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 			raw[name] = rawValue{str: v, from: "environment variable " + k}
 		}
 	}
-	var files []string
-	if _, err := os.Stat(filepath.Join(dir, VarsFile)); err == nil {
-		files = append(files, filepath.Join(dir, VarsFile))
-	}
-	auto, _ := filepath.Glob(filepath.Join(dir, "*"+AutoVarsSuffix))
-	sort.Strings(auto)
-	files = append(files, auto...)
-	for _, f := range files {
-		diags = append(diags, l.readVarFile(f, vars, raw)...)
+	if dir != "" {
+		var files []string
+		if _, err := os.Stat(filepath.Join(dir, VarsFile)); err == nil {
+			files = append(files, filepath.Join(dir, VarsFile))
+		}
+		files = append(files, autoVarFiles(dir)...)
+		for _, f := range files {
+			diags = append(diags, l.readVarFile(f, vars, raw)...)
+		}
 	}
 	for _, a := range in.Args {
 		if a.File {
@@ -224,4 +224,11 @@ func (v *Variable) validate() hcl.Diagnostics {
 			Subject: val.Condition.Range().Ptr()})
 	}
 	return diags
+}
+
+// autoVarFiles lists dir's *.auto.rdmavars files in lexical order.
+func autoVarFiles(dir string) []string {
+	auto, _ := filepath.Glob(filepath.Join(dir, "*"+AutoVarsSuffix))
+	sort.Strings(auto)
+	return auto
 }
