@@ -130,4 +130,3 @@ func samplePeakHeap(peak *atomic.Uint64) (stop func()) {
 	}()
 	return func() { close(done); <-finished }
 }
-

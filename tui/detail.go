@@ -11,8 +11,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// detailPane shows everything known about the selected object: its
-// configuration, live facts, probe statistics, last error and history. It
+// detailPane shows everything known about the selected object: its live
+// facts, probe statistics, last error, history and configuration. It
 // scrolls when it has focus.
 type detailPane struct {
 	w    *world
@@ -110,13 +110,6 @@ func (d *detailPane) lines() []string {
 	status := shownStatus(o)
 	l = append(l, "  "+shortKind(o.Kind)+" · "+d.st.statusText(status, status))
 
-	if len(o.Config) > 0 {
-		l = append(l, d.section("Configuration"))
-		for _, s := range o.Config {
-			l = append(l, fact(s.Key, s.Value))
-		}
-	}
-
 	l = append(l, d.section("Live"))
 	if o.Parent != "" {
 		l = append(l, fact("listener", o.Parent))
@@ -174,6 +167,14 @@ func (d *detailPane) lines() []string {
 				line += "  " + ev.Detail
 			}
 			l = append(l, line)
+		}
+	}
+	// The configuration comes last: it is what the operator wrote, while
+	// the live facts above are what they cannot see elsewhere.
+	if len(o.Config) > 0 {
+		l = append(l, d.section("Configuration"))
+		for _, s := range o.Config {
+			l = append(l, fact(s.Key, s.Value))
 		}
 	}
 	return l

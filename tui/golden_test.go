@@ -115,7 +115,7 @@ func TestGoldenFooter(t *testing.T) {
 }
 
 func TestGoldenScreen(t *testing.T) {
-	for _, size := range [][2]int{{120, 24}, {80, 24}} {
+	for _, size := range [][2]int{{120, 24}, {80, 24}, {120, 36}} {
 		m := newTestModel(size[0], size[1], fixtureObjects())
 		press(m, "j", "j", "j", "j", "j", "j")
 		name := "screen_" + itoa(size[0]) + "x" + itoa(size[1])

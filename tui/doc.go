@@ -1,0 +1,36 @@
+// Package tui is `rdmaform monitor`: a bubbletea program that shows every
+// object the agent holds and how each connection is doing, live.
+//
+// # What it reads
+//
+// The monitor reads a [Source]. The agent's watch-stream client implements
+// it by converting its protobuf messages into this package's types:
+//
+//   - [Object]: one protection domain, listener, endpoint or accepted
+//     connection, addressed in configuration terms ("endpoint.client[3]");
+//     an accepted connection has its own address and Parent set to its
+//     listener's. Every [Update] carries a whole Object, never a delta.
+//   - [Update]: an object's new state, or Deleted.
+//   - [AgentInfo]: the agent's socket, pid, start time and devices.
+//
+// Source.Watch sends one snapshot then updates until its context ends or
+// the connection fails; the monitor calls it again with back-off (1 s,
+// doubling to 30 s) and meanwhile shows the last known view marked stale.
+//
+// # How updates reach the screen
+//
+// One relay goroutine runs Watch. It keeps only the latest Update of each
+// object until the next frame, so its memory is bounded by the number of
+// objects whatever the event rate, and the program collects a batch at
+// most once a frame through a re-armed command, so the screen never waits
+// on the network. Shutdown is cancel, then wait ([Model.Close]).
+//
+// # Layout
+//
+// The root [Model] owns the layout and the focus. Its panes are the header
+// (agent, devices, totals by status, the banner when the agent is away),
+// the table (rows keyed by address, only the visible ones rendered), the
+// detail of the selected object and the footer (key help). Styles are in
+// styles.go and come from one lipgloss renderer, with an ASCII profile for
+// -no-color and NO_COLOR.
+package tui
