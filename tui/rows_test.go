@@ -1,0 +1,69 @@
+package tui
+
+import (
+	"slices"
+	"testing"
+)
+
+func addresses(rows []row) []string {
+	var a []string
+	for _, r := range rows {
+		a = append(a, r.obj.Address)
+	}
+	return a
+}
+
+func fixtureMap() map[string]*Object {
+	m := make(map[string]*Object)
+	for _, o := range fixtureObjects() {
+		m[o.Address] = &o
+	}
+	return m
+}
+
+func TestFoldedListenerHidesItsConnectionsUnlessFiltering(t *testing.T) {
+	folded := map[string]bool{"listener.storage": true}
+	rows := buildRows(fixtureMap(), newMatcher(""), sortByAddress, folded)
+	if got := addresses(rows); slices.Contains(got, "listener.storage/conn/1") {
+		t.Errorf("folded listener still shows its connections: %q", got)
+	}
+	if l := rows[1].label(); l != "listener.storage [+2]" {
+		t.Errorf("folded listener label = %q", l)
+	}
+	rows = buildRows(fixtureMap(), newMatcher("disconnected"), sortByAddress, folded)
+	if got, want := addresses(rows), []string{"listener.storage", "listener.storage/conn/2"}; !slices.Equal(got, want) {
+		t.Errorf("filtered rows = %q, want %q (the match with its listener)", got, want)
+	}
+}
+
+func TestNaturalCompareOrdersNumbersNumerically(t *testing.T) {
+	in := []string{"endpoint.c[10]", "endpoint.c[2]", "endpoint.c[1]", "endpoint.b", "endpoint.c[02x]"}
+	slices.SortFunc(in, naturalCompare)
+	want := []string{"endpoint.b", "endpoint.c[1]", "endpoint.c[2]", "endpoint.c[02x]", "endpoint.c[10]"}
+	if !slices.Equal(in, want) {
+		t.Errorf("order = %q, want %q", in, want)
+	}
+}
+
+func TestNarrowTerminalsDropColumnsInOrder(t *testing.T) {
+	titles := func(cols []column) []string {
+		var s []string
+		for _, c := range cols {
+			s = append(s, c.title)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		width int
+		want  []string
+	}{
+		{200, []string{"ADDRESS", "KIND", "STATUS", "LOCAL", "REMOTE", "QP", "DEVICE", "UP", "RECONN", "RTT", "LAST EVENT"}},
+		{120, []string{"ADDRESS", "STATUS", "REMOTE", "DEVICE", "UP", "RECONN", "RTT", "LAST EVENT"}},
+		{80, []string{"ADDRESS", "STATUS", "REMOTE", "UP", "RTT"}},
+		{40, []string{"ADDRESS", "STATUS"}},
+	} {
+		if got := titles(layoutColumns(tc.width, 20)); !slices.Equal(got, tc.want) {
+			t.Errorf("width %d: columns %q, want %q", tc.width, got, tc.want)
+		}
+	}
+}
