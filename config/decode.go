@@ -226,6 +226,7 @@ func (d *declarations) addVariable(b *hcl.Block) hcl.Diagnostics {
 					Detail:   fmt.Sprintf("This default value is not compatible with the variable's type constraint: %s.", err),
 					Subject:  a.Expr.Range().Ptr(),
 				})
+				v.Default = cty.UnknownVal(v.Type) // reported; no second error
 			} else {
 				v.Default = cv
 			}

@@ -541,5 +541,17 @@ func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 		seen[key] = true
 		out = append(out, d)
 	}
+	// Report in source order: by file, then position; sourceless first.
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Subject, out[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a == nil && b != nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		default:
+			return a.Start.Byte < b.Start.Byte
+		}
+	})
 	return out
 }

@@ -127,7 +127,6 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 			return bad("Reference to undeclared "+root,
 				fmt.Sprintf("A %s named %q is not declared in this configuration.%s", root, name, didYouMean(name, names)), hcl.RangeOver(tr[0].SourceRange(), rng))
 		}
-		ref.kind, ref.res = refResource, res
 		// The attribute follows the name, or an index when the block is
 		// expanded.
 		i := 2
@@ -146,6 +145,7 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 				return bad("Unexpected index", fmt.Sprintf("%s.%s has neither count nor for_each, so it is not indexed.", root, name), tr[2].SourceRange())
 			}
 		}
+		ref.kind, ref.res = refResource, res
 		return ref, nil
 	}
 	return bad("Reference to unknown name",
@@ -186,4 +186,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-

@@ -172,7 +172,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance) hcl.Diagno
 	switch kind {
 	case addrs.ProtectionDomain:
 		inst.ProtectionDomain = &ProtectionDomain{Device: c.str(v, "device")}
-		if v.GetAttr("device").IsKnown() && inst.ProtectionDomain.Device == "" {
+		if dv := v.GetAttr("device"); dv.IsKnown() && !dv.IsNull() && inst.ProtectionDomain.Device == "" {
 			c.errorf(t.attrRange("device"), "Invalid device", "device must name an RDMA device, such as \"rxe0\".")
 		}
 	case addrs.Listener:

@@ -1,7 +1,13 @@
 package config
 
+import (
+	"strings"
+	"testing"
+)
+
 // ruleCase is one validation rule's test: a configuration and the
-// diagnostic it must produce (summary, detail substring, subject start).
+// diagnostic it must produce: summary, a detail substring, and where the
+// subject starts.
 type ruleCase struct {
 	name    string
 	src     string
@@ -11,4 +17,366 @@ type ruleCase struct {
 	col     int
 }
 
-var ruleCases = []ruleCase{}
+const okListener = `
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+`
+
+var ruleCases = []ruleCase{
+	{"unknown block", `listner "x" {}`,
+		"Unsupported block type", `Blocks of type "listner" are not expected here. Did you mean "listener"?`, 1, 1},
+	{"unknown attribute", `listener "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  backlgo = 3
+}`, "Unsupported argument", `An argument named "backlgo" is not expected here. Did you mean "backlog"?`, 4, 3},
+	{"unknown nested attribute", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect { retry_cont = 3 }
+}`, "Unsupported argument", `Did you mean "retry_count"?`, 4, 13},
+	{"wrong type", `listener "x" {
+  address = "10.77.0.1"
+  port    = "seventy"
+}`, "Incorrect attribute value type", `Inappropriate value for attribute "port": number required`, 3, 13},
+	{"missing required", `listener "x" {
+  port = 7471
+}`, "Missing required argument", `The argument "address" is required`, 1, 14},
+	{"port too large", `listener "x" {
+  address = "10.77.0.1"
+  port    = 70000
+}`, "Invalid port", "port must be from 1 to 65535; got 70000.", 3, 13},
+	{"port zero", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 0
+}`, "Invalid port", "port must be from 1 to 65535; got 0.", 3, 13},
+	{"port not whole", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 74.5
+}`, "Invalid port", "port must be a whole number; got 74.5.", 3, 13},
+	{"zero cap", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {
+    max_send_wr = 0
+  }
+}`, "Invalid QP capacity", "max_send_wr must be from 1 to 65536", 5, 19},
+	{"absurd cap", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {
+    max_recv_sge = 1000
+  }
+}`, "Invalid QP capacity", "max_recv_sge must be from 1 to 64 (no device takes more scatter/gather entries; -device-check compares with the device's max_sge); got 1000.", 5, 20},
+	{"inline data too large", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {
+    max_inline_data = 65536
+  }
+}`, "Inline data too large", "max_inline_data must be from 0 to 4096 bytes, the most a send work request can carry inline", 5, 23},
+	{"zero backlog", `listener "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  backlog = 0
+}`, "Invalid backlog", "backlog must be from 1 to 65535", 4, 13},
+	{"retry count", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect {
+    retry_count = 8
+  }
+}`, "Invalid retry count", "retry_count must be from 0 to 7 (a 3-bit field of the connection request); got 8.", 5, 19},
+	{"rnr retry count", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect {
+    rnr_retry_count = -1
+  }
+}`, "Invalid retry count", "rnr_retry_count must be from 0 to 7", 5, 23},
+	{"responder resources", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect {
+    responder_resources = 256
+  }
+}`, "Invalid connect parameter", "responder_resources must be from 0 to 255 (an 8-bit field of rdma_conn_param); got 256.", 5, 27},
+	{"connect private data tcp", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect {
+    private_data = "` + strings.Repeat("x", 57) + `"
+  }
+}`, "Private data too long", "private_data is 57 bytes; librdmacm carries at most 56 bytes of private data in a connection request on the tcp port space.", 5, 20},
+	{"connect private data udp", `endpoint "x" {
+  address    = "10.77.0.1"
+  port       = 7471
+  port_space = "udp"
+  connect {
+    private_data = "` + strings.Repeat("x", 181) + `"
+  }
+}`, "Private data too long", "at most 180 bytes of private data in a datagram (SIDR) request on the udp port space.", 6, 20},
+	{"accept private data tcp", `listener "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  accept {
+    private_data = "` + strings.Repeat("x", 197) + `"
+  }
+}`, "Private data too long", "private_data is 197 bytes; librdmacm carries at most 196 bytes of private data in a connection reply on the tcp port space.", 5, 20},
+	{"accept private data udp", `listener "x" {
+  address    = "10.77.0.1"
+  port       = 7471
+  port_space = "udp"
+  accept {
+    private_data = "` + strings.Repeat("x", 137) + `"
+  }
+}`, "Private data too long", "at most 136 bytes of private data in a datagram (SIDR) reply on the udp port space.", 6, 20},
+	{"reject private data tcp", `listener "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  accept {
+    reject_private_data = "` + strings.Repeat("x", 149) + `"
+  }
+}`, "Private data too long", "reject_private_data is 149 bytes; librdmacm carries at most 148 bytes of private data in a connection rejection on the tcp port space.", 5, 27},
+	{"qp type tcp", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {
+    type = "ud"
+  }
+}`, "QP type does not fit the port space", `A "ud" QP cannot be used on the "tcp" port space, which carries RC QPs only.`, 5, 12},
+	{"qp type udp", `listener "x" {
+  address    = "10.77.0.1"
+  port       = 7471
+  port_space = "udp"
+  qp {
+    type = "rc"
+  }
+}`, "QP type does not fit the port space", `A "rc" QP cannot be used on the "udp" port space, which carries UD QPs only.`, 6, 12},
+	{"bad qp type", `listener "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {
+    type = "rd"
+  }
+}`, "Invalid QP type", `type must be "rc", "uc" or "ud"; got "rd".`, 5, 12},
+	{"bad port space", `listener "x" {
+  address    = "10.77.0.1"
+  port       = 7471
+  port_space = "tpc"
+}`, "Invalid port space", `port_space must be "tcp", "udp", "ib" or "ipoib"; got "tpc". Did you mean "tcp"?`, 4, 16},
+	{"duplicate name", okListener + `
+listener "l" {
+  address = "10.77.0.2"
+  port    = 7471
+}`, "Duplicate listener \"l\"", "A listener \"l\" was already declared at main.rdma.hcl:2,1-13.", 7, 1},
+	{"duplicate listener address", okListener + `
+listener "m" {
+  address = "10.77.0.1"
+  port    = 7471
+}`, "Duplicate listener address", "listener.m and listener.l (declared at main.rdma.hcl:2,1-13) both listen on 10.77.0.1 port 7471 (tcp)", 9, 13},
+	{"undeclared object", `endpoint "x" {
+  address = listener.storage.address
+  port    = 7471
+}`, "Reference to undeclared listener", `A listener named "storage" is not declared in this configuration.`, 2, 13},
+	{"undeclared object suggestion", okListener + `
+endpoint "x" {
+  address = listener.k.address
+  port    = 7471
+}`, "Reference to undeclared listener", `A listener named "k" is not declared in this configuration. Did you mean "l"?`, 8, 13},
+	{"undeclared attribute", okListener + `
+endpoint "x" {
+  address = listener.l.adress
+  port    = 7471
+}`, "Unsupported attribute", `A listener has no attribute named "adress". Did you mean "address"?`, 8, 23},
+	{"undeclared variable", `endpoint "x" {
+  address = var.addr
+  port    = 7471
+}`, "Reference to undeclared input variable", `An input variable named "addr" is not declared.`, 2, 13},
+	{"unknown root", `endpoint "x" {
+  address = lisener.l.address
+  port    = 7471
+}`, "Reference to unknown name", `There is nothing named "lisener"`, 2, 13},
+	{"count and for_each", `endpoint "x" {
+  count    = 2
+  for_each = toset(["a"])
+  address  = "10.77.0.1"
+  port     = 7471
+}`, "Invalid combination of count and for_each", "The count and for_each meta-arguments are mutually exclusive", 3, 3},
+	{"cycle", `endpoint "a" {
+  address = endpoint.b.address
+  port    = 7471
+}
+endpoint "b" {
+  address = endpoint.a.address
+  port    = 7471
+}`, "Cycle: endpoint.a, endpoint.b", "endpoint.a (main.rdma.hcl:1,1-13)\n  endpoint.b (main.rdma.hcl:5,1-13)", 1, 1},
+	{"self reference", `endpoint "a" {
+  address = "10.77.0.1"
+  port    = endpoint.a.port
+}`, "Cycle: endpoint.a", "endpoint.a (main.rdma.hcl:1,1-13)", 1, 1},
+	{"count index without count", `endpoint "a" {
+  address = "10.77.0.1"
+  port    = 7000 + count.index
+}`, `Reference to "count" in a block without count`, "count.* is available only in", 3, 20},
+	{"negative count", `endpoint "a" {
+  count   = -1
+  address = "10.77.0.1"
+  port    = 7471
+}`, "Invalid count argument", "count must be a whole number from 0 to 100000; got -1.", 2, 13},
+	{"for_each list", `endpoint "a" {
+  for_each = ["x"]
+  address  = "10.77.0.1"
+  port     = 7471
+}`, "Invalid for_each argument", "Use toset() for a list of strings.", 2, 14},
+	{"bad duration", `endpoint "a" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect {
+    timeout = "2 seconds"
+  }
+}`, "Invalid duration", `"2 seconds" is not a duration`, 5, 15},
+	{"backoff order", `endpoint "a" {
+  address = "10.77.0.1"
+  port    = 7471
+  reconnect {
+    min_backoff = "10s"
+    max_backoff = "1s"
+  }
+}`, "Invalid backoff", "max_backoff (1s) must not be shorter than min_backoff (10s).", 6, 19},
+	{"probe without qp", `endpoint "a" {
+  address = "10.77.0.1"
+  port    = 7471
+  probe {}
+}`, "Probe needs an RC queue pair", "the endpoint needs a qp block", 4, 3},
+	{"echo without qp", `listener "a" {
+  address = "10.77.0.1"
+  port    = 7471
+  accept {
+    echo = true
+  }
+}`, "Echo needs an RC queue pair", "needs a qp block", 5, 12},
+	{"bad address", `listener "a" {
+  address = "10.77.0.1:7471"
+  port    = 7471
+}`, "Invalid address", `address must be an IPv4 or IPv6 address or a host name; got "10.77.0.1:7471".`, 2, 13},
+	{"computed attribute set", `listener "a" {
+  address = "10.77.0.1"
+  port    = 7471
+  id      = "x"
+}`, "Cannot set a computed attribute", `"id" is known only after apply`, 4, 3},
+	{"duplicate nested block", `listener "a" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {}
+  qp {}
+}`, "Duplicate qp block", "A qp block was already declared at main.rdma.hcl:4,3-5.", 5, 3},
+	{"variable validation", `variable "port" {
+  type    = number
+  default = 80
+  validation {
+    condition     = var.port > 1024
+    error_message = "Use an unprivileged port."
+  }
+}`, "Invalid value for variable", "Use an unprivileged port.", 5, 21},
+	{"variable default type", `variable "port" {
+  type    = number
+  default = "x"
+}`, "Invalid default value for variable", "not compatible with the variable's type constraint", 3, 13},
+	{"invalid depends_on", okListener + `
+endpoint "a" {
+  address    = "10.77.0.1"
+  port       = 7471
+  depends_on = [listener.l.port]
+}`, "Invalid depends_on reference", "depends_on lists whole blocks", 10, 17},
+	{"ignore_changes unknown attribute", `endpoint "a" {
+  address = "10.77.0.1"
+  port    = 7471
+  lifecycle {
+    ignore_changes = [qp.max_sned_wr]
+  }
+}`, "Unsupported attribute", `There is no attribute named "max_sned_wr" here. Did you mean "max_send_wr"?`, 5, 25},
+	{"unknown function", `endpoint "a" {
+  address = cidrhots("10.77.0.0/24", 1)
+  port    = 7471
+}`, "Call to unknown function", `There is no function named "cidrhots". Did you mean "cidrhost"?`, 2, 13},
+	{"invalid name", `listener "1x" {
+  address = "10.77.0.1"
+  port    = 7471
+}`, "Invalid name", `"1x" is not a valid name`, 1, 10},
+	{"undeclared local", `endpoint "a" {
+  address = local.addr
+  port    = 7471
+}`, "Reference to undeclared local value", `A local value named "addr" is not declared.`, 2, 13},
+	{"max connections zero", `listener "a" {
+  address = "10.77.0.1"
+  port    = 7471
+  accept {
+    max_connections = 0
+  }
+}`, "Invalid accept parameter", "max_connections must be from 1 to 1048576 (omit it for no limit); got 0.", 5, 23},
+	{"empty device", `protection_domain "pd" {
+  device = ""
+}`, "Invalid device", "device must name an RDMA device", 2, 12},
+	{"pd id needs apply but device required", `protection_domain "pd" {}`,
+		"Missing required argument", `The argument "device" is required`, 1, 24},
+}
+
+func TestRules(t *testing.T) {
+	for _, tc := range ruleCases {
+		t.Run(tc.name, func(t *testing.T) {
+			l := NewLoader()
+			_, diags := l.LoadSources(map[string][]byte{"main.rdma.hcl": []byte(tc.src)}, VarInputs{})
+			var found bool
+			for _, d := range diags {
+				if d.Summary != tc.summary || !strings.Contains(d.Detail, tc.detail) {
+					continue
+				}
+				found = true
+				if d.Subject == nil {
+					t.Errorf("diagnostic has no subject")
+				} else if d.Subject.Filename != "main.rdma.hcl" || d.Subject.Start.Line != tc.line || d.Subject.Start.Column != tc.col {
+					t.Errorf("subject = %s, want main.rdma.hcl:%d,%d", d.Subject, tc.line, tc.col)
+				}
+			}
+			if !found {
+				var b strings.Builder
+				_ = l.WriteDiagnostics(&b, diags, false, 0)
+				t.Fatalf("no diagnostic %q containing %q; got:\n%s", tc.summary, tc.detail, b.String())
+			}
+			if len(diags) != 1 {
+				var b strings.Builder
+				_ = l.WriteDiagnostics(&b, diags, false, 0)
+				t.Errorf("%d diagnostics, want exactly 1 (no cascades):\n%s", len(diags), b.String())
+			}
+		})
+	}
+}
+
+// TestManyProblemsAtOnce checks that diagnostics accumulate across blocks
+// and files instead of stopping at the first.
+func TestManyProblemsAtOnce(t *testing.T) {
+	_, diags := NewLoader().LoadSources(map[string][]byte{
+		"a.rdma.hcl": []byte(`listener "a" {
+  address = "10.77.0.1"
+  port    = 0
+}`),
+		"b.rdma.hcl": []byte(`endpoint "b" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect { retry_count = 9 }
+  qp { type = "ud" }
+}`),
+	}, VarInputs{})
+	want := []string{"Invalid port", "Invalid retry count", "QP type does not fit the port space"}
+	if len(diags) != len(want) {
+		t.Fatalf("got %d diagnostics, want %d: %v", len(diags), len(want), diags)
+	}
+	for i, d := range diags {
+		if d.Summary != want[i] {
+			t.Errorf("diagnostic %d = %q, want %q", i, d.Summary, want[i])
+		}
+	}
+}
