@@ -13,8 +13,9 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 )
 
-// MaxInstances bounds count and the size of for_each for one block.
-const MaxInstances = 100_000
+// DefaultMaxInstances bounds count and the size of for_each for one block
+// unless Loader.MaxInstances says otherwise.
+const DefaultMaxInstances = 100_000
 
 // Load reads the configuration in dir and evaluates it with the given
 // variable values. See the package documentation.
@@ -340,8 +341,8 @@ func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bo
 		}
 		bf := nv.AsBigFloat()
 		n, acc := bf.Int64()
-		if acc != big.Exact || !bf.IsInt() || n < 0 || n > MaxInstances {
-			return bad(fmt.Sprintf("count must be a whole number from 0 to %d; got %s.", MaxInstances, bf.Text('g', 10)))
+		if acc != big.Exact || !bf.IsInt() || n < 0 || n > int64(e.l.maxInstances()) {
+			return bad(fmt.Sprintf("count must be a whole number from 0 to %d; got %s.", e.l.maxInstances(), bf.Text('g', 10)))
 		}
 		keys := make([]instanceKey, n)
 		for i := range keys {
@@ -377,8 +378,8 @@ func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bo
 		} else if !ty.IsMapType() && !ty.IsObjectType() {
 			return bad(fmt.Sprintf("for_each must be a map or a set of strings; got a %s. Use toset() for a list of strings.", ty.FriendlyName()))
 		}
-		if v.LengthInt() > MaxInstances {
-			return bad(fmt.Sprintf("for_each has %d elements; at most %d are allowed.", v.LengthInt(), MaxInstances))
+		if v.LengthInt() > e.l.maxInstances() {
+			return bad(fmt.Sprintf("for_each has %d elements; at most %d are allowed.", v.LengthInt(), e.l.maxInstances()))
 		}
 		var keys []instanceKey
 		for it := v.ElementIterator(); it.Next(); {

@@ -31,6 +31,9 @@ func FuzzLoad(f *testing.F) {
 		for _, validate := range []bool{false, true} {
 			l := NewLoader()
 			l.Validate = validate
+			// Keep each input fast: a mutated count of 90000 is valid
+			// but would cost the fuzzer seconds per execution.
+			l.MaxInstances = 1000
 			_, diags := l.LoadSources(map[string][]byte{name: src}, VarInputs{})
 			var out bytes.Buffer
 			if err := l.WriteDiagnostics(&out, diags, false, 80); err != nil {

@@ -31,6 +31,16 @@ type Loader struct {
 	// instead of an error, and a count or for_each that is not known is
 	// checked once with unknown keys instead of being an error.
 	Validate bool
+	// MaxInstances bounds count and for_each per block; 0 means
+	// DefaultMaxInstances.
+	MaxInstances int
+}
+
+func (l *Loader) maxInstances() int {
+	if l.MaxInstances > 0 {
+		return l.MaxInstances
+	}
+	return DefaultMaxInstances
 }
 
 // NewLoader returns a Loader with a fresh parser.
