@@ -1,0 +1,87 @@
+package config
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// DeviceAttr is what the device check needs to know of an RDMA device,
+// from ibv_query_device.
+type DeviceAttr struct {
+	Name    string
+	MaxQPWR int // max_qp_wr
+	MaxSGE  int // max_sge
+}
+
+// DeviceLimits answers questions about the live devices. The rdmacm
+// binding (or the agent, for plan) implements it; this package only asks.
+type DeviceLimits interface {
+	// Device returns the named device's attributes, or an error when
+	// there is no such device.
+	Device(name string) (DeviceAttr, error)
+	// DeviceFor returns the device an address is reached through (the
+	// device rdma_bind_addr or rdma_resolve_addr would pick).
+	DeviceFor(address string) (DeviceAttr, error)
+}
+
+// CheckDevice checks the values that depend on the device against live
+// devices: that each protection domain's device exists, that each address
+// is reachable through an RDMA device, and that QP caps fit the device's
+// max_qp_wr and max_sge. Values not known until apply are skipped.
+func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	errorf := func(rng hcl.Range, summary, format string, args ...any) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
+			Detail: fmt.Sprintf(format, args...), Subject: rng.Ptr()})
+	}
+	for _, inst := range cfg.SortedInstances() {
+		t := inst.Resource.body
+		var address string
+		var addrAttr string
+		var qp *QP
+		switch {
+		case inst.ProtectionDomain != nil:
+			if d := inst.ProtectionDomain.Device; d != "" {
+				if _, err := dl.Device(d); err != nil {
+					errorf(t.attrRange("device"), "No such RDMA device", "%s: device %q: %v.", inst.Addr, d, err)
+				}
+			}
+			continue
+		case inst.Listener != nil:
+			address, addrAttr, qp = inst.Listener.Address, "address", inst.Listener.QP
+		case inst.Endpoint != nil:
+			address, addrAttr, qp = inst.Endpoint.Address, "address", inst.Endpoint.QP
+			if inst.Endpoint.SourceAddress != "" {
+				address, addrAttr = inst.Endpoint.SourceAddress, "source_address"
+			}
+		}
+		if address == "" || !inst.Known(addrAttr) {
+			continue
+		}
+		dev, err := dl.DeviceFor(address)
+		if err != nil {
+			errorf(t.attrRange(addrAttr), "Address not reachable over RDMA", "%s: no RDMA device serves %s: %v.", inst.Addr, address, err)
+			continue
+		}
+		if qp == nil {
+			continue
+		}
+		qt := t.child("qp")
+		for _, c := range []struct {
+			name, limitName string
+			value, limit    int
+		}{
+			{"max_send_wr", "max_qp_wr", qp.MaxSendWR, dev.MaxQPWR},
+			{"max_recv_wr", "max_qp_wr", qp.MaxRecvWR, dev.MaxQPWR},
+			{"max_send_sge", "max_sge", qp.MaxSendSGE, dev.MaxSGE},
+			{"max_recv_sge", "max_sge", qp.MaxRecvSGE, dev.MaxSGE},
+		} {
+			if c.limit > 0 && c.value > c.limit {
+				errorf(qt.attrRange(c.name), "Exceeds the device's limit",
+					"%s: %s = %d exceeds %s's %s of %d.", inst.Addr, c.name, c.value, dev.Name, c.limitName, c.limit)
+			}
+		}
+	}
+	return diags
+}

@@ -1,0 +1,65 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+type fakeDevices map[string]DeviceAttr
+
+func (f fakeDevices) Device(name string) (DeviceAttr, error) {
+	if d, ok := f[name]; ok {
+		return d, nil
+	}
+	return DeviceAttr{}, errors.New("not found")
+}
+
+func (f fakeDevices) DeviceFor(address string) (DeviceAttr, error) {
+	if address == "10.77.0.1" {
+		return f["rxe0"], nil
+	}
+	return DeviceAttr{}, errors.New("no route")
+}
+
+func TestCheckDevice(t *testing.T) {
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+protection_domain "pd" {
+  device = "mlx5_0"
+}
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {
+    max_send_wr = 20000
+    max_recv_sge = 2
+  }
+}
+endpoint "e" {
+  address = "10.77.0.1"
+  source_address = "192.0.2.1"
+  port    = 7471
+}
+`)}, VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	diags = CheckDevice(cfg, fakeDevices{"rxe0": {Name: "rxe0", MaxQPWR: 16384, MaxSGE: 32}})
+	want := []struct {
+		summary, detail string
+		line, col       int
+	}{
+		{"No such RDMA device", `protection_domain.pd: device "mlx5_0": not found.`, 3, 12},
+		{"Exceeds the device's limit", "listener.l: max_send_wr = 20000 exceeds rxe0's max_qp_wr of 16384.", 9, 19},
+		{"Address not reachable over RDMA", "endpoint.e: no RDMA device serves 192.0.2.1: no route.", 15, 20},
+	}
+	if len(diags) != len(want) {
+		t.Fatalf("got %d diagnostics, want %d: %v", len(diags), len(want), diags)
+	}
+	for i, w := range want {
+		d := diags[i]
+		if d.Summary != w.summary || !strings.Contains(d.Detail, w.detail) || d.Subject.Start.Line != w.line || d.Subject.Start.Column != w.col {
+			t.Errorf("diagnostic %d = %q %q at %s; want %q %q at %d,%d", i, d.Summary, d.Detail, d.Subject, w.summary, w.detail, w.line, w.col)
+		}
+	}
+}
