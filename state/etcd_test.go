@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,10 +10,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rdmaform/rdmaform/state/etcdtest"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 func TestEtcdRoundTripChunkedWithBackup(t *testing.T) {
-	ep := startEtcd(t)
+	ep := etcdtest.Start(t)
 	a := newTestEtcd(t, ep, "/t1")
 	if err := a.RefreshState(); err != nil {
 		t.Fatal(err)
@@ -79,7 +83,7 @@ func TestEtcdRoundTripChunkedWithBackup(t *testing.T) {
 }
 
 func TestEtcdLockAndForceUnlock(t *testing.T) {
-	ep := startEtcd(t)
+	ep := etcdtest.Start(t)
 	a, b := newTestEtcd(t, ep, "/t2"), newTestEtcd(t, ep, "/t2")
 	id, err := a.Lock(NewLockInfo("OperationTypeApply"))
 	if err != nil {
@@ -110,7 +114,7 @@ func TestEtcdLockAndForceUnlock(t *testing.T) {
 }
 
 func TestEtcdLockExpiresWithHolder(t *testing.T) {
-	ep := startEtcd(t)
+	ep := etcdtest.Start(t)
 	a, b := newTestEtcd(t, ep, "/t3"), newTestEtcd(t, ep, "/t3")
 	if _, err := a.Lock(NewLockInfo("OperationTypeApply")); err != nil {
 		t.Fatal(err)
@@ -126,7 +130,7 @@ func TestEtcdLockExpiresWithHolder(t *testing.T) {
 }
 
 func TestEtcdRecorder(t *testing.T) {
-	ep := startEtcd(t)
+	ep := etcdtest.Start(t)
 	a := newTestEtcd(t, ep, "/t4")
 	a.RefreshState()
 	rec, err := a.OpenRecorder()
@@ -166,4 +170,18 @@ func TestEtcdRecorder(t *testing.T) {
 	if n := len(b.State().Objects); n != 300 {
 		t.Fatalf("after fold: %d objects", n)
 	}
+}
+
+func newTestEtcd(t testing.TB, endpoint, prefix string) *Etcd {
+	t.Helper()
+	e, err := NewEtcd(context.Background(), EtcdOptions{Endpoints: []string{endpoint}, Prefix: prefix, ChunkSize: 4096, LockTTL: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func clientv3WithPrefixKeysOnly() []clientv3.OpOption {
+	return []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithKeysOnly()}
 }

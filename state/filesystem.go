@@ -29,6 +29,7 @@ type Filesystem struct {
 	mu        sync.Mutex
 	read      *State // as last read from or written to the file; nil if none
 	readBytes []byte // the file's bytes when read, to detect a change under us
+	readFound bool   // whether the file existed when read
 	cur       *State // the snapshot State and WriteState work on
 	recording bool   // a Recorder is open
 
@@ -98,7 +99,7 @@ func (f *Filesystem) RefreshState() error {
 	if cur, err = f.replayJournal(read, cur); err != nil {
 		return err
 	}
-	f.read, f.readBytes, f.cur = read, data, cur
+	f.read, f.readBytes, f.readFound, f.cur = read, data, read != nil, cur
 	return nil
 }
 
@@ -147,7 +148,7 @@ func (f *Filesystem) persistLocked() error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("reading state: %w", err)
 	}
-	if !bytes.Equal(disk, f.readBytes) {
+	if found := err == nil; found != f.readFound || !bytes.Equal(disk, f.readBytes) {
 		return fmt.Errorf("%s changed since rdmaform read it (another rdmaform run with -lock=false?); refusing to overwrite it. Nothing was written; run the command again", f.path)
 	}
 	if f.readBytes != nil {
@@ -158,7 +159,7 @@ func (f *Filesystem) persistLocked() error {
 	if err := writeFileAtomic(f.path, data); err != nil {
 		return err
 	}
-	f.read, f.readBytes = next, data
+	f.read, f.readBytes, f.readFound = next, data, true
 	f.cur.Serial, f.cur.RdmaformVersion = next.Serial, next.RdmaformVersion
 	return f.removeJournalLocked()
 }

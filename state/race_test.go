@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rdmaform/rdmaform/state/etcdtest"
 )
 
 const racers = 50
@@ -126,7 +128,7 @@ func TestRaceLocal(t *testing.T) {
 }
 
 func TestRaceEtcd(t *testing.T) {
-	ep := startEtcd(t)
+	ep := etcdtest.Start(t)
 	for _, tc := range []struct {
 		name, timeout string
 		all           bool

@@ -1,4 +1,5 @@
-package state
+// Package etcdtest starts a real etcd server for tests.
+package etcdtest
 
 import (
 	"context"
@@ -14,11 +15,11 @@ import (
 	"go.uber.org/zap"
 )
 
-// startEtcd runs a real etcd server on loopback for the test: the binary
+// Start runs a real etcd server on loopback for the test: the binary
 // named by $RDMAFORM_ETCD, else "etcd" on $PATH (Debian's etcd-server
 // package installs /usr/bin/etcd). It fails the test, never skips, when
 // there is no etcd. The server is killed and its data removed in cleanup.
-func startEtcd(t testing.TB) string {
+func Start(t testing.TB) string {
 	t.Helper()
 	bin := os.Getenv("RDMAFORM_ETCD")
 	if bin == "" {
@@ -82,18 +83,4 @@ func freePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-func newTestEtcd(t testing.TB, endpoint, prefix string) *Etcd {
-	t.Helper()
-	e, err := NewEtcd(context.Background(), EtcdOptions{Endpoints: []string{endpoint}, Prefix: prefix, ChunkSize: 4096, LockTTL: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
-}
-
-func clientv3WithPrefixKeysOnly() []clientv3.OpOption {
-	return []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithKeysOnly()}
 }

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/state"
+)
+
+// backendDir holds what `rdmaform init` recorded about the working
+// directory; backendFile is the backend state was last initialised with, so
+// that a changed backend block is noticed and `init -migrate-state` knows
+// where to move state from.
+const (
+	backendDir  = ".rdmaform"
+	backendFile = "backend.json"
+)
+
+// backendConfig is a backend as configured, and as recorded in
+// .rdmaform/backend.json:
+//
+//	{"version": 1, "backend": {"type": "etcd", "endpoints": [...], "prefix": "..."}}
+//
+// Paths are as written in the configuration, relative to the
+// configuration directory.
+type backendConfig struct {
+	Type        string   `json:"type"`
+	Path        string   `json:"path,omitempty"`
+	Endpoints   []string `json:"endpoints,omitempty"`
+	Prefix      string   `json:"prefix,omitempty"`
+	CAFile      string   `json:"ca_file,omitempty"`
+	CertFile    string   `json:"cert_file,omitempty"`
+	KeyFile     string   `json:"key_file,omitempty"`
+	DialTimeout string   `json:"dial_timeout,omitempty"`
+}
+
+type backendRecord struct {
+	Version int            `json:"version"`
+	Backend *backendConfig `json:"backend"`
+}
+
+func (b *backendConfig) String() string {
+	if b.Type == "etcd" {
+		return fmt.Sprintf("etcd (%s, prefix %q)", strings.Join(b.Endpoints, ","), b.Prefix)
+	}
+	return fmt.Sprintf("local (%s)", b.statePath())
+}
+
+func (b *backendConfig) statePath() string {
+	if b.Path == "" {
+		return state.DefaultPath
+	}
+	return b.Path
+}
+
+func (b *backendConfig) equal(o *backendConfig) bool { return reflect.DeepEqual(b, o) }
+
+// backendFromSettings maps the configuration's backend block to a
+// backendConfig; no block is the local backend with its defaults.
+func backendFromSettings(s *config.Settings) *backendConfig {
+	if s == nil || s.Backend == nil {
+		return &backendConfig{Type: "local"}
+	}
+	be := s.Backend
+	b := &backendConfig{Type: be.Type, Path: be.Path, Endpoints: be.Endpoints, Prefix: be.Prefix}
+	if b.Type == "local" && b.Path == config.DefaultStatePath {
+		b.Path = ""
+	}
+	if be.TLS != nil {
+		b.CAFile, b.CertFile, b.KeyFile = be.TLS.CAFile, be.TLS.CertFile, be.TLS.KeyFile
+	}
+	if be.DialTimeout > 0 {
+		b.DialTimeout = be.DialTimeout.String()
+	}
+	return b
+}
+
+// open returns the manager for b; dir is the configuration directory.
+func (b *backendConfig) open(dir string) (state.Full, error) {
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	switch b.Type {
+	case "local":
+		return state.NewFilesystem(state.LocalOptions{Path: rel(b.statePath())}), nil
+	case "etcd":
+		var d time.Duration
+		if b.DialTimeout != "" {
+			var err error
+			if d, err = time.ParseDuration(b.DialTimeout); err != nil {
+				return nil, fmt.Errorf("etcd backend: dial_timeout: %v", err)
+			}
+		}
+		return state.NewEtcd(context.Background(), state.EtcdOptions{
+			Endpoints: b.Endpoints, Prefix: b.Prefix,
+			CAFile: rel(b.CAFile), CertFile: rel(b.CertFile), KeyFile: rel(b.KeyFile),
+			DialTimeout: d,
+		})
+	}
+	return nil, fmt.Errorf("unknown backend type %q", b.Type)
+}
+
+// configuredBackend reads the backend block of the configuration in dir,
+// writing any diagnostics to errw. A directory without configuration files
+// uses the local backend, so that state commands work on a bare state
+// file as they do in Terraform.
+func configuredBackend(dir string, errw io.Writer) (*backendConfig, bool) {
+	loader := config.NewLoader()
+	settings, _, diags := loader.LoadBackend(dir)
+	if diags.HasErrors() {
+		if len(diags) == 1 && diags[0].Summary == "No configuration files" {
+			return &backendConfig{Type: "local"}, true
+		}
+		loader.WriteDiagnostics(errw, diags, false, 78)
+		return nil, false
+	}
+	if len(diags) > 0 {
+		loader.WriteDiagnostics(errw, diags, false, 78)
+	}
+	return backendFromSettings(settings), true
+}
+
+// recordedBackend returns the backend `init` recorded in dir, or nil.
+func recordedBackend(dir string) (*backendConfig, error) {
+	p := filepath.Join(dir, backendDir, backendFile)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rec backendRecord
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil || rec.Version != 1 || rec.Backend == nil {
+		return nil, fmt.Errorf("%s is not a valid backend record (%v); run \"rdmaform init -reconfigure\" to rewrite it", p, err)
+	}
+	return rec.Backend, nil
+}
+
+func writeBackendRecord(dir string, b *backendConfig) error {
+	d := filepath.Join(dir, backendDir)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return err
+	}
+	data, _ := json.MarshalIndent(backendRecord{Version: 1, Backend: b}, "", "  ")
+	tmp := filepath.Join(d, "."+backendFile+".tmp")
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(d, backendFile))
+}
+
+// openStateManager opens the state backend the configuration in dir names.
+// If `init` recorded a different backend, it refuses: the user must run
+// init (with -migrate-state to move the state).
+func openStateManager(dir string, errw io.Writer) (state.Full, bool) {
+	b, ok := configuredBackend(dir, errw)
+	if !ok {
+		return nil, false
+	}
+	prev, err := recordedBackend(dir)
+	if err != nil {
+		fmt.Fprintf(errw, "Error: %v\n", err)
+		return nil, false
+	}
+	if prev != nil && !prev.equal(b) {
+		fmt.Fprintf(errw, "Error: Backend initialization required, please run \"rdmaform init\"\n\n"+
+			"The backend configuration changed from %s to %s.\n"+
+			"Run \"rdmaform init -migrate-state\" to move the state to the new backend,\n"+
+			"or \"rdmaform init -reconfigure\" to use the new backend without moving it.\n", prev, b)
+		return nil, false
+	}
+	m, err := b.open(dir)
+	if err != nil {
+		fmt.Fprintf(errw, "Error: Failed to open the state backend\n\n%v\n", err)
+		return nil, false
+	}
+	return m, true
+}
+
+// refreshState loads the state, reporting a failure Terraform-style.
+func refreshState(m state.Full, errw io.Writer) bool {
+	if err := m.RefreshState(); err != nil {
+		fmt.Fprintf(errw, "Error: Failed to load state\n\n%v\n", err)
+		return false
+	}
+	return true
+}
+
+// lockFlags are the -lock and -lock-timeout options of commands that
+// write state.
+type lockFlags struct {
+	lock    bool
+	timeout time.Duration
+}
+
+func (l *lockFlags) register(f *flag.FlagSet) {
+	f.BoolVar(&l.lock, "lock", true, "Lock the state while the command runs.")
+	f.DurationVar(&l.timeout, "lock-timeout", 0, "Duration to retry a state lock.")
+}
+
+// acquire locks m for operation unless -lock=false, reporting failure to
+// errw; the returned function unlocks.
+func (l *lockFlags) acquire(m state.Locker, operation string, errw io.Writer) (func(), bool) {
+	if !l.lock {
+		return func() {}, true
+	}
+	id, err := state.LockWithTimeout(context.Background(), m, state.NewLockInfo(operation), l.timeout)
+	if err != nil {
+		fmt.Fprintf(errw, "Error: %v\n", err)
+		return nil, false
+	}
+	return func() {
+		if err := m.Unlock(id); err != nil {
+			fmt.Fprintf(errw, "Error releasing the state lock\n\n%v\n\nThe lock ID is %s; release it with \"rdmaform force-unlock %s\".\n", err, id, id)
+		}
+	}, true
+}
+
+// newFlagSet returns a FlagSet for a command that reports its own errors.
+func newFlagSet(name string, errw io.Writer) *flag.FlagSet {
+	f := flag.NewFlagSet(name, flag.ContinueOnError)
+	f.SetOutput(errw)
+	return f
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+)
+
+func init() {
+	register(command{Name: "force-unlock", Synopsis: "Release a stuck lock on the current state", Run: runForceUnlock})
+}
+
+// runForceUnlock implements `rdmaform force-unlock [-force] LOCK_ID`. It
+// asks for confirmation on standard input unless -force.
+func runForceUnlock(args []string, s streams) int {
+	f := newFlagSet("force-unlock", s.Err)
+	force := f.Bool("force", false, "Don't ask for confirmation.")
+	if f.Parse(args) != nil {
+		return 1
+	}
+	if f.NArg() != 1 {
+		fmt.Fprintln(s.Err, "Error: Expected a single argument: LOCK_ID\n\nUsage: rdmaform [global options] force-unlock [-force] LOCK_ID")
+		return 1
+	}
+	id := f.Arg(0)
+	m, ok := openStateManager(".", s.Err)
+	if !ok {
+		return 1
+	}
+	defer m.Close()
+	holder, err := m.LockHolder()
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to read the lock of %s\n\n%v\n", m.Describe(), err)
+		return 1
+	}
+	if !*force {
+		fmt.Fprintf(s.Out, "Do you really want to force-unlock?\n  rdmaform will remove the lock on the state of %s.\n", m.Describe())
+		if holder != nil {
+			fmt.Fprintf(s.Out, "  It is held by:\n%s", indent(holder.String(), "  "))
+		}
+		fmt.Fprint(s.Out, "  This will allow local rdmaform commands to modify this state, even though it\n  may still be in use. Only 'yes' will be accepted to confirm.\n\n  Enter a value: ")
+		answer, _ := bufio.NewReader(s.In).ReadString('\n')
+		if strings.TrimSpace(answer) != "yes" {
+			fmt.Fprintln(s.Out, "\nforce-unlock cancelled.")
+			return 1
+		}
+		fmt.Fprintln(s.Out)
+	}
+	if err := m.ForceUnlock(id); err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to unlock state\n\n%v\n", err)
+		return 1
+	}
+	fmt.Fprintln(s.Out, "rdmaform state has been successfully unlocked!\n\nThe state has been unlocked, and rdmaform commands should now be able to\nobtain a new lock on the state.")
+	return 0
+}
+
+func indent(s, prefix string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "")
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/rdmaform/rdmaform/state"
+)
+
+func init() {
+	register(command{Name: "init", Synopsis: "Prepare the working directory: check the state backend, migrate state", Run: runInit})
+}
+
+// runInit implements `rdmaform init [-migrate-state] [-force-copy]
+// [-reconfigure] [-lock=false] [-lock-timeout=D]`. It reads the backend
+// block, checks the backend is reachable and its state readable, and
+// records the backend in .rdmaform/backend.json. When the backend differs
+// from the recorded one (or, on a first init with a non-default backend,
+// when a default local rdmaform.rdmastate exists), -migrate-state copies
+// the state from the previous backend to the new one, both locked; the
+// old copy is left in place.
+func runInit(args []string, s streams) int {
+	f := newFlagSet("init", s.Err)
+	var lf lockFlags
+	lf.register(f)
+	migrate := f.Bool("migrate-state", false, "Copy the state from the previously used backend to the configured one.")
+	forceCopy := f.Bool("force-copy", false, "With -migrate-state, overwrite a different state already in the new backend.")
+	reconfigure := f.Bool("reconfigure", false, "Use the configured backend without migrating state.")
+	if f.Parse(args) != nil {
+		return 1
+	}
+	if f.NArg() > 0 {
+		fmt.Fprintln(s.Err, "Error: init takes no arguments; use -chdir=DIR to initialise another directory")
+		return 1
+	}
+	if *migrate && *reconfigure {
+		fmt.Fprintln(s.Err, "Error: -migrate-state and -reconfigure are mutually exclusive")
+		return 1
+	}
+	b, ok := configuredBackend(".", s.Err)
+	if !ok {
+		return 1
+	}
+	fmt.Fprintf(s.Out, "Initializing the backend...\n")
+	prev, err := recordedBackend(".")
+	if err != nil && !*reconfigure {
+		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		return 1
+	}
+	if prev == nil {
+		// State kept before any backend was configured is in the default
+		// local file.
+		def := &backendConfig{Type: "local"}
+		if _, err := os.Stat(def.statePath()); err == nil && !def.equal(b) {
+			prev = def
+		}
+	}
+	changed := prev != nil && !prev.equal(b)
+	if changed && !*migrate && !*reconfigure {
+		fmt.Fprintf(s.Err, "Error: Backend configuration changed\n\n"+
+			"The state backend changed from %s to %s, which may require\n"+
+			"migrating the existing state.\n\n"+
+			"To copy the state to the new backend, use \"rdmaform init -migrate-state\".\n"+
+			"To use the new backend without moving any state, use \"rdmaform init -reconfigure\".\n", prev, b)
+		return 1
+	}
+	dst, err := b.open(".")
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to open the state backend %s\n\n%v\n", b, err)
+		return 1
+	}
+	defer dst.Close()
+	unlockDst, ok := lf.acquire(dst, "OperationTypeInit", s.Err)
+	if !ok {
+		return 1
+	}
+	defer unlockDst()
+	if !refreshState(dst, s.Err) {
+		return 1
+	}
+	if changed && *migrate {
+		if !migrateState(s, &lf, prev, b, dst, *forceCopy) {
+			return 1
+		}
+	}
+	if err := writeBackendRecord(".", b); err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to record the backend in %s/%s\n\n%v\n", backendDir, backendFile, err)
+		return 1
+	}
+	fmt.Fprintf(s.Out, "Using the %s backend.\n\nrdmaform has been successfully initialized!\n", b)
+	return 0
+}
+
+// migrateState copies the state of the previous backend into dst (locked
+// and refreshed by the caller).
+func migrateState(s streams, lf *lockFlags, prev, b *backendConfig, dst state.Full, forceCopy bool) bool {
+	src, err := prev.open(".")
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to open the previous backend %s\n\n%v\n", prev, err)
+		return false
+	}
+	defer src.Close()
+	unlock, ok := lf.acquire(src, "OperationTypeInit", s.Err)
+	if !ok {
+		return false
+	}
+	defer unlock()
+	if !refreshState(src, s.Err) {
+		return false
+	}
+	from := src.State()
+	if from == nil {
+		fmt.Fprintf(s.Out, "The previous backend %s has no state; nothing to migrate.\n", prev)
+		return true
+	}
+	if to := dst.State(); to != nil && len(to.Objects)+len(to.Outputs) > 0 && !state.SameContent(from, to) && !forceCopy {
+		fmt.Fprintf(s.Err, "Error: The new backend already has a state\n\n"+
+			"%s holds a state (lineage %s, serial %d) that differs from the\n"+
+			"state in %s (lineage %s, serial %d). rdmaform will not overwrite it.\n"+
+			"Use -force-copy to replace it with the previous backend's state, or\n"+
+			"-reconfigure to keep it and leave the previous state where it is.\n",
+			b, to.Lineage, to.Serial, prev, from.Lineage, from.Serial)
+		return false
+	}
+	err = dst.WriteState(from)
+	if err == nil {
+		err = dst.PersistState()
+	}
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to write the migrated state to %s\n\n%v\n", b, err)
+		return false
+	}
+	fmt.Fprintf(s.Out, "Successfully migrated the state (lineage %s, serial %d, %d objects) from %s\nto %s. The previous copy was left in place; remove it once you have\nchecked the new backend.\n", from.Lineage, dst.State().Serial, len(from.Objects), prev, b)
+	return true
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/rdmaform/rdmaform/state"
+)
+
+func init() {
+	register(command{Name: "output", Synopsis: "Show output values from the state", Run: runOutput})
+}
+
+// runOutput implements `rdmaform output [-json|-raw] [NAME]` as Terraform
+// does: all outputs as NAME = VALUE (sensitive ones hidden), or one
+// output's value (shown even if sensitive, since it was asked for by name).
+func runOutput(args []string, s streams) int {
+	f := newFlagSet("output", s.Err)
+	jsonOut := f.Bool("json", false, "Print machine-readable JSON.")
+	raw := f.Bool("raw", false, "Print a string, number or bool value without quotes.")
+	if f.Parse(args) != nil {
+		return 1
+	}
+	if f.NArg() > 1 {
+		fmt.Fprintln(s.Err, "Error: Unexpected argument\n\nThe output command expects exactly one argument with the name of an output\nvariable or no arguments to show all outputs.")
+		return 1
+	}
+	if *raw && (*jsonOut || f.NArg() == 0) {
+		fmt.Fprintln(s.Err, "Error: -raw needs the name of one output, and cannot be used with -json")
+		return 1
+	}
+	st, ok := loadState(s)
+	if !ok {
+		return 1
+	}
+	if st == nil {
+		st = state.New()
+	}
+	if f.NArg() == 0 {
+		if *jsonOut {
+			return writeJSON(s, outputsJSON(st))
+		}
+		if len(st.Outputs) == 0 {
+			fmt.Fprintln(s.Err, "Warning: No outputs found\n\nThe state has no outputs. Define an output in the configuration with the\n`output` keyword and run `rdmaform apply` for it to become available.")
+			return 0
+		}
+		for _, n := range st.OutputNames() {
+			o := st.Outputs[n]
+			if o.Sensitive {
+				fmt.Fprintf(s.Out, "%s = <sensitive>\n", n)
+			} else {
+				fmt.Fprintf(s.Out, "%s = %s\n", n, renderValue(o.Value, ""))
+			}
+		}
+		return 0
+	}
+	name := f.Arg(0)
+	o := st.Outputs[name]
+	if o == nil {
+		fmt.Fprintf(s.Err, "Error: Output %q not found\n\nThe output variable requested could not be found in the state. If you\nrecently added it to the configuration, run `rdmaform apply`: the state is\nnot updated with new outputs until then.\n", name)
+		return 1
+	}
+	switch {
+	case *jsonOut:
+		var b bytes.Buffer
+		if err := json.Compact(&b, o.Value); err != nil {
+			b.Write(o.Value)
+		}
+		fmt.Fprintln(s.Out, b.String())
+	case *raw:
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(o.Value))
+		dec.UseNumber()
+		dec.Decode(&v)
+		switch v := v.(type) {
+		case string:
+			fmt.Fprint(s.Out, v)
+		case json.Number, bool:
+			fmt.Fprint(s.Out, v)
+		default:
+			fmt.Fprintf(s.Err, "Error: Unsupported value for raw output\n\nThe -raw option only supports strings, numbers, and boolean values, but\noutput value %q is not one. Use -json instead.\n", name)
+			return 1
+		}
+	default:
+		fmt.Fprintln(s.Out, renderValue(o.Value, ""))
+	}
+	return 0
+}

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
+)
+
+func init() {
+	register(command{Name: "show", Synopsis: "Show the current state or a saved state file", Run: runShow})
+}
+
+// runShow implements `rdmaform show [-json] [FILE]`. Without FILE it shows
+// the current state; FILE is a state file (a later change adds saved plans:
+// see showFile).
+func runShow(args []string, s streams) int {
+	f := newFlagSet("show", s.Err)
+	jsonOut := f.Bool("json", false, "Print the state as JSON.")
+	f.Usage = func() {
+		fmt.Fprintln(s.Err, "Usage: rdmaform [global options] show [options] [FILE]\n\n  Shows the current state, or the state file FILE.\n\nOptions:\n  -json  Print machine-readable JSON.")
+	}
+	if f.Parse(args) != nil {
+		return 1
+	}
+	var st *state.State
+	switch f.NArg() {
+	case 0:
+		m, ok := openStateManager(".", s.Err)
+		if !ok {
+			return 1
+		}
+		defer m.Close()
+		if !refreshState(m, s.Err) {
+			return 1
+		}
+		st = m.State()
+	case 1:
+		v, err := showFile(f.Arg(0))
+		if err != nil {
+			fmt.Fprintf(s.Err, "Error: Failed to read %s\n\n%v\n", f.Arg(0), err)
+			return 1
+		}
+		st = v
+	default:
+		fmt.Fprintln(s.Err, "Error: show takes at most one argument, a state file")
+		return 1
+	}
+	if *jsonOut {
+		return writeJSON(s, stateJSON(st))
+	}
+	writeStateHuman(s.Out, st)
+	return 0
+}
+
+// showFile reads a file given to show. Saved plans will be recognised here
+// first, falling back to a state file.
+func showFile(path string) (*state.State, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return state.Decode(data, path)
+}
+
+func writeJSON(s streams, v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		return 1
+	}
+	s.Out.Write(append(b, '\n'))
+	return 0
+}
+
+// The JSON form follows `terraform show -json`: values.root_module.resources
+// and values.outputs.
+type showJSON struct {
+	FormatVersion   string          `json:"format_version"`
+	RdmaformVersion string          `json:"rdmaform_version,omitempty"`
+	Serial          uint64          `json:"serial,omitempty"`
+	Lineage         string          `json:"lineage,omitempty"`
+	Values          *showJSONValues `json:"values,omitempty"`
+}
+
+type showJSONValues struct {
+	Outputs    map[string]outputJSON `json:"outputs,omitempty"`
+	RootModule showJSONModule        `json:"root_module"`
+}
+
+type showJSONModule struct {
+	Resources []showJSONResource `json:"resources"`
+}
+
+type showJSONResource struct {
+	Address       string          `json:"address"`
+	Type          string          `json:"type"`
+	Name          string          `json:"name"`
+	Index         any             `json:"index,omitempty"`
+	SchemaVersion int             `json:"schema_version"`
+	Values        json.RawMessage `json:"values"`
+	Facts         state.Facts     `json:"facts"`
+	DependsOn     []string        `json:"depends_on,omitempty"`
+}
+
+type outputJSON struct {
+	Sensitive bool            `json:"sensitive"`
+	Type      json.RawMessage `json:"type,omitempty"`
+	Value     json.RawMessage `json:"value"`
+}
+
+func stateJSON(st *state.State) showJSON {
+	out := showJSON{FormatVersion: "1.0"}
+	if st == nil {
+		return out
+	}
+	out.RdmaformVersion, out.Serial, out.Lineage = st.RdmaformVersion, st.Serial, st.Lineage
+	v := &showJSONValues{Outputs: outputsJSON(st), RootModule: showJSONModule{Resources: []showJSONResource{}}}
+	for _, a := range st.Addresses() {
+		v.RootModule.Resources = append(v.RootModule.Resources, objectJSON(st.Object(a)))
+	}
+	out.Values = v
+	return out
+}
+
+func objectJSON(o *state.Object) showJSONResource {
+	r := showJSONResource{
+		Address: o.Addr.String(), Type: string(o.Addr.Kind), Name: o.Addr.Name,
+		SchemaVersion: o.SchemaVersion, Values: o.Attributes, Facts: o.Facts,
+	}
+	switch k := o.Addr.Key.(type) {
+	case addrs.IntKey:
+		r.Index = int(k)
+	case addrs.StringKey:
+		r.Index = string(k)
+	}
+	if len(r.Values) == 0 {
+		r.Values = json.RawMessage("{}")
+	}
+	for _, d := range o.Dependencies {
+		r.DependsOn = append(r.DependsOn, d.String())
+	}
+	return r
+}
+
+func outputsJSON(st *state.State) map[string]outputJSON {
+	out := map[string]outputJSON{}
+	for _, n := range st.OutputNames() {
+		o := st.Outputs[n]
+		out[n] = outputJSON{Sensitive: o.Sensitive, Type: o.Type, Value: o.Value}
+	}
+	return out
+}
+
+// writeStateHuman prints st the way `terraform show` prints a state.
+func writeStateHuman(w io.Writer, st *state.State) {
+	if st == nil || len(st.Objects)+len(st.Outputs) == 0 {
+		fmt.Fprintln(w, "No state.")
+		return
+	}
+	for i, a := range st.Addresses() {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		writeObjectHuman(w, st.Object(a))
+	}
+	if len(st.Outputs) > 0 {
+		if len(st.Objects) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprint(w, "Outputs:\n\n")
+		for _, n := range st.OutputNames() {
+			o := st.Outputs[n]
+			if o.Sensitive {
+				fmt.Fprintf(w, "%s = (sensitive value)\n", n)
+			} else {
+				fmt.Fprintf(w, "%s = %s\n", n, renderValue(o.Value, ""))
+			}
+		}
+	}
+}
+
+// writeObjectHuman prints one object as an HCL-like block, its runtime
+// facts in a nested facts block.
+func writeObjectHuman(w io.Writer, o *state.Object) {
+	fmt.Fprintf(w, "# %s:\n%s %q {\n", o.Addr, o.Addr.Kind, o.Addr.Name)
+	writeAttrs(w, rawObjectFields(o.Attributes), "    ")
+	facts := factFields(o.Facts)
+	if len(facts) > 0 {
+		fmt.Fprintf(w, "\n    facts {\n")
+		writeAttrs(w, facts, "        ")
+		fmt.Fprintf(w, "    }\n")
+	}
+	fmt.Fprintln(w, "}")
+}
+
+type field struct {
+	name  string
+	value string
+}
+
+func writeAttrs(w io.Writer, fields []field, indent string) {
+	width := 0
+	for _, f := range fields {
+		width = max(width, len(f.name))
+	}
+	for _, f := range fields {
+		fmt.Fprintf(w, "%s%-*s = %s\n", indent, width, f.name, strings.ReplaceAll(f.value, "\n", "\n"+indent))
+	}
+}
+
+// rawObjectFields renders the members of a JSON object, sorted, skipping
+// nulls.
+func rawObjectFields(raw json.RawMessage) []field {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(m))
+	for k, v := range m {
+		if string(v) != "null" {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	out := make([]field, 0, len(names))
+	for _, k := range names {
+		out = append(out, field{hclKey(k), renderValue(m[k], "")})
+	}
+	return out
+}
+
+func factFields(f state.Facts) []field {
+	b, _ := json.Marshal(f)
+	var m map[string]json.RawMessage
+	json.Unmarshal(b, &m)
+	order := []string{"agent_handle", "create_token", "device", "port_num", "qp_num", "qp_type", "local_address", "local_port", "remote_address", "remote_port", "status", "created_at"}
+	var out []field
+	for _, k := range order {
+		if v, ok := m[k]; ok {
+			out = append(out, field{k, renderValue(v, "")})
+		}
+	}
+	return out
+}
+
+// renderValue renders a JSON value in HCL syntax, multi-line like
+// Terraform's show.
+func renderValue(raw json.RawMessage, indent string) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return string(raw)
+	}
+	var b strings.Builder
+	renderAny(&b, v, indent)
+	return b.String()
+}
+
+func renderAny(b *strings.Builder, v any, indent string) {
+	switch v := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		b.WriteString(strconv.FormatBool(v))
+	case json.Number:
+		b.WriteString(v.String())
+	case string:
+		b.WriteString(strconv.Quote(v))
+	case []any:
+		if len(v) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteString("[\n")
+		for _, e := range v {
+			b.WriteString(indent + "    ")
+			renderAny(b, e, indent+"    ")
+			b.WriteString(",\n")
+		}
+		b.WriteString(indent + "]")
+	case map[string]any:
+		if len(v) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		keys := make([]string, 0, len(v))
+		width := 0
+		for k := range v {
+			keys = append(keys, k)
+			width = max(width, len(hclKey(k)))
+		}
+		sort.Strings(keys)
+		b.WriteString("{\n")
+		for _, k := range keys {
+			fmt.Fprintf(b, "%s    %-*s = ", indent, width, hclKey(k))
+			renderAny(b, v[k], indent+"    ")
+			b.WriteString("\n")
+		}
+		b.WriteString(indent + "}")
+	default:
+		fmt.Fprint(b, v)
+	}
+}
+
+// hclKey quotes k unless it is an identifier.
+func hclKey(k string) string {
+	for i, r := range k {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r == '-' || r >= '0' && r <= '9')) {
+			return strconv.Quote(k)
+		}
+	}
+	if k == "" {
+		return `""`
+	}
+	return k
+}

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
+)
+
+func init() {
+	register(command{Name: "state", Synopsis: "Advanced state management", Run: runState})
+}
+
+const stateUsage = `Usage: rdmaform [global options] state <subcommand> [options] [args]
+
+  Advanced state management. Subcommands:
+    list [ADDRESS...]       List objects in the state
+    show ADDRESS            Show one object in the state
+    rm [options] ADDRESS... Remove objects from the state (not from the fabric)
+    mv [options] SRC DST    Move an object to a new address
+    pull                    Print the raw state to stdout
+    push [options] FILE     Replace the state with FILE ("-" for stdin)
+`
+
+func runState(args []string, s streams) int {
+	if len(args) == 0 {
+		fmt.Fprint(s.Err, stateUsage)
+		return 1
+	}
+	sub := map[string]func([]string, streams) int{
+		"list": runStateList, "show": runStateShow, "rm": runStateRm,
+		"mv": runStateMv, "pull": runStatePull, "push": runStatePush,
+	}[args[0]]
+	if sub == nil {
+		fmt.Fprintf(s.Err, "Error: rdmaform state has no subcommand %q.\n\n%s", args[0], stateUsage)
+		return 1
+	}
+	return sub(args[1:], s)
+}
+
+// loadState opens the configured backend and reads the state, for the
+// read-only subcommands. It returns a nil state when there is none.
+func loadState(s streams) (*state.State, bool) {
+	m, ok := openStateManager(".", s.Err)
+	if !ok {
+		return nil, false
+	}
+	defer m.Close()
+	if !refreshState(m, s.Err) {
+		return nil, false
+	}
+	return m.State(), true
+}
+
+// modifyState locks the state (per -lock, -lock-timeout), reads it, lets
+// change modify it, and persists the result if change returns true.
+func modifyState(s streams, lf *lockFlags, operation string, change func(st *state.State, existed bool) (write bool, ok bool)) int {
+	m, ok := openStateManager(".", s.Err)
+	if !ok {
+		return 1
+	}
+	defer m.Close()
+	unlock, ok := lf.acquire(m, operation, s.Err)
+	if !ok {
+		return 1
+	}
+	defer unlock()
+	if !refreshState(m, s.Err) {
+		return 1
+	}
+	st := m.State()
+	existed := st != nil
+	if !existed {
+		st = state.New()
+	}
+	write, ok := change(st, existed)
+	if !ok {
+		return 1
+	}
+	if !write {
+		return 0
+	}
+	err := m.WriteState(st)
+	if err == nil {
+		err = m.PersistState()
+	}
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to write state\n\n%v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// parseAddrs parses command-line addresses; a resource address without an
+// index (endpoint.client) matches every instance of the resource.
+func parseAddrs(args []string, errw io.Writer) ([]addrs.Instance, bool) {
+	var out []addrs.Instance
+	for _, a := range args {
+		addr, err := addrs.ParseInstance(a)
+		if err != nil {
+			fmt.Fprintf(errw, "Error: Invalid address\n\n%v\n", err)
+			return nil, false
+		}
+		out = append(out, addr)
+	}
+	return out, true
+}
+
+func matches(pattern, a addrs.Instance) bool {
+	if pattern.Key == nil {
+		return pattern.Resource == a.Resource
+	}
+	return pattern.String() == a.String()
+}
+
+// matching returns the objects' addresses matching any pattern (all when
+// there are no patterns), in state order.
+func matching(st *state.State, patterns []addrs.Instance) []addrs.Instance {
+	if st == nil {
+		return nil
+	}
+	var out []addrs.Instance
+	for _, a := range st.Addresses() {
+		if len(patterns) == 0 {
+			out = append(out, a)
+			continue
+		}
+		for _, p := range patterns {
+			if matches(p, a) {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
+}
+
+const noMatch = "Error: Invalid target address\n\nNo matching objects found for %s. To view the available instances, use\n\"rdmaform state list\". Please modify the address to reference a specific\ninstance.\n"
+
+func runStateList(args []string, s streams) int {
+	f := newFlagSet("state list", s.Err)
+	if f.Parse(args) != nil {
+		return 1
+	}
+	patterns, ok := parseAddrs(f.Args(), s.Err)
+	if !ok {
+		return 1
+	}
+	st, ok := loadState(s)
+	if !ok {
+		return 1
+	}
+	for _, a := range matching(st, patterns) {
+		fmt.Fprintln(s.Out, a)
+	}
+	return 0
+}
+
+func runStateShow(args []string, s streams) int {
+	f := newFlagSet("state show", s.Err)
+	if f.Parse(args) != nil {
+		return 1
+	}
+	if f.NArg() != 1 {
+		fmt.Fprintln(s.Err, "Error: Exactly one argument expected\n\nUsage: rdmaform state show ADDRESS")
+		return 1
+	}
+	as, ok := parseAddrs(f.Args(), s.Err)
+	if !ok {
+		return 1
+	}
+	st, ok := loadState(s)
+	if !ok {
+		return 1
+	}
+	var o *state.Object
+	if st != nil {
+		o = st.Object(as[0])
+	}
+	if o == nil {
+		fmt.Fprintf(s.Err, "Error: No instance found for the given address!\n\n"+
+			"This command requires that the address references one specific instance.\n"+
+			"%s is not in the state. To view the available instances, use\n\"rdmaform state list\".\n", as[0])
+		return 1
+	}
+	writeObjectHuman(s.Out, o)
+	return 0
+}
+
+func runStateRm(args []string, s streams) int {
+	f := newFlagSet("state rm", s.Err)
+	var lf lockFlags
+	lf.register(f)
+	dry := f.Bool("dry-run", false, "Only print what would be removed.")
+	if f.Parse(args) != nil {
+		return 1
+	}
+	if f.NArg() == 0 {
+		fmt.Fprintln(s.Err, "Error: At least one address is required.\n\nUsage: rdmaform state rm [options] ADDRESS...")
+		return 1
+	}
+	patterns, ok := parseAddrs(f.Args(), s.Err)
+	if !ok {
+		return 1
+	}
+	return modifyState(s, &lf, "OperationTypeStateRm", func(st *state.State, _ bool) (bool, bool) {
+		for _, p := range patterns {
+			if len(matching(st, []addrs.Instance{p})) == 0 {
+				fmt.Fprintf(s.Err, noMatch, p)
+				return false, false
+			}
+		}
+		found := matching(st, patterns)
+		verb := "Removed"
+		if *dry {
+			verb = "Would remove"
+		}
+		for _, a := range found {
+			fmt.Fprintf(s.Out, "%s %s\n", verb, a)
+			st.RemoveObject(a)
+		}
+		if !*dry {
+			fmt.Fprintf(s.Out, "Successfully removed %d resource instance(s).\n", len(found))
+		}
+		return !*dry, true
+	})
+}
+
+func runStateMv(args []string, s streams) int {
+	f := newFlagSet("state mv", s.Err)
+	var lf lockFlags
+	lf.register(f)
+	dry := f.Bool("dry-run", false, "Only print what would be moved.")
+	if f.Parse(args) != nil {
+		return 1
+	}
+	if f.NArg() != 2 {
+		fmt.Fprintln(s.Err, "Error: Exactly two arguments expected.\n\nUsage: rdmaform state mv [options] SOURCE DESTINATION")
+		return 1
+	}
+	as, ok := parseAddrs(f.Args(), s.Err)
+	if !ok {
+		return 1
+	}
+	src, dst := as[0], as[1]
+	return modifyState(s, &lf, "OperationTypeStateMv", func(st *state.State, _ bool) (bool, bool) {
+		// A whole resource (no index on either side) moves with its
+		// instances; otherwise exactly one instance moves.
+		var moves [][2]addrs.Instance
+		if src.Key == nil && dst.Key == nil && st.Object(src) == nil {
+			for _, a := range matching(st, []addrs.Instance{src}) {
+				moves = append(moves, [2]addrs.Instance{a, dst.Resource.Instance(a.Key)})
+			}
+		} else if st.Object(src) != nil {
+			moves = append(moves, [2]addrs.Instance{src, dst})
+		}
+		if len(moves) == 0 {
+			fmt.Fprintf(s.Err, noMatch, src)
+			return false, false
+		}
+		for _, mv := range moves {
+			if err := st.MoveObject(mv[0], mv[1]); err != nil {
+				fmt.Fprintf(s.Err, "Error: Invalid state move request\n\n%v\n", err)
+				return false, false
+			}
+			verb := "Move"
+			if *dry {
+				verb = "Would move"
+			}
+			fmt.Fprintf(s.Out, "%s %q to %q\n", verb, mv[0].String(), mv[1].String())
+		}
+		if !*dry {
+			fmt.Fprintf(s.Out, "Successfully moved %d object(s).\n", len(moves))
+		}
+		return !*dry, true
+	})
+}
+
+func runStatePull(args []string, s streams) int {
+	f := newFlagSet("state pull", s.Err)
+	if f.Parse(args) != nil {
+		return 1
+	}
+	st, ok := loadState(s)
+	if !ok {
+		return 1
+	}
+	if st == nil {
+		return 0
+	}
+	b, err := state.Encode(st)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		return 1
+	}
+	s.Out.Write(b)
+	return 0
+}
+
+func runStatePush(args []string, s streams) int {
+	f := newFlagSet("state push", s.Err)
+	var lf lockFlags
+	lf.register(f)
+	force := f.Bool("force", false, "Write the state even if lineages differ or the serial is lower.")
+	if f.Parse(args) != nil {
+		return 1
+	}
+	if f.NArg() != 1 {
+		fmt.Fprintln(s.Err, "Error: Exactly one argument expected: the state file to push (\"-\" for stdin).")
+		return 1
+	}
+	name := f.Arg(0)
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(s.In)
+		name = "standard input"
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to read %s\n\n%v\n", name, err)
+		return 1
+	}
+	pushed, err := state.Decode(data, name)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to read %s\n\n%v\n", name, err)
+		return 1
+	}
+	return modifyState(s, &lf, "OperationTypeStatePush", func(cur *state.State, existed bool) (bool, bool) {
+		if existed && !*force {
+			switch {
+			case cur.Lineage != pushed.Lineage:
+				fmt.Fprintf(s.Err, "Error: Failed to write state\n\nCannot import a state from %s with a different lineage: it has lineage %s,\nthe current state has lineage %s. A different lineage means a different\nstate; use -force to replace the current state anyway.\n", name, pushed.Lineage, cur.Lineage)
+				return false, false
+			case pushed.Serial < cur.Serial:
+				fmt.Fprintf(s.Err, "Error: Failed to write state\n\nCannot import a state from %s with serial %d over the newer current state\nwith serial %d; use -force to replace it anyway.\n", name, pushed.Serial, cur.Serial)
+				return false, false
+			case pushed.Serial == cur.Serial && !state.SameContent(pushed, cur):
+				fmt.Fprintf(s.Err, "Error: Failed to write state\n\nCannot import a state from %s with serial %d over a different current state\nwith the same serial; use -force to replace it anyway.\n", name, pushed.Serial)
+				return false, false
+			}
+		}
+		*cur = *pushed.DeepCopy()
+		return true, true
+	})
+}

@@ -1,0 +1,108 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const goodState = `{"version":1,"lineage":"8a3c0e2e-3f0c-4b7e-9a57-3c1a3f9d2c11","serial":3,"rdmaform_version":"0.1.0",
+ "objects":[{"address":"endpoint.client[3]","type":"endpoint","schema_version":1,"attributes":{"device":"mlx5_0"},"facts":{"qp_num":7}}],
+ "outputs":{}}`
+
+func TestDecodeBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		want       string
+	}{
+		{"empty", "", "the file is empty"},
+		{"whitespace", " \n\t", "the file is empty"},
+		{"truncated", goodState[:len(goodState)/2], "truncated"},
+		{"not JSON", "endpoint.client = 1\n", "not valid JSON at line 1"},
+		{"not an object", "[1,2]", "must be a JSON object"},
+		{"no version", `{"lineage":"8a3c0e2e-3f0c-4b7e-9a57-3c1a3f9d2c11"}`, `no "version" field`},
+		{"bad version", `{"version":"one"}`, `"version" must be a positive integer`},
+		{"newer version", `{"version":2,"rdmaform_version":"0.9.0","lineage":"x"}`, "state format version 2 was written by rdmaform 0.9.0; this rdmaform (0.1.0) understands format version 1 and older. Upgrade rdmaform"},
+		{"no lineage", `{"version":1}`, `no "lineage"`},
+		{"bad lineage", `{"version":1,"lineage":"abc"}`, `lineage "abc" is not a UUID`},
+		{"duplicate address", strings.Replace(goodState, `"objects":[`, `"objects":[{"address":"endpoint.client[3]","type":"endpoint"},`, 1), "objects[1]: duplicate address endpoint.client[3]"},
+		{"bad address", strings.Replace(goodState, `endpoint.client[3]`, `widget.x`, 1), `objects[0]: invalid address "widget.x"`},
+		{"kind mismatch", strings.Replace(goodState, `"type":"endpoint"`, `"type":"listener"`, 1), `has type "listener"; its address says "endpoint"`},
+		{"wrong field type", strings.Replace(goodState, `"serial":3`, `"serial":"3"`, 1), `field "serial" must not be a JSON string (line 1)`},
+		{"attributes not object", strings.Replace(goodState, `{"device":"mlx5_0"}`, `[1]`, 1), "attributes must be a JSON object"},
+		{"trailing data", goodState + "{}", "after top-level value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode([]byte(tc.data), "dir/rdmaform.rdmastate")
+			var de *DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("want a *DecodeError, got %v", err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "dir/rdmaform.rdmastate") || !strings.Contains(msg, tc.want) {
+				t.Fatalf("error %q does not name the file and say %q", msg, tc.want)
+			}
+		})
+	}
+}
+
+// A state file that does not decode is never overwritten: RefreshState
+// fails and a following PersistState writes nothing.
+func TestBadFileIsNotOverwritten(t *testing.T) {
+	for _, data := range []string{"", goodState[:40], `{"version":7,"lineage":"x"}`, "garbage"} {
+		p := filepath.Join(t.TempDir(), DefaultPath)
+		os.WriteFile(p, []byte(data), 0o600)
+		m := NewFilesystem(LocalOptions{Path: p})
+		if err := m.RefreshState(); err == nil {
+			t.Fatalf("%q: RefreshState succeeded", data)
+		}
+		if err := m.PersistState(); err != nil {
+			t.Fatal(err)
+		}
+		m.WriteState(New())
+		err := m.PersistState()
+		if err == nil || !strings.Contains(err.Error(), "changed since rdmaform read it") {
+			t.Fatalf("%q: writing over an unreadable file: %v", data, err)
+		}
+		got, _ := os.ReadFile(p)
+		if !bytes.Equal(got, []byte(data)) {
+			t.Fatalf("%q was overwritten with %q", data, got)
+		}
+	}
+}
+
+func TestJournalBadInput(t *testing.T) {
+	p := filepath.Join(t.TempDir(), DefaultPath)
+	m := NewFilesystem(LocalOptions{Path: p})
+	s := New()
+	m.WriteState(s)
+	m.PersistState()
+	os.WriteFile(p+".journal", appendFrame(nil, []byte(`{"rdmaform_journal":1,"lineage":"8a3c0e2e-3f0c-4b7e-9a57-3c1a3f9d2c11","serial":1}`)), 0o600)
+	err := m.RefreshState()
+	if err == nil || !strings.Contains(err.Error(), "belongs to a different state") || !strings.Contains(err.Error(), p+".journal") {
+		t.Fatalf("a foreign journal: %v", err)
+	}
+	os.WriteFile(p+".journal", appendFrame(nil, []byte(`{"rdmaform_journal":1,"lineage":"`+s.Lineage+`","serial":9}`)), 0o600)
+	if err := m.RefreshState(); err == nil || !strings.Contains(err.Error(), "replaced by an older one") {
+		t.Fatalf("a journal newer than the file: %v", err)
+	}
+	os.WriteFile(p+".journal", appendFrame(nil, []byte(`not json`)), 0o600)
+	if err := m.RefreshState(); err == nil || !strings.Contains(err.Error(), "not an rdmaform journal") {
+		t.Fatalf("a garbage journal: %v", err)
+	}
+	// A torn last frame is an unacknowledged record: dropped silently.
+	hdr := appendFrame(nil, []byte(`{"rdmaform_journal":1,"lineage":"`+s.Lineage+`","serial":1}`))
+	c, _ := PutObject(testObject(t, "endpoint.a", 1)).marshal()
+	full := appendFrame(hdr, c)
+	os.WriteFile(p+".journal", full[:len(full)-3], 0o600)
+	if err := m.RefreshState(); err != nil || len(m.State().Objects) != 0 {
+		t.Fatalf("a torn record: %v", err)
+	}
+	os.WriteFile(p+".journal", full, 0o600)
+	if err := m.RefreshState(); err != nil || len(m.State().Objects) != 1 {
+		t.Fatalf("a whole record: %v", err)
+	}
+}
