@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	fmtUgly = "listener \"a\" {\naddress=\"10.77.0.1\"\n  port    =   7471\n}\n"
+	fmtNice = "listener \"a\" {\n  address = \"10.77.0.1\"\n  port    = 7471\n}\n"
+)
+
+func fmtIn(t *testing.T, files map[string]string, args ...string) (string, int, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	code := run(append([]string{"fmt"}, args...), streams{In: strings.NewReader(fmtUgly), Out: &out, Err: &errb})
+	return dir, code, out.String(), errb.String()
+}
+
+func fmtReadFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestFmtRewritesAndLists(t *testing.T) {
+	dir, code, out, errs := fmtIn(t, map[string]string{"a.rdma.hcl": fmtUgly, "b.rdma.hcl": fmtNice, "x.auto.rdmavars": "port=1\n"})
+	if code != 0 || errs != "" {
+		t.Fatalf("code %d, err %q", code, errs)
+	}
+	if out != "a.rdma.hcl\nx.auto.rdmavars\n" {
+		t.Errorf("listed %q", out)
+	}
+	if got := fmtReadFile(t, filepath.Join(dir, "a.rdma.hcl")); got != fmtNice {
+		t.Errorf("a.rdma.hcl = %q", got)
+	}
+	if got := fmtReadFile(t, filepath.Join(dir, "x.auto.rdmavars")); got != "port = 1\n" {
+		t.Errorf("x.auto.rdmavars = %q", got)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "a.rdma.hcl")); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode = %v, want 0640 kept", fi.Mode().Perm())
+	}
+}
+
+func TestFmtCheckAndDiffDoNotWrite(t *testing.T) {
+	dir, code, out, _ := fmtIn(t, map[string]string{"a.rdma.hcl": fmtUgly}, "-check", "-diff")
+	if code != 3 {
+		t.Fatalf("code %d, want 3", code)
+	}
+	want := "a.rdma.hcl\n--- old/a.rdma.hcl\n+++ new/a.rdma.hcl\n@@ -1,4 +1,4 @@\n listener \"a\" {\n-address=\"10.77.0.1\"\n-  port    =   7471\n+  address = \"10.77.0.1\"\n+  port    = 7471\n }\n"
+	if out != want {
+		t.Errorf("out =\n%s\nwant\n%s", out, want)
+	}
+	if got := fmtReadFile(t, filepath.Join(dir, "a.rdma.hcl")); got != fmtUgly {
+		t.Errorf("file changed by -check: %q", got)
+	}
+}
+
+func TestFmtWriteFalse(t *testing.T) {
+	dir, code, out, _ := fmtIn(t, map[string]string{"a.rdma.hcl": fmtUgly}, "-write=false")
+	if code != 0 || out != "a.rdma.hcl\n" || fmtReadFile(t, filepath.Join(dir, "a.rdma.hcl")) != fmtUgly {
+		t.Fatalf("code %d out %q", code, out)
+	}
+}
+
+func TestFmtCheckClean(t *testing.T) {
+	_, code, out, _ := fmtIn(t, map[string]string{"a.rdma.hcl": fmtNice}, "-check")
+	if code != 0 || out != "" {
+		t.Fatalf("code %d out %q", code, out)
+	}
+}
+
+func TestFmtSyntaxErrorLeavesFileUntouched(t *testing.T) {
+	bad := "listener \"a\" {\n  port =\n"
+	dir, code, _, errs := fmtIn(t, map[string]string{"bad.rdma.hcl": bad, "a.rdma.hcl": fmtUgly}, "-no-color")
+	if code != 2 {
+		t.Fatalf("code %d, want 2", code)
+	}
+	if !strings.Contains(errs, "Error: ") || !strings.Contains(errs, "on bad.rdma.hcl line") {
+		t.Errorf("stderr = %q", errs)
+	}
+	if got := fmtReadFile(t, filepath.Join(dir, "bad.rdma.hcl")); got != bad {
+		t.Errorf("bad file changed: %q", got)
+	}
+	if got := fmtReadFile(t, filepath.Join(dir, "a.rdma.hcl")); got != fmtNice {
+		t.Errorf("good file not formatted: %q", got)
+	}
+}
+
+func TestFmtRecursive(t *testing.T) {
+	files := map[string]string{"a.rdma.hcl": fmtNice, "sub/b.rdma.hcl": fmtUgly}
+	dir, code, out, _ := fmtIn(t, files)
+	if code != 0 || out != "" || fmtReadFile(t, filepath.Join(dir, "sub/b.rdma.hcl")) != fmtUgly {
+		t.Fatalf("without -recursive: code %d out %q", code, out)
+	}
+	dir, code, out, _ = fmtIn(t, files, "-recursive")
+	if code != 0 || out != filepath.Join("sub", "b.rdma.hcl")+"\n" || fmtReadFile(t, filepath.Join(dir, "sub/b.rdma.hcl")) != fmtNice {
+		t.Fatalf("with -recursive: code %d out %q", code, out)
+	}
+}
+
+func TestFmtStdin(t *testing.T) {
+	_, code, out, _ := fmtIn(t, nil, "-")
+	if code != 0 || out != fmtNice {
+		t.Fatalf("code %d out %q", code, out)
+	}
+}

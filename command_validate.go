@@ -1,0 +1,99 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rdmaform/rdmaform/config"
+)
+
+func init() {
+	register(command{Name: "validate", Synopsis: "Check whether the configuration is valid", Run: runValidate})
+}
+
+// validateDevices, when set, gives `validate -device-check` the live
+// devices. The rdmacm binding sets it from its own file (in an init); until
+// then -device-check reports that it cannot run.
+var validateDevices func() (config.DeviceLimits, error)
+
+const validateHelp = `Usage: rdmaform [global options] validate [options]
+
+  Checks the configuration in the current directory (see -chdir): syntax,
+  types, references, and the RDMA rules (ports, QP caps, private data
+  limits, port spaces). Variables without a value are treated as unknown.
+
+Options:
+  -json          Print the result as JSON.
+  -no-color      Do not colour the output.
+  -device-check  Also check device-dependent values (max_qp_wr, max_sge,
+                 device names) against the live RDMA devices.
+`
+
+func runValidate(args []string, s streams) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(s.Err)
+	fs.Usage = func() { fmt.Fprint(s.Err, validateHelp) }
+	jsonOut := fs.Bool("json", false, "")
+	noColor := fs.Bool("no-color", false, "")
+	deviceCheck := fs.Bool("device-check", false, "")
+	if err := fs.Parse(args); err != nil {
+		return 1
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(s.Err, "Error: validate takes no arguments; use -chdir=DIR to validate another directory.\n")
+		return 1
+	}
+	l := config.NewLoader()
+	l.Validate = true
+	l.CoreVersion = Version
+	cfg, diags := l.Load(".", config.VarInputs{})
+	var deviceErr error
+	if *deviceCheck && !diags.HasErrors() {
+		if validateDevices == nil {
+			deviceErr = fmt.Errorf("-device-check needs the rdmacm binding, which this build of rdmaform does not include yet; the configuration was checked without the devices")
+		} else if devs, err := validateDevices(); err != nil {
+			deviceErr = fmt.Errorf("-device-check could not query the RDMA devices: %v", err)
+		} else {
+			diags = append(diags, config.CheckDevice(cfg, devs)...)
+		}
+	}
+	if *jsonOut {
+		if err := l.WriteJSON(s.Out, diags); err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			return 1
+		}
+	} else {
+		color := !*noColor && cfgIsTerminal(s.Err)
+		if err := l.WriteDiagnostics(s.Err, diags, color, 0); err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			return 1
+		}
+		if !diags.HasErrors() && deviceErr == nil {
+			if color && cfgIsTerminal(s.Out) {
+				fmt.Fprint(s.Out, "\x1b[32m\x1b[1mSuccess!\x1b[0m The configuration is valid.\n")
+			} else {
+				fmt.Fprint(s.Out, "Success! The configuration is valid.\n")
+			}
+		}
+	}
+	if deviceErr != nil {
+		fmt.Fprintf(s.Err, "Error: %v.\n", deviceErr)
+		return 1
+	}
+	if diags.HasErrors() {
+		return 1
+	}
+	return 0
+}
+
+// cfgIsTerminal reports whether w is a character device (a terminal).
+func cfgIsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdmaform/rdmaform/config"
+)
+
+func validateIn(t *testing.T, files map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	code := run(append([]string{"validate"}, args...), streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	return code, out.String(), errb.String()
+}
+
+func TestValidateSuccess(t *testing.T) {
+	code, out, errs := validateIn(t, map[string]string{"main.rdma.hcl": `listener "a" {
+  address = "10.77.0.1"
+  port    = 7471
+}`})
+	if code != 0 || out != "Success! The configuration is valid.\n" || errs != "" {
+		t.Fatalf("code %d, out %q, err %q", code, out, errs)
+	}
+}
+
+func TestValidateReportsEveryErrorWithSource(t *testing.T) {
+	code, out, errs := validateIn(t, map[string]string{"main.rdma.hcl": `listener "a" {
+  address = "10.77.0.1"
+  port    = 70000
+}
+
+endpoint "b" {
+  address = listener.a.address
+  port    = 7471
+  connect {
+    retry_count = 9
+  }
+}
+`}, "-no-color")
+	if code != 1 || out != "" {
+		t.Fatalf("code %d, out %q", code, out)
+	}
+	want := `Error: Invalid port
+
+  on main.rdma.hcl line 3, in listener "a":
+   3:   port    = 70000
+
+port must be from 1 to 65535; got 70000.
+
+Error: Invalid retry count
+
+  on main.rdma.hcl line 10, in endpoint "b":
+  10:     retry_count = 9
+
+retry_count must be from 0 to 7 (a 3-bit field of the connection request); got 9.
+
+`
+	if errs != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errs, want)
+	}
+}
+
+func TestValidateJSON(t *testing.T) {
+	code, out, _ := validateIn(t, map[string]string{"main.rdma.hcl": `listener "a" {
+  address = "10.77.0.1"
+  port    = 0
+}`}, "-json")
+	if code != 1 {
+		t.Fatalf("code %d", code)
+	}
+	var res config.JSONDiagnostics
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	if res.Valid || res.ErrorCount != 1 || len(res.Diagnostics) != 1 {
+		t.Fatalf("result = %+v", res)
+	}
+	d := res.Diagnostics[0]
+	if d.Severity != "error" || d.Summary != "Invalid port" || d.Range == nil || d.Range.Filename != "main.rdma.hcl" ||
+		d.Range.Start.Line != 3 || d.Range.Start.Column != 13 || d.Snippet == nil || d.Snippet.Code != "  port    = 0" {
+		t.Errorf("diagnostic = %+v range %+v snippet %+v", d, d.Range, d.Snippet)
+	}
+}
+
+func TestValidateDeviceCheckWithoutBinding(t *testing.T) {
+	saved := validateDevices
+	validateDevices = nil
+	defer func() { validateDevices = saved }()
+	code, out, errs := validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p" { device = "rxe0" }`}, "-device-check")
+	if code != 1 || out != "" || !strings.Contains(errs, "-device-check needs the rdmacm binding") {
+		t.Fatalf("code %d, out %q, err %q", code, out, errs)
+	}
+}
+
+type stubDevices struct{}
+
+func (stubDevices) Device(name string) (config.DeviceAttr, error) {
+	if name == "rxe0" {
+		return config.DeviceAttr{Name: "rxe0", MaxQPWR: 16384, MaxSGE: 32}, nil
+	}
+	return config.DeviceAttr{}, errors.New("no such device")
+}
+
+func (stubDevices) DeviceFor(string) (config.DeviceAttr, error) {
+	return config.DeviceAttr{Name: "rxe0", MaxQPWR: 16384, MaxSGE: 32}, nil
+}
+
+func TestValidateDeviceCheckWithDevices(t *testing.T) {
+	saved := validateDevices
+	validateDevices = func() (config.DeviceLimits, error) { return stubDevices{}, nil }
+	defer func() { validateDevices = saved }()
+	code, _, errs := validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p" {
+  device = "mlx5_9"
+}`}, "-device-check", "-no-color")
+	if code != 1 || !strings.Contains(errs, `Error: No such RDMA device`) || !strings.Contains(errs, `protection_domain.p: device "mlx5_9": no such device.`) {
+		t.Fatalf("code %d, err %q", code, errs)
+	}
+}
+
+func TestValidateExamples(t *testing.T) {
+	t.Chdir(".") // run changes the directory; restore it afterwards
+	dirs, _ := filepath.Glob("examples/*/main.rdma.hcl")
+	if len(dirs) < 4 {
+		t.Fatalf("found %d examples", len(dirs))
+	}
+	var abs []string
+	for _, f := range dirs {
+		a, _ := filepath.Abs(filepath.Dir(f))
+		abs = append(abs, a)
+	}
+	for i, f := range dirs {
+		abs := abs[i]
+		var out, errb bytes.Buffer
+		code := run([]string{"-chdir=" + abs, "validate"}, streams{Out: &out, Err: &errb})
+		if code != 0 {
+			t.Errorf("%s: code %d: %s", f, code, errb.String())
+		}
+	}
+}
