@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdmaform/rdmaform/state"
+)
+
+func TestForceUnlockLocal(t *testing.T) {
+	dir := stateDir(t, testState)
+	// A holder that died left its lock info behind (its flock went with it).
+	info := `{"ID":"dead-beef","Operation":"OperationTypeApply","Who":"ann@h1","PID":4242,"Host":"h1","Path":"rdmaform.rdmastate"}`
+	os.WriteFile(filepath.Join(dir, ".rdmaform.rdmastate.lock.info"), []byte(info), 0o600)
+
+	code, out, _ := stateCmd(t, dir, "no\n", "force-unlock", "dead-beef")
+	if code != 1 || !strings.Contains(out, "Do you really want to force-unlock?") || !strings.Contains(out, "force-unlock cancelled") {
+		t.Fatalf("declined force-unlock: %d %s", code, out)
+	}
+	code, _, errs := stateCmd(t, dir, "", "force-unlock", "-force", "other-id")
+	if code != 1 || !strings.Contains(errs, `lock ID "other-id" does not match`) || !strings.Contains(errs, "dead-beef") {
+		t.Fatalf("force-unlock with a wrong ID: %d %s", code, errs)
+	}
+	code, out, errs = stateCmd(t, dir, "yes\n", "force-unlock", "dead-beef")
+	if code != 0 || !strings.Contains(out, "successfully unlocked") {
+		t.Fatalf("force-unlock: %d %s %s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".rdmaform.rdmastate.lock.info")); !os.IsNotExist(err) {
+		t.Fatal("lock info still there")
+	}
+}
+
+func TestForceUnlockRefusesLiveLocalHolder(t *testing.T) {
+	dir := stateDir(t, testState)
+	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
+	id, err := m.Lock(state.NewLockInfo("OperationTypeApply"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Unlock(id)
+	code, _, errs := stateCmd(t, dir, "", "force-unlock", "-force", id)
+	if code != 1 || !strings.Contains(errs, "still running") || !strings.Contains(errs, id) {
+		t.Fatalf("force-unlock of a live local holder: %d %s", code, errs)
+	}
+}

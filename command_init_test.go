@@ -1,0 +1,113 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdmaform/rdmaform/state/etcdtest"
+)
+
+func writeConfig(t *testing.T, dir, body string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestInitRecordsBackend(t *testing.T) {
+	dir := stateDir(t, "")
+	code, out, errs := stateCmd(t, dir, "", "init")
+	if code != 0 || !strings.Contains(out, "rdmaform has been successfully initialized!") || !strings.Contains(out, "local (rdmaform.rdmastate)") {
+		t.Fatalf("init: %d %s %s", code, out, errs)
+	}
+	rec, err := os.ReadFile(filepath.Join(dir, ".rdmaform", "backend.json"))
+	if err != nil || !strings.Contains(string(rec), `"type": "local"`) {
+		t.Fatalf("backend record: %v %s", err, rec)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "init"); code != 0 {
+		t.Fatalf("second init: %s", errs)
+	}
+	writeConfig(t, dir, "rdmaform {\n  backend \"nosuch\" {}\n}\n")
+	code, _, errs = stateCmd(t, dir, "", "init")
+	if code != 1 || !strings.Contains(errs, "main.rdma.hcl") {
+		t.Fatalf("init with a bad backend block: %d %s", code, errs)
+	}
+}
+
+func TestInitMigrateLocalToLocal(t *testing.T) {
+	dir := stateDir(t, testState)
+	if code, _, errs := stateCmd(t, dir, "", "init"); code != 0 {
+		t.Fatal(errs)
+	}
+	writeConfig(t, dir, "rdmaform {\n  backend \"local\" {\n    path = \"moved.rdmastate\"\n  }\n}\n")
+	code, _, errs := stateCmd(t, dir, "", "state", "list")
+	if code != 1 || !strings.Contains(errs, "Backend initialization required") || !strings.Contains(errs, "init -migrate-state") {
+		t.Fatalf("state list after a backend change: %d %s", code, errs)
+	}
+	code, _, errs = stateCmd(t, dir, "", "init")
+	if code != 1 || !strings.Contains(errs, "Backend configuration changed") {
+		t.Fatalf("init after a backend change: %d %s", code, errs)
+	}
+	code, out, errs := stateCmd(t, dir, "", "init", "-migrate-state")
+	if code != 0 || !strings.Contains(out, "Successfully migrated the state (lineage "+testLineage+", serial 3, 4 objects)") {
+		t.Fatalf("init -migrate-state: %d %s %s", code, out, errs)
+	}
+	_, out, _ = stateCmd(t, dir, "", "state", "list")
+	if !strings.Contains(out, "endpoint.client[10]") {
+		t.Fatalf("state list after migration: %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "moved.rdmastate")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rdmaform.rdmastate")); err != nil {
+		t.Fatal("the old state was removed")
+	}
+}
+
+func TestInitMigrateLocalToEtcdAndBack(t *testing.T) {
+	ep := etcdtest.Start(t)
+	dir := stateDir(t, testState)
+	// No init yet: state kept before a backend block was added is the
+	// default local file.
+	writeConfig(t, dir, "rdmaform {\n  backend \"etcd\" {\n    endpoints = [\""+ep+"\"]\n    prefix = \"/cmdtest\"\n  }\n}\n")
+	code, out, errs := stateCmd(t, dir, "", "init", "-migrate-state")
+	if code != 0 || !strings.Contains(out, "Successfully migrated") || !strings.Contains(out, "to etcd") {
+		t.Fatalf("init -migrate-state to etcd: %d %s %s", code, out, errs)
+	}
+	os.Remove(filepath.Join(dir, "rdmaform.rdmastate"))
+	code, out, errs = stateCmd(t, dir, "", "state", "rm", "endpoint.client[10]")
+	if code != 0 {
+		t.Fatalf("state rm on etcd: %d %s", code, errs)
+	}
+	_, out, _ = stateCmd(t, dir, "", "state", "pull")
+	if !strings.Contains(out, `"serial": 4`) || strings.Contains(out, "client[10]") || !strings.Contains(out, testLineage) {
+		t.Fatalf("state pull from etcd:\n%s", out)
+	}
+	_, out, _ = stateCmd(t, dir, "", "output", "addr")
+	if out != "\"10.0.0.1\"\n" {
+		t.Fatalf("output from etcd: %q", out)
+	}
+
+	// Back to a local file that already holds a different state: refused
+	// unless -force-copy.
+	other := strings.Replace(testState, testLineage, "11111111-2222-3333-4444-555555555555", 1)
+	os.WriteFile(filepath.Join(dir, "rdmaform.rdmastate"), []byte(other), 0o600)
+	writeConfig(t, dir, "rdmaform {}\n")
+	code, _, errs = stateCmd(t, dir, "", "init", "-migrate-state")
+	if code != 1 || !strings.Contains(errs, "The new backend already has a state") {
+		t.Fatalf("migration over a different state: %d %s", code, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "rdmaform.rdmastate")); string(b) != other {
+		t.Fatal("a refused migration changed the destination")
+	}
+	code, out, errs = stateCmd(t, dir, "", "init", "-migrate-state", "-force-copy")
+	if code != 0 {
+		t.Fatalf("init -migrate-state -force-copy: %d %s %s", code, out, errs)
+	}
+	_, out, _ = stateCmd(t, dir, "", "state", "pull")
+	if !strings.Contains(out, testLineage) || strings.Contains(out, "client[10]") {
+		t.Fatalf("after migrating back:\n%s", out)
+	}
+}
