@@ -92,15 +92,7 @@ func (t *bodyTemplate) expressions(f func(hcl.Expression)) {
 }
 
 func decodeBodyTemplate(body hcl.Body, schema *Block, def hcl.Range) (*bodyTemplate, hcl.Diagnostics) {
-	hs := schema.hclSchema()
-	// Computed attributes are accepted by the schema only to be rejected
-	// with a clearer message than "unsupported argument".
-	for _, a := range schema.Attributes {
-		if a.Computed {
-			hs.Attributes = append(hs.Attributes, hcl.AttributeSchema{Name: a.Name})
-		}
-	}
-	content, diags := body.Content(hs)
+	content, diags := body.Content(schema.bodySchema)
 	t := &bodyTemplate{schema: schema, attrs: content.Attributes, blocks: map[string]*bodyTemplate{}, def: def}
 	for name, a := range content.Attributes {
 		if sa := schema.Attribute(name); sa != nil && sa.Computed {

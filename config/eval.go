@@ -327,7 +327,7 @@ func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bo
 				Detail: detail, Subject: r.Count.Range().Ptr(), Expression: r.Count, EvalContext: ctx})
 		}
 		if !v.IsKnown() {
-			if e.l.Validate {
+			if e.l.Validate || e.usesErroredVariable(r.Count) {
 				return nil, false, diags
 			}
 			return bad("The count value depends on values that are known only after apply; count must be known when planning.")
@@ -361,7 +361,7 @@ func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bo
 				Detail: detail, Subject: r.ForEach.Range().Ptr(), Expression: r.ForEach, EvalContext: ctx})
 		}
 		if !v.IsKnown() || (v.Type().IsSetType() && !v.IsWhollyKnown()) {
-			if e.l.Validate {
+			if e.l.Validate || e.usesErroredVariable(r.ForEach) {
 				return nil, false, diags
 			}
 			return bad("The for_each value depends on values that are known only after apply; its keys must be known when planning.")
@@ -398,6 +398,22 @@ func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bo
 		return keys, true, diags
 	}
 	return []instanceKey{{key: addrs.NoKey}}, true, nil
+}
+
+// usesErroredVariable reports whether expr refers to a variable whose
+// value is missing or invalid, which was reported already.
+func (e *evaluator) usesErroredVariable(expr hcl.Expression) bool {
+	for _, tr := range expr.Variables() {
+		if tr.RootName() != "var" || len(tr) < 2 {
+			continue
+		}
+		if a, ok := tr[1].(hcl.TraverseAttr); ok {
+			if v := e.decl.variables[a.Name]; v != nil && v.errored {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // evalBody evaluates a template into an object of t.schema's type:

@@ -1,13 +1,18 @@
 package config
 
 import (
+	"fmt"
 	"os"
+	"runtime"
+	"sync"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	hcljson "github.com/hashicorp/hcl/v2/json"
 )
 
 // File name suffixes of a configuration and of variable files.
@@ -81,25 +86,55 @@ func configFiles(dir string) ([]string, hcl.Diagnostics) {
 	return names, nil
 }
 
-// parseFile parses one file in HCL native or JSON syntax by its suffix.
-func (l *Loader) parseFile(path string) (*hcl.File, hcl.Diagnostics) {
-	if strings.HasSuffix(path, ".json") {
-		return l.parser.ParseJSONFile(path)
-	}
-	return l.parser.ParseHCLFile(path)
-}
 
 // parseDir parses every configuration file of dir; files with syntax
 // errors are left out of the result but their diagnostics are returned.
+// Files are read and parsed concurrently, then registered with the
+// Loader's parser in name order.
 func (l *Loader) parseDir(dir string) ([]*hcl.File, hcl.Diagnostics) {
 	names, diags := configFiles(dir)
+	type result struct {
+		file  *hcl.File
+		diags hcl.Diagnostics
+	}
+	results := make([]result, len(names))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, n := range names {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			results[i].file, results[i].diags = parseFile(n)
+		}()
+	}
+	wg.Wait()
 	var files []*hcl.File
-	for _, n := range names {
-		f, d := l.parseFile(n)
-		diags = append(diags, d...)
-		if f != nil && !d.HasErrors() {
-			files = append(files, f)
+	for i, r := range results {
+		diags = append(diags, r.diags...)
+		if r.file != nil {
+			l.parser.AddFile(names[i], r.file)
+			if !r.diags.HasErrors() {
+				files = append(files, r.file)
+			}
 		}
 	}
 	return files, diags
+}
+
+// parseFile reads and parses one file in HCL native or JSON syntax by its
+// suffix. It touches no shared state.
+func parseFile(path string) (*hcl.File, hcl.Diagnostics) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Failed to read file",
+			Detail:   fmt.Sprintf("The configuration file %q could not be read: %v.", path, err),
+		}}
+	}
+	if strings.HasSuffix(path, ".json") {
+		return hcljson.Parse(src, path)
+	}
+	return hclsyntax.ParseConfig(src, path, hcl.InitialPos)
 }

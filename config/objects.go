@@ -191,6 +191,7 @@ type Variable struct {
 	DeclRange   hcl.Range
 
 	validations []*variableValidation
+	errored     bool // its value was missing or invalid (reported)
 }
 
 type variableValidation struct {

@@ -41,7 +41,8 @@ type Block struct {
 	Attributes []*Attribute
 	Blocks     []*NestedBlock
 
-	impliedType cty.Type // cached by init
+	impliedType cty.Type         // cached by init
+	bodySchema  *hcl.BodySchema // cached by init: hclSchema plus computed attributes
 }
 
 // Attribute returns the named attribute's schema, or nil.
@@ -260,6 +261,14 @@ func init() {
 			cache(nb.Block)
 		}
 		b.impliedType = b.computeImpliedType()
+		b.bodySchema = b.hclSchema()
+		// Computed attributes are accepted by the schema only to be
+		// rejected with a clearer message than "unsupported argument".
+		for _, a := range b.Attributes {
+			if a.Computed {
+				b.bodySchema.Attributes = append(b.bodySchema.Attributes, hcl.AttributeSchema{Name: a.Name})
+			}
+		}
 	}
 	for _, b := range schemas {
 		cache(b)

@@ -114,12 +114,14 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 			val, d := r.value(v.Type, name)
 			diags = append(diags, d...)
 			v.Value = val
+			v.errored = d.HasErrors()
 		case v.Default != cty.NilVal:
 			v.Value = v.Default
 		case l.Validate:
 			v.Value = cty.UnknownVal(v.Type)
 		default:
 			v.Value = cty.UnknownVal(v.Type)
+			v.errored = true
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No value for required variable",
 				Detail:  fmt.Sprintf("The variable %q has no default, so it needs a value: -var '%s=...', a -var-file, %s%s, or %s.", name, name, EnvPrefix, name, VarsFile),
 				Subject: v.DeclRange.Ptr()})
@@ -138,11 +140,12 @@ func (r rawValue) value(ty cty.Type, name string) (cty.Value, hcl.Diagnostics) {
 		if ty == cty.String {
 			v = cty.StringVal(r.str)
 		} else {
-			var diags hcl.Diagnostics
-			expr, diags = hclsyntax.ParseExpression([]byte(r.str), fmt.Sprintf("<value for var.%s>", name), hcl.InitialPos)
-			if diags.HasErrors() {
-				return cty.UnknownVal(ty), diags
+			e, diags := hclsyntax.ParseExpression([]byte(r.str), fmt.Sprintf("<value for var.%s>", name), hcl.InitialPos)
+			if diags.HasErrors() || len(e.Variables()) > 0 {
+				return cty.UnknownVal(ty), hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid value for variable",
+					Detail: fmt.Sprintf("The value for var.%s from %s is not a %s: %q is not a valid expression of that type (write it as in a .rdmavars file, such as [\"a\", \"b\"] for a list).", name, r.from, ty.FriendlyName(), r.str)}}
 			}
+			expr = e
 		}
 	}
 	if expr != nil {

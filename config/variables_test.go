@@ -1,0 +1,165 @@
+package config
+
+import (
+	"flag"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+const varsConfig = `
+variable "port" {
+  type    = number
+  default = 1000
+}
+variable "name" {
+  type = string
+}
+variable "tags" {
+  type    = list(string)
+  default = []
+}
+`
+
+func TestVariablePrecedence(t *testing.T) {
+	// Each source overrides the ones before it: default, environment,
+	// rdmaform.rdmavars, *.auto.rdmavars (lexical), then -var/-var-file in
+	// command-line order.
+	dir := writeDir(t, map[string]string{
+		"main.rdma.hcl":     varsConfig,
+		"rdmaform.rdmavars": "port = 3000\nname = \"file\"\n",
+		"a.auto.rdmavars":   "port = 4000\n",
+		"b.auto.rdmavars":   "port = 5000\n",
+		"extra.rdmavars":    "port = 6000\n",
+	})
+	for _, tc := range []struct {
+		name string
+		args VarArgs
+		env  []string
+		port int64
+		who  string
+	}{
+		{"auto files, last wins", nil, nil, 5000, "file"},
+		{"env is below files", nil, []string{"RDMAFORM_VAR_port=2000", "RDMAFORM_VAR_name=env"}, 5000, "file"},
+		{"-var beats files", VarArgs{{Value: "port=7000"}}, nil, 7000, "file"},
+		{"-var-file after -var wins", VarArgs{{Value: "port=7000"}, {File: true, Value: filepath.Join(dir, "extra.rdmavars")}}, nil, 6000, "file"},
+		{"-var after -var-file wins", VarArgs{{File: true, Value: filepath.Join(dir, "extra.rdmavars")}, {Value: "port=7000"}, {Value: "name=cli"}}, nil, 7000, "cli"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, diags := Load(dir, VarInputs{Args: tc.args, Env: tc.env})
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			if got := cfg.Variables["port"].Value; !got.RawEquals(cty.NumberIntVal(tc.port)) {
+				t.Errorf("port = %#v, want %d", got, tc.port)
+			}
+			if got := cfg.Variables["name"].Value; !got.RawEquals(cty.StringVal(tc.who)) {
+				t.Errorf("name = %#v, want %q", got, tc.who)
+			}
+		})
+	}
+}
+
+func TestVariableFromEnvAndDefault(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.rdma.hcl": varsConfig})
+	cfg, diags := Load(dir, VarInputs{Env: []string{"RDMAFORM_VAR_name=env", "RDMAFORM_VAR_tags=[\"a\", \"b\"]", "OTHER=1"}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got := cfg.Variables["port"].Value; !got.RawEquals(cty.NumberIntVal(1000)) {
+		t.Errorf("port = %#v", got)
+	}
+	if got := cfg.Variables["tags"].Value; !got.RawEquals(cty.ListVal([]cty.Value{cty.StringVal("a"), cty.StringVal("b")})) {
+		t.Errorf("tags = %#v", got)
+	}
+}
+
+func TestVariableErrors(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.rdma.hcl": varsConfig, "bad.rdmavars": "port = \"x\"\nnmae = 1\n"})
+	for _, tc := range []struct {
+		name string
+		in   VarInputs
+		want []string
+	}{
+		{"required missing", VarInputs{}, []string{`No value for required variable: The variable "name" has no default`}},
+		{"undeclared -var", VarInputs{Args: VarArgs{{Value: "name=x"}, {Value: "prot=1"}}},
+			[]string{`Value for undeclared variable: A variable named "prot" was assigned with -var, but the configuration declares no such variable. Did you mean "port"?`}},
+		{"wrong type -var", VarInputs{Args: VarArgs{{Value: "name=x"}, {Value: "port=abc"}}},
+			[]string{`Invalid value for variable: The value for var.port from -var is not a number`}},
+		{"bad file", VarInputs{Args: VarArgs{{Value: "name=x"}, {File: true, Value: filepath.Join(dir, "bad.rdmavars")}}},
+			[]string{`Invalid value for variable: The value for var.port from ` + filepath.Join(dir, "bad.rdmavars") + ` is not a number`, `Value for undeclared variable: The configuration declares no variable named "nmae"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags := Load(dir, tc.in)
+			var got []string
+			for _, d := range diags {
+				got = append(got, d.Summary+": "+d.Detail)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("diagnostics %q, want %d", got, len(tc.want))
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tc.want[i]) {
+					t.Errorf("diagnostic %d = %q, want prefix %q", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestVarArgsFlagsKeepOrder(t *testing.T) {
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	var v VarArgs
+	v.Register(fs)
+	if err := fs.Parse([]string{"-var", "a=1", "--var-file=x.rdmavars", "-var=b=[1,2]"}); err != nil {
+		t.Fatal(err)
+	}
+	want := VarArgs{{Value: "a=1"}, {File: true, Value: "x.rdmavars"}, {Value: "b=[1,2]"}}
+	if len(v) != len(want) {
+		t.Fatalf("args = %v", v)
+	}
+	for i := range want {
+		if v[i] != want[i] {
+			t.Errorf("arg %d = %v, want %v", i, v[i], want[i])
+		}
+	}
+	fs.SetOutput(new(strings.Builder))
+	if err := fs.Parse([]string{"-var", "novalue"}); err == nil {
+		t.Error("-var without = accepted")
+	}
+}
+
+func TestValidateModeUnknownVariables(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.rdma.hcl": `
+variable "n" { type = number }
+variable "addr" { type = string }
+listener "l" {
+  address = var.addr
+  port    = 7471
+}
+endpoint "e" {
+  count   = var.n
+  address = listener.l.address
+  port    = 70000
+}
+`})
+	l := NewLoader()
+	l.Validate = true
+	cfg, diags := l.Load(dir, VarInputs{})
+	// The body of a block whose count is unknown is still checked once.
+	if len(diags) != 1 || diags[0].Summary != "Invalid port" {
+		t.Fatalf("diags = %v", diags)
+	}
+	if _, ok := cfg.Variables["n"]; !ok || cfg.Variables["n"].Value.IsKnown() {
+		t.Errorf("var.n = %#v, want unknown", cfg.Variables["n"].Value)
+	}
+	// Without validate mode the same configuration needs values; the
+	// unknown count that follows is not reported a second time.
+	_, diags = Load(dir, VarInputs{})
+	if len(diags) != 3 || diags[0].Summary != "No value for required variable" ||
+		diags[1].Summary != "No value for required variable" || diags[2].Summary != "Invalid port" {
+		t.Fatalf("plan-mode diags = %v", diags)
+	}
+}
