@@ -3,11 +3,11 @@ package config
 import (
 	"fmt"
 	"os"
-	"runtime"
-	"sync"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
@@ -85,7 +85,6 @@ func configFiles(dir string) ([]string, hcl.Diagnostics) {
 	}
 	return names, nil
 }
-
 
 // parseDir parses every configuration file of dir; files with syntax
 // errors are left out of the result but their diagnostics are returned.

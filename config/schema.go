@@ -41,7 +41,7 @@ type Block struct {
 	Attributes []*Attribute
 	Blocks     []*NestedBlock
 
-	impliedType cty.Type         // cached by init
+	impliedType cty.Type        // cached by init
 	bodySchema  *hcl.BodySchema // cached by init: hclSchema plus computed attributes
 }
 
