@@ -56,6 +56,7 @@ type bodyTemplate struct {
 	consts   map[string]cty.Value
 	static   bool
 	cached   map[string]cty.Value
+	omitted  map[string]*bodyTemplate // empty templates of omitted blocks
 }
 
 // attrRange is where a diagnostic about attribute name points: its value,
@@ -73,11 +74,14 @@ func (t *bodyTemplate) child(name string) *bodyTemplate {
 	if c, ok := t.blocks[name]; ok {
 		return c
 	}
-	c := &bodyTemplate{schema: t.schema.NestedBlock(name).Block, def: t.def, static: true, consts: map[string]cty.Value{}}
-	if t.blocks == nil {
-		t.blocks = map[string]*bodyTemplate{}
+	if c, ok := t.omitted[name]; ok {
+		return c
 	}
-	t.blocks[name] = c // omitted blocks are static; build them once
+	c := &bodyTemplate{schema: t.schema.NestedBlock(name).Block, def: t.def, static: true, consts: map[string]cty.Value{}}
+	if t.omitted == nil {
+		t.omitted = map[string]*bodyTemplate{}
+	}
+	t.omitted[name] = c // omitted blocks are static; build them once
 	return c
 }
 
