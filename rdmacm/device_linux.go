@@ -17,14 +17,16 @@ import (
 // Devices lists the RDMA devices librdmacm can use, with their ports and
 // limits. On a host without RDMA devices it fails with ENODEV.
 func Devices() ([]Device, error) {
-	n, err := C.rf_device_count()
-	if n < 0 {
+	var n C.int
+	list, err := C.rf_get_devices(&n)
+	if list == nil {
 		return nil, opError("rdma_get_devices", err)
 	}
+	defer C.rdma_free_devices(list)
 	devs := make([]Device, 0, int(n))
 	for i := 0; i < int(n); i++ {
 		var a C.struct_rf_device_attr
-		if ret, err := C.rf_device_attr(C.int(i), &a); ret != 0 {
+		if ret, err := C.rf_device_attr(list, C.int(i), &a); ret != 0 {
 			return nil, opError("ibv_query_device", err)
 		}
 		d := Device{
@@ -41,7 +43,7 @@ func Devices() ([]Device, error) {
 		}
 		for p := 1; p <= int(a.phys_port_cnt); p++ {
 			var pa C.struct_rf_port_attr
-			if ret, err := C.rf_port_attr(C.int(i), C.int(p), &pa); ret != 0 {
+			if ret, err := C.rf_port_attr(list, C.int(i), C.int(p), &pa); ret != 0 {
 				return nil, opError("ibv_query_port", err)
 			}
 			d.Ports = append(d.Ports, Port{
@@ -58,6 +60,7 @@ func Devices() ([]Device, error) {
 type PD struct {
 	mu     sync.Mutex
 	pd     *C.struct_ibv_pd
+	list   **C.struct_ibv_context // keeps the device context open
 	device string
 }
 
@@ -66,11 +69,12 @@ type PD struct {
 func AllocPD(device string) (*PD, error) {
 	cname := C.CString(device)
 	defer C.free(unsafe.Pointer(cname))
-	pd, err := C.rf_alloc_pd(cname)
+	var list **C.struct_ibv_context
+	pd, err := C.rf_alloc_pd(cname, &list)
 	if pd == nil {
 		return nil, opError("ibv_alloc_pd("+device+")", err)
 	}
-	return &PD{pd: pd, device: device}, nil
+	return &PD{pd: pd, list: list, device: device}, nil
 }
 
 // Device is the name of the device the PD was allocated on.
@@ -91,6 +95,8 @@ func (p *PD) Close() error {
 		return opError("ibv_dealloc_pd", err)
 	}
 	p.pd = nil
+	C.rdma_free_devices(p.list)
+	p.list = nil
 	return nil
 }
 

@@ -14,8 +14,8 @@ type EventError struct {
 
 func (e *EventError) Error() string {
 	s := fmt.Sprintf("%s: %s", e.Op, e.Event)
-	if e.Event.Type == Rejected && len(e.Event.PrivateData) > 0 {
-		s += fmt.Sprintf(" with %d bytes of private data", len(trimZeros(e.Event.PrivateData)))
+	if n := len(trimZeros(e.Event.PrivateData)); e.Event.Type == Rejected && n > 0 {
+		s += fmt.Sprintf(" with %d bytes of private data", n)
 	}
 	return s
 }

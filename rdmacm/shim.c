@@ -180,48 +180,23 @@ void rf_facts(struct rdma_cm_id *id, struct rf_facts *out)
 	}
 }
 
-// librdmacm opens every device once; rdmaform uses those contexts so that
-// its protection domains are usable with librdmacm's ids.
-static struct ibv_context **devices(int *n)
+// Every device list from rdma_get_devices holds a reference on librdmacm's
+// device contexts; callers free it with rdma_free_devices as soon as they
+// can, since a context held open keeps `rdma link delete` from completing.
+struct ibv_context **rf_get_devices(int *n)
 {
-	static struct ibv_context **list;
-	static int count;
+	struct ibv_context **list = rdma_get_devices(n);
 
-	if (!list) {
-		list = rdma_get_devices(&count);
-		if (!list) {
-			*n = 0;
-			return NULL;
-		}
-	}
-	*n = count;
+	if (!list && !errno)
+		errno = ENODEV;
 	return list;
 }
 
-int rf_device_count(void)
-{
-	int n;
-
-	if (!devices(&n)) {
-		if (!errno)
-			errno = ENODEV;
-		return -1;
-	}
-	return n;
-}
-
-int rf_device_attr(int index, struct rf_device_attr *out)
+int rf_device_attr(struct ibv_context **list, int index, struct rf_device_attr *out)
 {
 	struct ibv_device_attr attr;
-	int n;
-	struct ibv_context **list = devices(&n);
-	struct ibv_context *ctx;
+	struct ibv_context *ctx = list[index];
 
-	if (!list || index >= n) {
-		errno = ENODEV;
-		return -1;
-	}
-	ctx = list[index];
 	memset(out, 0, sizeof *out);
 	strncpy(out->name, ibv_get_device_name(ctx->device), sizeof out->name - 1);
 	out->guid = ibv_get_device_guid(ctx->device);
@@ -241,17 +216,11 @@ int rf_device_attr(int index, struct rf_device_attr *out)
 	return 0;
 }
 
-int rf_port_attr(int index, int port, struct rf_port_attr *out)
+int rf_port_attr(struct ibv_context **list, int index, int port, struct rf_port_attr *out)
 {
 	struct ibv_port_attr attr;
-	int n, ret;
-	struct ibv_context **list = devices(&n);
+	int ret = ibv_query_port(list[index], port, &attr);
 
-	if (!list || index >= n) {
-		errno = ENODEV;
-		return -1;
-	}
-	ret = ibv_query_port(list[index], port, &attr);
 	if (ret) {
 		errno = ret;
 		return -1;
@@ -262,19 +231,31 @@ int rf_port_attr(int index, int port, struct rf_port_attr *out)
 	return 0;
 }
 
-struct ibv_pd *rf_alloc_pd(const char *device)
+// rf_alloc_pd allocates a PD on the named device's librdmacm context. On
+// success *list holds the device list, whose reference keeps the context
+// open for the PD's life; free it after ibv_dealloc_pd.
+struct ibv_pd *rf_alloc_pd(const char *device, struct ibv_context ***list)
 {
 	int i, n;
-	struct ibv_context **list = devices(&n);
+	struct ibv_pd *pd;
 
-	if (!list) {
-		errno = ENODEV;
+	*list = rf_get_devices(&n);
+	if (!*list)
 		return NULL;
+	for (i = 0; i < n; i++) {
+		if (strcmp(ibv_get_device_name((*list)[i]->device), device) != 0)
+			continue;
+		pd = ibv_alloc_pd((*list)[i]);
+		if (pd)
+			return pd;
+		break;
 	}
-	for (i = 0; i < n; i++)
-		if (strcmp(ibv_get_device_name(list[i]->device), device) == 0)
-			return ibv_alloc_pd(list[i]);
-	errno = ENODEV;
+	if (i == n)
+		errno = ENODEV;
+	i = errno;
+	rdma_free_devices(*list);
+	*list = NULL;
+	errno = i;
 	return NULL;
 }
 

@@ -92,10 +92,10 @@ int rf_accept(struct rdma_cm_id *id, const void *pdata, uint8_t plen,
 
 void rf_facts(struct rdma_cm_id *id, struct rf_facts *out);
 
-int rf_device_count(void);
-int rf_device_attr(int index, struct rf_device_attr *out);
-int rf_port_attr(int index, int port, struct rf_port_attr *out);
-struct ibv_pd *rf_alloc_pd(const char *device);
+struct ibv_context **rf_get_devices(int *n);
+int rf_device_attr(struct ibv_context **list, int index, struct rf_device_attr *out);
+int rf_port_attr(struct ibv_context **list, int index, int port, struct rf_port_attr *out);
+struct ibv_pd *rf_alloc_pd(const char *device, struct ibv_context ***list);
 
 struct ibv_mr *rf_reg_msgs(struct rdma_cm_id *id, void *addr, size_t len);
 int rf_post_recv(struct rdma_cm_id *id, uint64_t wr_id, void *addr, size_t len, struct ibv_mr *mr);
