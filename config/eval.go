@@ -90,6 +90,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 		}
 		diags = append(diags, e.evalNode(comp[0].key)...)
 	}
+	e.cfg.ctx = e.fullContext()
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
 	diags = append(diags, dependencies(e)...)
 	return e.cfg, diags
@@ -167,6 +168,26 @@ func (e *evaluator) buildGraph() hcl.Diagnostics {
 		e.graph.add(addr.String(), r.DeclRange, refs, extra...)
 	}
 	return diags
+}
+
+// fullContext holds every value of the configuration, for Config.Eval.
+func (e *evaluator) fullContext() *hcl.EvalContext {
+	vars := map[string]cty.Value{}
+	for name, v := range e.decl.variables {
+		vars[name] = v.Value
+	}
+	roots := map[string]cty.Value{"var": cty.ObjectVal(vars), "local": cty.ObjectVal(e.locals)}
+	kinds := map[string]map[string]cty.Value{}
+	for addr, v := range e.res {
+		if kinds[string(addr.Kind)] == nil {
+			kinds[string(addr.Kind)] = map[string]cty.Value{}
+		}
+		kinds[string(addr.Kind)][addr.Name] = v
+	}
+	for _, k := range addrs.Kinds {
+		roots[string(k)] = cty.ObjectVal(kinds[string(k)])
+	}
+	return &hcl.EvalContext{Variables: roots, Functions: e.funcs}
 }
 
 func isIndex(s hcl.Traverser) bool { _, ok := s.(hcl.TraverseIndex); return ok }

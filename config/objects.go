@@ -17,6 +17,14 @@ type Config struct {
 	Resources map[addrs.Resource]*Resource
 	Instances map[addrs.Instance]*Instance
 	Outputs   map[string]*Output
+
+	ctx *hcl.EvalContext // every value, for Eval
+}
+
+// Eval evaluates an expression against the configuration's values, as
+// the console does: var.x, local.x, listener.name.port, functions.
+func (c *Config) Eval(expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
+	return expr.Value(c.ctx)
 }
 
 // SortedInstances returns every instance in creation order (addrs.Less).

@@ -1,0 +1,115 @@
+// Package config turns a directory of rdmaform configuration files into
+// the desired state that the planner diffs against the state file.
+//
+// # Files
+//
+// A configuration is every *.rdma.hcl file of one directory (and
+// *.rdma.json, HCL's JSON syntax), read together. Variable values come from
+// -var 'name=value', -var-file=FILE, the environment (RDMAFORM_VAR_name),
+// and the auto-loaded rdmaform.rdmavars and *.auto.rdmavars files, with
+// Terraform's precedence (see VarInputs). Commands collect -var and
+// -var-file in order with VarArgs.Register.
+//
+// # Loading
+//
+//	l := config.NewLoader()          // one hclparse.Parser per run
+//	l.CoreVersion = Version          // checked against required_version
+//	cfg, diags := l.Load(".", config.VarInputs{Args: vars, Env: os.Environ()})
+//	l.WriteDiagnostics(os.Stderr, diags, color, width) // file:line:col and source
+//	l.WriteJSON(os.Stdout, diags)    // machine-readable, as validate -json
+//
+// Load never stops at the first problem: diagnostics accumulate, are
+// reported once each (a problem in a block with count = 1000 is reported
+// once), and come in source order. cfg is never nil; when diags has errors
+// it holds whatever could be evaluated.
+//
+// LoadBackend reads only the rdmaform block(s), for state commands that must
+// work while the rest of the configuration is broken.
+//
+// # Evaluation
+//
+// Loading follows HCL's two-phase design. Phase one decodes the top level
+// of every file against a schema into declarations: variables, locals,
+// outputs and blocks (protection_domain, listener, endpoint) whose bodies
+// are decoded but not evaluated. Each expression's references
+// (hcl.Expression.Variables) are typed (var.x, local.x, listener.x[0].port,
+// count.index, each.key) and checked: undeclared objects and attributes are
+// errors with "did you mean". The references and depends_on form a
+// dependency graph; a cycle is one diagnostic naming every member with its
+// location. Phase two evaluates the nodes in dependency order, each with an
+// hcl.EvalContext holding just the values it references, which keeps a
+// 10,000-block configuration linear.
+//
+// Attributes known only after apply (id, qp_num, device, port_num,
+// local_address, local_port, status) are cty unknowns, so anything computed
+// from them is unknown too: Instance.Known says whether a value is known
+// now, and the planner shows the others as (known after apply).
+//
+// # The result
+//
+// Config.Instances maps each addrs.Instance (endpoint.client[3],
+// listener.svc["blocks"]) to an Instance with:
+//
+//   - Value: the evaluated cty object, every attribute of Schema(kind)
+//     present, defaults filled in, unknowns where values come after apply;
+//   - exactly one typed struct: ProtectionDomain, Listener or Endpoint (with
+//     QP, Accept, Connect, Reconnect, Probe), with durations parsed and
+//     private data as bytes; fields whose value is unknown are zero;
+//   - Resource: the block, with DependsOn (the blocks referenced directly,
+//     through locals, or by depends_on) and Lifecycle (prevent_destroy,
+//     create_before_destroy, ignore_changes as attribute paths).
+//
+// Outputs are evaluated (they may be unknown); Variables and Locals keep
+// their values.
+//
+// # Schema
+//
+// Schema(kind) describes every attribute: type, default, whether it is
+// computed, and whether a change forces replacement. RequiresReplace(kind,
+// path) answers the planner's "# forces replacement" question: address,
+// port, port_space, pd, source_address, every qp attribute and every connect
+// attribute (a connection is negotiated once) force replacement; accept
+// (applies to connections accepted afterwards), reconnect and probe change
+// in place.
+//
+// # Defaults
+//
+// port_space "tcp"; backlog 128 (rping uses 3, too few for a fan-in); a qp
+// block's type is "rc" on the tcp and ib port spaces and "ud" on udp and
+// ipoib; max_send_wr and max_recv_wr 64, SGEs 1, max_inline_data 0; accept
+// and connect responder_resources and initiator_depth 1; connect
+// retry_count 7, rnr_retry_count 7 (retry forever), timeout "2s" (address
+// and route resolution); reconnect min_backoff "1s", max_backoff "30s"
+// (an omitted reconnect block means no automatic reconnection); probe
+// interval "1s", size 64, timeout "1s". Omitted qp means no QP (a NULL
+// qp_init_attr); omitted accept or connect blocks mean all their defaults.
+//
+// # Private data
+//
+// private_data (connect and accept) and reject_private_data (accept, sent
+// when a request is refused, for example over max_connections) are strings,
+// sent as their UTF-8 bytes; base64encode/base64decode are available for
+// building them. Their limits are librdmacm's (see PrivateDataLimit): 56
+// bytes to connect, 196 to accept, 148 to reject on tcp and ib (RC/UC); 180
+// to connect and 136 to accept or reject on udp and ipoib (SIDR).
+//
+// # Validation
+//
+// Besides HCL's own checks (unknown blocks and arguments with suggestions,
+// types, required arguments), Load checks: ports 1-65535; backlog 1-65535;
+// QP caps from 1 (max_inline_data from 0) up to static limits no device
+// exceeds (65536 WRs, 64 SGEs, 4096 inline bytes); responder_resources and
+// initiator_depth 0-255; retry counts 0-7; private data limits; QP type
+// against port space (tcp: rc; udp and ipoib: ud; ib: any); probe and echo
+// need an RC QP; durations parse and are positive, min_backoff ≤
+// max_backoff; addresses are IP literals or host names; duplicate names;
+// two listeners on the same address, port and port space; count and
+// for_each together; count a whole number up to Loader.MaxInstances;
+// for_each a map or a set of strings; variable validation rules. Values that
+// depend on the live device are checked by CheckDevice with a DeviceLimits
+// (validate -device-check; later plan, through the agent).
+//
+// In validate mode (Loader.Validate) variables without a value are unknown
+// and a block whose count or for_each is unknown is checked once with
+// unknown keys, as terraform validate does.
+package config

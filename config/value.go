@@ -1,0 +1,87 @@
+package config
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+// FormatValue renders a value in HCL syntax for people, as terraform
+// console does: unknown values are (known after apply).
+func FormatValue(v cty.Value, indent int) string {
+	var b strings.Builder
+	formatValue(&b, v, indent)
+	return b.String()
+}
+
+func formatValue(b *strings.Builder, v cty.Value, indent int) {
+	pad := strings.Repeat("  ", indent)
+	switch {
+	case !v.IsKnown():
+		b.WriteString("(known after apply)")
+		return
+	case v.IsNull():
+		b.WriteString("null")
+		return
+	}
+	v, _ = v.Unmark()
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		b.WriteString(strconv.Quote(v.AsString()))
+	case ty == cty.Number:
+		b.WriteString(v.AsBigFloat().Text('f', -1))
+	case ty == cty.Bool:
+		b.WriteString(strconv.FormatBool(v.True()))
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		if v.LengthInt() == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteString("[\n")
+		for it := v.ElementIterator(); it.Next(); {
+			_, ev := it.Element()
+			b.WriteString(pad + "  ")
+			formatValue(b, ev, indent+1)
+			b.WriteString(",\n")
+		}
+		b.WriteString(pad + "]")
+	case ty.IsMapType() || ty.IsObjectType():
+		if v.LengthInt() == 0 {
+			b.WriteString("{}")
+			return
+		}
+		m := v.AsValueMap()
+		keys := make([]string, 0, len(m))
+		width := 0
+		for k := range m {
+			keys = append(keys, k)
+			width = max(width, len(k))
+		}
+		sort.Strings(keys)
+		b.WriteString("{\n")
+		for _, k := range keys {
+			name := k
+			if !hclIdent(k) {
+				name = strconv.Quote(k)
+			}
+			b.WriteString(pad + "  " + name + strings.Repeat(" ", max(width-len(name), 0)) + " = ")
+			formatValue(b, m[k], indent+1)
+			b.WriteString("\n")
+		}
+		b.WriteString(pad + "}")
+	default:
+		b.WriteString(ty.FriendlyName())
+	}
+}
+
+func hclIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r == '-' || r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return s != ""
+}
