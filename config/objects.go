@@ -51,7 +51,6 @@ type Resource struct {
 
 	body      *bodyTemplate
 	dependsOn []hcl.Traversal
-	refs      []*reference
 }
 
 // Lifecycle is a block's lifecycle meta-argument.

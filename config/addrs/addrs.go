@@ -108,7 +108,7 @@ func kindIndex(k Kind) int {
 func ParseInstance(s string) (Instance, error) {
 	kind, rest, ok := strings.Cut(s, ".")
 	if !ok || !Kind(kind).valid() {
-		return Instance{}, fmt.Errorf("invalid address %q: it must start with protection_domain., listener. or endpoint.", s)
+		return Instance{}, fmt.Errorf("invalid address %q: it must start with a kind (protection_domain, listener or endpoint), a dot and a name", s)
 	}
 	name, keyPart := rest, ""
 	if i := strings.IndexByte(rest, '['); i >= 0 {
