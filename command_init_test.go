@@ -77,7 +77,7 @@ func TestInitMigrateLocalToEtcdAndBack(t *testing.T) {
 		t.Fatalf("init -migrate-state to etcd: %d %s %s", code, out, errs)
 	}
 	os.Remove(filepath.Join(dir, "rdmaform.rdmastate"))
-	code, out, errs = stateCmd(t, dir, "", "state", "rm", "endpoint.client[10]")
+	code, _, errs = stateCmd(t, dir, "", "state", "rm", "endpoint.client[10]")
 	if code != 0 {
 		t.Fatalf("state rm on etcd: %d %s", code, errs)
 	}

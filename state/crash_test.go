@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rdmaform/rdmaform/state/etcdtest"
 )
 
 // crashKills is how many times each crash test SIGKILLs a writer after it
@@ -20,8 +22,12 @@ const crashKills = 200
 // childCrashPersist rewrites the whole state in a loop: every object's "n"
 // attribute equals the serial of the state it is written in, so a state
 // read back is either entirely one version or wrong.
-func childCrashPersist(path string) error {
-	m := NewFilesystem(LocalOptions{Path: path})
+func childCrashPersist(spec string) error {
+	m, err := openSpec(spec)
+	if err != nil {
+		return err
+	}
+	fmt.Println("READY")
 	for {
 		if err := m.RefreshState(); err != nil {
 			return err
@@ -93,7 +99,7 @@ func killAfterAck(t *testing.T, mode, path string) (last int, ok bool) {
 			if n, found := strings.CutPrefix(line, "ACK "); found {
 				v, _ := strconv.Atoi(n)
 				acks <- v
-			} else {
+			} else if line != "READY" {
 				errs <- line
 			}
 		}
@@ -130,7 +136,7 @@ func TestCrashPersist(t *testing.T) {
 		if try > 3*crashKills {
 			t.Fatalf("only %d of %d kills came after a durable write", kills, try)
 		}
-		last, ok := killAfterAck(t, "crash-persist", p)
+		last, ok := killAfterAck(t, "crash-persist", "local:"+p)
 		if ok {
 			kills++
 		} else {
@@ -163,7 +169,8 @@ func TestCrashPersist(t *testing.T) {
 		}
 		prev = int(s.Serial)
 	}
-	t.Logf("%d SIGKILLs after a durable write; final serial %d", kills, prev)
+	tmps, _ := filepath.Glob(filepath.Join(dir, "."+DefaultPath+"*.tmp-*"))
+	t.Logf("%d SIGKILLs after a durable write; final serial %d; %d kills landed between creating a temporary file and renaming it", kills, prev, len(tmps))
 }
 
 func TestCrashJournal(t *testing.T) {
@@ -204,4 +211,41 @@ func TestCrashJournal(t *testing.T) {
 		prev = n
 	}
 	t.Logf("%d SIGKILLs after a durable record (%d left a journal to replay); %d records in the end", kills, withJournal, prev)
+}
+
+// TestCrashPersistEtcd kills writers of the etcd backend: a write puts
+// chunks and then swaps the header in one transaction, so a reader sees
+// the old or the new version, never a mix, and no unreferenced chunks
+// survive the next write.
+func TestCrashPersistEtcd(t *testing.T) {
+	ep := etcdtest.Start(t)
+	spec := "etcd:" + ep + "|/crash"
+	prev, kills := 0, 0
+	for try := 0; kills < crashKills; try++ {
+		if try > 3*crashKills {
+			t.Fatalf("only %d of %d kills came after a durable write", kills, try)
+		}
+		last, ok := killAfterAck(t, "crash-persist", spec)
+		if ok {
+			kills++
+		} else {
+			last = prev
+		}
+		m := newTestEtcd(t, ep, "/crash")
+		if err := m.RefreshState(); err != nil {
+			t.Fatalf("kill %d: state does not load: %v", kills, err)
+		}
+		s := m.State()
+		if got := int(s.Serial); got != last && got != last+1 {
+			t.Fatalf("kill %d: serial %d, want %d (last reported) or %d (in flight)", kills, got, last, last+1)
+		}
+		for _, o := range s.Objects {
+			if n := attrN(t, o); n != int(s.Serial) {
+				t.Fatalf("kill %d: %s written at serial %d in a state of serial %d: a mixed version", kills, o.Addr, n, s.Serial)
+			}
+		}
+		m.Close()
+		prev = int(s.Serial)
+	}
+	t.Logf("%d SIGKILLs of etcd writers after a durable write; final serial %d", kills, prev)
 }
