@@ -28,6 +28,8 @@ const (
 	backendFile = "backend.json"
 )
 
+func init() { state.RdmaformVersion = Version }
+
 // backendConfig is a backend as configured, and as recorded in
 // .rdmaform/backend.json:
 //

@@ -20,12 +20,18 @@
 //
 // Typical use by a command that modifies state:
 //
-//	m, _ := state.NewFilesystem(state.LocalOptions{Path: "rdmaform.rdmastate"})
+//	m := state.NewFilesystem(state.LocalOptions{Path: "rdmaform.rdmastate"})
+//	// or: m, err := state.NewEtcd(ctx, state.EtcdOptions{Endpoints: ..., Prefix: ...})
+//	// (the root package's openStateManager picks one from the configuration)
 //	id, err := state.LockWithTimeout(ctx, m, state.NewLockInfo("OperationTypeApply"), 30*time.Second)
 //	if err != nil { ... } // a *LockError names the holder
 //	defer m.Unlock(id)
 //	if err := m.RefreshState(); err != nil { ... } // names the file and what is wrong
 //	s := m.State() // a copy; nil when no state exists yet
+//	if s == nil { s = state.New() }
+//	s.SetObject(obj); s.RemoveObject(addr); s.SetOutput(name, out)
+//	m.WriteState(s)
+//	err = m.PersistState() // durable on return; serial+1 if content changed
 //
 // Apply records each completed change durably, one by one, through a
 // [Recorder]: Record returns only once the change is durable. Concurrent
@@ -39,5 +45,12 @@
 //	err = rec.Record(state.PutOutput("addr", out))
 //	err = rec.Close() // folds the journal into the state file
 //
-// After a crash the journal is replayed by the next RefreshState.
+// Use either WriteState/PersistState or a Recorder, not both at once. After
+// a crash the journal is replayed by the next RefreshState, and folded into
+// the state by the next PersistState or OpenRecorder.
+//
+// A single goroutine calling Record in a loop pays one fdatasync per
+// change (about 0.1 ms on a good SSD, so 10,000 changes take about 1-1.5 s);
+// ten concurrent callers, or Submit with ten changes in flight, share
+// fdatasyncs and take a fraction of that (see BenchmarkRecord10k).
 package state
