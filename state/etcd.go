@@ -219,6 +219,9 @@ func (e *Etcd) readChunks(ctx context.Context, hdrBytes []byte, rev int64) (*Sta
 func (e *Etcd) PersistState() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.recording {
+		return errors.New("state: PersistState while a Recorder is open; its Close persists")
+	}
 	return e.persistLocked(false)
 }
 

@@ -124,6 +124,9 @@ func (f *Filesystem) readFile() (*State, []byte, error) {
 func (f *Filesystem) PersistState() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.recording {
+		return errors.New("state: PersistState while a Recorder is open; its Close persists")
+	}
 	return f.persistLocked()
 }
 

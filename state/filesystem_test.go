@@ -213,3 +213,19 @@ func TestRecorderReplayAndFold(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestNoPersistWhileRecording(t *testing.T) {
+	m := NewFilesystem(LocalOptions{Path: filepath.Join(t.TempDir(), DefaultPath)})
+	m.RefreshState()
+	rec, err := m.OpenRecorder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	if err := m.PersistState(); err == nil {
+		t.Fatal("PersistState while recording would orphan the journal, but succeeded")
+	}
+	if err := m.WriteState(New()); err == nil {
+		t.Fatal("WriteState while recording succeeded")
+	}
+}
