@@ -1,0 +1,430 @@
+// Package agent is the rdmaform agent: it holds protection domains,
+// listeners and endpoints over the rdmacm binding and serves them through
+// the gRPC API of package agentpb on a unix socket (see Run).
+//
+// Each listener and endpoint has a goroutine that runs its lifecycle; ids
+// are migrated to one shared event channel whose single loop reads their
+// events, so no OS thread is parked per endpoint. Every change of an object
+// takes the next agent-wide revision and reaches the watchers through a
+// hub that coalesces per object when a watcher falls behind.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/rdmacm"
+)
+
+// createWorkers bounds how many rdma_create_ep calls run at once: each
+// waits in librdmacm for address and route resolution, so overlapping them
+// hides that latency without a thread per endpoint.
+const createWorkers = 32
+
+// Agent holds the objects. Its methods are safe from any goroutine.
+type Agent struct {
+	log      *slog.Logger
+	reg      *registry
+	hub      *hub
+	revision atomic.Uint64
+	ctx      context.Context
+	stop     context.CancelFunc
+	closing  atomic.Bool
+
+	// pdMu makes "find the protection domain and register a user" atomic
+	// against deleting the protection domain.
+	pdMu sync.RWMutex
+
+	chMu sync.Mutex
+	ch   *rdmacm.EventChannel
+
+	aiMu sync.Mutex
+	ais  map[aiKey]*rdmacm.AddrInfo
+
+	createSem chan struct{}
+	connSeq   atomic.Uint64
+	startedAt time.Time
+}
+
+// New makes an agent that holds nothing yet.
+func New(log *slog.Logger) *Agent {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	return &Agent{
+		log: log, reg: newRegistry(), hub: newHub(), ctx: ctx, stop: stop,
+		ais: make(map[aiKey]*rdmacm.AddrInfo), createSem: make(chan struct{}, createWorkers),
+		startedAt: time.Now(),
+	}
+}
+
+// errStopping refuses new objects once shutdown began.
+var errStopping = errors.New("the agent is stopping")
+
+// channel is the shared event channel, made on first use so that an agent
+// on a host without RDMA still serves its API and reports why ids fail.
+func (a *Agent) channel() (*rdmacm.EventChannel, error) {
+	a.chMu.Lock()
+	defer a.chMu.Unlock()
+	if a.ch != nil {
+		return a.ch, nil
+	}
+	ch, err := rdmacm.NewEventChannel()
+	if err != nil {
+		return nil, err
+	}
+	a.ch = ch
+	return ch, nil
+}
+
+type aiKey struct {
+	node      string
+	port      uint32
+	passive   bool
+	portSpace rdmacm.PortSpace
+	qpType    rdmacm.QPType
+}
+
+// addrInfo resolves (and caches) where to listen or connect: address infos
+// are read-only once made, and endpoints toward one listener share one.
+func (a *Agent) addrInfo(k aiKey) (*rdmacm.AddrInfo, error) {
+	a.aiMu.Lock()
+	defer a.aiMu.Unlock()
+	if ai, ok := a.ais[k]; ok {
+		return ai, nil
+	}
+	h := rdmacm.Hints{PortSpace: k.portSpace, QPType: k.qpType}
+	if k.passive {
+		h.Flags |= rdmacm.Passive
+	}
+	ai, err := rdmacm.GetAddrInfo(k.node, strconv.Itoa(int(k.port)), &h)
+	if err != nil {
+		return nil, err
+	}
+	a.ais[k] = ai
+	return ai, nil
+}
+
+// createEP makes an id with a QP on the shared channel, at most
+// createWorkers at a time.
+func (a *Agent) createEP(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPInit) (*rdmacm.ID, error) {
+	select {
+	case a.createSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-a.createSem }()
+	ch, err := a.channel()
+	if err != nil {
+		return nil, err
+	}
+	ai, err := a.addrInfo(k)
+	if err != nil {
+		return nil, err
+	}
+	return rdmacm.CreateEP(ai, pd, qp, ch)
+}
+
+// start runs an object's lifecycle in its own goroutine.
+func (a *Agent) start(o *object, run func(ctx context.Context)) {
+	ctx, cancel := context.WithCancel(a.ctx)
+	o.cancel = cancel
+	go func() {
+		defer close(o.done)
+		run(ctx)
+	}()
+}
+
+// protectionDomain finds the PD a listener or endpoint names; the caller
+// holds pdMu for reading.
+func (a *Agent) protectionDomain(addr string) (*rdmacm.PD, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	o := a.reg.get(addr)
+	if o == nil || o.kind != pb.Kind_PROTECTION_DOMAIN {
+		return nil, &notFound{fmt.Sprintf("protection domain %s does not exist: create it first", addr)}
+	}
+	pd, _ := o.impl.(*rdmacm.PD)
+	if pd == nil {
+		return nil, &notFound{fmt.Sprintf("protection domain %s is not allocated (status %s)", addr, o.status())}
+	}
+	return pd, nil
+}
+
+type notFound struct{ msg string }
+
+func (e *notFound) Error() string { return e.msg }
+
+// inUse is a protection domain that listeners or endpoints still use.
+type inUse struct{ msg string }
+
+func (e *inUse) Error() string { return e.msg }
+
+// CreateProtectionDomain allocates a PD on a device (ibv_alloc_pd). It is
+// synchronous: a failure is returned and nothing is kept.
+func (a *Agent) CreateProtectionDomain(addr, token string, spec *pb.ProtectionDomainSpec) (*pb.Object, error) {
+	if err := a.checkCreate(addr); err != nil {
+		return nil, err
+	}
+	if spec == nil || spec.Device == "" {
+		return nil, fmt.Errorf("a protection domain needs a device, such as rxe0")
+	}
+	a.pdMu.Lock()
+	defer a.pdMu.Unlock()
+	o, created, err := a.reg.claim(addr, token, pb.Kind_PROTECTION_DOMAIN, func() *object {
+		o := a.newObject(addr, token, "", pb.Kind_PROTECTION_DOMAIN)
+		o.st.pdSpec = spec
+		close(o.done)
+		pd, err := rdmacm.AllocPD(spec.Device)
+		if err != nil {
+			o.st.lastError = errorInfo(err)
+			return o
+		}
+		o.impl = pd
+		return o
+	})
+	if err != nil || !created {
+		return snapshotOrNil(o), err
+	}
+	if _, ok := o.impl.(*rdmacm.PD); !ok {
+		a.reg.remove(o)
+		return nil, fmt.Errorf("%s: %s", addr, o.st.lastError.Message)
+	}
+	o.announce()
+	o.event(pb.Status_READY, "allocated", "on "+spec.Device)
+	a.log.Info("protection domain allocated", "address", addr, "device", spec.Device)
+	return o.snapshot(true), nil
+}
+
+func snapshotOrNil(o *object) *pb.Object {
+	if o == nil {
+		return nil
+	}
+	return o.snapshot(true)
+}
+
+func (a *Agent) checkCreate(addr string) error {
+	if a.closing.Load() {
+		return errStopping
+	}
+	return checkAddress(addr)
+}
+
+// CreateListener registers a listener and starts it; its status then moves
+// to listening or error.
+func (a *Agent) CreateListener(addr, token string, spec *pb.ListenerSpec) (*pb.Object, error) {
+	if err := a.checkCreate(addr); err != nil {
+		return nil, err
+	}
+	cfg, err := checkListener(spec)
+	if err != nil {
+		return nil, err
+	}
+	a.pdMu.RLock()
+	defer a.pdMu.RUnlock()
+	pd, err := a.protectionDomain(spec.ProtectionDomain)
+	if err != nil {
+		return nil, err
+	}
+	var l *listener
+	o, created, err := a.reg.claim(addr, token, pb.Kind_LISTENER, func() *object {
+		o := a.newObject(addr, token, "", pb.Kind_LISTENER)
+		o.pdAddress = spec.ProtectionDomain
+		o.st.listenerSpec = spec
+		l = &listener{obj: o, spec: spec, cfg: cfg, pd: pd, maxConns: spec.GetAccept().GetMaxConnections()}
+		o.impl = l
+		return o
+	})
+	if err != nil || !created {
+		return snapshotOrNil(o), err
+	}
+	o.announce()
+	a.start(o, l.run)
+	return o.snapshot(true), nil
+}
+
+// CreateEndpoint registers an endpoint and starts connecting it.
+func (a *Agent) CreateEndpoint(addr, token string, spec *pb.EndpointSpec) (*pb.Object, error) {
+	if err := a.checkCreate(addr); err != nil {
+		return nil, err
+	}
+	cfg, err := checkEndpoint(spec)
+	if err != nil {
+		return nil, err
+	}
+	a.pdMu.RLock()
+	defer a.pdMu.RUnlock()
+	pd, err := a.protectionDomain(spec.ProtectionDomain)
+	if err != nil {
+		return nil, err
+	}
+	var e *endpoint
+	o, created, err := a.reg.claim(addr, token, pb.Kind_ENDPOINT, func() *object {
+		o := a.newObject(addr, token, "", pb.Kind_ENDPOINT)
+		o.pdAddress = spec.ProtectionDomain
+		o.st.endpointSpec = spec
+		e = newEndpoint(o, spec, cfg, pd)
+		o.impl = e
+		return o
+	})
+	if err != nil || !created {
+		return snapshotOrNil(o), err
+	}
+	o.announce()
+	a.start(o, e.run)
+	return o.snapshot(true), nil
+}
+
+// Update changes an object in place: an endpoint's reconnect and probe, a
+// listener's max_connections.
+func (a *Agent) Update(req *pb.UpdateRequest) (*pb.Object, error) {
+	o := a.reg.get(req.Address)
+	if o == nil {
+		return nil, &notFound{fmt.Sprintf("%s does not exist", req.Address)}
+	}
+	switch impl := o.impl.(type) {
+	case *endpoint:
+		if req.SetMaxConnections {
+			return nil, fmt.Errorf("%s is an endpoint: accept.max_connections belongs to listeners", req.Address)
+		}
+		if err := impl.update(req); err != nil {
+			return nil, err
+		}
+	case *listener:
+		if req.SetProbe || req.SetReconnect {
+			return nil, fmt.Errorf("%s is a listener: reconnect and probe belong to endpoints", req.Address)
+		}
+		if req.SetMaxConnections {
+			impl.setMaxConnections(req.MaxConnections)
+		}
+	default:
+		return nil, fmt.Errorf("%s is a %s: nothing of it changes in place", req.Address, kindName(o.kind))
+	}
+	return o.snapshot(true), nil
+}
+
+// Delete disconnects and destroys an object; deleting what is gone
+// succeeds with existed = false.
+func (a *Agent) Delete(ctx context.Context, addr string) (bool, error) {
+	o := a.reg.get(addr)
+	if o == nil {
+		return false, nil
+	}
+	if o.kind == pb.Kind_PROTECTION_DOMAIN {
+		return true, a.deletePD(o)
+	}
+	a.stopObject(o)
+	return true, nil
+}
+
+// stopObject stops an object's goroutine (which disconnects and closes its
+// ids), then removes it.
+func (a *Agent) stopObject(o *object) {
+	if o.cancel != nil {
+		o.cancel()
+	}
+	<-o.done
+	if a.reg.remove(o) {
+		o.markDeleted()
+	}
+}
+
+func (a *Agent) deletePD(o *object) error {
+	a.pdMu.Lock()
+	defer a.pdMu.Unlock()
+	if users := a.reg.users(o.address); len(users) > 0 {
+		return &inUse{fmt.Sprintf("protection domain %s is used by %v: delete those first", o.address, users)}
+	}
+	if !a.reg.remove(o) {
+		return nil
+	}
+	o.markDeleted()
+	if pd, ok := o.impl.(*rdmacm.PD); ok {
+		if err := pd.Close(); err != nil {
+			a.log.Warn("closing a protection domain", "address", o.address, "err", err)
+			return err
+		}
+	}
+	a.log.Info("protection domain freed", "address", o.address)
+	return nil
+}
+
+// List snapshots every object.
+func (a *Agent) List(withHistory bool) []*pb.Object {
+	objs := a.reg.all()
+	out := make([]*pb.Object, len(objs))
+	for i, o := range objs {
+		out[i] = o.snapshot(withHistory)
+	}
+	return out
+}
+
+// deviceLost marks the protection domains of a removed device.
+func (a *Agent) deviceLost(device string) {
+	for _, o := range a.reg.all() {
+		if o.kind != pb.Kind_PROTECTION_DOMAIN || o.st.pdSpec.GetDevice() != device {
+			continue
+		}
+		if o.status() != pb.Status_ERROR {
+			o.failure(pb.Status_ERROR, "DEVICE_REMOVAL", &agentError{Call: "DEVICE_REMOVAL", Msg: "device " + device + " was removed", Err: errNoDevice})
+		}
+	}
+}
+
+// Close stops the agent: every endpoint disconnects, then every listener
+// with its accepted connections, then the protection domains are freed and
+// the event channel destroyed. It is idempotent.
+func (a *Agent) Close() error {
+	if a.closing.Swap(true) {
+		<-a.ctx.Done()
+		return nil
+	}
+	start := time.Now()
+	objs := a.reg.all()
+	var errs []error
+	for _, kind := range []pb.Kind{pb.Kind_ENDPOINT, pb.Kind_LISTENER} {
+		var wg sync.WaitGroup
+		for _, o := range objs {
+			if o.kind == kind {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					a.stopObject(o)
+				}()
+			}
+		}
+		wg.Wait()
+	}
+	for _, o := range a.reg.all() {
+		if o.kind == pb.Kind_PROTECTION_DOMAIN {
+			if err := a.deletePD(o); err != nil {
+				errs = append(errs, err)
+			}
+		} else {
+			a.stopObject(o)
+		}
+	}
+	a.stop()
+	a.chMu.Lock()
+	if a.ch != nil {
+		errs = append(errs, a.ch.Close())
+	}
+	a.chMu.Unlock()
+	a.aiMu.Lock()
+	for k, ai := range a.ais {
+		ai.Close()
+		delete(a.ais, k)
+	}
+	a.aiMu.Unlock()
+	a.log.Info("agent stopped its objects", "objects", len(objs), "took", time.Since(start).Round(time.Millisecond).String(), "live_ids", rdmacm.LiveIDs())
+	return errors.Join(errs...)
+}

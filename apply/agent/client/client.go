@@ -1,0 +1,94 @@
+// Package client is the CLI's side of the agent's API: it dials the
+// agent's unix socket and, when no agent answers, starts one in the
+// background and says so.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+)
+
+// maxMessage bounds replies: a list of tens of thousands of objects is
+// several megabytes, over gRPC's 4 MB default.
+const maxMessage = 256 << 20
+
+// Client is a connection to an agent.
+type Client struct {
+	pb.AgentClient
+	Health healthpb.HealthClient
+	Socket string
+	conn   *grpc.ClientConn
+}
+
+// Dial connects to the agent at socket and checks that it answers (the
+// standard health check), within ctx.
+func Dial(ctx context.Context, socket string) (*Client, error) {
+	conn, err := grpc.NewClient("passthrough:///"+socket,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socket)
+		}),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage)),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("agent at %s: %w", socket, err)
+	}
+	c := &Client{AgentClient: pb.NewAgentClient(conn), Health: healthpb.NewHealthClient(conn), Socket: socket, conn: conn}
+	if err := c.Check(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Check asks the agent's health service whether the Agent API is served.
+func (c *Client) Check(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	r, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{Service: "rdmaform.agent.v1.Agent"})
+	if err != nil {
+		return &NotRunning{Socket: c.Socket, Err: err}
+	}
+	if r.Status != healthpb.HealthCheckResponse_SERVING {
+		return &NotRunning{Socket: c.Socket, Err: fmt.Errorf("the agent reports %s", r.Status)}
+	}
+	return nil
+}
+
+// Close closes the connection; it is idempotent.
+func (c *Client) Close() error {
+	if c == nil || c.conn == nil {
+		return nil
+	}
+	err := c.conn.Close()
+	c.conn = nil
+	return err
+}
+
+// NotRunning is an agent that does not answer at a socket.
+type NotRunning struct {
+	Socket string
+	Err    error
+}
+
+func (e *NotRunning) Error() string {
+	return fmt.Sprintf("no rdmaform agent answers at %s: %v", e.Socket, e.Err)
+}
+
+func (e *NotRunning) Unwrap() error { return e.Err }
+
+// IsNotRunning reports whether err says no agent answered.
+func IsNotRunning(err error) bool {
+	var nr *NotRunning
+	return errors.As(err, &nr)
+}

@@ -1,0 +1,113 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+)
+
+// StartOptions say how Connect starts an agent when none answers.
+type StartOptions struct {
+	// Executable is the rdmaform binary to run as `rdmaform agent`; ""
+	// means this process's own executable.
+	Executable string
+	// LogFile is the agent's log; "" means agent.log beside the socket.
+	LogFile string
+	// Notify receives the one-line notice that an agent was started.
+	Notify io.Writer
+	// Wait bounds how long the new agent may take to answer (default 15 s).
+	Wait time.Duration
+}
+
+// Connect dials the agent at socket and, when none answers, starts one in
+// the background (a new session, detached from the terminal), waits until
+// it answers and tells Notify its pid, socket and log file.
+func Connect(ctx context.Context, socket string, opts StartOptions) (*Client, error) {
+	c, err := Dial(ctx, socket)
+	if err == nil || !IsNotRunning(err) {
+		return c, err
+	}
+	pid, logFile, err := Start(socket, opts)
+	if err != nil {
+		return nil, err
+	}
+	wait := opts.Wait
+	if wait <= 0 {
+		wait = 15 * time.Second
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		c, err = Dial(ctx, socket)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("started an agent (pid %d) but it did not answer at %s within %v; see its log %s: %w", pid, socket, wait, logFile, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if opts.Notify != nil {
+		fmt.Fprintf(opts.Notify, "Started an rdmaform agent in the background: pid %d, socket %s, log %s\n", pid, socket, logFile)
+	}
+	return c, nil
+}
+
+// Start runs `rdmaform agent -socket=SOCKET -log=LOG` in the background and
+// returns its pid and log file without waiting for it to answer.
+func Start(socket string, opts StartOptions) (int, string, error) {
+	exe := opts.Executable
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return 0, "", fmt.Errorf("finding rdmaform's executable to start an agent: %w", err)
+		}
+	}
+	logFile := opts.LogFile
+	if logFile == "" {
+		logFile = filepath.Join(filepath.Dir(socket), "agent.log")
+	}
+	if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
+		return 0, "", fmt.Errorf("creating the agent's socket directory: %w", err)
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return 0, "", err
+	}
+	defer devnull.Close()
+	cmd := exec.Command(exe, "agent", "-socket="+socket, "-log="+logFile)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, "", fmt.Errorf("starting an agent (%s agent): %w", exe, err)
+	}
+	pid := cmd.Process.Pid
+	go cmd.Wait() // reap it should it exit while this process runs
+	return pid, logFile, nil
+}
+
+// Stop asks the agent to shut down and waits until it released its socket
+// and lock file (SOCKET.lock), which it does last.
+func (c *Client) Stop(ctx context.Context) error {
+	if _, err := c.Shutdown(ctx, &pb.ShutdownRequest{}); err != nil {
+		return fmt.Errorf("asking the agent at %s to stop: %w", c.Socket, err)
+	}
+	for {
+		_, err1 := os.Stat(c.Socket)
+		_, err2 := os.Stat(c.Socket + ".lock")
+		if os.IsNotExist(err1) && os.IsNotExist(err2) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the agent at %s did not stop: %w", c.Socket, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/rdmacm"
+)
+
+// disconnectWait bounds how long a disconnect waits for the peer's
+// DISCONNECTED before the id is destroyed anyway.
+const disconnectWait = 2 * time.Second
+
+// connection is a connection a listener accepted: it lives until it
+// disconnects, echoing messages when the listener says so.
+type connection struct {
+	obj      *object
+	listener *listener
+	id       *rdmacm.ID
+}
+
+func (c *connection) run(ctx context.Context) {
+	a := c.obj.agent
+	defer func() {
+		c.id.Close()
+		if a.reg.remove(c.obj) {
+			c.obj.markDeleted()
+		}
+	}()
+	if err := c.id.StartAccept(c.listener.cfg.accept); err != nil {
+		c.obj.failure(pb.Status_ERROR, "error", err)
+		return
+	}
+	udp := c.id.QPType() == rdmacm.UD || c.id.PortSpace() == rdmacm.PSUDP
+	if udp {
+		// A UD request is answered at once; there is no connection state.
+		c.obj.change(func(s *state) {
+			s.connectedSince = time.Now()
+			s.record(pb.Status_ESTABLISHED, "accepted", "UD")
+		})
+	}
+	var echoDone chan struct{}
+	for {
+		ev, err := c.id.NextEvent(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				disconnect(c.id)
+			} else {
+				c.obj.failure(pb.Status_ERROR, "error", err)
+			}
+			break
+		}
+		switch ev.Type {
+		case rdmacm.Established:
+			facts := factsOf(c.id)
+			c.obj.change(func(s *state) {
+				s.facts = facts
+				s.connectedSince = time.Now()
+				s.record(pb.Status_ESTABLISHED, ev.Type.String(), "")
+			})
+			if c.listener.cfg.echo && echoDone == nil {
+				echoDone = make(chan struct{})
+				go func() {
+					defer close(echoDone)
+					c.echo(ctx)
+				}()
+			}
+			continue
+		case rdmacm.Disconnected:
+			c.id.Disconnect() // answer, so the peer need not wait for the CM timeout
+			c.obj.event(pb.Status_DISCONNECTED, ev.Type.String(), "")
+		case rdmacm.DeviceRemoval:
+			c.obj.failure(pb.Status_ERROR, ev.Type.String(), &rdmacm.EventError{Op: "rdma_accept", Event: ev})
+			// Keep the child visible with the device loss until the
+			// listener goes.
+			c.id.Close()
+			<-ctx.Done()
+		default:
+			c.obj.failure(pb.Status_ERROR, ev.Type.String(), &rdmacm.EventError{Op: "rdma_accept", Event: ev})
+		}
+		break
+	}
+	c.id.Close() // ends the echo loop's wait
+	if echoDone != nil {
+		<-echoDone
+	}
+}
+
+// echo sends every message it receives back, with a receive always posted
+// before the reply goes out so that the peer's next probe finds one.
+func (c *connection) echo(ctx context.Context) {
+	size := maxProbeSize
+	var bufs [2]*rdmacm.Buffer
+	for i := range bufs {
+		b, err := c.id.RegisterBuffer(size)
+		if err != nil {
+			c.obj.failure(c.obj.status(), "echo", err)
+			return
+		}
+		bufs[i] = b
+	}
+	if err := c.id.PostRecv(bufs[0], 0); err != nil {
+		c.obj.failure(c.obj.status(), "echo", err)
+		return
+	}
+	for i := 0; ; i++ {
+		cur, next := bufs[i%2], bufs[(i+1)%2]
+		comp, err := c.id.WaitRecv(ctx)
+		if err != nil {
+			return // the connection is going; its events say why
+		}
+		if err := c.id.PostRecv(next, uint64(i+1)); err != nil {
+			c.obj.failure(c.obj.status(), "echo", err)
+			return
+		}
+		if err := c.id.PostSend(cur, comp.Bytes, uint64(i)); err != nil {
+			c.obj.failure(c.obj.status(), "echo", err)
+			return
+		}
+		if _, err := c.id.WaitSend(ctx); err != nil {
+			return
+		}
+	}
+}
+
+// disconnect disconnects an id and waits briefly for its DISCONNECTED, so
+// the peer sees an orderly end before the id is destroyed.
+func disconnect(id *rdmacm.ID) {
+	if err := id.Disconnect(); err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), disconnectWait)
+	defer cancel()
+	for {
+		ev, err := id.NextEvent(ctx)
+		if err != nil || ev.Type == rdmacm.Disconnected || ev.Type == rdmacm.DeviceRemoval {
+			return
+		}
+	}
+}

@@ -1,0 +1,279 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/rdmacm"
+)
+
+// endpoint connects to a listener and keeps the connection: it probes it
+// when told, and with a reconnect policy reconnects after DISCONNECTED,
+// REJECTED, UNREACHABLE or a failed probe run, backing off exponentially
+// with jitter.
+type endpoint struct {
+	obj *object
+	cfg endpointConfig
+	pd  *rdmacm.PD
+	key aiKey
+
+	mu        sync.Mutex
+	spec      *pb.EndpointSpec // replaced, never modified, by update
+	reconnect *backoff
+	probe     *probeConfig
+
+	// kick wakes the lifecycle when reconnect or probe changed.
+	kick      chan struct{}
+	probeKick chan struct{}
+}
+
+func newEndpoint(o *object, spec *pb.EndpointSpec, cfg endpointConfig, pd *rdmacm.PD) *endpoint {
+	r, _ := backoffOf(spec.Reconnect)
+	p, _ := probeOf(spec.Probe)
+	return &endpoint{
+		obj: o, cfg: cfg, pd: pd, spec: spec, reconnect: r, probe: p,
+		key:  aiKey{node: spec.Address, port: spec.Port, portSpace: cfg.portSpace, qpType: cfg.qpType},
+		kick: make(chan struct{}, 1), probeKick: make(chan struct{}, 1),
+	}
+}
+
+func (e *endpoint) policy() *backoff {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.reconnect
+}
+
+func (e *endpoint) probeConfig() *probeConfig {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.probe
+}
+
+// update changes reconnect and probe in place.
+func (e *endpoint) update(req *pb.UpdateRequest) error {
+	r, err := backoffOf(req.Reconnect)
+	if err != nil {
+		return err
+	}
+	p, err := probeOf(req.Probe)
+	if err != nil {
+		return err
+	}
+	if req.SetProbe && p != nil && e.cfg.qpType != rdmacm.RC {
+		return fmt.Errorf("probe needs an RC QP (the endpoint's is %s)", e.cfg.qpType)
+	}
+	e.mu.Lock()
+	spec := &pb.EndpointSpec{
+		Address: e.spec.Address, Port: e.spec.Port, SourceAddress: e.spec.SourceAddress,
+		PortSpace: e.spec.PortSpace, ProtectionDomain: e.spec.ProtectionDomain, Qp: e.spec.Qp,
+		Connect: e.spec.Connect, Reconnect: e.spec.Reconnect, Probe: e.spec.Probe,
+	}
+	var what []string
+	if req.SetReconnect {
+		e.reconnect, spec.Reconnect = r, req.Reconnect
+		what = append(what, "reconnect")
+	}
+	if req.SetProbe {
+		e.probe, spec.Probe = p, req.Probe
+		what = append(what, "probe")
+	}
+	e.spec = spec
+	e.mu.Unlock()
+	e.obj.change(func(s *state) {
+		s.endpointSpec = spec
+		if req.SetProbe && p == nil {
+			s.probe = nil
+		}
+		s.record(s.status, "updated", strings.Join(what, ", "))
+	})
+	for _, ch := range []chan struct{}{e.kick, e.probeKick} {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+func (e *endpoint) run(ctx context.Context) {
+	attempt := 0
+	for {
+		established := e.session(ctx, attempt)
+		if ctx.Err() != nil {
+			return
+		}
+		if established {
+			attempt = 0
+		}
+		policy := e.policy()
+		for policy == nil {
+			// Final until an update gives it a reconnect policy.
+			select {
+			case <-ctx.Done():
+				return
+			case <-e.kick:
+				policy = e.policy()
+			}
+		}
+		d := policy.delay(attempt, jitter)
+		attempt++
+		e.obj.event(pb.Status_RECONNECTING, "reconnecting", fmt.Sprintf("attempt %d in %v", attempt, d.Round(time.Millisecond)))
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		e.obj.change(func(s *state) { s.reconnects++ })
+	}
+}
+
+// session makes one id, connects it and keeps it until it ends. It reports
+// whether the connection was established.
+func (e *endpoint) session(ctx context.Context, attempt int) bool {
+	a := e.obj.agent
+	if attempt == 0 {
+		e.obj.event(pb.Status_CONNECTING, "connecting", fmt.Sprintf("to %s:%d", e.key.node, e.key.port))
+	}
+	qp := e.cfg.qp
+	id, err := a.createEP(ctx, e.key, e.pd, &qp)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.obj.failure(pb.Status_ERROR, "error", err)
+		}
+		return false
+	}
+	defer id.Close()
+	if attempt > 0 {
+		e.obj.event(pb.Status_CONNECTING, "connecting", fmt.Sprintf("to %s:%d (attempt %d)", e.key.node, e.key.port, attempt))
+	}
+	if err := id.StartConnect(e.cfg.connect); err != nil {
+		e.obj.failure(pb.Status_ERROR, "error", err)
+		return false
+	}
+	if !e.waitEstablished(ctx, id) {
+		return false
+	}
+	facts := factsOf(id)
+	e.obj.change(func(s *state) {
+		s.facts = facts
+		s.connectedSince = time.Now()
+		s.record(pb.Status_ESTABLISHED, "ESTABLISHED", "")
+	})
+
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	probeFailed := make(chan struct{})
+	probeDone := make(chan struct{})
+	go func() {
+		defer close(probeDone)
+		if e.cfg.qpType == rdmacm.RC {
+			e.probeLoop(sctx, id, func() { close(probeFailed); stop() })
+		}
+	}()
+	defer func() {
+		id.Close() // wakes the probe's completion waits
+		<-probeDone
+	}()
+	for {
+		ev, err := id.NextEvent(sctx)
+		switch {
+		case ctx.Err() != nil:
+			stop()
+			disconnect(id)
+			return true
+		case err != nil:
+			select {
+			case <-probeFailed:
+				stop()
+				disconnect(id)
+				e.obj.event(pb.Status_DISCONNECTED, "probe run failed", "disconnected to reconnect")
+			default:
+				e.obj.failure(pb.Status_ERROR, "error", err)
+			}
+			return true
+		}
+		switch ev.Type {
+		case rdmacm.Disconnected:
+			id.Disconnect() // answer, so the peer need not wait for the CM timeout
+			e.obj.change(func(s *state) {
+				if f := factsOf(id); f != nil {
+					s.facts = f
+				}
+				s.record(pb.Status_DISCONNECTED, ev.Type.String(), "")
+			})
+			return true
+		case rdmacm.DeviceRemoval:
+			dev := ""
+			if facts != nil {
+				dev = facts.Device
+			}
+			e.obj.failure(pb.Status_ERROR, ev.Type.String(), &rdmacm.EventError{Op: "rdma_connect", Event: ev})
+			a.log.Error("endpoint lost its device", "address", e.obj.address, "device", dev)
+			a.deviceLost(dev)
+			return true
+		default:
+			e.obj.event(e.obj.status(), ev.Type.String(), ev.String())
+		}
+	}
+}
+
+// waitEstablished waits for the connect's outcome, bounded by
+// connect.timeout, and records a failure.
+func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID) bool {
+	cctx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
+	defer cancel()
+	for {
+		ev, err := id.NextEvent(cctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return false
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = &agentError{Call: "rdma_connect", Err: syscall.ETIMEDOUT, Msg: fmt.Sprintf("no ESTABLISHED within connect.timeout = %v", e.cfg.timeout)}
+			}
+			e.obj.failure(pb.Status_ERROR, "error", err)
+			return false
+		}
+		switch ev.Type {
+		case rdmacm.Established:
+			return true
+		case rdmacm.ConnectResponse:
+			continue
+		case rdmacm.Rejected:
+			reason := string(trimZeros(ev.PrivateData))
+			err := &rdmacm.EventError{Op: "rdma_connect", Event: ev}
+			e.obj.change(func(s *state) {
+				s.rejectReason = reason
+				s.lastError = errorInfo(err)
+				if reason != "" {
+					s.lastError.Message += ": " + reason
+				}
+				s.record(pb.Status_REJECTED, ev.Type.String(), fmt.Sprintf("%s: %s", rdmacm.RejectReason(ev.Status), reason))
+			})
+			return false
+		default:
+			status := pb.Status_ERROR
+			if ev.Type == rdmacm.Unreachable || ev.Type == rdmacm.Disconnected {
+				status = pb.Status_DISCONNECTED
+			}
+			e.obj.failure(status, ev.Type.String(), &rdmacm.EventError{Op: "rdma_connect", Event: ev})
+			return false
+		}
+	}
+}
+
+func trimZeros(b []byte) []byte {
+	n := len(b)
+	for n > 0 && b[n-1] == 0 {
+		n--
+	}
+	return b[:n]
+}

@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"sync"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+)
+
+// hub fans changes out to watchers. Publishing never blocks: each watcher
+// has its own queue, and past a bound the queue keeps only the latest
+// change of each object (it coalesces per object), so a slow reader costs
+// memory proportional to the number of objects, never the event rate.
+type hub struct {
+	mu   sync.Mutex
+	subs map[*subscriber]struct{}
+}
+
+func newHub() *hub { return &hub{subs: make(map[*subscriber]struct{})} }
+
+// active reports whether anyone watches, so that changes nobody reads cost
+// no copies.
+func (h *hub) active() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs) > 0
+}
+
+func (h *hub) publish(c *pb.Change) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		s.put(c)
+	}
+}
+
+func (h *hub) subscribe(limit int) *subscriber {
+	s := &subscriber{limit: limit, latest: make(map[string]int), ready: make(chan struct{}, 1)}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.subs[s] = struct{}{}
+	return s
+}
+
+func (h *hub) unsubscribe(s *subscriber) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.subs, s)
+}
+
+// subscriber is one watcher's queue.
+type subscriber struct {
+	mu        sync.Mutex
+	limit     int
+	queue     []*pb.Change
+	latest    map[string]int // address -> index in queue of its latest change
+	ready     chan struct{}  // holds a token while queue is non-empty
+	coalesced uint64         // changes replaced by a later one
+}
+
+func (s *subscriber) put(c *pb.Change) {
+	addr := c.GetObject().GetAddress()
+	s.mu.Lock()
+	if i, ok := s.latest[addr]; ok && len(s.queue) >= s.limit {
+		// Over the bound: the object's newest queued change is replaced by
+		// this one. Its order relative to the object's earlier changes is
+		// kept, since the replaced change was the latest of them.
+		s.queue[i] = c
+		s.coalesced++
+	} else {
+		s.latest[addr] = len(s.queue)
+		s.queue = append(s.queue, c)
+	}
+	s.mu.Unlock()
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+}
+
+// take empties the queue, oldest change first.
+func (s *subscriber) take() []*pb.Change {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.queue
+	s.queue = nil
+	clear(s.latest)
+	return q
+}
+
+// coalescedCount is how many changes this watcher never saw because a later
+// change of the same object replaced them.
+func (s *subscriber) coalescedCount() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.coalesced
+}

@@ -1,0 +1,83 @@
+package agent
+
+import (
+	"fmt"
+	"testing"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+)
+
+func change(addr string, rev uint64) *pb.Change {
+	return &pb.Change{Object: &pb.Object{Address: addr, Revision: rev}}
+}
+
+func TestHubKeepsEveryChangeUnderTheBound(t *testing.T) {
+	h := newHub()
+	s := h.subscribe(100)
+	for i := uint64(1); i <= 10; i++ {
+		h.publish(change("endpoint.a", i))
+	}
+	got := s.take()
+	if len(got) != 10 || s.coalescedCount() != 0 {
+		t.Fatalf("got %d changes, %d coalesced", len(got), s.coalescedCount())
+	}
+	for i, c := range got {
+		if c.Object.Revision != uint64(i+1) {
+			t.Errorf("change %d has revision %d", i, c.Object.Revision)
+		}
+	}
+	if len(s.take()) != 0 {
+		t.Error("take left changes behind")
+	}
+}
+
+func TestHubCoalescesPerObjectPastTheBound(t *testing.T) {
+	h := newHub()
+	s := h.subscribe(4)
+	rev := uint64(0)
+	next := func(addr string) { rev++; h.publish(change(addr, rev)) }
+	// A reader that never reads while 1,000 changes of 3 objects arrive.
+	for i := 0; i < 1000; i++ {
+		next(fmt.Sprintf("endpoint.e[%d]", i%3))
+	}
+	got := s.take()
+	if len(got) > 4+3 {
+		t.Fatalf("queue grew to %d changes for 3 objects with a bound of 4", len(got))
+	}
+	last := map[string]uint64{}
+	for _, c := range got {
+		a := c.Object.Address
+		if c.Object.Revision <= last[a] {
+			t.Errorf("%s: revision %d after %d: out of order", a, c.Object.Revision, last[a])
+		}
+		last[a] = c.Object.Revision
+	}
+	// The latest state of each object is never lost.
+	for i, want := range []uint64{1000, 998, 999} {
+		if a := fmt.Sprintf("endpoint.e[%d]", i); last[a] != want {
+			t.Errorf("%s: last revision %d, want %d", a, last[a], want)
+		}
+	}
+	if s.coalescedCount() == 0 {
+		t.Error("nothing counted as coalesced")
+	}
+}
+
+func TestHubPublishNeverBlocksAndUnsubscribes(t *testing.T) {
+	h := newHub()
+	s := h.subscribe(1)
+	for i := uint64(0); i < 100000; i++ {
+		h.publish(change("listener.l", i))
+	}
+	if n := len(s.take()); n != 1 {
+		t.Errorf("one object's 100,000 changes left %d queued, want 1", n)
+	}
+	h.unsubscribe(s)
+	if h.active() {
+		t.Error("hub still active after the only watcher left")
+	}
+	h.publish(change("listener.l", 1))
+	if n := len(s.take()); n != 0 {
+		t.Errorf("an unsubscribed watcher got %d changes", n)
+	}
+}

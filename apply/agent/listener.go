@@ -1,0 +1,150 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"syscall"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/rdmacm"
+)
+
+var errNoDevice error = syscall.ENODEV
+
+// listener listens and accepts per its accept block, tracking each
+// accepted connection as a child object until it disconnects.
+type listener struct {
+	obj  *object
+	spec *pb.ListenerSpec
+	cfg  listenerConfig
+	pd   *rdmacm.PD
+
+	mu       sync.Mutex
+	maxConns uint32 // 0: unlimited
+	active   uint32 // accepted and not yet disconnected
+	children sync.WaitGroup
+}
+
+func (l *listener) setMaxConnections(n uint32) {
+	l.mu.Lock()
+	l.maxConns = n
+	l.mu.Unlock()
+	l.obj.event(l.obj.status(), "updated", fmt.Sprintf("accept.max_connections = %d", n))
+}
+
+func (l *listener) run(ctx context.Context) {
+	a := l.obj.agent
+	k := aiKey{node: l.spec.Address, port: l.spec.Port, passive: true, portSpace: l.cfg.portSpace, qpType: l.cfg.qpType}
+	qp := l.cfg.qp
+	id, err := a.createEP(ctx, k, l.pd, &qp)
+	if err == nil {
+		if err = id.Listen(l.cfg.backlog); err != nil {
+			id.Close()
+		}
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			l.obj.failure(pb.Status_ERROR, "error", err)
+			a.log.Error("listener failed", "address", l.obj.address, "err", err)
+		}
+		<-ctx.Done()
+		return
+	}
+	facts := factsOf(id)
+	l.obj.change(func(s *state) {
+		s.facts = facts
+		s.record(pb.Status_LISTENING, "listening", fmt.Sprintf("on %s:%d", l.spec.Address, l.spec.Port))
+	})
+	a.log.Info("listening", "address", l.obj.address, "on", fmt.Sprintf("%s:%d", l.spec.Address, l.spec.Port))
+	defer func() {
+		// Children first: their disconnects reach the peers before the
+		// listener goes away.
+		l.children.Wait()
+		id.Close()
+	}()
+	for {
+		ev, err := id.NextEvent(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				l.obj.failure(pb.Status_ERROR, "error", err)
+				<-ctx.Done()
+			}
+			return
+		}
+		switch ev.Type {
+		case rdmacm.ConnectRequest:
+			l.request(ctx, ev)
+		case rdmacm.DeviceRemoval:
+			dev := ""
+			if facts != nil {
+				dev = facts.Device
+			}
+			l.obj.failure(pb.Status_ERROR, ev.Type.String(), &rdmacm.EventError{Op: "rdma_listen", Event: ev})
+			a.log.Error("listener lost its device", "address", l.obj.address, "device", dev)
+			a.deviceLost(dev)
+			<-ctx.Done()
+			return
+		default:
+			l.obj.event(l.obj.status(), ev.Type.String(), ev.String())
+		}
+	}
+}
+
+// request answers one CONNECT_REQUEST: reject it past max_connections,
+// otherwise accept it as a new child.
+func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
+	req := ev.ID
+	if ev.Err != nil {
+		req.Reject(nil)
+		req.Close()
+		l.obj.failure(l.obj.status(), "CONNECT_REQUEST", ev.Err)
+		return
+	}
+	l.mu.Lock()
+	full := l.maxConns > 0 && l.active >= l.maxConns
+	max := l.maxConns
+	if !full {
+		l.active++
+	}
+	l.mu.Unlock()
+	if full {
+		reason := fmt.Sprintf("rdmaform: %s has reached max_connections = %d", l.obj.address, max)
+		reason = reason[:min(len(reason), rdmacm.MaxPrivateData(l.cfg.portSpace, rdmacm.Reject))]
+		err := req.Reject([]byte(reason))
+		req.Close()
+		l.obj.change(func(s *state) {
+			s.rejectedTotal++
+			if err != nil {
+				s.lastError = errorInfo(err)
+			}
+			s.record(s.status, "rejected a request", reason)
+		})
+		return
+	}
+	n := l.obj.agent.connSeq.Add(1)
+	a := l.obj.agent
+	child := a.newObject(fmt.Sprintf("%s/conn/%d", l.obj.address, n), "", l.obj.address, pb.Kind_CONNECTION)
+	c := &connection{obj: child, listener: l, id: req}
+	child.impl = c
+	child.st.facts = factsOf(req)
+	child.st.record(pb.Status_CREATING, ev.Type.String(), "")
+	a.reg.add(child)
+	child.announce()
+	l.obj.change(func(s *state) {
+		s.connections++
+		s.acceptedTotal++
+	})
+	l.children.Add(1)
+	cctx, cancel := context.WithCancel(ctx)
+	child.cancel = cancel
+	go func() {
+		defer l.children.Done()
+		defer close(child.done)
+		c.run(cctx)
+		l.mu.Lock()
+		l.active--
+		l.mu.Unlock()
+		l.obj.change(func(s *state) { s.connections-- })
+	}()
+}

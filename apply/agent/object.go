@@ -1,0 +1,260 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/rdmacm"
+)
+
+// historyLimit bounds each object's history of events.
+const historyLimit = 32
+
+// object is one thing the agent holds: a protection domain, listener,
+// endpoint or accepted connection. Its identity is fixed at creation; its
+// state changes under mu, and every change takes the next agent-wide
+// revision and reaches the watchers.
+type object struct {
+	agent     *Agent
+	address   string
+	token     string
+	parent    string
+	kind      pb.Kind
+	pdAddress string // the protection domain it uses, or ""
+	// impl is the kind's own part: *rdmacm.PD, *listener, *endpoint or
+	// *connection. Set before the object is shared, never changed.
+	impl any
+
+	// cancel stops the object's goroutine, which closes its ids and then
+	// closes done.
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu sync.Mutex
+	st state
+}
+
+// state is an object's changing part. Pointer fields are replaced, never
+// modified in place, so snapshots may share them.
+type state struct {
+	revision       uint64
+	deleted        bool
+	status         pb.Status
+	pdSpec         *pb.ProtectionDomainSpec
+	listenerSpec   *pb.ListenerSpec
+	endpointSpec   *pb.EndpointSpec
+	facts          *pb.Facts
+	lastEvent      string
+	lastEventAt    time.Time
+	lastError      *pb.ErrorInfo
+	createdAt      time.Time
+	statusSince    time.Time
+	connectedSince time.Time
+	reconnects     uint32
+	probe          *probeStats
+	connections    uint32
+	acceptedTotal  uint32
+	rejectedTotal  uint32
+	rejectReason   string
+	history        []*pb.HistoryEvent
+}
+
+func (a *Agent) newObject(addr, token, parent string, kind pb.Kind) *object {
+	now := time.Now()
+	o := &object{
+		agent: a, address: addr, token: token, parent: parent, kind: kind,
+		done: make(chan struct{}),
+	}
+	o.st = state{status: pb.Status_CREATING, createdAt: now, statusSince: now}
+	o.st.revision = a.revision.Add(1)
+	return o
+}
+
+// change applies f to the state and publishes the result.
+func (o *object) change(f func(*state)) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.st.deleted {
+		return
+	}
+	f(&o.st)
+	o.st.revision = o.agent.revision.Add(1)
+	if o.agent.hub.active() {
+		o.agent.hub.publish(&pb.Change{Object: o.snapshotLocked(true)})
+	}
+}
+
+// announce publishes the object's current state, as its creation.
+func (o *object) announce() { o.change(func(*state) {}) }
+
+// markDeleted publishes the object's removal; later changes are dropped.
+func (o *object) markDeleted() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.st.deleted {
+		return
+	}
+	o.st.deleted = true
+	o.st.revision = o.agent.revision.Add(1)
+	o.agent.hub.publish(&pb.Change{Deleted: true, Object: &pb.Object{
+		Address: o.address, Parent: o.parent, Kind: o.kind, Revision: o.st.revision,
+	}})
+}
+
+// event records an event and the status it leads to.
+func (o *object) event(status pb.Status, name, detail string) {
+	o.change(func(s *state) { s.record(status, name, detail) })
+}
+
+// failure records a failed call: the status it leads to, the event, and
+// the error as the object's last error.
+func (o *object) failure(status pb.Status, name string, err error) {
+	o.change(func(s *state) {
+		s.lastError = errorInfo(err)
+		s.record(status, name, err.Error())
+	})
+}
+
+func (s *state) record(status pb.Status, name, detail string) {
+	now := time.Now()
+	if status != s.status {
+		s.status, s.statusSince = status, now
+	}
+	if status != pb.Status_ESTABLISHED && status != pb.Status_DEGRADED {
+		s.connectedSince = time.Time{}
+	}
+	s.lastEvent, s.lastEventAt = name, now
+	h := append(s.history, &pb.HistoryEvent{At: now.UnixNano(), Name: name, Detail: detail, Status: status})
+	if len(h) > historyLimit {
+		h = append([]*pb.HistoryEvent(nil), h[len(h)-historyLimit:]...)
+	}
+	s.history = h
+}
+
+func (o *object) status() pb.Status {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.st.status
+}
+
+func (o *object) snapshot(withHistory bool) *pb.Object {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.snapshotLocked(withHistory)
+}
+
+func (o *object) snapshotLocked(withHistory bool) *pb.Object {
+	s := &o.st
+	out := &pb.Object{
+		Address:        o.address,
+		Parent:         o.parent,
+		Kind:           o.kind,
+		Status:         s.status,
+		Revision:       s.revision,
+		Token:          o.token,
+		Facts:          s.facts,
+		LastEvent:      s.lastEvent,
+		LastEventAt:    unixNano(s.lastEventAt),
+		LastError:      s.lastError,
+		CreatedAt:      unixNano(s.createdAt),
+		StatusSince:    unixNano(s.statusSince),
+		ConnectedSince: unixNano(s.connectedSince),
+		Reconnects:     s.reconnects,
+		Connections:    s.connections,
+		AcceptedTotal:  s.acceptedTotal,
+		RejectedTotal:  s.rejectedTotal,
+		RejectReason:   s.rejectReason,
+	}
+	switch {
+	case s.pdSpec != nil:
+		out.Spec = &pb.Object_ProtectionDomain{ProtectionDomain: s.pdSpec}
+	case s.listenerSpec != nil:
+		out.Spec = &pb.Object_Listener{Listener: s.listenerSpec}
+	case s.endpointSpec != nil:
+		out.Spec = &pb.Object_Endpoint{Endpoint: s.endpointSpec}
+	}
+	if s.probe != nil {
+		out.Probe = s.probe.proto()
+	}
+	if withHistory {
+		out.History = s.history[:len(s.history):len(s.history)]
+	}
+	return out
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// factsOf reads an id's live facts for the API; nil when they cannot be read.
+func factsOf(id *rdmacm.ID) *pb.Facts {
+	f, err := id.Facts()
+	if err != nil {
+		return nil
+	}
+	out := &pb.Facts{Device: f.Device, Port: int32(f.PortNum), QpState: f.QPState}
+	if f.Local.IsValid() {
+		out.LocalAddr = f.Local.String()
+	}
+	if f.Remote.IsValid() && f.Remote.Port() != 0 {
+		out.RemoteAddr = f.Remote.String()
+	}
+	if f.HasQP {
+		out.QpNum, out.QpType = f.QPNum, f.QPType.String()
+	}
+	return out
+}
+
+// errorInfo turns an error into the API's last error: the call that failed
+// and its errno, when the error says.
+func errorInfo(err error) *pb.ErrorInfo {
+	info := &pb.ErrorInfo{Message: err.Error(), At: time.Now().UnixNano()}
+	var op *rdmacm.OpError
+	var ev *rdmacm.EventError
+	var ai *rdmacm.AddrInfoError
+	var ce *rdmacm.CompletionError
+	var ag *agentError
+	switch {
+	case errors.As(err, &ag):
+		info.Call = ag.Call
+	case errors.As(err, &op):
+		info.Call = op.Op
+	case errors.As(err, &ev):
+		info.Call = ev.Op
+	case errors.As(err, &ai):
+		info.Call, info.ErrnoName = "rdma_getaddrinfo", ai.Name()
+	case errors.As(err, &ce):
+		info.Call = "ibv_poll_cq"
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		info.Errno, info.ErrnoName = int32(errno), unix.ErrnoName(errno)
+	}
+	return info
+}
+
+// agentError is a failure the agent detects itself, named after the call
+// or event it concerns.
+type agentError struct {
+	Call string
+	Err  error
+	Msg  string
+}
+
+func (e *agentError) Error() string {
+	if e.Err != nil {
+		return e.Call + ": " + e.Msg + ": " + e.Err.Error()
+	}
+	return e.Call + ": " + e.Msg
+}
+
+func (e *agentError) Unwrap() error { return e.Err }

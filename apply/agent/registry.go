@@ -1,0 +1,119 @@
+package agent
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+)
+
+// registry maps configuration addresses to the objects the agent holds,
+// with the create token that made each, so that a retried create finds its
+// object instead of making a second one.
+type registry struct {
+	mu      sync.RWMutex
+	objects map[string]*object
+}
+
+func newRegistry() *registry { return &registry{objects: make(map[string]*object)} }
+
+// errExists is a create for an address already held under another token or
+// as another kind.
+type errExists struct {
+	Address, Kind string
+}
+
+func (e *errExists) Error() string {
+	return fmt.Sprintf("%s already exists (a %s made by another create request): delete it first, or update it in place", e.Address, e.Kind)
+}
+
+// claim returns the object at addr if token made it (created = false), or
+// registers the one made by newObject (created = true).
+func (r *registry) claim(addr, token string, kind pb.Kind, newObject func() *object) (o *object, created bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old, ok := r.objects[addr]; ok {
+		if old.kind != kind || old.token != token || token == "" {
+			return nil, false, &errExists{Address: addr, Kind: kindName(old.kind)}
+		}
+		return old, false, nil
+	}
+	o = newObject()
+	r.objects[addr] = o
+	return o, true, nil
+}
+
+// add registers an object the agent made itself (an accepted connection).
+func (r *registry) add(o *object) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.objects[o.address] = o
+}
+
+func (r *registry) get(addr string) *object {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.objects[addr]
+}
+
+// remove drops o if it is still the object at its address.
+func (r *registry) remove(o *object) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.objects[o.address] != o {
+		return false
+	}
+	delete(r.objects, o.address)
+	return true
+}
+
+// all returns every object, sorted by address.
+func (r *registry) all() []*object {
+	r.mu.RLock()
+	out := make([]*object, 0, len(r.objects))
+	for _, o := range r.objects {
+		out = append(out, o)
+	}
+	r.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].address < out[j].address })
+	return out
+}
+
+// users lists the listeners and endpoints that use the protection domain
+// at pdAddr.
+func (r *registry) users(pdAddr string) []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []string
+	for _, o := range r.objects {
+		if o.pdAddress == pdAddr && o.kind != pb.Kind_PROTECTION_DOMAIN {
+			out = append(out, o.address)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (r *registry) len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.objects)
+}
+
+func kindName(k pb.Kind) string {
+	return strings.ToLower(strings.ReplaceAll(k.String(), "_", " "))
+}
+
+// checkAddress refuses addresses a client may not create: empty ones and
+// those of accepted connections, which the agent names itself.
+func checkAddress(addr string) error {
+	if addr == "" {
+		return fmt.Errorf("an object needs an address, such as endpoint.client[0]")
+	}
+	if strings.Contains(addr, "/") {
+		return fmt.Errorf("address %q: \"/\" is reserved for the accepted connections the agent names", addr)
+	}
+	return nil
+}

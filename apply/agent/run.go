@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+)
+
+// ServiceName is the Agent service's name, as health checks name it.
+const ServiceName = "rdmaform.agent.v1.Agent"
+
+// Options configure Run.
+type Options struct {
+	Socket  string    // the unix socket to serve (required)
+	LogFile string    // JSON log; "" means agent.log beside the socket
+	Version string    // rdmaform's version, for Info
+	Stderr  io.Writer // text log; nil means os.Stderr
+	// Ready, when set, is called once the API is served.
+	Ready func(*pb.InfoResponse)
+}
+
+// Run serves the agent on opts.Socket until ctx ends (SIGTERM) or a client
+// calls Shutdown, then disconnects everything, destroys the ids and frees
+// the protection domains last. It returns nil after an orderly stop.
+func Run(ctx context.Context, opts Options) error {
+	if opts.Socket == "" {
+		return errors.New("agent: no socket given")
+	}
+	socket, err := filepath.Abs(opts.Socket)
+	if err != nil {
+		return err
+	}
+	if err := checkDir(socketDir(socket)); err != nil {
+		return err
+	}
+	if opts.LogFile == "" {
+		opts.LogFile = filepath.Join(socketDir(socket), "agent.log")
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	logFile, err := os.OpenFile(opts.LogFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening the log file: %w", err)
+	}
+	defer logFile.Close()
+	log := slog.New(teeHandler{
+		slog.NewJSONHandler(logFile, nil),
+		slog.NewTextHandler(opts.Stderr, nil),
+	})
+
+	lock, err := lockSocket(socket)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+	raiseFileLimit(log)
+	ln, stale, err := listenSocket(socket)
+	if err != nil {
+		return err
+	}
+	if stale {
+		log.Info("removed a stale socket", "socket", socket)
+	}
+
+	a := New(log)
+	info := &pb.InfoResponse{
+		Pid: int32(os.Getpid()), Socket: socket, LogFile: opts.LogFile,
+		StartedAt: a.startedAt.UnixNano(), Version: opts.Version, Uid: uint32(os.Getuid()),
+	}
+	stop := make(chan struct{})
+	var once sync.Once
+	svc := &service{agent: a, info: info, shutdown: func() { once.Do(func() { close(stop) }) }}
+	srv := grpc.NewServer()
+	pb.RegisterAgentServer(srv, svc)
+	hs := health.NewServer()
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(ServiceName, healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(srv, hs)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(&peerListener{Listener: ln, uid: uint32(os.Getuid()), log: log}) }()
+	log.Info("agent serving", "socket", socket, "pid", os.Getpid(), "log", opts.LogFile, "version", opts.Version)
+	if opts.Ready != nil {
+		opts.Ready(info)
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		log.Info("stopping: signal received")
+	case <-stop:
+		log.Info("stopping: shutdown requested")
+	case serveErr = <-served:
+		log.Error("stopping: the gRPC server failed", "err", serveErr)
+	}
+	hs.Shutdown()
+	closeErr := a.Close()
+	if closeErr != nil {
+		log.Warn("stopping", "err", closeErr)
+	}
+	done := make(chan struct{})
+	go func() { srv.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		srv.Stop()
+	}
+	ln.Close()
+	os.Remove(socket)
+	log.Info("agent stopped")
+	return serveErr
+}
+
+// raiseFileLimit lifts the soft descriptor limit to the hard one: each
+// connected QP holds two completion-channel descriptors, so 1,000
+// endpoints and their accepted peers need about 4,000.
+func raiseFileLimit(log *slog.Logger) {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		log.Warn("getrlimit(RLIMIT_NOFILE)", "err", err)
+		return
+	}
+	if lim.Cur >= lim.Max {
+		return
+	}
+	old := lim.Cur
+	lim.Cur = lim.Max
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		log.Warn("setrlimit(RLIMIT_NOFILE)", "err", err)
+		return
+	}
+	log.Info("raised the descriptor limit", "from", old, "to", lim.Cur)
+}

@@ -1,0 +1,175 @@
+package agent
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/rdmacm"
+)
+
+// watchQueueLimit is how many changes a watcher's queue holds before it
+// coalesces per object.
+const watchQueueLimit = 4096
+
+// service serves the Agent API over an Agent.
+type service struct {
+	pb.UnimplementedAgentServer
+	agent    *Agent
+	info     *pb.InfoResponse
+	shutdown func() // asks Run to stop
+}
+
+var _ pb.AgentServer = (*service)(nil)
+
+// grpcError maps the agent's errors to status codes.
+func grpcError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var nf *notFound
+	var iu *inUse
+	var ex *errExists
+	switch {
+	case errors.As(err, &nf):
+		return status.Error(codes.NotFound, err.Error())
+	case errors.As(err, &iu):
+		return status.Error(codes.FailedPrecondition, err.Error())
+	case errors.As(err, &ex):
+		return status.Error(codes.AlreadyExists, err.Error())
+	case errors.Is(err, errStopping):
+		return status.Error(codes.Unavailable, err.Error())
+	case errors.Is(err, rdmacm.ErrNotBuilt):
+		return status.Error(codes.Unimplemented, err.Error())
+	}
+	var op *rdmacm.OpError
+	if errors.As(err, &op) {
+		return status.Error(codes.FailedPrecondition, err.Error())
+	}
+	return status.Error(codes.InvalidArgument, err.Error())
+}
+
+func (s *service) Info(context.Context, *pb.InfoRequest) (*pb.InfoResponse, error) {
+	return s.info, nil
+}
+
+func (s *service) Devices(context.Context, *pb.DevicesRequest) (*pb.DevicesResponse, error) {
+	devs, err := rdmacm.Devices()
+	if err != nil {
+		return nil, status.Error(codes.FailedPrecondition, err.Error())
+	}
+	out := &pb.DevicesResponse{}
+	for _, d := range devs {
+		pd := &pb.Device{
+			Name: d.Name, Guid: d.GUID, NodeType: d.NodeType, Transport: d.Transport,
+			Limits: &pb.Limits{
+				MaxQp: int32(d.Limits.MaxQP), MaxQpWr: int32(d.Limits.MaxQPWR), MaxSge: int32(d.Limits.MaxSGE),
+				MaxCqe: int32(d.Limits.MaxCQE), MaxMr: int32(d.Limits.MaxMR), MaxPd: int32(d.Limits.MaxPD),
+				MaxQpRdAtom: int32(d.Limits.MaxQPRdAtom), MaxQpInitRdAtom: int32(d.Limits.MaxQPInitRdAtom),
+				PhysicalPorts: int32(d.Limits.PhysicalPortsNum),
+			},
+		}
+		for _, p := range d.Ports {
+			pd.Ports = append(pd.Ports, &pb.Port{Num: int32(p.Num), State: p.State, ActiveMtu: int32(p.ActiveMTU), LinkLayer: p.LinkLayer})
+		}
+		out.Devices = append(out.Devices, pd)
+	}
+	return out, nil
+}
+
+func (s *service) CreateProtectionDomain(_ context.Context, r *pb.CreateProtectionDomainRequest) (*pb.Object, error) {
+	o, err := s.agent.CreateProtectionDomain(r.Address, r.Token, r.Spec)
+	return o, grpcError(err)
+}
+
+func (s *service) CreateListener(_ context.Context, r *pb.CreateListenerRequest) (*pb.Object, error) {
+	o, err := s.agent.CreateListener(r.Address, r.Token, r.Spec)
+	return o, grpcError(err)
+}
+
+func (s *service) CreateEndpoint(_ context.Context, r *pb.CreateEndpointRequest) (*pb.Object, error) {
+	o, err := s.agent.CreateEndpoint(r.Address, r.Token, r.Spec)
+	return o, grpcError(err)
+}
+
+func (s *service) Update(_ context.Context, r *pb.UpdateRequest) (*pb.Object, error) {
+	o, err := s.agent.Update(r)
+	return o, grpcError(err)
+}
+
+func (s *service) Delete(ctx context.Context, r *pb.DeleteRequest) (*pb.DeleteResponse, error) {
+	existed, err := s.agent.Delete(ctx, r.Address)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return &pb.DeleteResponse{Existed: existed}, nil
+}
+
+func (s *service) List(_ context.Context, r *pb.ListRequest) (*pb.ListResponse, error) {
+	return &pb.ListResponse{Objects: s.agent.List(r.WithHistory), Agent: s.info}, nil
+}
+
+// Watch subscribes before it snapshots, then drops queued changes the
+// snapshot already shows (by revision), so nothing falls between the two.
+func (s *service) Watch(r *pb.WatchRequest, stream grpc.ServerStreamingServer[pb.WatchResponse]) error {
+	sub := s.agent.hub.subscribe(watchQueueLimit)
+	defer s.agent.hub.unsubscribe(sub)
+	objs := s.agent.List(r.WithHistory)
+	seen := make(map[string]uint64, len(objs))
+	for _, o := range objs {
+		seen[o.Address] = o.Revision
+	}
+	if err := stream.Send(&pb.WatchResponse{Snapshot: true, Objects: objs, Agent: s.info}); err != nil {
+		return err
+	}
+	ctx := stream.Context()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.agent.ctx.Done():
+			return status.Error(codes.Unavailable, "the agent stopped")
+		case <-sub.ready:
+		}
+		var out []*pb.Change
+		for _, c := range sub.take() {
+			addr := c.Object.Address
+			if rev, ok := seen[addr]; ok {
+				if c.Object.Revision <= rev {
+					continue
+				}
+				delete(seen, addr)
+			}
+			if !r.WithHistory && len(c.Object.History) > 0 {
+				c = &pb.Change{Deleted: c.Deleted, Object: withoutHistory(c.Object)}
+			}
+			out = append(out, c)
+		}
+		if len(out) == 0 {
+			continue
+		}
+		if err := stream.Send(&pb.WatchResponse{Changes: out}); err != nil {
+			return err
+		}
+	}
+}
+
+func withoutHistory(o *pb.Object) *pb.Object {
+	return &pb.Object{
+		Address: o.Address, Parent: o.Parent, Kind: o.Kind, Status: o.Status, Revision: o.Revision,
+		Token: o.Token, Spec: o.Spec, Facts: o.Facts, LastEvent: o.LastEvent, LastEventAt: o.LastEventAt,
+		LastError: o.LastError, CreatedAt: o.CreatedAt, StatusSince: o.StatusSince,
+		ConnectedSince: o.ConnectedSince, Reconnects: o.Reconnects, Probe: o.Probe,
+		Connections: o.Connections, AcceptedTotal: o.AcceptedTotal, RejectedTotal: o.RejectedTotal,
+		RejectReason: o.RejectReason,
+	}
+}
+
+func (s *service) Shutdown(context.Context, *pb.ShutdownRequest) (*pb.ShutdownResponse, error) {
+	s.shutdown()
+	return &pb.ShutdownResponse{}, nil
+}
