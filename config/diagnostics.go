@@ -1,8 +1,11 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -10,8 +13,129 @@ import (
 // WriteDiagnostics renders diags for people: severity, summary,
 // file:line:col, the offending source with the range underlined, and the
 // detail. width wraps the text (0: no wrapping).
+//
+// HCL's writer scans the whole file for every diagnostic, which makes
+// thousands of diagnostics in a large file quadratic; in a large file each
+// diagnostic is therefore written against a window holding only the lines
+// it shows, and the snippet's line numbers are put back afterwards.
 func (l *Loader) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, color bool, width uint) error {
-	return hcl.NewDiagnosticTextWriter(w, l.parser.Files(), width, color).WriteDiagnostics(diags)
+	files := l.parser.Files()
+	var buf bytes.Buffer
+	for _, d := range diags {
+		var f *hcl.File
+		if d.Subject != nil {
+			f = files[d.Subject.Filename]
+		}
+		if f == nil || len(f.Bytes) < windowMin {
+			if err := hcl.NewDiagnosticTextWriter(w, files, width, color).WriteDiagnostic(d); err != nil {
+				return err
+			}
+			continue
+		}
+		wd, wf, lineOffset := window(d, f)
+		buf.Reset()
+		if err := hcl.NewDiagnosticTextWriter(&buf, map[string]*hcl.File{d.Subject.Filename: wf}, width, color).WriteDiagnostic(wd); err != nil {
+			return err
+		}
+		if _, err := w.Write(renumber(buf.Bytes(), lineOffset)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// windowMin is the file size from which diagnostics are windowed.
+const windowMin = 16 << 10
+
+// window returns a copy of d and a stand-in for its file holding only the
+// lines d shows, and how many lines precede them.
+func window(d *hcl.Diagnostic, f *hcl.File) (*hcl.Diagnostic, *hcl.File, int) {
+	src := f.Bytes
+	snip := *d.Subject
+	if d.Context != nil && d.Context.Filename == snip.Filename {
+		snip = hcl.RangeOver(snip, *d.Context)
+	}
+	start := min(max(snip.Start.Byte, 0), len(src))
+	for start > 0 && src[start-1] != '\n' {
+		start--
+	}
+	end := min(max(snip.End.Byte, start), len(src))
+	for end < len(src) && src[end] != '\n' {
+		end++
+	}
+	lineOffset := max(snip.Start.Line-1, 0)
+	move := func(r *hcl.Range) *hcl.Range {
+		if r == nil || r.Filename != d.Subject.Filename {
+			return r
+		}
+		c := *r
+		c.Start.Byte -= start
+		c.End.Byte -= start
+		c.Start.Line -= lineOffset
+		c.End.Line -= lineOffset
+		return &c
+	}
+	c := *d
+	c.Subject = move(d.Subject)
+	c.Context = move(d.Context)
+	return &c, &hcl.File{Bytes: src[start:end], Nav: shiftedNav{f.Nav, start}}, lineOffset
+}
+
+// renumber fixes the header and snippet line numbers of one rendered
+// diagnostic: the "on FILE line N" line and the "%4d: " lines up to the
+// first blank line after it.
+func renumber(out []byte, offset int) []byte {
+	if offset == 0 {
+		return out
+	}
+	lines := bytes.SplitAfter(out, []byte("\n"))
+	var res bytes.Buffer
+	inSnippet := false
+	for _, ln := range lines {
+		switch {
+		case !inSnippet && bytes.HasPrefix(ln, []byte("  on ")):
+			if i := bytes.Index(ln, []byte(" line ")); i >= 0 {
+				j := i + len(" line ")
+				k := j
+				for k < len(ln) && ln[k] >= '0' && ln[k] <= '9' {
+					k++
+				}
+				if n, err := strconv.Atoi(string(ln[j:k])); err == nil {
+					res.Write(ln[:j])
+					res.WriteString(strconv.Itoa(n + offset))
+					res.Write(ln[k:])
+					inSnippet = true
+					continue
+				}
+			}
+		case inSnippet && len(bytes.TrimSpace(ln)) == 0:
+			inSnippet = false
+		case inSnippet:
+			if i := bytes.Index(ln, []byte(": ")); i > 0 {
+				if n, err := strconv.Atoi(string(bytes.TrimSpace(ln[:i]))); err == nil {
+					fmt.Fprintf(&res, "%4d", n+offset)
+					res.Write(ln[i:])
+					continue
+				}
+			}
+		}
+		res.Write(ln)
+	}
+	return res.Bytes()
+}
+
+// shiftedNav answers the writer's "in listener "a"" question for a window
+// by asking the original file at the original offset.
+type shiftedNav struct {
+	nav   any
+	shift int
+}
+
+func (n shiftedNav) ContextString(offset int) string {
+	if cs, ok := n.nav.(interface{ ContextString(int) string }); ok {
+		return cs.ContextString(offset + n.shift)
+	}
+	return ""
 }
 
 // JSONDiagnostics is the machine-readable form of a validation result, in

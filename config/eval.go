@@ -477,7 +477,7 @@ func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext) (map[string]cty.Valu
 				diags = append(diags, &hcl.Diagnostic{
 					Severity:    hcl.DiagError,
 					Summary:     "Incorrect attribute value type",
-					Detail:      fmt.Sprintf("Inappropriate value for attribute %q: %s.", a.Name, convertMsg(err, a.Type)),
+					Detail:      fmt.Sprintf("Inappropriate value for attribute %q: %s.", a.Name, err),
 					Subject:     attr.Expr.Range().Ptr(),
 					Expression:  attr.Expr,
 					EvalContext: ctx,
@@ -530,15 +530,12 @@ func copyMap(m map[string]cty.Value) map[string]cty.Value {
 	return out
 }
 
-func convertMsg(err error, want cty.Type) string {
-	return fmt.Sprintf("%s required (%s)", want.FriendlyName(), err)
-}
 
 // evalInstance evaluates one instance and decodes and checks it.
 func evalInstance(r *Resource, ctx *hcl.EvalContext) (cty.Value, *Instance, hcl.Diagnostics) {
 	v, diags := evalBody(r.body, ctx)
 	inst := &Instance{Value: v}
-	diags = append(diags, decodeInstance(r.Addr.Kind, r.body, inst)...)
+	diags = append(diags, decodeInstance(r.Addr.Kind, r.body, inst, ctx)...)
 	return v, inst, diags
 }
 

@@ -16,11 +16,23 @@ import (
 // value that breaks a rule at the expression that produced it.
 type checker struct {
 	diags hcl.Diagnostics
+	ctx   *hcl.EvalContext // the instance's, to show the values involved
 }
 
 func (c *checker) errorf(rng hcl.Range, summary, format string, args ...any) {
 	c.diags = append(c.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
 		Detail: fmt.Sprintf(format, args...), Subject: rng.Ptr()})
+}
+
+// attrErrorf reports a problem with attribute name of t, pointing at its
+// expression and showing the values it was computed from.
+func (c *checker) attrErrorf(t *bodyTemplate, name, summary, format string, args ...any) {
+	d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
+		Detail: fmt.Sprintf(format, args...), Subject: t.attrRange(name).Ptr()}
+	if a, ok := t.attrs[name]; ok && c.ctx != nil {
+		d.Expression, d.EvalContext = a.Expr, c.ctx
+	}
+	c.diags = append(c.diags, d)
 }
 
 // intIn reads a whole number in [lo, hi]; unknown or null gives 0.
@@ -32,11 +44,11 @@ func (c *checker) intIn(obj cty.Value, t *bodyTemplate, name string, lo, hi int6
 	bf := v.AsBigFloat()
 	n, acc := bf.Int64()
 	if !bf.IsInt() || acc != big.Exact {
-		c.errorf(t.attrRange(name), summary, "%s must be a whole number; got %s.", name, bf.Text('g', 10))
+		c.attrErrorf(t, name, summary, "%s must be a whole number; got %s.", name, bf.Text('g', 10))
 		return 0
 	}
 	if n < lo || n > hi {
-		c.errorf(t.attrRange(name), summary, "%s must be from %d to %d%s; got %d.", name, lo, hi, why, n)
+		c.attrErrorf(t, name, summary, "%s must be from %d to %d%s; got %d.", name, lo, hi, why, n)
 		return 0
 	}
 	return int(n)
@@ -68,7 +80,7 @@ func (c *checker) duration(obj cty.Value, t *bodyTemplate, name string) time.Dur
 func (c *checker) oneOf(obj cty.Value, t *bodyTemplate, name, summary string, allowed ...string) string {
 	s := c.str(obj, name)
 	if s != "" && !contains(allowed, s) {
-		c.errorf(t.attrRange(name), summary, "%s must be %s; got %q.%s", name, quoteOr(allowed), s, didYouMean(s, allowed))
+		c.attrErrorf(t, name, summary, "%s must be %s; got %q.%s", name, quoteOr(allowed), s, didYouMean(s, allowed))
 		return ""
 	}
 	return s
@@ -85,7 +97,7 @@ func quoteOr(list []string) string {
 func (c *checker) address(obj cty.Value, t *bodyTemplate, name string) string {
 	s := c.str(obj, name)
 	if s != "" && !validHost(s) {
-		c.errorf(t.attrRange(name), "Invalid address", "%s must be an IPv4 or IPv6 address or a host name; got %q.", name, s)
+		c.attrErrorf(t, name, "Invalid address", "%s must be an IPv4 or IPv6 address or a host name; got %q.", name, s)
 	}
 	return s
 }
@@ -123,7 +135,7 @@ func (c *checker) privateData(obj cty.Value, t *bodyTemplate, name string, ps Po
 			if ps == PortSpaceUDP || ps == PortSpaceIPoIB || qp == QPTypeUD {
 				kind = "datagram (SIDR)"
 			}
-			c.errorf(t.attrRange(name), "Private data too long",
+			c.attrErrorf(t, name, "Private data too long",
 				"%s is %d bytes; librdmacm carries at most %d bytes of private data in a %s %s on the %s port space.",
 				name, len(s), limit, kind, map[Direction]string{DirConnect: "request", DirAccept: "reply", DirReject: "rejection"}[dir], ps)
 		}
@@ -150,7 +162,7 @@ func (c *checker) qp(obj cty.Value, t *bodyTemplate, ps PortSpace) *QP {
 	if q.Type != "" && ps != "" {
 		fits := map[PortSpace][]string{PortSpaceTCP: {"rc"}, PortSpaceUDP: {"ud"}, PortSpaceIPoIB: {"ud"}, PortSpaceIB: {"rc", "uc", "ud"}}[ps]
 		if !contains(fits, string(q.Type)) {
-			c.errorf(qt.attrRange("type"), "QP type does not fit the port space",
+			c.attrErrorf(qt, "type", "QP type does not fit the port space",
 				"A %q QP cannot be used on the %q port space, which carries %s QPs only.", q.Type, ps, strings.ToUpper(strings.Join(fits, ", ")))
 		}
 	}
@@ -166,14 +178,14 @@ func (c *checker) port(obj cty.Value, t *bodyTemplate) int {
 }
 
 // decodeInstance fills inst's typed struct from inst.Value.
-func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance) hcl.Diagnostics {
-	c := &checker{}
+func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.EvalContext) hcl.Diagnostics {
+	c := &checker{ctx: ctx}
 	v := inst.Value
 	switch kind {
 	case addrs.ProtectionDomain:
 		inst.ProtectionDomain = &ProtectionDomain{Device: c.str(v, "device")}
 		if dv := v.GetAttr("device"); dv.IsKnown() && !dv.IsNull() && inst.ProtectionDomain.Device == "" {
-			c.errorf(t.attrRange("device"), "Invalid device", "device must name an RDMA device, such as \"rxe0\".")
+			c.attrErrorf(t, "device", "Invalid device", "device must name an RDMA device, such as \"rxe0\".")
 		}
 	case addrs.Listener:
 		l := &Listener{
@@ -199,7 +211,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance) hcl.Diagno
 				Echo:               c.boolean(a, "echo"),
 			}
 			if l.Accept.Echo && (l.QP == nil || (l.QP.Type != "" && l.QP.Type != QPTypeRC)) {
-				c.errorf(at.attrRange("echo"), "Echo needs an RC queue pair",
+				c.attrErrorf(at, "echo", "Echo needs an RC queue pair",
 					"echo answers probes on accepted RC connections, so the listener needs a qp block of type \"rc\".")
 			}
 		}
@@ -230,7 +242,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance) hcl.Diagno
 		if rv, rt := v.GetAttr("reconnect"), t.child("reconnect"); rv.IsKnown() && !rv.IsNull() {
 			e.Reconnect = &Reconnect{MinBackoff: c.duration(rv, rt, "min_backoff"), MaxBackoff: c.duration(rv, rt, "max_backoff")}
 			if e.Reconnect.MaxBackoff != 0 && e.Reconnect.MinBackoff > e.Reconnect.MaxBackoff {
-				c.errorf(rt.attrRange("max_backoff"), "Invalid backoff",
+				c.attrErrorf(rt, "max_backoff", "Invalid backoff",
 					"max_backoff (%s) must not be shorter than min_backoff (%s).", e.Reconnect.MaxBackoff, e.Reconnect.MinBackoff)
 			}
 		}

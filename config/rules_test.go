@@ -40,7 +40,7 @@ var ruleCases = []ruleCase{
 	{"wrong type", `listener "x" {
   address = "10.77.0.1"
   port    = "seventy"
-}`, "Incorrect attribute value type", `Inappropriate value for attribute "port": number required`, 3, 13},
+}`, "Incorrect attribute value type", `Inappropriate value for attribute "port": a number is required.`, 3, 13},
 	{"missing required", `listener "x" {
   port = 7471
 }`, "Missing required argument", `The argument "address" is required`, 1, 14},
