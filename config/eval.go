@@ -530,7 +530,6 @@ func copyMap(m map[string]cty.Value) map[string]cty.Value {
 	return out
 }
 
-
 // evalInstance evaluates one instance and decodes and checks it.
 func evalInstance(r *Resource, ctx *hcl.EvalContext) (cty.Value, *Instance, hcl.Diagnostics) {
 	v, diags := evalBody(r.body, ctx)
