@@ -57,6 +57,8 @@ type bodyTemplate struct {
 	static   bool
 	cached   map[string]cty.Value
 	omitted  map[string]*bodyTemplate // empty templates of omitted blocks
+
+	traversals []hcl.Traversal // every reference of the attributes (not nested blocks)
 }
 
 // attrRange is where a diagnostic about attribute name points: its value,
@@ -85,14 +87,13 @@ func (t *bodyTemplate) child(name string) *bodyTemplate {
 	return c
 }
 
-// expressions calls f for every expression of t and its nested blocks.
-func (t *bodyTemplate) expressions(f func(hcl.Expression)) {
-	for _, a := range t.attrs {
-		f(a.Expr)
-	}
+// allTraversals returns the references of t and its nested blocks.
+func (t *bodyTemplate) allTraversals() []hcl.Traversal {
+	out := t.traversals
 	for _, c := range t.blocks {
-		c.expressions(f)
+		out = append(out[:len(out):len(out)], c.allTraversals()...)
 	}
+	return out
 }
 
 func decodeBodyTemplate(body hcl.Body, schema *Block, def hcl.Range) (*bodyTemplate, hcl.Diagnostics) {
@@ -122,7 +123,9 @@ func decodeBodyTemplate(body hcl.Body, schema *Block, def hcl.Range) (*bodyTempl
 	t.consts = map[string]cty.Value{}
 	t.static = true
 	for name, a := range t.attrs {
-		t.constant[name] = len(a.Expr.Variables()) == 0
+		trs := a.Expr.Variables()
+		t.constant[name] = len(trs) == 0
+		t.traversals = append(t.traversals, trs...)
 		t.static = t.static && t.constant[name]
 	}
 	for _, c := range t.blocks {

@@ -134,9 +134,7 @@ func (e *evaluator) buildGraph() hcl.Diagnostics {
 		case r.ForEach != nil:
 			expand = "each"
 		}
-		exprs := []hcl.Expression{r.Count, r.ForEach}
-		r.body.expressions(func(x hcl.Expression) { exprs = append(exprs, x) })
-		refs, d := e.decl.collectRefs(exprs, expand)
+		refs, d := e.decl.collectRefs([]hcl.Expression{r.Count, r.ForEach}, expand, r.body.allTraversals()...)
 		diags = append(diags, d...)
 		// count and for_each cannot use the instance's own key.
 		for _, meta := range []hcl.Expression{r.Count, r.ForEach} {

@@ -152,19 +152,21 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 		fmt.Sprintf("There is nothing named %q; references start with var., local., protection_domain., listener., endpoint., count. or each.%s", root, didYouMean(root, rootNames)), tr[0].SourceRange())
 }
 
-// collectRefs types every reference in exprs.
-func (d *declarations) collectRefs(exprs []hcl.Expression, expand string) ([]*reference, hcl.Diagnostics) {
-	var refs []*reference
-	var diags hcl.Diagnostics
+// collectRefs types every reference in exprs and in extra.
+func (d *declarations) collectRefs(exprs []hcl.Expression, expand string, extra ...hcl.Traversal) ([]*reference, hcl.Diagnostics) {
+	var trs []hcl.Traversal
 	for _, e := range exprs {
-		if e == nil {
-			continue
+		if e != nil {
+			trs = append(trs, e.Variables()...)
 		}
-		for _, tr := range e.Variables() {
-			r, rd := d.parseRef(tr, expand)
-			diags = append(diags, rd...)
-			refs = append(refs, r)
-		}
+	}
+	trs = append(trs, extra...)
+	refs := make([]*reference, 0, len(trs))
+	var diags hcl.Diagnostics
+	for _, tr := range trs {
+		r, rd := d.parseRef(tr, expand)
+		diags = append(diags, rd...)
+		refs = append(refs, r)
 	}
 	return refs, diags
 }
