@@ -141,6 +141,15 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 				return bad("Unsupported attribute",
 					fmt.Sprintf("A %s has no attribute named %q.%s", root, attr, didYouMean(attr, schema.names())), arng)
 			}
+			if (r.Count != nil || r.ForEach != nil) && i == 2 {
+				example := "[0]"
+				if r.ForEach != nil {
+					example = `["key"]`
+				}
+				return bad("Missing instance key",
+					fmt.Sprintf("%s.%s has %s, so its attributes belong to its instances: write %s.%s%s.%s.", root, name,
+						map[bool]string{true: "count", false: "for_each"}[r.Count != nil], root, name, example, attr), tr.SourceRange())
+			}
 			if r.Count == nil && r.ForEach == nil && i == 3 {
 				return bad("Unexpected index", fmt.Sprintf("%s.%s has neither count nor for_each, so it is not indexed.", root, name), tr[2].SourceRange())
 			}

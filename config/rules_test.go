@@ -191,6 +191,20 @@ endpoint "x" {
   address = listener.l.adress
   port    = 7471
 }`, "Unsupported attribute", `A listener has no attribute named "adress". Did you mean "address"?`, 8, 23},
+	{"missing instance key", `listener "l" {
+  count   = 2
+  address = "10.77.0.1"
+  port    = 7471 + count.index
+}
+endpoint "x" {
+  address = "10.77.0.1"
+  port    = listener.l.port
+}`, "Missing instance key", "listener.l has count, so its attributes belong to its instances: write listener.l[0].port.", 8, 13},
+	{"unexpected index", okListener + `
+endpoint "x" {
+  address = "10.77.0.1"
+  port    = listener.l[0].port
+}`, "Unexpected index", "listener.l has neither count nor for_each, so it is not indexed.", 9, 23},
 	{"undeclared variable", `endpoint "x" {
   address = var.addr
   port    = 7471

@@ -195,9 +195,9 @@ func decodeBackend(b *hcl.Block) (*Backend, hcl.Diagnostics) {
 				diags = append(diags, d...)
 			}
 		}
-		for _, tb := range c.Blocks {
-			if be.TLS != nil {
-				diags = append(diags, duplicateDiag("tls block", tb.DefRange, tb.DefRange))
+		for i, tb := range c.Blocks {
+			if i > 0 {
+				diags = append(diags, duplicateDiag("tls block", tb.DefRange, c.Blocks[0].DefRange))
 				continue
 			}
 			tc, d := tb.Body.Content(tlsSchema)
