@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
+	"time"
 
+	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/tui"
 )
 
@@ -45,32 +47,31 @@ func runMonitor(args []string, s streams) int {
 	}
 	socket := *agent
 	if socket == "" {
-		socket = defaultAgentSocket()
+		socket = client.DefaultSocket()
 	}
-	if !*demo {
-		fmt.Fprintf(s.Err, "Error: the rdmaform agent is not available in this build yet, so there is nothing at %s to monitor.\n", socket)
-		return 1
-	}
-	err := tui.Run(tui.Options{
-		Source:  tui.DemoSource{Endpoints: 40, Rate: 20},
-		Target:  "(demo)",
-		Demo:    true,
+	opts := tui.Options{
+		Source:  client.MonitorSource{Socket: socket},
+		Target:  socket,
 		NoColor: *noColor || os.Getenv("NO_COLOR") != "",
-	}, s.In, s.Out)
+	}
+	if *demo {
+		opts.Source, opts.Target, opts.Demo = tui.DemoSource{Endpoints: 40, Rate: 20}, "(demo)", true
+	} else {
+		// Say at once when nothing answers, rather than drawing an empty
+		// screen that waits for an agent.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c, err := client.Dial(ctx, socket)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n\nStart one with `rdmaform agent -socket=%s`, or let apply start it.\n", err, socket)
+			return 1
+		}
+		c.Close()
+	}
+	err := tui.Run(opts, s.In, s.Out)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: monitor: %v\n", err)
 		return 1
 	}
 	return 0
-}
-
-// defaultAgentSocket is where the agent listens unless told otherwise, as
-// the agent's design places it.
-func defaultAgentSocket() string {
-	if os.Geteuid() != 0 {
-		if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
-			return filepath.Join(dir, "rdmaform", "agent.sock")
-		}
-	}
-	return "/run/rdmaform/agent.sock"
 }

@@ -12,12 +12,13 @@ func runMonitorForTest(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-func TestMonitorSaysTheAgentIsNotAvailableYet(t *testing.T) {
-	code, _, stderr := runMonitorForTest("-agent=/tmp/x/agent.sock")
+func TestMonitorSaysNoAgentAnswers(t *testing.T) {
+	socket := t.TempDir() + "/agent.sock"
+	code, _, stderr := runMonitorForTest("-agent=" + socket)
 	if code != 1 {
 		t.Errorf("exit code %d, want 1", code)
 	}
-	if !strings.Contains(stderr, "agent is not available in this build yet") || !strings.Contains(stderr, "/tmp/x/agent.sock") {
+	if !strings.Contains(stderr, "no rdmaform agent answers at "+socket) || !strings.Contains(stderr, "rdmaform agent -socket=") {
 		t.Errorf("stderr = %q", stderr)
 	}
 }

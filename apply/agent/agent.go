@@ -219,9 +219,23 @@ func (a *Agent) checkCreate(addr string) error {
 	return checkAddress(addr)
 }
 
-// CreateListener registers a listener and starts it; its status then moves
-// to listening or error.
-func (a *Agent) CreateListener(addr, token string, spec *pb.ListenerSpec) (*pb.Object, error) {
+// CreateListener registers a listener, starts it and waits (within ctx)
+// until it listens or failed to, so that endpoints created next find it;
+// the returned object's status says which.
+func (a *Agent) CreateListener(ctx context.Context, addr, token string, spec *pb.ListenerSpec) (*pb.Object, error) {
+	o, err := a.claimListener(addr, token, spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.impl.(*listener).waitReady(ctx); err != nil {
+		return nil, err
+	}
+	return o.snapshot(true), nil
+}
+
+// claimListener registers the listener (or finds the one this token made)
+// and starts it.
+func (a *Agent) claimListener(addr, token string, spec *pb.ListenerSpec) (*object, error) {
 	if err := a.checkCreate(addr); err != nil {
 		return nil, err
 	}
@@ -240,16 +254,18 @@ func (a *Agent) CreateListener(addr, token string, spec *pb.ListenerSpec) (*pb.O
 		o := a.newObject(addr, token, "", pb.Kind_LISTENER)
 		o.pdAddress = spec.ProtectionDomain
 		o.st.listenerSpec = spec
-		l = &listener{obj: o, spec: spec, cfg: cfg, pd: pd, maxConns: spec.GetAccept().GetMaxConnections()}
+		l = &listener{obj: o, spec: spec, cfg: cfg, pd: pd, maxConns: spec.GetAccept().GetMaxConnections(), ready: make(chan struct{})}
 		o.impl = l
 		return o
 	})
-	if err != nil || !created {
-		return snapshotOrNil(o), err
+	if err != nil {
+		return nil, err
 	}
-	o.announce()
-	a.start(o, l.run)
-	return o.snapshot(true), nil
+	if created {
+		o.announce()
+		a.start(o, l.run)
+	}
+	return o, nil
 }
 
 // CreateEndpoint registers an endpoint and starts connecting it.

@@ -28,6 +28,18 @@ func (c *connection) run(ctx context.Context) {
 			c.obj.markDeleted()
 		}
 	}()
+	// The echo's first receive is posted before the accept, so that a
+	// probe sent as soon as the peer sees ESTABLISHED finds it instead of
+	// meeting an RNR NAK and its retry timer.
+	var ec *echoer
+	if c.listener.cfg.echo {
+		var err error
+		if ec, err = newEchoer(c.id); err != nil {
+			c.obj.failure(pb.Status_ERROR, "echo", err)
+			c.id.Reject(nil)
+			return
+		}
+	}
 	if err := c.id.StartAccept(c.listener.cfg.accept); err != nil {
 		c.obj.failure(pb.Status_ERROR, "error", err)
 		return
@@ -59,11 +71,13 @@ func (c *connection) run(ctx context.Context) {
 				s.connectedSince = time.Now()
 				s.record(pb.Status_ESTABLISHED, ev.Type.String(), "")
 			})
-			if c.listener.cfg.echo && echoDone == nil {
+			if ec != nil && echoDone == nil {
 				echoDone = make(chan struct{})
 				go func() {
 					defer close(echoDone)
-					c.echo(ctx)
+					if err := ec.run(ctx); err != nil {
+						c.obj.failure(c.obj.status(), "echo", err)
+					}
 				}()
 			}
 			continue
@@ -87,39 +101,46 @@ func (c *connection) run(ctx context.Context) {
 	}
 }
 
-// echo sends every message it receives back, with a receive always posted
-// before the reply goes out so that the peer's next probe finds one.
-func (c *connection) echo(ctx context.Context) {
-	size := maxProbeSize
-	var bufs [2]*rdmacm.Buffer
-	for i := range bufs {
-		b, err := c.id.RegisterBuffer(size)
+// echoer sends every message it receives back, with a receive always
+// posted before the reply goes out so that the peer's next probe finds one.
+type echoer struct {
+	id   *rdmacm.ID
+	bufs [2]*rdmacm.Buffer
+}
+
+// newEchoer registers two buffers and posts the first receive.
+func newEchoer(id *rdmacm.ID) (*echoer, error) {
+	e := &echoer{id: id}
+	for i := range e.bufs {
+		b, err := id.RegisterBuffer(maxProbeSize)
 		if err != nil {
-			c.obj.failure(c.obj.status(), "echo", err)
-			return
+			return nil, err
 		}
-		bufs[i] = b
+		e.bufs[i] = b
 	}
-	if err := c.id.PostRecv(bufs[0], 0); err != nil {
-		c.obj.failure(c.obj.status(), "echo", err)
-		return
+	if err := id.PostRecv(e.bufs[0], 0); err != nil {
+		return nil, err
 	}
+	return e, nil
+}
+
+// run echoes until the connection goes (a nil error: its events say why)
+// or posting fails.
+func (e *echoer) run(ctx context.Context) error {
 	for i := 0; ; i++ {
-		cur, next := bufs[i%2], bufs[(i+1)%2]
-		comp, err := c.id.WaitRecv(ctx)
+		cur, next := e.bufs[i%2], e.bufs[(i+1)%2]
+		comp, err := e.id.WaitRecv(ctx)
 		if err != nil {
-			return // the connection is going; its events say why
+			return nil
 		}
-		if err := c.id.PostRecv(next, uint64(i+1)); err != nil {
-			c.obj.failure(c.obj.status(), "echo", err)
-			return
+		if err := e.id.PostRecv(next, uint64(i+1)); err != nil {
+			return err
 		}
-		if err := c.id.PostSend(cur, comp.Bytes, uint64(i)); err != nil {
-			c.obj.failure(c.obj.status(), "echo", err)
-			return
+		if err := e.id.PostSend(cur, comp.Bytes, uint64(i)); err != nil {
+			return err
 		}
-		if _, err := c.id.WaitSend(ctx); err != nil {
-			return
+		if _, err := e.id.WaitSend(ctx); err != nil {
+			return nil
 		}
 	}
 }

@@ -179,6 +179,7 @@ func (e *endpoint) session(ctx context.Context, attempt int) bool {
 		}
 	}()
 	defer func() {
+		stop()     // the probe loop must see its end before the id's
 		id.Close() // wakes the probe's completion waits
 		<-probeDone
 	}()

@@ -22,6 +22,9 @@ type listener struct {
 
 	mu       sync.Mutex
 	maxConns uint32 // 0: unlimited
+	// ready is closed once the listener listens or failed to.
+	ready    chan struct{}
+	readyOne sync.Once
 	active   uint32 // accepted and not yet disconnected
 	children sync.WaitGroup
 }
@@ -33,7 +36,20 @@ func (l *listener) setMaxConnections(n uint32) {
 	l.obj.event(l.obj.status(), "updated", fmt.Sprintf("accept.max_connections = %d", n))
 }
 
+func (l *listener) markReady() { l.readyOne.Do(func() { close(l.ready) }) }
+
+// waitReady waits until the listener listens or failed to.
+func (l *listener) waitReady(ctx context.Context) error {
+	select {
+	case <-l.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func (l *listener) run(ctx context.Context) {
+	defer l.markReady()
 	a := l.obj.agent
 	k := aiKey{node: l.spec.Address, port: l.spec.Port, passive: true, portSpace: l.cfg.portSpace, qpType: l.cfg.qpType}
 	qp := l.cfg.qp
@@ -48,6 +64,7 @@ func (l *listener) run(ctx context.Context) {
 			l.obj.failure(pb.Status_ERROR, "error", err)
 			a.log.Error("listener failed", "address", l.obj.address, "err", err)
 		}
+		l.markReady()
 		<-ctx.Done()
 		return
 	}
@@ -56,12 +73,16 @@ func (l *listener) run(ctx context.Context) {
 		s.facts = facts
 		s.record(pb.Status_LISTENING, "listening", fmt.Sprintf("on %s:%d", l.spec.Address, l.spec.Port))
 	})
+	l.markReady()
 	a.log.Info("listening", "address", l.obj.address, "on", fmt.Sprintf("%s:%d", l.spec.Address, l.spec.Port))
 	defer func() {
-		// Children first: their disconnects reach the peers before the
-		// listener goes away.
-		l.children.Wait()
+		// The listening id goes first, so that peers reconnecting while the
+		// accepted connections disconnect meet no listener (and are
+		// rejected) rather than a request queue nobody serves; requests
+		// already queued are rejected.
+		drainRequests(id)
 		id.Close()
+		l.children.Wait()
 	}()
 	for {
 		ev, err := id.NextEvent(ctx)
@@ -147,4 +168,21 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 		l.mu.Unlock()
 		l.obj.change(func(s *state) { s.connections-- })
 	}()
+}
+
+// drainRequests rejects the connect requests queued on a listener that
+// stops serving, so their ids do not outlive it.
+func drainRequests(id *rdmacm.ID) {
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // NextEvent still returns what is queued
+	for {
+		ev, err := id.NextEvent(done)
+		if err != nil {
+			return
+		}
+		if ev.Type == rdmacm.ConnectRequest && ev.ID != nil {
+			ev.ID.Reject(nil)
+			ev.ID.Close()
+		}
+	}
 }

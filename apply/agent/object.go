@@ -72,6 +72,7 @@ func (a *Agent) newObject(addr, token, parent string, kind pb.Kind) *object {
 		done: make(chan struct{}),
 	}
 	o.st = state{status: pb.Status_CREATING, createdAt: now, statusSince: now}
+	o.st.record(pb.Status_CREATING, "created", "")
 	o.st.revision = a.revision.Add(1)
 	return o
 }

@@ -94,7 +94,7 @@ func TestRevisionsGrowAcrossObjects(t *testing.T) {
 		t.Errorf("last change %v, want endpoint.a deleted", got[3])
 	}
 	h := o1.snapshot(true).History
-	if len(h) != 2 || h[1].Status != pb.Status_ESTABLISHED {
+	if len(h) != 3 || h[0].Name != "created" || h[2].Status != pb.Status_ESTABLISHED {
 		t.Errorf("history %v", h)
 	}
 }

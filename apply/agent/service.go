@@ -41,6 +41,8 @@ func grpcError(err error) error {
 		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.As(err, &ex):
 		return status.Error(codes.AlreadyExists, err.Error())
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return status.FromContextError(err).Err()
 	case errors.Is(err, errStopping):
 		return status.Error(codes.Unavailable, err.Error())
 	case errors.Is(err, rdmacm.ErrNotBuilt):
@@ -86,8 +88,8 @@ func (s *service) CreateProtectionDomain(_ context.Context, r *pb.CreateProtecti
 	return o, grpcError(err)
 }
 
-func (s *service) CreateListener(_ context.Context, r *pb.CreateListenerRequest) (*pb.Object, error) {
-	o, err := s.agent.CreateListener(r.Address, r.Token, r.Spec)
+func (s *service) CreateListener(ctx context.Context, r *pb.CreateListenerRequest) (*pb.Object, error) {
+	o, err := s.agent.CreateListener(ctx, r.Address, r.Token, r.Spec)
 	return o, grpcError(err)
 }
 

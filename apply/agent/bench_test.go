@@ -1,0 +1,280 @@
+//go:build linux && cgo && integration
+
+package agent_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+)
+
+// smallQP matches what cmtime creates: one work request and one SGE each way.
+func smallQP() *pb.QP {
+	return &pb.QP{Type: "rc", MaxSendWr: 1, MaxRecvWr: 1, MaxSendSge: 1, MaxRecvSge: 1}
+}
+
+// watchEstablished counts, from a watch opened before the creates, the
+// endpoints under prefix whose latest status is ESTABLISHED, and returns
+// when n are.
+func watchEstablished(b testing.TB, p *agentProc, prefix string, n int) func() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	stream, err := p.Watch(ctx, &pb.WatchRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		defer cancel()
+		status := map[string]pb.Status{}
+		up := 0
+		for up < n {
+			m, err := stream.Recv()
+			if err != nil {
+				b.Fatalf("watch: %v (%d of %d established)", err, up, n)
+			}
+			for _, c := range m.Changes {
+				o := c.Object
+				if o.Kind != pb.Kind_ENDPOINT || !strings.HasPrefix(o.Address, prefix) {
+					continue
+				}
+				was := status[o.Address] == pb.Status_ESTABLISHED
+				status[o.Address] = o.Status
+				if is := o.Status == pb.Status_ESTABLISHED; is != was {
+					if is {
+						up++
+					} else {
+						up--
+					}
+				}
+				if o.Status == pb.Status_ERROR || o.Status == pb.Status_REJECTED {
+					b.Fatalf("%s: %s: %v", o.Address, o.Status, o.LastError)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkEstablish1000ThroughTheAPI times 1,000 endpoints from their
+// create requests to ESTABLISHED (a listener in one agent, the endpoints in
+// another), then cmtime -c 1000 on the same device in the same run.
+func BenchmarkEstablish1000ThroughTheAPI(b *testing.B) {
+	const n = 1000
+	for i := 0; i < b.N; i++ {
+		addr, port := testAddr(b), freePort()
+		server := startAgent(b)
+		l := echoListener(addr, port, 0)
+		l.Qp = smallQP()
+		createListener(b, server, "listener.b", l)
+		ends := startAgent(b)
+		rss0 := rssOf(b, ends.pid())
+		wait := watchEstablished(b, ends, "endpoint.b[", n)
+		start := time.Now()
+		createEndpoints(b, ends, "endpoint.b", n, func(int) *pb.EndpointSpec {
+			s := endpointSpec(addr, port)
+			s.Qp = smallQP()
+			return s
+		})
+		created := time.Since(start)
+		wait()
+		ours := time.Since(start)
+		rss1 := rssOf(b, ends.pid())
+		ref, phases := cmtime(b, n)
+		perEP := float64(rss1-rss0) / n
+		b.ReportMetric(ours.Seconds(), "agent-s")
+		b.ReportMetric(ref.Seconds(), "cmtime-s")
+		b.ReportMetric(ours.Seconds()/ref.Seconds(), "ratio")
+		b.ReportMetric(perEP/1024, "KiB/endpoint")
+		b.Logf("1000 endpoints through the API to established: %v (create requests done after %v); cmtime -c 1000: %v (%s); ratio %.2f",
+			ours.Round(time.Millisecond), created.Round(time.Millisecond), ref.Round(time.Millisecond), phases, ours.Seconds()/ref.Seconds())
+		b.Logf("endpoints' agent RSS: %.1f MiB before, %.1f MiB with 1000 established endpoints: %.1f KiB per endpoint",
+			float64(rss0)/(1<<20), float64(rss1)/(1<<20), perEP/1024)
+	}
+}
+
+// BenchmarkList10000 lists 10,000 real endpoints in one call: endpoints
+// toward a port with no listener and no reconnect policy, so each ends
+// REJECTED (its id destroyed) and the agent holds 10,000 objects.
+func BenchmarkList10000(b *testing.B) {
+	const n = 10000
+	addr, port := testAddr(b), freePort()
+	p := startAgent(b)
+	start := time.Now()
+	createEndpoints(b, p, "endpoint.l", n, func(int) *pb.EndpointSpec { return endpointSpec(addr, port) })
+	waitList(b, p, 10*time.Minute, "10,000 endpoints rejected", func(objs []*pb.Object) bool {
+		return countStatus(objs, pb.Status_REJECTED) == n
+	})
+	b.Logf("10,000 endpoints created and rejected in %v", time.Since(start).Round(time.Millisecond))
+	for _, history := range []bool{false, true} {
+		var took []time.Duration
+		size := 0
+		for i := 0; i < 7; i++ {
+			t0 := time.Now()
+			r, err := p.List(context.Background(), &pb.ListRequest{WithHistory: history})
+			took = append(took, time.Since(t0))
+			if err != nil || len(r.Objects) != n {
+				b.Fatalf("List: %d objects, %v", len(r.GetObjects()), err)
+			}
+			size = 0
+			for _, o := range r.Objects {
+				size += len(o.Address)
+			}
+		}
+		sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+		b.Logf("List of 10,000 objects (with_history=%v): min %v, median %v, max %v over 7 calls",
+			history, took[0].Round(time.Microsecond), took[3].Round(time.Microsecond), took[6].Round(time.Microsecond))
+		if !history {
+			b.ReportMetric(float64(took[3].Microseconds())/1000, "list-ms")
+		} else {
+			b.ReportMetric(float64(took[3].Microseconds())/1000, "list-history-ms")
+		}
+	}
+}
+
+// BenchmarkProbeOverhead1000 measures the agents' CPU share with 1,000
+// established endpoints idle, then probing every 100 ms (64 bytes) to an
+// echoing listener in another agent.
+func BenchmarkProbeOverhead1000(b *testing.B) {
+	const n = 1000
+	addr, port := testAddr(b), freePort()
+	server := startAgent(b)
+	createListener(b, server, "listener.p", echoListener(addr, port, 0))
+	ends := startAgent(b)
+	wait := watchEstablished(b, ends, "endpoint.p[", n)
+	createEndpoints(b, ends, "endpoint.p", n, func(int) *pb.EndpointSpec { return endpointSpec(addr, port) })
+	wait()
+	const window = 10 * time.Second
+	idleE, idleL := cpuShare(b, ends.pid(), server.pid(), window)
+	ctx := context.Background()
+	for i := 0; i < n; i++ {
+		if _, err := ends.Update(ctx, &pb.UpdateRequest{Address: fmt.Sprintf("endpoint.p[%d]", i), SetProbe: true,
+			Probe: &pb.Probe{Interval: int64(100 * time.Millisecond), Size: 64, Timeout: int64(time.Second)}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	time.Sleep(2 * time.Second)
+	before := probeTotals(b, ends)
+	probeE, probeL := cpuShare(b, ends.pid(), server.pid(), window)
+	after := probeTotals(b, ends)
+	sent, lost := after[0]-before[0], after[1]-before[1]
+	rate := float64(sent) / window.Seconds()
+	b.ReportMetric(probeE*100, "endpoints-agent-cpu%")
+	b.ReportMetric(probeL*100, "listener-agent-cpu%")
+	b.ReportMetric(rate, "probes/s")
+	b.Logf("1000 endpoints idle: endpoints' agent %.1f%% CPU, listener's agent %.1f%%", idleE*100, idleL*100)
+	b.Logf("probing every 100 ms: endpoints' agent %.1f%% CPU, listener's (echo) agent %.1f%%; %.0f probes/s (%.0f%% of the 10,000/s asked), %d lost in %v",
+		probeE*100, probeL*100, rate, rate/100, lost, window)
+	if rate > 0 {
+		b.Logf("cost per probe: %.0f µs of endpoint-side CPU, %.0f µs of echo-side CPU",
+			(probeE-idleE)*1e6/rate, (probeL-idleL)*1e6/rate)
+	}
+}
+
+func probeTotals(b testing.TB, p *agentProc) [2]uint64 {
+	r, err := p.List(context.Background(), &pb.ListRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out [2]uint64
+	for _, o := range r.Objects {
+		if o.Probe != nil {
+			out[0] += o.Probe.Sent
+			out[1] += o.Probe.Lost
+		}
+	}
+	return out
+}
+
+// cpuShare is each process's CPU time over window divided by window (1.0 is
+// one CPU), from utime+stime in /proc/PID/stat.
+func cpuShare(b testing.TB, pidA, pidB int, window time.Duration) (float64, float64) {
+	a0, b0 := cpuTicks(b, pidA), cpuTicks(b, pidB)
+	time.Sleep(window)
+	a1, b1 := cpuTicks(b, pidA), cpuTicks(b, pidB)
+	const hz = 100 // USER_HZ
+	return float64(a1-a0) / hz / window.Seconds(), float64(b1-b0) / hz / window.Seconds()
+}
+
+func cpuTicks(b testing.TB, pid int) int64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Fields after the command name (which may hold spaces): state is
+	// field 3, utime 14, stime 15.
+	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + s
+}
+
+func rssOf(b testing.TB, pid int) int64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	b.Fatalf("no VmRSS for pid %d", pid)
+	return 0
+}
+
+// cmtime runs rdma-core's cmtime server and client for n connections and
+// returns the client's time from nothing to established: the sum of its
+// create id, resolve addr, resolve route, create qp and connect steps (as
+// rdmacm's own benchmark does).
+func cmtime(b testing.TB, n int) (time.Duration, string) {
+	port := strconv.Itoa(int(freePort()))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	server := exec.CommandContext(ctx, "cmtime", "-b", testAddr(b), "-p", port, "-c", strconv.Itoa(n))
+	if err := server.Start(); err != nil {
+		b.Fatalf("cmtime server: %v (is rdmacm-utils installed?)", err)
+	}
+	defer func() { server.Process.Kill(); server.Wait() }()
+	time.Sleep(500 * time.Millisecond)
+	out, err := exec.CommandContext(ctx, "cmtime", "-s", testAddr(b), "-p", port, "-c", strconv.Itoa(n)).CombinedOutput()
+	if err != nil {
+		b.Fatalf("cmtime client: %v\n%s", err, out)
+	}
+	steps := map[string]float64{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		if f := strings.Fields(rest); len(f) > 0 {
+			if v, err := strconv.ParseFloat(f[0], 64); err == nil {
+				steps[strings.TrimSpace(name)] = v
+			}
+		}
+	}
+	var total float64
+	var parts []string
+	for _, s := range []string{"create id", "resolve addr", "resolve route", "create qp", "connect"} {
+		v, ok := steps[s]
+		if !ok {
+			b.Fatalf("cmtime output lacks the %q step:\n%s", s, out)
+		}
+		total += v
+		parts = append(parts, fmt.Sprintf("%s %.0f ms", s, v))
+	}
+	return time.Duration(total * float64(time.Millisecond)), strings.Join(parts, ", ")
+}

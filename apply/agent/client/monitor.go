@@ -1,0 +1,160 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/tui"
+)
+
+// MonitorSource is the agent's watch stream as the monitor reads it.
+type MonitorSource struct {
+	Socket string
+}
+
+var _ tui.Source = MonitorSource{}
+
+// Watch dials the agent, sends the snapshot, then every change, until ctx
+// ends or the connection fails.
+func (m MonitorSource) Watch(ctx context.Context, snapshot func([]tui.Object, tui.AgentInfo), update func(tui.Update)) error {
+	c, err := Dial(ctx, m.Socket)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	info := tui.AgentInfo{Socket: m.Socket}
+	if devs, err := c.Devices(ctx, &pb.DevicesRequest{}); err == nil {
+		for _, d := range devs.Devices {
+			di := tui.DeviceInfo{Name: d.Name}
+			for _, p := range d.Ports {
+				di.Ports = append(di.Ports, tui.PortInfo{Num: int(p.Num), State: strings.TrimPrefix(p.State, "PORT_")})
+			}
+			info.Devices = append(info.Devices, di)
+		}
+	}
+	stream, err := c.Watch(ctx, &pb.WatchRequest{WithHistory: true})
+	if err != nil {
+		return err
+	}
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	if a := first.Agent; a != nil {
+		info.PID, info.StartedAt = int(a.Pid), time.Unix(0, a.StartedAt)
+		if a.Socket != "" {
+			info.Socket = a.Socket
+		}
+	}
+	objs := make([]tui.Object, len(first.Objects))
+	for i, o := range first.Objects {
+		objs[i] = MonitorObject(o)
+	}
+	snapshot(objs, info)
+	for {
+		msg, err := stream.Recv()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		for _, ch := range msg.Changes {
+			if ch.Deleted {
+				update(tui.Update{Object: tui.Object{Address: ch.Object.Address, Parent: ch.Object.Parent}, Deleted: true})
+				continue
+			}
+			update(tui.Update{Object: MonitorObject(ch.Object)})
+		}
+	}
+}
+
+func timeOf(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+// MonitorObject converts an agent object for the monitor.
+func MonitorObject(o *pb.Object) tui.Object {
+	out := tui.Object{
+		Address:        o.Address,
+		Parent:         o.Parent,
+		Kind:           strings.ToLower(o.Kind.String()),
+		Status:         strings.ToLower(o.Status.String()),
+		ConnectedSince: timeOf(o.ConnectedSince),
+		Reconnects:     int(o.Reconnects),
+		LastEvent:      o.LastEvent,
+		LastEventAt:    timeOf(o.LastEventAt),
+		Config:         settings(o),
+	}
+	if f := o.Facts; f != nil {
+		out.LocalAddr, out.RemoteAddr, out.QPNum = f.LocalAddr, f.RemoteAddr, f.QpNum
+		out.QPType, out.Device, out.Port = strings.ToUpper(f.QpType), f.Device, int(f.Port)
+	}
+	if e := o.LastError; e != nil {
+		out.LastError = &tui.ErrorInfo{Call: e.Call, Errno: int(e.Errno), Message: e.Message, At: timeOf(e.At)}
+	}
+	if p := o.Probe; p != nil {
+		out.Probe = &tui.ProbeStats{
+			Last: time.Duration(p.Last), Min: time.Duration(p.Min), Mean: time.Duration(p.Mean), Max: time.Duration(p.Max),
+			Sent: p.Sent, Lost: p.Lost, Degraded: p.Degraded,
+		}
+	}
+	for _, h := range o.History {
+		out.History = append(out.History, tui.Event{At: timeOf(h.At), Name: h.Name, Detail: h.Detail})
+	}
+	return out
+}
+
+// settings formats an object's spec for the detail pane.
+func settings(o *pb.Object) []tui.Setting {
+	var s []tui.Setting
+	add := func(k, v string) {
+		if v != "" {
+			s = append(s, tui.Setting{Key: k, Value: v})
+		}
+	}
+	qp := func(q *pb.QP) string {
+		if q == nil {
+			return "default"
+		}
+		return fmt.Sprintf("%s send_wr %d recv_wr %d send_sge %d recv_sge %d inline %d", q.Type, q.MaxSendWr, q.MaxRecvWr, q.MaxSendSge, q.MaxRecvSge, q.MaxInlineData)
+	}
+	switch spec := o.Spec.(type) {
+	case *pb.Object_ProtectionDomain:
+		add("device", spec.ProtectionDomain.Device)
+	case *pb.Object_Listener:
+		l := spec.Listener
+		add("address", fmt.Sprintf("%s:%d", l.Address, l.Port))
+		add("port_space", l.PortSpace)
+		add("protection_domain", l.ProtectionDomain)
+		add("qp", qp(l.Qp))
+		if a := l.Accept; a != nil {
+			add("accept", fmt.Sprintf("max_connections %d, echo %v, responder_resources %d, initiator_depth %d",
+				a.MaxConnections, a.Echo, a.ResponderResources, a.InitiatorDepth))
+		}
+		add("connections", fmt.Sprintf("%d now, %d accepted, %d rejected", o.Connections, o.AcceptedTotal, o.RejectedTotal))
+	case *pb.Object_Endpoint:
+		e := spec.Endpoint
+		add("address", fmt.Sprintf("%s:%d", e.Address, e.Port))
+		add("port_space", e.PortSpace)
+		add("protection_domain", e.ProtectionDomain)
+		add("qp", qp(e.Qp))
+		if k := e.Connect; k != nil {
+			add("connect", fmt.Sprintf("retry %d, rnr_retry %d, timeout %v", k.RetryCount, k.RnrRetryCount, time.Duration(k.Timeout)))
+		}
+		if r := e.Reconnect; r != nil {
+			add("reconnect", fmt.Sprintf("%v to %v", time.Duration(r.MinBackoff), time.Duration(r.MaxBackoff)))
+		}
+		if p := e.Probe; p != nil {
+			add("probe", fmt.Sprintf("every %v, %d bytes, timeout %v", time.Duration(p.Interval), p.Size, time.Duration(p.Timeout)))
+		}
+		add("reject_reason", o.RejectReason)
+	}
+	return s
+}
