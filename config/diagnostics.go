@@ -45,7 +45,7 @@ func (l *Loader) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, color bool
 }
 
 // windowMin is the file size from which diagnostics are windowed.
-const windowMin = 16 << 10
+const windowMin = 4 << 10
 
 // window returns a copy of d and a stand-in for its file holding only the
 // lines d shows, and how many lines precede them.

@@ -3,8 +3,11 @@ package config
 import (
 	"fmt"
 	"math/big"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -83,12 +86,30 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 		},
 	}
 	diags = append(diags, e.buildGraph()...)
+	// Nodes of one level depend only on nodes of lower levels, so each
+	// level's nodes are evaluated concurrently.
+	var levels [][]string
+	level := map[string]int{}
 	for _, comp := range e.graph.order() {
 		if isCycle(comp) {
 			diags = append(diags, cycleDiag(comp))
 			continue // members stay unknown
 		}
-		diags = append(diags, e.evalNode(comp[0].key)...)
+		n := comp[0]
+		lv := 0
+		for _, d := range n.deps {
+			if l, ok := level[d]; ok {
+				lv = max(lv, l+1)
+			}
+		}
+		level[n.key] = lv
+		for len(levels) <= lv {
+			levels = append(levels, nil)
+		}
+		levels[lv] = append(levels[lv], n.key)
+	}
+	for _, keys := range levels {
+		diags = append(diags, e.evalLevel(keys)...)
 	}
 	e.cfg.ctx = e.fullContext()
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
@@ -96,8 +117,45 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	return e.cfg, diags
 }
 
-// evaluator holds phase two's state: the values known so far.
+// evalLevel evaluates independent nodes, concurrently when there are
+// enough of them to be worth it.
+func (e *evaluator) evalLevel(keys []string) hcl.Diagnostics {
+	workers := runtime.GOMAXPROCS(0)
+	if len(keys) < 64 || workers < 2 {
+		var diags hcl.Diagnostics
+		for _, k := range keys {
+			diags = append(diags, e.evalNode(k)...)
+		}
+		return diags
+	}
+	results := make([]hcl.Diagnostics, len(keys))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(keys) {
+					return
+				}
+				results[i] = e.evalNode(keys[i])
+			}
+		}()
+	}
+	wg.Wait()
+	var diags hcl.Diagnostics
+	for _, d := range results {
+		diags = append(diags, d...)
+	}
+	return diags
+}
+
+// evaluator holds phase two's state: the values known so far. Nodes of one
+// level run concurrently: mu guards the maps they write.
 type evaluator struct {
+	mu     sync.RWMutex
 	l      *Loader
 	decl   *declarations
 	graph  graph
@@ -205,6 +263,8 @@ func (e *evaluator) ctx(refs []*reference) *hcl.EvalContext {
 		}
 		m[name] = v
 	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
 	for _, r := range refs {
 		switch r.kind {
 		case refVar:
@@ -248,8 +308,10 @@ func (e *evaluator) evalNode(key string) hcl.Diagnostics {
 		if diags.HasErrors() {
 			v = cty.DynamicVal
 		}
+		e.mu.Lock()
 		e.locals[name] = v
 		e.cfg.Locals[name] = v
+		e.mu.Unlock()
 		return diags
 	case "output":
 		o := e.decl.outputs[name]
@@ -300,6 +362,7 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 		return append(diags, d...)
 	}
 	values := make([]cty.Value, 0, len(keys))
+	insts := make([]*Instance, 0, len(keys))
 	for _, k := range keys {
 		ictx := ctx
 		if k.vars != nil {
@@ -310,25 +373,32 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 		diags = append(diags, d...)
 		inst.Addr = r.Addr.Instance(k.key)
 		inst.Resource = r
-		e.cfg.Instances[inst.Addr] = inst
+		insts = append(insts, inst)
 		values = append(values, v)
 	}
+	var all cty.Value
 	switch {
 	case r.Count != nil:
 		if len(values) == 0 {
-			e.res[r.Addr] = cty.EmptyTupleVal
+			all = cty.EmptyTupleVal
 		} else {
-			e.res[r.Addr] = cty.TupleVal(values)
+			all = cty.TupleVal(values)
 		}
 	case r.ForEach != nil:
 		m := make(map[string]cty.Value, len(values))
 		for i, k := range keys {
 			m[string(k.key.(addrs.StringKey))] = values[i]
 		}
-		e.res[r.Addr] = cty.ObjectVal(m)
+		all = cty.ObjectVal(m)
 	default:
-		e.res[r.Addr] = values[0]
+		all = values[0]
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, inst := range insts {
+		e.cfg.Instances[inst.Addr] = inst
+	}
+	e.res[r.Addr] = all
 	return diags
 }
 

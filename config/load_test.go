@@ -238,3 +238,46 @@ locals {
 		}
 	}
 }
+
+// TestParallelLevel loads enough independent blocks to be evaluated
+// concurrently (run with -race), including errors, and checks the result
+// is complete and the diagnostics deterministic.
+func TestParallelLevel(t *testing.T) {
+	files := distinctShape(300)
+	files["bad.rdma.hcl"] = `
+endpoint "bad" {
+  count   = 3
+  address = listener.l.address
+  port    = listener.l.port + 70000
+}
+locals {
+  a = listener.l.port
+  b = local.a + 1
+}
+`
+	var first string
+	for i := 0; i < 3; i++ {
+		l := NewLoader()
+		src := map[string][]byte{}
+		for k, v := range files {
+			src[k] = []byte(v)
+		}
+		cfg, diags := l.LoadSources(src, VarInputs{})
+		if len(cfg.Instances) != 1+300+3 {
+			t.Fatalf("%d instances", len(cfg.Instances))
+		}
+		if got := cfg.Locals["b"]; !got.RawEquals(cty.NumberIntVal(7472)) {
+			t.Errorf("local.b = %#v", got)
+		}
+		var b stringsBuilder
+		_ = l.WriteDiagnostics(&b, diags, false, 0)
+		if i == 0 {
+			first = b.String()
+			if len(diags) != 1 { // the three instances share one diagnostic
+				t.Fatalf("diagnostics:\n%s", first)
+			}
+		} else if b.String() != first {
+			t.Fatalf("diagnostics differ between runs:\n%s\n---\n%s", first, b.String())
+		}
+	}
+}
