@@ -17,7 +17,7 @@ import (
 // AddrInfo is the result of rdma_getaddrinfo: where to listen or what to
 // connect to, with the QP type and port space that ids created from it use.
 type AddrInfo struct {
-	mu        sync.Mutex
+	mu        sync.RWMutex // read-held by calls using ai, so Close waits for them
 	ai        *C.struct_rdma_addrinfo
 	Node      string
 	Service   string
@@ -86,11 +86,12 @@ func (a *AddrInfo) Close() error {
 	return nil
 }
 
-func (a *AddrInfo) c() (*C.struct_rdma_addrinfo, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// use runs f with the live result; concurrent uses run in parallel.
+func (a *AddrInfo) use(f func(*C.struct_rdma_addrinfo) error) error {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
 	if a.ai == nil {
-		return nil, ErrClosed
+		return ErrClosed
 	}
-	return a.ai, nil
+	return f(a.ai)
 }

@@ -24,6 +24,7 @@ type EventChannel struct {
 	ch     *C.struct_rdma_event_channel
 	poll   *os.File // a duplicate of the channel's descriptor, for the poller
 	ids    map[*ID]struct{}
+	pools  map[*C.struct_ibv_context]*cqPool
 	closed bool
 	done   chan struct{}
 	err    error // why the loop stopped, when not by Close
@@ -49,8 +50,9 @@ func NewEventChannel() (*EventChannel, error) {
 	c := &EventChannel{
 		ch:   ch,
 		poll: os.NewFile(uintptr(dup), "rdma_cm event channel"),
-		ids:  make(map[*ID]struct{}),
-		done: make(chan struct{}),
+		ids:   make(map[*ID]struct{}),
+		pools: make(map[*C.struct_ibv_context]*cqPool),
+		done:  make(chan struct{}),
 	}
 	go c.loop()
 	return c, nil
@@ -130,6 +132,24 @@ func (c *EventChannel) detach(id *ID) {
 	delete(c.ids, id)
 }
 
+// cqPool returns the channel's completion queue pool for a device context.
+func (c *EventChannel) cqPool(verbs *C.struct_ibv_context) (*cqPool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	if p := c.pools[verbs]; p != nil {
+		return p, nil
+	}
+	p, err := newCQPool(verbs)
+	if err != nil {
+		return nil, err
+	}
+	c.pools[verbs] = p
+	return p, nil
+}
+
 // Close destroys every id still on the channel (accepted connections first),
 // stops the loop and destroys the channel. It is idempotent.
 func (c *EventChannel) Close() error {
@@ -155,6 +175,9 @@ func (c *EventChannel) Close() error {
 		if id.listener == nil {
 			errs = append(errs, id.Close())
 		}
+	}
+	for _, p := range c.pools {
+		errs = append(errs, p.close())
 	}
 	errs = append(errs, c.poll.Close())
 	<-c.done

@@ -12,13 +12,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"syscall"
 	"time"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
 )
 
 // Buffer is C memory registered for sends and receives on one id's QP. The
@@ -56,7 +54,7 @@ func (id *ID) RegisterBuffer(size int) (*Buffer, error) {
 		C.free(b.mem)
 		return nil, err
 	}
-	id.comp.track(b)
+	id.buffers.track(b)
 	return b, nil
 }
 
@@ -99,26 +97,33 @@ func (b *Buffer) region(n int) (unsafe.Pointer, *C.struct_ibv_mr, error) {
 }
 
 // PostRecv posts a receive of up to the whole buffer (rdma_post_recv).
+// wrID, at most 2^31-1, comes back in the completion.
 func (id *ID) PostRecv(b *Buffer, wrID uint64) error {
 	mem, mr, err := b.region(b.size)
+	if err == nil && wrID > maxUserWRID {
+		err = fmt.Errorf("work request id %d is over %d", wrID, maxUserWRID)
+	}
 	if err != nil {
 		return fmt.Errorf("rdma_post_recv: %w", err)
 	}
 	return id.call("rdma_post_recv", func(cid *C.struct_rdma_cm_id) (C.int, error) {
-		ret, errno := C.rf_post_recv(cid, C.uint64_t(wrID), mem, C.size_t(b.size), mr)
+		ret, errno := C.rf_post_recv(cid, encodeWRID(id.key, true, wrID), mem, C.size_t(b.size), mr)
 		return ret, errno
 	})
 }
 
 // PostSend posts a signalled send of the buffer's first n bytes
-// (rdma_post_send).
+// (rdma_post_send). wrID, at most 2^31-1, comes back in the completion.
 func (id *ID) PostSend(b *Buffer, n int, wrID uint64) error {
 	mem, mr, err := b.region(n)
+	if err == nil && wrID > maxUserWRID {
+		err = fmt.Errorf("work request id %d is over %d", wrID, maxUserWRID)
+	}
 	if err != nil {
 		return fmt.Errorf("rdma_post_send: %w", err)
 	}
 	return id.call("rdma_post_send", func(cid *C.struct_rdma_cm_id) (C.int, error) {
-		ret, errno := C.rf_post_send(cid, C.uint64_t(wrID), mem, C.size_t(n), mr, 0)
+		ret, errno := C.rf_post_send(cid, encodeWRID(id.key, false, wrID), mem, C.size_t(n), mr, 0)
 		return ret, errno
 	})
 }
@@ -170,166 +175,41 @@ func (id *ID) EchoOnce(ctx context.Context, buf *Buffer) error {
 	return err
 }
 
-// completions waits for an id's work completions through its completion
-// channels' descriptors in Go's network poller. One waiter per direction at
-// a time.
-type completions struct {
-	mu      sync.Mutex
-	send    *cqWaiter
-	recv    *cqWaiter
-	buffers []*Buffer
-	closed  bool
+// buffers are an id's registered buffers, deregistered before its QP is
+// destroyed.
+type buffers struct {
+	mu   sync.Mutex
+	list []*Buffer
 }
 
-type cqWaiter struct {
-	cq   *C.struct_ibv_cq
-	ch   *C.struct_ibv_comp_channel
-	file *os.File
+func (bs *buffers) track(b *Buffer) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	bs.list = append(bs.list, b)
 }
 
-func (c *completions) track(b *Buffer) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.buffers = append(c.buffers, b)
-}
-
-// close wakes any waiter and releases the buffers; it runs before the id's
-// QP and CQs are destroyed.
-func (c *completions) close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return
-	}
-	c.closed = true
-	for _, w := range []*cqWaiter{c.send, c.recv} {
-		if w != nil {
-			w.file.Close()
-		}
-	}
-	for _, b := range c.buffers {
+func (bs *buffers) close() {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	for _, b := range bs.list {
 		b.Close()
 	}
-	c.buffers = nil
+	bs.list = nil
 }
 
-// waiter returns the poller of the id's send or receive CQ, creating it on
-// first use.
-func (id *ID) waiter(recv bool) (*cqWaiter, error) {
-	id.comp.mu.Lock()
-	defer id.comp.mu.Unlock()
-	if id.comp.closed {
-		return nil, ErrClosed
-	}
-	slot := &id.comp.send
-	if recv {
-		slot = &id.comp.recv
-	}
-	if *slot != nil {
-		return *slot, nil
-	}
-	w := &cqWaiter{}
-	err := id.call("ibv_get_cq_event", func(cid *C.struct_rdma_cm_id) (C.int, error) {
-		if !id.hasQP {
-			return -1, errors.New("the id has no QP")
-		}
-		w.cq, w.ch = cid.send_cq, cid.send_cq_channel
-		if recv {
-			w.cq, w.ch = cid.recv_cq, cid.recv_cq_channel
-		}
-		if w.ch == nil {
-			return -1, errors.New("the CQ has no completion channel")
-		}
-		if ret, errno := C.rf_set_nonblock(w.ch.fd); ret != 0 {
-			return -1, errno
-		}
-		dup, err := unix.FcntlInt(uintptr(w.ch.fd), unix.F_DUPFD_CLOEXEC, 0)
-		if err != nil {
-			return -1, err
-		}
-		w.file = os.NewFile(uintptr(dup), "completion channel")
-		return 0, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	*slot = w
-	return w, nil
-}
-
+// waitCompletion takes the id's next send or receive completion, routed to
+// it by its channel's CQ poller.
 func (id *ID) waitCompletion(ctx context.Context, recv bool) (Completion, error) {
-	op := "send"
+	op, q := "send", id.sends
 	if recv {
-		op = "recv"
+		op, q = "recv", id.recvs
 	}
-	w, err := id.waiter(recv)
+	c, err := q.next(ctx)
 	if err != nil {
-		return Completion{}, err
+		return c, fmt.Errorf("waiting for a %s completion: %w", op, err)
 	}
-	raw, err := w.file.SyscallConn()
-	if err != nil {
-		return Completion{}, err
+	if c.Status != 0 {
+		return c, &CompletionError{Op: op, Completion: c}
 	}
-	w.file.SetReadDeadline(time.Time{})
-	stop := context.AfterFunc(ctx, func() { w.file.SetReadDeadline(time.Unix(1, 0)) })
-	defer stop()
-	for {
-		// Poll, arm, poll again: a completion that lands between the first
-		// poll and the arm would otherwise raise no event.
-		for _, arm := range []bool{false, true} {
-			c, ok, err := id.pollCQ(w, arm)
-			if err != nil {
-				return Completion{}, err
-			}
-			if ok {
-				if c.Status != 0 {
-					return c, &CompletionError{Op: op, Completion: c}
-				}
-				return c, nil
-			}
-		}
-		var takeErr error
-		err := raw.Read(func(uintptr) bool {
-			takeErr = id.call("ibv_get_cq_event", func(*C.struct_rdma_cm_id) (C.int, error) {
-				ret, errno := C.rf_take_cq_event(w.ch)
-				return ret, errno
-			})
-			return !errors.Is(takeErr, syscall.EAGAIN)
-		})
-		switch {
-		case ctx.Err() != nil:
-			return Completion{}, fmt.Errorf("waiting for a %s completion: %w", op, ctx.Err())
-		case err != nil:
-			return Completion{}, fmt.Errorf("waiting for a %s completion: %w", op, ErrClosed)
-		case takeErr != nil:
-			return Completion{}, takeErr
-		}
-	}
-}
-
-// pollCQ takes one completion if there is one; with arm, it first requests
-// a notification for the next.
-func (id *ID) pollCQ(w *cqWaiter, arm bool) (Completion, bool, error) {
-	var wc C.struct_rf_completion
-	var got C.int
-	err := id.call("ibv_poll_cq", func(*C.struct_rdma_cm_id) (C.int, error) {
-		if arm {
-			if ret, errno := C.rf_arm(w.cq); ret != 0 {
-				return ret, errno
-			}
-		}
-		n, errno := C.rf_poll(w.cq, &wc)
-		if n < 0 {
-			return n, errno
-		}
-		got = n
-		return 0, nil
-	})
-	if err != nil || got == 0 {
-		return Completion{}, false, err
-	}
-	return Completion{
-		WRID: uint64(wc.wr_id), Status: int(wc.status), Opcode: int(wc.opcode),
-		Bytes: int(wc.byte_len), Text: C.GoString(C.ibv_wc_status_str(uint32(wc.status))),
-	}, true, nil
+	return c, nil
 }

@@ -32,12 +32,19 @@ type ID struct {
 	hasQP     bool
 
 	// A listener's configuration for the QPs of incoming requests, as
-	// rdma_create_ep saves it for rdma_get_request: C memory, freed by Close.
-	requestPD     *PD
-	requestQPAttr *C.struct_ibv_qp_init_attr
+	// rdma_create_ep saves it for rdma_get_request.
+	requestPD *PD
+	requestQP *QPInit
 
-	events *inbox
-	comp   completions
+	// The QP's share of a pooled CQ, released when the QP is destroyed.
+	cq      *sharedCQ
+	cqPool  *cqPool
+	cqShare int
+
+	events  *queue[Event]
+	sends   *queue[Completion]
+	recvs   *queue[Completion]
+	buffers buffers
 }
 
 // CreateEP creates an id from ai with rdma_create_ep, with a QP when qp is
@@ -46,45 +53,43 @@ type ID struct {
 // the id is bound and ready to Listen; requests it receives get QPs from the
 // same PD and attributes. For an active ai the address and route are
 // resolved and the id is ready to Connect.
+//
+// The QP is created right after rdma_create_ep, on a completion queue the
+// channel shares among its QPs, rather than by rdma_create_ep with two CQs
+// and two completion channels of its own: the same QP, at a fraction of the
+// cost and descriptors.
 func CreateEP(ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChannel) (*ID, error) {
 	if ch == nil {
 		return nil, errors.New("rdma_create_ep: an EventChannel is required: rdmaform runs every id asynchronously")
-	}
-	cai, err := ai.c()
-	if err != nil {
-		return nil, err
 	}
 	if qp != nil {
 		if err := qp.Validate(limitsFor(pd)); err != nil {
 			return nil, fmt.Errorf("rdma_create_ep: %w", err)
 		}
 	}
-	id := &ID{
-		channel:   ch,
-		portSpace: ai.PortSpace,
-		qpType:    ai.QPType,
-		passive:   ai.Passive,
-		hasQP:     qp != nil && !ai.Passive,
-		events:    newInbox(),
-	}
-	var q QPInit
-	withQP := C.int(0)
-	if qp != nil {
-		q, withQP = *qp, 1
-	}
-	ret, errno := C.rf_create_ep(&id.cid, cai, pd.c(), withQP, C.int(ai.QPType),
-		C.uint32_t(q.MaxSendWR), C.uint32_t(q.MaxRecvWR), C.uint32_t(q.MaxSendSGE),
-		C.uint32_t(q.MaxRecvSGE), C.uint32_t(q.MaxInlineData), boolInt(q.SQSigAll))
-	if ret != 0 {
-		return nil, opError("rdma_create_ep", errno)
-	}
-	if qp != nil && ai.Passive {
-		id.requestPD = pd
-		id.requestQPAttr = newQPAttr(ai.QPType, q)
+	id := newID(ch, ai.PortSpace, ai.QPType)
+	id.passive = ai.Passive
+	err := ai.use(func(cai *C.struct_rdma_addrinfo) error {
+		if ret, errno := C.rdma_create_ep(&id.cid, cai, nil, nil); ret != 0 {
+			return opError("rdma_create_ep", errno)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := id.join(ch); err != nil {
 		id.destroy()
 		return nil, err
+	}
+	if qp != nil && ai.Passive {
+		q := *qp
+		id.requestPD, id.requestQP = pd, &q
+	} else if qp != nil {
+		if err := id.createQP(pd, *qp); err != nil {
+			id.Close()
+			return nil, err
+		}
 	}
 	if ret, errno := C.rdma_migrate_id(id.cid, ch.ch); ret != 0 {
 		id.Close()
@@ -93,22 +98,62 @@ func CreateEP(ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChannel) (*ID, error) {
 	return id, nil
 }
 
-func newQPAttr(t QPType, q QPInit) *C.struct_ibv_qp_init_attr {
-	a := (*C.struct_ibv_qp_init_attr)(C.calloc(1, C.size_t(unsafe.Sizeof(C.struct_ibv_qp_init_attr{}))))
-	a.qp_type = uint32(t)
-	a.cap.max_send_wr = C.uint32_t(q.MaxSendWR)
-	a.cap.max_recv_wr = C.uint32_t(q.MaxRecvWR)
-	a.cap.max_send_sge = C.uint32_t(q.MaxSendSGE)
-	a.cap.max_recv_sge = C.uint32_t(q.MaxRecvSGE)
-	a.cap.max_inline_data = C.uint32_t(q.MaxInlineData)
-	a.sq_sig_all = boolInt(q.SQSigAll)
-	return a
+func newID(ch *EventChannel, ps PortSpace, t QPType) *ID {
+	return &ID{
+		channel: ch, portSpace: ps, qpType: t,
+		events: newQueue[Event](), sends: newQueue[Completion](), recvs: newQueue[Completion](),
+	}
 }
 
-// join registers the id and attaches it to the channel.
+// createQP creates the id's QP on pd (nil: the device's default PD) with a
+// share of one of the channel's pooled CQs.
+func (id *ID) createQP(pd *PD, q QPInit) error {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.cid == nil {
+		return &OpError{Op: "rdma_create_qp", Err: ErrClosed}
+	}
+	verbs := id.cid.verbs
+	if verbs == nil {
+		return opError("rdma_create_qp", syscall.ENODEV)
+	}
+	cpd := pd.c()
+	if cpd != nil && C.rf_pd_matches(cpd, id.cid) == 0 {
+		return fmt.Errorf("rdma_create_qp: protection domain on %s, but the address is served by %s",
+			pd.Device(), C.GoString(C.ibv_get_device_name(verbs.device)))
+	}
+	pool, err := id.channel.cqPool(verbs)
+	if err != nil {
+		return err
+	}
+	share := int(q.MaxSendWR + q.MaxRecvWR)
+	cq, err := pool.reserve(share)
+	if err != nil {
+		return err
+	}
+	ret, errno := C.rf_create_qp(id.cid, cpd, cq.cq, C.int(id.qpType),
+		C.uint32_t(q.MaxSendWR), C.uint32_t(q.MaxRecvWR), C.uint32_t(q.MaxSendSGE),
+		C.uint32_t(q.MaxRecvSGE), C.uint32_t(q.MaxInlineData), boolInt(q.SQSigAll))
+	if ret != 0 {
+		pool.release(cq, share)
+		return opError("rdma_create_qp", errno)
+	}
+	id.cq, id.cqPool, id.cqShare, id.hasQP = cq, pool, share, true
+	return nil
+}
+
+// join registers an existing rdma_cm_id and attaches it to the channel.
 func (id *ID) join(ch *EventChannel) error {
-	id.key = ids.add(id)
+	if err := id.enroll(ch); err != nil {
+		return err
+	}
 	C.rf_set_context(id.cid, C.uintptr_t(id.key))
+	return nil
+}
+
+// enroll gives the id its registry key and attaches it to the channel.
+func (id *ID) enroll(ch *EventChannel) error {
+	id.key = ids.add(id)
 	if err := ch.attach(id); err != nil {
 		ids.remove(id.key)
 		return err
@@ -149,36 +194,38 @@ func (c *EventChannel) dispatch(ev *C.struct_rf_event) {
 		C.rdma_destroy_ep(ev.id)
 		return
 	}
-	child, err := listener.adopt(ev.id)
+	child := listener.adopt(ev.id)
 	if child == nil {
 		return
 	}
-	e.ID, e.Listener, e.Err = child, listener, err
+	e.ID, e.Listener = child, listener
 	listener.events.put(e)
 }
 
-// adopt wraps the new id of an incoming request and, if the listener was
-// created with a QP configuration, creates its QP as rdma_get_request does.
-func (l *ID) adopt(cid *C.struct_rdma_cm_id) (*ID, error) {
-	child := &ID{
-		cid: cid, channel: l.channel, listener: l,
-		portSpace: l.portSpace, qpType: l.qpType, events: newInbox(),
-	}
+// adopt wraps the new id of an incoming request. Its QP is created by
+// whoever takes the request (NextEvent), not here, so the event loop stays
+// free for other ids' events while QPs are built.
+func (l *ID) adopt(cid *C.struct_rdma_cm_id) *ID {
+	child := newID(l.channel, l.portSpace, l.qpType)
+	child.cid, child.listener = cid, l
 	if err := child.join(l.channel); err != nil {
 		C.rdma_reject(cid, nil, 0)
 		C.rdma_destroy_ep(cid)
-		return nil, err
+		return nil
 	}
+	return child
+}
+
+// createRequestQP gives a request's id a QP from the listener's PD and
+// attributes, as rdma_get_request does, if the listener has them.
+func (l *ID) createRequestQP(child *ID) error {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.cid == nil || l.requestQPAttr == nil {
-		return child, nil
+	pd, q := l.requestPD, l.requestQP
+	l.mu.Unlock()
+	if q == nil {
+		return nil
 	}
-	if ret, errno := C.rf_create_qp_like(cid, l.requestPD.c(), l.requestQPAttr); ret != 0 {
-		return child, opError("rdma_create_qp", errno)
-	}
-	child.hasQP = true
-	return child, nil
+	return child.createQP(pd, *q)
 }
 
 // Listen starts listening (rdma_listen) with the given backlog of pending
@@ -193,13 +240,20 @@ func (id *ID) Listen(backlog int) error {
 	})
 }
 
-// NextEvent waits for the next event of this id, in order.
+// NextEvent waits for the next event of this id, in order. On a listener,
+// a CONNECT_REQUEST's new id gets its QP here (Event.Err says if that failed).
 func (id *ID) NextEvent(ctx context.Context) (Event, error) {
 	e, err := id.events.next(ctx)
-	if err == nil && e.Type == channelFailed {
-		return e, e.Err
+	if err != nil {
+		return e, err
 	}
-	return e, err
+	switch e.Type {
+	case channelFailed:
+		return e, e.Err
+	case ConnectRequest:
+		e.Err = id.createRequestQP(e.ID)
+	}
+	return e, nil
 }
 
 // GetRequest waits for the next connect request on a listener and returns
@@ -351,11 +405,11 @@ func (id *ID) call(op string, f func(*C.struct_rdma_cm_id) (C.int, error)) error
 	return nil
 }
 
-// Close disconnects nothing by itself: it destroys the id and its QP
-// (rdma_destroy_ep), which the peer sees as a disconnect. It is idempotent
-// and safe from any goroutine.
+// Close destroys the id and its QP (rdma_destroy_ep), which the peer sees
+// as a disconnect, after deregistering its buffers. It is idempotent and safe
+// from any goroutine.
 func (id *ID) Close() error {
-	id.comp.close()
+	id.buffers.close()
 	id.mu.Lock()
 	defer id.mu.Unlock()
 	if id.cid == nil {
@@ -367,11 +421,13 @@ func (id *ID) Close() error {
 
 // destroy releases everything; the caller holds id.mu or owns id alone.
 func (id *ID) destroy() {
-	C.rdma_destroy_ep(id.cid)
+	if id.cid != nil {
+		C.rdma_destroy_ep(id.cid)
+	}
 	id.cid = nil
-	if id.requestQPAttr != nil {
-		C.free(unsafe.Pointer(id.requestQPAttr))
-		id.requestQPAttr = nil
+	if id.cq != nil {
+		id.cqPool.release(id.cq, id.cqShare)
+		id.cq = nil
 	}
 	if id.key != 0 {
 		ids.remove(id.key)
@@ -380,6 +436,8 @@ func (id *ID) destroy() {
 		id.channel.detach(id)
 	}
 	id.events.close()
+	id.sends.close()
+	id.recvs.close()
 }
 
 // cBytes copies b into C memory (nil for empty); the caller frees it.

@@ -7,63 +7,68 @@ import (
 	"sync"
 )
 
-// inbox queues an id's events without bound, so the channel's event loop
-// never blocks on a slow reader. An id receives few events (a handful per
-// connection), except a listener, whose queue is its backlog of requests.
-type inbox struct {
+// queue hands items from the event loops to one waiting goroutine without
+// bound, so a loop never blocks on a slow reader. An id receives few events
+// (a handful per connection) and at most as many completions as it posted
+// work requests; a listener's queue is its backlog of requests.
+type queue[T any] struct {
 	mu     sync.Mutex
-	events []Event
-	ready  chan struct{} // holds a token while events is non-empty
+	items  []T
+	ready  chan struct{} // holds a token while items is non-empty
 	closed chan struct{}
 }
 
-func newInbox() *inbox {
-	return &inbox{ready: make(chan struct{}, 1), closed: make(chan struct{})}
+func newQueue[T any]() *queue[T] {
+	return &queue[T]{ready: make(chan struct{}, 1), closed: make(chan struct{})}
 }
 
-func (b *inbox) put(e Event) {
-	b.mu.Lock()
-	b.events = append(b.events, e)
-	b.mu.Unlock()
+func (q *queue[T]) put(v T) {
+	q.mu.Lock()
+	q.items = append(q.items, v)
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *queue[T]) signal() {
 	select {
-	case b.ready <- struct{}{}:
+	case q.ready <- struct{}{}:
 	default:
 	}
 }
 
-// next waits for the oldest event.
-func (b *inbox) next(ctx context.Context) (Event, error) {
+// next waits for the oldest item.
+func (q *queue[T]) next(ctx context.Context) (T, error) {
+	var zero T
 	for {
-		b.mu.Lock()
-		if len(b.events) > 0 {
-			e := b.events[0]
-			b.events[0] = Event{}
-			b.events = b.events[1:]
-			more := len(b.events) > 0
-			b.mu.Unlock()
+		q.mu.Lock()
+		if len(q.items) > 0 {
+			v := q.items[0]
+			q.items[0] = zero
+			q.items = q.items[1:]
+			more := len(q.items) > 0
+			q.mu.Unlock()
 			if more {
-				select {
-				case b.ready <- struct{}{}:
-				default:
-				}
+				q.signal()
 			}
-			return e, nil
+			return v, nil
 		}
-		b.mu.Unlock()
+		q.mu.Unlock()
 		select {
-		case <-b.ready:
-		case <-b.closed:
-			return Event{}, ErrClosed
+		case <-q.ready:
+		case <-q.closed:
+			return zero, ErrClosed
 		case <-ctx.Done():
-			return Event{}, ctx.Err()
+			return zero, ctx.Err()
 		}
 	}
 }
 
-func (b *inbox) close() {
+func (q *queue[T]) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	select {
-	case <-b.closed:
+	case <-q.closed:
 	default:
-		close(b.closed)
+		close(q.closed)
 	}
 }

@@ -209,6 +209,49 @@ func TestRCPairIPv6(t *testing.T) {
 	testRCPair(t, addr)
 }
 
+func TestDialResolvesAsynchronously(t *testing.T) {
+	ch := newChannel(t)
+	qp := DefaultQPInit()
+	l, port := listen(t, ch, testAddr(t), PSTCP, &qp)
+	ai := addrInfo(t, testAddr(t), port, Hints{Flags: NumericHost, PortSpace: PSTCP, QPType: RC})
+	ctx := ctxFor(t, 20*time.Second)
+	id, err := Dial(ctx, ai, nil, &qp, ch)
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	defer id.Close()
+	go func() {
+		if req, _, err := l.GetRequest(ctx); err == nil {
+			req.Accept(ctx, ConnParam{})
+		}
+	}()
+	if _, err := id.Connect(ctx, ConnParam{}); err != nil {
+		t.Fatalf("Connect after Dial: %v", err)
+	}
+	f, err := id.Facts()
+	if err != nil || f.QPState != "RTS" || f.Remote.Port() == 0 {
+		t.Fatalf("facts after Dial: %+v, %v", f, err)
+	}
+
+	// 192.0.2.1 (TEST-NET-1) has no route in the testbed.
+	far := addrInfo(t, "192.0.2.1", port, Hints{Flags: NumericHost, PortSpace: PSTCP, QPType: RC})
+	start := time.Now()
+	_, err = Dial(ctx, far, nil, &qp, ch)
+	t.Logf("Dial to an address without a route: %v after %v", err, time.Since(start))
+	var ee *EventError
+	var oe *OpError
+	if !errors.As(err, &ee) && !errors.As(err, &oe) {
+		t.Fatalf("want ADDR_ERROR or a failed rdma_resolve_addr, got %v", err)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("resolution failure took %v", time.Since(start))
+	}
+	passive := addrInfo(t, testAddr(t), freePort(), Hints{Flags: Passive | NumericHost, PortSpace: PSTCP})
+	if _, err := Dial(ctx, passive, nil, nil, ch); err == nil || !strings.Contains(err.Error(), "passive") {
+		t.Errorf("Dial with a passive address info: %v", err)
+	}
+}
+
 func TestUDEndpoints(t *testing.T) {
 	ch := newChannel(t)
 	qp := DefaultQPInit()
@@ -344,38 +387,28 @@ func TestListenPortTakenIsEADDRINUSE(t *testing.T) {
 	}
 }
 
-// createWorkers bounds how many rdma_create_ep calls run at once: each
-// waits in librdmacm for its address and route, so overlapping them hides
-// that latency, as cmtime's asynchronous resolution does.
-const createWorkers = 32
-
-// createConnecting creates n active ids on ai and starts their connects.
+// createConnecting creates n active ids on ai with Dial, all at once, and
+// starts their connects.
 func createConnecting(t testing.TB, ai *AddrInfo, ch *EventChannel, qp *QPInit, n int) []*ID {
+	ctx := ctxFor(t, 120*time.Second)
 	out := make([]*ID, n)
 	errs := make(chan error, n)
-	next := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < createWorkers; w++ {
+	for i := range out {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				id, err := CreateEP(ai, nil, qp, ch)
-				if err == nil {
-					err = id.StartConnect(ConnParam{RetryCount: 7, RNRRetryCount: 7})
-				}
-				if err != nil {
-					errs <- err
-					continue
-				}
-				out[i] = id
+			id, err := Dial(ctx, ai, nil, qp, ch)
+			if err == nil {
+				err = id.StartConnect(ConnParam{RetryCount: 7, RNRRetryCount: 7})
 			}
+			if err != nil {
+				errs <- err
+				return
+			}
+			out[i] = id
 		}()
 	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	select {
 	case err := <-errs:

@@ -4,34 +4,44 @@ package rdmacm
 
 import "sync"
 
-// deviceLimits caches each device's limits: they are fixed for a device's
-// life, and querying them for every endpoint would cost two verbs calls each.
-var deviceLimits sync.Map // name -> Limits
+// deviceLimits caches device limits: they are fixed for a device's life, and
+// querying them for every endpoint would cost several verbs calls each.
+var deviceLimits struct {
+	sync.Mutex
+	byName map[string]Limits
+	widest Limits
+}
 
 // limitsFor returns the limits that bound a QP created on pd: the PD's
 // device's, or without a PD the most generous of all devices (the device is
 // chosen by the address, known only once the id exists). Nil when no device
 // can be queried; librdmacm then has the last word.
 func limitsFor(pd *PD) *Limits {
-	if pd != nil {
-		if l, ok := deviceLimits.Load(pd.Device()); ok {
-			lim := l.(Limits)
-			return &lim
+	deviceLimits.Lock()
+	defer deviceLimits.Unlock()
+	lookup := func() (Limits, bool) {
+		if pd == nil {
+			return deviceLimits.widest, deviceLimits.byName != nil
 		}
+		l, ok := deviceLimits.byName[pd.Device()]
+		return l, ok
+	}
+	if l, ok := lookup(); ok {
+		return &l
 	}
 	devs, err := Devices()
 	if err != nil || len(devs) == 0 {
 		return nil
 	}
-	var widest Limits
+	deviceLimits.byName = make(map[string]Limits, len(devs))
+	deviceLimits.widest = Limits{}
 	for _, d := range devs {
-		deviceLimits.Store(d.Name, d.Limits)
-		if pd != nil && d.Name == pd.Device() {
-			lim := d.Limits
-			return &lim
-		}
-		widest.MaxQPWR = max(widest.MaxQPWR, d.Limits.MaxQPWR)
-		widest.MaxSGE = max(widest.MaxSGE, d.Limits.MaxSGE)
+		deviceLimits.byName[d.Name] = d.Limits
+		deviceLimits.widest.MaxQPWR = max(deviceLimits.widest.MaxQPWR, d.Limits.MaxQPWR)
+		deviceLimits.widest.MaxSGE = max(deviceLimits.widest.MaxSGE, d.Limits.MaxSGE)
 	}
-	return &widest
+	if l, ok := lookup(); ok {
+		return &l
+	}
+	return nil
 }

@@ -59,6 +59,11 @@ type ID struct{}
 // CreateEP fails with ErrNotBuilt.
 func CreateEP(*AddrInfo, *PD, *QPInit, *EventChannel) (*ID, error) { return nil, ErrNotBuilt }
 
+// Dial fails with ErrNotBuilt.
+func Dial(context.Context, *AddrInfo, *PD, *QPInit, *EventChannel) (*ID, error) {
+	return nil, ErrNotBuilt
+}
+
 func (*ID) Listen(int) error                               { return ErrNotBuilt }
 func (*ID) NextEvent(context.Context) (Event, error)       { return Event{}, ErrNotBuilt }
 func (*ID) GetRequest(context.Context) (*ID, Event, error) { return nil, Event{}, ErrNotBuilt }

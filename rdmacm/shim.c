@@ -29,41 +29,60 @@ int rf_addrinfo_type(struct rdma_addrinfo *ai, int *qp_type, int *port_space, in
 	return 0;
 }
 
-int rf_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *ai, struct ibv_pd *pd,
-		 int with_qp, int qp_type, uint32_t max_send_wr, uint32_t max_recv_wr,
-		 uint32_t max_send_sge, uint32_t max_recv_sge, uint32_t max_inline_data,
-		 int sq_sig_all)
+// rf_create_qp creates an id's QP on a completion queue the binding shares
+// among many QPs, instead of the two CQs and two completion channels
+// librdmacm would create for each.
+int rf_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *cq, int qp_type,
+		 uint32_t max_send_wr, uint32_t max_recv_wr, uint32_t max_send_sge,
+		 uint32_t max_recv_sge, uint32_t max_inline_data, int sq_sig_all)
 {
 	struct ibv_qp_init_attr attr;
 
-	if (!with_qp)
-		return rdma_create_ep(id, ai, pd, NULL);
 	memset(&attr, 0, sizeof attr);
 	attr.qp_type = qp_type;
+	attr.send_cq = cq;
+	attr.recv_cq = cq;
 	attr.cap.max_send_wr = max_send_wr;
 	attr.cap.max_recv_wr = max_recv_wr;
 	attr.cap.max_send_sge = max_send_sge;
 	attr.cap.max_recv_sge = max_recv_sge;
 	attr.cap.max_inline_data = max_inline_data;
 	attr.sq_sig_all = sq_sig_all;
-	return rdma_create_ep(id, ai, pd, &attr);
+	return rdma_create_qp(id, pd, &attr);
 }
 
-// rf_create_qp_like creates a QP on a new id from a connect request, as
-// rdma_get_request does with the listener's saved PD and attributes.
-int rf_create_qp_like(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+int rf_pd_matches(struct ibv_pd *pd, struct rdma_cm_id *id)
 {
-	struct ibv_qp_init_attr copy = *attr;
-
-	copy.send_cq = NULL;
-	copy.recv_cq = NULL;
-	copy.srq = NULL;
-	return rdma_create_qp(id, pd, &copy);
+	return pd->context == id->verbs;
 }
 
 void rf_set_context(struct rdma_cm_id *id, uintptr_t key)
 {
 	id->context = (void *)key;
+}
+
+int rf_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id, uintptr_t key, int ps)
+{
+	return rdma_create_id(ch, id, (void *)key, ps);
+}
+
+// rf_resolve starts address resolution from the address info's source (if
+// any) to its destination, as rdma_create_ep does, but asynchronously.
+int rf_resolve(struct rdma_cm_id *id, struct rdma_addrinfo *ai, int timeout_ms)
+{
+	return rdma_resolve_addr(id, ai->ai_src_addr, ai->ai_dst_addr, timeout_ms);
+}
+
+int rf_has_route(struct rdma_addrinfo *ai)
+{
+	return ai->ai_route_len > 0;
+}
+
+// rf_set_route gives the id the IB path records rdma_getaddrinfo found,
+// instead of resolving the route.
+int rf_set_route(struct rdma_cm_id *id, struct rdma_addrinfo *ai)
+{
+	return rdma_set_option(id, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, ai->ai_route, ai->ai_route_len);
 }
 
 int rf_set_nonblock(int fd)
@@ -259,6 +278,15 @@ struct ibv_pd *rf_alloc_pd(const char *device, struct ibv_context ***list)
 	return NULL;
 }
 
+int rf_max_cqe(struct ibv_context *ctx)
+{
+	struct ibv_device_attr attr;
+
+	if (ibv_query_device(ctx, &attr))
+		return -1;
+	return attr.max_cqe;
+}
+
 struct ibv_mr *rf_reg_msgs(struct rdma_cm_id *id, void *addr, size_t len)
 {
 	return rdma_reg_msgs(id, addr, len);
@@ -275,23 +303,26 @@ int rf_post_send(struct rdma_cm_id *id, uint64_t wr_id, void *addr, size_t len, 
 			      IBV_SEND_SIGNALED | (inline_data ? IBV_SEND_INLINE : 0));
 }
 
-// rf_poll returns 1 with a completion, 0 when the CQ is empty, -1 on error.
-int rf_poll(struct ibv_cq *cq, struct rf_completion *out)
+// rf_poll takes up to max completions; it returns how many, or -1.
+int rf_poll(struct ibv_cq *cq, struct rf_completion *out, int max)
 {
-	struct ibv_wc wc;
-	int n = ibv_poll_cq(cq, 1, &wc);
+	struct ibv_wc wc[16];
+	int i, n;
 
+	if (max > 16)
+		max = 16;
+	n = ibv_poll_cq(cq, max, wc);
 	if (n < 0) {
 		errno = -n > 0 ? -n : EIO;
 		return -1;
 	}
-	if (n == 0)
-		return 0;
-	out->wr_id = wc.wr_id;
-	out->status = wc.status;
-	out->opcode = wc.opcode;
-	out->byte_len = wc.byte_len;
-	return 1;
+	for (i = 0; i < n; i++) {
+		out[i].wr_id = wc[i].wr_id;
+		out[i].status = wc[i].status;
+		out[i].opcode = wc[i].opcode;
+		out[i].byte_len = wc[i].byte_len;
+	}
+	return n;
 }
 
 int rf_arm(struct ibv_cq *cq)

@@ -73,12 +73,15 @@ int rf_getaddrinfo(const char *node, const char *service, int use_hints,
 		   struct rdma_addrinfo **res);
 int rf_addrinfo_type(struct rdma_addrinfo *ai, int *qp_type, int *port_space, int *family);
 
-int rf_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *ai, struct ibv_pd *pd,
-		 int with_qp, int qp_type, uint32_t max_send_wr, uint32_t max_recv_wr,
-		 uint32_t max_send_sge, uint32_t max_recv_sge, uint32_t max_inline_data,
-		 int sq_sig_all);
-int rf_create_qp_like(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int rf_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *cq, int qp_type,
+		 uint32_t max_send_wr, uint32_t max_recv_wr, uint32_t max_send_sge,
+		 uint32_t max_recv_sge, uint32_t max_inline_data, int sq_sig_all);
+int rf_pd_matches(struct ibv_pd *pd, struct rdma_cm_id *id);
 void rf_set_context(struct rdma_cm_id *id, uintptr_t key);
+int rf_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id, uintptr_t key, int ps);
+int rf_resolve(struct rdma_cm_id *id, struct rdma_addrinfo *ai, int timeout_ms);
+int rf_has_route(struct rdma_addrinfo *ai);
+int rf_set_route(struct rdma_cm_id *id, struct rdma_addrinfo *ai);
 
 int rf_set_nonblock(int fd);
 int rf_next_event(struct rdma_event_channel *ch, struct rf_event *out);
@@ -96,11 +99,12 @@ struct ibv_context **rf_get_devices(int *n);
 int rf_device_attr(struct ibv_context **list, int index, struct rf_device_attr *out);
 int rf_port_attr(struct ibv_context **list, int index, int port, struct rf_port_attr *out);
 struct ibv_pd *rf_alloc_pd(const char *device, struct ibv_context ***list);
+int rf_max_cqe(struct ibv_context *ctx);
 
 struct ibv_mr *rf_reg_msgs(struct rdma_cm_id *id, void *addr, size_t len);
 int rf_post_recv(struct rdma_cm_id *id, uint64_t wr_id, void *addr, size_t len, struct ibv_mr *mr);
 int rf_post_send(struct rdma_cm_id *id, uint64_t wr_id, void *addr, size_t len, struct ibv_mr *mr, int inline_data);
-int rf_poll(struct ibv_cq *cq, struct rf_completion *out);
+int rf_poll(struct ibv_cq *cq, struct rf_completion *out, int max);
 int rf_arm(struct ibv_cq *cq);
 int rf_take_cq_event(struct ibv_comp_channel *ch);
 
