@@ -48,8 +48,8 @@ func NewEventChannel() (*EventChannel, error) {
 		return nil, opError("dup", err)
 	}
 	c := &EventChannel{
-		ch:   ch,
-		poll: os.NewFile(uintptr(dup), "rdma_cm event channel"),
+		ch:    ch,
+		poll:  os.NewFile(uintptr(dup), "rdma_cm event channel"),
 		ids:   make(map[*ID]struct{}),
 		pools: make(map[*C.struct_ibv_context]*cqPool),
 		done:  make(chan struct{}),

@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
-
 )
 
 // Buffer is C memory registered for sends and receives on one id's QP. The
