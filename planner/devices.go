@@ -1,0 +1,149 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+)
+
+// checkDevices checks what depends on the live devices, for the objects
+// the plan creates: QP caps within the device's max_qp_wr and max_sge
+// (naming the device and the limit), protection domains on existing
+// devices, addresses served by an RDMA device, and a protection domain on
+// the same device as the address of the listener or endpoint using it.
+// Objects left alone or updated in place were checked when created.
+func checkDevices(ctx context.Context, cfg *config.Config, p *Plan, di DeviceInfo) hcl.Diagnostics {
+	devs, err := di.Devices(ctx)
+	if err != nil {
+		return hcl.Diagnostics{sourceless(hcl.DiagError, "Failed to list the RDMA devices", err.Error())}
+	}
+	limits := &deviceLimits{ctx: ctx, di: di, devices: map[string]config.DeviceAttr{}, routes: map[string]route{}}
+	for _, d := range devs {
+		limits.devices[d.Name] = config.DeviceAttr{Name: d.Name, MaxQPWR: d.MaxQPWR, MaxSGE: d.MaxSGE}
+	}
+	// CheckDevice walks a whole configuration; give it one holding only
+	// the objects being created.
+	sub := &config.Config{Resources: cfg.Resources, Instances: map[addrs.Instance]*config.Instance{}}
+	for _, c := range p.Changes {
+		if c.Action.Creates() {
+			if inst := cfg.Instances[c.Addr]; inst != nil {
+				sub.Instances[c.Addr] = inst
+			}
+		}
+	}
+	diags := config.CheckDevice(sub, limits)
+	for _, inst := range sub.SortedInstances() {
+		diags = append(diags, checkPDDevice(cfg, inst, limits)...)
+	}
+	return diags
+}
+
+// checkPDDevice reports a listener or endpoint whose protection domain is
+// on another device than the one its address resolves to: a PD serves one
+// device only, and rdma_create_qp would fail at apply with EINVAL.
+func checkPDDevice(cfg *config.Config, inst *config.Instance, limits *deviceLimits) hcl.Diagnostics {
+	var address string
+	switch {
+	case inst.Listener != nil:
+		address = inst.Listener.Address
+	case inst.Endpoint != nil:
+		address = inst.Endpoint.Address
+		if inst.Endpoint.SourceAddress != "" {
+			address = inst.Endpoint.SourceAddress
+		}
+	default:
+		return nil
+	}
+	pd := protectionDomainOf(cfg, inst)
+	if pd == nil || pd.ProtectionDomain == nil || pd.ProtectionDomain.Device == "" || address == "" {
+		return nil
+	}
+	dev, err := limits.DeviceFor(address)
+	if err != nil || dev.Name == pd.ProtectionDomain.Device {
+		return nil // an unreachable address is reported by CheckDevice
+	}
+	rng := inst.Resource.DeclRange
+	return hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Protection domain on another device",
+		Detail: fmt.Sprintf("%s uses %s, which is on device %s, but its address %s is served by device %s. A protection domain serves one device only; declare one on %s.",
+			inst.Addr, pd.Addr, pd.ProtectionDomain.Device, address, dev.Name, dev.Name),
+		Subject: &rng,
+	}}
+}
+
+// protectionDomainOf finds the protection domain an instance's pd
+// attribute names: by value when it is known (a PD's id is its address),
+// otherwise the only protection domain among the blocks it depends on.
+func protectionDomainOf(cfg *config.Config, inst *config.Instance) *config.Instance {
+	if inst.Known("pd") {
+		v := inst.Value.GetAttr("pd")
+		if v.IsNull() {
+			return nil
+		}
+		a, err := addrs.ParseInstance(v.AsString())
+		if err != nil {
+			return nil
+		}
+		return cfg.Instances[a]
+	}
+	var found *config.Instance
+	for _, d := range inst.Resource.DependsOn {
+		if d.Kind != addrs.ProtectionDomain {
+			continue
+		}
+		for _, pdi := range cfg.Instances {
+			if pdi.Addr.Resource == d {
+				if found != nil {
+					return nil // ambiguous: the value decides at apply
+				}
+				found = pdi
+			}
+		}
+	}
+	return found
+}
+
+// deviceLimits adapts a DeviceInfo to config.DeviceLimits, asking the
+// agent about each address once.
+type deviceLimits struct {
+	ctx     context.Context
+	di      DeviceInfo
+	devices map[string]config.DeviceAttr
+	routes  map[string]route
+}
+
+type route struct {
+	dev config.DeviceAttr
+	err error
+}
+
+var _ config.DeviceLimits = (*deviceLimits)(nil)
+
+func (l *deviceLimits) Device(name string) (config.DeviceAttr, error) {
+	if d, ok := l.devices[name]; ok {
+		return d, nil
+	}
+	return config.DeviceAttr{}, errors.New("no such device on this host")
+}
+
+func (l *deviceLimits) DeviceFor(address string) (config.DeviceAttr, error) {
+	if r, ok := l.routes[address]; ok {
+		return r.dev, r.err
+	}
+	var r route
+	name, err := l.di.DeviceFor(l.ctx, address)
+	if err != nil {
+		r.err = err
+	} else if d, ok := l.devices[name]; ok {
+		r.dev = d
+	} else {
+		r.dev = config.DeviceAttr{Name: name}
+	}
+	l.routes[address] = r
+	return r.dev, r.err
+}

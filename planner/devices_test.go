@@ -1,0 +1,53 @@
+package planner
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestDeviceChecks(t *testing.T) {
+	devs := fakeDevices{
+		devices: []Device{{Name: "rxe0", MaxQPWR: 16, MaxSGE: 4}, {Name: "rxe1", MaxQPWR: 1024, MaxSGE: 4}},
+		routes:  map[string]string{"10.77.0.1": "rxe1"},
+	}
+	_, diags := Make(context.Background(), load(t, loopback), nil, Options{Devices: devs})
+	text := diagText(diags)
+	for _, want := range []string{
+		// The PD is on rxe0, the address is served by rxe1.
+		"listener.loop uses protection_domain.rxe, which is on device rxe0, but its address 10.77.0.1 is served by device rxe1",
+		"endpoint.client[1] uses protection_domain.rxe, which is on device rxe0",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "exceeds") {
+		t.Errorf("rxe1's limits are wide enough:\n%s", text)
+	}
+
+	devs.routes["10.77.0.1"] = "rxe0"
+	_, diags = Make(context.Background(), load(t, loopback), nil, Options{Devices: devs})
+	text = diagText(diags)
+	if !strings.Contains(text, "endpoint.client[0]: max_send_wr = 32 exceeds rxe0's max_qp_wr of 16.") {
+		t.Errorf("no cap error in\n%s", text)
+	}
+	if strings.Contains(text, "another device") {
+		t.Errorf("same device reported as another:\n%s", text)
+	}
+
+	delete(devs.routes, "10.77.0.1")
+	_, diags = Make(context.Background(), load(t, loopback), nil, Options{Devices: devs})
+	if text := diagText(diags); !strings.Contains(text, "no RDMA device serves 10.77.0.1") {
+		t.Errorf("no reachability error in\n%s", text)
+	}
+}
+
+func TestDeviceChecksSkipObjectsNotCreated(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	devs := fakeDevices{devices: []Device{{Name: "rxe0", MaxQPWR: 16, MaxSGE: 4}}, routes: map[string]string{"10.77.0.1": "rxe0"}}
+	if _, diags := Make(context.Background(), cfg, st, Options{Devices: devs}); len(diags) != 0 {
+		t.Fatalf("existing objects re-checked: %s", diagText(diags))
+	}
+}

@@ -1,0 +1,120 @@
+package planner
+
+import (
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// reconcile returns the desired value of an object already in the state:
+// configured attributes that are unknown (computed from attributes known
+// only after apply) take the prior value unless depsCreating says what
+// they are computed from is being created or replaced in this plan.
+// Computed attributes stay unknown; withPriorComputed copies them in.
+func reconcile(b *config.Block, before, after cty.Value, depsCreating bool) cty.Value {
+	if after.IsNull() || !after.IsKnown() || before.IsNull() || !before.IsKnown() {
+		if !after.IsKnown() && !depsCreating && !before.IsNull() && before.IsKnown() {
+			return withoutComputed(b, before)
+		}
+		return after
+	}
+	av := after.AsValueMap()
+	bv := before.AsValueMap()
+	out := make(map[string]cty.Value, len(av))
+	for k, v := range av {
+		out[k] = v
+	}
+	for _, a := range b.Attributes {
+		if a.Computed {
+			continue
+		}
+		if v := av[a.Name]; !v.IsKnown() && !depsCreating {
+			out[a.Name] = bv[a.Name]
+		}
+	}
+	for _, nb := range b.Blocks {
+		out[nb.Name] = reconcile(nb.Block, bv[nb.Name], av[nb.Name], depsCreating)
+	}
+	return cty.ObjectVal(out)
+}
+
+// withoutComputed returns v with its computed attributes unknown.
+func withoutComputed(b *config.Block, v cty.Value) cty.Value {
+	if v.IsNull() || !v.IsKnown() {
+		return v
+	}
+	m := v.AsValueMap()
+	for _, a := range b.Attributes {
+		if a.Computed {
+			m[a.Name] = cty.UnknownVal(a.Type)
+		}
+	}
+	return cty.ObjectVal(m)
+}
+
+// withPriorComputed returns after with the computed attributes of before:
+// an object updated in place or left alone keeps its id, qp_num, ...
+func withPriorComputed(b *config.Block, before, after cty.Value) cty.Value {
+	if before.IsNull() || after.IsNull() || !after.IsKnown() {
+		return after
+	}
+	m := after.AsValueMap()
+	bv := before.AsValueMap()
+	for _, a := range b.Attributes {
+		if a.Computed {
+			m[a.Name] = bv[a.Name]
+		}
+	}
+	return cty.ObjectVal(m)
+}
+
+// ignoreChanges returns after with the values of before at paths.
+func ignoreChanges(after, before cty.Value, paths []cty.Path) cty.Value {
+	if len(paths) == 0 || before.IsNull() {
+		return after
+	}
+	out, _ := cty.Transform(after, func(p cty.Path, v cty.Value) (cty.Value, error) {
+		for _, ip := range paths {
+			if p.Equals(ip) {
+				prior, err := ip.Apply(before)
+				if err != nil {
+					return v, nil // the prior value has no such path (null block)
+				}
+				return prior, nil
+			}
+		}
+		return v, nil
+	})
+	return out
+}
+
+// changedPaths lists the configured (not computed) attributes whose value
+// differs between before and after, appending to out. A nested block that
+// appears or disappears is one path, the block's; an unknown value is
+// always a change.
+func changedPaths(b *config.Block, before, after cty.Value, path cty.Path, out []cty.Path) []cty.Path {
+	bNull, aNull := before.IsNull(), after.IsNull()
+	switch {
+	case !after.IsKnown() || !before.IsKnown():
+		return append(out, copyPath(path))
+	case bNull && aNull:
+		return out
+	case bNull != aNull:
+		return append(out, copyPath(path))
+	}
+	bv, av := before.AsValueMap(), after.AsValueMap()
+	for _, a := range b.Attributes {
+		if a.Computed {
+			continue
+		}
+		x, y := bv[a.Name], av[a.Name]
+		if !y.IsKnown() || !x.IsKnown() || !x.RawEquals(y) {
+			out = append(out, copyPath(append(path, cty.GetAttrStep{Name: a.Name})))
+		}
+	}
+	for _, nb := range b.Blocks {
+		out = changedPaths(nb.Block, bv[nb.Name], av[nb.Name], append(path, cty.GetAttrStep{Name: nb.Name}), out)
+	}
+	return out
+}
+
+func copyPath(p cty.Path) cty.Path { return append(cty.Path(nil), p...) }

@@ -1,0 +1,32 @@
+// Package planner computes what apply must do to make the fabric match the
+// configuration: the plan.
+//
+// Inputs are the evaluated configuration (config.Config), the state
+// (state.State) and, unless refresh is off, the live objects the agent holds
+// (Refresher) and its devices (DeviceInfo). The result is a Plan: one Change
+// per object with an Action (create, update in place, replace, delete or
+// no-op), the ActionReason that explains it to people, and the attribute
+// paths that force replacement (RequiredReplace).
+//
+// # Unknown values
+//
+// Attributes known only after apply (id, qp_num, ...) are unknown in the
+// configuration, and so is anything computed from them (pd =
+// protection_domain.rxe.id). The configuration cannot be evaluated against
+// the state's values, so the planner decides for each unknown attribute of
+// an object already in the state: if none of the objects it depends on is
+// being created or replaced in this plan, the attribute keeps its value from
+// the state (what it was computed from has not changed); otherwise it is a
+// change to a value known after apply, which forces replacement where the
+// schema says so. This is Terraform's outcome for the same configuration.
+//
+// # Order
+//
+// Plan.Graph returns the operations of a plan as a DAG: creates and updates
+// after the creates and updates of their dependencies (configuration
+// dependencies); deletes before the deletes of what they depend on (state
+// dependencies), so destroy runs in reverse; a replacement's delete before
+// its create, or after it with create_before_destroy.
+//
+// Rendering lives in the sibling package planner/render.
+package planner

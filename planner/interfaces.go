@@ -1,0 +1,45 @@
+package planner
+
+import (
+	"context"
+	"errors"
+)
+
+// Refresher reads what the agent holds, in one round trip. The agent client
+// implements it.
+type Refresher interface {
+	// Live returns every object the agent holds, keyed by address
+	// (addrs.Instance.String()). An object of the state missing from the
+	// map is gone: the plan re-creates it.
+	Live(ctx context.Context) (map[string]LiveObject, error)
+}
+
+// LiveObject is one object as the agent holds it.
+type LiveObject struct {
+	// Token is the create token the object was made with; an object held
+	// under another token than the state's is not the state's object.
+	Token string
+	// Status is the agent's word (established, listening, error, ...).
+	Status string
+}
+
+// DeviceInfo answers device questions at plan time. The agent implements it.
+type DeviceInfo interface {
+	// Devices lists the RDMA devices with their limits.
+	Devices(ctx context.Context) ([]Device, error)
+	// DeviceFor names the device through which address is reached (the one
+	// rdma_bind_addr or rdma_resolve_addr would pick); it returns an error
+	// wrapping ErrNoDevice when no RDMA device serves the address.
+	DeviceFor(ctx context.Context, address string) (string, error)
+}
+
+// Device is one RDMA device and the limits the plan checks.
+type Device struct {
+	Name    string
+	MaxQPWR int // max_qp_wr
+	MaxSGE  int // max_sge
+}
+
+// ErrNoDevice is wrapped by DeviceInfo.DeviceFor when no device serves an
+// address.
+var ErrNoDevice = errors.New("no RDMA device serves this address")

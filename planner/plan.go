@@ -1,0 +1,98 @@
+package planner
+
+import (
+	"sort"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Plan is the set of changes apply will make, and what it was made from.
+type Plan struct {
+	// Changes has one entry per object in the configuration or the state
+	// (within -target), no-ops included, in addrs.Instance.Less order.
+	Changes []*Change
+	// Drift lists objects the state records but the agent no longer
+	// holds, found by the refresh. Those still configured are re-created
+	// (their Change says ReasonGone); the others are dropped from the
+	// state by apply.
+	Drift []Drift
+	// OutputChanges are the root outputs whose value changes.
+	OutputChanges []OutputChange
+
+	Destroy   bool
+	Refreshed bool             // the live fabric was read (not -refresh=false)
+	Targets   []addrs.Instance // -target; a key-less address names a whole block
+	Replace   []addrs.Instance // -replace
+
+	// Prior identifies the state the plan was made from: apply of a saved
+	// plan refuses to run if the state has changed since.
+	Prior StateID
+}
+
+// StateID identifies one version of a state.
+type StateID struct {
+	Exists  bool
+	Lineage string
+	Serial  uint64
+}
+
+// Drift is an object the agent no longer holds.
+type Drift struct {
+	Addr   addrs.Instance
+	Before cty.Value
+	// Status is what the agent said instead, if it holds another object
+	// at the address (another create token); "" when it holds nothing.
+	Status string
+}
+
+// OutputChange is a root output whose value changes.
+type OutputChange struct {
+	Name          string
+	Action        Action // Create, Update or Delete
+	Before, After cty.Value
+	Sensitive     bool
+}
+
+// Counts returns Plan's summary: objects to add, change and destroy (a
+// replacement counts as one add and one destroy, as in Terraform).
+func (p *Plan) Counts() (add, change, destroy int) {
+	for _, c := range p.Changes {
+		switch {
+		case c.Action == Create:
+			add++
+		case c.Action == Update:
+			change++
+		case c.Action == Delete:
+			destroy++
+		case c.Action.IsReplace():
+			add++
+			destroy++
+		}
+	}
+	return
+}
+
+// HasChanges reports whether applying the plan would change anything:
+// an object, an output, or the state (drift).
+func (p *Plan) HasChanges() bool {
+	for _, c := range p.Changes {
+		if c.Action != NoOp {
+			return true
+		}
+	}
+	return len(p.OutputChanges) > 0 || len(p.Drift) > 0
+}
+
+// Change returns the change of addr, or nil.
+func (p *Plan) Change(addr addrs.Instance) *Change {
+	i := sort.Search(len(p.Changes), func(i int) bool { return !p.Changes[i].Addr.Less(addr) })
+	if i < len(p.Changes) && p.Changes[i].Addr == addr {
+		return p.Changes[i]
+	}
+	return nil
+}
+
+func (p *Plan) sortChanges() {
+	sort.Slice(p.Changes, func(i, j int) bool { return p.Changes[i].Addr.Less(p.Changes[j].Addr) })
+}

@@ -1,0 +1,290 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// Options are plan's command-line choices and live sources.
+type Options struct {
+	// Refresher reads the live fabric; nil skips the refresh
+	// (-refresh=false) and trusts the state.
+	Refresher Refresher
+	// Devices checks device-dependent values; nil skips the checks.
+	Devices DeviceInfo
+	// Targets limits the plan to these objects and what they depend on
+	// (with Destroy: what depends on them). An address without a key names
+	// every instance of its block.
+	Targets []addrs.Instance
+	// Replace forces these objects to be replaced.
+	Replace []addrs.Instance
+	// Destroy plans to delete every object in the state.
+	Destroy bool
+}
+
+// prior is one state object with its decoded attributes.
+type prior struct {
+	obj *state.Object
+	val cty.Value
+}
+
+// Make computes the plan from the configuration cfg (nil with Destroy is
+// allowed) and the state prior (nil when none exists yet). Diagnostics
+// accumulate; with errors the plan is not to be applied.
+func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options) (*Plan, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	p := &Plan{Destroy: opts.Destroy, Targets: opts.Targets, Replace: opts.Replace, Refreshed: opts.Refresher != nil}
+	if st != nil {
+		p.Prior = StateID{Exists: true, Lineage: st.Lineage, Serial: st.Serial}
+	}
+	priors, d := decodePriors(st)
+	diags = append(diags, d...)
+
+	if opts.Refresher != nil && len(priors) > 0 {
+		live, err := opts.Refresher.Live(ctx)
+		if err != nil {
+			return p, append(diags, sourceless(hcl.DiagError, "Failed to refresh from the agent", err.Error()))
+		}
+		for _, a := range sortedPriorAddrs(priors) {
+			pr := priors[a.String()]
+			lo, ok := live[a.String()]
+			if ok && (pr.obj.Facts.CreateToken == "" || lo.Token == pr.obj.Facts.CreateToken) {
+				continue
+			}
+			dr := Drift{Addr: a, Before: pr.val}
+			if ok {
+				dr.Status = lo.Status
+			}
+			p.Drift = append(p.Drift, dr)
+			delete(priors, a.String())
+		}
+	}
+	gone := make(map[addrs.Instance]bool, len(p.Drift))
+	for _, dr := range p.Drift {
+		gone[dr.Addr] = true
+	}
+
+	if opts.Destroy {
+		for _, pr := range priors {
+			p.Changes = append(p.Changes, deleteChange(pr, ReasonDestroyPlan))
+		}
+	} else if cfg != nil {
+		diags = append(diags, p.diffConfig(cfg, priors, gone, opts)...)
+	}
+	p.sortChanges()
+	if len(opts.Targets) > 0 {
+		p.applyTargets(opts.Targets)
+	}
+	propagateCreateBeforeDestroy(p)
+	if cfg != nil {
+		diags = append(diags, checkPreventDestroy(cfg, p)...)
+		if !opts.Destroy {
+			p.OutputChanges = outputChanges(cfg, st)
+		}
+		if opts.Devices != nil && !opts.Destroy {
+			diags = append(diags, checkDevices(ctx, cfg, p, opts.Devices)...)
+		}
+	}
+	for _, r := range opts.Replace {
+		if c := p.Change(r); c == nil || !c.Action.IsReplace() {
+			diags = append(diags, sourceless(hcl.DiagWarning, "Replace target not found",
+				fmt.Sprintf("-replace=%s: there is no object at this address in both the state and the configuration, so nothing is replaced.", r)))
+		}
+	}
+	if len(opts.Targets) > 0 {
+		diags = append(diags, sourceless(hcl.DiagWarning, "Resource targeting is in effect",
+			"You are creating a plan with -target, which may not represent all of the changes requested by the current configuration.\n\nUse -target only in exceptional situations, such as recovering from errors or mistakes."))
+	}
+	return p, diags
+}
+
+func decodePriors(st *state.State) (map[string]*prior, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	if st == nil {
+		return map[string]*prior{}, nil
+	}
+	out := make(map[string]*prior, len(st.Objects))
+	for k, o := range st.Objects {
+		schema := config.Schema(o.Addr.Kind)
+		if schema == nil {
+			diags = append(diags, sourceless(hcl.DiagError, "Unknown object kind in the state",
+				fmt.Sprintf("The state holds %s, of kind %q, which this version of rdmaform does not know.", o.Addr, o.Addr.Kind)))
+			continue
+		}
+		ty := schema.ImpliedType()
+		v := cty.NullVal(ty)
+		if len(o.Attributes) > 0 {
+			var err error
+			if v, err = ctyjson.Unmarshal(o.Attributes, ty); err != nil {
+				diags = append(diags, sourceless(hcl.DiagError, "Invalid object in the state",
+					fmt.Sprintf("The attributes of %s in the state do not match its schema: %v.", o.Addr, err)))
+				continue
+			}
+		}
+		out[k] = &prior{obj: o, val: v}
+	}
+	return out, diags
+}
+
+func sortedPriorAddrs(priors map[string]*prior) []addrs.Instance {
+	out := make([]addrs.Instance, 0, len(priors))
+	for _, pr := range priors {
+		out = append(out, pr.obj.Addr)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	return out
+}
+
+// diffConfig adds a change for every configured instance, in dependency
+// order so that each knows whether what it depends on is being created,
+// and a delete for every state object no longer configured.
+func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map[addrs.Instance]bool, opts Options) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	replace := make(map[addrs.Instance]bool, len(opts.Replace))
+	for _, r := range opts.Replace {
+		replace[r] = true
+	}
+	byResource := make(map[addrs.Resource][]*config.Instance, len(cfg.Resources))
+	for _, inst := range cfg.Instances {
+		byResource[inst.Addr.Resource] = append(byResource[inst.Addr.Resource], inst)
+	}
+	creating := map[addrs.Resource]bool{} // blocks with an object being created or replaced
+	seen := make(map[string]bool, len(cfg.Instances))
+	for _, r := range resourceOrder(cfg) {
+		depsCreating := false
+		for _, d := range r.DependsOn {
+			depsCreating = depsCreating || creating[d]
+		}
+		insts := byResource[r.Addr]
+		sort.Slice(insts, func(i, j int) bool { return insts[i].Addr.Less(insts[j].Addr) })
+		for _, inst := range insts {
+			key := inst.Addr.String()
+			seen[key] = true
+			c := diffInstance(inst, priors[key], depsCreating, replace[inst.Addr], gone[inst.Addr])
+			c.Dependencies = r.DependsOn
+			if c.Action.Creates() {
+				creating[r.Addr] = true
+			}
+			p.Changes = append(p.Changes, c)
+		}
+	}
+	for key, pr := range priors {
+		if seen[key] {
+			continue
+		}
+		reason := ReasonNoConfig
+		if cfg.Resources[pr.obj.Addr.Resource] != nil {
+			reason = ReasonNoKey
+		}
+		p.Changes = append(p.Changes, deleteChange(pr, reason))
+	}
+	return diags
+}
+
+// diffInstance plans one configured object against its prior (nil when
+// the state has none, or the agent no longer holds it).
+func diffInstance(inst *config.Instance, pr *prior, depsCreating, forceReplace, gone bool) *Change {
+	schema := config.Schema(inst.Addr.Kind)
+	ty := schema.ImpliedType()
+	lc := inst.Resource.Lifecycle
+	if pr == nil || pr.val.IsNull() {
+		c := &Change{Addr: inst.Addr, Action: Create, Before: cty.NullVal(ty), After: inst.Value}
+		if gone {
+			c.Reason = ReasonGone
+		}
+		return c
+	}
+	before := pr.val
+	after := reconcile(schema, before, inst.Value, depsCreating)
+	if lc.IgnoreAllChanges {
+		after = withoutComputed(schema, before)
+	} else {
+		after = ignoreChanges(after, before, lc.IgnoreChanges)
+	}
+	c := &Change{Addr: inst.Addr, Before: before}
+	c.Changed = changedPaths(schema, before, after, nil, nil)
+	for _, path := range c.Changed {
+		if config.RequiresReplace(inst.Addr.Kind, path) {
+			c.RequiredReplace = append(c.RequiredReplace, path)
+		}
+	}
+	switch {
+	case forceReplace:
+		c.Action, c.Reason = DeleteThenCreate, ReasonReplaceByRequest
+	case len(c.RequiredReplace) > 0:
+		c.Action, c.Reason = DeleteThenCreate, ReasonCannotUpdate
+	case len(c.Changed) > 0:
+		c.Action = Update
+	default:
+		c.Action = NoOp
+	}
+	if c.Action == DeleteThenCreate && lc.CreateBeforeDestroy {
+		c.Action = CreateThenDelete
+	}
+	if c.Action.IsReplace() {
+		c.After = after // computed attributes unknown: a new object
+	} else {
+		c.After = withPriorComputed(schema, before, after)
+	}
+	return c
+}
+
+func deleteChange(pr *prior, reason ActionReason) *Change {
+	c := &Change{Addr: pr.obj.Addr, Action: Delete, Reason: reason, Before: pr.val, After: cty.NullVal(pr.val.Type())}
+	c.Dependencies = stateDependencies(pr.obj)
+	return c
+}
+
+// stateDependencies maps an object's recorded dependencies to blocks.
+func stateDependencies(o *state.Object) []addrs.Resource {
+	var out []addrs.Resource
+	seen := map[addrs.Resource]bool{}
+	for _, d := range o.Dependencies {
+		if !seen[d.Resource] {
+			seen[d.Resource] = true
+			out = append(out, d.Resource)
+		}
+	}
+	return out
+}
+
+// propagateCreateBeforeDestroy makes the replacement of anything a
+// create_before_destroy replacement depends on create-before-destroy too,
+// as Terraform does: otherwise the dependency's delete would wait for the
+// dependent's delete, which waits for the dependent's create, which waits
+// for the dependency's create, which waits for its delete.
+func propagateCreateBeforeDestroy(p *Plan) {
+	cbd := map[addrs.Resource]bool{}
+	for _, c := range p.Changes {
+		if c.Action == CreateThenDelete {
+			for _, d := range c.Dependencies {
+				cbd[d] = true
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, c := range p.Changes {
+			if c.Action == DeleteThenCreate && cbd[c.Addr.Resource] {
+				c.Action = CreateThenDelete
+				for _, d := range c.Dependencies {
+					if !cbd[d] {
+						cbd[d], changed = true, true
+					}
+				}
+			}
+		}
+	}
+}
+
+func sourceless(sev hcl.DiagnosticSeverity, summary, detail string) *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: sev, Summary: summary, Detail: detail}
+}

@@ -1,0 +1,239 @@
+package planner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+)
+
+func TestEmptyStateCreatesEverything(t *testing.T) {
+	p := mustPlan(t, load(t, loopback), nil, Options{})
+	want := "protection_domain.rxe create\nlistener.loop create\nendpoint.client[0] create\nendpoint.client[1] create\n"
+	if got := actions(p); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if add, ch, del := p.Counts(); add != 4 || ch != 0 || del != 0 {
+		t.Fatalf("counts %d %d %d", add, ch, del)
+	}
+	if p.Prior.Exists {
+		t.Fatal("no state, but Prior.Exists")
+	}
+}
+
+func TestSecondPlanHasNoChanges(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	p := mustPlan(t, cfg, st, Options{Refresher: fakeRefresher{st: st}})
+	if p.HasChanges() {
+		t.Fatalf("want no changes, got\n%s", actions(p))
+	}
+	// The pd attribute, unknown in the configuration, keeps the state's
+	// value and the computed id is carried over.
+	c := p.Change(mustAddr(t, "endpoint.client[1]"))
+	if got := c.After.GetAttr("pd"); !got.RawEquals(cty.StringVal("protection_domain.rxe")) {
+		t.Fatalf("pd after = %#v", got)
+	}
+	if got := c.After.GetAttr("id"); !got.RawEquals(cty.StringVal("endpoint.client[1]")) {
+		t.Fatalf("id after = %#v", got)
+	}
+}
+
+func TestQPCapChangeForcesReplacement(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	cfg2 := load(t, strings.Replace(loopback, "count   = 2\n  address = listener.loop.address\n  port    = listener.loop.port\n  pd      = protection_domain.rxe.id\n\n  qp {\n    max_send_wr = 32",
+		"count   = 2\n  address = listener.loop.address\n  port    = listener.loop.port\n  pd      = protection_domain.rxe.id\n\n  qp {\n    max_send_wr = 48", 1))
+	p := mustPlan(t, cfg2, st, Options{})
+	want := "protection_domain.rxe no-op\nlistener.loop no-op\n" +
+		"endpoint.client[0] delete-then-create (replace_because_cannot_update)\nendpoint.client[1] delete-then-create (replace_because_cannot_update)\n"
+	if got := actions(p); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	c := p.Changes[2]
+	if len(c.RequiredReplace) != 1 || !c.RequiredReplace[0].Equals(cty.GetAttrPath("qp").GetAttr("max_send_wr")) {
+		t.Fatalf("RequiredReplace = %#v", c.RequiredReplace)
+	}
+	if c.After.GetAttr("id").IsKnown() {
+		t.Fatal("a replacement's id must be unknown")
+	}
+	if add, _, del := p.Counts(); add != 2 || del != 2 {
+		t.Fatalf("counts add %d del %d", add, del)
+	}
+}
+
+func TestReconnectChangeIsInPlace(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	p := mustPlan(t, load(t, strings.Replace(loopback, `min_backoff = "100ms"`, `min_backoff = "200ms"`, 1)), st, Options{})
+	c := p.Change(mustAddr(t, "endpoint.client[0]"))
+	if c.Action != Update || len(c.RequiredReplace) != 0 {
+		t.Fatalf("action %v, required replace %v", c.Action, c.RequiredReplace)
+	}
+	if len(c.Changed) != 1 || !c.Changed[0].Equals(cty.GetAttrPath("reconnect").GetAttr("min_backoff")) {
+		t.Fatalf("Changed = %#v", c.Changed)
+	}
+	if !c.After.GetAttr("id").IsKnown() {
+		t.Fatal("an in-place update keeps its id")
+	}
+}
+
+func TestRemovingAProbeBlockIsInPlace(t *testing.T) {
+	src := strings.Replace(loopback, "  reconnect {", "  probe {}\n\n  reconnect {", 1)
+	st := applied(t, mustPlan(t, load(t, src), nil, Options{}))
+	p := mustPlan(t, load(t, loopback), st, Options{})
+	c := p.Change(mustAddr(t, "endpoint.client[0]"))
+	if c.Action != Update || len(c.Changed) != 1 || !c.Changed[0].Equals(cty.GetAttrPath("probe")) {
+		t.Fatalf("action %v changed %#v", c.Action, c.Changed)
+	}
+}
+
+func TestDriftRecreatesWhatTheAgentLost(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	p := mustPlan(t, cfg, st, Options{Refresher: fakeRefresher{st: st, gone: map[string]bool{"endpoint.client[1]": true}}})
+	want := "protection_domain.rxe no-op\nlistener.loop no-op\nendpoint.client[0] no-op\nendpoint.client[1] create (create_because_gone)\n"
+	if got := actions(p); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if len(p.Drift) != 1 || p.Drift[0].Addr.String() != "endpoint.client[1]" {
+		t.Fatalf("drift %+v", p.Drift)
+	}
+}
+
+func TestLostProtectionDomainReplacesItsUsers(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	p := mustPlan(t, cfg, st, Options{Refresher: fakeRefresher{st: st, gone: map[string]bool{"protection_domain.rxe": true}}})
+	want := "protection_domain.rxe create (create_because_gone)\n" +
+		"listener.loop delete-then-create (replace_because_cannot_update)\n" +
+		"endpoint.client[0] delete-then-create (replace_because_cannot_update)\n" +
+		"endpoint.client[1] delete-then-create (replace_because_cannot_update)\n"
+	if got := actions(p); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if c := p.Changes[1]; len(c.RequiredReplace) != 1 || !c.RequiredReplace[0].Equals(cty.GetAttrPath("pd")) {
+		t.Fatalf("listener RequiredReplace %#v", c.RequiredReplace)
+	}
+}
+
+func TestTokenMismatchIsDrift(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	live := fakeRefresher{st: st.DeepCopy()}
+	live.st.Object(mustAddr(t, "endpoint.client[0]")).Facts.CreateToken = "someone-else"
+	p := mustPlan(t, cfg, st, Options{Refresher: live})
+	if c := p.Change(mustAddr(t, "endpoint.client[0]")); c.Action != Create || c.Reason != ReasonGone {
+		t.Fatalf("got %v %v", c.Action, c.Reason)
+	}
+	if p.Drift[0].Status != "established" {
+		t.Fatalf("drift status %q", p.Drift[0].Status)
+	}
+}
+
+func TestOrphansAreDeleted(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	src := strings.Replace(loopback, "count   = 2", "count   = 1", 1)
+	src = strings.Replace(src, "protection_domain \"rxe\"", "protection_domain \"other\"", 1)
+	src = strings.ReplaceAll(src, "protection_domain.rxe.id", "protection_domain.other.id")
+	p := mustPlan(t, load(t, src), st, Options{})
+	if c := p.Change(mustAddr(t, "endpoint.client[1]")); c.Action != Delete || c.Reason != ReasonNoKey {
+		t.Fatalf("client[1]: %v %v", c.Action, c.Reason)
+	}
+	if c := p.Change(mustAddr(t, "protection_domain.rxe")); c.Action != Delete || c.Reason != ReasonNoConfig {
+		t.Fatalf("rxe: %v %v", c.Action, c.Reason)
+	}
+	// The new PD is created, so what uses its id is replaced.
+	if c := p.Change(mustAddr(t, "endpoint.client[0]")); c.Action != DeleteThenCreate {
+		t.Fatalf("client[0]: %v", c.Action)
+	}
+}
+
+func TestIgnoreChanges(t *testing.T) {
+	src := strings.Replace(loopback, "  reconnect {", "  lifecycle {\n    ignore_changes = [qp, reconnect]\n  }\n\n  reconnect {", 1)
+	st := applied(t, mustPlan(t, load(t, src), nil, Options{}))
+	src2 := strings.Replace(src, `min_backoff = "100ms"`, `min_backoff = "300ms"`, 1)
+	// The endpoint's qp block is the second one.
+	i := strings.LastIndex(src2, "max_send_wr = 32")
+	src2 = src2[:i] + "max_send_wr = 40" + src2[i+len("max_send_wr = 32"):]
+	p := mustPlan(t, load(t, src2), st, Options{})
+	if p.HasChanges() {
+		t.Fatalf("ignored changes planned:\n%s", actions(p))
+	}
+	// Without ignore_changes the same edit is a replacement.
+	src3 := strings.Replace(src2, "ignore_changes = [qp, reconnect]", "ignore_changes = [reconnect]", 1)
+	if c := mustPlan(t, load(t, src3), st, Options{}).Change(mustAddr(t, "endpoint.client[0]")); c.Action != DeleteThenCreate {
+		t.Fatalf("got %v", c.Action)
+	}
+}
+
+func TestPreventDestroy(t *testing.T) {
+	src := strings.Replace(loopback, "  device = \"rxe0\"\n", "  device = \"rxe0\"\n  lifecycle {\n    prevent_destroy = true\n  }\n", 1)
+	cfg := load(t, src)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	_, diags := Make(context.Background(), cfg, st, Options{Destroy: true})
+	if !diags.HasErrors() || !strings.Contains(diagText(diags), "protection_domain.rxe has lifecycle.prevent_destroy set") {
+		t.Fatalf("diags: %s", diagText(diags))
+	}
+	if len(diags) != 1 {
+		t.Fatalf("want one error, got %d", len(diags))
+	}
+	// A change that forces replacement is refused too.
+	_, diags = Make(context.Background(), load(t, strings.Replace(src, `"rxe0"`, `"rxe1"`, 1)), st, Options{})
+	if !diags.HasErrors() || !strings.Contains(diagText(diags), "forces replacement") {
+		t.Fatalf("diags: %s", diagText(diags))
+	}
+}
+
+func TestCreateBeforeDestroyPropagatesToDependencies(t *testing.T) {
+	src := strings.Replace(loopback, "  reconnect {", "  lifecycle {\n    create_before_destroy = true\n  }\n\n  reconnect {", 1)
+	st := applied(t, mustPlan(t, load(t, src), nil, Options{}))
+	p := mustPlan(t, load(t, src), st, Options{Replace: []addrs.Instance{mustAddr(t, "endpoint.client[0]"), mustAddr(t, "listener.loop")}})
+	if c := p.Change(mustAddr(t, "endpoint.client[0]")); c.Action != CreateThenDelete || c.Reason != ReasonReplaceByRequest {
+		t.Fatalf("client[0]: %v %v", c.Action, c.Reason)
+	}
+	// The listener has no create_before_destroy of its own, but the
+	// endpoint depends on it.
+	if c := p.Change(mustAddr(t, "listener.loop")); c.Action != CreateThenDelete {
+		t.Fatalf("listener: %v", c.Action)
+	}
+	assertAcyclic(t, p.Graph())
+}
+
+func TestReplaceUnknownAddressWarns(t *testing.T) {
+	_, diags := Make(context.Background(), load(t, loopback), nil, Options{Replace: []addrs.Instance{mustAddr(t, "endpoint.nope")}})
+	if diags.HasErrors() || len(diags) != 1 || diags[0].Summary != "Replace target not found" {
+		t.Fatalf("diags: %s", diagText(diags))
+	}
+}
+
+func TestTargetIncludesDependencies(t *testing.T) {
+	p := mustPlan(t, load(t, loopback), nil, Options{Targets: []addrs.Instance{mustAddr(t, "endpoint.client[1]")}})
+	want := "protection_domain.rxe create\nlistener.loop create\nendpoint.client[1] create\n"
+	if got := actions(p); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestDestroyTargetIncludesDependents(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	p := mustPlan(t, cfg, st, Options{Destroy: true, Targets: []addrs.Instance{mustAddr(t, "listener.loop")}})
+	want := "listener.loop delete (delete_because_destroy_plan)\nendpoint.client[0] delete (delete_because_destroy_plan)\nendpoint.client[1] delete (delete_because_destroy_plan)\n"
+	if got := actions(p); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestStateWithBadAttributesIsAnError(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	st.Object(mustAddr(t, "listener.loop")).Attributes = []byte(`{"port":"not a number"}`)
+	_, diags := Make(context.Background(), cfg, st, Options{})
+	if !diags.HasErrors() || !strings.Contains(diagText(diags), "listener.loop") {
+		t.Fatalf("diags: %s", diagText(diags))
+	}
+}

@@ -1,0 +1,25 @@
+package planner
+
+// ActionReason explains an Action to people; it never changes what apply
+// does.
+type ActionReason string
+
+const (
+	ReasonNone ActionReason = ""
+	// ReasonCannotUpdate: an attribute that forces replacement changed
+	// (see Change.RequiredReplace).
+	ReasonCannotUpdate ActionReason = "replace_because_cannot_update"
+	// ReasonReplaceByRequest: -replace named the object.
+	ReasonReplaceByRequest ActionReason = "replace_by_request"
+	// ReasonGone: the state records the object but the agent no longer
+	// holds it (agent restarted, device removed): it is created again.
+	ReasonGone ActionReason = "create_because_gone"
+	// ReasonNoConfig: the object is in the state but not in the
+	// configuration.
+	ReasonNoConfig ActionReason = "delete_because_no_resource_config"
+	// ReasonNoKey: the block still exists but no longer has this
+	// instance key (count or for_each shrank).
+	ReasonNoKey ActionReason = "delete_because_no_instance_key"
+	// ReasonDestroyPlan: -destroy.
+	ReasonDestroyPlan ActionReason = "delete_because_destroy_plan"
+)
