@@ -84,6 +84,12 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		p.applyTargets(opts.Targets)
 	}
 	propagateCreateBeforeDestroy(p)
+	if opts.Destroy && st != nil && len(opts.Targets) == 0 {
+		for _, n := range st.OutputNames() {
+			so := st.Outputs[n]
+			p.OutputChanges = append(p.OutputChanges, OutputChange{Name: n, Action: Delete, Before: decodeOutput(so), After: cty.NullVal(cty.DynamicPseudoType), Sensitive: so.Sensitive})
+		}
+	}
 	if cfg != nil {
 		diags = append(diags, checkPreventDestroy(cfg, p)...)
 		if !opts.Destroy {

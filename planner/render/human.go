@@ -1,0 +1,187 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+)
+
+// Human writes p as terraform plan does: changes made outside rdmaform,
+// the legend of the symbols used, one block per change, the output
+// changes and the summary line (or "No changes.").
+func Human(w io.Writer, p *planner.Plan, color bool) {
+	c := colorizer(color)
+	var b strings.Builder
+	writeDrift(&b, c, p)
+	if !p.HasChanges() {
+		writeNoChanges(&b, c, p)
+		io.WriteString(w, b.String())
+		return
+	}
+	add, change, destroy := p.Counts()
+	if add+change+destroy > 0 {
+		writeLegend(&b, c, p)
+		b.WriteString("\nrdmaform will perform the following actions:\n")
+		for _, ch := range p.Changes {
+			if ch.Action == planner.NoOp {
+				continue
+			}
+			b.WriteString("\n")
+			writeChange(&b, c, ch)
+		}
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "%s %d to add, %d to change, %d to destroy.\n", c.style("Plan:", bold), add, change, destroy)
+	}
+	if len(p.OutputChanges) > 0 {
+		writeOutputChanges(&b, c, p.OutputChanges)
+		if add+change+destroy == 0 {
+			b.WriteString("\nYou can apply this plan to save these new output values to the rdmaform\nstate, without changing any real objects.\n")
+		}
+	}
+	io.WriteString(w, b.String())
+}
+
+// Summary is the line that ends a plan: "Plan: 2 to add, 1 to change, 0
+// to destroy."
+func Summary(p *planner.Plan) string {
+	add, change, destroy := p.Counts()
+	return fmt.Sprintf("Plan: %d to add, %d to change, %d to destroy.", add, change, destroy)
+}
+
+func writeNoChanges(b *strings.Builder, c colorizer, p *planner.Plan) {
+	b.WriteString("\n" + c.style("No changes.", green, bold) + c.style(" Your fabric matches the configuration.", bold) + "\n\n")
+	if p.Refreshed {
+		b.WriteString("rdmaform has compared the live fabric against your configuration and found\nno differences, so no changes are needed.\n")
+	} else {
+		b.WriteString("rdmaform has compared the state (not refreshed from the agent: -refresh=false)\nagainst your configuration and found no differences, so no changes are\nneeded.\n")
+	}
+}
+
+func writeDrift(b *strings.Builder, c colorizer, p *planner.Plan) {
+	if len(p.Drift) == 0 {
+		return
+	}
+	b.WriteString("\n" + c.style("Note: Objects have changed outside of rdmaform", bold) + "\n\n")
+	b.WriteString("rdmaform detected the following changes made outside of rdmaform since the\nlast \"rdmaform apply\":\n")
+	for _, d := range p.Drift {
+		b.WriteString("\n" + c.style(fmt.Sprintf("  # %s has been deleted", d.Addr), bold) + "\n")
+		if d.Status != "" {
+			fmt.Fprintf(b, "  # (the agent holds another object at this address, %s, made by another create token)\n", d.Status)
+		} else {
+			b.WriteString("  # (the agent no longer holds it: the agent restarted, or its device was removed)\n")
+		}
+	}
+	b.WriteString("\nUnless you have made equivalent changes to your configuration, the following\nplan includes actions to respond to these changes.\n\n")
+	b.WriteString(strings.Repeat("─", 77) + "\n")
+}
+
+// writeLegend lists the symbols the plan uses, in Terraform's order.
+func writeLegend(b *strings.Builder, c colorizer, p *planner.Plan) {
+	used := map[planner.Action]bool{}
+	for _, ch := range p.Changes {
+		used[ch.Action] = true
+	}
+	b.WriteString("\nrdmaform compared the configuration with the state")
+	if p.Refreshed {
+		b.WriteString(" and the live fabric")
+	}
+	b.WriteString(".\nResource actions are indicated with the following symbols:\n")
+	for _, l := range []struct {
+		a    planner.Action
+		text string
+	}{
+		{planner.Create, "create"},
+		{planner.Update, "update in-place"},
+		{planner.Delete, "destroy"},
+		{planner.DeleteThenCreate, "destroy and then create replacement"},
+		{planner.CreateThenDelete, "create replacement and then destroy"},
+	} {
+		if used[l.a] {
+			fmt.Fprintf(b, "%s %s\n", padSymbol(c, l.a.Symbol()), l.text)
+		}
+	}
+}
+
+// padSymbol right-aligns a symbol in three columns: "  +", "-/+".
+func padSymbol(c colorizer, sym string) string {
+	return strings.Repeat(" ", 3-len(sym)) + c.symbol(sym)
+}
+
+// writeChange writes one change: the comment saying what happens and why,
+// then the object with its attributes.
+func writeChange(b *strings.Builder, c colorizer, ch *planner.Change) {
+	b.WriteString(c.style("  # "+ch.Addr.String()+" "+headline(ch), bold) + "\n")
+	if r := reasonLine(ch); r != "" {
+		b.WriteString("  # " + r + "\n")
+	}
+	fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, ch.Action.Symbol()), ch.Addr.Kind, ch.Addr.Name)
+	w := &blockWriter{b: b, c: c, replace: ch.RequiredReplace}
+	action := ch.Action
+	if action.IsReplace() {
+		action = planner.Update // a replacement shows what differs
+	}
+	w.body(config.Schema(ch.Addr.Kind), ch.Before, ch.After, action, nil, 1)
+	b.WriteString("    }\n")
+}
+
+func headline(ch *planner.Change) string {
+	switch ch.Action {
+	case planner.Create:
+		return "will be created"
+	case planner.Update:
+		return "will be updated in-place"
+	case planner.Delete:
+		return "will be destroyed"
+	case planner.DeleteThenCreate, planner.CreateThenDelete:
+		if ch.Reason == planner.ReasonReplaceByRequest {
+			return "will be replaced, as requested"
+		}
+		return "must be replaced"
+	}
+	return "has no changes"
+}
+
+// reasonLine explains a change, as Terraform's "(because ...)" lines.
+func reasonLine(ch *planner.Change) string {
+	switch ch.Reason {
+	case planner.ReasonGone:
+		return "(because the agent no longer holds it)"
+	case planner.ReasonNoConfig:
+		return fmt.Sprintf("(because %s is not in configuration)", ch.Addr.Resource)
+	case planner.ReasonNoKey:
+		switch k := ch.Addr.Key.(type) {
+		case addrs.IntKey:
+			return fmt.Sprintf("(because index [%d] is out of range for count)", int(k))
+		case addrs.StringKey:
+			return fmt.Sprintf("(because key [%q] is not in for_each map)", string(k))
+		}
+		return fmt.Sprintf("(because %s no longer uses count or for_each)", ch.Addr.Resource)
+	}
+	return ""
+}
+
+func writeOutputChanges(b *strings.Builder, c colorizer, ocs []planner.OutputChange) {
+	b.WriteString("\nChanges to Outputs:\n")
+	width := 0
+	for _, oc := range ocs {
+		width = max(width, len(oc.Name))
+	}
+	for _, oc := range ocs {
+		var text string
+		switch {
+		case oc.Sensitive:
+			text = "(sensitive value)"
+		case oc.Action == planner.Create:
+			text = value(oc.After, "    ")
+		case oc.Action == planner.Delete:
+			text = value(oc.Before, "    ") + " -> null"
+		default:
+			text = value(oc.Before, "    ") + " -> " + value(oc.After, "    ")
+		}
+		fmt.Fprintf(b, "  %s %s = %s\n", c.symbol(oc.Action.Symbol()), pad(oc.Name, width), text)
+	}
+}

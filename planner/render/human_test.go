@@ -1,0 +1,218 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/state"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+const loopback = `
+protection_domain "rxe" {
+  device = "rxe0"
+}
+
+listener "loop" {
+  address = "10.77.0.1"
+  port    = 7471
+  pd      = protection_domain.rxe.id
+
+  qp {
+    max_send_wr = 32
+  }
+}
+
+endpoint "client" {
+  count   = 2
+  address = listener.loop.address
+  port    = listener.loop.port
+  pd      = protection_domain.rxe.id
+
+  qp {
+    max_send_wr = 32
+  }
+
+  reconnect {
+    min_backoff = "100ms"
+  }
+}
+
+output "port" {
+  value = listener.loop.port
+}
+`
+
+func load(t *testing.T, src string) *config.Config {
+	t.Helper()
+	cfg, diags := config.NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, config.VarInputs{})
+	if diags.HasErrors() {
+		t.Fatalf("config: %v", diags)
+	}
+	return cfg
+}
+
+func plan(t *testing.T, cfg *config.Config, st *state.State, opts planner.Options) *planner.Plan {
+	t.Helper()
+	p, diags := planner.Make(context.Background(), cfg, st, opts)
+	if diags.HasErrors() {
+		t.Fatalf("plan: %v", diags)
+	}
+	return p
+}
+
+// applied is the state a perfect apply of p leaves, computed attributes
+// filled with fixed values so that golden files are stable.
+func applied(t *testing.T, p *planner.Plan) *state.State {
+	t.Helper()
+	st := state.New()
+	st.Lineage = "lineage"
+	for _, c := range p.Changes {
+		if c.Action == planner.Delete {
+			continue
+		}
+		v, _ := cty.Transform(c.After, func(path cty.Path, v cty.Value) (cty.Value, error) {
+			if v.IsKnown() {
+				return v, nil
+			}
+			name := path[len(path)-1].(cty.GetAttrStep).Name
+			switch {
+			case name == "pd":
+				return cty.StringVal("protection_domain.rxe"), nil
+			case name == "id":
+				return cty.StringVal(c.Addr.String()), nil
+			case name == "status":
+				return cty.StringVal("established"), nil
+			case v.Type() == cty.Number:
+				return cty.NumberIntVal(17), nil
+			}
+			return cty.StringVal("rxe0"), nil
+		})
+		raw, err := ctyjson.Marshal(v, v.Type())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var deps []addrs.Instance
+		for _, d := range c.Dependencies {
+			deps = append(deps, addrs.Instance{Resource: d})
+		}
+		st.SetObject(&state.Object{Addr: c.Addr, Attributes: raw, Dependencies: deps})
+	}
+	raw, _ := ctyjson.Marshal(cty.NumberIntVal(7471), cty.Number)
+	st.SetOutput("port", &state.Output{Value: raw, Type: []byte(`"number"`)})
+	return st
+}
+
+type liveAll struct {
+	st   *state.State
+	gone string
+}
+
+func (l liveAll) Live(context.Context) (map[string]planner.LiveObject, error) {
+	out := map[string]planner.LiveObject{}
+	for k := range l.st.Objects {
+		if k != l.gone {
+			out[k] = planner.LiveObject{Status: "established"}
+		}
+	}
+	return out, nil
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
+	}
+}
+
+func human(p *planner.Plan) string {
+	var b bytes.Buffer
+	Human(&b, p, false)
+	return b.String()
+}
+
+func TestHumanCreate(t *testing.T) {
+	golden(t, "create.txt", human(plan(t, load(t, loopback), nil, planner.Options{})))
+}
+
+func TestHumanNoChanges(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, plan(t, cfg, nil, planner.Options{}))
+	got := human(plan(t, cfg, st, planner.Options{Refresher: liveAll{st: st}}))
+	want := "\nNo changes. Your fabric matches the configuration.\n\n" +
+		"rdmaform has compared the live fabric against your configuration and found\nno differences, so no changes are needed.\n"
+	if got != want {
+		t.Fatalf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestHumanReplaceUpdateDeleteAndDrift(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, plan(t, cfg, nil, planner.Options{}))
+	src := strings.Replace(loopback, `min_backoff = "100ms"`, `min_backoff = "200ms"`, 1)
+	src = strings.Replace(src, "count   = 2", "count   = 1", 1)
+	src = strings.Replace(src, "port    = 7471", "port    = 7472", 1)
+	got := human(plan(t, load(t, src), st, planner.Options{Refresher: liveAll{st: st, gone: "protection_domain.rxe"}}))
+	golden(t, "replace.txt", got)
+}
+
+func TestHumanInPlace(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, plan(t, cfg, nil, planner.Options{}))
+	src := strings.Replace(loopback, `min_backoff = "100ms"`, `min_backoff = "200ms"`, 1)
+	golden(t, "update.txt", human(plan(t, load(t, src), st, planner.Options{})))
+}
+
+func TestHumanDestroy(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, plan(t, cfg, nil, planner.Options{}))
+	golden(t, "destroy.txt", human(plan(t, cfg, st, planner.Options{Destroy: true})))
+}
+
+func TestHumanColor(t *testing.T) {
+	var b bytes.Buffer
+	Human(&b, plan(t, load(t, loopback), nil, planner.Options{}), true)
+	if !strings.Contains(b.String(), "\x1b[32m+\x1b[0m endpoint \"client\" {") {
+		t.Fatalf("no coloured marker in\n%s", b.String())
+	}
+	if strings.Contains(human(plan(t, load(t, loopback), nil, planner.Options{})), "\x1b[") {
+		t.Fatal("escape codes with colour off")
+	}
+}
+
+func TestJSON(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, plan(t, cfg, nil, planner.Options{}))
+	src := strings.Replace(loopback, "port    = 7471", "port    = 7472", 1)
+	var b bytes.Buffer
+	if err := JSON(&b, plan(t, load(t, src), st, planner.Options{}), nil); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "replace.json", b.String())
+}

@@ -1,0 +1,210 @@
+package render
+
+import (
+	"encoding/json"
+	"io"
+	"math/big"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// JSONPlan is the machine-readable plan, shaped as `terraform show -json`
+// shapes a plan: resource_changes with actions, before, after,
+// after_unknown and replace_paths.
+type JSONPlan struct {
+	FormatVersion   string                `json:"format_version"`
+	ResourceDrift   []JSONResourceChange  `json:"resource_drift,omitempty"`
+	ResourceChanges []JSONResourceChange  `json:"resource_changes"`
+	OutputChanges   map[string]JSONChange `json:"output_changes,omitempty"`
+	Summary         JSONSummary           `json:"summary"`
+	PriorState      *JSONStateID          `json:"prior_state,omitempty"`
+	Diagnostics     []JSONDiagnostic      `json:"diagnostics,omitempty"`
+	Errored         bool                  `json:"errored"`
+}
+
+// JSONResourceChange is one object's change.
+type JSONResourceChange struct {
+	Address      string     `json:"address"`
+	Mode         string     `json:"mode"`
+	Type         string     `json:"type"`
+	Name         string     `json:"name"`
+	Index        any        `json:"index,omitempty"`
+	Change       JSONChange `json:"change"`
+	ActionReason string     `json:"action_reason,omitempty"`
+}
+
+// JSONChange is a before/after pair; unknown values are null in After and
+// true at the same place in AfterUnknown.
+type JSONChange struct {
+	Actions      []string   `json:"actions"`
+	Before       any        `json:"before"`
+	After        any        `json:"after"`
+	AfterUnknown any        `json:"after_unknown"`
+	ReplacePaths [][]string `json:"replace_paths,omitempty"`
+}
+
+// JSONSummary counts the changes as the human summary does.
+type JSONSummary struct {
+	Add     int `json:"add"`
+	Change  int `json:"change"`
+	Destroy int `json:"destroy"`
+}
+
+// JSONStateID names the state the plan was made from.
+type JSONStateID struct {
+	Lineage string `json:"lineage"`
+	Serial  uint64 `json:"serial"`
+}
+
+// JSONDiagnostic is a warning or error met while planning.
+type JSONDiagnostic struct {
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// JSON writes p (nil when planning failed early) and diags as one JSON
+// document followed by a newline.
+func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
+	out := JSONPlan{FormatVersion: "1.0", ResourceChanges: []JSONResourceChange{}, Errored: diags.HasErrors()}
+	for _, d := range diags {
+		sev := "error"
+		if d.Severity == hcl.DiagWarning {
+			sev = "warning"
+		}
+		out.Diagnostics = append(out.Diagnostics, JSONDiagnostic{Severity: sev, Summary: d.Summary, Detail: d.Detail})
+	}
+	if p != nil {
+		if p.Prior.Exists {
+			out.PriorState = &JSONStateID{Lineage: p.Prior.Lineage, Serial: p.Prior.Serial}
+		}
+		for _, d := range p.Drift {
+			rc := resourceChange(d.Addr)
+			rc.Change = JSONChange{Actions: []string{"delete"}, Before: jsonValue(d.Before), AfterUnknown: false}
+			rc.ActionReason = "deleted_outside"
+			out.ResourceDrift = append(out.ResourceDrift, rc)
+		}
+		for _, c := range p.Changes {
+			rc := resourceChange(c.Addr)
+			rc.ActionReason = string(c.Reason)
+			rc.Change = JSONChange{Actions: jsonActions(c.Action), Before: jsonValue(c.Before), After: jsonValue(c.After), AfterUnknown: unknownTree(c.After)}
+			for _, path := range c.RequiredReplace {
+				rc.Change.ReplacePaths = append(rc.Change.ReplacePaths, pathStrings(path))
+			}
+			out.ResourceChanges = append(out.ResourceChanges, rc)
+		}
+		for _, oc := range p.OutputChanges {
+			if out.OutputChanges == nil {
+				out.OutputChanges = map[string]JSONChange{}
+			}
+			ch := JSONChange{Actions: jsonActions(oc.Action), Before: jsonValue(oc.Before), After: jsonValue(oc.After), AfterUnknown: unknownTree(oc.After)}
+			if oc.Sensitive {
+				ch.Before, ch.After = nil, nil
+			}
+			out.OutputChanges[oc.Name] = ch
+		}
+		out.Summary.Add, out.Summary.Change, out.Summary.Destroy = p.Counts()
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func resourceChange(a addrs.Instance) JSONResourceChange {
+	rc := JSONResourceChange{Address: a.String(), Mode: "managed", Type: string(a.Kind), Name: a.Name}
+	switch k := a.Key.(type) {
+	case addrs.IntKey:
+		rc.Index = int(k)
+	case addrs.StringKey:
+		rc.Index = string(k)
+	}
+	return rc
+}
+
+func jsonActions(a planner.Action) []string {
+	switch a {
+	case planner.DeleteThenCreate:
+		return []string{"delete", "create"}
+	case planner.CreateThenDelete:
+		return []string{"create", "delete"}
+	}
+	return []string{a.String()}
+}
+
+func pathStrings(p cty.Path) []string {
+	var out []string
+	for _, s := range p {
+		if ga, ok := s.(cty.GetAttrStep); ok {
+			out = append(out, ga.Name)
+		}
+	}
+	return out
+}
+
+// jsonValue converts v for encoding/json; unknown values become null (see
+// unknownTree).
+func jsonValue(v cty.Value) any {
+	if v == cty.NilVal || !v.IsKnown() || v.IsNull() {
+		return nil
+	}
+	v, _ = v.Unmark()
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		return v.AsString()
+	case ty == cty.Number:
+		f := v.AsBigFloat()
+		if f.IsInt() {
+			i, _ := f.Int(new(big.Int))
+			return json.Number(i.String())
+		}
+		return json.Number(f.Text('g', -1))
+	case ty == cty.Bool:
+		return v.True()
+	case ty.IsObjectType() || ty.IsMapType():
+		m := map[string]any{}
+		for k, e := range v.AsValueMap() {
+			m[k] = jsonValue(e)
+		}
+		return m
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		out := []any{}
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			out = append(out, jsonValue(e))
+		}
+		return out
+	}
+	return nil
+}
+
+// unknownTree mirrors v with true where a value is unknown, omitting
+// known leaves, as Terraform's after_unknown.
+func unknownTree(v cty.Value) any {
+	if v == cty.NilVal {
+		return false
+	}
+	if !v.IsKnown() {
+		return true
+	}
+	if v.IsNull() {
+		return false
+	}
+	ty := v.Type()
+	if ty.IsObjectType() || ty.IsMapType() {
+		m := map[string]any{}
+		for k, e := range v.AsValueMap() {
+			if u := unknownTree(e); u != false {
+				m[k] = u
+			}
+		}
+		return m
+	}
+	return false
+}
