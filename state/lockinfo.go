@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // LockInfo describes a lock holder; it is stored next to the lock so that
@@ -111,7 +113,7 @@ func LockWithTimeout(ctx context.Context, l Locker, info *LockInfo, timeout time
 		if err == nil {
 			return id, nil
 		}
-		if !errors.Is(err, ErrLocked) || !time.Now().Before(deadline) {
+		if !(errors.Is(err, ErrLocked) || transient(err)) || !time.Now().Before(deadline) {
 			if timeout > 0 && errors.Is(err, ErrLocked) {
 				var le *LockError
 				if errors.As(err, &le) {
@@ -127,6 +129,13 @@ func LockWithTimeout(ctx context.Context, l Locker, info *LockInfo, timeout time
 		}
 		delay = min(delay*2, time.Second)
 	}
+}
+
+// transient reports a failure to reach the lock's store that may pass, such
+// as an etcd request timing out under load: worth retrying while the
+// caller's -lock-timeout lasts, like a held lock.
+func transient(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.Unavailable
 }
 
 func jitter(d time.Duration) time.Duration {

@@ -78,7 +78,13 @@ func checkRace(t *testing.T, results []raceResult, final *State, wantAll bool) {
 		}
 	}
 	if wantAll && len(winners) != racers {
-		t.Fatalf("%d of %d racers got the lock with a long timeout", len(winners), racers)
+		why := map[string]bool{}
+		for _, r := range results {
+			if r.lockID == "" {
+				why[r.loserErr] = true
+			}
+		}
+		t.Fatalf("%d of %d racers got the lock with a long timeout; the others said: %v", len(winners), racers, why)
 	}
 	losers := 0
 	for _, r := range results {
