@@ -36,8 +36,9 @@ func checkDevices(ctx context.Context, cfg *config.Config, p *Plan, di DeviceInf
 		}
 	}
 	diags := config.CheckDevice(sub, limits)
+	byResource := InstancesByResource(cfg)
 	for _, inst := range sub.SortedInstances() {
-		diags = append(diags, checkPDDevice(cfg, inst, limits)...)
+		diags = append(diags, checkPDDevice(cfg, byResource, inst, limits)...)
 	}
 	return diags
 }
@@ -45,7 +46,7 @@ func checkDevices(ctx context.Context, cfg *config.Config, p *Plan, di DeviceInf
 // checkPDDevice reports a listener or endpoint whose protection domain is
 // on another device than the one its address resolves to: a PD serves one
 // device only, and rdma_create_qp would fail at apply with EINVAL.
-func checkPDDevice(cfg *config.Config, inst *config.Instance, limits *deviceLimits) hcl.Diagnostics {
+func checkPDDevice(cfg *config.Config, byResource map[addrs.Resource][]*config.Instance, inst *config.Instance, limits *deviceLimits) hcl.Diagnostics {
 	var address string
 	switch {
 	case inst.Listener != nil:
@@ -58,7 +59,7 @@ func checkPDDevice(cfg *config.Config, inst *config.Instance, limits *deviceLimi
 	default:
 		return nil
 	}
-	pd := protectionDomainOf(cfg, inst)
+	pd := ProtectionDomainOf(cfg, byResource, inst)
 	if pd == nil || pd.ProtectionDomain == nil || pd.ProtectionDomain.Device == "" || address == "" {
 		return nil
 	}
@@ -76,10 +77,12 @@ func checkPDDevice(cfg *config.Config, inst *config.Instance, limits *deviceLimi
 	}}
 }
 
-// protectionDomainOf finds the protection domain an instance's pd
-// attribute names: by value when it is known (a PD's id is its address),
-// otherwise the only protection domain among the blocks it depends on.
-func protectionDomainOf(cfg *config.Config, inst *config.Instance) *config.Instance {
+// ProtectionDomainOf finds the protection domain an instance's pd
+// attribute names: by value when it is known (a protection domain's id is
+// its address), otherwise the only protection domain instance among the
+// blocks it depends on; nil when there is none or it is ambiguous.
+// byResource is InstancesByResource(cfg).
+func ProtectionDomainOf(cfg *config.Config, byResource map[addrs.Resource][]*config.Instance, inst *config.Instance) *config.Instance {
 	if inst.Known("pd") {
 		v := inst.Value.GetAttr("pd")
 		if v.IsNull() {
@@ -96,16 +99,23 @@ func protectionDomainOf(cfg *config.Config, inst *config.Instance) *config.Insta
 		if d.Kind != addrs.ProtectionDomain {
 			continue
 		}
-		for _, pdi := range cfg.Instances {
-			if pdi.Addr.Resource == d {
-				if found != nil {
-					return nil // ambiguous: the value decides at apply
-				}
-				found = pdi
+		for _, pdi := range byResource[d] {
+			if found != nil {
+				return nil // ambiguous: the value decides at apply
 			}
+			found = pdi
 		}
 	}
 	return found
+}
+
+// InstancesByResource groups the configuration's instances by block.
+func InstancesByResource(cfg *config.Config) map[addrs.Resource][]*config.Instance {
+	out := make(map[addrs.Resource][]*config.Instance, len(cfg.Resources))
+	for _, inst := range cfg.Instances {
+		out[inst.Addr.Resource] = append(out[inst.Addr.Resource], inst)
+	}
+	return out
 }
 
 // deviceLimits adapts a DeviceInfo to config.DeviceLimits, asking the

@@ -158,10 +158,7 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 	for _, r := range opts.Replace {
 		replace[r] = true
 	}
-	byResource := make(map[addrs.Resource][]*config.Instance, len(cfg.Resources))
-	for _, inst := range cfg.Instances {
-		byResource[inst.Addr.Resource] = append(byResource[inst.Addr.Resource], inst)
-	}
+	byResource := InstancesByResource(cfg)
 	creating := map[addrs.Resource]bool{} // blocks with an object being created or replaced
 	seen := make(map[string]bool, len(cfg.Instances))
 	for _, r := range resourceOrder(cfg) {

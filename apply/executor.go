@@ -1,0 +1,398 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/state"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// DefaultParallelism is -parallelism's default, as Terraform's.
+const DefaultParallelism = 10
+
+// Options are what Apply works with.
+type Options struct {
+	Fabric   Fabric
+	Recorder state.Recorder
+	// Config builds the specs of objects to create or update; it may be
+	// nil for a plan that only deletes.
+	Config *config.Config
+	// Prior is the state the plan was made from: the create tokens of
+	// objects to delete and the ids of objects left alone.
+	Prior *state.State
+	// Parallelism bounds the fabric calls in flight (DefaultParallelism
+	// when 0).
+	Parallelism int
+	// Progress receives Terraform's progress lines, one whole line per
+	// write.
+	Progress io.Writer
+	// NewToken returns a fresh create token (a UUID when nil); it is
+	// called concurrently.
+	NewToken func() string
+}
+
+// Report is what an apply did and did not do.
+type Report struct {
+	Added, Changed, Destroyed int
+	// Errors lists each failed operation once.
+	Errors []OpError
+	// Skipped lists, per failed operation, the objects not changed because
+	// they depend on it.
+	Skipped []SkipNote
+	// NotStarted lists the operations left when the walk was stopped.
+	NotStarted []string
+	// Interrupted: the context was cancelled during the walk.
+	Interrupted bool
+	// UnknownOutputs lists outputs not recorded because their value is
+	// computed from values rdmaform cannot resolve during apply yet.
+	UnknownOutputs []string
+}
+
+// OpError is one failed operation.
+type OpError struct {
+	Addr addrs.Instance
+	Op   string // "create", "update", "delete", "record"
+	Err  error
+}
+
+func (e OpError) Error() string { return fmt.Sprintf("%s: %s failed: %v", e.Addr, e.Op, e.Err) }
+
+// SkipNote names the objects skipped because of one failed operation.
+type SkipNote struct {
+	Cause   addrs.Instance
+	Objects []string // "endpoint.client[3] (create)"
+}
+
+// Failed reports whether anything went wrong or was left undone.
+func (r *Report) Failed() bool { return len(r.Errors) > 0 || r.Interrupted || len(r.NotStarted) > 0 }
+
+type executor struct {
+	Options
+	plan       *planner.Plan
+	graph      *planner.Graph
+	sem        chan struct{}
+	byResource map[addrs.Resource][]*config.Instance
+	noCancel   context.Context
+
+	mu      sync.Mutex
+	ids     map[addrs.Instance]string // ids of objects alive now, for pd references
+	report  Report
+	outLock sync.Mutex
+}
+
+// Apply carries out p and records every completed change through
+// opts.Recorder before reporting it. It does not close the Recorder.
+func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = DefaultParallelism
+	}
+	if opts.NewToken == nil {
+		opts.NewToken = uuid.NewString
+	}
+	if opts.Progress == nil {
+		opts.Progress = io.Discard
+	}
+	e := &executor{
+		Options:  opts,
+		plan:     p,
+		graph:    p.Graph(),
+		sem:      make(chan struct{}, opts.Parallelism),
+		noCancel: context.WithoutCancel(ctx),
+		ids:      map[addrs.Instance]string{},
+	}
+	if opts.Config != nil {
+		e.byResource = planner.InstancesByResource(opts.Config)
+	}
+	for _, c := range p.Changes {
+		if !c.Action.Creates() && !c.After.IsNull() && c.After.IsKnown() {
+			if id := c.After.GetAttr("id"); id.IsKnown() && !id.IsNull() {
+				e.ids[c.Addr] = id.AsString()
+			}
+		}
+	}
+	// Objects the agent lost are dropped from the state first; those still
+	// configured are recorded again when re-created.
+	for _, d := range p.Drift {
+		if err := e.Recorder.Record(state.DeleteObject(d.Addr)); err != nil {
+			e.report.Errors = append(e.report.Errors, OpError{d.Addr, "record", err})
+			return &e.report
+		}
+	}
+
+	results := Walk(ctx, e.graph, func(i int) error { return e.visit(ctx, i) })
+	e.collect(ctx, results)
+	if len(e.report.Errors) == 0 && !e.report.Interrupted {
+		e.recordOutputs()
+	}
+	return &e.report
+}
+
+// visit runs one node: barriers at once, operations once a parallelism
+// slot is free (giving up if the walk is being stopped meanwhile).
+func (e *executor) visit(ctx context.Context, i int) error {
+	n := e.graph.Nodes[i]
+	if n.Op == planner.OpBarrier {
+		return nil
+	}
+	select {
+	case e.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ErrNotStarted
+	}
+	defer func() { <-e.sem }()
+	if ctx.Err() != nil {
+		return ErrNotStarted
+	}
+	switch n.Op {
+	case planner.OpCreate:
+		return e.create(n.Change)
+	case planner.OpUpdate:
+		return e.update(n.Change)
+	case planner.OpDelete:
+		return e.delete(n.Change)
+	}
+	return nil
+}
+
+func (e *executor) progress(format string, args ...any) {
+	e.outLock.Lock()
+	defer e.outLock.Unlock()
+	fmt.Fprintf(e.Progress, format+"\n", args...)
+}
+
+func (e *executor) lookupID(a addrs.Instance) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	id, ok := e.ids[a]
+	return id, ok
+}
+
+func (e *executor) create(c *planner.Change) error {
+	spec, pd, err := specFor(e.Config, e.byResource, c.Addr, c.After, e.lookupID)
+	if err != nil {
+		return OpError{c.Addr, "create", err}
+	}
+	token := e.NewToken()
+	e.progress("%s: Creating...", c.Addr)
+	start := time.Now()
+	facts, err := e.Fabric.Create(e.noCancel, c.Addr, spec, token)
+	if err != nil {
+		return OpError{c.Addr, "create", err}
+	}
+	facts.CreateToken = token
+	if facts.CreatedAt.IsZero() {
+		facts.CreatedAt = time.Now().UTC()
+	}
+	final := finalValue(c.Addr.Kind, c.After, facts, pd, c.Addr)
+	if err := e.record(c, final, facts); err != nil {
+		return err
+	}
+	e.setID(c.Addr, final)
+	e.progress("%s: Creation complete after %s [%s]", c.Addr, elapsed(start), identity(c.Addr, final))
+	return nil
+}
+
+func (e *executor) update(c *planner.Change) error {
+	spec, pd, err := specFor(e.Config, e.byResource, c.Addr, c.After, e.lookupID)
+	if err != nil {
+		return OpError{c.Addr, "update", err}
+	}
+	e.progress("%s: Modifying... [%s]", c.Addr, identity(c.Addr, c.Before))
+	start := time.Now()
+	facts, err := e.Fabric.Update(e.noCancel, c.Addr, spec, c.Changed)
+	if err != nil {
+		return OpError{c.Addr, "update", err}
+	}
+	if prior := e.priorObject(c.Addr); prior != nil {
+		// Keep what the update does not report: the token and creation time.
+		if facts.CreateToken == "" {
+			facts.CreateToken = prior.Facts.CreateToken
+		}
+		if facts.CreatedAt.IsZero() {
+			facts.CreatedAt = prior.Facts.CreatedAt
+		}
+	}
+	final := finalValue(c.Addr.Kind, c.After, facts, pd, c.Addr)
+	if err := e.record(c, final, facts); err != nil {
+		return err
+	}
+	e.progress("%s: Modifications complete after %s [%s]", c.Addr, elapsed(start), identity(c.Addr, final))
+	return nil
+}
+
+func (e *executor) delete(c *planner.Change) error {
+	token := ""
+	if prior := e.priorObject(c.Addr); prior != nil {
+		token = prior.Facts.CreateToken
+	}
+	e.progress("%s: Destroying... [%s]", c.Addr, identity(c.Addr, c.Before))
+	start := time.Now()
+	if err := e.Fabric.Delete(e.noCancel, c.Addr, token); err != nil {
+		return OpError{c.Addr, "delete", err}
+	}
+	// After create_before_destroy the address already holds the new
+	// object, recorded by its create: nothing to remove from the state.
+	if c.Action != planner.CreateThenDelete {
+		if err := e.Recorder.Record(state.DeleteObject(c.Addr)); err != nil {
+			return OpError{c.Addr, "record", fmt.Errorf("destroyed, but the state could not record it: %w", err)}
+		}
+	}
+	e.progress("%s: Destruction complete after %s", c.Addr, elapsed(start))
+	return nil
+}
+
+func (e *executor) record(c *planner.Change, final cty.Value, facts state.Facts) error {
+	raw, err := ctyjson.Marshal(final, final.Type())
+	if err != nil {
+		return OpError{c.Addr, "record", fmt.Errorf("made, but its attributes could not be encoded for the state: %w", err)}
+	}
+	deps := make([]addrs.Instance, len(c.Dependencies))
+	for i, d := range c.Dependencies {
+		deps[i] = addrs.Instance{Resource: d}
+	}
+	o := &state.Object{Addr: c.Addr, Attributes: raw, Dependencies: deps, Facts: facts}
+	if err := e.Recorder.Record(state.PutObject(o)); err != nil {
+		return OpError{c.Addr, "record", fmt.Errorf("made, but the state could not record it (the object exists without being in the state): %w", err)}
+	}
+	return nil
+}
+
+func (e *executor) setID(a addrs.Instance, final cty.Value) {
+	if id := final.GetAttr("id"); id.IsKnown() && !id.IsNull() {
+		e.mu.Lock()
+		e.ids[a] = id.AsString()
+		e.mu.Unlock()
+	}
+}
+
+func (e *executor) priorObject(a addrs.Instance) *state.Object {
+	if e.Prior == nil {
+		return nil
+	}
+	return e.Prior.Object(a)
+}
+
+// collect turns the walk's results into the report.
+func (e *executor) collect(ctx context.Context, results []Result) {
+	r := &e.report
+	skipped := map[int][]string{}
+	for i, res := range results {
+		n := e.graph.Nodes[i]
+		switch res.Outcome {
+		case Done:
+			switch n.Op {
+			case planner.OpCreate:
+				r.Added++
+			case planner.OpUpdate:
+				r.Changed++
+			case planner.OpDelete:
+				r.Destroyed++
+			}
+		case Failed:
+			var oe OpError
+			if !errors.As(res.Err, &oe) {
+				oe = OpError{Err: res.Err}
+				if n.Change != nil {
+					oe.Addr = n.Change.Addr
+				}
+			}
+			r.Errors = append(r.Errors, oe)
+		case Skipped:
+			if n.Change != nil {
+				skipped[res.Cause] = append(skipped[res.Cause], fmt.Sprintf("%s (%s)", n.Change.Addr, opName(n.Op)))
+			}
+		case NotStarted:
+			if n.Change != nil {
+				r.NotStarted = append(r.NotStarted, fmt.Sprintf("%s (%s)", n.Change.Addr, opName(n.Op)))
+			}
+		}
+	}
+	causes := make([]int, 0, len(skipped))
+	for c := range skipped {
+		causes = append(causes, c)
+	}
+	sort.Ints(causes)
+	for _, c := range causes {
+		r.Skipped = append(r.Skipped, SkipNote{Cause: e.graph.Nodes[c].Change.Addr, Objects: skipped[c]})
+	}
+	sort.Slice(r.Errors, func(i, j int) bool { return r.Errors[i].Addr.Less(r.Errors[j].Addr) })
+	r.Interrupted = ctx.Err() != nil
+}
+
+// recordOutputs records the outputs that changed and whose values are
+// known.
+func (e *executor) recordOutputs() {
+	for _, oc := range e.plan.OutputChanges {
+		var ch state.Change
+		switch oc.Action {
+		case planner.Delete:
+			ch = state.DeleteOutput(oc.Name)
+		default:
+			v, _ := oc.After.UnmarkDeep()
+			if !v.IsWhollyKnown() {
+				e.report.UnknownOutputs = append(e.report.UnknownOutputs, oc.Name)
+				continue
+			}
+			raw, err := ctyjson.Marshal(v, v.Type())
+			if err != nil {
+				e.report.UnknownOutputs = append(e.report.UnknownOutputs, oc.Name)
+				continue
+			}
+			ty, _ := ctyjson.MarshalType(v.Type())
+			ch = state.PutOutput(oc.Name, &state.Output{Value: raw, Type: ty, Sensitive: oc.Sensitive})
+		}
+		if err := e.Recorder.Record(ch); err != nil {
+			e.report.Errors = append(e.report.Errors, OpError{Op: "record", Err: fmt.Errorf("output %s: %w", oc.Name, err)})
+		}
+	}
+}
+
+func opName(op planner.Op) string {
+	switch op {
+	case planner.OpCreate:
+		return "create"
+	case planner.OpUpdate:
+		return "update"
+	case planner.OpDelete:
+		return "delete"
+	}
+	return "barrier"
+}
+
+// identity is what a progress line shows in brackets: an endpoint's QP
+// number once known, otherwise the id.
+func identity(a addrs.Instance, v cty.Value) string {
+	if v.IsNull() || !v.IsKnown() {
+		return "id=" + a.String()
+	}
+	if a.Kind == addrs.Endpoint {
+		if q := v.GetAttr("qp_num"); q.IsKnown() && !q.IsNull() {
+			return "qp_num=" + q.AsBigFloat().Text('f', -1)
+		}
+	}
+	if id := v.GetAttr("id"); id.IsKnown() && !id.IsNull() {
+		return "id=" + id.AsString()
+	}
+	return "id=" + a.String()
+}
+
+// elapsed rounds a duration as the progress lines show it: milliseconds
+// under a second, tenths above.
+func elapsed(start time.Time) time.Duration {
+	d := time.Since(start)
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
+}

@@ -1,0 +1,404 @@
+package apply
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/state"
+	"github.com/zclconf/go-cty/cty"
+)
+
+const loopback = `
+protection_domain "rxe" {
+  device = "rxe0"
+}
+
+listener "loop" {
+  address = "10.77.0.1"
+  port    = 7471
+  pd      = protection_domain.rxe.id
+}
+
+endpoint "client" {
+  count   = 3
+  address = listener.loop.address
+  port    = listener.loop.port
+  pd      = protection_domain.rxe.id
+
+  qp {}
+
+  reconnect {}
+}
+
+output "port" {
+  value = listener.loop.port
+}
+`
+
+// fakeFabric records calls; fail names addresses whose create fails.
+type fakeFabric struct {
+	mu       sync.Mutex
+	calls    []string
+	specs    map[string]Spec
+	live     map[string]string // address -> token
+	fail     map[string]error
+	delay    time.Duration
+	inFlight int
+	maxIn    int
+	started  chan string // receives each address as its call starts, if set
+	qp       uint32
+}
+
+func newFakeFabric() *fakeFabric {
+	return &fakeFabric{specs: map[string]Spec{}, live: map[string]string{}, fail: map[string]error{}}
+}
+
+func (f *fakeFabric) begin(op string, a addrs.Instance) error {
+	f.mu.Lock()
+	f.calls = append(f.calls, op+" "+a.String())
+	f.inFlight++
+	f.maxIn = max(f.maxIn, f.inFlight)
+	err := f.fail[a.String()]
+	f.mu.Unlock()
+	if f.started != nil {
+		f.started <- a.String()
+	}
+	time.Sleep(f.delay)
+	return err
+}
+
+func (f *fakeFabric) end() { f.mu.Lock(); f.inFlight--; f.mu.Unlock() }
+
+func (f *fakeFabric) Create(_ context.Context, a addrs.Instance, s Spec, token string) (state.Facts, error) {
+	defer f.end()
+	if err := f.begin("create", a); err != nil {
+		return state.Facts{}, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.specs[a.String()] = s
+	f.live[a.String()] = token
+	f.qp++
+	facts := state.Facts{Device: "rxe0", PortNum: 1, Status: "established"}
+	if a.Kind == addrs.Endpoint {
+		facts.QPNum = 16 + f.qp
+	}
+	return facts, nil
+}
+
+func (f *fakeFabric) Update(_ context.Context, a addrs.Instance, s Spec, changed []cty.Path) (state.Facts, error) {
+	defer f.end()
+	if err := f.begin("update", a); err != nil {
+		return state.Facts{}, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.specs[a.String()] = s
+	return state.Facts{Device: "rxe0", Status: "established"}, nil
+}
+
+func (f *fakeFabric) Delete(_ context.Context, a addrs.Instance, token string) error {
+	defer f.end()
+	if err := f.begin("delete", a); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.live[a.String()] == token {
+		delete(f.live, a.String())
+	}
+	return nil
+}
+
+func load(t testing.TB, src string) *config.Config {
+	t.Helper()
+	cfg, diags := config.NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, config.VarInputs{})
+	if diags.HasErrors() {
+		t.Fatalf("config: %v", diags)
+	}
+	return cfg
+}
+
+type env struct {
+	t      testing.TB
+	m      *state.Filesystem
+	path   string
+	fabric *fakeFabric
+	out    *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+	// onLine is called with each line as it is written.
+	onLine func(string)
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.onLine != nil {
+		s.onLine(strings.TrimRight(string(p), "\n"))
+	}
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func newEnv(t testing.TB) *env {
+	path := filepath.Join(t.TempDir(), "rdmaform.rdmastate")
+	return &env{t: t, m: state.NewFilesystem(state.LocalOptions{Path: path}), path: path, fabric: newFakeFabric(), out: &syncBuffer{}}
+}
+
+// current reads the state as another process would.
+func (e *env) current() *state.State {
+	e.t.Helper()
+	m := state.NewFilesystem(state.LocalOptions{Path: e.path})
+	if err := m.RefreshState(); err != nil {
+		e.t.Fatal(err)
+	}
+	return m.State()
+}
+
+// run plans cfg against the current state and applies it.
+func (e *env) run(ctx context.Context, cfg *config.Config, popts planner.Options, parallelism int) (*planner.Plan, *Report) {
+	e.t.Helper()
+	if err := e.m.RefreshState(); err != nil {
+		e.t.Fatal(err)
+	}
+	prior := e.m.State()
+	p, diags := planner.Make(ctx, cfg, prior, popts)
+	if diags.HasErrors() {
+		e.t.Fatalf("plan: %v", diags)
+	}
+	rec, err := e.m.OpenRecorder()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var n atomic.Int64
+	r := Apply(ctx, p, Options{Fabric: e.fabric, Recorder: rec, Config: cfg, Prior: prior, Parallelism: parallelism, Progress: e.out,
+		NewToken: func() string { return fmt.Sprintf("tok%d", n.Add(1)) }})
+	if err := rec.Close(); err != nil {
+		e.t.Fatal(err)
+	}
+	return p, r
+}
+
+func TestApplyCreatesInOrderAndRecords(t *testing.T) {
+	e := newEnv(t)
+	_, r := e.run(context.Background(), load(t, loopback), planner.Options{}, 10)
+	if r.Failed() || r.Added != 5 || r.Changed != 0 || r.Destroyed != 0 {
+		t.Fatalf("report %+v", r)
+	}
+	calls := strings.Join(e.fabric.calls, "\n")
+	if !strings.HasPrefix(calls, "create protection_domain.rxe\ncreate listener.loop\n") {
+		t.Fatalf("calls out of order:\n%s", calls)
+	}
+	if pd := e.fabric.specs["endpoint.client[2]"].Endpoint.PD; pd != "protection_domain.rxe" {
+		t.Fatalf("endpoint spec pd = %q", pd)
+	}
+	st := e.current()
+	if len(st.Objects) != 5 {
+		t.Fatalf("state has %d objects", len(st.Objects))
+	}
+	o := st.Object(addrs.Instance{Resource: addrs.Resource{Kind: addrs.Endpoint, Name: "client"}, Key: addrs.IntKey(1)})
+	if o.Facts.CreateToken == "" || o.Facts.QPNum == 0 || !strings.Contains(string(o.Attributes), `"pd":"protection_domain.rxe"`) {
+		t.Fatalf("endpoint in state: %+v %s", o.Facts, o.Attributes)
+	}
+	if string(st.Outputs["port"].Value) != "7471" {
+		t.Fatalf("output port = %s", st.Outputs["port"].Value)
+	}
+	if !strings.Contains(e.out.String(), "endpoint.client[0]: Creating...\n") ||
+		!regexpMatch(`endpoint\.client\[\d\]: Creation complete after \d+m?s \[qp_num=\d+\]`, e.out.String()) {
+		t.Fatalf("progress:\n%s", e.out.String())
+	}
+
+	// A second plan has nothing to do.
+	if err := e.m.RefreshState(); err != nil {
+		t.Fatal(err)
+	}
+	p, diags := planner.Make(context.Background(), load(t, loopback), e.m.State(), planner.Options{})
+	if diags.HasErrors() || p.HasChanges() {
+		t.Fatalf("second plan has changes: %v", diags)
+	}
+}
+
+func TestEveryChangeIsDurableBeforeItIsReported(t *testing.T) {
+	e := newEnv(t)
+	var problems []string
+	e.out.onLine = func(line string) {
+		addr, rest, _ := strings.Cut(line, ": ")
+		if !strings.HasPrefix(rest, "Creation complete") {
+			return
+		}
+		st := state.NewFilesystem(state.LocalOptions{Path: e.path})
+		if err := st.RefreshState(); err != nil {
+			problems = append(problems, err.Error())
+			return
+		}
+		a, _ := addrs.ParseInstance(addr)
+		if st.State() == nil || st.State().Object(a) == nil {
+			problems = append(problems, addr+" reported before it was in the state")
+		}
+	}
+	e.run(context.Background(), load(t, loopback), planner.Options{}, 4)
+	if len(problems) > 0 {
+		t.Fatal(strings.Join(problems, "\n"))
+	}
+}
+
+func TestParallelismBoundsCallsInFlight(t *testing.T) {
+	e := newEnv(t)
+	e.fabric.delay = 5 * time.Millisecond
+	src := strings.Replace(loopback, "count   = 3", "count   = 40", 1)
+	_, r := e.run(context.Background(), load(t, src), planner.Options{}, 4)
+	if r.Failed() || r.Added != 42 {
+		t.Fatalf("report %+v", r)
+	}
+	if e.fabric.maxIn > 4 || e.fabric.maxIn < 2 {
+		t.Fatalf("max calls in flight %d, want 2..4", e.fabric.maxIn)
+	}
+}
+
+func TestFailureSkipsDependentsWithOneNote(t *testing.T) {
+	e := newEnv(t)
+	e.fabric.fail["listener.loop"] = fmt.Errorf("rdma_listen: %w", syscall.EADDRINUSE)
+	_, r := e.run(context.Background(), load(t, loopback), planner.Options{}, 10)
+	if len(r.Errors) != 1 || r.Errors[0].Addr.String() != "listener.loop" || !errors.Is(r.Errors[0].Err, syscall.EADDRINUSE) {
+		t.Fatalf("errors %+v", r.Errors)
+	}
+	if len(r.Skipped) != 1 || r.Skipped[0].Cause.String() != "listener.loop" || len(r.Skipped[0].Objects) != 3 {
+		t.Fatalf("skipped %+v", r.Skipped)
+	}
+	if r.Added != 1 {
+		t.Fatalf("added %d, want the PD only", r.Added)
+	}
+	st := e.current()
+	if len(st.Objects) != 1 || st.Objects["protection_domain.rxe"] == nil {
+		t.Fatalf("state keeps %d objects", len(st.Objects))
+	}
+	if _, ok := st.Outputs["port"]; ok {
+		t.Fatal("outputs recorded after a failed apply")
+	}
+}
+
+func TestInterruptFinishesInFlightAndStops(t *testing.T) {
+	e := newEnv(t)
+	e.fabric.started = make(chan string, 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for a := range e.fabric.started {
+			if a == "listener.loop" {
+				cancel()
+			}
+		}
+	}()
+	e.fabric.delay = 20 * time.Millisecond
+	_, r := e.run(ctx, load(t, loopback), planner.Options{}, 10)
+	close(e.fabric.started)
+	if !r.Interrupted || r.Added != 2 || len(r.NotStarted) != 3 {
+		t.Fatalf("report %+v", r)
+	}
+	if len(e.current().Objects) != 2 {
+		t.Fatal("in-flight create not recorded")
+	}
+}
+
+func TestDestroyDeletesInReverseOrder(t *testing.T) {
+	e := newEnv(t)
+	cfg := load(t, loopback)
+	e.run(context.Background(), cfg, planner.Options{}, 10)
+	e.fabric.calls = nil
+	_, r := e.run(context.Background(), cfg, planner.Options{Destroy: true}, 10)
+	if r.Failed() || r.Destroyed != 5 {
+		t.Fatalf("report %+v", r)
+	}
+	calls := e.fabric.calls
+	if calls[len(calls)-1] != "delete protection_domain.rxe" || calls[len(calls)-2] != "delete listener.loop" {
+		t.Fatalf("delete order %v", calls)
+	}
+	if len(e.fabric.live) != 0 {
+		t.Fatalf("left alive: %v", e.fabric.live)
+	}
+	st := e.current()
+	if len(st.Objects) != 0 || len(st.Outputs) != 0 {
+		t.Fatalf("state keeps %d objects, %d outputs", len(st.Objects), len(st.Outputs))
+	}
+}
+
+func TestUpdateAndReplace(t *testing.T) {
+	e := newEnv(t)
+	e.run(context.Background(), load(t, loopback), planner.Options{}, 10)
+	before := e.current()
+	src := strings.Replace(loopback, "reconnect {}", "reconnect {\n    max_backoff = \"10s\"\n  }", 1)
+	src = strings.Replace(src, "port    = 7471", "port    = 7472", 1)
+	e.fabric.calls = nil
+	_, r := e.run(context.Background(), load(t, src), planner.Options{}, 10)
+	// The listener's port forces its replacement, and the endpoints' port
+	// (from the listener) forces theirs.
+	if r.Failed() || r.Added != 4 || r.Destroyed != 4 {
+		t.Fatalf("report %+v\ncalls %v", r, e.fabric.calls)
+	}
+	after := e.current()
+	a := "endpoint.client[0]"
+	if before.Objects[a].Facts.CreateToken == after.Objects[a].Facts.CreateToken {
+		t.Fatal("replaced endpoint kept its token")
+	}
+
+	src2 := strings.Replace(src, `max_backoff = "10s"`, `max_backoff = "20s"`, 1)
+	e.fabric.calls = nil
+	_, r = e.run(context.Background(), load(t, src2), planner.Options{}, 10)
+	if r.Failed() || r.Changed != 3 || r.Added != 0 {
+		t.Fatalf("report %+v", r)
+	}
+	if got := e.fabric.specs[a].Endpoint.Reconnect.MaxBackoff; got != 20*time.Second {
+		t.Fatalf("updated spec max_backoff %v", got)
+	}
+	if e.current().Objects[a].Facts.CreateToken != after.Objects[a].Facts.CreateToken {
+		t.Fatal("update lost the create token")
+	}
+	if !strings.Contains(e.out.String(), "endpoint.client[1]: Modifying... [qp_num=") {
+		t.Fatalf("progress:\n%s", e.out.String())
+	}
+}
+
+func TestDriftIsHealed(t *testing.T) {
+	e := newEnv(t)
+	cfg := load(t, loopback)
+	e.run(context.Background(), cfg, planner.Options{}, 10)
+	delete(e.fabric.live, "endpoint.client[1]")
+	p, r := e.run(context.Background(), cfg, planner.Options{Refresher: liveFrom(e.fabric)}, 10)
+	if len(p.Drift) != 1 || r.Added != 1 || r.Failed() {
+		t.Fatalf("drift %v report %+v", p.Drift, r)
+	}
+	p, _ = e.run(context.Background(), cfg, planner.Options{Refresher: liveFrom(e.fabric)}, 10)
+	if p.HasChanges() {
+		t.Fatal("still changes after healing")
+	}
+}
+
+type liveFabric struct{ f *fakeFabric }
+
+func liveFrom(f *fakeFabric) liveFabric { return liveFabric{f} }
+
+func (l liveFabric) Live(context.Context) (map[string]planner.LiveObject, error) {
+	l.f.mu.Lock()
+	defer l.f.mu.Unlock()
+	out := map[string]planner.LiveObject{}
+	for a, tok := range l.f.live {
+		out[a] = planner.LiveObject{Token: tok, Status: "established"}
+	}
+	return out, nil
+}

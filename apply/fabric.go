@@ -1,0 +1,37 @@
+package apply
+
+import (
+	"context"
+
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Fabric is what apply needs from the live fabric. The agent client
+// implements it through an adapter. Every call is made with a context
+// that is not cancelled by Ctrl-C, so that a call in flight completes and
+// is recorded.
+type Fabric interface {
+	// Create makes the object at addr from spec. It is idempotent by
+	// address and token: a retry with the same token returns the object
+	// already made. The returned facts are recorded in the state.
+	Create(ctx context.Context, addr addrs.Instance, spec Spec, token string) (state.Facts, error)
+	// Update changes in place the attributes at changed (reconnect, probe,
+	// accept.max_connections: those the schema does not mark as forcing
+	// replacement).
+	Update(ctx context.Context, addr addrs.Instance, spec Spec, changed []cty.Path) (state.Facts, error)
+	// Delete disconnects and destroys the object at addr created with
+	// token ("" when unknown). Deleting what is already gone succeeds.
+	Delete(ctx context.Context, addr addrs.Instance, token string) error
+}
+
+// Spec is what the configuration declares for one object, with
+// references to other objects resolved (ProtectionDomain names the
+// protection domain's id). Exactly one field is set.
+type Spec struct {
+	ProtectionDomain *config.ProtectionDomain
+	Listener         *config.Listener
+	Endpoint         *config.Endpoint
+}

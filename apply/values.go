@@ -1,0 +1,144 @@
+package apply
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/state"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// finalValue is the object as recorded in the state once applied: the
+// planned value with the computed attributes the fabric reported, and
+// the protection domain resolved. What is still unknown is recorded as
+// null, since the state holds only known values.
+func finalValue(kind addrs.Kind, planned cty.Value, facts state.Facts, pd string, addr addrs.Instance) cty.Value {
+	if planned.IsNull() || !planned.IsKnown() {
+		return planned
+	}
+	m := planned.AsValueMap()
+	id := facts.AgentHandle
+	if id == "" {
+		id = addr.String()
+	}
+	set := func(name string, v cty.Value) {
+		if old, ok := m[name]; ok && !old.IsKnown() {
+			m[name] = v
+		}
+	}
+	str := func(s string) cty.Value {
+		if s == "" {
+			return cty.NullVal(cty.String)
+		}
+		return cty.StringVal(s)
+	}
+	num := func(n int64, present bool) cty.Value {
+		if !present {
+			return cty.NullVal(cty.Number)
+		}
+		return cty.NumberIntVal(n)
+	}
+	set("id", cty.StringVal(id))
+	set("status", str(facts.Status))
+	set("device", str(facts.Device))
+	set("port_num", num(int64(facts.PortNum), facts.PortNum != 0))
+	set("qp_num", num(int64(facts.QPNum), facts.QPNum != 0))
+	set("local_address", str(facts.LocalAddr))
+	set("local_port", num(int64(facts.LocalPort), facts.LocalPort != 0))
+	if pd != "" {
+		set("pd", cty.StringVal(pd))
+	}
+	return cty.UnknownAsNull(cty.ObjectVal(m))
+}
+
+// specFor builds the fabric spec of a configured instance, resolving its
+// protection domain: the planned value when known, otherwise the id of
+// the protection domain it depends on, as just created (ids).
+func specFor(cfg *config.Config, byResource map[addrs.Resource][]*config.Instance, addr addrs.Instance, planned cty.Value, ids func(addrs.Instance) (string, bool)) (Spec, string, error) {
+	if cfg == nil {
+		return Spec{}, "", fmt.Errorf("%s: no configuration to build it from", addr)
+	}
+	inst := cfg.Instances[addr]
+	if inst == nil {
+		return Spec{}, "", fmt.Errorf("%s: not in the configuration", addr)
+	}
+	if err := unknownsBesidesPD(inst, planned); err != nil {
+		return Spec{}, "", err
+	}
+	pd := ""
+	if !planned.IsNull() && planned.Type().HasAttribute("pd") {
+		v := planned.GetAttr("pd")
+		switch {
+		case v.IsKnown() && !v.IsNull():
+			pd = v.AsString()
+		case !v.IsKnown():
+			pdInst := planner.ProtectionDomainOf(cfg, byResource, inst)
+			if pdInst == nil {
+				return Spec{}, "", fmt.Errorf("%s: cannot tell which protection domain pd refers to; it is known only after apply and the block depends on no single protection domain", addr)
+			}
+			id, ok := ids(pdInst.Addr)
+			if !ok {
+				return Spec{}, "", fmt.Errorf("%s: its protection domain %s has no id", addr, pdInst.Addr)
+			}
+			pd = id
+		}
+	}
+	var s Spec
+	switch {
+	case inst.ProtectionDomain != nil:
+		c := *inst.ProtectionDomain
+		s.ProtectionDomain = &c
+	case inst.Listener != nil:
+		c := *inst.Listener
+		c.PD = pd
+		s.Listener = &c
+	case inst.Endpoint != nil:
+		c := *inst.Endpoint
+		c.PD = pd
+		s.Endpoint = &c
+	}
+	return s, pd, nil
+}
+
+// unknownsBesidesPD refuses an object whose configured attributes other
+// than pd are still unknown: the configuration cannot be re-evaluated
+// with the values of objects created during this apply, and only pd
+// (a protection domain's id) is resolved here.
+func unknownsBesidesPD(inst *config.Instance, planned cty.Value) error {
+	schema := config.Schema(inst.Addr.Kind)
+	var bad string
+	cty.Walk(planned, func(p cty.Path, v cty.Value) (bool, error) {
+		if v.IsKnown() || len(p) == 0 || bad != "" {
+			return bad == "", nil
+		}
+		name := p[0].(cty.GetAttrStep).Name
+		if a := schema.Attribute(name); a != nil && (a.Computed || name == "pd") && len(p) == 1 {
+			return false, nil
+		}
+		bad = pathString(p)
+		return false, nil
+	})
+	if bad != "" {
+		return fmt.Errorf("%s: %s is computed from a value known only after apply, which rdmaform cannot resolve during apply yet (only pd = protection_domain.NAME.id is)", inst.Addr, bad)
+	}
+	return nil
+}
+
+func pathString(p cty.Path) string {
+	s := ""
+	for _, step := range p {
+		switch st := step.(type) {
+		case cty.GetAttrStep:
+			if s != "" {
+				s += "."
+			}
+			s += st.Name
+		case cty.IndexStep:
+			s += "[" + strconv.Quote(st.Key.GoString()) + "]"
+		}
+	}
+	return s
+}
