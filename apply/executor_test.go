@@ -137,6 +137,7 @@ type env struct {
 	path   string
 	fabric *fakeFabric
 	out    *syncBuffer
+	tokens atomic.Int64 // across runs, so that every token is unique
 }
 
 type syncBuffer struct {
@@ -187,9 +188,8 @@ func (e *env) run(ctx context.Context, cfg *config.Config, popts planner.Options
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	var n atomic.Int64
 	r := Apply(ctx, p, Options{Fabric: e.fabric, Recorder: rec, Config: cfg, Prior: prior, Parallelism: parallelism, Progress: e.out,
-		NewToken: func() string { return fmt.Sprintf("tok%d", n.Add(1)) }})
+		NewToken: func() string { return fmt.Sprintf("tok%d", e.tokens.Add(1)) }})
 	if err := rec.Close(); err != nil {
 		e.t.Fatal(err)
 	}

@@ -65,8 +65,7 @@ func Walk(ctx context.Context, g Graph, visit func(node int) error) []Result {
 
 	// resolve records a node's outcome and releases its dependents,
 	// passing on a failure as the cause of their skipping.
-	var resolve func(node int, r Result)
-	resolve = func(node int, r Result) {
+	resolve := func(node int, r Result) {
 		results[node] = r
 		resolved++
 		for _, dep := range dependents[node] {
