@@ -1,0 +1,277 @@
+package planner
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// PlanFileFormat is the saved-plan format this build writes and reads.
+const PlanFileFormat = 1
+
+// planFileMagic starts every saved plan, so that show can tell one from a
+// state file.
+const planFileMagic = "rdmaform-plan"
+
+// Inputs are what a saved plan was made from besides the state: apply of
+// the plan reloads the configuration with the same variables and refuses
+// if the configuration files changed since.
+type Inputs struct {
+	// Vars are the -var and -var-file options, in order, and Env the
+	// RDMAFORM_VAR_* environment entries.
+	Vars []VarInput `json:"vars,omitempty"`
+	Env  []string   `json:"env,omitempty"`
+	// ConfigDigest is a digest of the configuration and variable files.
+	ConfigDigest string `json:"config_digest"`
+}
+
+// VarInput mirrors config.VarArg.
+type VarInput struct {
+	File  bool   `json:"file,omitempty"`
+	Value string `json:"value"`
+}
+
+// SavedPlan is a plan file's content.
+type SavedPlan struct {
+	Plan            *Plan
+	Inputs          Inputs
+	RdmaformVersion string
+}
+
+type planFile struct {
+	Magic           string       `json:"format"`
+	FormatVersion   int          `json:"format_version"`
+	RdmaformVersion string       `json:"rdmaform_version"`
+	Prior           StateID      `json:"prior_state"`
+	Destroy         bool         `json:"destroy,omitempty"`
+	Refreshed       bool         `json:"refreshed,omitempty"`
+	Targets         []string     `json:"targets,omitempty"`
+	Replace         []string     `json:"replace,omitempty"`
+	Inputs          Inputs       `json:"inputs"`
+	Changes         []changeFile `json:"changes"`
+	Drift           []driftFile  `json:"drift,omitempty"`
+	Outputs         []outputFile `json:"output_changes,omitempty"`
+}
+
+type changeFile struct {
+	Addr            string     `json:"address"`
+	Action          string     `json:"action"`
+	Reason          string     `json:"reason,omitempty"`
+	Before          string     `json:"before"` // base64 of cty msgpack (keeps unknowns)
+	After           string     `json:"after"`
+	RequiredReplace [][]string `json:"required_replace,omitempty"`
+	Changed         [][]string `json:"changed,omitempty"`
+	Dependencies    []string   `json:"dependencies,omitempty"`
+}
+
+type driftFile struct {
+	Addr   string `json:"address"`
+	Before string `json:"before"`
+	Status string `json:"status,omitempty"`
+}
+
+type outputFile struct {
+	Name      string `json:"name"`
+	Action    string `json:"action"`
+	Before    string `json:"before"`
+	After     string `json:"after"`
+	Sensitive bool   `json:"sensitive,omitempty"`
+}
+
+// WritePlanFile saves a plan with the inputs it was made from.
+func WritePlanFile(w io.Writer, sp *SavedPlan) error {
+	p := sp.Plan
+	f := planFile{Magic: planFileMagic, FormatVersion: PlanFileFormat, RdmaformVersion: sp.RdmaformVersion,
+		Prior: p.Prior, Destroy: p.Destroy, Refreshed: p.Refreshed, Inputs: sp.Inputs, Changes: []changeFile{}}
+	for _, t := range p.Targets {
+		f.Targets = append(f.Targets, t.String())
+	}
+	for _, r := range p.Replace {
+		f.Replace = append(f.Replace, r.String())
+	}
+	for _, c := range p.Changes {
+		cf := changeFile{Addr: c.Addr.String(), Action: c.Action.String(), Reason: string(c.Reason),
+			Before: encodeValue(c.Before), After: encodeValue(c.After),
+			RequiredReplace: pathsToStrings(c.RequiredReplace), Changed: pathsToStrings(c.Changed)}
+		for _, d := range c.Dependencies {
+			cf.Dependencies = append(cf.Dependencies, d.String())
+		}
+		f.Changes = append(f.Changes, cf)
+	}
+	for _, d := range p.Drift {
+		f.Drift = append(f.Drift, driftFile{Addr: d.Addr.String(), Before: encodeValue(d.Before), Status: d.Status})
+	}
+	for _, o := range p.OutputChanges {
+		f.Outputs = append(f.Outputs, outputFile{Name: o.Name, Action: o.Action.String(), Before: encodeValue(o.Before), After: encodeValue(o.After), Sensitive: o.Sensitive})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(f)
+}
+
+// IsPlanFile reports whether data looks like a saved plan (rather than,
+// say, a state file).
+func IsPlanFile(data []byte) bool {
+	var head struct {
+		Magic string `json:"format"`
+	}
+	return json.Unmarshal(data, &head) == nil && head.Magic == planFileMagic
+}
+
+// ReadPlanFile decodes a saved plan.
+func ReadPlanFile(data []byte) (*SavedPlan, error) {
+	var f planFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("not a saved plan: %v", err)
+	}
+	if f.Magic != planFileMagic {
+		return nil, fmt.Errorf("not a saved plan")
+	}
+	if f.FormatVersion != PlanFileFormat {
+		return nil, fmt.Errorf("saved plan format %d is not supported by this rdmaform (which reads format %d)", f.FormatVersion, PlanFileFormat)
+	}
+	p := &Plan{Prior: f.Prior, Destroy: f.Destroy, Refreshed: f.Refreshed}
+	var err error
+	parseAddr := func(s string) addrs.Instance {
+		a, e := addrs.ParseInstance(s)
+		if e != nil && err == nil {
+			err = e
+		}
+		return a
+	}
+	decode := func(s string) cty.Value {
+		v, e := decodeValue(s)
+		if e != nil && err == nil {
+			err = e
+		}
+		return v
+	}
+	for _, t := range f.Targets {
+		p.Targets = append(p.Targets, parseAddr(t))
+	}
+	for _, r := range f.Replace {
+		p.Replace = append(p.Replace, parseAddr(r))
+	}
+	for _, cf := range f.Changes {
+		action, ok := ParseAction(cf.Action)
+		if !ok && err == nil {
+			err = fmt.Errorf("%s: unknown action %q", cf.Addr, cf.Action)
+		}
+		c := &Change{Addr: parseAddr(cf.Addr), Action: action, Reason: ActionReason(cf.Reason),
+			Before: decode(cf.Before), After: decode(cf.After),
+			RequiredReplace: stringsToPaths(cf.RequiredReplace), Changed: stringsToPaths(cf.Changed)}
+		for _, d := range cf.Dependencies {
+			c.Dependencies = append(c.Dependencies, parseAddr(d).Resource)
+		}
+		p.Changes = append(p.Changes, c)
+	}
+	for _, d := range f.Drift {
+		p.Drift = append(p.Drift, Drift{Addr: parseAddr(d.Addr), Before: decode(d.Before), Status: d.Status})
+	}
+	for _, o := range f.Outputs {
+		action, _ := ParseAction(o.Action)
+		p.OutputChanges = append(p.OutputChanges, OutputChange{Name: o.Name, Action: action, Before: decode(o.Before), After: decode(o.After), Sensitive: o.Sensitive})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("corrupt saved plan: %v", err)
+	}
+	p.sortChanges()
+	return &SavedPlan{Plan: p, Inputs: f.Inputs, RdmaformVersion: f.RdmaformVersion}, nil
+}
+
+// savedValue is a value in a saved plan: cty's JSON form, which cannot
+// hold unknown values, with the unknowns as nulls listed by path.
+type savedValue struct {
+	Type     json.RawMessage `json:"type"`
+	Value    json.RawMessage `json:"value"`
+	Unknowns [][]string      `json:"unknown,omitempty"`
+}
+
+// encodeValue keeps unknown values (known after apply) as well as known
+// ones.
+func encodeValue(v cty.Value) string {
+	if v == cty.NilVal {
+		return ""
+	}
+	v, _ = v.UnmarkDeep()
+	var unknowns []cty.Path
+	known, _ := cty.Transform(v, func(p cty.Path, x cty.Value) (cty.Value, error) {
+		if !x.IsKnown() {
+			unknowns = append(unknowns, append(cty.Path(nil), p...))
+			return cty.NullVal(x.Type()), nil
+		}
+		return x, nil
+	})
+	ty, err1 := ctyjson.MarshalType(v.Type())
+	val, err2 := ctyjson.Marshal(known, v.Type())
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	b, _ := json.Marshal(savedValue{Type: ty, Value: val, Unknowns: pathsToStrings(unknowns)})
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func decodeValue(s string) (cty.Value, error) {
+	if s == "" {
+		return cty.NullVal(cty.DynamicPseudoType), nil
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return cty.NilVal, err
+	}
+	var sv savedValue
+	if err := json.Unmarshal(b, &sv); err != nil {
+		return cty.NilVal, err
+	}
+	ty, err := ctyjson.UnmarshalType(sv.Type)
+	if err != nil {
+		return cty.NilVal, err
+	}
+	v, err := ctyjson.Unmarshal(sv.Value, ty)
+	if err != nil {
+		return cty.NilVal, err
+	}
+	if len(sv.Unknowns) == 0 {
+		return v, nil
+	}
+	unknowns := stringsToPaths(sv.Unknowns)
+	return cty.Transform(v, func(p cty.Path, x cty.Value) (cty.Value, error) {
+		for _, u := range unknowns {
+			if u.Equals(p) {
+				return cty.UnknownVal(x.Type()), nil
+			}
+		}
+		return x, nil
+	})
+}
+
+func pathsToStrings(ps []cty.Path) [][]string {
+	var out [][]string
+	for _, p := range ps {
+		var s []string
+		for _, step := range p {
+			if ga, ok := step.(cty.GetAttrStep); ok {
+				s = append(s, ga.Name)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func stringsToPaths(ss [][]string) []cty.Path {
+	var out []cty.Path
+	for _, s := range ss {
+		var p cty.Path
+		for _, name := range s {
+			p = p.GetAttr(name)
+		}
+		out = append(out, p)
+	}
+	return out
+}

@@ -1,0 +1,48 @@
+package planner
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+)
+
+func TestPlanFileRoundTrip(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	st.Serial = 7
+	src := strings.Replace(loopback, "port    = 7471", "port    = 7472", 1)
+	p := mustPlan(t, load(t, src), st, Options{Targets: []addrs.Instance{mustAddr(t, "endpoint.client")}})
+	var b bytes.Buffer
+	in := Inputs{Vars: []VarInput{{Value: "a=1"}, {File: true, Value: "x.rdmavars"}}, ConfigDigest: "sha256:abc"}
+	if err := WritePlanFile(&b, &SavedPlan{Plan: p, Inputs: in, RdmaformVersion: "0.1.0"}); err != nil {
+		t.Fatal(err)
+	}
+	if !IsPlanFile(b.Bytes()) || IsPlanFile([]byte(`{"version":4}`)) {
+		t.Fatal("IsPlanFile")
+	}
+	sp, err := ReadPlanFile(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := sp.Plan
+	if q.Prior != p.Prior || q.Prior.Serial != 7 || sp.Inputs.ConfigDigest != "sha256:abc" || len(sp.Inputs.Vars) != 2 || !sp.Inputs.Vars[1].File {
+		t.Fatalf("metadata lost: %+v %+v", q.Prior, sp.Inputs)
+	}
+	if actions(q) != actions(p) || len(q.Targets) != 1 || q.Targets[0].String() != "endpoint.client" {
+		t.Fatalf("changes differ:\n%s\nvs\n%s", actions(q), actions(p))
+	}
+	for i, c := range p.Changes {
+		d := q.Changes[i]
+		if !d.After.RawEquals(c.After) || !d.Before.RawEquals(c.Before) {
+			t.Fatalf("%s: values differ after the round trip", c.Addr)
+		}
+		if len(d.RequiredReplace) != len(c.RequiredReplace) || len(d.Dependencies) != len(c.Dependencies) {
+			t.Fatalf("%s: paths or dependencies lost", c.Addr)
+		}
+	}
+	if _, err := ReadPlanFile([]byte(`{"format":"rdmaform-plan","format_version":99}`)); err == nil || !strings.Contains(err.Error(), "format 99") {
+		t.Fatalf("future format: %v", err)
+	}
+}
