@@ -23,9 +23,8 @@ import (
 	"github.com/rdmaform/rdmaform/rdmacm"
 )
 
-// createWorkers bounds how many rdma_create_ep calls run at once: each
-// waits in librdmacm for address and route resolution, so overlapping them
-// hides that latency without a thread per endpoint.
+// createWorkers bounds how many rdma_create_ep calls (listeners) run at
+// once: each may wait in librdmacm for address resolution.
 const createWorkers = 32
 
 // Agent holds the objects. Its methods are safe from any goroutine.
@@ -113,8 +112,23 @@ func (a *Agent) addrInfo(k aiKey) (*rdmacm.AddrInfo, error) {
 	return ai, nil
 }
 
-// createEP makes an id with a QP on the shared channel, at most
-// createWorkers at a time.
+// dial makes an active id with a QP on the shared channel, resolving its
+// address and route asynchronously (rdmacm.Dial), so that any number of
+// endpoints come up at once without a thread each.
+func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPInit) (*rdmacm.ID, error) {
+	ch, err := a.channel()
+	if err != nil {
+		return nil, err
+	}
+	ai, err := a.addrInfo(k)
+	if err != nil {
+		return nil, err
+	}
+	return rdmacm.Dial(ctx, ai, pd, qp, ch)
+}
+
+// createEP makes a passive id (for a listener) on the shared channel, at
+// most createWorkers at a time.
 func (a *Agent) createEP(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPInit) (*rdmacm.ID, error) {
 	select {
 	case a.createSem <- struct{}{}:
@@ -270,6 +284,14 @@ func (a *Agent) claimListener(addr, token string, spec *pb.ListenerSpec) (*objec
 
 // CreateEndpoint registers an endpoint and starts connecting it.
 func (a *Agent) CreateEndpoint(addr, token string, spec *pb.EndpointSpec) (*pb.Object, error) {
+	o, err := a.createEndpoint(addr, token, spec)
+	if err != nil {
+		return nil, err
+	}
+	return o.snapshot(true), nil
+}
+
+func (a *Agent) createEndpoint(addr, token string, spec *pb.EndpointSpec) (*object, error) {
 	if err := a.checkCreate(addr); err != nil {
 		return nil, err
 	}
@@ -292,12 +314,14 @@ func (a *Agent) CreateEndpoint(addr, token string, spec *pb.EndpointSpec) (*pb.O
 		o.impl = e
 		return o
 	})
-	if err != nil || !created {
-		return snapshotOrNil(o), err
+	if err != nil {
+		return nil, err
 	}
-	o.announce()
-	a.start(o, e.run)
-	return o.snapshot(true), nil
+	if created {
+		o.announce()
+		a.start(o, e.run)
+	}
+	return o, nil
 }
 
 // Update changes an object in place: an endpoint's reconnect and probe, a
@@ -374,12 +398,17 @@ func (a *Agent) deletePD(o *object) error {
 	return nil
 }
 
-// List snapshots every object.
-func (a *Agent) List(withHistory bool) []*pb.Object {
+// List snapshots every object, sorted by address: whole (with or without
+// history) when full, else its summary.
+func (a *Agent) List(full, withHistory bool) []*pb.Object {
 	objs := a.reg.all()
 	out := make([]*pb.Object, len(objs))
 	for i, o := range objs {
-		out[i] = o.snapshot(withHistory)
+		if full || withHistory {
+			out[i] = o.snapshot(withHistory)
+		} else {
+			out[i] = o.summary()
+		}
 	}
 	return out
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 )
 
@@ -27,6 +29,13 @@ func smallQP() *pb.QP {
 // endpoints under prefix whose latest status is ESTABLISHED, and returns
 // when n are.
 func watchEstablished(b testing.TB, p *agentProc, prefix string, n int) func() {
+	return watchEstablishedFrom(b, p, prefix, n, time.Time{})
+}
+
+// watchEstablishedFrom is watchEstablished that also logs when the 10th,
+// 50th, 90th, 99th and 100th percentiles of the endpoints got there,
+// counted from start.
+func watchEstablishedFrom(b testing.TB, p *agentProc, prefix string, n int, start time.Time) func() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	stream, err := p.Watch(ctx, &pb.WatchRequest{})
 	if err != nil {
@@ -39,6 +48,16 @@ func watchEstablished(b testing.TB, p *agentProc, prefix string, n int) func() {
 		defer cancel()
 		status := map[string]pb.Status{}
 		up := 0
+		var at []time.Duration
+		defer func() {
+			if !start.IsZero() && len(at) == n {
+				var parts []string
+				for _, q := range []int{10, 50, 90, 99, 100} {
+					parts = append(parts, fmt.Sprintf("p%d %v", q, at[(n*q/100)-1].Round(time.Millisecond)))
+				}
+				b.Logf("endpoints established by: %s", strings.Join(parts, ", "))
+			}
+		}()
 		for up < n {
 			m, err := stream.Recv()
 			if err != nil {
@@ -54,6 +73,7 @@ func watchEstablished(b testing.TB, p *agentProc, prefix string, n int) func() {
 				if is := o.Status == pb.Status_ESTABLISHED; is != was {
 					if is {
 						up++
+						at = append(at, time.Since(start))
 					} else {
 						up--
 					}
@@ -74,14 +94,13 @@ func BenchmarkEstablish1000ThroughTheAPI(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		addr, port := testAddr(b), freePort()
 		server := startAgent(b)
-		l := echoListener(addr, port, 0)
-		l.Qp = smallQP()
-		createListener(b, server, "listener.b", l)
+		// As cmtime's server: accept, no echo buffers.
+		createListener(b, server, "listener.b", &pb.ListenerSpec{Address: addr, Port: port, Qp: smallQP()})
 		ends := startAgent(b)
 		rss0 := rssOf(b, ends.pid())
-		wait := watchEstablished(b, ends, "endpoint.b[", n)
+		wait := watchEstablishedFrom(b, ends, "endpoint.b[", n, time.Now())
 		start := time.Now()
-		createEndpoints(b, ends, "endpoint.b", n, func(int) *pb.EndpointSpec {
+		createBatch(b, ends, "endpoint.b", n, func(int) *pb.EndpointSpec {
 			s := endpointSpec(addr, port)
 			s.Qp = smallQP()
 			return s
@@ -111,34 +130,30 @@ func BenchmarkList10000(b *testing.B) {
 	addr, port := testAddr(b), freePort()
 	p := startAgent(b)
 	start := time.Now()
-	createEndpoints(b, p, "endpoint.l", n, func(int) *pb.EndpointSpec { return endpointSpec(addr, port) })
+	createBatch(b, p, "endpoint.l", n, func(int) *pb.EndpointSpec { return endpointSpec(addr, port) })
 	waitList(b, p, 10*time.Minute, "10,000 endpoints rejected", func(objs []*pb.Object) bool {
 		return countStatus(objs, pb.Status_REJECTED) == n
 	})
 	b.Logf("10,000 endpoints created and rejected in %v", time.Since(start).Round(time.Millisecond))
-	for _, history := range []bool{false, true} {
+	for _, v := range []struct {
+		name string
+		req  *pb.ListRequest
+	}{{"summary", &pb.ListRequest{}}, {"full", &pb.ListRequest{Full: true}}, {"full-history", &pb.ListRequest{WithHistory: true}}} {
 		var took []time.Duration
 		size := 0
 		for i := 0; i < 7; i++ {
 			t0 := time.Now()
-			r, err := p.List(context.Background(), &pb.ListRequest{WithHistory: history})
+			r, err := p.List(context.Background(), v.req)
 			took = append(took, time.Since(t0))
 			if err != nil || len(r.Objects) != n {
 				b.Fatalf("List: %d objects, %v", len(r.GetObjects()), err)
 			}
-			size = 0
-			for _, o := range r.Objects {
-				size += len(o.Address)
-			}
+			size = proto.Size(r)
 		}
 		sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
-		b.Logf("List of 10,000 objects (with_history=%v): min %v, median %v, max %v over 7 calls",
-			history, took[0].Round(time.Microsecond), took[3].Round(time.Microsecond), took[6].Round(time.Microsecond))
-		if !history {
-			b.ReportMetric(float64(took[3].Microseconds())/1000, "list-ms")
-		} else {
-			b.ReportMetric(float64(took[3].Microseconds())/1000, "list-history-ms")
-		}
+		b.Logf("List of 10,000 objects (%s, %d bytes): min %v, median %v, max %v over 7 calls",
+			v.name, size, took[0].Round(time.Microsecond), took[3].Round(time.Microsecond), took[6].Round(time.Microsecond))
+		b.ReportMetric(float64(took[3].Microseconds())/1000, v.name+"-ms")
 	}
 }
 
@@ -152,7 +167,7 @@ func BenchmarkProbeOverhead1000(b *testing.B) {
 	createListener(b, server, "listener.p", echoListener(addr, port, 0))
 	ends := startAgent(b)
 	wait := watchEstablished(b, ends, "endpoint.p[", n)
-	createEndpoints(b, ends, "endpoint.p", n, func(int) *pb.EndpointSpec { return endpointSpec(addr, port) })
+	createBatch(b, ends, "endpoint.p", n, func(int) *pb.EndpointSpec { return endpointSpec(addr, port) })
 	wait()
 	const window = 10 * time.Second
 	idleE, idleL := cpuShare(b, ends.pid(), server.pid(), window)

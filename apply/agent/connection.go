@@ -103,40 +103,44 @@ func (c *connection) run(ctx context.Context) {
 
 // echoer sends every message it receives back, with a receive always
 // posted before the reply goes out so that the peer's next probe finds one.
+// The first receive is posted before the accept; the second buffer is
+// registered at the first message, so connections that are never probed
+// cost one buffer.
 type echoer struct {
 	id   *rdmacm.ID
 	bufs [2]*rdmacm.Buffer
 }
 
-// newEchoer registers two buffers and posts the first receive.
+// newEchoer registers the first buffer and posts a receive into it.
 func newEchoer(id *rdmacm.ID) (*echoer, error) {
-	e := &echoer{id: id}
-	for i := range e.bufs {
-		b, err := id.RegisterBuffer(maxProbeSize)
-		if err != nil {
-			return nil, err
-		}
-		e.bufs[i] = b
-	}
-	if err := id.PostRecv(e.bufs[0], 0); err != nil {
+	b, err := id.RegisterBuffer(maxProbeSize)
+	if err != nil {
 		return nil, err
 	}
-	return e, nil
+	if err := id.PostRecv(b, 0); err != nil {
+		return nil, err
+	}
+	return &echoer{id: id, bufs: [2]*rdmacm.Buffer{b}}, nil
 }
 
 // run echoes until the connection goes (a nil error: its events say why)
 // or posting fails.
 func (e *echoer) run(ctx context.Context) error {
 	for i := 0; ; i++ {
-		cur, next := e.bufs[i%2], e.bufs[(i+1)%2]
+		cur := e.bufs[i%2]
 		comp, err := e.id.WaitRecv(ctx)
 		if err != nil {
 			return nil
 		}
-		if err := e.id.PostRecv(next, uint64(i+1)); err != nil {
+		if e.bufs[1] == nil {
+			if e.bufs[1], err = e.id.RegisterBuffer(maxProbeSize); err != nil {
+				return err
+			}
+		}
+		if err := e.id.PostRecv(e.bufs[(i+1)%2], uint64(i+1)%(1<<31)); err != nil {
 			return err
 		}
-		if err := e.id.PostSend(cur, comp.Bytes, uint64(i)); err != nil {
+		if err := e.id.PostSend(cur, comp.Bytes, uint64(i)%(1<<31)); err != nil {
 			return err
 		}
 		if _, err := e.id.WaitSend(ctx); err != nil {

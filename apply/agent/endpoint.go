@@ -143,7 +143,7 @@ func (e *endpoint) session(ctx context.Context, attempt int) bool {
 		e.obj.event(pb.Status_CONNECTING, "connecting", fmt.Sprintf("to %s:%d", e.key.node, e.key.port))
 	}
 	qp := e.cfg.qp
-	id, err := a.createEP(ctx, e.key, e.pd, &qp)
+	id, err := a.dial(ctx, e.key, e.pd, &qp)
 	if err != nil {
 		if ctx.Err() == nil {
 			e.obj.failure(pb.Status_ERROR, "error", err)

@@ -117,7 +117,12 @@ func TestMaxConnectionsRejectsTheSurplusWithAReason(t *testing.T) {
 	if l.RejectedTotal != 3 || l.Connections != 5 {
 		t.Errorf("listener: %d rejected, %d connections", l.RejectedTotal, l.Connections)
 	}
-	t.Logf("a rejected endpoint says: %s", byKind(objs, pb.Kind_ENDPOINT, "")[0].RejectReason)
+	for _, o := range byKind(objs, pb.Kind_ENDPOINT, "endpoint.m[") {
+		if o.Status == pb.Status_REJECTED {
+			t.Logf("%s was rejected: %s", o.Address, o.LastError.Message)
+			break
+		}
+	}
 
 	// Raise the limit in place, and give the rejected endpoints a
 	// reconnect policy in place: they connect.

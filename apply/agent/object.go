@@ -53,6 +53,8 @@ type state struct {
 	lastEvent      string
 	lastEventAt    time.Time
 	lastError      *pb.ErrorInfo
+	errorSummary   *pb.ErrorInfo // lastError without its message, for List's summary
+	summary        *pb.Object    // the summary at revision, reused until the next change
 	createdAt      time.Time
 	statusSince    time.Time
 	connectedSince time.Time
@@ -84,7 +86,11 @@ func (o *object) change(f func(*state)) {
 	if o.st.deleted {
 		return
 	}
+	lastError := o.st.lastError
 	f(&o.st)
+	if o.st.lastError != lastError {
+		o.st.errorSummary = nil
+	}
 	o.st.revision = o.agent.revision.Add(1)
 	if o.agent.hub.active() {
 		o.agent.hub.publish(&pb.Change{Object: o.snapshotLocked(true)})
@@ -142,6 +148,39 @@ func (o *object) status() pb.Status {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.st.status
+}
+
+// summary is List's default view of the object: its live status without
+// spec, facts or messages, small enough to list 10,000 objects quickly.
+func (o *object) summary() *pb.Object {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := &o.st
+	if s.summary != nil && s.summary.Revision == s.revision {
+		return s.summary // messages are never modified once made
+	}
+	if s.lastError != nil && s.errorSummary == nil {
+		e := s.lastError
+		s.errorSummary = &pb.ErrorInfo{Call: e.Call, Errno: e.Errno, ErrnoName: e.ErrnoName, At: e.At}
+	}
+	out := &pb.Object{
+		Address:        o.address,
+		Parent:         o.parent,
+		Kind:           o.kind,
+		Status:         s.status,
+		Revision:       s.revision,
+		LastEvent:      s.lastEvent,
+		LastEventAt:    unixNano(s.lastEventAt),
+		LastError:      s.errorSummary,
+		ConnectedSince: unixNano(s.connectedSince),
+		Reconnects:     s.reconnects,
+		Connections:    s.connections,
+	}
+	if s.probe != nil {
+		out.Probe = s.probe.proto()
+	}
+	s.summary = out
+	return out
 }
 
 func (o *object) snapshot(withHistory bool) *pb.Object {

@@ -168,7 +168,7 @@ func (p *prober) roundTrip(ctx context.Context, cfg *probeConfig) (time.Duration
 	n := min(cfg.size, len(tag))
 	copy(p.msg.Bytes(), tag[:n])
 	start := time.Now()
-	if err := p.id.PostSend(p.msg, cfg.size, p.seq); err != nil {
+	if err := p.id.PostSend(p.msg, cfg.size, p.seq%(1<<31)); err != nil {
 		return 0, err
 	}
 	p.sendPending++

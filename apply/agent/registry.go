@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +16,10 @@ import (
 type registry struct {
 	mu      sync.RWMutex
 	objects map[string]*object
+	// sorted is every object by address, rebuilt after a change; it is
+	// replaced, never modified, so callers may keep it.
+	sorted []*object
+	dirty  bool
 }
 
 func newRegistry() *registry { return &registry{objects: make(map[string]*object)} }
@@ -42,6 +47,7 @@ func (r *registry) claim(addr, token string, kind pb.Kind, newObject func() *obj
 	}
 	o = newObject()
 	r.objects[addr] = o
+	r.dirty = true
 	return o, true, nil
 }
 
@@ -50,6 +56,7 @@ func (r *registry) add(o *object) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.objects[o.address] = o
+	r.dirty = true
 }
 
 func (r *registry) get(addr string) *object {
@@ -66,19 +73,30 @@ func (r *registry) remove(o *object) bool {
 		return false
 	}
 	delete(r.objects, o.address)
+	r.dirty = true
 	return true
 }
 
-// all returns every object, sorted by address.
+// all returns every object, sorted by address. The slice is shared: do
+// not modify it.
 func (r *registry) all() []*object {
 	r.mu.RLock()
-	out := make([]*object, 0, len(r.objects))
-	for _, o := range r.objects {
-		out = append(out, o)
+	if !r.dirty {
+		defer r.mu.RUnlock()
+		return r.sorted
 	}
 	r.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].address < out[j].address })
-	return out
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.dirty {
+		out := make([]*object, 0, len(r.objects))
+		for _, o := range r.objects {
+			out = append(out, o)
+		}
+		slices.SortFunc(out, func(a, b *object) int { return strings.Compare(a.address, b.address) })
+		r.sorted, r.dirty = out, false
+	}
+	return r.sorted
 }
 
 // users lists the listeners and endpoints that use the protection domain

@@ -86,10 +86,7 @@ func Run(ctx context.Context, opts Options) error {
 	svc := &service{agent: a, info: info, shutdown: func() { once.Do(func() { close(stop) }) }}
 	srv := grpc.NewServer()
 	pb.RegisterAgentServer(srv, svc)
-	hs := health.NewServer()
-	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	hs.SetServingStatus(ServiceName, healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(srv, hs)
+	hs := registerHealth(srv)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(&peerListener{Listener: ln, uid: uint32(os.Getuid()), log: log}) }()
@@ -144,4 +141,14 @@ func raiseFileLimit(log *slog.Logger) {
 		return
 	}
 	log.Info("raised the descriptor limit", "from", old, "to", lim.Cur)
+}
+
+// registerHealth serves the standard health service, reporting the agent
+// (and the server as a whole) as serving.
+func registerHealth(srv *grpc.Server) *health.Server {
+	hs := health.NewServer()
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(ServiceName, healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(srv, hs)
+	return hs
 }

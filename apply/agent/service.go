@@ -98,6 +98,21 @@ func (s *service) CreateEndpoint(_ context.Context, r *pb.CreateEndpointRequest)
 	return o, grpcError(err)
 }
 
+func (s *service) CreateEndpoints(_ context.Context, r *pb.CreateEndpointsRequest) (*pb.CreateEndpointsResponse, error) {
+	out := &pb.CreateEndpointsResponse{Results: make([]*pb.CreateResult, len(r.Endpoints))}
+	for i, e := range r.Endpoints {
+		res := &pb.CreateResult{}
+		if o, err := s.agent.createEndpoint(e.Address, e.Token, e.Spec); err != nil {
+			st := status.Convert(grpcError(err))
+			res.Code, res.Error = int32(st.Code()), st.Message()
+		} else {
+			res.Object = o.summary()
+		}
+		out.Results[i] = res
+	}
+	return out, nil
+}
+
 func (s *service) Update(_ context.Context, r *pb.UpdateRequest) (*pb.Object, error) {
 	o, err := s.agent.Update(r)
 	return o, grpcError(err)
@@ -112,7 +127,7 @@ func (s *service) Delete(ctx context.Context, r *pb.DeleteRequest) (*pb.DeleteRe
 }
 
 func (s *service) List(_ context.Context, r *pb.ListRequest) (*pb.ListResponse, error) {
-	return &pb.ListResponse{Objects: s.agent.List(r.WithHistory), Agent: s.info}, nil
+	return &pb.ListResponse{Objects: s.agent.List(r.Full, r.WithHistory), Agent: s.info}, nil
 }
 
 // Watch subscribes before it snapshots, then drops queued changes the
@@ -120,7 +135,7 @@ func (s *service) List(_ context.Context, r *pb.ListRequest) (*pb.ListResponse, 
 func (s *service) Watch(r *pb.WatchRequest, stream grpc.ServerStreamingServer[pb.WatchResponse]) error {
 	sub := s.agent.hub.subscribe(watchQueueLimit)
 	defer s.agent.hub.unsubscribe(sub)
-	objs := s.agent.List(r.WithHistory)
+	objs := s.agent.List(true, r.WithHistory)
 	seen := make(map[string]uint64, len(objs))
 	for _, o := range objs {
 		seen[o.Address] = o.Revision

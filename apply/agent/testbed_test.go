@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,6 +55,14 @@ func agentMain(args []string) int {
 	fs.Parse(args)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	// RDMAFORM_AGENT_CPUPROFILE=PREFIX writes each agent's CPU profile to
+	// PREFIX.PID, for finding where the benchmarks' time goes.
+	if prefix := os.Getenv("RDMAFORM_AGENT_CPUPROFILE"); prefix != "" {
+		if f, err := os.Create(fmt.Sprintf("%s.%d", prefix, os.Getpid())); err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	if err := agent.Run(ctx, agent.Options{Socket: *socket, LogFile: *logFile, Version: "integration"}); err != nil {
 		fmt.Fprintln(os.Stderr, "agent:", err)
 		return 1
@@ -243,6 +252,49 @@ func createEndpoints(t testing.TB, p *agentProc, prefix string, n int, spec func
 		next <- i
 	}
 	close(next)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// createBatch creates n endpoints named prefix[i] with CreateEndpoints, in
+// batches of 100, four batches in flight.
+func createBatch(t testing.TB, p *agentProc, prefix string, n int, spec func(i int) *pb.EndpointSpec) {
+	t.Helper()
+	ctx := ctxFor(t, 5*time.Minute)
+	const size = 100
+	starts := make(chan int)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for start := range starts {
+				req := &pb.CreateEndpointsRequest{}
+				for i := start; i < min(start+size, n); i++ {
+					name := fmt.Sprintf("%s[%d]", prefix, i)
+					req.Endpoints = append(req.Endpoints, &pb.CreateEndpointRequest{Address: name, Token: "tok-" + name, Spec: spec(i)})
+				}
+				r, err := p.CreateEndpoints(ctx, req)
+				if err != nil {
+					errs <- err
+					continue
+				}
+				for i, res := range r.Results {
+					if res.Code != 0 || res.Object.GetAddress() != req.Endpoints[i].Address {
+						errs <- fmt.Errorf("CreateEndpoints %s: code %d: %s", req.Endpoints[i].Address, res.Code, res.Error)
+					}
+				}
+			}
+		}()
+	}
+	for start := 0; start < n; start += size {
+		starts <- start
+	}
+	close(starts)
 	wg.Wait()
 	close(errs)
 	for err := range errs {

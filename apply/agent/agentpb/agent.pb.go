@@ -1416,6 +1416,154 @@ func (x *CreateEndpointRequest) GetSpec() *EndpointSpec {
 	return nil
 }
 
+type CreateEndpointsRequest struct {
+	state         protoimpl.MessageState   `protogen:"open.v1"`
+	Endpoints     []*CreateEndpointRequest `protobuf:"bytes,1,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateEndpointsRequest) Reset() {
+	*x = CreateEndpointsRequest{}
+	mi := &file_agent_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateEndpointsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateEndpointsRequest) ProtoMessage() {}
+
+func (x *CreateEndpointsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateEndpointsRequest.ProtoReflect.Descriptor instead.
+func (*CreateEndpointsRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *CreateEndpointsRequest) GetEndpoints() []*CreateEndpointRequest {
+	if x != nil {
+		return x.Endpoints
+	}
+	return nil
+}
+
+type CreateEndpointsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Results       []*CreateResult        `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateEndpointsResponse) Reset() {
+	*x = CreateEndpointsResponse{}
+	mi := &file_agent_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateEndpointsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateEndpointsResponse) ProtoMessage() {}
+
+func (x *CreateEndpointsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateEndpointsResponse.ProtoReflect.Descriptor instead.
+func (*CreateEndpointsResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *CreateEndpointsResponse) GetResults() []*CreateResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+type CreateResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Object        *Object                `protobuf:"bytes,1,opt,name=object,proto3" json:"object,omitempty"` // the object's summary, when code is 0
+	Code          int32                  `protobuf:"varint,2,opt,name=code,proto3" json:"code,omitempty"`    // a gRPC status code: 0 (OK), 3 (INVALID_ARGUMENT), 6 (ALREADY_EXISTS), ...
+	Error         string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateResult) Reset() {
+	*x = CreateResult{}
+	mi := &file_agent_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateResult) ProtoMessage() {}
+
+func (x *CreateResult) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateResult.ProtoReflect.Descriptor instead.
+func (*CreateResult) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *CreateResult) GetObject() *Object {
+	if x != nil {
+		return x.Object
+	}
+	return nil
+}
+
+func (x *CreateResult) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *CreateResult) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 // UpdateRequest changes what the set_* flags say; the others stay.
 type UpdateRequest struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
@@ -1432,7 +1580,7 @@ type UpdateRequest struct {
 
 func (x *UpdateRequest) Reset() {
 	*x = UpdateRequest{}
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1444,7 +1592,7 @@ func (x *UpdateRequest) String() string {
 func (*UpdateRequest) ProtoMessage() {}
 
 func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1457,7 +1605,7 @@ func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateRequest.ProtoReflect.Descriptor instead.
 func (*UpdateRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{18}
+	return file_agent_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UpdateRequest) GetAddress() string {
@@ -1518,7 +1666,7 @@ type DeleteRequest struct {
 
 func (x *DeleteRequest) Reset() {
 	*x = DeleteRequest{}
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1530,7 +1678,7 @@ func (x *DeleteRequest) String() string {
 func (*DeleteRequest) ProtoMessage() {}
 
 func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1543,7 +1691,7 @@ func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{19}
+	return file_agent_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DeleteRequest) GetAddress() string {
@@ -1562,7 +1710,7 @@ type DeleteResponse struct {
 
 func (x *DeleteResponse) Reset() {
 	*x = DeleteResponse{}
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1574,7 +1722,7 @@ func (x *DeleteResponse) String() string {
 func (*DeleteResponse) ProtoMessage() {}
 
 func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1587,7 +1735,7 @@ func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteResponse.ProtoReflect.Descriptor instead.
 func (*DeleteResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{20}
+	return file_agent_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *DeleteResponse) GetExisted() bool {
@@ -1599,14 +1747,15 @@ func (x *DeleteResponse) GetExisted() bool {
 
 type ListRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	WithHistory   bool                   `protobuf:"varint,1,opt,name=with_history,json=withHistory,proto3" json:"with_history,omitempty"`
+	WithHistory   bool                   `protobuf:"varint,1,opt,name=with_history,json=withHistory,proto3" json:"with_history,omitempty"` // implies full
+	Full          bool                   `protobuf:"varint,2,opt,name=full,proto3" json:"full,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1618,7 +1767,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1631,12 +1780,19 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{21}
+	return file_agent_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListRequest) GetWithHistory() bool {
 	if x != nil {
 		return x.WithHistory
+	}
+	return false
+}
+
+func (x *ListRequest) GetFull() bool {
+	if x != nil {
+		return x.Full
 	}
 	return false
 }
@@ -1651,7 +1807,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1663,7 +1819,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1676,7 +1832,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{22}
+	return file_agent_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListResponse) GetObjects() []*Object {
@@ -1702,7 +1858,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1714,7 +1870,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1727,7 +1883,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{23}
+	return file_agent_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *WatchRequest) GetWithHistory() bool {
@@ -1751,7 +1907,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1763,7 +1919,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1776,7 +1932,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{24}
+	return file_agent_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *WatchResponse) GetSnapshot() bool {
@@ -1817,7 +1973,7 @@ type Change struct {
 
 func (x *Change) Reset() {
 	*x = Change{}
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1829,7 +1985,7 @@ func (x *Change) String() string {
 func (*Change) ProtoMessage() {}
 
 func (x *Change) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1842,7 +1998,7 @@ func (x *Change) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Change.ProtoReflect.Descriptor instead.
 func (*Change) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{25}
+	return file_agent_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Change) GetObject() *Object {
@@ -1867,7 +2023,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1879,7 +2035,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1892,7 +2048,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{26}
+	return file_agent_proto_rawDescGZIP(), []int{29}
 }
 
 type ShutdownResponse struct {
@@ -1903,7 +2059,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1915,7 +2071,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1928,7 +2084,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{27}
+	return file_agent_proto_rawDescGZIP(), []int{30}
 }
 
 type Object struct {
@@ -1969,7 +2125,7 @@ type Object struct {
 
 func (x *Object) Reset() {
 	*x = Object{}
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1981,7 +2137,7 @@ func (x *Object) String() string {
 func (*Object) ProtoMessage() {}
 
 func (x *Object) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1994,7 +2150,7 @@ func (x *Object) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Object.ProtoReflect.Descriptor instead.
 func (*Object) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{28}
+	return file_agent_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Object) GetAddress() string {
@@ -2208,7 +2364,7 @@ type Facts struct {
 
 func (x *Facts) Reset() {
 	*x = Facts{}
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2220,7 +2376,7 @@ func (x *Facts) String() string {
 func (*Facts) ProtoMessage() {}
 
 func (x *Facts) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2233,7 +2389,7 @@ func (x *Facts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Facts.ProtoReflect.Descriptor instead.
 func (*Facts) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{29}
+	return file_agent_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Facts) GetLocalAddr() string {
@@ -2298,7 +2454,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2310,7 +2466,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2323,7 +2479,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{30}
+	return file_agent_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ErrorInfo) GetCall() string {
@@ -2378,7 +2534,7 @@ type ProbeStats struct {
 
 func (x *ProbeStats) Reset() {
 	*x = ProbeStats{}
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2390,7 +2546,7 @@ func (x *ProbeStats) String() string {
 func (*ProbeStats) ProtoMessage() {}
 
 func (x *ProbeStats) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2403,7 +2559,7 @@ func (x *ProbeStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProbeStats.ProtoReflect.Descriptor instead.
 func (*ProbeStats) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{31}
+	return file_agent_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ProbeStats) GetLast() int64 {
@@ -2481,7 +2637,7 @@ type HistoryEvent struct {
 
 func (x *HistoryEvent) Reset() {
 	*x = HistoryEvent{}
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2493,7 +2649,7 @@ func (x *HistoryEvent) String() string {
 func (*HistoryEvent) ProtoMessage() {}
 
 func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2506,7 +2662,7 @@ func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEvent.ProtoReflect.Descriptor instead.
 func (*HistoryEvent) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{32}
+	return file_agent_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *HistoryEvent) GetAt() int64 {
@@ -2645,7 +2801,15 @@ const file_agent_proto_rawDesc = "" +
 	"\x15CreateEndpointRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x14\n" +
 	"\x05token\x18\x02 \x01(\tR\x05token\x123\n" +
-	"\x04spec\x18\x03 \x01(\v2\x1f.rdmaform.agent.v1.EndpointSpecR\x04spec\"\xb0\x02\n" +
+	"\x04spec\x18\x03 \x01(\v2\x1f.rdmaform.agent.v1.EndpointSpecR\x04spec\"`\n" +
+	"\x16CreateEndpointsRequest\x12F\n" +
+	"\tendpoints\x18\x01 \x03(\v2(.rdmaform.agent.v1.CreateEndpointRequestR\tendpoints\"T\n" +
+	"\x17CreateEndpointsResponse\x129\n" +
+	"\aresults\x18\x01 \x03(\v2\x1f.rdmaform.agent.v1.CreateResultR\aresults\"k\n" +
+	"\fCreateResult\x121\n" +
+	"\x06object\x18\x01 \x01(\v2\x19.rdmaform.agent.v1.ObjectR\x06object\x12\x12\n" +
+	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x14\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\xb0\x02\n" +
 	"\rUpdateRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12#\n" +
 	"\rset_reconnect\x18\x02 \x01(\bR\fsetReconnect\x12:\n" +
@@ -2657,9 +2821,10 @@ const file_agent_proto_rawDesc = "" +
 	"\rDeleteRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\"*\n" +
 	"\x0eDeleteResponse\x12\x18\n" +
-	"\aexisted\x18\x01 \x01(\bR\aexisted\"0\n" +
+	"\aexisted\x18\x01 \x01(\bR\aexisted\"D\n" +
 	"\vListRequest\x12!\n" +
-	"\fwith_history\x18\x01 \x01(\bR\vwithHistory\"z\n" +
+	"\fwith_history\x18\x01 \x01(\bR\vwithHistory\x12\x12\n" +
+	"\x04full\x18\x02 \x01(\bR\x04full\"z\n" +
 	"\fListResponse\x123\n" +
 	"\aobjects\x18\x01 \x03(\v2\x19.rdmaform.agent.v1.ObjectR\aobjects\x125\n" +
 	"\x05agent\x18\x02 \x01(\v2\x1f.rdmaform.agent.v1.InfoResponseR\x05agent\"1\n" +
@@ -2759,13 +2924,14 @@ const file_agent_proto_rawDesc = "" +
 	"\bREJECTED\x10\b\x12\t\n" +
 	"\x05ERROR\x10\t\x12\t\n" +
 	"\x05READY\x10\n" +
-	"2\xb9\x06\n" +
+	"2\xa3\a\n" +
 	"\x05Agent\x12G\n" +
 	"\x04Info\x12\x1e.rdmaform.agent.v1.InfoRequest\x1a\x1f.rdmaform.agent.v1.InfoResponse\x12P\n" +
 	"\aDevices\x12!.rdmaform.agent.v1.DevicesRequest\x1a\".rdmaform.agent.v1.DevicesResponse\x12e\n" +
 	"\x16CreateProtectionDomain\x120.rdmaform.agent.v1.CreateProtectionDomainRequest\x1a\x19.rdmaform.agent.v1.Object\x12U\n" +
 	"\x0eCreateListener\x12(.rdmaform.agent.v1.CreateListenerRequest\x1a\x19.rdmaform.agent.v1.Object\x12U\n" +
-	"\x0eCreateEndpoint\x12(.rdmaform.agent.v1.CreateEndpointRequest\x1a\x19.rdmaform.agent.v1.Object\x12E\n" +
+	"\x0eCreateEndpoint\x12(.rdmaform.agent.v1.CreateEndpointRequest\x1a\x19.rdmaform.agent.v1.Object\x12h\n" +
+	"\x0fCreateEndpoints\x12).rdmaform.agent.v1.CreateEndpointsRequest\x1a*.rdmaform.agent.v1.CreateEndpointsResponse\x12E\n" +
 	"\x06Update\x12 .rdmaform.agent.v1.UpdateRequest\x1a\x19.rdmaform.agent.v1.Object\x12M\n" +
 	"\x06Delete\x12 .rdmaform.agent.v1.DeleteRequest\x1a!.rdmaform.agent.v1.DeleteResponse\x12G\n" +
 	"\x04List\x12\x1e.rdmaform.agent.v1.ListRequest\x1a\x1f.rdmaform.agent.v1.ListResponse\x12L\n" +
@@ -2785,7 +2951,7 @@ func file_agent_proto_rawDescGZIP() []byte {
 }
 
 var file_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_agent_proto_goTypes = []any{
 	(Kind)(0),                             // 0: rdmaform.agent.v1.Kind
 	(Status)(0),                           // 1: rdmaform.agent.v1.Status
@@ -2807,21 +2973,24 @@ var file_agent_proto_goTypes = []any{
 	(*CreateProtectionDomainRequest)(nil), // 17: rdmaform.agent.v1.CreateProtectionDomainRequest
 	(*CreateListenerRequest)(nil),         // 18: rdmaform.agent.v1.CreateListenerRequest
 	(*CreateEndpointRequest)(nil),         // 19: rdmaform.agent.v1.CreateEndpointRequest
-	(*UpdateRequest)(nil),                 // 20: rdmaform.agent.v1.UpdateRequest
-	(*DeleteRequest)(nil),                 // 21: rdmaform.agent.v1.DeleteRequest
-	(*DeleteResponse)(nil),                // 22: rdmaform.agent.v1.DeleteResponse
-	(*ListRequest)(nil),                   // 23: rdmaform.agent.v1.ListRequest
-	(*ListResponse)(nil),                  // 24: rdmaform.agent.v1.ListResponse
-	(*WatchRequest)(nil),                  // 25: rdmaform.agent.v1.WatchRequest
-	(*WatchResponse)(nil),                 // 26: rdmaform.agent.v1.WatchResponse
-	(*Change)(nil),                        // 27: rdmaform.agent.v1.Change
-	(*ShutdownRequest)(nil),               // 28: rdmaform.agent.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),              // 29: rdmaform.agent.v1.ShutdownResponse
-	(*Object)(nil),                        // 30: rdmaform.agent.v1.Object
-	(*Facts)(nil),                         // 31: rdmaform.agent.v1.Facts
-	(*ErrorInfo)(nil),                     // 32: rdmaform.agent.v1.ErrorInfo
-	(*ProbeStats)(nil),                    // 33: rdmaform.agent.v1.ProbeStats
-	(*HistoryEvent)(nil),                  // 34: rdmaform.agent.v1.HistoryEvent
+	(*CreateEndpointsRequest)(nil),        // 20: rdmaform.agent.v1.CreateEndpointsRequest
+	(*CreateEndpointsResponse)(nil),       // 21: rdmaform.agent.v1.CreateEndpointsResponse
+	(*CreateResult)(nil),                  // 22: rdmaform.agent.v1.CreateResult
+	(*UpdateRequest)(nil),                 // 23: rdmaform.agent.v1.UpdateRequest
+	(*DeleteRequest)(nil),                 // 24: rdmaform.agent.v1.DeleteRequest
+	(*DeleteResponse)(nil),                // 25: rdmaform.agent.v1.DeleteResponse
+	(*ListRequest)(nil),                   // 26: rdmaform.agent.v1.ListRequest
+	(*ListResponse)(nil),                  // 27: rdmaform.agent.v1.ListResponse
+	(*WatchRequest)(nil),                  // 28: rdmaform.agent.v1.WatchRequest
+	(*WatchResponse)(nil),                 // 29: rdmaform.agent.v1.WatchResponse
+	(*Change)(nil),                        // 30: rdmaform.agent.v1.Change
+	(*ShutdownRequest)(nil),               // 31: rdmaform.agent.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),              // 32: rdmaform.agent.v1.ShutdownResponse
+	(*Object)(nil),                        // 33: rdmaform.agent.v1.Object
+	(*Facts)(nil),                         // 34: rdmaform.agent.v1.Facts
+	(*ErrorInfo)(nil),                     // 35: rdmaform.agent.v1.ErrorInfo
+	(*ProbeStats)(nil),                    // 36: rdmaform.agent.v1.ProbeStats
+	(*HistoryEvent)(nil),                  // 37: rdmaform.agent.v1.HistoryEvent
 }
 var file_agent_proto_depIdxs = []int32{
 	6,  // 0: rdmaform.agent.v1.DevicesResponse.devices:type_name -> rdmaform.agent.v1.Device
@@ -2836,49 +3005,54 @@ var file_agent_proto_depIdxs = []int32{
 	9,  // 9: rdmaform.agent.v1.CreateProtectionDomainRequest.spec:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
 	12, // 10: rdmaform.agent.v1.CreateListenerRequest.spec:type_name -> rdmaform.agent.v1.ListenerSpec
 	16, // 11: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
-	14, // 12: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
-	15, // 13: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
-	30, // 14: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
-	3,  // 15: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	30, // 16: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
-	27, // 17: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
-	3,  // 18: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	30, // 19: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
-	0,  // 20: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
-	1,  // 21: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
-	9,  // 22: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	12, // 23: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
-	16, // 24: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
-	31, // 25: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
-	32, // 26: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
-	33, // 27: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
-	34, // 28: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
-	1,  // 29: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
-	2,  // 30: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
-	4,  // 31: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
-	17, // 32: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
-	18, // 33: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
-	19, // 34: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
-	20, // 35: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
-	21, // 36: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
-	23, // 37: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
-	25, // 38: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
-	28, // 39: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
-	3,  // 40: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
-	5,  // 41: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
-	30, // 42: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
-	30, // 43: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
-	30, // 44: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
-	30, // 45: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
-	22, // 46: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
-	24, // 47: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
-	26, // 48: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
-	29, // 49: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
-	40, // [40:50] is the sub-list for method output_type
-	30, // [30:40] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	19, // 12: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
+	22, // 13: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
+	33, // 14: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
+	14, // 15: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
+	15, // 16: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
+	33, // 17: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
+	3,  // 18: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	33, // 19: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
+	30, // 20: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
+	3,  // 21: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	33, // 22: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
+	0,  // 23: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
+	1,  // 24: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
+	9,  // 25: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	12, // 26: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
+	16, // 27: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
+	34, // 28: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
+	35, // 29: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
+	36, // 30: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
+	37, // 31: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
+	1,  // 32: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
+	2,  // 33: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
+	4,  // 34: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
+	17, // 35: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
+	18, // 36: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
+	19, // 37: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
+	20, // 38: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
+	23, // 39: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
+	24, // 40: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
+	26, // 41: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
+	28, // 42: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
+	31, // 43: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
+	3,  // 44: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
+	5,  // 45: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
+	33, // 46: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
+	33, // 47: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
+	33, // 48: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
+	21, // 49: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
+	33, // 50: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
+	25, // 51: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
+	27, // 52: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
+	29, // 53: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
+	32, // 54: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
+	44, // [44:55] is the sub-list for method output_type
+	33, // [33:44] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -2886,7 +3060,7 @@ func file_agent_proto_init() {
 	if File_agent_proto != nil {
 		return
 	}
-	file_agent_proto_msgTypes[28].OneofWrappers = []any{
+	file_agent_proto_msgTypes[31].OneofWrappers = []any{
 		(*Object_ProtectionDomain)(nil),
 		(*Object_Listener)(nil),
 		(*Object_Endpoint)(nil),
@@ -2897,7 +3071,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   33,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -38,6 +38,7 @@ const (
 	Agent_CreateProtectionDomain_FullMethodName = "/rdmaform.agent.v1.Agent/CreateProtectionDomain"
 	Agent_CreateListener_FullMethodName         = "/rdmaform.agent.v1.Agent/CreateListener"
 	Agent_CreateEndpoint_FullMethodName         = "/rdmaform.agent.v1.Agent/CreateEndpoint"
+	Agent_CreateEndpoints_FullMethodName        = "/rdmaform.agent.v1.Agent/CreateEndpoints"
 	Agent_Update_FullMethodName                 = "/rdmaform.agent.v1.Agent/Update"
 	Agent_Delete_FullMethodName                 = "/rdmaform.agent.v1.Agent/Delete"
 	Agent_List_FullMethodName                   = "/rdmaform.agent.v1.Agent/List"
@@ -61,6 +62,10 @@ type AgentClient interface {
 	CreateProtectionDomain(ctx context.Context, in *CreateProtectionDomainRequest, opts ...grpc.CallOption) (*Object, error)
 	CreateListener(ctx context.Context, in *CreateListenerRequest, opts ...grpc.CallOption) (*Object, error)
 	CreateEndpoint(ctx context.Context, in *CreateEndpointRequest, opts ...grpc.CallOption) (*Object, error)
+	// CreateEndpoints creates many endpoints in one call, each exactly as
+	// CreateEndpoint would (same idempotency); results come in request order,
+	// each with the object's summary or its error.
+	CreateEndpoints(ctx context.Context, in *CreateEndpointsRequest, opts ...grpc.CallOption) (*CreateEndpointsResponse, error)
 	// Update changes in place what can change live: an endpoint's reconnect
 	// and probe, a listener's accept.max_connections.
 	Update(ctx context.Context, in *UpdateRequest, opts ...grpc.CallOption) (*Object, error)
@@ -69,7 +74,10 @@ type AgentClient interface {
 	// A protection domain still used by a listener or endpoint is
 	// FAILED_PRECONDITION.
 	Delete(ctx context.Context, in *DeleteRequest, opts ...grpc.CallOption) (*DeleteResponse, error)
-	// List returns every object with its live status in one call.
+	// List returns every object with its live status in one call, sorted by
+	// address: by default a summary (address, parent, kind, status, revision,
+	// last event, last error's call and errno, connected_since, reconnects,
+	// connections, probe), everything with full = true.
 	List(ctx context.Context, in *ListRequest, opts ...grpc.CallOption) (*ListResponse, error)
 	// Watch sends a snapshot of every object, then their changes. A slow
 	// reader never blocks the agent: past a bounded queue, the changes of
@@ -132,6 +140,16 @@ func (c *agentClient) CreateEndpoint(ctx context.Context, in *CreateEndpointRequ
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Object)
 	err := c.cc.Invoke(ctx, Agent_CreateEndpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentClient) CreateEndpoints(ctx context.Context, in *CreateEndpointsRequest, opts ...grpc.CallOption) (*CreateEndpointsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateEndpointsResponse)
+	err := c.cc.Invoke(ctx, Agent_CreateEndpoints_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -213,6 +231,10 @@ type AgentServer interface {
 	CreateProtectionDomain(context.Context, *CreateProtectionDomainRequest) (*Object, error)
 	CreateListener(context.Context, *CreateListenerRequest) (*Object, error)
 	CreateEndpoint(context.Context, *CreateEndpointRequest) (*Object, error)
+	// CreateEndpoints creates many endpoints in one call, each exactly as
+	// CreateEndpoint would (same idempotency); results come in request order,
+	// each with the object's summary or its error.
+	CreateEndpoints(context.Context, *CreateEndpointsRequest) (*CreateEndpointsResponse, error)
 	// Update changes in place what can change live: an endpoint's reconnect
 	// and probe, a listener's accept.max_connections.
 	Update(context.Context, *UpdateRequest) (*Object, error)
@@ -221,7 +243,10 @@ type AgentServer interface {
 	// A protection domain still used by a listener or endpoint is
 	// FAILED_PRECONDITION.
 	Delete(context.Context, *DeleteRequest) (*DeleteResponse, error)
-	// List returns every object with its live status in one call.
+	// List returns every object with its live status in one call, sorted by
+	// address: by default a summary (address, parent, kind, status, revision,
+	// last event, last error's call and errno, connected_since, reconnects,
+	// connections, probe), everything with full = true.
 	List(context.Context, *ListRequest) (*ListResponse, error)
 	// Watch sends a snapshot of every object, then their changes. A slow
 	// reader never blocks the agent: past a bounded queue, the changes of
@@ -254,6 +279,9 @@ func (UnimplementedAgentServer) CreateListener(context.Context, *CreateListenerR
 }
 func (UnimplementedAgentServer) CreateEndpoint(context.Context, *CreateEndpointRequest) (*Object, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateEndpoint not implemented")
+}
+func (UnimplementedAgentServer) CreateEndpoints(context.Context, *CreateEndpointsRequest) (*CreateEndpointsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateEndpoints not implemented")
 }
 func (UnimplementedAgentServer) Update(context.Context, *UpdateRequest) (*Object, error) {
 	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
@@ -381,6 +409,24 @@ func _Agent_CreateEndpoint_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Agent_CreateEndpoints_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateEndpointsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServer).CreateEndpoints(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Agent_CreateEndpoints_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServer).CreateEndpoints(ctx, req.(*CreateEndpointsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Agent_Update_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(UpdateRequest)
 	if err := dec(in); err != nil {
@@ -490,6 +536,10 @@ var Agent_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateEndpoint",
 			Handler:    _Agent_CreateEndpoint_Handler,
+		},
+		{
+			MethodName: "CreateEndpoints",
+			Handler:    _Agent_CreateEndpoints_Handler,
 		},
 		{
 			MethodName: "Update",

@@ -19,3 +19,16 @@ func DefaultSocket() string {
 	}
 	return filepath.Join(os.TempDir(), fmt.Sprintf("rdmaform-%d", os.Geteuid()), "agent.sock")
 }
+
+// ChooseSocket picks the agent's socket as every client command does: the
+// -agent flag first, then the rdmaform { agent { socket = ... } } setting,
+// then DefaultSocket.
+func ChooseSocket(flagValue, configured string) string {
+	switch {
+	case flagValue != "":
+		return flagValue
+	case configured != "":
+		return configured
+	}
+	return DefaultSocket()
+}

@@ -1,0 +1,53 @@
+package agent
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/apply/agent/client"
+)
+
+// BenchmarkListOverTheSocket10000 lists 10,000 objects (made by
+// tenThousand, no RDMA needed) through gRPC on a unix socket, client and
+// agent in one process: the natively measured counterpart of the VM's
+// BenchmarkList10000.
+func BenchmarkListOverTheSocket10000(b *testing.B) {
+	a := tenThousand(b)
+	socket := filepath.Join(b.TempDir(), "agent.sock")
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	pb.RegisterAgentServer(srv, &service{agent: a, info: &pb.InfoResponse{}, shutdown: func() {}})
+	registerHealth(srv)
+	go srv.Serve(ln)
+	defer srv.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := client.Dial(ctx, socket)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	for _, full := range []bool{false, true} {
+		name := "summary"
+		if full {
+			name = "full"
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				r, err := c.List(ctx, &pb.ListRequest{Full: full})
+				if err != nil || len(r.Objects) != 10000 {
+					b.Fatalf("List: %v", err)
+				}
+			}
+		})
+	}
+}
