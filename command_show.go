@@ -11,21 +11,22 @@ import (
 	"strings"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
 )
 
 func init() {
-	register(command{Name: "show", Synopsis: "Show the current state or a saved state file", Run: runShow})
+	register(command{Name: "show", Synopsis: "Show the current state, a saved state file or a saved plan", Run: runShow})
 }
 
 // runShow implements `rdmaform show [-json] [FILE]`. Without FILE it shows
-// the current state; FILE is a state file (a later change adds saved plans:
-// see showFile).
+// the current state; FILE is a saved plan (see showPlanFile) or a state
+// file.
 func runShow(args []string, s streams) int {
 	f := newFlagSet("show", s.Err)
 	jsonOut := f.Bool("json", false, "Print the state as JSON.")
 	f.Usage = func() {
-		fmt.Fprintln(s.Err, "Usage: rdmaform [global options] show [options] [FILE]\n\n  Shows the current state, or the state file FILE.\n\nOptions:\n  -json  Print machine-readable JSON.")
+		fmt.Fprintln(s.Err, "Usage: rdmaform [global options] show [options] [FILE]\n\n  Shows the current state, the state file FILE, or the plan saved in FILE.\n\nOptions:\n  -json  Print machine-readable JSON.")
 	}
 	if f.Parse(args) != nil {
 		return 1
@@ -43,6 +44,12 @@ func runShow(args []string, s streams) int {
 		}
 		st = m.State()
 	case 1:
+		if sp, err := readPlanFile(f.Arg(0)); err == nil {
+			return showPlanFile(s, sp, *jsonOut)
+		} else if data, rerr := os.ReadFile(f.Arg(0)); rerr == nil && planner.IsPlanFile(data) {
+			fmt.Fprintf(s.Err, "Error: Failed to read the saved plan %s\n\n%v\n", f.Arg(0), err)
+			return 1
+		}
 		v, err := showFile(f.Arg(0))
 		if err != nil {
 			fmt.Fprintf(s.Err, "Error: Failed to read %s\n\n%v\n", f.Arg(0), err)
@@ -60,8 +67,8 @@ func runShow(args []string, s streams) int {
 	return 0
 }
 
-// showFile reads a file given to show. Saved plans will be recognised here
-// first, falling back to a state file.
+// showFile reads a state file given to show; saved plans are recognised
+// before it is called (readPlanFile).
 func showFile(path string) (*state.State, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/rdmaform/rdmaform/apply"
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/planner/render"
+)
+
+func init() {
+	register(command{Name: "apply", Synopsis: "Create or update the fabric to match the configuration", Run: runApply})
+}
+
+const applyHelp = `Usage: rdmaform [global options] apply [options] [PLAN]
+
+  Makes the fabric match the configuration: plans, asks for confirmation,
+  then creates, updates and destroys objects through the agent, recording
+  each completed change in the state.
+
+  With PLAN, a file saved by "rdmaform plan -out=PLAN", carries out exactly
+  that plan without asking, if the state has not changed since.
+
+Options:
+  -auto-approve        Do not ask for confirmation.
+  -var 'name=value'    Set a variable (repeatable).
+  -var-file=FILE       Load variable values from a file (repeatable).
+  -target=ADDRESS      Limit the changes to this object and its dependencies.
+  -replace=ADDRESS     Replace this object even if it has not changed.
+  -refresh=false       Do not read the live fabric before planning.
+  -parallelism=N       At most N operations at once (default 10).
+  -no-color            Do not colour the output.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+`
+
+// stdinIsTerminal reports whether r is an interactive terminal, where a
+// confirmation can be asked; tests replace it.
+var stdinIsTerminal = func(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func runApply(args []string, s streams) int { return runApplyOrDestroy(args, s, false) }
+
+func runApplyOrDestroy(args []string, s streams, destroy bool) int {
+	name := "apply"
+	if destroy {
+		name = "destroy"
+	}
+	fs := newFlagSet(name, s.Err)
+	if destroy {
+		fs.Usage = func() { fmt.Fprint(s.Err, destroyHelp) }
+	} else {
+		fs.Usage = func() { fmt.Fprint(s.Err, applyHelp) }
+	}
+	var f planFlags
+	f.register(fs, false)
+	autoApprove := fs.Bool("auto-approve", false, "")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 1
+	}
+	f.destroy = destroy
+	if f.parallelism < 1 {
+		fmt.Fprintf(s.Err, "Error: -parallelism must be at least 1\n")
+		return 1
+	}
+	targets, replace, ok := f.addresses(s.Err)
+	if !ok {
+		return 1
+	}
+	color := !f.noColor && cfgIsTerminal(s.Out)
+	switch {
+	case fs.NArg() > 1:
+		fmt.Fprintf(s.Err, "Error: %s takes at most one argument, a saved plan\n", name)
+		return 1
+	case fs.NArg() == 1 && destroy:
+		fmt.Fprintf(s.Err, "Error: destroy takes no plan file; use \"rdmaform plan -destroy -out=FILE\" and \"rdmaform apply FILE\"\n")
+		return 1
+	case fs.NArg() == 1:
+		if len(f.vars)+len(f.targets)+len(f.replace) > 0 {
+			fmt.Fprintf(s.Err, "Error: Can't set variables, -target or -replace when applying a saved plan\n\nThe saved plan already records them.\n")
+			return 1
+		}
+		return applySavedPlan(fs.Arg(0), f, color, s)
+	}
+	if !*autoApprove && !stdinIsTerminal(s.In) {
+		fmt.Fprintf(s.Err, "Error: No terminal to confirm the %s\n\n"+
+			"rdmaform %s asks for confirmation on a terminal, and standard input is not\none. Run it with -auto-approve to %s without asking, or save a plan with\n\"rdmaform plan -out=FILE\" and apply that file.\n", name, name, name)
+		return 1
+	}
+
+	// Apply needs the fabric to act, whether or not it refreshes.
+	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", color, true)
+	defer se.close()
+	if !ok {
+		return 1
+	}
+	p, diags, ok := se.makePlan(&f, targets, replace)
+	se.writeDiags(diags)
+	if !ok {
+		return 1
+	}
+	render.Human(s.Out, p, color)
+	if !p.HasChanges() {
+		fmt.Fprintf(s.Out, "\n%s\n", completeLine(destroy, &apply.Report{}, color))
+		return 0
+	}
+	if !*autoApprove && !confirm(s, destroy) {
+		fmt.Fprintf(s.Out, "\n%s cancelled.\n", strings.ToUpper(name[:1])+name[1:])
+		return 1
+	}
+	return execute(se, p, f.parallelism, destroy, color)
+}
+
+// confirm asks Terraform's question and reports whether the answer is
+// exactly "yes".
+func confirm(s streams, destroy bool) bool {
+	if destroy {
+		fmt.Fprint(s.Out, "\nDo you really want to destroy all resources?\n"+
+			"  rdmaform will destroy all your managed objects, as shown above.\n"+
+			"  There is no undo. Only 'yes' will be accepted to confirm.\n\n  Enter a value: ")
+	} else {
+		fmt.Fprint(s.Out, "\nDo you want to perform these actions?\n"+
+			"  rdmaform will perform the actions described above.\n"+
+			"  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")
+	}
+	line, _ := bufio.NewReader(s.In).ReadString('\n')
+	fmt.Fprintln(s.Out)
+	return strings.TrimSpace(line) == "yes"
+}
+
+// applySavedPlan carries out a plan saved by plan -out, refusing when the
+// state or the configuration changed since.
+func applySavedPlan(path string, f planFlags, color bool, s streams) int {
+	sp, err := readPlanFile(path)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to read the saved plan\n\n%v\n", err)
+		return 1
+	}
+	var vars config.VarArgs
+	for _, v := range sp.Inputs.Vars {
+		vars = append(vars, config.VarArg{File: v.File, Value: v.Value})
+	}
+	se, ok := openSession(s, vars, sp.Inputs.Env, f.lock, "OperationTypeApply", color, false)
+	defer se.close()
+	if !ok {
+		return 1
+	}
+	if d := configDigest(se.loader); d != sp.Inputs.ConfigDigest {
+		fmt.Fprintf(s.Err, "Error: Saved plan does not match the configuration\n\n"+
+			"The configuration or variable files changed after %s was made. Make a new plan.\n", path)
+		return 1
+	}
+	now := planner.StateID{}
+	if se.prior != nil {
+		now = planner.StateID{Exists: true, Lineage: se.prior.Lineage, Serial: se.prior.Serial}
+	}
+	if now != sp.Plan.Prior {
+		fmt.Fprintf(s.Err, "Error: Saved plan is stale\n\n"+
+			"The given plan file can no longer be applied because the state was changed by\n"+
+			"another operation after the plan was created (planned against %s, now %s).\nMake a new plan.\n",
+			describeStateID(sp.Plan.Prior), describeStateID(now))
+		return 1
+	}
+	if connectFabric == nil {
+		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
+		return 1
+	}
+	conn, err := connectFabric(context.Background(), s.Err)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n", err)
+		return 1
+	}
+	se.conn = conn
+	return execute(se, sp.Plan, f.parallelism, sp.Plan.Destroy, color)
+}
+
+func describeStateID(id planner.StateID) string {
+	if !id.Exists {
+		return "no state"
+	}
+	return fmt.Sprintf("lineage %s serial %d", id.Lineage, id.Serial)
+}
+
+// execute applies p, recording every change durably, then reports as
+// Terraform does: errors, what was skipped or not started, the summary and
+// the outputs. Ctrl-C stops starting new work.
+func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool) int {
+	s := se.s
+	rec, err := se.m.OpenRecorder()
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to open the state for recording\n\n%v\n", err)
+		return 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-signals:
+			fmt.Fprintln(s.Err, "\nInterrupt received. Stopping: no new operations start; those in flight finish and are recorded.")
+			cancel()
+		case <-done:
+		}
+	}()
+	report := apply.Apply(ctx, p, apply.Options{
+		Fabric: se.conn.Fabric, Recorder: rec, Config: se.cfg, Prior: se.prior,
+		Parallelism: parallelism, Progress: s.Out,
+	})
+	close(done)
+	signal.Stop(signals)
+	interrupted := ctx.Err() != nil
+	closeErr := rec.Close()
+
+	for _, e := range report.Errors {
+		fmt.Fprintf(s.Err, "\nError: %v\n", e)
+	}
+	for _, n := range report.Skipped {
+		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, strings.Join(n.Objects, ", "))
+	}
+	if interrupted || len(report.NotStarted) > 0 {
+		fmt.Fprintf(s.Err, "\nInterrupted: the state records everything that completed. Not started (%d): %s\nRun \"rdmaform apply\" again to finish.\n", len(report.NotStarted), strings.Join(report.NotStarted, ", "))
+	}
+	if closeErr != nil {
+		fmt.Fprintf(s.Err, "\nError: Failed to save the state\n\n%v\n\nThe changes recorded so far are in the state's journal, which the next command\nreplays.\n", closeErr)
+	}
+	if len(report.UnknownOutputs) > 0 {
+		fmt.Fprintf(s.Err, "\nWarning: Outputs not recorded: %s\n\nTheir values are computed from attributes known only after apply, which\nrdmaform cannot evaluate during apply yet.\n", strings.Join(report.UnknownOutputs, ", "))
+	}
+	if report.Failed() || closeErr != nil {
+		fmt.Fprintf(s.Err, "\n%s\n", failedLine(destroy, report))
+		return 1
+	}
+	fmt.Fprintf(s.Out, "\n%s\n", completeLine(destroy, report, color))
+	if !destroy {
+		writeOutputs(se, s.Out, color)
+	}
+	return 0
+}
+
+func completeLine(destroy bool, r *apply.Report, color bool) string {
+	c := func(text string) string {
+		if color {
+			return "\x1b[1m\x1b[32m" + text + "\x1b[0m"
+		}
+		return text
+	}
+	if destroy {
+		return c(fmt.Sprintf("Destroy complete! Resources: %d destroyed.", r.Destroyed))
+	}
+	return c(fmt.Sprintf("Apply complete! Resources: %d added, %d changed, %d destroyed.", r.Added, r.Changed, r.Destroyed))
+}
+
+func failedLine(destroy bool, r *apply.Report) string {
+	skipped := 0
+	for _, n := range r.Skipped {
+		skipped += len(n.Objects)
+	}
+	verb := "Apply"
+	if destroy {
+		verb = "Destroy"
+	}
+	return fmt.Sprintf("%s failed. Resources: %d added, %d changed, %d destroyed; %d failed, %d skipped, %d not started.",
+		verb, r.Added, r.Changed, r.Destroyed, len(r.Errors), skipped, len(r.NotStarted))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// writeOutputs prints the root outputs as recorded in the state.
+func writeOutputs(se *session, w io.Writer, color bool) {
+	if err := se.m.RefreshState(); err != nil {
+		return
+	}
+	st := se.m.State()
+	if st == nil || len(st.Outputs) == 0 {
+		return
+	}
+	title := "Outputs:"
+	if color {
+		title = "\x1b[1m\x1b[32mOutputs:\x1b[0m"
+	}
+	fmt.Fprintf(w, "\n%s\n\n", title)
+	for _, n := range st.OutputNames() {
+		o := st.Outputs[n]
+		if o.Sensitive {
+			fmt.Fprintf(w, "%s = <sensitive>\n", n)
+			continue
+		}
+		fmt.Fprintf(w, "%s = %s\n", n, renderValue(o.Value, ""))
+	}
+}

@@ -1,0 +1,25 @@
+package main
+
+func init() {
+	register(command{Name: "destroy", Synopsis: "Destroy every object rdmaform manages", Run: runDestroy})
+}
+
+const destroyHelp = `Usage: rdmaform [global options] destroy [options]
+
+  Destroys every object in the state, in reverse dependency order
+  (endpoints, then listeners, protection domains last), after confirmation.
+  The same as "rdmaform apply -destroy".
+
+Options:
+  -auto-approve        Do not ask for confirmation.
+  -var 'name=value'    Set a variable (repeatable).
+  -var-file=FILE       Load variable values from a file (repeatable).
+  -target=ADDRESS      Destroy only this object and what depends on it.
+  -refresh=false       Do not read the live fabric before planning.
+  -parallelism=N       At most N operations at once (default 10).
+  -no-color            Do not colour the output.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+`
+
+func runDestroy(args []string, s streams) int { return runApplyOrDestroy(args, s, true) }

@@ -1,0 +1,370 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/apply"
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/planner/render"
+	"github.com/rdmaform/rdmaform/state"
+)
+
+func init() {
+	register(command{Name: "plan", Synopsis: "Show the changes apply would make", Run: runPlan})
+}
+
+const planHelp = `Usage: rdmaform [global options] plan [options]
+
+  Compares the configuration with the state and the live fabric (read from
+  the agent) and shows the changes apply would make.
+
+Options:
+  -out=FILE            Save the plan; "rdmaform apply FILE" carries out exactly
+                       these changes, if the state has not changed since.
+  -var 'name=value'    Set a variable (repeatable).
+  -var-file=FILE       Load variable values from a file (repeatable).
+  -target=ADDRESS      Limit the plan to this object and what it depends on
+                       (repeatable; endpoint.client names every instance).
+  -replace=ADDRESS     Replace this object even if it has not changed
+                       (repeatable).
+  -destroy             Plan to destroy every object in the state.
+  -refresh=false       Do not read the live fabric; trust the state.
+  -detailed-exitcode   Exit 0 when there are no changes, 1 on error, 2 when
+                       there are changes.
+  -json                Print the plan as JSON.
+  -no-color            Do not colour the output.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -parallelism=N       Accepted for Terraform compatibility; plan makes one
+                       round trip to the agent.
+`
+
+// fabricConn is the live fabric, as plan and apply use it.
+type fabricConn struct {
+	Refresher planner.Refresher
+	Devices   planner.DeviceInfo // nil: device checks are skipped
+	Fabric    apply.Fabric
+	Close     func() error
+}
+
+// connectFabric reaches the agent; nil while no adapter is compiled in, in
+// which case commands that need the live fabric say so. notify receives
+// one line if an agent had to be started.
+var connectFabric func(ctx context.Context, notify io.Writer) (*fabricConn, error)
+
+// errNoAgent explains why plan and apply cannot reach the fabric.
+const errNoAgent = "This build of rdmaform has no connection from plan and apply to the agent yet, so it cannot read or change the live fabric."
+
+// stringsFlag is a repeatable string option.
+type stringsFlag []string
+
+func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
+func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+// planFlags are the options plan, apply and destroy share.
+type planFlags struct {
+	vars             config.VarArgs
+	targets          stringsFlag
+	replace          stringsFlag
+	destroy          bool
+	refresh          bool
+	detailedExitcode bool
+	jsonOut          bool
+	noColor          bool
+	out              string
+	parallelism      int
+	lock             lockFlags
+}
+
+func (f *planFlags) register(fs *flag.FlagSet, forPlan bool) {
+	f.vars.Register(fs)
+	fs.Var(&f.targets, "target", "")
+	fs.Var(&f.replace, "replace", "")
+	fs.BoolVar(&f.refresh, "refresh", true, "")
+	fs.BoolVar(&f.noColor, "no-color", false, "")
+	fs.IntVar(&f.parallelism, "parallelism", apply.DefaultParallelism, "")
+	f.lock.register(fs)
+	if forPlan {
+		fs.BoolVar(&f.destroy, "destroy", false, "")
+		fs.BoolVar(&f.detailedExitcode, "detailed-exitcode", false, "")
+		fs.BoolVar(&f.jsonOut, "json", false, "")
+		fs.StringVar(&f.out, "out", "", "")
+	}
+}
+
+// addresses parses -target and -replace.
+func (f *planFlags) addresses(errw io.Writer) (targets, replace []addrs.Instance, ok bool) {
+	ok = true
+	parse := func(opt string, vals []string) []addrs.Instance {
+		var out []addrs.Instance
+		for _, v := range vals {
+			a, err := addrs.ParseInstance(v)
+			if err != nil {
+				fmt.Fprintf(errw, "Error: Invalid %s address\n\n%v\n", opt, err)
+				ok = false
+				continue
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	return parse("-target", f.targets), parse("-replace", f.replace), ok
+}
+
+// session is what plan, apply and destroy hold while they run: the
+// configuration, the locked state and, when refreshing, the fabric.
+type session struct {
+	s      streams
+	loader *config.Loader
+	cfg    *config.Config
+	m      state.Full
+	unlock func()
+	prior  *state.State
+	conn   *fabricConn
+	color  bool
+	inputs planner.Inputs
+}
+
+func (se *session) close() {
+	if se.conn != nil && se.conn.Close != nil {
+		se.conn.Close()
+	}
+	if se.unlock != nil {
+		se.unlock()
+	}
+	if se.m != nil {
+		se.m.Close()
+	}
+}
+
+// writeDiags renders diagnostics with their source, to stderr.
+func (se *session) writeDiags(diags hcl.Diagnostics) {
+	if len(diags) > 0 {
+		se.loader.WriteDiagnostics(se.s.Err, diags, se.color && cfgIsTerminal(se.s.Err), 0)
+	}
+}
+
+// openSession loads the configuration with vars, opens and locks the
+// state for operation, and connects to the fabric when needFabric.
+func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, color, needFabric bool) (*session, bool) {
+	se := &session{s: s, loader: config.NewLoader(), color: color}
+	se.loader.CoreVersion = Version
+	cfg, diags := se.loader.Load(".", config.VarInputs{Args: vars, Env: env})
+	se.writeDiags(diags)
+	if diags.HasErrors() {
+		return se, false
+	}
+	se.cfg = cfg
+	se.inputs = planner.Inputs{ConfigDigest: configDigest(se.loader), Env: env}
+	for _, v := range vars {
+		se.inputs.Vars = append(se.inputs.Vars, planner.VarInput{File: v.File, Value: v.Value})
+	}
+	m, ok := openStateManager(".", s.Err)
+	if !ok {
+		return se, false
+	}
+	se.m = m
+	unlock, ok := lock.acquire(m, operation, s.Err)
+	if !ok {
+		return se, false
+	}
+	se.unlock = unlock
+	if !refreshState(m, s.Err) {
+		return se, false
+	}
+	se.prior = m.State()
+	if !needFabric {
+		return se, true
+	}
+	if connectFabric == nil {
+		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
+		return se, false
+	}
+	conn, err := connectFabric(context.Background(), s.Err)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n", err)
+		return se, false
+	}
+	se.conn = conn
+	return se, true
+}
+
+// rdmaVarEnv returns the RDMAFORM_VAR_* entries of the environment, which
+// a saved plan records so that apply evaluates the same values.
+func rdmaVarEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, config.EnvPrefix) {
+			out = append(out, kv)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// configDigest is a digest of every file the loader read (configuration
+// and variable files), so that apply of a saved plan can tell whether the
+// configuration changed since the plan.
+func configDigest(l *config.Loader) string {
+	files := l.Files()
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(n), len(files[n].Bytes))
+		h.Write(files[n].Bytes)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// makePlan plans with the session and the flags, writing the diagnostics;
+// ok is false when planning failed.
+func (se *session) makePlan(f *planFlags, targets, replace []addrs.Instance) (*planner.Plan, hcl.Diagnostics, bool) {
+	opts := planner.Options{Targets: targets, Replace: replace, Destroy: f.destroy}
+	if se.conn != nil && f.refresh {
+		opts.Refresher = se.conn.Refresher
+		opts.Devices = se.conn.Devices
+	}
+	p, diags := planner.Make(context.Background(), se.cfg, se.prior, opts)
+	return p, diags, !diags.HasErrors()
+}
+
+func runPlan(args []string, s streams) int {
+	fs := newFlagSet("plan", s.Err)
+	fs.Usage = func() { fmt.Fprint(s.Err, planHelp) }
+	var f planFlags
+	f.register(fs, true)
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 1
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(s.Err, "Error: plan takes no arguments; use -chdir=DIR to plan another directory.\n")
+		return 1
+	}
+	targets, replace, ok := f.addresses(s.Err)
+	if !ok {
+		return 1
+	}
+	color := !f.noColor && !f.jsonOut && cfgIsTerminal(s.Out)
+	needFabric := f.refresh
+	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", color, false)
+	defer se.close()
+	if !ok {
+		return 1
+	}
+	if needFabric {
+		if connectFabric == nil {
+			if se.prior != nil && len(se.prior.Objects) > 0 {
+				fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\nThe state records %d objects whose live status cannot be read. Run \"rdmaform plan -refresh=false\" to plan against the state as recorded.\n", errNoAgent, len(se.prior.Objects))
+				return 1
+			}
+			// Nothing to refresh: an empty state needs no live read. Say
+			// so, since device checks are skipped too.
+			if !f.jsonOut {
+				fmt.Fprintf(s.Out, "Note: the agent is not available in this build; the state is empty, so the\nplan is made without reading the live fabric and without device checks.\n")
+			}
+		} else {
+			conn, err := connectFabric(context.Background(), s.Err)
+			if err != nil {
+				fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n\nRun \"rdmaform plan -refresh=false\" to plan against the state as recorded.\n", err)
+				return 1
+			}
+			se.conn = conn
+		}
+	}
+	p, diags, ok := se.makePlan(&f, targets, replace)
+	if f.jsonOut {
+		if err := render.JSON(s.Out, p, diags); err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			return 1
+		}
+	} else {
+		se.writeDiags(diags)
+	}
+	if !ok {
+		return 1
+	}
+	if !f.jsonOut {
+		render.Human(s.Out, p, color)
+	}
+	if f.out != "" {
+		if err := writePlanFile(f.out, &planner.SavedPlan{Plan: p, Inputs: se.inputs, RdmaformVersion: Version}); err != nil {
+			fmt.Fprintf(s.Err, "Error: Failed to write the plan file\n\n%v\n", err)
+			return 1
+		}
+		if !f.jsonOut {
+			fmt.Fprintf(s.Out, "\n%s\n\nSaved the plan to: %s\n\nTo perform exactly these actions, run the following command to apply:\n    rdmaform apply %q\n", strings.Repeat("─", 77), f.out, f.out)
+		}
+	} else if !f.jsonOut && p.HasChanges() {
+		fmt.Fprintf(s.Out, "\n%s\n\nNote: You didn't use the -out option to save this plan, so rdmaform can't\nguarantee to take exactly these actions if you run \"rdmaform apply\" now.\n", strings.Repeat("─", 77))
+	}
+	if f.detailedExitcode && p.HasChanges() {
+		return 2
+	}
+	return 0
+}
+
+// writePlanFile writes a saved plan through a temporary file renamed into
+// place, so that a reader never sees half a plan.
+func writePlanFile(path string, sp *planner.SavedPlan) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := planner.WritePlanFile(tmp, sp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// readPlanFile reads a saved plan.
+func readPlanFile(path string) (*planner.SavedPlan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if !planner.IsPlanFile(data) {
+		return nil, fmt.Errorf("%s is not a saved plan (make one with \"rdmaform plan -out=%s\")", path, path)
+	}
+	return planner.ReadPlanFile(data)
+}
+
+// showPlanFile prints a saved plan for show, as plan printed it.
+func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut bool) int {
+	if jsonOut {
+		if err := render.JSON(s.Out, sp.Plan, nil); err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	render.Human(s.Out, sp.Plan, cfgIsTerminal(s.Out))
+	return 0
+}

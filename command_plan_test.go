@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/rdmaform/rdmaform/apply"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/state"
+	"github.com/zclconf/go-cty/cty"
+)
+
+const planTestConfig = `
+protection_domain "rxe" {
+  device = "rxe0"
+}
+
+listener "loop" {
+  address = "10.77.0.1"
+  port    = 7471
+  pd      = protection_domain.rxe.id
+}
+
+endpoint "client" {
+  count   = 2
+  address = listener.loop.address
+  port    = listener.loop.port
+  pd      = protection_domain.rxe.id
+
+  qp {}
+}
+
+output "port" {
+  value = listener.loop.port
+}
+`
+
+// memFabric is an in-memory fabric for the commands' tests: it proves the
+// commands' wiring, never that an RDMA feature works.
+type memFabric struct {
+	mu   sync.Mutex
+	live map[string]string // address -> token
+	fail map[string]error
+	qp   uint32
+}
+
+func (f *memFabric) Create(_ context.Context, a addrs.Instance, _ apply.Spec, token string) (state.Facts, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.fail[a.String()]; err != nil {
+		return state.Facts{}, err
+	}
+	f.live[a.String()] = token
+	f.qp++
+	facts := state.Facts{Device: "rxe0", Status: "established"}
+	if a.Kind == addrs.Endpoint {
+		facts.QPNum = 16 + f.qp
+	}
+	return facts, nil
+}
+
+func (f *memFabric) Update(context.Context, addrs.Instance, apply.Spec, []cty.Path) (state.Facts, error) {
+	return state.Facts{Status: "established"}, nil
+}
+
+func (f *memFabric) Delete(_ context.Context, a addrs.Instance, token string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.live, a.String())
+	return nil
+}
+
+func (f *memFabric) Live(context.Context) (map[string]planner.LiveObject, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]planner.LiveObject{}
+	for a, tok := range f.live {
+		out[a] = planner.LiveObject{Token: tok, Status: "established"}
+	}
+	return out, nil
+}
+
+// withFabric makes the commands use f (nil: no agent in this build) for
+// the test's duration.
+func withFabric(t *testing.T, f *memFabric) {
+	t.Helper()
+	old := connectFabric
+	t.Cleanup(func() { connectFabric = old })
+	if f == nil {
+		connectFabric = nil
+		return
+	}
+	connectFabric = func(context.Context, io.Writer) (*fabricConn, error) {
+		return &fabricConn{Refresher: f, Fabric: f}, nil
+	}
+}
+
+func newMemFabric() *memFabric {
+	return &memFabric{live: map[string]string{}, fail: map[string]error{}}
+}
+
+// withTerminal makes the commands believe standard input is a terminal.
+func withTerminal(t *testing.T) {
+	old := stdinIsTerminal
+	t.Cleanup(func() { stdinIsTerminal = old })
+	stdinIsTerminal = func(io.Reader) bool { return true }
+}
+
+func planDir(t *testing.T, cfg string) string {
+	t.Helper()
+	t.Chdir(".")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestPlanWithoutAgentOnEmptyStateSaysSo(t *testing.T) {
+	withFabric(t, nil)
+	dir := planDir(t, planTestConfig)
+	code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode")
+	if code != 2 || !strings.Contains(out, "Note: the agent is not available in this build") ||
+		!strings.Contains(out, "# endpoint.client[1] will be created") || !strings.Contains(out, "Plan: 4 to add, 0 to change, 0 to destroy.") {
+		t.Fatalf("code %d\n%s\n%s", code, out, errs)
+	}
+}
+
+func TestPlanWithoutAgentRefusesToRefreshAState(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: %s", errs)
+	}
+	withFabric(t, nil)
+	code, _, errs := stateCmd(t, dir, "", "plan")
+	if code != 1 || !strings.Contains(errs, "The rdmaform agent is not available") || !strings.Contains(errs, "-refresh=false") {
+		t.Fatalf("code %d: %s", code, errs)
+	}
+	code, out, errs := stateCmd(t, dir, "", "plan", "-refresh=false", "-detailed-exitcode")
+	if code != 0 || !strings.Contains(out, "No changes. Your fabric matches the configuration.") || !strings.Contains(out, "-refresh=false") {
+		t.Fatalf("code %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 1 || !strings.Contains(errs, "agent is not available") {
+		t.Fatalf("apply without agent: %d %s", code, errs)
+	}
+}
+
+func TestApplyThenNoChangesThenDriftThenDestroy(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	if code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"protection_domain.rxe: Creating...\n",
+		"endpoint.client[1]: Creation complete after ",
+		"Apply complete! Resources: 4 added, 0 changed, 0 destroyed.\n",
+		"\nOutputs:\n\nport = 7471\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("apply output lacks %q:\n%s", want, out)
+		}
+	}
+	if len(f.live) != 4 {
+		t.Fatalf("live %v", f.live)
+	}
+	code, out, _ = stateCmd(t, dir, "", "plan", "-detailed-exitcode")
+	if code != 0 || !strings.Contains(out, "No changes.") {
+		t.Fatalf("second plan: %d\n%s", code, out)
+	}
+
+	delete(f.live, "endpoint.client[0]") // the agent lost it
+	code, out, _ = stateCmd(t, dir, "", "plan", "-detailed-exitcode")
+	if code != 2 || !strings.Contains(out, "# endpoint.client[0] has been deleted") || !strings.Contains(out, "# (because the agent no longer holds it)") {
+		t.Fatalf("drift plan: %d\n%s", code, out)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 || !strings.Contains(out, "1 added") {
+		t.Fatalf("heal: %d\n%s\n%s", code, out, errs)
+	}
+
+	code, out, errs = stateCmd(t, dir, "", "destroy", "-auto-approve")
+	if code != 0 || !strings.Contains(out, "Destroy complete! Resources: 4 destroyed.") {
+		t.Fatalf("destroy: %d\n%s\n%s", code, out, errs)
+	}
+	if len(f.live) != 0 {
+		t.Fatalf("left alive %v", f.live)
+	}
+	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
+	m.RefreshState()
+	if st := m.State(); len(st.Objects) != 0 || len(st.Outputs) != 0 {
+		t.Fatalf("state after destroy: %d objects %d outputs", len(st.Objects), len(st.Outputs))
+	}
+}
+
+func TestApplyConfirmation(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	code, _, errs := stateCmd(t, dir, "", "apply")
+	if code != 1 || !strings.Contains(errs, "No terminal to confirm the apply") {
+		t.Fatalf("no terminal: %d %s", code, errs)
+	}
+	withTerminal(t)
+	code, out, _ := stateCmd(t, dir, "y\n", "apply")
+	if code != 1 || !strings.Contains(out, "  Enter a value: ") || !strings.Contains(out, "Apply cancelled.") || len(f.live) != 0 {
+		t.Fatalf("answer y: %d\n%s", code, out)
+	}
+	code, out, _ = stateCmd(t, dir, "yes\n", "apply")
+	if code != 0 || !strings.Contains(out, "Do you want to perform these actions?") || len(f.live) != 4 {
+		t.Fatalf("answer yes: %d\n%s", code, out)
+	}
+	code, out, _ = stateCmd(t, dir, "no\n", "destroy")
+	if code != 1 || !strings.Contains(out, "Do you really want to destroy all resources?") || !strings.Contains(out, "Destroy cancelled.") || len(f.live) != 4 {
+		t.Fatalf("destroy answer no: %d\n%s", code, out)
+	}
+}
+
+func TestSavedPlanAppliesOnlyIfStateUnchanged(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	planFile := filepath.Join(dir, "p.plan")
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-out="+planFile); code != 0 || !strings.Contains(out, "Saved the plan to: ") {
+		t.Fatalf("plan -out: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs := stateCmd(t, dir, "", "show", planFile)
+	if code != 0 || !strings.Contains(out, "# listener.loop will be created") || !strings.Contains(out, "(known after apply)") {
+		t.Fatalf("show plan: %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, _ := stateCmd(t, dir, "", "show", "-json", planFile); code != 0 || !strings.Contains(out, `"resource_changes"`) {
+		t.Fatalf("show -json plan: %d\n%s", code, out)
+	}
+	stale := filepath.Join(dir, "stale.plan")
+	stateCmd(t, dir, "", "plan", "-out="+stale)
+	if code, out, errs := stateCmd(t, dir, "", "apply", planFile); code != 0 || !strings.Contains(out, "Apply complete! Resources: 4 added") {
+		t.Fatalf("apply plan: %d\n%s\n%s", code, out, errs)
+	}
+	code, _, errs = stateCmd(t, dir, "", "apply", stale)
+	if code != 1 || !strings.Contains(errs, "Saved plan is stale") {
+		t.Fatalf("stale plan: %d %s", code, errs)
+	}
+
+	// A changed configuration makes a saved plan unusable too.
+	p2 := filepath.Join(dir, "p2.plan")
+	stateCmd(t, dir, "", "plan", "-destroy", "-out="+p2)
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(planTestConfig+"\n# edited\n"), 0o644)
+	code, _, errs = stateCmd(t, dir, "", "apply", p2)
+	if code != 1 || !strings.Contains(errs, "Saved plan does not match the configuration") || len(f.live) != 4 {
+		t.Fatalf("changed config: %d %s", code, errs)
+	}
+}
+
+func TestApplyFailureKeepsWhatSucceeded(t *testing.T) {
+	f := newMemFabric()
+	f.fail["listener.loop"] = fmt.Errorf("rdma_listen: %w (EADDRINUSE)", syscall.EADDRINUSE)
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve")
+	if code != 1 {
+		t.Fatalf("code %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"Error: listener.loop: create failed: rdma_listen: address already in use (EADDRINUSE)",
+		"Note: 2 objects were not changed because listener.loop failed: endpoint.client[0] (create), endpoint.client[1] (create)",
+		"Apply failed. Resources: 1 added, 0 changed, 0 destroyed; 1 failed, 2 skipped, 0 not started.",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Fatalf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	delete(f.fail, "listener.loop")
+	code, out, _ = stateCmd(t, dir, "", "plan", "-detailed-exitcode")
+	if code != 2 || !strings.Contains(out, "Plan: 3 to add, 0 to change, 0 to destroy.") {
+		t.Fatalf("plan after failure: %d\n%s", code, out)
+	}
+}
+
+func TestPlanJSONAndBadAddresses(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	code, out, _ := stateCmd(t, dir, "", "plan", "-json")
+	if code != 0 || !strings.HasPrefix(out, `{"format_version":"1.0"`) || !strings.Contains(out, `"summary":{"add":4,"change":0,"destroy":0}`) {
+		t.Fatalf("plan -json: %d\n%s", code, out)
+	}
+	code, _, errs := stateCmd(t, dir, "", "plan", "-target=nope.x")
+	if code != 1 || !strings.Contains(errs, "Invalid -target address") {
+		t.Fatalf("bad target: %d %s", code, errs)
+	}
+}
+
+func TestPlanWaitsForTheLock(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
+	id, err := m.Lock(state.NewLockInfo("OperationTypeApply"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Unlock(id)
+	code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve")
+	if code != 1 || !strings.Contains(errs, "lock") {
+		t.Fatalf("apply under a held lock: %d %s", code, errs)
+	}
+}
