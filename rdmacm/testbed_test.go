@@ -89,7 +89,7 @@ func listen(t testing.TB, ch *EventChannel, node string, ps PortSpace, qp *QPIni
 		t.Fatalf("CreateEP(passive %s:%s): %v", node, port, err)
 	}
 	t.Cleanup(func() { l.Close() })
-	if err := l.Listen(128); err != nil {
+	if err := l.Listen(listenBacklog); err != nil {
 		t.Fatalf("Listen: %v", err)
 	}
 	return l, port
@@ -134,3 +134,8 @@ func envInt(name string, def int) int {
 	}
 	return def
 }
+
+// listenBacklog is the test listeners' backlog: enough for the 1,000
+// connect requests the benchmark sends in one burst, so the kernel never
+// drops one (the sender would retry only after the CM's timeout).
+var listenBacklog = envInt("RDMAFORM_BACKLOG", 1024)
