@@ -623,25 +623,37 @@ func fillQPType(qp map[string]cty.Value, ps cty.Value) {
 }
 
 // dedupe drops repeated diagnostics (the same problem in every instance of
-// a block with count reports once).
+// a block with count reports once) and folds the same problem repeated on
+// one line (such as thousands of invalid characters) into its first
+// occurrence, with a count.
 func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 	type k struct {
 		sev             hcl.DiagnosticSeverity
 		summary, detail string
-		rng             hcl.Range
+		file            string
+		line            int
 	}
-	seen := map[k]bool{}
+	first := map[k]int{} // index in out
+	more := map[int]int{}
 	out := diags[:0:0]
 	for _, d := range diags {
-		key := k{d.Severity, d.Summary, d.Detail, hcl.Range{}}
+		key := k{sev: d.Severity, summary: d.Summary, detail: d.Detail}
 		if d.Subject != nil {
-			key.rng = *d.Subject
+			key.file, key.line = d.Subject.Filename, d.Subject.Start.Line
 		}
-		if seen[key] {
+		if i, seen := first[key]; seen {
+			if d.Subject != nil && *d.Subject != *out[i].Subject {
+				more[i]++
+			}
 			continue
 		}
-		seen[key] = true
+		first[key] = len(out)
 		out = append(out, d)
+	}
+	for i, n := range more {
+		c := *out[i]
+		c.Detail = strings.TrimSpace(c.Detail + fmt.Sprintf("\n\n(%d more like this on line %d.)", n, c.Subject.Start.Line))
+		out[i] = &c
 	}
 	// Report in source order: by file, then position; sourceless first.
 	sort.SliceStable(out, func(i, j int) bool {

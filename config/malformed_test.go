@@ -46,3 +46,21 @@ func TestMalformedInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestRepeatedSyntaxErrorsFold checks that thousands of identical errors
+// on one line (a fuzzer's find: a line of control characters made a
+// diagnostic each, and their rendering took seconds) fold into one.
+func TestRepeatedSyntaxErrorsFold(t *testing.T) {
+	l := NewLoader()
+	_, diags := l.LoadSources(map[string][]byte{"main.rdma.hcl": []byte("\xcf\"" + strings.Repeat("\x16", 3900))}, VarInputs{})
+	if len(diags) == 0 || len(diags) > 5 {
+		t.Fatalf("%d diagnostics, want a few", len(diags))
+	}
+	var folded bool
+	for _, d := range diags {
+		folded = folded || strings.Contains(d.Detail, "more like this on line 1.")
+	}
+	if !folded {
+		t.Errorf("no folded diagnostic: %v", diags)
+	}
+}
