@@ -52,7 +52,19 @@ func (c *connection) run(ctx context.Context) {
 			s.record(pb.Status_ESTABLISHED, "accepted", "UD")
 		})
 	}
+	// The echo runs from the accept on: a probe the peer sends as soon as
+	// it sees ESTABLISHED is answered without waiting for this side's
+	// ESTABLISHED to be read.
 	var echoDone chan struct{}
+	if ec != nil {
+		echoDone = make(chan struct{})
+		go func() {
+			defer close(echoDone)
+			if err := ec.run(ctx); err != nil {
+				c.obj.failure(c.obj.status(), "echo", err)
+			}
+		}()
+	}
 	for {
 		ev, err := c.id.NextEvent(ctx)
 		if err != nil {
@@ -71,15 +83,6 @@ func (c *connection) run(ctx context.Context) {
 				s.connectedSince = time.Now()
 				s.record(pb.Status_ESTABLISHED, ev.Type.String(), "")
 			})
-			if ec != nil && echoDone == nil {
-				echoDone = make(chan struct{})
-				go func() {
-					defer close(echoDone)
-					if err := ec.run(ctx); err != nil {
-						c.obj.failure(c.obj.status(), "echo", err)
-					}
-				}()
-			}
 			continue
 		case rdmacm.Disconnected:
 			c.id.Disconnect() // answer, so the peer need not wait for the CM timeout

@@ -184,7 +184,11 @@ func (p *prober) roundTrip(ctx context.Context, cfg *probeConfig) (time.Duration
 			return 0, err
 		}
 		p.recvPosted = false
-		got := p.reply.Bytes()[:min(c.Bytes, n)]
+		buf := p.reply.Bytes() // nil once the id is closing
+		if len(buf) < n {
+			return 0, rdmacm.ErrClosed
+		}
+		got := buf[:min(c.Bytes, n)]
 		match := len(got) == n && string(got) == string(tag[:n])
 		if err := p.id.PostRecv(p.reply, 0); err != nil {
 			return 0, err

@@ -166,7 +166,16 @@ func startAgentAt(t testing.TB, socket string) *agentProc {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Cleanup(func() { p.terminate(t) })
+	t.Cleanup(func() {
+		err := p.terminate(t)
+		if t.Failed() || err != nil {
+			// What the agent said helps more than the test's view of it.
+			b, _ := os.ReadFile(socket + ".stderr")
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			t.Logf("agent pid %d exited (%v); the last lines of its stderr:\n%s", p.pid(), err,
+				strings.Join(lines[max(0, len(lines)-80):], "\n"))
+		}
+	})
 	return p
 }
 
