@@ -3,14 +3,15 @@ package planner
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
 	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // Options are plan's command-line choices and live sources.
@@ -112,32 +113,58 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	return p, diags
 }
 
+// decodePriors decodes the state's objects, spread over the CPUs: for a
+// plan with nothing to do this is most of the work.
 func decodePriors(st *state.State) (map[string]*prior, hcl.Diagnostics) {
-	var diags hcl.Diagnostics
 	if st == nil {
 		return map[string]*prior{}, nil
 	}
-	out := make(map[string]*prior, len(st.Objects))
-	for k, o := range st.Objects {
-		schema := config.Schema(o.Addr.Kind)
-		if schema == nil {
-			diags = append(diags, sourceless(hcl.DiagError, "Unknown object kind in the state",
-				fmt.Sprintf("The state holds %s, of kind %q, which this version of rdmaform does not know.", o.Addr, o.Addr.Kind)))
+	objs := make([]*state.Object, 0, len(st.Objects))
+	for _, o := range st.Objects {
+		objs = append(objs, o)
+	}
+	decoded := make([]*prior, len(objs))
+	problems := make([]*hcl.Diagnostic, len(objs))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(objs)/256))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(objs); i += workers {
+				decoded[i], problems[i] = decodePrior(objs[i])
+			}
+		}(w)
+	}
+	wg.Wait()
+	var diags hcl.Diagnostics
+	out := make(map[string]*prior, len(objs))
+	for i, o := range objs {
+		if problems[i] != nil {
+			diags = append(diags, problems[i])
 			continue
 		}
-		ty := schema.ImpliedType()
-		v := cty.NullVal(ty)
-		if len(o.Attributes) > 0 {
-			var err error
-			if v, err = ctyjson.Unmarshal(o.Attributes, ty); err != nil {
-				diags = append(diags, sourceless(hcl.DiagError, "Invalid object in the state",
-					fmt.Sprintf("The attributes of %s in the state do not match its schema: %v.", o.Addr, err)))
-				continue
-			}
-		}
-		out[k] = &prior{obj: o, val: v}
+		out[o.Addr.String()] = decoded[i]
 	}
+	sort.Slice(diags, func(i, j int) bool { return diags[i].Detail < diags[j].Detail })
 	return out, diags
+}
+
+func decodePrior(o *state.Object) (*prior, *hcl.Diagnostic) {
+	schema := config.Schema(o.Addr.Kind)
+	if schema == nil {
+		return nil, sourceless(hcl.DiagError, "Unknown object kind in the state",
+			fmt.Sprintf("The state holds %s, of kind %q, which this version of rdmaform does not know.", o.Addr, o.Addr.Kind))
+	}
+	v := cty.NullVal(schema.ImpliedType())
+	if len(o.Attributes) > 0 {
+		var err error
+		if v, err = decodeAttributes(schema, o.Attributes); err != nil {
+			return nil, sourceless(hcl.DiagError, "Invalid object in the state",
+				fmt.Sprintf("The attributes of %s in the state do not match its schema: %v.", o.Addr, err))
+		}
+	}
+	return &prior{obj: o, val: v}, nil
 }
 
 func sortedPriorAddrs(priors map[string]*prior) []addrs.Instance {
@@ -168,16 +195,15 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 		}
 		insts := byResource[r.Addr]
 		sort.Slice(insts, func(i, j int) bool { return insts[i].Addr.Less(insts[j].Addr) })
-		for _, inst := range insts {
-			key := inst.Addr.String()
-			seen[key] = true
-			c := diffInstance(inst, priors[key], depsCreating, replace[inst.Addr], gone[inst.Addr])
+		changes := diffInstances(insts, priors, depsCreating, replace, gone)
+		for i, c := range changes {
+			seen[insts[i].Addr.String()] = true
 			c.Dependencies = r.DependsOn
 			if c.Action.Creates() {
 				creating[r.Addr] = true
 			}
-			p.Changes = append(p.Changes, c)
 		}
+		p.Changes = append(p.Changes, changes...)
 	}
 	for key, pr := range priors {
 		if seen[key] {
@@ -190,6 +216,26 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 		p.Changes = append(p.Changes, deleteChange(pr, reason))
 	}
 	return diags
+}
+
+// diffInstances plans the instances of one block, spread over the CPUs:
+// they are independent of one another.
+func diffInstances(insts []*config.Instance, priors map[string]*prior, depsCreating bool, replace, gone map[addrs.Instance]bool) []*Change {
+	out := make([]*Change, len(insts))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(insts)/256))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(insts); i += workers {
+				inst := insts[i]
+				out[i] = diffInstance(inst, priors[inst.Addr.String()], depsCreating, replace[inst.Addr], gone[inst.Addr])
+			}
+		}(w)
+	}
+	wg.Wait()
+	return out
 }
 
 // diffInstance plans one configured object against its prior (nil when
@@ -206,14 +252,10 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating, forceReplace, 
 		return c
 	}
 	before := pr.val
-	after := reconcile(schema, before, inst.Value, depsCreating)
-	if lc.IgnoreAllChanges {
-		after = withoutComputed(schema, before)
-	} else {
-		after = ignoreChanges(after, before, lc.IgnoreChanges)
-	}
 	c := &Change{Addr: inst.Addr, Before: before}
-	c.Changed = changedPaths(schema, before, after, nil, nil)
+	if !lc.IgnoreAllChanges {
+		c.Changed = changedPaths(schema, before, inst.Value, depsCreating, lc.IgnoreChanges, nil, nil)
+	}
 	for _, path := range c.Changed {
 		if config.RequiresReplace(inst.Addr.Kind, path) {
 			c.RequiredReplace = append(c.RequiredReplace, path)
@@ -227,10 +269,19 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating, forceReplace, 
 	case len(c.Changed) > 0:
 		c.Action = Update
 	default:
-		c.Action = NoOp
+		// Nothing differs: the desired object is the prior one, computed
+		// attributes included.
+		c.Action, c.After = NoOp, before
+		return c
 	}
 	if c.Action == DeleteThenCreate && lc.CreateBeforeDestroy {
 		c.Action = CreateThenDelete
+	}
+	after := reconcile(schema, before, inst.Value, depsCreating)
+	if lc.IgnoreAllChanges {
+		after = withoutComputed(schema, before)
+	} else {
+		after = ignoreChanges(after, before, lc.IgnoreChanges)
 	}
 	if c.Action.IsReplace() {
 		c.After = after // computed attributes unknown: a new object

@@ -1,0 +1,184 @@
+package planner
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// decodeAttributes decodes a state object's attributes (cty's JSON form of
+// the kind's object type) guided by the schema. It does what
+// ctyjson.Unmarshal does for these types several times faster, with a
+// scanner that knows the shape (an object of primitives and nested objects
+// of primitives), which matters for a no-change plan of 10,000 objects.
+// Attributes absent from the JSON are null; unknown names are an error, as
+// in ctyjson.
+func decodeAttributes(b *config.Block, raw []byte) (cty.Value, error) {
+	s := &scanner{data: raw}
+	v, err := s.object(b)
+	if err != nil {
+		return cty.NilVal, err
+	}
+	if s.skipSpace(); s.pos != len(s.data) {
+		return cty.NilVal, fmt.Errorf("unexpected data after the object at offset %d", s.pos)
+	}
+	return v, nil
+}
+
+type scanner struct {
+	data []byte
+	pos  int
+}
+
+func (s *scanner) skipSpace() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) errorf(format string, args ...any) error {
+	return fmt.Errorf("offset %d: "+format, append([]any{s.pos}, args...)...)
+}
+
+// literal consumes word (null, true, false) if it comes next.
+func (s *scanner) literal(word string) bool {
+	if len(s.data)-s.pos >= len(word) && string(s.data[s.pos:s.pos+len(word)]) == word {
+		s.pos += len(word)
+		return true
+	}
+	return false
+}
+
+func (s *scanner) object(b *config.Block) (cty.Value, error) {
+	s.skipSpace()
+	if s.literal("null") {
+		return cty.NullVal(b.ImpliedType()), nil
+	}
+	if s.pos >= len(s.data) || s.data[s.pos] != '{' {
+		return cty.NilVal, s.errorf("an object is required")
+	}
+	s.pos++
+	vals := make(map[string]cty.Value, len(b.Attributes)+len(b.Blocks))
+	for first := true; ; first = false {
+		s.skipSpace()
+		if s.pos < len(s.data) && s.data[s.pos] == '}' {
+			s.pos++
+			break
+		}
+		if !first {
+			if s.pos >= len(s.data) || s.data[s.pos] != ',' {
+				return cty.NilVal, s.errorf("',' or '}' expected")
+			}
+			s.pos++
+			s.skipSpace()
+		}
+		name, err := s.str()
+		if err != nil {
+			return cty.NilVal, err
+		}
+		s.skipSpace()
+		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+			return cty.NilVal, s.errorf("':' expected")
+		}
+		s.pos++
+		if a := b.Attribute(name); a != nil {
+			v, err := s.primitive(a.Type)
+			if err != nil {
+				return cty.NilVal, fmt.Errorf("%s: %v", name, err)
+			}
+			vals[name] = v
+		} else if nb := b.NestedBlock(name); nb != nil {
+			v, err := s.object(nb.Block)
+			if err != nil {
+				return cty.NilVal, fmt.Errorf("%s.%v", name, err)
+			}
+			vals[name] = v
+		} else {
+			return cty.NilVal, fmt.Errorf("unsupported attribute %q", name)
+		}
+	}
+	for _, a := range b.Attributes {
+		if _, ok := vals[a.Name]; !ok {
+			vals[a.Name] = cty.NullVal(a.Type)
+		}
+	}
+	for _, nb := range b.Blocks {
+		if _, ok := vals[nb.Name]; !ok {
+			vals[nb.Name] = cty.NullVal(nb.Block.ImpliedType())
+		}
+	}
+	return cty.ObjectVal(vals), nil
+}
+
+// str reads a JSON string; escapes are rare in attributes and go through
+// encoding/json.
+func (s *scanner) str() (string, error) {
+	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+		return "", s.errorf("a string is required")
+	}
+	start := s.pos
+	escaped := false
+	for i := s.pos + 1; i < len(s.data); i++ {
+		switch s.data[i] {
+		case '\\':
+			escaped = true
+			i++
+		case '"':
+			s.pos = i + 1
+			if !escaped {
+				return string(s.data[start+1 : i]), nil
+			}
+			var out string
+			if err := json.Unmarshal(s.data[start:i+1], &out); err != nil {
+				return "", err
+			}
+			return out, nil
+		}
+	}
+	return "", s.errorf("unterminated string")
+}
+
+func (s *scanner) primitive(ty cty.Type) (cty.Value, error) {
+	s.skipSpace()
+	if s.literal("null") {
+		return cty.NullVal(ty), nil
+	}
+	switch ty {
+	case cty.String:
+		str, err := s.str()
+		if err != nil {
+			return cty.NilVal, err
+		}
+		return cty.StringVal(str), nil
+	case cty.Number:
+		start := s.pos
+		for s.pos < len(s.data) && (s.data[s.pos] >= '0' && s.data[s.pos] <= '9' || s.data[s.pos] == '-' || s.data[s.pos] == '+' || s.data[s.pos] == '.' || s.data[s.pos] == 'e' || s.data[s.pos] == 'E') {
+			s.pos++
+		}
+		text := string(s.data[start:s.pos])
+		if text == "" {
+			return cty.NilVal, s.errorf("a number is required")
+		}
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return cty.NumberIntVal(n), nil
+		}
+		return cty.ParseNumberVal(text)
+	case cty.Bool:
+		switch {
+		case s.literal("true"):
+			return cty.True, nil
+		case s.literal("false"):
+			return cty.False, nil
+		}
+		return cty.NilVal, s.errorf("a bool is required")
+	}
+	return cty.NilVal, fmt.Errorf("unsupported type %s", ty.FriendlyName())
+}

@@ -1,0 +1,59 @@
+package planner
+
+import (
+	"testing"
+
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// The schema-guided decoder must agree with ctyjson.Unmarshal.
+func TestDecodeAttributesAgreesWithCtyJSON(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	for _, o := range st.Objects {
+		ty := config.Schema(o.Addr.Kind).ImpliedType()
+		want, err := ctyjson.Unmarshal(o.Attributes, ty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeAttributes(config.Schema(o.Addr.Kind), o.Attributes)
+		if err != nil {
+			t.Fatalf("%s: %v", o.Addr, err)
+		}
+		if !got.RawEquals(want) {
+			t.Fatalf("%s:\n got %#v\nwant %#v", o.Addr, got, want)
+		}
+	}
+	ep := config.Schema(addrs.Endpoint)
+	for _, bad := range []string{`{"port":"x"}`, `{"address":1}`, `{"nope":1}`, `{"qp":{"sq_sig_all":1}}`, `[`} {
+		if _, err := decodeAttributes(ep, []byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+	v, err := decodeAttributes(ep, []byte(`{"port":7471.5}`))
+	if err != nil || !v.GetAttr("port").RawEquals(cty.MustParseNumberVal("7471.5")) {
+		t.Fatalf("fractional number: %v %#v", err, v)
+	}
+}
+
+func TestDecodeAttributesEscapesAndSpace(t *testing.T) {
+	ep := config.Schema(addrs.Endpoint)
+	v, err := decodeAttributes(ep, []byte(" { \"address\" : \"a\\\"b\\u00e9\" , \"qp\" : null ,\"port\":-1e2 } "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.GetAttr("address").AsString(); got != "a\"bé" {
+		t.Fatalf("address %q", got)
+	}
+	if !v.GetAttr("port").RawEquals(cty.NumberIntVal(-100)) || !v.GetAttr("qp").IsNull() {
+		t.Fatalf("%#v", v)
+	}
+	for _, bad := range []string{`{"port":7471,}`, `{"port":7471} x`, `{"address":"x`, `{"port" 1}`} {
+		if _, err := decodeAttributes(ep, []byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
