@@ -169,6 +169,7 @@ func (o *object) summary() *pb.Object {
 		Kind:           o.kind,
 		Status:         s.status,
 		Revision:       s.revision,
+		Token:          o.token, // plan compares it with the state's
 		LastEvent:      s.lastEvent,
 		LastEventAt:    unixNano(s.lastEventAt),
 		LastError:      s.errorSummary,
