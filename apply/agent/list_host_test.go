@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/client"
 )
@@ -24,7 +22,7 @@ func BenchmarkListOverTheSocket10000(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := grpc.NewServer()
+	srv := newServer()
 	pb.RegisterAgentServer(srv, &service{agent: a, info: &pb.InfoResponse{}, shutdown: func() {}})
 	registerHealth(srv)
 	go srv.Serve(ln)

@@ -84,7 +84,7 @@ func Run(ctx context.Context, opts Options) error {
 	stop := make(chan struct{})
 	var once sync.Once
 	svc := &service{agent: a, info: info, shutdown: func() { once.Do(func() { close(stop) }) }}
-	srv := grpc.NewServer()
+	srv := newServer()
 	pb.RegisterAgentServer(srv, svc)
 	hs := registerHealth(srv)
 
@@ -151,4 +151,15 @@ func registerHealth(srv *grpc.Server) *health.Server {
 	hs.SetServingStatus(ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(srv, hs)
 	return hs
+}
+
+// newServer makes the gRPC server with large fixed flow-control windows:
+// the socket is local, so there is no bandwidth-delay product to discover,
+// and a list of 10,000 objects should not wait for window updates.
+func newServer() *grpc.Server {
+	const window = 32 << 20
+	return grpc.NewServer(
+		grpc.InitialWindowSize(window), grpc.InitialConnWindowSize(window),
+		grpc.MaxRecvMsgSize(256<<20),
+	)
 }

@@ -21,6 +21,9 @@ import (
 // several megabytes, over gRPC's 4 MB default.
 const maxMessage = 256 << 20
 
+// windowSize is the fixed flow-control window of the local connection.
+const windowSize = 32 << 20
+
 // Client is a connection to an agent.
 type Client struct {
 	pb.AgentClient
@@ -39,6 +42,11 @@ func Dial(ctx context.Context, socket string) (*Client, error) {
 			return d.DialContext(ctx, "unix", socket)
 		}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage)),
+		// A local socket has no bandwidth-delay product to discover: large
+		// fixed windows let a list of 10,000 objects through without
+		// waiting for window updates.
+		grpc.WithInitialWindowSize(windowSize),
+		grpc.WithInitialConnWindowSize(windowSize),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("agent at %s: %w", socket, err)
