@@ -29,8 +29,9 @@ const agentUsage = `Usage: rdmaform agent [options]
   disconnects everything and exits.
 
 Options:
-  -socket=PATH  The socket (default: /run/rdmaform/agent.sock for root,
-                $XDG_RUNTIME_DIR/rdmaform/agent.sock otherwise).
+  -socket=PATH  The socket (default: the rdmaform { agent { socket } } setting
+                of the configuration here, else /run/rdmaform/agent.sock for
+                root, $XDG_RUNTIME_DIR/rdmaform/agent.sock otherwise).
   -log=FILE     The JSON log (default: agent.log beside the socket); a text
                 log also goes to stderr.
 `
@@ -42,7 +43,7 @@ func runAgent(args []string, s streams) int {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, agentUsage) }
-	socket := fs.String("socket", client.DefaultSocket(), "")
+	socket := fs.String("socket", "", "")
 	logFile := fs.String("log", "", "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -55,6 +56,7 @@ func runAgent(args []string, s streams) int {
 		fs.Usage()
 		return 1
 	}
+	*socket = client.ChooseSocket(*socket, configuredAgentSocket())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	err := agent.Run(ctx, agent.Options{Socket: *socket, LogFile: *logFile, Version: Version, Stderr: s.Err})
@@ -69,13 +71,14 @@ func runAgentClient(verb string, args []string, s streams) int {
 	fs := flag.NewFlagSet("agent "+verb, flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, agentUsage) }
-	socket := fs.String("socket", client.DefaultSocket(), "")
+	socket := fs.String("socket", "", "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
 		return 1
 	}
+	*socket = client.ChooseSocket(*socket, configuredAgentSocket())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c, err := client.Dial(ctx, *socket)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rdmaform/rdmaform/apply/agent/client"
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/tui"
 )
 
@@ -20,8 +21,10 @@ const monitorUsage = `Usage: rdmaform monitor [options]
   Shows every object the agent holds and how each connection is doing, live.
 
 Options:
-  -agent=PATH   The agent's socket (default: $XDG_RUNTIME_DIR/rdmaform/agent.sock,
-                or /run/rdmaform/agent.sock for root).
+  -agent=PATH   The agent's socket (default: the rdmaform { agent { socket } }
+                setting of the configuration here, else
+                $XDG_RUNTIME_DIR/rdmaform/agent.sock, or /run/rdmaform/agent.sock
+                for root).
   -no-color     Draw without colour; so does a non-empty NO_COLOR.
 `
 
@@ -45,10 +48,7 @@ func runMonitor(args []string, s streams) int {
 		fs.Usage()
 		return 1
 	}
-	socket := *agent
-	if socket == "" {
-		socket = client.DefaultSocket()
-	}
+	socket := client.ChooseSocket(*agent, configuredAgentSocket())
 	opts := tui.Options{
 		Source:  client.MonitorSource{Socket: socket},
 		Target:  socket,
@@ -74,4 +74,14 @@ func runMonitor(args []string, s streams) int {
 		return 1
 	}
 	return 0
+}
+
+// configuredAgentSocket is the rdmaform { agent { socket = ... } } setting of
+// the configuration in the working directory, or "" when there is none.
+func configuredAgentSocket() string {
+	s, diags := config.LoadBackend(".")
+	if diags.HasErrors() || s == nil || s.Agent == nil {
+		return ""
+	}
+	return s.Agent.Socket
 }

@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rdmaform/rdmaform/config"
 )
 
 func runMonitorForTest(args ...string) (code int, stdout, stderr string) {
@@ -42,5 +46,19 @@ func TestMonitorRejectsArguments(t *testing.T) {
 func TestMonitorIsRegistered(t *testing.T) {
 	if c, ok := commands["monitor"]; !ok || c.Synopsis == "" {
 		t.Error("monitor is not registered")
+	}
+}
+
+func TestMonitorUsesTheConfiguredAgentSocket(t *testing.T) {
+	dir := t.TempDir()
+	socket := dir + "/configured/agent.sock"
+	conf := "rdmaform {\n  agent {\n    socket = \"" + socket + "\"\n  }\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "main"+config.HCLSuffix), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	code, _, stderr := runMonitorForTest()
+	if code != 1 || !strings.Contains(stderr, "no rdmaform agent answers at "+socket) {
+		t.Errorf("exit code %d, stderr %q", code, stderr)
 	}
 }
