@@ -74,7 +74,8 @@
 //
 // # Defaults
 //
-// port_space "tcp"; backlog 128 (rping uses 3, too few for a fan-in); a qp
+// port_space "tcp"; backlog 1024 (the kernel's max_backlog: a burst of
+// connect requests beyond the backlog is dropped); a qp
 // block's type is "rc" on the tcp and ib port spaces and "ud" on udp and
 // ipoib; max_send_wr and max_recv_wr 64, SGEs 1, max_inline_data 0; accept
 // and connect responder_resources and initiator_depth 1; connect

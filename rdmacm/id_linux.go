@@ -279,10 +279,9 @@ func (id *ID) StartAccept(p ConnParam) error {
 		return fmt.Errorf("rdma_accept: %w", err)
 	}
 	return id.call("rdma_accept", func(cid *C.struct_rdma_cm_id) (C.int, error) {
-		pd, n := cBytes(p.PrivateData)
-		defer C.free(pd)
-		ret, errno := C.rf_accept(cid, pd, n, C.uint8_t(p.ResponderResources), C.uint8_t(p.InitiatorDepth),
-			C.uint8_t(p.RNRRetryCount))
+		cp := p.c()
+		defer C.free(cp.private_data)
+		ret, errno := C.rdma_accept(cid, &cp)
 		return ret, errno
 	})
 }
@@ -324,10 +323,9 @@ func (id *ID) StartConnect(p ConnParam) error {
 		return fmt.Errorf("rdma_connect: %w", err)
 	}
 	return id.call("rdma_connect", func(cid *C.struct_rdma_cm_id) (C.int, error) {
-		pd, n := cBytes(p.PrivateData)
-		defer C.free(pd)
-		ret, errno := C.rf_connect(cid, pd, n, C.uint8_t(p.ResponderResources), C.uint8_t(p.InitiatorDepth),
-			C.uint8_t(p.RetryCount), C.uint8_t(p.RNRRetryCount))
+		cp := p.c()
+		defer C.free(cp.private_data)
+		ret, errno := C.rdma_connect(cid, &cp)
 		return ret, errno
 	})
 }
@@ -438,6 +436,20 @@ func (id *ID) destroy() {
 	id.events.close()
 	id.sends.close()
 	id.recvs.close()
+}
+
+// c is p as rdma_conn_param; its private data is C memory the caller frees.
+// (rdma_accept ignores retry_count.)
+func (p ConnParam) c() C.struct_rdma_conn_param {
+	pd, n := cBytes(p.PrivateData)
+	return C.struct_rdma_conn_param{
+		private_data:        pd,
+		private_data_len:    n,
+		responder_resources: C.uint8_t(p.ResponderResources),
+		initiator_depth:     C.uint8_t(p.InitiatorDepth),
+		retry_count:         C.uint8_t(p.RetryCount),
+		rnr_retry_count:     C.uint8_t(p.RNRRetryCount),
+	}
 }
 
 // cBytes copies b into C memory (nil for empty); the caller frees it.

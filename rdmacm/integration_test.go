@@ -425,7 +425,7 @@ func connectMany(t testing.TB, ch *EventChannel, l *ID, port string, n int) (cli
 	qp := DefaultQPInit()
 	ctx := ctxFor(t, 120*time.Second)
 	srv := make(chan *ID, n)
-	errs := make(chan error, 2*n)
+	errs := make(chan error, 3*n)
 	go func() {
 		for i := 0; i < n; i++ {
 			req, _, err := l.GetRequest(ctx)
@@ -442,17 +442,7 @@ func connectMany(t testing.TB, ch *EventChannel, l *ID, port string, n int) (cli
 	ai := addrInfo(t, testAddr(t), port, Hints{Flags: NumericHost, PortSpace: PSTCP, QPType: RC})
 	clients = createConnecting(t, ai, ch, &qp, n)
 	created := time.Now()
-	var wg sync.WaitGroup
-	for _, id := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := id.WaitEvent(ctx, Established); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
+	waitAll(ctx, clients, Established, errs)
 	for i := 0; i < n; i++ {
 		select {
 		case s := <-srv:
@@ -463,16 +453,7 @@ func connectMany(t testing.TB, ch *EventChannel, l *ID, port string, n int) (cli
 			t.Fatalf("only %d of %d requests arrived", i, n)
 		}
 	}
-	for _, s := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := s.WaitEvent(ctx, Established); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
+	waitAll(ctx, servers, Established, errs)
 	select {
 	case err := <-errs:
 		t.Fatalf("establishing: %v", err)
@@ -481,6 +462,20 @@ func connectMany(t testing.TB, ch *EventChannel, l *ID, port string, n int) (cli
 	t.Logf("%d connections: created and connecting after %v, all established after %v",
 		n, created.Sub(begin), time.Since(begin))
 	return clients, servers
+}
+
+// waitAll waits for an event of type want on every id, sending failures to
+// errs.
+func waitAll(ctx context.Context, ids []*ID, want EventType, errs chan<- error) {
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			if _, err := id.WaitEvent(ctx, want); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // disconnectAll disconnects from the active side; each passive side answers
@@ -581,5 +576,3 @@ func TestIDLeaks(t *testing.T) {
 		t.Errorf("RSS grew by %s over 1,000 pairs", mib(rss1-rss0))
 	}
 }
-
-var _ = context.Background

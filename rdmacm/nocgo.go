@@ -59,6 +59,9 @@ type ID struct{}
 // CreateEP fails with ErrNotBuilt.
 func CreateEP(*AddrInfo, *PD, *QPInit, *EventChannel) (*ID, error) { return nil, ErrNotBuilt }
 
+// DeviceFor fails with ErrNotBuilt.
+func DeviceFor(context.Context, string) (string, error) { return "", ErrNotBuilt }
+
 // Dial fails with ErrNotBuilt.
 func Dial(context.Context, *AddrInfo, *PD, *QPInit, *EventChannel) (*ID, error) {
 	return nil, ErrNotBuilt

@@ -135,37 +135,6 @@ int rf_next_event(struct rdma_event_channel *ch, struct rf_event *out)
 	return rdma_ack_cm_event(ev);
 }
 
-int rf_connect(struct rdma_cm_id *id, const void *pdata, uint8_t plen,
-	       uint8_t responder_resources, uint8_t initiator_depth,
-	       uint8_t retry_count, uint8_t rnr_retry_count)
-{
-	struct rdma_conn_param p;
-
-	memset(&p, 0, sizeof p);
-	p.private_data = plen ? pdata : NULL;
-	p.private_data_len = plen;
-	p.responder_resources = responder_resources;
-	p.initiator_depth = initiator_depth;
-	p.retry_count = retry_count;
-	p.rnr_retry_count = rnr_retry_count;
-	return rdma_connect(id, &p);
-}
-
-int rf_accept(struct rdma_cm_id *id, const void *pdata, uint8_t plen,
-	      uint8_t responder_resources, uint8_t initiator_depth,
-	      uint8_t rnr_retry_count)
-{
-	struct rdma_conn_param p;
-
-	memset(&p, 0, sizeof p);
-	p.private_data = plen ? pdata : NULL;
-	p.private_data_len = plen;
-	p.responder_resources = responder_resources;
-	p.initiator_depth = initiator_depth;
-	p.rnr_retry_count = rnr_retry_count;
-	return rdma_accept(id, &p);
-}
-
 static void copy_addr(struct sockaddr_storage *dst, struct sockaddr *src)
 {
 	if (!src)

@@ -86,13 +86,6 @@ int rf_set_route(struct rdma_cm_id *id, struct rdma_addrinfo *ai);
 int rf_set_nonblock(int fd);
 int rf_next_event(struct rdma_event_channel *ch, struct rf_event *out);
 
-int rf_connect(struct rdma_cm_id *id, const void *pdata, uint8_t plen,
-	       uint8_t responder_resources, uint8_t initiator_depth,
-	       uint8_t retry_count, uint8_t rnr_retry_count);
-int rf_accept(struct rdma_cm_id *id, const void *pdata, uint8_t plen,
-	      uint8_t responder_resources, uint8_t initiator_depth,
-	      uint8_t rnr_retry_count);
-
 void rf_facts(struct rdma_cm_id *id, struct rf_facts *out);
 
 struct ibv_context **rf_get_devices(int *n);

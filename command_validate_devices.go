@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/rdmacm"
+)
+
+// validate -device-check asks this host's RDMA devices directly, through
+// the binding; plan asks the agent.
+func init() { validateDevices = hostDevices }
+
+func hostDevices() (config.DeviceLimits, error) {
+	devs, err := rdmacm.Devices()
+	if err != nil {
+		return nil, err
+	}
+	limits := hostDeviceLimits{byName: map[string]config.DeviceAttr{}}
+	for _, d := range devs {
+		limits.byName[d.Name] = config.DeviceAttr{Name: d.Name, MaxQPWR: d.Limits.MaxQPWR, MaxSGE: d.Limits.MaxSGE}
+	}
+	return limits, nil
+}
+
+type hostDeviceLimits struct {
+	byName map[string]config.DeviceAttr
+}
+
+func (h hostDeviceLimits) Device(name string) (config.DeviceAttr, error) {
+	if d, ok := h.byName[name]; ok {
+		return d, nil
+	}
+	return config.DeviceAttr{}, fmt.Errorf("no RDMA device named %q on this host", name)
+}
+
+func (h hostDeviceLimits) DeviceFor(address string) (config.DeviceAttr, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	name, err := rdmacm.DeviceFor(ctx, address)
+	if err != nil {
+		return config.DeviceAttr{}, err
+	}
+	return h.Device(name)
+}
