@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -183,7 +184,7 @@ func applySavedPlan(path string, f planFlags, color bool, s streams) int {
 		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
 		return 1
 	}
-	conn, err := connectFabric(context.Background(), s.Err)
+	conn, err := connectFabric(context.Background(), se.agentSocket(), s.Err)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n", err)
 		return 1
@@ -205,6 +206,11 @@ func describeStateID(id planner.StateID) string {
 func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool) int {
 	s := se.s
 	rec, err := se.m.OpenRecorder()
+	// The local journal's fallocate can fail with EINTR when a signal
+	// (the Go runtime's preemption) arrives; opening again is harmless.
+	for try := 0; try < 5 && errors.Is(err, syscall.EINTR); try++ {
+		rec, err = se.m.OpenRecorder()
+	}
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Failed to open the state for recording\n\n%v\n", err)
 		return 1

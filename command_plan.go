@@ -59,13 +59,22 @@ type fabricConn struct {
 	Close     func() error
 }
 
-// connectFabric reaches the agent; nil while no adapter is compiled in, in
-// which case commands that need the live fabric say so. notify receives
-// one line if an agent had to be started.
-var connectFabric func(ctx context.Context, notify io.Writer) (*fabricConn, error)
+// connectFabric reaches the agent at socket (the configured one, or ""
+// for the default); nil when no adapter is compiled in (tests), in which
+// case commands that need the live fabric say so. notify receives one line
+// if an agent had to be started.
+var connectFabric func(ctx context.Context, socket string, notify io.Writer) (*fabricConn, error)
+
+// agentSocket is the configuration's agent socket setting, or "".
+func (se *session) agentSocket() string {
+	if se.cfg != nil && se.cfg.Settings != nil && se.cfg.Settings.Agent != nil {
+		return se.cfg.Settings.Agent.Socket
+	}
+	return ""
+}
 
 // errNoAgent explains why plan and apply cannot reach the fabric.
-const errNoAgent = "This build of rdmaform has no connection from plan and apply to the agent yet, so it cannot read or change the live fabric."
+const errNoAgent = "This build of rdmaform has no connection from plan and apply to the agent, so it cannot read or change the live fabric."
 
 // stringsFlag is a repeatable string option.
 type stringsFlag []string
@@ -192,7 +201,7 @@ func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, o
 		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
 		return se, false
 	}
-	conn, err := connectFabric(context.Background(), s.Err)
+	conn, err := connectFabric(context.Background(), se.agentSocket(), s.Err)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n", err)
 		return se, false
@@ -282,7 +291,7 @@ func runPlan(args []string, s streams) int {
 				fmt.Fprintf(s.Out, "Note: the agent is not available in this build; the state is empty, so the\nplan is made without reading the live fabric and without device checks.\n")
 			}
 		} else {
-			conn, err := connectFabric(context.Background(), s.Err)
+			conn, err := connectFabric(context.Background(), se.agentSocket(), s.Err)
 			if err != nil {
 				fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n\nRun \"rdmaform plan -refresh=false\" to plan against the state as recorded.\n", err)
 				return 1

@@ -98,7 +98,7 @@ func withFabric(t *testing.T, f *memFabric) {
 		connectFabric = nil
 		return
 	}
-	connectFabric = func(context.Context, io.Writer) (*fabricConn, error) {
+	connectFabric = func(context.Context, string, io.Writer) (*fabricConn, error) {
 		return &fabricConn{Refresher: f, Fabric: f}, nil
 	}
 }

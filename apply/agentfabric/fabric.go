@@ -1,0 +1,295 @@
+package agentfabric
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rdmaform/rdmaform/apply"
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/state"
+	"github.com/zclconf/go-cty/cty"
+	"google.golang.org/grpc/status"
+)
+
+// Fabric is the agent seen as plan and apply need it.
+type Fabric struct {
+	agent pb.AgentClient
+	// MinWait bounds how long Create waits for an endpoint to connect,
+	// at least; the endpoint's own connect timeout, doubled, applies when
+	// longer.
+	MinWait time.Duration
+
+	watchOnce sync.Once
+	watch     *watcher
+	watchErr  error
+}
+
+var (
+	_ apply.Fabric       = (*Fabric)(nil)
+	_ planner.Refresher  = (*Fabric)(nil)
+	_ planner.DeviceInfo = (*Fabric)(nil)
+)
+
+// New adapts an agent client (client.Client embeds pb.AgentClient).
+func New(a pb.AgentClient) *Fabric { return &Fabric{agent: a, MinWait: 30 * time.Second} }
+
+// Close stops the change stream, if one was started.
+func (f *Fabric) Close() {
+	if f.watch != nil {
+		f.watch.cancel()
+	}
+}
+
+// Live lists what the agent holds, in one round trip.
+func (f *Fabric) Live(ctx context.Context) (map[string]planner.LiveObject, error) {
+	r, err := f.agent.List(ctx, &pb.ListRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("listing the agent's objects: %w", err)
+	}
+	out := make(map[string]planner.LiveObject, len(r.Objects))
+	for _, o := range r.Objects {
+		if o.Kind == pb.Kind_CONNECTION {
+			continue // accepted by a listener, not managed on their own
+		}
+		out[o.Address] = planner.LiveObject{Token: o.Token, Status: statusWord(o.Status)}
+	}
+	return out, nil
+}
+
+// Devices lists the agent's devices with their limits.
+func (f *Fabric) Devices(ctx context.Context) ([]planner.Device, error) {
+	r, err := f.agent.Devices(ctx, &pb.DevicesRequest{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]planner.Device, 0, len(r.Devices))
+	for _, d := range r.Devices {
+		dev := planner.Device{Name: d.Name}
+		if d.Limits != nil {
+			dev.MaxQPWR, dev.MaxSGE = int(d.Limits.MaxQpWr), int(d.Limits.MaxSge)
+		}
+		out = append(out, dev)
+	}
+	return out, nil
+}
+
+// DeviceFor names the RDMA device serving address on this host (the agent
+// runs here): see route.go.
+func (f *Fabric) DeviceFor(_ context.Context, address string) (string, error) {
+	return deviceFor(address)
+}
+
+// Create makes the object and, for an endpoint, waits until it is
+// established.
+func (f *Fabric) Create(ctx context.Context, a addrs.Instance, spec apply.Spec, token string) (state.Facts, error) {
+	address := a.String()
+	var o *pb.Object
+	var err error
+	switch {
+	case spec.ProtectionDomain != nil:
+		o, err = f.agent.CreateProtectionDomain(ctx, &pb.CreateProtectionDomainRequest{Address: address, Token: token,
+			Spec: &pb.ProtectionDomainSpec{Device: spec.ProtectionDomain.Device}})
+	case spec.Listener != nil:
+		o, err = f.agent.CreateListener(ctx, &pb.CreateListenerRequest{Address: address, Token: token, Spec: listenerSpec(spec.Listener)})
+	case spec.Endpoint != nil:
+		return f.createEndpoint(ctx, address, spec.Endpoint, token)
+	default:
+		return state.Facts{}, fmt.Errorf("empty spec")
+	}
+	if err != nil {
+		return state.Facts{}, rpcError(err)
+	}
+	if failed(o) {
+		err := objectError(o)
+		f.agent.Delete(ctx, &pb.DeleteRequest{Address: address})
+		return state.Facts{}, err
+	}
+	return factsOf(o), nil
+}
+
+func (f *Fabric) createEndpoint(ctx context.Context, address string, e *config.Endpoint, token string) (state.Facts, error) {
+	f.watchOnce.Do(func() { f.watch, f.watchErr = startWatcher(ctx, f.agent) })
+	if f.watchErr != nil {
+		return state.Facts{}, fmt.Errorf("watching the agent: %w", f.watchErr)
+	}
+	updates := f.watch.subscribe(address)
+	defer f.watch.unsubscribe(address)
+	o, err := f.agent.CreateEndpoint(ctx, &pb.CreateEndpointRequest{Address: address, Token: token, Spec: endpointSpec(e)})
+	if err != nil {
+		return state.Facts{}, rpcError(err)
+	}
+	wait := max(f.MinWait, 2*e.Connect.Timeout)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		switch {
+		case established(o):
+			return factsOf(o), nil
+		case failed(o):
+			err := objectError(o)
+			f.agent.Delete(ctx, &pb.DeleteRequest{Address: address})
+			return state.Facts{}, err
+		}
+		select {
+		case next, ok := <-updates:
+			if !ok {
+				return state.Facts{}, fmt.Errorf("the agent's change stream ended before %s was established: %v", address, f.watch.err())
+			}
+			if next.Revision >= o.Revision {
+				o = next
+			}
+		case <-timer.C:
+			err := fmt.Errorf("not established after %v (status %s%s)", wait, statusWord(o.Status), lastErrorSuffix(o))
+			f.agent.Delete(ctx, &pb.DeleteRequest{Address: address})
+			return state.Facts{}, err
+		}
+	}
+}
+
+// Update changes in place what the agent can change live.
+func (f *Fabric) Update(ctx context.Context, a addrs.Instance, spec apply.Spec, changed []cty.Path) (state.Facts, error) {
+	req := &pb.UpdateRequest{Address: a.String()}
+	for _, p := range changed {
+		name := pathString(p)
+		switch {
+		case strings.HasPrefix(name, "reconnect") && spec.Endpoint != nil:
+			req.SetReconnect, req.Reconnect = true, reconnectSpec(spec.Endpoint.Reconnect)
+		case strings.HasPrefix(name, "probe") && spec.Endpoint != nil:
+			req.SetProbe, req.Probe = true, probeSpec(spec.Endpoint.Probe)
+		case name == "accept.max_connections" && spec.Listener != nil:
+			req.SetMaxConnections, req.MaxConnections = true, uint32(spec.Listener.Accept.MaxConnections)
+		default:
+			return state.Facts{}, fmt.Errorf("%s cannot be changed in place by the agent (it changes reconnect, probe and accept.max_connections)", name)
+		}
+	}
+	o, err := f.agent.Update(ctx, req)
+	if err != nil {
+		return state.Facts{}, rpcError(err)
+	}
+	return factsOf(o), nil
+}
+
+// Delete disconnects and destroys the object; what is gone already is
+// fine.
+func (f *Fabric) Delete(ctx context.Context, a addrs.Instance, token string) error {
+	if _, err := f.agent.Delete(ctx, &pb.DeleteRequest{Address: a.String()}); err != nil {
+		return rpcError(err)
+	}
+	return nil
+}
+
+func established(o *pb.Object) bool {
+	return o.Status == pb.Status_ESTABLISHED || o.Status == pb.Status_DEGRADED
+}
+
+// failed: the agent gave up, or the first attempt failed and the endpoint
+// would only retry (apply reports the failure rather than waiting out the
+// back-off).
+func failed(o *pb.Object) bool {
+	switch o.Status {
+	case pb.Status_ERROR, pb.Status_REJECTED:
+		return true
+	case pb.Status_RECONNECTING, pb.Status_DISCONNECTED:
+		return o.LastError != nil
+	}
+	return false
+}
+
+func statusWord(s pb.Status) string { return strings.ToLower(s.String()) }
+
+// CallError is a failure the agent attributes to a librdmacm call.
+type CallError struct {
+	Call    string
+	Errno   syscall.Errno
+	Name    string // "ECONNREFUSED"
+	Message string
+	Reason  string // the peer's reject reason, if any
+}
+
+func (e *CallError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Call)
+	if e.Errno != 0 {
+		fmt.Fprintf(&b, ": %s (%s)", e.Errno.Error(), e.Name)
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	if e.Reason != "" {
+		b.WriteString(" (rejected: " + e.Reason + ")")
+	}
+	return b.String()
+}
+
+func (e *CallError) Unwrap() error {
+	if e.Errno == 0 {
+		return nil
+	}
+	return e.Errno
+}
+
+func objectError(o *pb.Object) error {
+	if le := o.LastError; le != nil {
+		return &CallError{Call: le.Call, Errno: syscall.Errno(le.Errno), Name: le.ErrnoName, Message: le.Message, Reason: o.RejectReason}
+	}
+	if o.RejectReason != "" {
+		return &CallError{Call: "rdma_connect", Message: "rejected by the peer", Reason: o.RejectReason}
+	}
+	return fmt.Errorf("the agent reports status %s", statusWord(o.Status))
+}
+
+func lastErrorSuffix(o *pb.Object) string {
+	if o.LastError == nil {
+		return ""
+	}
+	return "; last error: " + objectError(o).Error()
+}
+
+// rpcError keeps the agent's message and drops gRPC's prefix.
+func rpcError(err error) error {
+	if st, ok := status.FromError(err); ok {
+		return fmt.Errorf("agent: %s (%s)", st.Message(), st.Code())
+	}
+	return fmt.Errorf("agent: %w", err)
+}
+
+func factsOf(o *pb.Object) state.Facts {
+	f := state.Facts{AgentHandle: o.Address, Status: statusWord(o.Status)}
+	if o.CreatedAt != 0 {
+		f.CreatedAt = time.Unix(0, o.CreatedAt).UTC()
+	}
+	if pf := o.Facts; pf != nil {
+		f.Device, f.PortNum, f.QPNum, f.QPType = pf.Device, int(pf.Port), pf.QpNum, pf.QpType
+		f.LocalAddr, f.LocalPort = splitHostPort(pf.LocalAddr)
+		f.RemoteAddr, f.RemotePort = splitHostPort(pf.RemoteAddr)
+	}
+	return f
+}
+
+func splitHostPort(s string) (string, int) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return s, 0
+	}
+	n, _ := strconv.Atoi(port)
+	return host, n
+}
+
+func pathString(p cty.Path) string {
+	var parts []string
+	for _, s := range p {
+		if ga, ok := s.(cty.GetAttrStep); ok {
+			parts = append(parts, ga.Name)
+		}
+	}
+	return strings.Join(parts, ".")
+}

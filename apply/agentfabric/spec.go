@@ -1,0 +1,52 @@
+package agentfabric
+
+import (
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/config"
+)
+
+// The agent's specs carry what the configuration declares; these convert
+// the configuration's typed blocks.
+
+func qpSpec(q *config.QP) *pb.QP {
+	if q == nil {
+		return nil
+	}
+	return &pb.QP{Type: string(q.Type), MaxSendWr: uint32(q.MaxSendWR), MaxRecvWr: uint32(q.MaxRecvWR),
+		MaxSendSge: uint32(q.MaxSendSGE), MaxRecvSge: uint32(q.MaxRecvSGE), MaxInlineData: uint32(q.MaxInlineData), SqSigAll: q.SQSigAll}
+}
+
+func listenerSpec(l *config.Listener) *pb.ListenerSpec {
+	return &pb.ListenerSpec{
+		Address: l.Address, Port: uint32(l.Port), PortSpace: string(l.PortSpace), Backlog: int32(l.Backlog),
+		ProtectionDomain: l.PD, Qp: qpSpec(l.QP),
+		Accept: &pb.Accept{ResponderResources: uint32(l.Accept.ResponderResources), InitiatorDepth: uint32(l.Accept.InitiatorDepth),
+			PrivateData: l.Accept.PrivateData, MaxConnections: uint32(l.Accept.MaxConnections), Echo: l.Accept.Echo},
+	}
+}
+
+func endpointSpec(e *config.Endpoint) *pb.EndpointSpec {
+	return &pb.EndpointSpec{
+		Address: e.Address, Port: uint32(e.Port), SourceAddress: e.SourceAddress, PortSpace: string(e.PortSpace),
+		ProtectionDomain: e.PD, Qp: qpSpec(e.QP),
+		Connect: &pb.Connect{ResponderResources: uint32(e.Connect.ResponderResources), InitiatorDepth: uint32(e.Connect.InitiatorDepth),
+			RetryCount: uint32(e.Connect.RetryCount), RnrRetryCount: uint32(e.Connect.RNRRetryCount),
+			PrivateData: e.Connect.PrivateData, Timeout: int64(e.Connect.Timeout)},
+		Reconnect: reconnectSpec(e.Reconnect),
+		Probe:     probeSpec(e.Probe),
+	}
+}
+
+func reconnectSpec(r *config.Reconnect) *pb.Reconnect {
+	if r == nil {
+		return nil
+	}
+	return &pb.Reconnect{MinBackoff: int64(r.MinBackoff), MaxBackoff: int64(r.MaxBackoff)}
+}
+
+func probeSpec(p *config.Probe) *pb.Probe {
+	if p == nil {
+		return nil
+	}
+	return &pb.Probe{Interval: int64(p.Interval), Size: uint32(p.Size), Timeout: int64(p.Timeout)}
+}

@@ -1,0 +1,22 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/rdmaform/rdmaform/apply/agent/client"
+	"github.com/rdmaform/rdmaform/apply/agentfabric"
+)
+
+// Plan, apply and destroy reach the fabric through the agent, starting one
+// in the background when none answers (as monitor does).
+func init() {
+	connectFabric = func(ctx context.Context, socket string, notify io.Writer) (*fabricConn, error) {
+		c, err := client.Connect(ctx, client.ChooseSocket("", socket), client.StartOptions{Notify: notify})
+		if err != nil {
+			return nil, err
+		}
+		f := agentfabric.New(c)
+		return &fabricConn{Refresher: f, Devices: f, Fabric: f, Close: func() error { f.Close(); return c.Close() }}, nil
+	}
+}
