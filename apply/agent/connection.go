@@ -18,6 +18,29 @@ type connection struct {
 	obj      *object
 	listener *listener
 	id       *rdmacm.ID
+	echo     *echoer // nil without echo
+	failed   bool    // the accept failed; run only cleans up
+}
+
+// start posts the echo's first receive (before the accept, so that a probe
+// sent as soon as the peer sees ESTABLISHED finds it instead of meeting an
+// RNR NAK and its retry timer) and accepts.
+func (c *connection) start() {
+	if c.listener.cfg.echo {
+		var err error
+		if c.echo, err = newEchoer(c.id); err != nil {
+			c.obj.st.lastError = errorInfo(err)
+			c.obj.st.record(pb.Status_ERROR, "echo", err.Error())
+			c.id.Reject(nil)
+			c.failed = true
+			return
+		}
+	}
+	if err := c.id.StartAccept(c.listener.cfg.accept); err != nil {
+		c.obj.st.lastError = errorInfo(err)
+		c.obj.st.record(pb.Status_ERROR, "error", err.Error())
+		c.failed = true
+	}
 }
 
 func (c *connection) run(ctx context.Context) {
@@ -28,22 +51,10 @@ func (c *connection) run(ctx context.Context) {
 			c.obj.markDeleted()
 		}
 	}()
-	// The echo's first receive is posted before the accept, so that a
-	// probe sent as soon as the peer sees ESTABLISHED finds it instead of
-	// meeting an RNR NAK and its retry timer.
-	var ec *echoer
-	if c.listener.cfg.echo {
-		var err error
-		if ec, err = newEchoer(c.id); err != nil {
-			c.obj.failure(pb.Status_ERROR, "echo", err)
-			c.id.Reject(nil)
-			return
-		}
-	}
-	if err := c.id.StartAccept(c.listener.cfg.accept); err != nil {
-		c.obj.failure(pb.Status_ERROR, "error", err)
+	if c.failed {
 		return
 	}
+	ec := c.echo
 	udp := c.id.QPType() == rdmacm.UD || c.id.PortSpace() == rdmacm.PSUDP
 	if udp {
 		// A UD request is answered at once; there is no connection state.

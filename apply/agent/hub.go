@@ -2,6 +2,7 @@ package agent
 
 import (
 	"sync"
+	"sync/atomic"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 )
@@ -11,19 +12,16 @@ import (
 // change of each object (it coalesces per object), so a slow reader costs
 // memory proportional to the number of objects, never the event rate.
 type hub struct {
-	mu   sync.Mutex
-	subs map[*subscriber]struct{}
+	mu      sync.Mutex
+	subs    map[*subscriber]struct{}
+	watched atomic.Int32 // len(subs), read without the lock on every change
 }
 
 func newHub() *hub { return &hub{subs: make(map[*subscriber]struct{})} }
 
 // active reports whether anyone watches, so that changes nobody reads cost
 // no copies.
-func (h *hub) active() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.subs) > 0
-}
+func (h *hub) active() bool { return h.watched.Load() > 0 }
 
 func (h *hub) publish(c *pb.Change) {
 	h.mu.Lock()
@@ -38,6 +36,7 @@ func (h *hub) subscribe(limit int) *subscriber {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.subs[s] = struct{}{}
+	h.watched.Store(int32(len(h.subs)))
 	return s
 }
 
@@ -45,6 +44,7 @@ func (h *hub) unsubscribe(s *subscriber) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.subs, s)
+	h.watched.Store(int32(len(h.subs)))
 }
 
 // subscriber is one watcher's queue.

@@ -167,8 +167,10 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 	child := a.newObject(fmt.Sprintf("%s/conn/%d", l.obj.address, n), "", l.obj.address, pb.Kind_CONNECTION)
 	c := &connection{obj: child, listener: l, id: req}
 	child.impl = c
-	child.st.facts = factsOf(req)
 	child.st.record(pb.Status_CREATING, ev.Type.String(), "")
+	// Accept here, in the worker that took the request, so the peer's REP
+	// is not delayed by starting the connection's goroutine.
+	c.start()
 	a.reg.add(child)
 	child.announce()
 	l.obj.change(func(s *state) {
