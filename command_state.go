@@ -29,6 +29,11 @@ func runState(args []string, s streams) int {
 		fmt.Fprint(s.Err, stateUsage)
 		return 1
 	}
+	switch args[0] {
+	case "-help", "--help", "-h", "--h", "help":
+		fmt.Fprint(s.Out, stateUsage)
+		return 0
+	}
 	sub := map[string]func([]string, streams) int{
 		"list": runStateList, "show": runStateShow, "rm": runStateRm,
 		"mv": runStateMv, "pull": runStatePull, "push": runStatePush,
