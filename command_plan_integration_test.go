@@ -1,0 +1,202 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmaform/rdmaform/apply/agent"
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/state"
+)
+
+// e2e runs rdmaform commands in one configuration directory against an
+// agent served by this process on a private socket.
+type e2e struct {
+	t      *testing.T
+	dir    string
+	socket string
+	stop   func()
+}
+
+func newE2E(t *testing.T, configText string) *e2e {
+	t.Helper()
+	if os.Getenv("RDMAFORM_TEST_DEVICE") == "" {
+		t.Fatal("RDMAFORM_TEST_DEVICE is not set: run the integration tests in the Soft-RoCE testbed (scripts/vm-run)")
+	}
+	wd, _ := os.Getwd()
+	t.Cleanup(func() { os.Chdir(wd) })
+	e := &e2e{t: t, dir: t.TempDir()}
+	sockDir := filepath.Join(t.TempDir(), "agent")
+	os.Mkdir(sockDir, 0o700)
+	e.socket = filepath.Join(sockDir, "agent.sock")
+	settings := "rdmaform {\n  agent {\n    socket = \"" + e.socket + "\"\n  }\n}\n"
+	os.WriteFile(filepath.Join(e.dir, "settings.rdma.hcl"), []byte(settings), 0o644)
+	e.write(configText)
+	e.startAgent()
+	t.Cleanup(func() { e.stop() })
+	return e
+}
+
+func (e *e2e) write(configText string) {
+	e.t.Helper()
+	if err := os.WriteFile(filepath.Join(e.dir, "main.rdma.hcl"), []byte(configText), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *e2e) startAgent() {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- agent.Run(ctx, agent.Options{Socket: e.socket, Version: "test", Stderr: io.Discard,
+			Ready: func(*pb.InfoResponse) { close(ready) }})
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		e.t.Fatalf("agent: %v", err)
+	case <-time.After(20 * time.Second):
+		e.t.Fatal("the agent did not get ready")
+	}
+	e.stop = func() { cancel(); <-done }
+}
+
+// rdmaform runs one command and returns its exit code and output.
+func (e *e2e) rdmaform(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(append([]string{"-chdir=" + e.dir}, args...), streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	e.t.Logf("$ rdmaform %s -> %d\n%s%s", strings.Join(args, " "), code, out.String(), errb.String())
+	return code, out.String(), errb.String()
+}
+
+func (e *e2e) expect(wantCode int, wants []string, args ...string) string {
+	e.t.Helper()
+	code, out, errs := e.rdmaform(args...)
+	if code != wantCode {
+		e.t.Fatalf("rdmaform %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, wantCode, out, errs)
+	}
+	for _, w := range wants {
+		if !strings.Contains(out+errs, w) {
+			e.t.Fatalf("rdmaform %s: output lacks %q:\n%s%s", strings.Join(args, " "), w, out, errs)
+		}
+	}
+	return out + errs
+}
+
+// cmIDs counts the kernel's cm_ids using port (its own view, not the
+// agent's).
+func cmIDs(t *testing.T, port string) int {
+	t.Helper()
+	out, err := exec.Command("rdma", "resource", "show", "cm_id").CombinedOutput()
+	if err != nil {
+		t.Fatalf("rdma resource show cm_id: %v\n%s", err, out)
+	}
+	return len(regexp.MustCompile(`:`+port+`\b`).FindAllString(string(out), -1))
+}
+
+func loopbackConfig(t *testing.T) string {
+	b, err := os.ReadFile("examples/loopback/main.rdma.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(string(b), "10.77.0.1", os.Getenv("RDMAFORM_TEST_ADDR"))
+}
+
+// The issue's end-to-end story on examples/loopback: plan, apply, no
+// changes, an in-place update, a replacement through a saved plan (and a
+// stale one refused), a cap over the device limit, drift after an agent
+// restart healed by apply, destroy leaving no cm_id.
+func TestPlanApplyDestroyEndToEnd(t *testing.T) {
+	src := loopbackConfig(t)
+	e := newE2E(t, src)
+
+	e.expect(2, []string{"# endpoint.client[3] will be created", "Plan: 6 to add, 0 to change, 0 to destroy."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"listener.loop: Creation complete after", "Apply complete! Resources: 6 added, 0 changed, 0 destroyed."}, "apply", "-auto-approve", "-no-color")
+	// Four endpoints, four accepted connections and the listener.
+	if n := cmIDs(t, "7471"); n < 9 {
+		t.Fatalf("kernel shows %d cm_id endpoints on port 7471 after apply, want at least 9", n)
+	}
+	e.expect(0, []string{"No changes. Your fabric matches the configuration."}, "plan", "-no-color", "-detailed-exitcode")
+
+	src = strings.Replace(src, `max_backoff = "5s"`, `max_backoff = "7s"`, 1)
+	e.write(src)
+	e.expect(2, []string{"will be updated in-place", `~ max_backoff = "5s" -> "7s"`, "Plan: 0 to add, 4 to change, 0 to destroy."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Modifications complete after", "Resources: 0 added, 4 changed, 0 destroyed."}, "apply", "-auto-approve", "-no-color")
+
+	i := strings.LastIndex(src, "max_send_wr = 32")
+	src = src[:i] + "max_send_wr = 48" + src[i+len("max_send_wr = 32"):]
+	e.write(src)
+	e.expect(2, []string{"-/+ endpoint \"client\" {", "~ max_send_wr = 32 -> 48 # forces replacement", "Plan: 4 to add, 0 to change, 4 to destroy."},
+		"plan", "-no-color", "-detailed-exitcode", "-out=cap.plan")
+	e.expect(0, nil, "plan", "-no-color", "-out=stale.plan")
+	e.expect(0, []string{"Resources: 4 added, 0 changed, 4 destroyed."}, "apply", "-no-color", "cap.plan")
+	e.expect(1, []string{"Saved plan is stale"}, "apply", "-no-color", "stale.plan")
+	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+
+	// rxe's max_sge (32) is below the configuration language's static
+	// bound (64); its max_qp_wr is not.
+	e.write(src[:i] + "max_send_sge = 64\n    max_send_wr = 48" + src[i+len("max_send_wr = 48"):])
+	e.expect(1, []string{"max_send_sge = 64 exceeds " + os.Getenv("RDMAFORM_TEST_DEVICE") + "'s max_sge of"}, "plan", "-no-color")
+	e.write(src)
+
+	// An agent restart loses every object: drift, healed by apply.
+	e.stop()
+	e.startAgent()
+	e.expect(2, []string{"# endpoint.client[0] has been deleted", "# (because the agent no longer holds it)", "Plan: 6 to add"}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Resources: 6 added"}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+
+	e.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
+	if n := cmIDs(t, "7471"); n != 0 {
+		t.Fatalf("kernel shows %d cm_ids on port 7471 after destroy", n)
+	}
+}
+
+// A refused connection fails the apply with the librdmacm call and errno,
+// keeps what succeeded in the state, and leaves nothing half-made.
+func TestApplyFailureNamesCallAndKeepsState(t *testing.T) {
+	addr := os.Getenv("RDMAFORM_TEST_ADDR")
+	e := newE2E(t, `
+listener "up" {
+  address = "`+addr+`"
+  port    = 7481
+}
+
+endpoint "nobody_listens" {
+  address = "`+addr+`"
+  port    = 7482
+  qp {}
+  connect {
+    timeout = "500ms"
+  }
+}
+`)
+	out := e.expect(1, []string{"Error: endpoint.nobody_listens: create failed: ", "Apply failed. Resources: 1 added"}, "apply", "-auto-approve", "-no-color")
+	if !regexp.MustCompile(`rdma_\w+|REJECTED|rejected|ECONNREFUSED|ETIMEDOUT`).MatchString(out) {
+		t.Fatalf("the error names no call or errno:\n%s", out)
+	}
+	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(e.dir, "rdmaform.rdmastate")})
+	if err := m.RefreshState(); err != nil {
+		t.Fatal(err)
+	}
+	st := m.State()
+	if len(st.Objects) != 1 || st.Objects["listener.up"] == nil {
+		t.Fatalf("state after a partial apply: %v", st.Addresses())
+	}
+	if n := cmIDs(t, "7482"); n != 0 {
+		t.Fatalf("the failed endpoint left %d cm_ids", n)
+	}
+	e.expect(0, []string{"Destroy complete! Resources: 1 destroyed."}, "destroy", "-auto-approve", "-no-color")
+}
