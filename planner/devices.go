@@ -40,7 +40,43 @@ func checkDevices(ctx context.Context, cfg *config.Config, p *Plan, di DeviceInf
 	for _, inst := range sub.SortedInstances() {
 		diags = append(diags, checkPDDevice(cfg, byResource, inst, limits)...)
 	}
-	return diags
+	return onePerBlock(diags)
+}
+
+// onePerBlock keeps the first of the diagnostics that share a summary and
+// a source range (the instances of one block with count = 1000 share
+// them), saying how many others it stands for, as the configuration's own
+// diagnostics do.
+func onePerBlock(diags hcl.Diagnostics) hcl.Diagnostics {
+	type key struct {
+		summary string
+		rng     hcl.Range
+	}
+	var out hcl.Diagnostics
+	first := map[key]int{}
+	others := map[int]int{}
+	for _, d := range diags {
+		k := key{summary: d.Summary}
+		if d.Subject != nil {
+			k.rng = *d.Subject
+		}
+		if i, seen := first[k]; seen && d.Subject != nil {
+			others[i]++
+			continue
+		}
+		first[k] = len(out)
+		out = append(out, d)
+	}
+	for i, n := range others {
+		d := *out[i]
+		word := "instances"
+		if n == 1 {
+			word = "instance"
+		}
+		d.Detail += fmt.Sprintf(" The same applies to %d other %s of this block.", n, word)
+		out[i] = &d
+	}
+	return out
 }
 
 // checkPDDevice reports a listener or endpoint whose protection domain is

@@ -16,7 +16,7 @@ func TestDeviceChecks(t *testing.T) {
 	for _, want := range []string{
 		// The PD is on rxe0, the address is served by rxe1.
 		"listener.loop uses protection_domain.rxe, which is on device rxe0, but its address 10.77.0.1 is served by device rxe1",
-		"endpoint.client[1] uses protection_domain.rxe, which is on device rxe0",
+		"endpoint.client[0] uses protection_domain.rxe, which is on device rxe0",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in\n%s", want, text)
@@ -29,8 +29,11 @@ func TestDeviceChecks(t *testing.T) {
 	devs.routes["10.77.0.1"] = "rxe0"
 	_, diags = Make(context.Background(), load(t, loopback), nil, Options{Devices: devs})
 	text = diagText(diags)
-	if !strings.Contains(text, "endpoint.client[0]: max_send_wr = 32 exceeds rxe0's max_qp_wr of 16.") {
+	if !strings.Contains(text, "endpoint.client[0]: max_send_wr = 32 exceeds rxe0's max_qp_wr of 16. The same applies to 1 other instance of this block.") {
 		t.Errorf("no cap error in\n%s", text)
+	}
+	if strings.Contains(text, "endpoint.client[1]: max_send_wr") {
+		t.Errorf("one error per instance of a block:\n%s", text)
 	}
 	if strings.Contains(text, "another device") {
 		t.Errorf("same device reported as another:\n%s", text)
