@@ -273,7 +273,8 @@ func (id *ID) GetRequest(ctx context.Context) (*ID, Event, error) {
 }
 
 // StartAccept accepts a connect request (rdma_accept) without waiting for
-// ESTABLISHED.
+// ESTABLISHED. If the accept fails, the request is rejected, so the peer
+// learns it at once instead of waiting for the CM's timeout.
 func (id *ID) StartAccept(p ConnParam) error {
 	if err := p.validate(id.portSpace, Accept); err != nil {
 		return fmt.Errorf("rdma_accept: %w", err)
@@ -282,6 +283,9 @@ func (id *ID) StartAccept(p ConnParam) error {
 		cp := p.c()
 		defer C.free(cp.private_data)
 		ret, errno := C.rdma_accept(cid, &cp)
+		if ret != 0 {
+			C.rdma_reject(cid, nil, 0)
+		}
 		return ret, errno
 	})
 }

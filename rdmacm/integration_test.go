@@ -252,6 +252,94 @@ func TestDialResolvesAsynchronously(t *testing.T) {
 	}
 }
 
+// A UC pair goes through rdma_create_ep on both sides (the QP type comes
+// from the hints). Soft-RoCE's rdma_accept refuses the UC connection
+// (EINVAL): the test checks the UC QPs exist and that a failed accept is
+// reported on both sides at once, or, where UC connects, that it carries a
+// send.
+func TestUCPair(t *testing.T) {
+	ch := newChannel(t)
+	qp := DefaultQPInit()
+	port := freePort()
+	pai := addrInfo(t, testAddr(t), port, Hints{Flags: Passive | NumericHost, PortSpace: PSTCP, QPType: UC})
+	l, err := CreateEP(pai, nil, &qp, ch)
+	if err != nil {
+		t.Fatalf("CreateEP(passive UC): %v", err)
+	}
+	defer l.Close()
+	if err := l.Listen(listenBacklog); err != nil {
+		t.Fatal(err)
+	}
+	ai := addrInfo(t, testAddr(t), port, Hints{Flags: NumericHost, PortSpace: PSTCP, QPType: UC})
+	ctx := ctxFor(t, 20*time.Second)
+	client, err := Dial(ctx, ai, nil, &qp, ch) // falls back to rdma_create_ep for UC
+	if err != nil {
+		t.Fatalf("Dial(UC): %v", err)
+	}
+	defer client.Close()
+	if f, err := client.Facts(); err != nil || f.QPType != UC {
+		t.Fatalf("active UC facts: %+v, %v", f, err)
+	}
+	requests := make(chan *ID, 1)
+	acceptErr := make(chan error, 1)
+	go func() {
+		req, _, err := l.GetRequest(ctx)
+		if err == nil {
+			requests <- req
+			err = req.Accept(ctx, ConnParam{})
+		}
+		acceptErr <- err
+	}()
+	start := time.Now()
+	_, connErr := client.Connect(ctx, ConnParam{})
+	server := <-requests
+	defer server.Close()
+	if f, err := server.Facts(); err != nil || f.QPType != UC {
+		t.Fatalf("passive UC facts: %+v, %v", f, err)
+	}
+	if aerr := <-acceptErr; connErr != nil || aerr != nil {
+		t.Logf("UC connection refused after %v: active side %v; passive side %v", time.Since(start), connErr, aerr)
+		if aerr == nil || !strings.Contains(aerr.Error(), "rdma_accept") || !errors.Is(connErr, syscall.ECONNREFUSED) {
+			t.Fatalf("a failed UC accept must name rdma_accept and reject the peer: active %v, passive %v", connErr, aerr)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Errorf("the refusal took %v", time.Since(start))
+		}
+		return
+	}
+	exchange(t, client, server, "unreliable but connected")
+}
+
+// The IB port space carries RC connections over RoCE too, and RAI_FAMILY
+// with an IPv6 family resolves the IPv6 address.
+func TestIBPortSpaceAndFamilyHint(t *testing.T) {
+	ch := newChannel(t)
+	qp := DefaultQPInit()
+	l, port := listen(t, ch, testAddr(t), PSIB, &qp)
+	if l.PortSpace() != PSIB {
+		t.Fatalf("listener port space %s", l.PortSpace())
+	}
+	ctx := ctxFor(t, 20*time.Second)
+	go func() {
+		if req, _, err := l.GetRequest(ctx); err == nil {
+			req.Accept(ctx, ConnParam{})
+		}
+	}()
+	id := dial(t, ch, testAddr(t), port, PSIB, &qp)
+	if _, err := id.Connect(ctx, ConnParam{}); err != nil {
+		t.Fatalf("connect in the IB port space: %v", err)
+	}
+	addr6 := os.Getenv("RDMAFORM_TEST_ADDR6")
+	ai, err := GetAddrInfo(addr6, "7471", &Hints{Flags: Passive | FamilyFlag, Family: FamilyIPv6, PortSpace: PSTCP})
+	if err != nil {
+		t.Fatalf("RAI_FAMILY with AF_INET6 for %s: %v", addr6, err)
+	}
+	defer ai.Close()
+	if ai.Family != FamilyIPv6 {
+		t.Errorf("family %d, want AF_INET6", ai.Family)
+	}
+}
+
 func TestUDEndpoints(t *testing.T) {
 	ch := newChannel(t)
 	qp := DefaultQPInit()
