@@ -17,15 +17,47 @@ import (
 // Attributes absent from the JSON are null; unknown names are an error, as
 // in ctyjson.
 func decodeAttributes(b *config.Block, raw []byte) (cty.Value, error) {
+	v, _, err := decodeFields(b, raw)
+	return v, err
+}
+
+// fields are a decoded object's attribute values by name, and its nested
+// blocks' fields, kept so that the diff reads them with a map lookup
+// rather than cty's GetAttr (which normalises the name to NFC each time).
+// A null object has nil fields.
+type fields struct {
+	vals   map[string]cty.Value
+	blocks map[string]*fields
+}
+
+// attr returns the named attribute of v, through f when it is known.
+func (f *fields) attr(v cty.Value, name string) cty.Value {
+	if f != nil {
+		if a, ok := f.vals[name]; ok {
+			return a
+		}
+	}
+	return v.GetAttr(name)
+}
+
+func (f *fields) block(name string) *fields {
+	if f == nil {
+		return nil
+	}
+	return f.blocks[name]
+}
+
+// decodeFields is decodeAttributes that also returns the fields.
+func decodeFields(b *config.Block, raw []byte) (cty.Value, *fields, error) {
 	s := &scanner{data: raw}
-	v, err := s.object(b)
+	v, f, err := s.object(b)
 	if err != nil {
-		return cty.NilVal, err
+		return cty.NilVal, nil, err
 	}
 	if s.skipSpace(); s.pos != len(s.data) {
-		return cty.NilVal, fmt.Errorf("unexpected data after the object at offset %d", s.pos)
+		return cty.NilVal, nil, fmt.Errorf("unexpected data after the object at offset %d", s.pos)
 	}
-	return v, nil
+	return v, f, nil
 }
 
 type scanner struct {
@@ -57,16 +89,17 @@ func (s *scanner) literal(word string) bool {
 	return false
 }
 
-func (s *scanner) object(b *config.Block) (cty.Value, error) {
+func (s *scanner) object(b *config.Block) (cty.Value, *fields, error) {
 	s.skipSpace()
 	if s.literal("null") {
-		return cty.NullVal(b.ImpliedType()), nil
+		return cty.NullVal(b.ImpliedType()), nil, nil
 	}
 	if s.pos >= len(s.data) || s.data[s.pos] != '{' {
-		return cty.NilVal, s.errorf("an object is required")
+		return cty.NilVal, nil, s.errorf("an object is required")
 	}
 	s.pos++
 	vals := make(map[string]cty.Value, len(b.Attributes)+len(b.Blocks))
+	var blocks map[string]*fields
 	for first := true; ; first = false {
 		s.skipSpace()
 		if s.pos < len(s.data) && s.data[s.pos] == '}' {
@@ -75,34 +108,40 @@ func (s *scanner) object(b *config.Block) (cty.Value, error) {
 		}
 		if !first {
 			if s.pos >= len(s.data) || s.data[s.pos] != ',' {
-				return cty.NilVal, s.errorf("',' or '}' expected")
+				return cty.NilVal, nil, s.errorf("',' or '}' expected")
 			}
 			s.pos++
 			s.skipSpace()
 		}
 		name, err := s.str()
 		if err != nil {
-			return cty.NilVal, err
+			return cty.NilVal, nil, err
 		}
 		s.skipSpace()
 		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
-			return cty.NilVal, s.errorf("':' expected")
+			return cty.NilVal, nil, s.errorf("':' expected")
 		}
 		s.pos++
 		if a := b.Attribute(name); a != nil {
 			v, err := s.primitive(a.Type)
 			if err != nil {
-				return cty.NilVal, fmt.Errorf("%s: %v", name, err)
+				return cty.NilVal, nil, fmt.Errorf("%s: %v", name, err)
 			}
 			vals[name] = v
 		} else if nb := b.NestedBlock(name); nb != nil {
-			v, err := s.object(nb.Block)
+			v, f, err := s.object(nb.Block)
 			if err != nil {
-				return cty.NilVal, fmt.Errorf("%s.%v", name, err)
+				return cty.NilVal, nil, fmt.Errorf("%s.%v", name, err)
 			}
 			vals[name] = v
+			if f != nil {
+				if blocks == nil {
+					blocks = make(map[string]*fields, len(b.Blocks))
+				}
+				blocks[name] = f
+			}
 		} else {
-			return cty.NilVal, fmt.Errorf("unsupported attribute %q", name)
+			return cty.NilVal, nil, fmt.Errorf("unsupported attribute %q", name)
 		}
 	}
 	for _, a := range b.Attributes {
@@ -115,7 +154,7 @@ func (s *scanner) object(b *config.Block) (cty.Value, error) {
 			vals[nb.Name] = cty.NullVal(nb.Block.ImpliedType())
 		}
 	}
-	return cty.ObjectVal(vals), nil
+	return cty.ObjectVal(vals), &fields{vals: vals, blocks: blocks}, nil
 }
 
 // str reads a JSON string; escapes are rare in attributes and go through

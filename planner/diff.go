@@ -93,7 +93,7 @@ func ignoreChanges(after, before cty.Value, paths []cty.Path) cty.Value {
 // 10,000 objects cannot afford. An unknown desired value is unchanged
 // unless depsCreating; paths in ignore are unchanged. A nested block that
 // appears or disappears is one path, the block's.
-func changedPaths(b *config.Block, before, after cty.Value, depsCreating bool, ignore []cty.Path, path cty.Path, out []cty.Path) []cty.Path {
+func changedPaths(b *config.Block, before cty.Value, bf *fields, after cty.Value, depsCreating bool, ignore []cty.Path, path cty.Path, out []cty.Path) []cty.Path {
 	if ignored(ignore, path) {
 		return out
 	}
@@ -119,14 +119,14 @@ func changedPaths(b *config.Block, before, after cty.Value, depsCreating bool, i
 		if a.Computed {
 			continue
 		}
-		x, y := before.GetAttr(a.Name), after.GetAttr(a.Name)
+		x, y := bf.attr(before, a.Name), after.GetAttr(a.Name)
 		if !y.IsKnown() {
 			if depsCreating && !ignored(ignore, append(path, cty.GetAttrStep{Name: a.Name})) {
 				out = append(out, copyPath(append(path, cty.GetAttrStep{Name: a.Name})))
 			}
 			continue
 		}
-		if !x.IsKnown() || !x.RawEquals(y) {
+		if !x.IsKnown() || !primitiveEqual(x, y) {
 			p := append(path, cty.GetAttrStep{Name: a.Name})
 			if !ignored(ignore, p) {
 				out = append(out, copyPath(p))
@@ -134,9 +134,24 @@ func changedPaths(b *config.Block, before, after cty.Value, depsCreating bool, i
 		}
 	}
 	for _, nb := range b.Blocks {
-		out = changedPaths(nb.Block, before.GetAttr(nb.Name), after.GetAttr(nb.Name), depsCreating, ignore, append(path, cty.GetAttrStep{Name: nb.Name}), out)
+		out = changedPaths(nb.Block, bf.attr(before, nb.Name), bf.block(nb.Name), after.GetAttr(nb.Name), depsCreating, ignore, append(path, cty.GetAttrStep{Name: nb.Name}), out)
 	}
 	return out
+}
+
+// primitiveEqual compares two known values of one attribute; strings and
+// bools directly, which is much cheaper than RawEquals.
+func primitiveEqual(x, y cty.Value) bool {
+	if x.IsNull() || y.IsNull() || x.IsMarked() || y.IsMarked() || !x.Type().Equals(y.Type()) {
+		return x.RawEquals(y)
+	}
+	switch x.Type() {
+	case cty.String:
+		return x.AsString() == y.AsString()
+	case cty.Bool:
+		return x.True() == y.True()
+	}
+	return x.RawEquals(y)
 }
 
 func ignored(ignore []cty.Path, p cty.Path) bool {

@@ -33,8 +33,9 @@ type Options struct {
 
 // prior is one state object with its decoded attributes.
 type prior struct {
-	obj *state.Object
-	val cty.Value
+	obj    *state.Object
+	val    cty.Value
+	fields *fields // val's attributes, for the diff
 }
 
 // Make computes the plan from the configuration cfg (nil with Destroy is
@@ -156,15 +157,15 @@ func decodePrior(o *state.Object) (*prior, *hcl.Diagnostic) {
 		return nil, sourceless(hcl.DiagError, "Unknown object kind in the state",
 			fmt.Sprintf("The state holds %s, of kind %q, which this version of rdmaform does not know.", o.Addr, o.Addr.Kind))
 	}
-	v := cty.NullVal(schema.ImpliedType())
+	p := &prior{obj: o, val: cty.NullVal(schema.ImpliedType())}
 	if len(o.Attributes) > 0 {
 		var err error
-		if v, err = decodeAttributes(schema, o.Attributes); err != nil {
+		if p.val, p.fields, err = decodeFields(schema, o.Attributes); err != nil {
 			return nil, sourceless(hcl.DiagError, "Invalid object in the state",
 				fmt.Sprintf("The attributes of %s in the state do not match its schema: %v.", o.Addr, err))
 		}
 	}
-	return &prior{obj: o, val: v}, nil
+	return p, nil
 }
 
 func sortedPriorAddrs(priors map[string]*prior) []addrs.Instance {
@@ -254,7 +255,7 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating, forceReplace, 
 	before := pr.val
 	c := &Change{Addr: inst.Addr, Before: before}
 	if !lc.IgnoreAllChanges {
-		c.Changed = changedPaths(schema, before, inst.Value, depsCreating, lc.IgnoreChanges, nil, nil)
+		c.Changed = changedPaths(schema, before, pr.fields, inst.Value, depsCreating, lc.IgnoreChanges, nil, nil)
 	}
 	for _, path := range c.Changed {
 		if config.RequiresReplace(inst.Addr.Kind, path) {
