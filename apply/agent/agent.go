@@ -27,6 +27,11 @@ import (
 // once: each may wait in librdmacm for address resolution.
 const createWorkers = 32
 
+// dialWorkers bounds how many endpoints resolve their address and route at
+// once: 1,000 together is what cmtime does; 10,000 together made a loaded
+// Soft-RoCE VM miss librdmacm's 2 s resolution timeout.
+const dialWorkers = 1000
+
 // Agent holds the objects. Its methods are safe from any goroutine.
 type Agent struct {
 	log      *slog.Logger
@@ -48,6 +53,7 @@ type Agent struct {
 	ais  map[aiKey]*rdmacm.AddrInfo
 
 	createSem chan struct{}
+	dialSem   chan struct{}
 	connSeq   atomic.Uint64
 	startedAt time.Time
 }
@@ -61,6 +67,7 @@ func New(log *slog.Logger) *Agent {
 	return &Agent{
 		log: log, reg: newRegistry(), hub: newHub(), ctx: ctx, stop: stop,
 		ais: make(map[aiKey]*rdmacm.AddrInfo), createSem: make(chan struct{}, createWorkers),
+		dialSem:   make(chan struct{}, dialWorkers),
 		startedAt: time.Now(),
 	}
 }
@@ -113,9 +120,15 @@ func (a *Agent) addrInfo(k aiKey) (*rdmacm.AddrInfo, error) {
 }
 
 // dial makes an active id with a QP on the shared channel, resolving its
-// address and route asynchronously (rdmacm.Dial), so that any number of
-// endpoints come up at once without a thread each.
+// address and route asynchronously (rdmacm.Dial), so that endpoints come up
+// together without a thread each; at most dialWorkers resolve at once.
 func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPInit) (*rdmacm.ID, error) {
+	select {
+	case a.dialSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-a.dialSem }()
 	ch, err := a.channel()
 	if err != nil {
 		return nil, err
