@@ -1,0 +1,160 @@
+//go:build integration
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// asCLIEnv makes this test binary behave as the rdmaform command, so that
+// tmux, apply and the agent it starts run the code under test.
+const asCLIEnv = "RDMAFORM_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCLIEnv) == "1" {
+		os.Exit(run(os.Args[1:], streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+	}
+	os.Exit(m.Run())
+}
+
+// TestMonitorInTmux runs `rdmaform monitor` in a real tmux session while
+// apply creates a listener and four endpoints, checks the screen shows them
+// established with probe round trips, then deletes the Soft-RoCE device and
+// checks the screen shows the loss. The screens are kept in test-artifacts/.
+// It must be this process's first test (its file sorts first): Soft-RoCE
+// finishes deleting a device only once no process holds it open.
+func TestMonitorInTmux(t *testing.T) {
+	dev, netdev := os.Getenv("RDMAFORM_TEST_DEVICE"), os.Getenv("RDMAFORM_TEST_NETDEV")
+	if dev == "" || netdev == "" {
+		t.Fatal("RDMAFORM_TEST_DEVICE and RDMAFORM_TEST_NETDEV are not set: run the integration tests in the Soft-RoCE testbed (scripts/vm-run)")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is not installed (scripts/deps installs it)")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, _ := os.Getwd()
+	artefacts := filepath.Join(repo, "test-artifacts")
+	os.MkdirAll(artefacts, 0o755)
+
+	dir := t.TempDir()
+	socket := filepath.Join(dir, "run", "agent.sock")
+	example, err := os.ReadFile(filepath.Join(repo, "examples", "loopback", "main.rdma.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("rdmaform {\n  agent {\n    socket = %q\n  }\n}\n\n%s", socket, example)
+	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cli := func(args ...string) *exec.Cmd {
+		c := exec.Command(exe, args...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), asCLIEnv+"=1")
+		return c
+	}
+
+	agent := cli("agent", "-socket="+socket, "-log="+filepath.Join(dir, "agent.log"))
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	agentDone := make(chan error, 1)
+	go func() { agentDone <- agent.Wait() }()
+	stopAgent := sync.OnceFunc(func() {
+		agent.Process.Kill()
+		<-agentDone
+	})
+	t.Cleanup(stopAgent)
+	waitFor(t, 20*time.Second, func() bool { _, err := os.Stat(socket); return err == nil }, "the agent's socket")
+
+	session := fmt.Sprintf("rdmaform-monitor-%d", os.Getpid())
+	monitor := fmt.Sprintf("cd %s && env %s=1 %s monitor -no-color -agent=%s", dir, asCLIEnv, exe, socket)
+	if out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "140", "-y", "30", monitor).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", session).Run() })
+	capture := func() string {
+		out, _ := exec.Command("tmux", "capture-pane", "-p", "-t", session).Output()
+		return string(out)
+	}
+
+	if out, err := cli("apply", "-auto-approve", "-no-color").CombinedOutput(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	var screen string
+	waitFor(t, 60*time.Second, func() bool {
+		screen = capture()
+		return strings.Count(screen, "established") >= 8 && strings.Contains(screen, "endpoint.client[3]") &&
+			strings.Contains(screen, "µs")
+	}, "four endpoints and four accepted connections established, with probe round trips, on the monitor", &screen)
+	keep(t, artefacts, "monitor-established.txt", screen)
+
+	deleted := make(chan error, 1)
+	go func() {
+		out, err := exec.Command("rdma", "link", "delete", dev).CombinedOutput()
+		if err != nil {
+			err = fmt.Errorf("%v: %s", err, out)
+		}
+		deleted <- err
+	}()
+	waitDeleted := sync.OnceValue(func() error {
+		select {
+		case err := <-deleted:
+			return err
+		case <-time.After(30 * time.Second):
+			return fmt.Errorf("rdma link delete did not finish once the agent stopped")
+		}
+	})
+	t.Cleanup(func() {
+		// The deletion completes only once the agent is gone.
+		stopAgent()
+		waitDeleted()
+		if out, err := exec.Command("rdma", "link", "add", dev, "type", "rxe", "netdev", netdev).CombinedOutput(); err != nil {
+			t.Errorf("re-adding %s: %v: %s", dev, err, out)
+		}
+	})
+	waitFor(t, 30*time.Second, func() bool {
+		screen = capture()
+		return strings.Contains(screen, "DEVICE_REMOVAL") && strings.Count(screen, "established") == 0
+	}, "the device loss on the monitor", &screen)
+	keep(t, artefacts, "monitor-device-lost.txt", screen)
+
+	if out, err := cli("agent", "stop", "-socket="+socket).CombinedOutput(); err != nil {
+		t.Errorf("agent stop: %v\n%s", err, out)
+	}
+	if err := waitDeleted(); err != nil {
+		t.Fatalf("rdma link delete: %v", err)
+	}
+}
+
+func waitFor(t *testing.T, limit time.Duration, ok func() bool, what string, shown ...*string) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !ok() {
+		if time.Now().After(deadline) {
+			last := ""
+			if len(shown) > 0 {
+				last = "; the screen:\n" + *shown[0]
+			}
+			t.Fatalf("waited %v for %s%s", limit, what, last)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func keep(t *testing.T, dir, name, screen string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(screen), 0o644); err != nil {
+		t.Errorf("keeping %s: %v", name, err)
+	}
+	t.Logf("%s:\n%s", name, screen)
+}
