@@ -112,3 +112,20 @@ func TestHistoryIsBounded(t *testing.T) {
 		t.Errorf("a snapshot without history has %d events", n)
 	}
 }
+
+func TestSummaryCarriesWhatPlannersNeed(t *testing.T) {
+	a := New(nil)
+	o := a.newObject("endpoint.a", "tok-a", "", pb.Kind_ENDPOINT)
+	o.failure(pb.Status_REJECTED, "REJECTED", &agentError{Call: "rdma_connect", Msg: "refused"})
+	s := o.summary()
+	if s.Token != "tok-a" || s.Status != pb.Status_REJECTED || s.LastError.GetCall() != "rdma_connect" || s.LastError.Message != "" {
+		t.Errorf("summary %v", s)
+	}
+	if o.summary() != s {
+		t.Error("an unchanged object's summary was rebuilt")
+	}
+	o.event(pb.Status_RECONNECTING, "reconnecting", "")
+	if o.summary() == s {
+		t.Error("a changed object's summary was reused")
+	}
+}

@@ -76,8 +76,8 @@ type AgentClient interface {
 	Delete(ctx context.Context, in *DeleteRequest, opts ...grpc.CallOption) (*DeleteResponse, error)
 	// List returns every object with its live status in one call, sorted by
 	// address: by default a summary (address, parent, kind, status, revision,
-	// last event, last error's call and errno, connected_since, reconnects,
-	// connections, probe), everything with full = true.
+	// token, last event, last error's call and errno, connected_since,
+	// reconnects, connections, probe), everything with full = true.
 	List(ctx context.Context, in *ListRequest, opts ...grpc.CallOption) (*ListResponse, error)
 	// Watch sends a snapshot of every object, then their changes. A slow
 	// reader never blocks the agent: past a bounded queue, the changes of
@@ -245,8 +245,8 @@ type AgentServer interface {
 	Delete(context.Context, *DeleteRequest) (*DeleteResponse, error)
 	// List returns every object with its live status in one call, sorted by
 	// address: by default a summary (address, parent, kind, status, revision,
-	// last event, last error's call and errno, connected_since, reconnects,
-	// connections, probe), everything with full = true.
+	// token, last event, last error's call and errno, connected_since,
+	// reconnects, connections, probe), everything with full = true.
 	List(context.Context, *ListRequest) (*ListResponse, error)
 	// Watch sends a snapshot of every object, then their changes. A slow
 	// reader never blocks the agent: past a bounded queue, the changes of
