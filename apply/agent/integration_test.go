@@ -102,7 +102,11 @@ func TestMaxConnectionsRejectsTheSurplusWithAReason(t *testing.T) {
 	createEndpoints(t, p, "endpoint.m", 8, func(int) *pb.EndpointSpec { return endpointSpec(addr, port) })
 	objs := waitList(t, p, time.Minute, "5 established and 3 rejected", func(objs []*pb.Object) bool {
 		eps := byKind(objs, pb.Kind_ENDPOINT, "endpoint.m[")
-		return countStatus(eps, pb.Status_ESTABLISHED) == 5 && countStatus(eps, pb.Status_REJECTED) == 3
+		// The listener counts a reject just after sending it: wait for
+		// its tally too.
+		l := byKind(objs, pb.Kind_LISTENER, "listener.small")
+		return countStatus(eps, pb.Status_ESTABLISHED) == 5 && countStatus(eps, pb.Status_REJECTED) == 3 &&
+			len(l) == 1 && l[0].RejectedTotal+l[0].Connections == 8
 	})
 	for _, o := range byKind(objs, pb.Kind_ENDPOINT, "endpoint.m[") {
 		if o.Status != pb.Status_REJECTED {
