@@ -57,6 +57,9 @@ type fabricConn struct {
 	Devices   planner.DeviceInfo // nil: device checks are skipped
 	Fabric    apply.Fabric
 	Close     func() error
+	// CreateBeforeDestroy: the fabric can hold a replacement beside the
+	// object it replaces (the agent cannot yet: one object per address).
+	CreateBeforeDestroy bool
 }
 
 // connectFabric reaches the agent at socket (the configured one, or ""
@@ -249,6 +252,7 @@ func (se *session) makePlan(f *planFlags, targets, replace []addrs.Instance) (*p
 		opts.Refresher = se.conn.Refresher
 		opts.Devices = se.conn.Devices
 	}
+	opts.NoCreateBeforeDestroy = se.conn != nil && !se.conn.CreateBeforeDestroy
 	p, diags := planner.Make(context.Background(), se.cfg, se.prior, opts)
 	return p, diags, !diags.HasErrors()
 }

@@ -99,7 +99,7 @@ func withFabric(t *testing.T, f *memFabric) {
 		return
 	}
 	connectFabric = func(context.Context, string, io.Writer) (*fabricConn, error) {
-		return &fabricConn{Refresher: f, Fabric: f}, nil
+		return &fabricConn{Refresher: f, Fabric: f, CreateBeforeDestroy: true}, nil
 	}
 }
 

@@ -29,6 +29,10 @@ type Options struct {
 	Replace []addrs.Instance
 	// Destroy plans to delete every object in the state.
 	Destroy bool
+	// NoCreateBeforeDestroy: the fabric holds one object per address, so
+	// a replacement must destroy first even with create_before_destroy;
+	// the plan warns once per block it affects.
+	NoCreateBeforeDestroy bool
 }
 
 // prior is one state object with its decoded attributes.
@@ -85,7 +89,11 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	if len(opts.Targets) > 0 {
 		p.applyTargets(opts.Targets)
 	}
-	propagateCreateBeforeDestroy(p)
+	if opts.NoCreateBeforeDestroy {
+		diags = append(diags, destroyFirst(p)...)
+	} else {
+		propagateCreateBeforeDestroy(p)
+	}
 	if opts.Destroy && st != nil && len(opts.Targets) == 0 {
 		for _, n := range st.OutputNames() {
 			so := st.Outputs[n]
@@ -338,6 +346,25 @@ func propagateCreateBeforeDestroy(p *Plan) {
 			}
 		}
 	}
+}
+
+// destroyFirst turns create-before-destroy replacements into
+// destroy-then-create ones, with one warning per block.
+func destroyFirst(p *Plan) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	warned := map[addrs.Resource]bool{}
+	for _, c := range p.Changes {
+		if c.Action != CreateThenDelete {
+			continue
+		}
+		c.Action = DeleteThenCreate
+		if !warned[c.Addr.Resource] {
+			warned[c.Addr.Resource] = true
+			diags = append(diags, sourceless(hcl.DiagWarning, "create_before_destroy is not supported by the agent",
+				fmt.Sprintf("The agent holds one object per address, so %s cannot have its replacement created before the old object is destroyed. Its objects are replaced destroy-first: expect a gap in service while each is re-created.", c.Addr.Resource)))
+		}
+	}
+	return diags
 }
 
 func sourceless(sev hcl.DiagnosticSeverity, summary, detail string) *hcl.Diagnostic {

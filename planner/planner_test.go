@@ -237,3 +237,16 @@ func TestStateWithBadAttributesIsAnError(t *testing.T) {
 		t.Fatalf("diags: %s", diagText(diags))
 	}
 }
+
+func TestNoCreateBeforeDestroyReplacesDestroyFirstWithAWarning(t *testing.T) {
+	src := strings.Replace(loopback, "  reconnect {", "  lifecycle {\n    create_before_destroy = true\n  }\n\n  reconnect {", 1)
+	st := applied(t, mustPlan(t, load(t, src), nil, Options{}))
+	p, diags := Make(context.Background(), load(t, src), st, Options{NoCreateBeforeDestroy: true,
+		Replace: []addrs.Instance{mustAddr(t, "endpoint.client[0]"), mustAddr(t, "endpoint.client[1]")}})
+	if diags.HasErrors() || len(diags) != 1 || !strings.Contains(diags[0].Detail, "endpoint.client cannot have its replacement created before") {
+		t.Fatalf("diags: %s", diagText(diags))
+	}
+	if c := p.Change(mustAddr(t, "endpoint.client[1]")); c.Action != DeleteThenCreate {
+		t.Fatalf("got %v", c.Action)
+	}
+}
