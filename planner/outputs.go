@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"bytes"
+	"encoding/json"
 	"sort"
 
 	"github.com/rdmaform/rdmaform/config"
@@ -34,7 +36,7 @@ func outputChanges(cfg *config.Config, st *state.State) []OutputChange {
 			continue
 		}
 		plain, _ := o.Value.UnmarkDeep()
-		if b, err := ctyjson.Marshal(plain, plain.Type()); err == nil && string(b) == string(so.Value) && so.Sensitive == o.Sensitive {
+		if b, err := ctyjson.Marshal(plain, plain.Type()); err == nil && sameJSON(b, so.Value) && so.Sensitive == o.Sensitive {
 			continue
 		}
 		out = append(out, OutputChange{Name: n, Action: Update, Before: decodeOutput(so), After: o.Value, Sensitive: o.Sensitive || so.Sensitive})
@@ -65,4 +67,14 @@ func decodeOutput(so *state.Output) cty.Value {
 		return cty.DynamicVal
 	}
 	return v
+}
+
+// sameJSON compares two JSON texts ignoring layout: the state file is
+// indented, and its outputs' values with it.
+func sameJSON(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return false
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }

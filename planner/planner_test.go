@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
 	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 func TestEmptyStateCreatesEverything(t *testing.T) {
@@ -248,5 +250,34 @@ func TestNoCreateBeforeDestroyReplacesDestroyFirstWithAWarning(t *testing.T) {
 	}
 	if c := p.Change(mustAddr(t, "endpoint.client[1]")); c.Action != DeleteThenCreate {
 		t.Fatalf("got %v", c.Action)
+	}
+}
+
+func TestOutputsUnchangedThroughTheStateFile(t *testing.T) {
+	src := loopback + `
+output "ports" {
+  value = { loop = listener.loop.port, other = 7 }
+}
+`
+	cfg := load(t, src)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	v := cfg.Outputs["ports"].Value
+	raw, _ := ctyjson.Marshal(v, v.Type())
+	ty, _ := ctyjson.MarshalType(v.Type())
+	st.SetOutput("ports", &state.Output{Value: raw, Type: ty})
+	// Through the file form, which indents the values.
+	data, err := state.Encode(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err = state.Decode(data, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if p := mustPlan(t, cfg, st, Options{}); len(p.OutputChanges) != 0 {
+		t.Fatalf("output changes: %+v", p.OutputChanges)
+	}
+	st.Outputs["ports"].Value = []byte(`{"loop":7471,"other":8}`)
+	if p := mustPlan(t, cfg, st, Options{}); len(p.OutputChanges) != 1 || p.OutputChanges[0].Action != Update {
+		t.Fatalf("output changes: %+v", p.OutputChanges)
 	}
 }
