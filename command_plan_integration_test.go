@@ -200,3 +200,26 @@ endpoint "nobody_listens" {
 	}
 	e.expect(0, []string{"Destroy complete! Resources: 1 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }
+
+// examples/fanout: for_each over listeners, outputs recorded and stable,
+// and create_before_destroy replaced destroy-first with a warning (the
+// agent holds one object per address).
+func TestFanoutEndToEnd(t *testing.T) {
+	b, err := os.ReadFile("examples/fanout/main.rdma.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.ReplaceAll(string(b), "10.77.0.1", os.Getenv("RDMAFORM_TEST_ADDR"))
+	e := newE2E(t, src)
+	e.expect(0, []string{"Apply complete! Resources: 6 added", "Outputs:", "blocks   = 7472"}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	e.write(strings.Replace(src, "retry_count     = 6", "retry_count     = 5", 1))
+	e.expect(0, []string{"Warning: create_before_destroy is not supported by the agent", `-/+ endpoint "svc" {`,
+		"Resources: 3 added, 0 changed, 3 destroyed."}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
+	for _, port := range []string{"7471", "7472", "7473"} {
+		if n := cmIDs(t, port); n != 0 {
+			t.Fatalf("%d cm_ids left on port %s", n, port)
+		}
+	}
+}
