@@ -164,7 +164,7 @@ func (f *Filesystem) OpenRecorder() (Recorder, error) {
 func (r *localRecorder) write(b []byte) error {
 	if end := r.off + int64(len(b)); end > r.alloc {
 		size := (end/journalChunk + 1) * journalChunk
-		if err := unix.Fallocate(int(r.file.Fd()), 0, 0, size); err != nil {
+		if err := retryEINTR(func() error { return unix.Fallocate(int(r.file.Fd()), 0, 0, size) }); err != nil {
 			return fmt.Errorf("growing the journal: %w", err)
 		}
 		r.alloc = size
@@ -172,7 +172,7 @@ func (r *localRecorder) write(b []byte) error {
 	if _, err := r.file.WriteAt(b, r.off); err != nil {
 		return fmt.Errorf("writing the journal: %w", err)
 	}
-	if err := unix.Fdatasync(int(r.file.Fd())); err != nil {
+	if err := retryEINTR(func() error { return unix.Fdatasync(int(r.file.Fd())) }); err != nil {
 		return fmt.Errorf("fdatasync of the journal: %w", err)
 	}
 	r.off += int64(len(b))
@@ -215,4 +215,15 @@ func (r *localRecorder) Close() error {
 		return err
 	}
 	return r.f.persistLocked()
+}
+
+// retryEINTR repeats a system call the Go runtime's signals (preemption,
+// the profiler) interrupted: fallocate on some file systems (9p in the
+// test VM) returns EINTR rather than restarting.
+func retryEINTR(call func() error) error {
+	for {
+		if err := call(); !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
 }
