@@ -46,10 +46,16 @@ func Dial(ctx context.Context, ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChanne
 	if err := id.enroll(ch); err != nil {
 		return nil, err
 	}
-	if ret, errno := C.rf_create_id(ch.ch, &id.cid, C.uintptr_t(id.key), C.int(ai.PortSpace)); ret != 0 {
+	err := withCSlot(func() error {
+		if ret, errno := C.rf_create_id(ch.ch, &id.cid, C.uintptr_t(id.key), C.int(ai.PortSpace)); ret != 0 {
+			return opError("rdma_create_id", errno)
+		}
+		return nil
+	})
+	if err != nil {
 		id.cid = nil
 		id.destroy()
-		return nil, opError("rdma_create_id", errno)
+		return nil, err
 	}
 	if err := id.resolve(ctx, ai); err != nil {
 		id.Close()
@@ -70,7 +76,7 @@ func (id *ID) resolve(ctx context.Context, ai *AddrInfo) error {
 	var hasRoute bool
 	err := ai.use(func(cai *C.struct_rdma_addrinfo) error {
 		hasRoute = C.rf_has_route(cai) != 0
-		return id.call("rdma_resolve_addr", func(cid *C.struct_rdma_cm_id) (C.int, error) {
+		return id.slowCall("rdma_resolve_addr", func(cid *C.struct_rdma_cm_id) (C.int, error) {
 			ret, errno := C.rf_resolve(cid, cai, resolveTimeoutMs)
 			return ret, errno
 		})
@@ -89,7 +95,7 @@ func (id *ID) resolve(ctx context.Context, ai *AddrInfo) error {
 			})
 		})
 	}
-	err = id.call("rdma_resolve_route", func(cid *C.struct_rdma_cm_id) (C.int, error) {
+	err = id.slowCall("rdma_resolve_route", func(cid *C.struct_rdma_cm_id) (C.int, error) {
 		ret, errno := C.rdma_resolve_route(cid, resolveTimeoutMs)
 		return ret, errno
 	})

@@ -131,9 +131,12 @@ func (id *ID) createQP(pd *PD, q QPInit) error {
 	if err != nil {
 		return err
 	}
-	ret, errno := C.rf_create_qp(id.cid, cpd, cq.cq, C.int(id.qpType),
-		C.uint32_t(q.MaxSendWR), C.uint32_t(q.MaxRecvWR), C.uint32_t(q.MaxSendSGE),
-		C.uint32_t(q.MaxRecvSGE), C.uint32_t(q.MaxInlineData), boolInt(q.SQSigAll))
+	ret, errno := withCSlot(func() qpResult {
+		ret, errno := C.rf_create_qp(id.cid, cpd, cq.cq, C.int(id.qpType),
+			C.uint32_t(q.MaxSendWR), C.uint32_t(q.MaxRecvWR), C.uint32_t(q.MaxSendSGE),
+			C.uint32_t(q.MaxRecvSGE), C.uint32_t(q.MaxInlineData), boolInt(q.SQSigAll))
+		return qpResult{ret, errno}
+	}).split()
 	if ret != 0 {
 		pool.release(cq, share)
 		return opError("rdma_create_qp", errno)
@@ -141,6 +144,14 @@ func (id *ID) createQP(pd *PD, q QPInit) error {
 	id.cq, id.cqPool, id.cqShare, id.hasQP = cq, pool, share, true
 	return nil
 }
+
+// qpResult carries a C call's return value and errno through withCSlot.
+type qpResult struct {
+	ret   C.int
+	errno error
+}
+
+func (r qpResult) split() (C.int, error) { return r.ret, r.errno }
 
 // join registers an existing rdma_cm_id and attaches it to the channel.
 func (id *ID) join(ch *EventChannel) error {
@@ -279,7 +290,7 @@ func (id *ID) StartAccept(p ConnParam) error {
 	if err := p.validate(id.portSpace, Accept); err != nil {
 		return fmt.Errorf("rdma_accept: %w", err)
 	}
-	return id.call("rdma_accept", func(cid *C.struct_rdma_cm_id) (C.int, error) {
+	return id.slowCall("rdma_accept", func(cid *C.struct_rdma_cm_id) (C.int, error) {
 		cp := p.c()
 		defer C.free(cp.private_data)
 		ret, errno := C.rdma_accept(cid, &cp)
@@ -326,7 +337,7 @@ func (id *ID) StartConnect(p ConnParam) error {
 	if err := p.validate(id.portSpace, Connect); err != nil {
 		return fmt.Errorf("rdma_connect: %w", err)
 	}
-	return id.call("rdma_connect", func(cid *C.struct_rdma_cm_id) (C.int, error) {
+	return id.slowCall("rdma_connect", func(cid *C.struct_rdma_cm_id) (C.int, error) {
 		cp := p.c()
 		defer C.free(cp.private_data)
 		ret, errno := C.rdma_connect(cid, &cp)
@@ -405,6 +416,12 @@ func (id *ID) call(op string, f func(*C.struct_rdma_cm_id) (C.int, error)) error
 		return opError(op, errno)
 	}
 	return nil
+}
+
+// slowCall is call for the calls that do real work in the kernel, holding
+// one of the bounded C slots.
+func (id *ID) slowCall(op string, f func(*C.struct_rdma_cm_id) (C.int, error)) error {
+	return withCSlot(func() error { return id.call(op, f) })
 }
 
 // Close destroys the id and its QP (rdma_destroy_ep), which the peer sees
