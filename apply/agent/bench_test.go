@@ -148,6 +148,45 @@ func establishRound(b *testing.B, n int) (time.Duration, float64) {
 	return took, perEP
 }
 
+// BenchmarkEstablish1000AgainstCmtimeServer splits the comparison: the
+// agent's endpoints connect to a cmtime server (-b), so only the active
+// side is the agent's; cmtime -c 1000 runs in the same rounds.
+func BenchmarkEstablish1000AgainstCmtimeServer(b *testing.B) {
+	const n, rounds = 1000, 3
+	for i := 0; i < b.N; i++ {
+		var ours, refs []time.Duration
+		for r := 0; r < rounds; r++ {
+			addr, port := testAddr(b), freePort()
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			server := exec.CommandContext(ctx, "cmtime", "-b", addr, "-p", strconv.Itoa(int(port)), "-c", strconv.Itoa(n))
+			if err := server.Start(); err != nil {
+				b.Fatalf("cmtime server: %v", err)
+			}
+			time.Sleep(500 * time.Millisecond)
+			ends := startAgent(b)
+			wait := watchEstablishedFrom(b, ends, "endpoint.c[", n, time.Now())
+			start := time.Now()
+			createBatch(b, ends, "endpoint.c", n, func(int) *pb.EndpointSpec {
+				s := endpointSpec(addr, port)
+				s.Qp = smallQP()
+				return s
+			})
+			wait()
+			took := time.Since(start)
+			ends.terminate(b)
+			server.Process.Kill()
+			server.Wait()
+			cancel()
+			ref, phases := cmtime(b, n)
+			b.Logf("round %d: agent endpoints to a cmtime server %v; cmtime client and server %v (%s)", r+1, took.Round(time.Millisecond), ref.Round(time.Millisecond), phases)
+			ours, refs = append(ours, took), append(refs, ref)
+		}
+		o, c := median(ours), median(refs)
+		b.ReportMetric(o.Seconds()/c.Seconds(), "ratio")
+		b.Logf("agent endpoints to a cmtime server, median of %d rounds: %v; cmtime alone: %v; ratio %.2f", rounds, o.Round(time.Millisecond), c.Round(time.Millisecond), o.Seconds()/c.Seconds())
+	}
+}
+
 // BenchmarkList10000 lists 10,000 real endpoints in one call: endpoints
 // toward a port with no listener and no reconnect policy, so each ends
 // REJECTED (its id destroyed; under load a few may end in error instead)
