@@ -33,6 +33,8 @@ const applyHelp = `Usage: rdmaform [global options] apply [options] [PLAN]
 
 Options:
   -auto-approve        Do not ask for confirmation.
+  -monitor             Watch the objects change in the monitor while apply
+                       runs (q leaves it; apply's own report follows).
   -var 'name=value'    Set a variable (repeatable).
   -var-file=FILE       Load variable values from a file (repeatable).
   -target=ADDRESS      Limit the changes to this object and its dependencies.
@@ -71,6 +73,7 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 	var f planFlags
 	f.register(fs, false)
 	autoApprove := fs.Bool("auto-approve", false, "")
+	monitor := fs.Bool("monitor", false, "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -99,7 +102,17 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 			fmt.Fprintf(s.Err, "Error: Can't set variables, -target or -replace when applying a saved plan\n\nThe saved plan already records them.\n")
 			return 1
 		}
-		return applySavedPlan(fs.Arg(0), f, color, s)
+		return applySavedPlan(fs.Arg(0), f, color, s, *monitor)
+	}
+	if *monitor && !stdinIsTerminal(s.In) {
+		fmt.Fprintf(s.Err, "Error: -monitor needs a terminal\n\nRun \"rdmaform monitor\" in a terminal instead, while %s runs elsewhere.\n", name)
+		return 1
+	}
+	run := execute
+	if *monitor {
+		run = func(se *session, p *planner.Plan, parallelism int, destroy, color bool) int {
+			return executeWithMonitor(se, p, parallelism, destroy, color, f.noColor)
+		}
 	}
 	if !*autoApprove && !stdinIsTerminal(s.In) {
 		fmt.Fprintf(s.Err, "Error: No terminal to confirm the %s\n\n"+
@@ -127,7 +140,7 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 		fmt.Fprintf(s.Out, "\n%s cancelled.\n", strings.ToUpper(name[:1])+name[1:])
 		return 1
 	}
-	return execute(se, p, f.parallelism, destroy, color)
+	return run(se, p, f.parallelism, destroy, color)
 }
 
 // confirm asks Terraform's question and reports whether the answer is
@@ -149,7 +162,7 @@ func confirm(s streams, destroy bool) bool {
 
 // applySavedPlan carries out a plan saved by plan -out, refusing when the
 // state or the configuration changed since.
-func applySavedPlan(path string, f planFlags, color bool, s streams) int {
+func applySavedPlan(path string, f planFlags, color bool, s streams, monitor bool) int {
 	sp, err := readPlanFile(path)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Failed to read the saved plan\n\n%v\n", err)
@@ -190,6 +203,9 @@ func applySavedPlan(path string, f planFlags, color bool, s streams) int {
 		return 1
 	}
 	se.conn = conn
+	if monitor {
+		return executeWithMonitor(se, sp.Plan, f.parallelism, sp.Plan.Destroy, color, f.noColor)
+	}
 	return execute(se, sp.Plan, f.parallelism, sp.Plan.Destroy, color)
 }
 

@@ -24,10 +24,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestMonitorInTmux runs `rdmaform monitor` in a real tmux session while
-// apply creates a listener and four endpoints, checks the screen shows them
-// established with probe round trips, then deletes the Soft-RoCE device and
-// checks the screen shows the loss. The screens are kept in test-artifacts/.
+// TestMonitorInTmux runs `rdmaform apply -monitor` in a real tmux session:
+// the screen shows a listener and four endpoints come up established with
+// probe round trips, and apply's report follows once the monitor is left.
+// Then `rdmaform monitor` watches while the Soft-RoCE device is deleted,
+// and the screen shows the loss. The screens are kept in test-artifacts/.
 // It must be this process's first test (its file sorts first): Soft-RoCE
 // finishes deleting a device only once no process holds it open.
 func TestMonitorInTmux(t *testing.T) {
@@ -76,26 +77,42 @@ func TestMonitorInTmux(t *testing.T) {
 	t.Cleanup(stopAgent)
 	waitFor(t, 20*time.Second, func() bool { _, err := os.Stat(socket); return err == nil }, "the agent's socket")
 
-	session := fmt.Sprintf("rdmaform-monitor-%d", os.Getpid())
-	monitor := fmt.Sprintf("cd %s && env %s=1 %s monitor -no-color -agent=%s", dir, asCLIEnv, exe, socket)
-	if out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "140", "-y", "30", monitor).CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v: %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", session).Run() })
-	capture := func() string {
+	// apply -monitor in a real terminal: the monitor shows the objects
+	// come up while apply creates them; q leaves it and apply's report
+	// follows. The pane stays open after the command so it can be read.
+	capture := func(session string) string {
 		out, _ := exec.Command("tmux", "capture-pane", "-p", "-t", session).Output()
 		return string(out)
 	}
-
-	if out, err := cli("apply", "-auto-approve", "-no-color").CombinedOutput(); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
+	tmux := func(session, command string) {
+		if out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "140", "-y", "30", command).CombinedOutput(); err != nil {
+			t.Fatalf("tmux new-session: %v: %s", err, out)
+		}
+		t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", session).Run() })
 	}
+	applying := fmt.Sprintf("rdmaform-apply-%d", os.Getpid())
+	tmux(applying, fmt.Sprintf("cd %s && env %s=1 %s apply -auto-approve -monitor -no-color; sleep 600", dir, asCLIEnv, exe))
 	var screen string
 	waitFor(t, 60*time.Second, func() bool {
-		screen = capture()
+		screen = capture(applying)
 		return strings.Count(screen, "established") >= 8 && strings.Contains(screen, "endpoint.client[3]") &&
 			strings.Contains(screen, "µs")
-	}, "four endpoints and four accepted connections established, with probe round trips, on the monitor", &screen)
+	}, "four endpoints and four accepted connections established, with probe round trips, in apply -monitor", &screen)
+	keep(t, artefacts, "apply-monitor.txt", screen)
+	exec.Command("tmux", "send-keys", "-t", applying, "q").Run()
+	waitFor(t, 30*time.Second, func() bool {
+		screen = capture(applying)
+		return strings.Contains(screen, "Apply complete! Resources: 6 added, 0 changed, 0 destroyed.")
+	}, "apply's report once the monitor is left", &screen)
+	keep(t, artefacts, "apply-monitor-after-q.txt", screen)
+
+	// The monitor on its own, through the device's loss.
+	session := fmt.Sprintf("rdmaform-monitor-%d", os.Getpid())
+	tmux(session, fmt.Sprintf("cd %s && env %s=1 %s monitor -no-color -agent=%s", dir, asCLIEnv, exe, socket))
+	waitFor(t, 30*time.Second, func() bool {
+		screen = capture(session)
+		return strings.Count(screen, "established") >= 8
+	}, "the monitor showing the established connections", &screen)
 	keep(t, artefacts, "monitor-established.txt", screen)
 
 	deleted := make(chan error, 1)
@@ -123,7 +140,7 @@ func TestMonitorInTmux(t *testing.T) {
 		}
 	})
 	waitFor(t, 30*time.Second, func() bool {
-		screen = capture()
+		screen = capture(session)
 		return strings.Contains(screen, "DEVICE_REMOVAL") && strings.Count(screen, "established") == 0
 	}, "the device loss on the monitor", &screen)
 	keep(t, artefacts, "monitor-device-lost.txt", screen)
