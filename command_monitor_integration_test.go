@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -96,7 +97,7 @@ func TestMonitorInTmux(t *testing.T) {
 	waitFor(t, 60*time.Second, func() bool {
 		screen = capture(applying)
 		return strings.Count(screen, "established") >= 8 && strings.Contains(screen, "endpoint.client[3]") &&
-			strings.Contains(screen, "µs")
+			len(probeRTT.FindAllString(screen, -1)) >= 4
 	}, "four endpoints and four accepted connections established, with probe round trips, in apply -monitor", &screen)
 	keep(t, artefacts, "apply-monitor.txt", screen)
 	exec.Command("tmux", "send-keys", "-t", applying, "q").Run()
@@ -105,6 +106,17 @@ func TestMonitorInTmux(t *testing.T) {
 		return strings.Contains(screen, "Apply complete! Resources: 6 added, 0 changed, 0 destroyed.")
 	}, "apply's report once the monitor is left", &screen)
 	keep(t, artefacts, "apply-monitor-after-q.txt", screen)
+
+	// status, for people and scripts.
+	out, err := cli("status").CombinedOutput()
+	if err != nil || strings.Count(string(out), "established") < 8 || !strings.Contains(string(out), "endpoint.client[3]") {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	keep(t, artefacts, "status.txt", string(out))
+	out, err = cli("status", "-json").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"address": "endpoint.client[3]"`) {
+		t.Fatalf("status -json: %v\n%s", err, out)
+	}
 
 	// The monitor on its own, through the device's loss.
 	session := fmt.Sprintf("rdmaform-monitor-%d", os.Getpid())
@@ -152,6 +164,9 @@ func TestMonitorInTmux(t *testing.T) {
 		t.Fatalf("rdma link delete: %v", err)
 	}
 }
+
+// probeRTT matches an endpoint row's last probe round trip.
+var probeRTT = regexp.MustCompile(`[0-9](µs|ms|s) +ESTABLISHED`)
 
 func waitFor(t *testing.T, limit time.Duration, ok func() bool, what string, shown ...*string) {
 	t.Helper()

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/apply/agent/client"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+func init() {
+	register(command{Name: "status", Synopsis: "Show the live status of every object the agent holds", Run: runStatus})
+}
+
+const statusHelp = `Usage: rdmaform [global options] status [options]
+
+  Prints what the agent holds, live: every protection domain, listener,
+  accepted connection and endpoint with its status, addresses, QP number,
+  device and last probe round trip. For people and scripts; "rdmaform
+  monitor" is the interactive view.
+
+Options:
+  -json          Print the agent's objects as JSON (its List answer).
+  -watch         After the table, print one line per change until Ctrl-C.
+  -agent=PATH    The agent's socket (default: the rdmaform { agent } setting,
+                 then $XDG_RUNTIME_DIR/rdmaform/agent.sock or
+                 /run/rdmaform/agent.sock).
+`
+
+func runStatus(args []string, s streams) int {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(s.Err)
+	fs.Usage = func() { fmt.Fprint(s.Err, statusHelp) }
+	asJSON := fs.Bool("json", false, "")
+	watch := fs.Bool("watch", false, "")
+	agent := fs.String("agent", "", "")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 1
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(s.Err, "Error: status takes no arguments, got %q\n", fs.Args())
+		return 1
+	}
+	socket := client.ChooseSocket(*agent, configuredAgentSocket())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	c, err := client.Dial(ctx, socket)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: %v\n\nplan and apply start an agent when none runs; \"rdmaform agent\" runs one by hand.\n", err)
+		return 1
+	}
+	defer c.Close()
+
+	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
+	list, err := c.List(ctx, &pb.ListRequest{Full: true})
+	cancel()
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Listing the agent's objects\n\n%v\n", err)
+		return 1
+	}
+	if *asJSON {
+		b, err := protojson.MarshalOptions{Multiline: true, EmitUnpopulated: false}.Marshal(list)
+		if err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			return 1
+		}
+		fmt.Fprintln(s.Out, string(b))
+	} else {
+		writeStatusTable(s.Out, list.Objects)
+	}
+	if !*watch {
+		return 0
+	}
+	if err := watchStatus(c, s.Out); err != nil {
+		fmt.Fprintf(s.Err, "Error: The agent's watch stream ended\n\n%v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func writeStatusTable(w io.Writer, objects []*pb.Object) {
+	if len(objects) == 0 {
+		fmt.Fprintln(w, "The agent holds no objects.")
+		return
+	}
+	objects = append([]*pb.Object(nil), objects...)
+	sort.SliceStable(objects, func(i, j int) bool { return statusOrder(objects[i], objects[j]) })
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ADDRESS\tKIND\tSTATUS\tLOCAL\tREMOTE\tDEVICE\tQP\tRTT\tLAST EVENT")
+	counts := map[string]int{}
+	for _, o := range objects {
+		status := lowerWord(o.Status.String())
+		counts[status]++
+		var local, remote, device, qp, rtt string
+		if f := o.Facts; f != nil {
+			local, remote = f.LocalAddr, f.RemoteAddr
+			if f.Device != "" {
+				device = fmt.Sprintf("%s:%d", f.Device, f.Port)
+			}
+			if f.QpNum != 0 {
+				qp = fmt.Sprintf("%d %s", f.QpNum, f.QpType)
+			}
+		}
+		if p := o.Probe; p != nil && p.Last > 0 {
+			rtt = time.Duration(p.Last).Round(time.Microsecond).String()
+		}
+		event := o.LastEvent
+		if e := o.LastError; e != nil && (o.Status == pb.Status_ERROR || o.Status == pb.Status_REJECTED) {
+			event = fmt.Sprintf("%s: %s", e.Call, e.ErrnoName)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Address, lowerWord(o.Kind.String()), status,
+			dash(local), dash(remote), dash(device), dash(qp), dash(rtt), dash(event))
+	}
+	tw.Flush()
+	var parts []string
+	for _, st := range []string{"established", "listening", "ready", "connecting", "reconnecting", "degraded", "disconnected", "rejected", "error", "creating"} {
+		if n := counts[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	fmt.Fprintf(w, "\n%d objects: %s\n", len(objects), strings.Join(parts, ", "))
+}
+
+// statusOrder lists objects in creation order, as plans do: protection
+// domains, listeners each followed by their connections, endpoints; within a
+// block by instance key (client[2] before client[10]).
+func statusOrder(a, b *pb.Object) bool {
+	owner := func(o *pb.Object) string {
+		if o.Parent != "" {
+			return o.Parent
+		}
+		return o.Address
+	}
+	oa, ob := owner(a), owner(b)
+	if oa != ob {
+		ia, errA := addrs.ParseInstance(oa)
+		ib, errB := addrs.ParseInstance(ob)
+		if errA == nil && errB == nil {
+			return ia.Less(ib)
+		}
+		return oa < ob
+	}
+	if (a.Parent == "") != (b.Parent == "") {
+		return a.Parent == "" // the listener before its connections
+	}
+	return a.Address < b.Address
+}
+
+// watchStatus prints one line per change, as `kubectl get -w` does.
+func watchStatus(c *client.Client, w io.Writer) error {
+	stream, err := c.Watch(context.Background(), &pb.WatchRequest{})
+	if err != nil {
+		return err
+	}
+	if _, err := stream.Recv(); err != nil { // the snapshot, printed above
+		return err
+	}
+	for {
+		msg, err := stream.Recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		for _, ch := range msg.Changes {
+			o := ch.Object
+			status := lowerWord(o.Status.String())
+			if ch.Deleted {
+				status = "deleted"
+			}
+			fmt.Fprintf(w, "%s  %-28s %-13s %s\n", time.Now().Format("15:04:05.000"), o.Address, status, o.LastEvent)
+		}
+	}
+}
+
+func lowerWord(s string) string { return strings.ToLower(s) }
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

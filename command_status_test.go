@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+)
+
+func TestStatusWithoutAgentSaysSo(t *testing.T) {
+	var out, errb bytes.Buffer
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	code := run([]string{"status", "-agent=" + sock}, streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	if code != 1 || !strings.Contains(errb.String(), sock) || !strings.Contains(errb.String(), "rdmaform agent") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestStatusTableOrderAndTotals(t *testing.T) {
+	objs := []*pb.Object{
+		{Address: "endpoint.c[10]", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED},
+		{Address: "listener.l/conn/1", Parent: "listener.l", Kind: pb.Kind_CONNECTION, Status: pb.Status_ESTABLISHED},
+		{Address: "endpoint.c[2]", Kind: pb.Kind_ENDPOINT, Status: pb.Status_REJECTED,
+			LastError: &pb.ErrorInfo{Call: "rdma_connect", ErrnoName: "ECONNREFUSED"}},
+		{Address: "listener.l", Kind: pb.Kind_LISTENER, Status: pb.Status_LISTENING},
+		{Address: "protection_domain.p", Kind: pb.Kind_PROTECTION_DOMAIN, Status: pb.Status_READY},
+	}
+	var b bytes.Buffer
+	writeStatusTable(&b, objs)
+	var order []string
+	for _, line := range strings.Split(b.String(), "\n")[1:] {
+		if f := strings.Fields(line); len(f) > 0 && strings.Contains(f[0], ".") {
+			order = append(order, f[0])
+		}
+	}
+	want := []string{"protection_domain.p", "listener.l", "listener.l/conn/1", "endpoint.c[2]", "endpoint.c[10]"}
+	if strings.Join(order, " ") != strings.Join(want, " ") {
+		t.Errorf("order %v, want %v", order, want)
+	}
+	for _, s := range []string{"rdma_connect: ECONNREFUSED", "5 objects: 2 established, 1 listening, 1 ready, 1 rejected"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("table lacks %q:\n%s", s, b.String())
+		}
+	}
+}
