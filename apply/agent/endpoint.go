@@ -161,12 +161,14 @@ func (e *endpoint) session(ctx context.Context, attempt int) bool {
 	if !e.waitEstablished(ctx, id) {
 		return false
 	}
-	facts := factsOf(id)
+	// The status first, the facts (a verbs query) just after: a client
+	// waiting for ESTABLISHED learns it without waiting for the query.
 	e.obj.change(func(s *state) {
-		s.facts = facts
 		s.connectedSince = time.Now()
 		s.record(pb.Status_ESTABLISHED, "ESTABLISHED", "")
 	})
+	facts := factsOf(id)
+	e.obj.change(func(s *state) { s.facts = facts })
 
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
