@@ -3,18 +3,14 @@
 package rdmacm
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"fmt"
-	"os/exec"
 	"sort"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rdmaform/rdmaform/rdmacm/cmtime"
 )
 
 // BenchmarkEstablish1000 establishes 1,000 RC connections to one listener
@@ -32,7 +28,7 @@ func BenchmarkEstablish1000(b *testing.B) {
 			cpu0 := processCPU()
 			d := establishOnce(b, n)
 			ourCPU := processCPU() - cpu0
-			ref, phases, refCPU := cmtime(b, n)
+			ref, phases, refCPU := cmtimeRun(b, n)
 			b.Logf("round %d: rdmaform %v (CPU %v), cmtime %v (CPU %v; %s)", r+1,
 				d.Round(time.Millisecond), ourCPU.Round(time.Millisecond),
 				ref.Round(time.Millisecond), refCPU.Round(time.Millisecond), phases)
@@ -102,59 +98,15 @@ func establishOnce(b *testing.B, n int) time.Duration {
 	return took
 }
 
-// cmtime runs rdma-core's cmtime server and client for n connections and
-// returns the client's time from nothing to established: the sum of its
-// create id, resolve addr, resolve route, create qp and connect steps.
-func cmtime(b *testing.B, n int) (time.Duration, string, time.Duration) {
-	port := freePort()
+// cmtimeRun times cmtime -c n against the test address, on a fresh port.
+func cmtimeRun(b *testing.B, n int) (time.Duration, string, time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	server := exec.CommandContext(ctx, "cmtime", "-b", testAddr(b), "-p", port, "-c", strconv.Itoa(n))
-	if err := server.Start(); err != nil {
-		b.Fatalf("cmtime server: %v (is rdmacm-utils installed?)", err)
-	}
-	defer func() {
-		if server.ProcessState == nil {
-			server.Process.Kill()
-			server.Wait()
-		}
-	}()
-	time.Sleep(500 * time.Millisecond)
-	client := exec.CommandContext(ctx, "cmtime", "-s", testAddr(b), "-p", port, "-c", strconv.Itoa(n))
-	out, err := client.CombinedOutput()
+	r, err := cmtime.Run(ctx, testAddr(b), freePort(), n)
 	if err != nil {
-		b.Fatalf("cmtime client: %v\n%s", err, out)
+		b.Fatal(err)
 	}
-	cpu := client.ProcessState.UserTime() + client.ProcessState.SystemTime()
-	server.Process.Kill()
-	server.Wait()
-	cpu += server.ProcessState.UserTime() + server.ProcessState.SystemTime()
-	steps := map[string]float64{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			continue
-		}
-		if ms, err := strconv.ParseFloat(f[0], 64); err == nil {
-			steps[strings.TrimSpace(name)] = ms
-		}
-	}
-	var total float64
-	var parts []string
-	for _, s := range []string{"create id", "resolve addr", "resolve route", "create qp", "connect"} {
-		ms, ok := steps[s]
-		if !ok {
-			b.Fatalf("cmtime output lacks the %q step:\n%s", s, out)
-		}
-		total += ms
-		parts = append(parts, fmt.Sprintf("%s %.0f ms", s, ms))
-	}
-	return time.Duration(total * float64(time.Millisecond)), strings.Join(parts, ", "), cpu
+	return r.Establish(), r.Summary(), r.CPU
 }
 
 // processCPU is this process's user plus system time so far.
