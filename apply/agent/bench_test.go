@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	rdmacmcmtime "github.com/rdmaform/rdmaform/rdmacm/cmtime"
 )
 
 // smallQP matches what cmtime creates: one work request and one SGE each way.
@@ -362,46 +363,14 @@ func rssOf(b testing.TB, pid int) int64 {
 	return 0
 }
 
-// cmtime runs rdma-core's cmtime server and client for n connections and
-// returns the client's time from nothing to established: the sum of its
-// create id, resolve addr, resolve route, create qp and connect steps (as
-// rdmacm's own benchmark does).
+// cmtime times rdma-core's cmtime -c n from nothing to established (as
+// rdmacm's own benchmark does), on a fresh port.
 func cmtime(b testing.TB, n int) (time.Duration, string) {
-	port := strconv.Itoa(int(freePort()))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	server := exec.CommandContext(ctx, "cmtime", "-b", testAddr(b), "-p", port, "-c", strconv.Itoa(n))
-	if err := server.Start(); err != nil {
-		b.Fatalf("cmtime server: %v (is rdmacm-utils installed?)", err)
-	}
-	defer func() { server.Process.Kill(); server.Wait() }()
-	time.Sleep(500 * time.Millisecond)
-	out, err := exec.CommandContext(ctx, "cmtime", "-s", testAddr(b), "-p", port, "-c", strconv.Itoa(n)).CombinedOutput()
+	r, err := rdmacmcmtime.Run(ctx, testAddr(b), strconv.Itoa(int(freePort())), n)
 	if err != nil {
-		b.Fatalf("cmtime client: %v\n%s", err, out)
+		b.Fatal(err)
 	}
-	steps := map[string]float64{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		if f := strings.Fields(rest); len(f) > 0 {
-			if v, err := strconv.ParseFloat(f[0], 64); err == nil {
-				steps[strings.TrimSpace(name)] = v
-			}
-		}
-	}
-	var total float64
-	var parts []string
-	for _, s := range []string{"create id", "resolve addr", "resolve route", "create qp", "connect"} {
-		v, ok := steps[s]
-		if !ok {
-			b.Fatalf("cmtime output lacks the %q step:\n%s", s, out)
-		}
-		total += v
-		parts = append(parts, fmt.Sprintf("%s %.0f ms", s, v))
-	}
-	return time.Duration(total * float64(time.Millisecond)), strings.Join(parts, ", ")
+	return r.Establish(), r.Summary()
 }
