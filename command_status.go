@@ -32,8 +32,9 @@ Options:
   -json          Print the agent's objects as JSON (its List answer).
   -watch         After the table, print one line per change until Ctrl-C.
   -agent=PATH    The agent's socket (default: the rdmaform { agent } setting,
-                 then $XDG_RUNTIME_DIR/rdmaform/agent.sock or
-                 /run/rdmaform/agent.sock).
+                 then the agent's default: /run/rdmaform/agent.sock for root,
+                 $XDG_RUNTIME_DIR/rdmaform/agent.sock or
+                 /tmp/rdmaform-UID/agent.sock otherwise).
 `
 
 func runStatus(args []string, s streams) int {
