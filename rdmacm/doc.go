@@ -1,14 +1,21 @@
 // Package rdmacm is rdmaform's binding of librdmacm and the few libibverbs
 // calls it needs. Every cgo call of the project lives here.
 //
-// The binding is asynchronous by design: every id is created with
-// rdma_create_ep, which resolves the address and route and creates the QP
-// synchronously (bounded by librdmacm's own timeouts), and is then migrated
-// with rdma_migrate_id to an EventChannel. One goroutine per channel reads
-// its events through Go's network poller, so no OS thread is parked per
-// endpoint, and dispatches them to the id they concern. Blocking helpers such
-// as (*ID).Connect and (*ID).GetRequest wait on those events in Go, with a
-// context.
+// The binding is asynchronous by design. CreateEP creates an id with
+// rdma_create_ep, which resolves the address and route synchronously
+// (bounded by librdmacm's own timeouts), and migrates it with
+// rdma_migrate_id to an EventChannel; Dial does the same for an active id
+// with rdma_create_id and asynchronous rdma_resolve_addr/route, so that many
+// endpoints resolve at once without a thread each. One goroutine per channel
+// reads its events through Go's network poller, so no OS thread is parked
+// per endpoint, and dispatches them to the id they concern. Blocking helpers
+// such as (*ID).Connect and (*ID).GetRequest wait on those events in Go,
+// with a context.
+//
+// QPs share completion queues per channel and device, with one completion
+// channel read by one more goroutine that routes each completion to its id
+// by the work request id; a thousand connected endpoints cost a handful of
+// descriptors instead of four each.
 //
 // A listener created with a QP configuration behaves as rdma_get_request
 // documents: each incoming request gets a QP from the listener's PD and
