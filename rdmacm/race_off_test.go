@@ -1,4 +1,4 @@
-//go:build !race
+//go:build !race && linux && cgo && integration
 
 package rdmacm
 
