@@ -32,7 +32,8 @@ type Options struct {
 	// objects to delete and the ids of objects left alone.
 	Prior *state.State
 	// Parallelism bounds the fabric calls in flight (DefaultParallelism
-	// when 0).
+	// when 0). With a Starter fabric, an endpoint's create holds a slot
+	// for its call only: the waits for connections are not bounded.
 	Parallelism int
 	// Progress receives Terraform's progress lines, one whole line per
 	// write.
@@ -150,13 +151,20 @@ func (e *executor) visit(ctx context.Context, i int) error {
 	case <-ctx.Done():
 		return ErrNotStarted
 	}
-	defer func() { <-e.sem }()
+	held := true
+	release := func() {
+		if held {
+			held = false
+			<-e.sem
+		}
+	}
+	defer release()
 	if ctx.Err() != nil {
 		return ErrNotStarted
 	}
 	switch n.Op {
 	case planner.OpCreate:
-		return e.create(n.Change)
+		return e.create(n.Change, release)
 	case planner.OpUpdate:
 		return e.update(n.Change)
 	case planner.OpDelete:
@@ -178,7 +186,9 @@ func (e *executor) lookupID(a addrs.Instance) (string, bool) {
 	return id, ok
 }
 
-func (e *executor) create(c *planner.Change) error {
+// create makes the object; release gives back the parallelism slot, which
+// a Starter fabric's create holds only for its call, not while waiting.
+func (e *executor) create(c *planner.Change, release func()) error {
 	spec, pd, err := specFor(e.Config, e.byResource, c.Addr, c.After, e.lookupID)
 	if err != nil {
 		return OpError{c.Addr, "create", err}
@@ -186,7 +196,17 @@ func (e *executor) create(c *planner.Change) error {
 	token := e.NewToken()
 	e.progress("%s: Creating...", c.Addr)
 	start := time.Now()
-	facts, err := e.Fabric.Create(e.noCancel, c.Addr, spec, token)
+	var facts state.Facts
+	if st, ok := e.Fabric.(Starter); ok {
+		var wait func() (state.Facts, error)
+		wait, err = st.StartCreate(e.noCancel, c.Addr, spec, token)
+		release()
+		if err == nil {
+			facts, err = wait()
+		}
+	} else {
+		facts, err = e.Fabric.Create(e.noCancel, c.Addr, spec, token)
+	}
 	if err != nil {
 		return OpError{c.Addr, "create", err}
 	}

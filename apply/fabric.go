@@ -35,3 +35,15 @@ type Spec struct {
 	Listener         *config.Listener
 	Endpoint         *config.Endpoint
 }
+
+// Starter is implemented by a fabric whose Create is, for some objects, a
+// short call followed by a long wait (an endpoint connecting). The
+// executor holds a parallelism slot only for the call, so -parallelism
+// bounds the calls in flight rather than the connections being
+// established, which the fabric makes concurrently.
+type Starter interface {
+	// StartCreate makes the call Create would make and returns how to
+	// wait for the outcome, which is then Create's. When err is not nil
+	// nothing is left to wait for.
+	StartCreate(ctx context.Context, addr addrs.Instance, spec Spec, token string) (wait func() (state.Facts, error), err error)
+}

@@ -27,20 +27,35 @@ type Fabric struct {
 	// at least; the endpoint's own connect timeout, doubled, applies when
 	// longer.
 	MinWait time.Duration
+	// MaxConnecting bounds the endpoints created but not yet established
+	// (or failed) at once; StartCreate waits for room. The agent starts
+	// each endpoint's connect at once and its connect.timeout runs from
+	// then, so a thousand started together can time out behind each other.
+	MaxConnecting int
 
 	watchOnce sync.Once
 	watch     *watcher
 	watchErr  error
+
+	batch       batcher
+	connectOnce sync.Once
+	connecting  chan struct{}
 }
 
 var (
 	_ apply.Fabric       = (*Fabric)(nil)
+	_ apply.Starter      = (*Fabric)(nil)
 	_ planner.Refresher  = (*Fabric)(nil)
 	_ planner.DeviceInfo = (*Fabric)(nil)
 )
 
 // New adapts an agent client (client.Client embeds pb.AgentClient).
-func New(a pb.AgentClient) *Fabric { return &Fabric{agent: a, MinWait: 30 * time.Second} }
+func New(a pb.AgentClient) *Fabric {
+	return &Fabric{agent: a, MinWait: 30 * time.Second, MaxConnecting: DefaultMaxConnecting}
+}
+
+// DefaultMaxConnecting is New's MaxConnecting.
+const DefaultMaxConnecting = 128
 
 // Close stops the change stream, if one was started.
 func (f *Fabric) Close() {
@@ -116,17 +131,65 @@ func (f *Fabric) Create(ctx context.Context, a addrs.Instance, spec apply.Spec, 
 	return factsOf(o), nil
 }
 
+// StartCreate registers the object and returns how to wait for it: for an
+// endpoint, until it is established (apply then holds no parallelism slot
+// while the endpoint connects); for the others, nothing is left to wait
+// for. Endpoint creates issued concurrently share CreateEndpoints calls.
+func (f *Fabric) StartCreate(ctx context.Context, a addrs.Instance, spec apply.Spec, token string) (func() (state.Facts, error), error) {
+	if spec.Endpoint == nil {
+		facts, err := f.Create(ctx, a, spec, token)
+		if err != nil {
+			return nil, err
+		}
+		return func() (state.Facts, error) { return facts, nil }, nil
+	}
+	return f.startEndpoint(ctx, a.String(), spec.Endpoint, token)
+}
+
 func (f *Fabric) createEndpoint(ctx context.Context, address string, e *config.Endpoint, token string) (state.Facts, error) {
+	wait, err := f.startEndpoint(ctx, address, e, token)
+	if err != nil {
+		return state.Facts{}, err
+	}
+	return wait()
+}
+
+// startEndpoint subscribes to the endpoint's changes and queues its
+// create for the next CreateEndpoints call; it returns at once, with the
+// wait for the call's answer and then for the endpoint to be established.
+// So apply's parallelism slots are not held while creates are batched:
+// the adapter itself makes one CreateEndpoints call at a time.
+func (f *Fabric) startEndpoint(ctx context.Context, address string, e *config.Endpoint, token string) (func() (state.Facts, error), error) {
 	f.watchOnce.Do(func() { f.watch, f.watchErr = startWatcher(ctx, f.agent) })
 	if f.watchErr != nil {
-		return state.Facts{}, fmt.Errorf("watching the agent: %w", f.watchErr)
+		return nil, fmt.Errorf("watching the agent: %w", f.watchErr)
 	}
+	f.connectOnce.Do(func() { f.connecting = make(chan struct{}, max(f.MaxConnecting, 1)) })
+	f.connecting <- struct{}{}
 	updates := f.watch.subscribe(address)
-	defer f.watch.unsubscribe(address)
-	o, err := f.agent.CreateEndpoint(ctx, &pb.CreateEndpointRequest{Address: address, Token: token, Spec: endpointSpec(e)})
-	if err != nil {
-		return state.Facts{}, rpcError(err)
-	}
+	req := &pb.CreateEndpointRequest{Address: address, Token: token, Spec: endpointSpec(e)}
+	answer := f.batch.enqueue(ctx, f.agent, req)
+	return func() (state.Facts, error) {
+		defer func() { <-f.connecting }()
+		defer f.watch.unsubscribe(address)
+		<-answer.done
+		o, err := answer.obj, answer.err
+		if err != nil {
+			return state.Facts{}, rpcError(err)
+		}
+		if established(o) && o.Facts == nil {
+			// A retry found the endpoint already made; the batch's
+			// summary lacks its facts, which the single call
+			// (idempotent) returns.
+			if full, err := f.agent.CreateEndpoint(ctx, req); err == nil {
+				o = full
+			}
+		}
+		return f.waitEstablished(ctx, address, e, o, updates)
+	}, nil
+}
+
+func (f *Fabric) waitEstablished(ctx context.Context, address string, e *config.Endpoint, o *pb.Object, updates <-chan *pb.Object) (state.Facts, error) {
 	wait := max(f.MinWait, 2*e.Connect.Timeout)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()

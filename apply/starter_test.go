@@ -1,0 +1,92 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/state"
+)
+
+// starterFabric is fakeFabric whose endpoint creates return at once and
+// then wait at gate, as agentfabric's do while the endpoint connects.
+type starterFabric struct {
+	*fakeFabric
+	gate    chan struct{}
+	waiting chan string
+}
+
+func (s *starterFabric) StartCreate(ctx context.Context, a addrs.Instance, spec Spec, token string) (func() (state.Facts, error), error) {
+	facts, err := s.Create(ctx, a, spec, token)
+	if err != nil {
+		return nil, err
+	}
+	if a.Kind != addrs.Endpoint {
+		return func() (state.Facts, error) { return facts, nil }, nil
+	}
+	return func() (state.Facts, error) {
+		s.waiting <- a.String()
+		<-s.gate
+		if a.String() == "endpoint.client[1]" {
+			return state.Facts{}, errors.New("rdma_connect: connection refused (ECONNREFUSED)")
+		}
+		return facts, nil
+	}, nil
+}
+
+// With a Starter fabric, an endpoint's create holds a parallelism slot for
+// its call only: with parallelism 1, all three endpoints wait for their
+// connections at once; each outcome is then recorded (or reported) as
+// Create's would be.
+func TestStarterWaitsHoldNoParallelismSlot(t *testing.T) {
+	e := newEnv(t)
+	sf := &starterFabric{fakeFabric: e.fabric, gate: make(chan struct{}), waiting: make(chan string, 3)}
+	cfg := load(t, loopback)
+	if err := e.m.RefreshState(); err != nil {
+		t.Fatal(err)
+	}
+	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
+	if diags.HasErrors() {
+		t.Fatalf("plan: %v", diags)
+	}
+	rec, err := e.m.OpenRecorder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *Report)
+	go func() {
+		done <- Apply(context.Background(), p, Options{Fabric: sf, Recorder: rec, Config: cfg, Parallelism: 1, Progress: e.out})
+	}()
+	waiting := map[string]bool{}
+	for len(waiting) < 3 {
+		select {
+		case a := <-sf.waiting:
+			waiting[a] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %v wait at once with parallelism 1: the waits hold slots", waiting)
+		}
+	}
+	close(sf.gate)
+	r := <-done
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Added != 4 || len(r.Errors) != 1 || r.Errors[0].Addr.String() != "endpoint.client[1]" ||
+		!strings.Contains(r.Errors[0].Error(), "ECONNREFUSED") {
+		t.Fatalf("report %+v", r)
+	}
+	s := e.current()
+	for _, a := range []string{"protection_domain.rxe", "listener.loop", "endpoint.client[0]", "endpoint.client[2]"} {
+		o := s.Objects[a]
+		if o == nil || o.Facts.CreateToken == "" {
+			t.Fatalf("%s not recorded: %+v", a, s.Objects)
+		}
+	}
+	if s.Objects["endpoint.client[1]"] != nil {
+		t.Fatal("the failed endpoint is recorded")
+	}
+}

@@ -1,0 +1,168 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkApply1000 applies a listener and 1,000 endpoints connected to
+// it through the CLI (this binary as rdmaform, with its own agent
+// process), destroys them, and measures cmtime -c 1000 in the same run.
+// It prints apply's and destroy's wall times, cmtime's connection setup
+// (create id, resolve addr, resolve route, create qp, connect) and
+// teardown (disconnect, destroy) and apply's ratio to cmtime's setup
+// (issue 6's goal: at most 1.3). The state lives in a temporary directory
+// (tmpfs in the VM); RDMAFORM_BENCH_DIR puts it elsewhere (the 9p share).
+func BenchmarkApply1000(b *testing.B) {
+	addr := os.Getenv("RDMAFORM_TEST_ADDR")
+	if addr == "" {
+		b.Fatal("RDMAFORM_TEST_ADDR is not set: run the integration benchmarks in the Soft-RoCE testbed (scripts/vm-run)")
+	}
+	if _, err := exec.LookPath("cmtime"); err != nil {
+		b.Fatal("cmtime (rdmacm-utils) is not installed")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	parent := os.Getenv("RDMAFORM_BENCH_DIR")
+	if parent == "" {
+		parent = b.TempDir()
+	}
+	dir, err := os.MkdirTemp(parent, "apply1000-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(dir) })
+	runDir := b.TempDir()
+	socket := filepath.Join(runDir, "run", "agent.sock")
+	cfg := fmt.Sprintf(`rdmaform {
+  agent {
+    socket = %q
+  }
+}
+
+listener "l" {
+  address = %q
+  port    = 7481
+  accept {
+    echo = false
+  }
+}
+
+endpoint "e" {
+  count   = 1000
+  address = listener.l.address
+  port    = listener.l.port
+}
+`, socket, addr)
+	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(cfg), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cli := func(args ...string) *exec.Cmd {
+		c := exec.Command(exe, args...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), asCLIEnv+"=1")
+		return c
+	}
+	agentCmd := cli("agent", "-socket="+socket, "-log="+filepath.Join(runDir, "agent.log"))
+	var agentOut bytes.Buffer
+	agentCmd.Stdout, agentCmd.Stderr = &agentOut, &agentOut
+	if err := agentCmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { agentCmd.Process.Kill(); agentCmd.Wait() })
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(socket); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(runDir, "agent.log"))
+			b.Fatalf("the agent's socket did not appear\n%s%s", agentOut.String(), log)
+		}
+	}
+	timed := func(args ...string) time.Duration {
+		c := cli(args...)
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
+		start := time.Now()
+		err := c.Run()
+		d := time.Since(start)
+		if err != nil {
+			b.Fatalf("rdmaform %s: %v\n%s", strings.Join(args, " "), err, tail(out.String(), 30))
+		}
+		return d
+	}
+
+	b.ResetTimer()
+	var applyTotal, destroyTotal time.Duration
+	for i := 0; i < b.N; i++ {
+		applyTotal += timed("apply", "-auto-approve", "-no-color")
+		destroyTotal += timed("destroy", "-auto-approve", "-no-color")
+	}
+	b.StopTimer()
+	apply, destroy := applyTotal/time.Duration(b.N), destroyTotal/time.Duration(b.N)
+
+	steps := cmtime(b, addr, 7482, 1000)
+	setup := steps["create id"] + steps["resolve addr"] + steps["resolve route"] + steps["create qp"] + steps["connect"]
+	teardown := steps["disconnect"] + steps["destroy"]
+	ratio := apply.Seconds() / setup.Seconds()
+	b.ReportMetric(apply.Seconds(), "apply-s")
+	b.ReportMetric(destroy.Seconds(), "destroy-s")
+	b.ReportMetric(setup.Seconds(), "cmtime-setup-s")
+	b.ReportMetric(ratio, "ratio")
+	fmt.Printf("apply of 1 listener + 1000 endpoints: %v (state in %s)\n", apply.Round(time.Millisecond), parent)
+	fmt.Printf("cmtime -c 1000 setup (create id %v, resolve addr %v, resolve route %v, create qp %v, connect %v): %v\n",
+		steps["create id"], steps["resolve addr"], steps["resolve route"], steps["create qp"], steps["connect"], setup.Round(time.Millisecond))
+	fmt.Printf("apply / cmtime setup = %.2f (goal <= 1.3)\n", ratio)
+	fmt.Printf("destroy of the same: %v; cmtime disconnect %v + destroy %v = %v\n",
+		destroy.Round(time.Millisecond), steps["disconnect"], steps["destroy"], teardown.Round(time.Millisecond))
+}
+
+// cmtime runs cmtime's server and client with count connections and
+// returns each step's total time as cmtime reports it.
+func cmtime(b *testing.B, addr string, port, count int) map[string]time.Duration {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	p, c := strconv.Itoa(port), strconv.Itoa(count)
+	server := exec.CommandContext(ctx, "cmtime", "-b", addr, "-p", p, "-c", c)
+	if err := server.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { server.Process.Kill(); server.Wait() }()
+	time.Sleep(time.Second) // cmtime's own instructions: start the server first
+	out, err := exec.CommandContext(ctx, "cmtime", "-s", addr, "-p", p, "-c", c).CombinedOutput()
+	if err != nil {
+		b.Fatalf("cmtime: %v\n%s", err, out)
+	}
+	steps := map[string]time.Duration{}
+	line := regexp.MustCompile(`(?m)^(create id|resolve addr|resolve route|create qp|connect|disconnect|destroy)\s*:\s*([0-9.]+)`)
+	for _, m := range line.FindAllStringSubmatch(string(out), -1) {
+		ms, _ := strconv.ParseFloat(m[2], 64)
+		steps[m[1]] = time.Duration(ms * float64(time.Millisecond))
+	}
+	if len(steps) != 7 {
+		b.Fatalf("cmtime's output lacks steps (found %v):\n%s", steps, out)
+	}
+	return steps
+}
+
+func tail(s string, lines int) string {
+	l := strings.Split(s, "\n")
+	if len(l) > lines {
+		l = l[len(l)-lines:]
+	}
+	return strings.Join(l, "\n")
+}
