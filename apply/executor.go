@@ -164,7 +164,7 @@ func (e *executor) visit(ctx context.Context, i int) error {
 	}
 	switch n.Op {
 	case planner.OpCreate:
-		return e.create(n.Change, release)
+		return e.create(ctx, n.Change, release)
 	case planner.OpUpdate:
 		return e.update(n.Change)
 	case planner.OpDelete:
@@ -188,7 +188,7 @@ func (e *executor) lookupID(a addrs.Instance) (string, bool) {
 
 // create makes the object; release gives back the parallelism slot, which
 // a Starter fabric's create holds only for its call, not while waiting.
-func (e *executor) create(c *planner.Change, release func()) error {
+func (e *executor) create(ctx context.Context, c *planner.Change, release func()) error {
 	spec, pd, err := specFor(e.Config, e.byResource, c.Addr, c.After, e.lookupID)
 	if err != nil {
 		return OpError{c.Addr, "create", err}
@@ -199,8 +199,11 @@ func (e *executor) create(c *planner.Change, release func()) error {
 	var facts state.Facts
 	if st, ok := e.Fabric.(Starter); ok {
 		var wait func() (state.Facts, error)
-		wait, err = st.StartCreate(e.noCancel, c.Addr, spec, token)
+		wait, err = st.StartCreate(ctx, c.Addr, spec, token)
 		release()
+		if errors.Is(err, ErrNotStarted) {
+			return ErrNotStarted
+		}
 		if err == nil {
 			facts, err = wait()
 		}

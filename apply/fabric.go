@@ -44,6 +44,9 @@ type Spec struct {
 type Starter interface {
 	// StartCreate makes the call Create would make and returns how to
 	// wait for the outcome, which is then Create's. When err is not nil
-	// nothing is left to wait for.
+	// nothing is left to wait for. Unlike the other calls' contexts, ctx
+	// is cancelled when the walk stops (Ctrl-C): StartCreate returns
+	// ErrNotStarted if that happens before it has made its call; the call
+	// and the wait must not be cut short by it.
 	StartCreate(ctx context.Context, addr addrs.Instance, spec Spec, token string) (wait func() (state.Facts, error), err error)
 }

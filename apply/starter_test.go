@@ -90,3 +90,33 @@ func TestStarterWaitsHoldNoParallelismSlot(t *testing.T) {
 		t.Fatal("the failed endpoint is recorded")
 	}
 }
+
+// notStartedFabric's endpoint creates give up, as agentfabric's do when the
+// walk stops while they wait for room among the endpoints connecting.
+type notStartedFabric struct{ *fakeFabric }
+
+func (n notStartedFabric) StartCreate(ctx context.Context, a addrs.Instance, spec Spec, token string) (func() (state.Facts, error), error) {
+	if a.Kind == addrs.Endpoint {
+		return nil, ErrNotStarted
+	}
+	facts, err := n.Create(ctx, a, spec, token)
+	return func() (state.Facts, error) { return facts, err }, nil
+}
+
+func TestStarterNotStartedIsReportedSo(t *testing.T) {
+	e := newEnv(t)
+	cfg := load(t, loopback)
+	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
+	if diags.HasErrors() {
+		t.Fatalf("plan: %v", diags)
+	}
+	rec, err := e.m.OpenRecorder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Apply(context.Background(), p, Options{Fabric: notStartedFabric{e.fabric}, Recorder: rec, Config: cfg, Progress: e.out})
+	rec.Close()
+	if r.Added != 2 || len(r.Errors) != 0 || len(r.NotStarted) != 3 || !r.Failed() {
+		t.Fatalf("report %+v", r)
+	}
+}

@@ -136,6 +136,8 @@ func (f *Fabric) Create(ctx context.Context, a addrs.Instance, spec apply.Spec, 
 // while the endpoint connects); for the others, nothing is left to wait
 // for. Endpoint creates issued concurrently share CreateEndpoints calls.
 func (f *Fabric) StartCreate(ctx context.Context, a addrs.Instance, spec apply.Spec, token string) (func() (state.Facts, error), error) {
+	stop := ctx.Done()
+	ctx = context.WithoutCancel(ctx) // the walk stopping does not cut the call short
 	if spec.Endpoint == nil {
 		facts, err := f.Create(ctx, a, spec, token)
 		if err != nil {
@@ -143,29 +145,35 @@ func (f *Fabric) StartCreate(ctx context.Context, a addrs.Instance, spec apply.S
 		}
 		return func() (state.Facts, error) { return facts, nil }, nil
 	}
-	return f.startEndpoint(ctx, a.String(), spec.Endpoint, token)
+	return f.startEndpoint(ctx, stop, a.String(), spec.Endpoint, token)
 }
 
 func (f *Fabric) createEndpoint(ctx context.Context, address string, e *config.Endpoint, token string) (state.Facts, error) {
-	wait, err := f.startEndpoint(ctx, address, e, token)
+	wait, err := f.startEndpoint(ctx, nil, address, e, token)
 	if err != nil {
 		return state.Facts{}, err
 	}
 	return wait()
 }
 
-// startEndpoint subscribes to the endpoint's changes and queues its
-// create for the next CreateEndpoints call; it returns at once, with the
+// startEndpoint waits for room among the endpoints connecting (giving up
+// with apply.ErrNotStarted once stop is closed), subscribes to the
+// endpoint's changes and queues its create for the next CreateEndpoints
+// call; it returns at once, with the
 // wait for the call's answer and then for the endpoint to be established.
 // So apply's parallelism slots are not held while creates are batched:
 // the adapter itself makes one CreateEndpoints call at a time.
-func (f *Fabric) startEndpoint(ctx context.Context, address string, e *config.Endpoint, token string) (func() (state.Facts, error), error) {
+func (f *Fabric) startEndpoint(ctx context.Context, stop <-chan struct{}, address string, e *config.Endpoint, token string) (func() (state.Facts, error), error) {
 	f.watchOnce.Do(func() { f.watch, f.watchErr = startWatcher(ctx, f.agent) })
 	if f.watchErr != nil {
 		return nil, fmt.Errorf("watching the agent: %w", f.watchErr)
 	}
 	f.connectOnce.Do(func() { f.connecting = make(chan struct{}, max(f.MaxConnecting, 1)) })
-	f.connecting <- struct{}{}
+	select {
+	case f.connecting <- struct{}{}:
+	case <-stop:
+		return nil, apply.ErrNotStarted
+	}
 	updates := f.watch.subscribe(address)
 	req := &pb.CreateEndpointRequest{Address: address, Token: token, Spec: endpointSpec(e)}
 	answer := f.batch.enqueue(ctx, f.agent, req)
