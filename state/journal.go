@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -164,7 +165,14 @@ func (f *Filesystem) OpenRecorder() (Recorder, error) {
 func (r *localRecorder) write(b []byte) error {
 	if end := r.off + int64(len(b)); end > r.alloc {
 		size := (end/journalChunk + 1) * journalChunk
-		if err := retryEINTR(func() error { return unix.Fallocate(int(r.file.Fd()), 0, 0, size) }); err != nil {
+		err := retryEINTR(func() error { return unix.Fallocate(int(r.file.Fd()), 0, 0, size) })
+		switch {
+		case errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS):
+			// Some file systems (9p, some NFS) cannot preallocate: the
+			// journal then grows with each write, and replay stops at its
+			// end as it stops at the first zero length.
+			size = math.MaxInt64
+		case err != nil:
 			return fmt.Errorf("growing the journal: %w", err)
 		}
 		r.alloc = size
@@ -221,9 +229,11 @@ func (r *localRecorder) Close() error {
 // the profiler) interrupted: fallocate on some file systems (9p in the
 // test VM) returns EINTR rather than restarting.
 func retryEINTR(call func() error) error {
-	for {
-		if err := call(); !errors.Is(err, unix.EINTR) {
+	var err error
+	for try := 0; try < 100; try++ {
+		if err = call(); !errors.Is(err, unix.EINTR) {
 			return err
 		}
 	}
+	return err
 }
