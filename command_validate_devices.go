@@ -18,7 +18,7 @@ func hostDevices() (config.DeviceLimits, error) {
 	if err != nil {
 		return nil, err
 	}
-	limits := hostDeviceLimits{byName: map[string]config.DeviceAttr{}}
+	limits := hostDeviceLimits{byName: map[string]config.DeviceAttr{}, routes: map[string]route{}}
 	for _, d := range devs {
 		limits.byName[d.Name] = config.DeviceAttr{Name: d.Name, MaxQPWR: d.Limits.MaxQPWR, MaxSGE: d.Limits.MaxSGE}
 	}
@@ -27,6 +27,15 @@ func hostDevices() (config.DeviceLimits, error) {
 
 type hostDeviceLimits struct {
 	byName map[string]config.DeviceAttr
+	// routes remembers each address's answer: a block with count = 1000
+	// asks for the same address a thousand times, and each answer binds or
+	// resolves an id through librdmacm.
+	routes map[string]route
+}
+
+type route struct {
+	dev config.DeviceAttr
+	err error
 }
 
 func (h hostDeviceLimits) Device(name string) (config.DeviceAttr, error) {
@@ -37,11 +46,18 @@ func (h hostDeviceLimits) Device(name string) (config.DeviceAttr, error) {
 }
 
 func (h hostDeviceLimits) DeviceFor(address string) (config.DeviceAttr, error) {
+	if r, ok := h.routes[address]; ok {
+		return r.dev, r.err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	var r route
 	name, err := rdmacm.DeviceFor(ctx, address)
 	if err != nil {
-		return config.DeviceAttr{}, err
+		r.err = err
+	} else {
+		r.dev, r.err = h.Device(name)
 	}
-	return h.Device(name)
+	h.routes[address] = r
+	return r.dev, r.err
 }
