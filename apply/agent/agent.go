@@ -379,6 +379,48 @@ func (a *Agent) Delete(ctx context.Context, addr string) (bool, error) {
 	return true, nil
 }
 
+// DeleteResult is one address's outcome in DeleteMany.
+type DeleteResult struct {
+	Existed bool
+	Err     error
+}
+
+// DeleteMany deletes many objects as Delete would, the listeners and
+// endpoints in parallel (every one is told to stop before any is waited
+// for, so their disconnects overlap), then the protection domains the
+// request names, which may be the ones the others used. Results are in
+// the order of addrs; an address given twice is deleted once and its
+// later mentions report existed = false.
+func (a *Agent) DeleteMany(addrs []string) []DeleteResult {
+	out := make([]DeleteResult, len(addrs))
+	objs := make([]*object, len(addrs))
+	seen := make(map[string]bool, len(addrs))
+	for i, addr := range addrs {
+		if seen[addr] {
+			continue
+		}
+		seen[addr] = true
+		if o := a.reg.get(addr); o != nil {
+			objs[i] = o
+			out[i].Existed = true
+			if o.kind != pb.Kind_PROTECTION_DOMAIN && o.cancel != nil {
+				o.cancel()
+			}
+		}
+	}
+	for _, o := range objs {
+		if o != nil && o.kind != pb.Kind_PROTECTION_DOMAIN {
+			a.stopObject(o) // already cancelled: waits for its goroutine
+		}
+	}
+	for i, o := range objs {
+		if o != nil && o.kind == pb.Kind_PROTECTION_DOMAIN {
+			out[i].Err = a.deletePD(o)
+		}
+	}
+	return out
+}
+
 // stopObject stops an object's goroutine (which disconnects and closes its
 // ids), then removes it.
 func (a *Agent) stopObject(o *object) {
@@ -411,19 +453,41 @@ func (a *Agent) deletePD(o *object) error {
 	return nil
 }
 
-// List snapshots every object, sorted by address: whole (with or without
-// history) when full, else its summary.
-func (a *Agent) List(full, withHistory bool) []*pb.Object {
+// List snapshots every object f matches, sorted by address: whole (with
+// or without history) when full, else its summary.
+func (a *Agent) List(full, withHistory bool, f filter) []*pb.Object {
 	objs := a.reg.all()
-	out := make([]*pb.Object, len(objs))
-	for i, o := range objs {
+	out := make([]*pb.Object, 0, len(objs))
+	for _, o := range objs {
+		if !f.match(o.address, o.kind) {
+			continue
+		}
 		if full || withHistory {
-			out[i] = o.snapshot(withHistory)
+			out = append(out, o.snapshot(withHistory))
 		} else {
-			out[i] = o.summary()
+			out = append(out, o.summary())
 		}
 	}
 	return out
+}
+
+// listSummaryWire is List's summaries of the objects f matches, sorted by
+// address, already encoded as the elements of ListResponse.objects: each
+// object's encoding is kept until it changes, so listing copies bytes.
+func (a *Agent) listSummaryWire(f filter) []byte {
+	objs := a.reg.all()
+	var b []byte
+	for i, o := range objs {
+		if !f.match(o.address, o.kind) {
+			continue
+		}
+		if b == nil {
+			// Room for every object at the size of the first, plus slack.
+			b = make([]byte, 0, (len(objs)-i)*128)
+		}
+		b = o.appendSummaryWire(b)
+	}
+	return b
 }
 
 // deviceLost marks the protection domains of a removed device.

@@ -31,8 +31,9 @@ func (h *hub) publish(c *pb.Change) {
 	}
 }
 
-func (h *hub) subscribe(limit int) *subscriber {
-	s := &subscriber{limit: limit, latest: make(map[string]int), ready: make(chan struct{}, 1)}
+// subscribe adds a watcher of the objects f matches.
+func (h *hub) subscribe(limit int, f filter) *subscriber {
+	s := &subscriber{limit: limit, filter: f, latest: make(map[string]int), ready: make(chan struct{}, 1)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.subs[s] = struct{}{}
@@ -51,6 +52,7 @@ func (h *hub) unsubscribe(s *subscriber) {
 type subscriber struct {
 	mu        sync.Mutex
 	limit     int
+	filter    filter // fixed at subscribe
 	queue     []*pb.Change
 	latest    map[string]int // address -> index in queue of its latest change
 	ready     chan struct{}  // holds a token while queue is non-empty
@@ -59,6 +61,9 @@ type subscriber struct {
 
 func (s *subscriber) put(c *pb.Change) {
 	addr := c.GetObject().GetAddress()
+	if !s.filter.match(addr, c.GetObject().GetKind()) {
+		return
+	}
 	s.mu.Lock()
 	if i, ok := s.latest[addr]; ok && len(s.queue) >= s.limit {
 		// Over the bound: the object's newest queued change is replaced by

@@ -13,7 +13,7 @@ func change(addr string, rev uint64) *pb.Change {
 
 func TestHubKeepsEveryChangeUnderTheBound(t *testing.T) {
 	h := newHub()
-	s := h.subscribe(100)
+	s := h.subscribe(100, filter{})
 	for i := uint64(1); i <= 10; i++ {
 		h.publish(change("endpoint.a", i))
 	}
@@ -33,7 +33,7 @@ func TestHubKeepsEveryChangeUnderTheBound(t *testing.T) {
 
 func TestHubCoalescesPerObjectPastTheBound(t *testing.T) {
 	h := newHub()
-	s := h.subscribe(4)
+	s := h.subscribe(4, filter{})
 	rev := uint64(0)
 	next := func(addr string) { rev++; h.publish(change(addr, rev)) }
 	// A reader that never reads while 1,000 changes of 3 objects arrive.
@@ -65,7 +65,7 @@ func TestHubCoalescesPerObjectPastTheBound(t *testing.T) {
 
 func TestHubPublishNeverBlocksAndUnsubscribes(t *testing.T) {
 	h := newHub()
-	s := h.subscribe(1)
+	s := h.subscribe(1, filter{})
 	for i := uint64(0); i < 100000; i++ {
 		h.publish(change("listener.l", i))
 	}

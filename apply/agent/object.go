@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/rdmacm"
@@ -55,6 +57,7 @@ type state struct {
 	lastError      *pb.ErrorInfo
 	errorSummary   *pb.ErrorInfo // lastError without its message, for List's summary
 	summary        *pb.Object    // the summary at revision, reused until the next change
+	summaryWire    []byte        // summary as ListResponse.objects encodes it (tag, length, bytes)
 	createdAt      time.Time
 	statusSince    time.Time
 	connectedSince time.Time
@@ -155,6 +158,33 @@ func (o *object) status() pb.Status {
 func (o *object) summary() *pb.Object {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	return o.summaryLocked()
+}
+
+// appendSummaryWire appends the object's summary as one element of
+// ListResponse.objects (field 1: tag, length, message), encoded once per
+// revision, so that List copies bytes instead of marshalling.
+func (o *object) appendSummaryWire(b []byte) []byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := &o.st
+	if s.summaryWire == nil || s.summary == nil || s.summary.Revision != s.revision {
+		m := o.summaryLocked()
+		raw, err := proto.Marshal(m)
+		if err != nil {
+			panic(err) // a message of our own making always marshals
+		}
+		w := make([]byte, 0, len(raw)+8)
+		w = protowire.AppendTag(w, listObjectsField, protowire.BytesType)
+		s.summaryWire = protowire.AppendBytes(w, raw)
+	}
+	return append(b, s.summaryWire...)
+}
+
+// listObjectsField is ListResponse.objects' field number.
+var listObjectsField = protowire.Number((&pb.ListResponse{}).ProtoReflect().Descriptor().Fields().ByName("objects").Number())
+
+func (o *object) summaryLocked() *pb.Object {
 	s := &o.st
 	if s.summary != nil && s.summary.Revision == s.revision {
 		return s.summary // messages are never modified once made
@@ -180,7 +210,7 @@ func (o *object) summary() *pb.Object {
 	if s.probe != nil {
 		out.Probe = s.probe.proto()
 	}
-	s.summary = out
+	s.summary, s.summaryWire = out, nil
 	return out
 }
 

@@ -73,7 +73,7 @@ func TestAddressesOfConnectionsAreReserved(t *testing.T) {
 
 func TestRevisionsGrowAcrossObjects(t *testing.T) {
 	a := New(nil)
-	s := a.hub.subscribe(100)
+	s := a.hub.subscribe(100, filter{})
 	o1 := a.newObject("endpoint.a", "t", "", pb.Kind_ENDPOINT)
 	o2 := a.newObject("endpoint.b", "t", "", pb.Kind_ENDPOINT)
 	o1.event(pb.Status_CONNECTING, "connecting", "")

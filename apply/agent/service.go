@@ -126,16 +126,44 @@ func (s *service) Delete(ctx context.Context, r *pb.DeleteRequest) (*pb.DeleteRe
 	return &pb.DeleteResponse{Existed: existed}, nil
 }
 
+func (s *service) DeleteMany(_ context.Context, r *pb.DeleteManyRequest) (*pb.DeleteManyResponse, error) {
+	res := s.agent.DeleteMany(r.Addresses)
+	out := &pb.DeleteManyResponse{Results: make([]*pb.DeleteResult, len(res))}
+	for i, d := range res {
+		pr := &pb.DeleteResult{Address: r.Addresses[i], Existed: d.Existed}
+		if d.Err != nil {
+			st := status.Convert(grpcError(d.Err))
+			pr.Code, pr.Error = int32(st.Code()), st.Message()
+		}
+		out.Results[i] = pr
+	}
+	return out, nil
+}
+
+// List answers a summary list with the objects' summaries already
+// encoded (see listSummaryWire), carried as the response's unknown fields:
+// they are written out as they are, and since they are the elements of
+// field 1, the client decodes them as ListResponse.objects, as if they had
+// been marshalled here.
 func (s *service) List(_ context.Context, r *pb.ListRequest) (*pb.ListResponse, error) {
-	return &pb.ListResponse{Objects: s.agent.List(r.Full, r.WithHistory), Agent: s.info}, nil
+	f := filterOf(r.Filter)
+	if r.Full || r.WithHistory {
+		return &pb.ListResponse{Objects: s.agent.List(r.Full, r.WithHistory, f), Agent: s.info}, nil
+	}
+	out := &pb.ListResponse{Agent: s.info}
+	if raw := s.agent.listSummaryWire(f); len(raw) > 0 {
+		out.ProtoReflect().SetUnknown(raw)
+	}
+	return out, nil
 }
 
 // Watch subscribes before it snapshots, then drops queued changes the
 // snapshot already shows (by revision), so nothing falls between the two.
 func (s *service) Watch(r *pb.WatchRequest, stream grpc.ServerStreamingServer[pb.WatchResponse]) error {
-	sub := s.agent.hub.subscribe(watchQueueLimit)
+	f := filterOf(r.Filter)
+	sub := s.agent.hub.subscribe(watchQueueLimit, f)
 	defer s.agent.hub.unsubscribe(sub)
-	objs := s.agent.List(true, r.WithHistory)
+	objs := s.agent.List(true, r.WithHistory, f)
 	seen := make(map[string]uint64, len(objs))
 	for _, o := range objs {
 		seen[o.Address] = o.Revision

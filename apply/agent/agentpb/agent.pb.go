@@ -1745,17 +1745,230 @@ func (x *DeleteResponse) GetExisted() bool {
 	return false
 }
 
+type DeleteManyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Addresses     []string               `protobuf:"bytes,1,rep,name=addresses,proto3" json:"addresses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteManyRequest) Reset() {
+	*x = DeleteManyRequest{}
+	mi := &file_agent_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteManyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteManyRequest) ProtoMessage() {}
+
+func (x *DeleteManyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteManyRequest.ProtoReflect.Descriptor instead.
+func (*DeleteManyRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *DeleteManyRequest) GetAddresses() []string {
+	if x != nil {
+		return x.Addresses
+	}
+	return nil
+}
+
+type DeleteManyResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Results       []*DeleteResult        `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"` // in request order
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteManyResponse) Reset() {
+	*x = DeleteManyResponse{}
+	mi := &file_agent_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteManyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteManyResponse) ProtoMessage() {}
+
+func (x *DeleteManyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteManyResponse.ProtoReflect.Descriptor instead.
+func (*DeleteManyResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *DeleteManyResponse) GetResults() []*DeleteResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+type DeleteResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Address       string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
+	Existed       bool                   `protobuf:"varint,2,opt,name=existed,proto3" json:"existed,omitempty"` // false when there was nothing to delete (still a success)
+	Code          int32                  `protobuf:"varint,3,opt,name=code,proto3" json:"code,omitempty"`       // a gRPC status code: 0 (OK), 9 (FAILED_PRECONDITION: a PD in use), ...
+	Error         string                 `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteResult) Reset() {
+	*x = DeleteResult{}
+	mi := &file_agent_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteResult) ProtoMessage() {}
+
+func (x *DeleteResult) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteResult.ProtoReflect.Descriptor instead.
+func (*DeleteResult) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *DeleteResult) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *DeleteResult) GetExisted() bool {
+	if x != nil {
+		return x.Existed
+	}
+	return false
+}
+
+func (x *DeleteResult) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *DeleteResult) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+// Filter selects objects by address prefix and kind, for List and Watch.
+// An object matches when its address starts with one of prefixes (or
+// prefixes is empty) and its kind is one of kinds (or kinds is empty). A
+// connection's address starts with its listener's ("listener.l/conn/7").
+type Filter struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Prefixes      []string               `protobuf:"bytes,1,rep,name=prefixes,proto3" json:"prefixes,omitempty"`
+	Kinds         []Kind                 `protobuf:"varint,2,rep,packed,name=kinds,proto3,enum=rdmaform.agent.v1.Kind" json:"kinds,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Filter) Reset() {
+	*x = Filter{}
+	mi := &file_agent_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Filter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Filter) ProtoMessage() {}
+
+func (x *Filter) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Filter.ProtoReflect.Descriptor instead.
+func (*Filter) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *Filter) GetPrefixes() []string {
+	if x != nil {
+		return x.Prefixes
+	}
+	return nil
+}
+
+func (x *Filter) GetKinds() []Kind {
+	if x != nil {
+		return x.Kinds
+	}
+	return nil
+}
+
 type ListRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	WithHistory   bool                   `protobuf:"varint,1,opt,name=with_history,json=withHistory,proto3" json:"with_history,omitempty"` // implies full
 	Full          bool                   `protobuf:"varint,2,opt,name=full,proto3" json:"full,omitempty"`
+	Filter        *Filter                `protobuf:"bytes,3,opt,name=filter,proto3" json:"filter,omitempty"` // absent: every object
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1767,7 +1980,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1780,7 +1993,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{24}
+	return file_agent_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListRequest) GetWithHistory() bool {
@@ -1797,6 +2010,13 @@ func (x *ListRequest) GetFull() bool {
 	return false
 }
 
+func (x *ListRequest) GetFilter() *Filter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
 type ListResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Objects       []*Object              `protobuf:"bytes,1,rep,name=objects,proto3" json:"objects,omitempty"`
@@ -1807,7 +2027,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1819,7 +2039,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1832,7 +2052,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{25}
+	return file_agent_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListResponse) GetObjects() []*Object {
@@ -1850,15 +2070,18 @@ func (x *ListResponse) GetAgent() *InfoResponse {
 }
 
 type WatchRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	WithHistory   bool                   `protobuf:"varint,1,opt,name=with_history,json=withHistory,proto3" json:"with_history,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	WithHistory bool                   `protobuf:"varint,1,opt,name=with_history,json=withHistory,proto3" json:"with_history,omitempty"`
+	// Only the objects that match, in the snapshot and in the changes
+	// (deletions included); absent: every object, as the monitor wants.
+	Filter        *Filter `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1870,7 +2093,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1883,7 +2106,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{26}
+	return file_agent_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *WatchRequest) GetWithHistory() bool {
@@ -1891,6 +2114,13 @@ func (x *WatchRequest) GetWithHistory() bool {
 		return x.WithHistory
 	}
 	return false
+}
+
+func (x *WatchRequest) GetFilter() *Filter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
 }
 
 type WatchResponse struct {
@@ -1907,7 +2137,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1919,7 +2149,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1932,7 +2162,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{27}
+	return file_agent_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *WatchResponse) GetSnapshot() bool {
@@ -1973,7 +2203,7 @@ type Change struct {
 
 func (x *Change) Reset() {
 	*x = Change{}
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1985,7 +2215,7 @@ func (x *Change) String() string {
 func (*Change) ProtoMessage() {}
 
 func (x *Change) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1998,7 +2228,7 @@ func (x *Change) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Change.ProtoReflect.Descriptor instead.
 func (*Change) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{28}
+	return file_agent_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Change) GetObject() *Object {
@@ -2023,7 +2253,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2035,7 +2265,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2048,7 +2278,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{29}
+	return file_agent_proto_rawDescGZIP(), []int{33}
 }
 
 type ShutdownResponse struct {
@@ -2059,7 +2289,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2071,7 +2301,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2084,7 +2314,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{30}
+	return file_agent_proto_rawDescGZIP(), []int{34}
 }
 
 type Object struct {
@@ -2125,7 +2355,7 @@ type Object struct {
 
 func (x *Object) Reset() {
 	*x = Object{}
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2137,7 +2367,7 @@ func (x *Object) String() string {
 func (*Object) ProtoMessage() {}
 
 func (x *Object) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2150,7 +2380,7 @@ func (x *Object) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Object.ProtoReflect.Descriptor instead.
 func (*Object) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{31}
+	return file_agent_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Object) GetAddress() string {
@@ -2364,7 +2594,7 @@ type Facts struct {
 
 func (x *Facts) Reset() {
 	*x = Facts{}
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2376,7 +2606,7 @@ func (x *Facts) String() string {
 func (*Facts) ProtoMessage() {}
 
 func (x *Facts) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2389,7 +2619,7 @@ func (x *Facts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Facts.ProtoReflect.Descriptor instead.
 func (*Facts) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{32}
+	return file_agent_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Facts) GetLocalAddr() string {
@@ -2454,7 +2684,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2466,7 +2696,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2479,7 +2709,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{33}
+	return file_agent_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ErrorInfo) GetCall() string {
@@ -2534,7 +2764,7 @@ type ProbeStats struct {
 
 func (x *ProbeStats) Reset() {
 	*x = ProbeStats{}
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2546,7 +2776,7 @@ func (x *ProbeStats) String() string {
 func (*ProbeStats) ProtoMessage() {}
 
 func (x *ProbeStats) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2559,7 +2789,7 @@ func (x *ProbeStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProbeStats.ProtoReflect.Descriptor instead.
 func (*ProbeStats) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{34}
+	return file_agent_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ProbeStats) GetLast() int64 {
@@ -2637,7 +2867,7 @@ type HistoryEvent struct {
 
 func (x *HistoryEvent) Reset() {
 	*x = HistoryEvent{}
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2649,7 +2879,7 @@ func (x *HistoryEvent) String() string {
 func (*HistoryEvent) ProtoMessage() {}
 
 func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2662,7 +2892,7 @@ func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEvent.ProtoReflect.Descriptor instead.
 func (*HistoryEvent) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{35}
+	return file_agent_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *HistoryEvent) GetAt() int64 {
@@ -2821,15 +3051,29 @@ const file_agent_proto_rawDesc = "" +
 	"\rDeleteRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\"*\n" +
 	"\x0eDeleteResponse\x12\x18\n" +
-	"\aexisted\x18\x01 \x01(\bR\aexisted\"D\n" +
+	"\aexisted\x18\x01 \x01(\bR\aexisted\"1\n" +
+	"\x11DeleteManyRequest\x12\x1c\n" +
+	"\taddresses\x18\x01 \x03(\tR\taddresses\"O\n" +
+	"\x12DeleteManyResponse\x129\n" +
+	"\aresults\x18\x01 \x03(\v2\x1f.rdmaform.agent.v1.DeleteResultR\aresults\"l\n" +
+	"\fDeleteResult\x12\x18\n" +
+	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x18\n" +
+	"\aexisted\x18\x02 \x01(\bR\aexisted\x12\x12\n" +
+	"\x04code\x18\x03 \x01(\x05R\x04code\x12\x14\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\"S\n" +
+	"\x06Filter\x12\x1a\n" +
+	"\bprefixes\x18\x01 \x03(\tR\bprefixes\x12-\n" +
+	"\x05kinds\x18\x02 \x03(\x0e2\x17.rdmaform.agent.v1.KindR\x05kinds\"w\n" +
 	"\vListRequest\x12!\n" +
 	"\fwith_history\x18\x01 \x01(\bR\vwithHistory\x12\x12\n" +
-	"\x04full\x18\x02 \x01(\bR\x04full\"z\n" +
+	"\x04full\x18\x02 \x01(\bR\x04full\x121\n" +
+	"\x06filter\x18\x03 \x01(\v2\x19.rdmaform.agent.v1.FilterR\x06filter\"z\n" +
 	"\fListResponse\x123\n" +
 	"\aobjects\x18\x01 \x03(\v2\x19.rdmaform.agent.v1.ObjectR\aobjects\x125\n" +
-	"\x05agent\x18\x02 \x01(\v2\x1f.rdmaform.agent.v1.InfoResponseR\x05agent\"1\n" +
+	"\x05agent\x18\x02 \x01(\v2\x1f.rdmaform.agent.v1.InfoResponseR\x05agent\"d\n" +
 	"\fWatchRequest\x12!\n" +
-	"\fwith_history\x18\x01 \x01(\bR\vwithHistory\"\xcc\x01\n" +
+	"\fwith_history\x18\x01 \x01(\bR\vwithHistory\x121\n" +
+	"\x06filter\x18\x02 \x01(\v2\x19.rdmaform.agent.v1.FilterR\x06filter\"\xcc\x01\n" +
 	"\rWatchResponse\x12\x1a\n" +
 	"\bsnapshot\x18\x01 \x01(\bR\bsnapshot\x123\n" +
 	"\aobjects\x18\x02 \x03(\v2\x19.rdmaform.agent.v1.ObjectR\aobjects\x123\n" +
@@ -2924,7 +3168,7 @@ const file_agent_proto_rawDesc = "" +
 	"\bREJECTED\x10\b\x12\t\n" +
 	"\x05ERROR\x10\t\x12\t\n" +
 	"\x05READY\x10\n" +
-	"2\xa3\a\n" +
+	"2\xfe\a\n" +
 	"\x05Agent\x12G\n" +
 	"\x04Info\x12\x1e.rdmaform.agent.v1.InfoRequest\x1a\x1f.rdmaform.agent.v1.InfoResponse\x12P\n" +
 	"\aDevices\x12!.rdmaform.agent.v1.DevicesRequest\x1a\".rdmaform.agent.v1.DevicesResponse\x12e\n" +
@@ -2933,7 +3177,9 @@ const file_agent_proto_rawDesc = "" +
 	"\x0eCreateEndpoint\x12(.rdmaform.agent.v1.CreateEndpointRequest\x1a\x19.rdmaform.agent.v1.Object\x12h\n" +
 	"\x0fCreateEndpoints\x12).rdmaform.agent.v1.CreateEndpointsRequest\x1a*.rdmaform.agent.v1.CreateEndpointsResponse\x12E\n" +
 	"\x06Update\x12 .rdmaform.agent.v1.UpdateRequest\x1a\x19.rdmaform.agent.v1.Object\x12M\n" +
-	"\x06Delete\x12 .rdmaform.agent.v1.DeleteRequest\x1a!.rdmaform.agent.v1.DeleteResponse\x12G\n" +
+	"\x06Delete\x12 .rdmaform.agent.v1.DeleteRequest\x1a!.rdmaform.agent.v1.DeleteResponse\x12Y\n" +
+	"\n" +
+	"DeleteMany\x12$.rdmaform.agent.v1.DeleteManyRequest\x1a%.rdmaform.agent.v1.DeleteManyResponse\x12G\n" +
 	"\x04List\x12\x1e.rdmaform.agent.v1.ListRequest\x1a\x1f.rdmaform.agent.v1.ListResponse\x12L\n" +
 	"\x05Watch\x12\x1f.rdmaform.agent.v1.WatchRequest\x1a .rdmaform.agent.v1.WatchResponse0\x01\x12S\n" +
 	"\bShutdown\x12\".rdmaform.agent.v1.ShutdownRequest\x1a#.rdmaform.agent.v1.ShutdownResponseB2Z0github.com/rdmaform/rdmaform/apply/agent/agentpbb\x06proto3"
@@ -2951,7 +3197,7 @@ func file_agent_proto_rawDescGZIP() []byte {
 }
 
 var file_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_agent_proto_goTypes = []any{
 	(Kind)(0),                             // 0: rdmaform.agent.v1.Kind
 	(Status)(0),                           // 1: rdmaform.agent.v1.Status
@@ -2979,18 +3225,22 @@ var file_agent_proto_goTypes = []any{
 	(*UpdateRequest)(nil),                 // 23: rdmaform.agent.v1.UpdateRequest
 	(*DeleteRequest)(nil),                 // 24: rdmaform.agent.v1.DeleteRequest
 	(*DeleteResponse)(nil),                // 25: rdmaform.agent.v1.DeleteResponse
-	(*ListRequest)(nil),                   // 26: rdmaform.agent.v1.ListRequest
-	(*ListResponse)(nil),                  // 27: rdmaform.agent.v1.ListResponse
-	(*WatchRequest)(nil),                  // 28: rdmaform.agent.v1.WatchRequest
-	(*WatchResponse)(nil),                 // 29: rdmaform.agent.v1.WatchResponse
-	(*Change)(nil),                        // 30: rdmaform.agent.v1.Change
-	(*ShutdownRequest)(nil),               // 31: rdmaform.agent.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),              // 32: rdmaform.agent.v1.ShutdownResponse
-	(*Object)(nil),                        // 33: rdmaform.agent.v1.Object
-	(*Facts)(nil),                         // 34: rdmaform.agent.v1.Facts
-	(*ErrorInfo)(nil),                     // 35: rdmaform.agent.v1.ErrorInfo
-	(*ProbeStats)(nil),                    // 36: rdmaform.agent.v1.ProbeStats
-	(*HistoryEvent)(nil),                  // 37: rdmaform.agent.v1.HistoryEvent
+	(*DeleteManyRequest)(nil),             // 26: rdmaform.agent.v1.DeleteManyRequest
+	(*DeleteManyResponse)(nil),            // 27: rdmaform.agent.v1.DeleteManyResponse
+	(*DeleteResult)(nil),                  // 28: rdmaform.agent.v1.DeleteResult
+	(*Filter)(nil),                        // 29: rdmaform.agent.v1.Filter
+	(*ListRequest)(nil),                   // 30: rdmaform.agent.v1.ListRequest
+	(*ListResponse)(nil),                  // 31: rdmaform.agent.v1.ListResponse
+	(*WatchRequest)(nil),                  // 32: rdmaform.agent.v1.WatchRequest
+	(*WatchResponse)(nil),                 // 33: rdmaform.agent.v1.WatchResponse
+	(*Change)(nil),                        // 34: rdmaform.agent.v1.Change
+	(*ShutdownRequest)(nil),               // 35: rdmaform.agent.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),              // 36: rdmaform.agent.v1.ShutdownResponse
+	(*Object)(nil),                        // 37: rdmaform.agent.v1.Object
+	(*Facts)(nil),                         // 38: rdmaform.agent.v1.Facts
+	(*ErrorInfo)(nil),                     // 39: rdmaform.agent.v1.ErrorInfo
+	(*ProbeStats)(nil),                    // 40: rdmaform.agent.v1.ProbeStats
+	(*HistoryEvent)(nil),                  // 41: rdmaform.agent.v1.HistoryEvent
 }
 var file_agent_proto_depIdxs = []int32{
 	6,  // 0: rdmaform.agent.v1.DevicesResponse.devices:type_name -> rdmaform.agent.v1.Device
@@ -3007,52 +3257,58 @@ var file_agent_proto_depIdxs = []int32{
 	16, // 11: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
 	19, // 12: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
 	22, // 13: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
-	33, // 14: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
+	37, // 14: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
 	14, // 15: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
 	15, // 16: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
-	33, // 17: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
-	3,  // 18: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	33, // 19: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
-	30, // 20: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
-	3,  // 21: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	33, // 22: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
-	0,  // 23: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
-	1,  // 24: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
-	9,  // 25: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	12, // 26: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
-	16, // 27: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
-	34, // 28: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
-	35, // 29: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
-	36, // 30: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
-	37, // 31: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
-	1,  // 32: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
-	2,  // 33: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
-	4,  // 34: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
-	17, // 35: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
-	18, // 36: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
-	19, // 37: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
-	20, // 38: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
-	23, // 39: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
-	24, // 40: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
-	26, // 41: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
-	28, // 42: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
-	31, // 43: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
-	3,  // 44: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
-	5,  // 45: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
-	33, // 46: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
-	33, // 47: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
-	33, // 48: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
-	21, // 49: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
-	33, // 50: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
-	25, // 51: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
-	27, // 52: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
-	29, // 53: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
-	32, // 54: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
-	44, // [44:55] is the sub-list for method output_type
-	33, // [33:44] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	28, // 17: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
+	0,  // 18: rdmaform.agent.v1.Filter.kinds:type_name -> rdmaform.agent.v1.Kind
+	29, // 19: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	37, // 20: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
+	3,  // 21: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	29, // 22: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	37, // 23: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
+	34, // 24: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
+	3,  // 25: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	37, // 26: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
+	0,  // 27: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
+	1,  // 28: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
+	9,  // 29: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	12, // 30: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
+	16, // 31: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
+	38, // 32: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
+	39, // 33: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
+	40, // 34: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
+	41, // 35: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
+	1,  // 36: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
+	2,  // 37: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
+	4,  // 38: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
+	17, // 39: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
+	18, // 40: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
+	19, // 41: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
+	20, // 42: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
+	23, // 43: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
+	24, // 44: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
+	26, // 45: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
+	30, // 46: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
+	32, // 47: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
+	35, // 48: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
+	3,  // 49: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
+	5,  // 50: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
+	37, // 51: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
+	37, // 52: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
+	37, // 53: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
+	21, // 54: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
+	37, // 55: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
+	25, // 56: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
+	27, // 57: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
+	31, // 58: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
+	33, // 59: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
+	36, // 60: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
+	49, // [49:61] is the sub-list for method output_type
+	37, // [37:49] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -3060,7 +3316,7 @@ func file_agent_proto_init() {
 	if File_agent_proto != nil {
 		return
 	}
-	file_agent_proto_msgTypes[31].OneofWrappers = []any{
+	file_agent_proto_msgTypes[35].OneofWrappers = []any{
 		(*Object_ProtectionDomain)(nil),
 		(*Object_Listener)(nil),
 		(*Object_Endpoint)(nil),
@@ -3071,7 +3327,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   36,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -41,6 +41,7 @@ const (
 	Agent_CreateEndpoints_FullMethodName        = "/rdmaform.agent.v1.Agent/CreateEndpoints"
 	Agent_Update_FullMethodName                 = "/rdmaform.agent.v1.Agent/Update"
 	Agent_Delete_FullMethodName                 = "/rdmaform.agent.v1.Agent/Delete"
+	Agent_DeleteMany_FullMethodName             = "/rdmaform.agent.v1.Agent/DeleteMany"
 	Agent_List_FullMethodName                   = "/rdmaform.agent.v1.Agent/List"
 	Agent_Watch_FullMethodName                  = "/rdmaform.agent.v1.Agent/Watch"
 	Agent_Shutdown_FullMethodName               = "/rdmaform.agent.v1.Agent/Shutdown"
@@ -74,6 +75,13 @@ type AgentClient interface {
 	// A protection domain still used by a listener or endpoint is
 	// FAILED_PRECONDITION.
 	Delete(ctx context.Context, in *DeleteRequest, opts ...grpc.CallOption) (*DeleteResponse, error)
+	// DeleteMany deletes many objects in one call, each as Delete would: the
+	// listeners and endpoints disconnect in parallel (each waits up to 2 s
+	// for its peer's DISCONNECTED, all at once rather than one after
+	// another), then the protection domains named in the same request are
+	// freed, so a request may carry a PD with its users. Results come in
+	// request order, one per address.
+	DeleteMany(ctx context.Context, in *DeleteManyRequest, opts ...grpc.CallOption) (*DeleteManyResponse, error)
 	// List returns every object with its live status in one call, sorted by
 	// address: by default a summary (address, parent, kind, status, revision,
 	// token, last event, last error's call and errno, connected_since,
@@ -176,6 +184,16 @@ func (c *agentClient) Delete(ctx context.Context, in *DeleteRequest, opts ...grp
 	return out, nil
 }
 
+func (c *agentClient) DeleteMany(ctx context.Context, in *DeleteManyRequest, opts ...grpc.CallOption) (*DeleteManyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteManyResponse)
+	err := c.cc.Invoke(ctx, Agent_DeleteMany_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *agentClient) List(ctx context.Context, in *ListRequest, opts ...grpc.CallOption) (*ListResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListResponse)
@@ -243,6 +261,13 @@ type AgentServer interface {
 	// A protection domain still used by a listener or endpoint is
 	// FAILED_PRECONDITION.
 	Delete(context.Context, *DeleteRequest) (*DeleteResponse, error)
+	// DeleteMany deletes many objects in one call, each as Delete would: the
+	// listeners and endpoints disconnect in parallel (each waits up to 2 s
+	// for its peer's DISCONNECTED, all at once rather than one after
+	// another), then the protection domains named in the same request are
+	// freed, so a request may carry a PD with its users. Results come in
+	// request order, one per address.
+	DeleteMany(context.Context, *DeleteManyRequest) (*DeleteManyResponse, error)
 	// List returns every object with its live status in one call, sorted by
 	// address: by default a summary (address, parent, kind, status, revision,
 	// token, last event, last error's call and errno, connected_since,
@@ -288,6 +313,9 @@ func (UnimplementedAgentServer) Update(context.Context, *UpdateRequest) (*Object
 }
 func (UnimplementedAgentServer) Delete(context.Context, *DeleteRequest) (*DeleteResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedAgentServer) DeleteMany(context.Context, *DeleteManyRequest) (*DeleteManyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteMany not implemented")
 }
 func (UnimplementedAgentServer) List(context.Context, *ListRequest) (*ListResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method List not implemented")
@@ -463,6 +491,24 @@ func _Agent_Delete_Handler(srv interface{}, ctx context.Context, dec func(interf
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Agent_DeleteMany_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteManyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServer).DeleteMany(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Agent_DeleteMany_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServer).DeleteMany(ctx, req.(*DeleteManyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Agent_List_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListRequest)
 	if err := dec(in); err != nil {
@@ -548,6 +594,10 @@ var Agent_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Delete",
 			Handler:    _Agent_Delete_Handler,
+		},
+		{
+			MethodName: "DeleteMany",
+			Handler:    _Agent_DeleteMany_Handler,
 		},
 		{
 			MethodName: "List",
