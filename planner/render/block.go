@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/planner"
@@ -28,18 +29,15 @@ type attrLine struct {
 // action: Create and Delete show every value, Update and the replacements
 // only what changes.
 func (w *blockWriter) body(schema *config.Block, before, after cty.Value, action planner.Action, path cty.Path, depth int) {
-	bv, av := attrMap(before), attrMap(after)
+	bv, av := attrsOf(before), attrsOf(after)
 	indent := strings.Repeat("    ", depth)
 	var lines []attrLine
 	hiddenAttrs := 0
-	names := make([]string, 0, len(schema.Attributes))
-	for _, a := range schema.Attributes {
-		names = append(names, a.Name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		x, y := get(bv, name), get(av, name)
-		apath := append(copyPath(path), cty.GetAttrStep{Name: name})
+	// apath is the attribute's path, for "# forces replacement", which
+	// only updates and replacements show.
+	apath := func(name string) cty.Path { return append(copyPath(path), cty.GetAttrStep{Name: name}) }
+	for _, name := range sortedAttributes(schema) {
+		x, y := bv.get(name), av.get(name)
 		switch action {
 		case planner.Create:
 			if !y.IsNull() {
@@ -59,11 +57,11 @@ func (w *blockWriter) body(schema *config.Block, before, after cty.Value, action
 					hiddenAttrs++
 				}
 			case x.IsNull():
-				lines = append(lines, attrLine{"+", name, value(y, indent+"    ") + w.forces(apath)})
+				lines = append(lines, attrLine{"+", name, value(y, indent+"    ") + w.forces(apath(name))})
 			case y.IsNull():
-				lines = append(lines, attrLine{"-", name, value(x, indent+"    ") + " -> null" + w.forces(apath)})
+				lines = append(lines, attrLine{"-", name, value(x, indent+"    ") + " -> null" + w.forces(apath(name))})
 			default:
-				lines = append(lines, attrLine{"~", name, value(x, indent+"    ") + " -> " + value(y, indent+"    ") + w.forces(apath)})
+				lines = append(lines, attrLine{"~", name, value(x, indent+"    ") + " -> " + value(y, indent+"    ") + w.forces(apath(name))})
 			}
 		}
 	}
@@ -72,20 +70,24 @@ func (w *blockWriter) body(schema *config.Block, before, after cty.Value, action
 		width = max(width, len(l.name))
 	}
 	for _, l := range lines {
-		fmt.Fprintf(w.b, "%s  %s %s = %s\n", indent, w.c.symbol(l.sym), pad(l.name, width), l.text)
+		// indent + "  " + symbol + " " + name padded + " = " + text
+		w.b.WriteString(indent)
+		w.b.WriteString("  ")
+		w.b.WriteString(w.c.symbol(l.sym))
+		w.b.WriteString(" ")
+		w.b.WriteString(pad(l.name, width))
+		w.b.WriteString(" = ")
+		w.b.WriteString(l.text)
+		w.b.WriteString("\n")
 	}
 	if hiddenAttrs > 0 {
 		fmt.Fprintf(w.b, "%s    %s\n", indent, hidden(hiddenAttrs, "attribute"))
 	}
 
-	blocks := make([]*config.NestedBlock, len(schema.Blocks))
-	copy(blocks, schema.Blocks)
-	sort.Slice(blocks, func(i, j int) bool { return blocks[i].Name < blocks[j].Name })
 	wrote := len(lines) > 0 || hiddenAttrs > 0
 	hiddenBlocks := 0
-	for _, nb := range blocks {
-		x, y := get(bv, nb.Name), get(av, nb.Name)
-		bpath := append(copyPath(path), cty.GetAttrStep{Name: nb.Name})
+	for _, nb := range sortedBlocks(schema) {
+		x, y := bv.get(nb.Name), av.get(nb.Name)
 		sub := action
 		switch action {
 		case planner.Create:
@@ -115,13 +117,14 @@ func (w *blockWriter) body(schema *config.Block, before, after cty.Value, action
 			w.b.WriteString("\n")
 		}
 		wrote = true
+		bpath := apath(nb.Name)
 		note := ""
 		if sub != action {
 			note = w.forces(bpath)
 		}
-		fmt.Fprintf(w.b, "%s  %s %s {%s\n", indent, w.c.symbol(sub.Symbol()), nb.Name, note)
+		w.b.WriteString(indent + "  " + w.c.symbol(sub.Symbol()) + " " + nb.Name + " {" + note + "\n")
 		w.body(nb.Block, x, y, sub, bpath, depth+1)
-		fmt.Fprintf(w.b, "%s    }\n", indent)
+		w.b.WriteString(indent + "    }\n")
 	}
 	if hiddenBlocks > 0 {
 		if wrote {
@@ -130,6 +133,33 @@ func (w *blockWriter) body(schema *config.Block, before, after cty.Value, action
 		fmt.Fprintf(w.b, "%s    %s\n", indent, hidden(hiddenBlocks, "block"))
 	}
 }
+
+// sorted holds a schema's attribute names and nested blocks in name
+// order, computed once per schema.
+type sorted struct {
+	attrs  []string
+	blocks []*config.NestedBlock
+}
+
+var sortedSchemas sync.Map // *config.Block -> *sorted
+
+func sortedOf(schema *config.Block) *sorted {
+	if s, ok := sortedSchemas.Load(schema); ok {
+		return s.(*sorted)
+	}
+	s := &sorted{attrs: make([]string, 0, len(schema.Attributes)), blocks: make([]*config.NestedBlock, len(schema.Blocks))}
+	for _, a := range schema.Attributes {
+		s.attrs = append(s.attrs, a.Name)
+	}
+	sort.Strings(s.attrs)
+	copy(s.blocks, schema.Blocks)
+	sort.Slice(s.blocks, func(i, j int) bool { return s.blocks[i].Name < s.blocks[j].Name })
+	actual, _ := sortedSchemas.LoadOrStore(schema, s)
+	return actual.(*sorted)
+}
+
+func sortedAttributes(schema *config.Block) []string          { return sortedOf(schema).attrs }
+func sortedBlocks(schema *config.Block) []*config.NestedBlock { return sortedOf(schema).blocks }
 
 // forces returns " # forces replacement" when path forces replacement.
 func (w *blockWriter) forces(path cty.Path) string {
@@ -156,17 +186,34 @@ func blockChanged(schema *config.Block, before, after cty.Value) bool {
 	return !before.RawEquals(after)
 }
 
-func attrMap(v cty.Value) map[string]cty.Value {
-	if v == cty.NilVal || v.IsNull() || !v.IsKnown() {
-		return nil
-	}
-	return v.AsValueMap()
+// attrs is an object whose attributes body reads one by one (without
+// building a map of them): absent when the object is null or unknown.
+type attrs struct {
+	v       cty.Value
+	present bool
 }
 
-// get returns m[name], or null when the object itself is absent.
-func get(m map[string]cty.Value, name string) cty.Value {
-	if v, ok := m[name]; ok {
-		return v
+func attrsOf(v cty.Value) attrs {
+	if v == cty.NilVal || v.IsNull() || !v.IsKnown() {
+		return attrs{}
+	}
+	v, _ = v.Unmark()
+	return attrs{v: v, present: v.Type().IsObjectType() || v.Type().IsMapType()}
+}
+
+// get returns the attribute name, or null when the object or the
+// attribute is absent.
+func (a attrs) get(name string) cty.Value {
+	if a.present {
+		ty := a.v.Type()
+		switch {
+		case ty.IsObjectType() && ty.HasAttribute(name):
+			return a.v.GetAttr(name)
+		case ty.IsMapType():
+			if k := cty.StringVal(name); a.v.HasIndex(k).True() {
+				return a.v.Index(k)
+			}
+		}
 	}
 	return cty.NullVal(cty.DynamicPseudoType)
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,7 @@ func value(v cty.Value, indent string) string {
 	case ty == cty.String:
 		return strconv.Quote(v.AsString())
 	case ty == cty.Number:
-		return v.AsBigFloat().Text('f', -1)
+		return number(v)
 	case ty == cty.Bool:
 		return strconv.FormatBool(v.True())
 	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
@@ -58,6 +59,18 @@ func value(v cty.Value, indent string) string {
 		return b.String()
 	}
 	return ty.FriendlyName()
+}
+
+// number writes a number as Text('f', -1) does, integers (nearly every
+// number a plan shows) without its costly shortest-decimal search.
+func number(v cty.Value) string {
+	f := v.AsBigFloat()
+	if f.IsInt() && !(f.Sign() == 0 && f.Signbit()) {
+		if i, acc := f.Int64(); acc == big.Exact {
+			return strconv.FormatInt(i, 10)
+		}
+	}
+	return f.Text('f', -1)
 }
 
 func pad(s string, width int) string {
