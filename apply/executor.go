@@ -276,7 +276,7 @@ func (e *executor) delete(c *planner.Change) error {
 }
 
 func (e *executor) record(c *planner.Change, final cty.Value, facts state.Facts) error {
-	raw, err := ctyjson.Marshal(final, final.Type())
+	raw, err := marshalValue(final)
 	if err != nil {
 		return OpError{c.Addr, "record", fmt.Errorf("made, but its attributes could not be encoded for the state: %w", err)}
 	}

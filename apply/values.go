@@ -109,6 +109,25 @@ func specFor(cfg *config.Config, byResource map[addrs.Resource][]*config.Instanc
 // (a protection domain's id) is resolved here.
 func unknownsBesidesPD(inst *config.Instance, planned cty.Value) error {
 	schema := config.Schema(inst.Addr.Kind)
+	if !planned.IsNull() && planned.IsKnown() && !planned.IsMarked() && planned.Type().IsObjectType() {
+		// The common case without a walk: every attribute wholly known,
+		// or a computed attribute (or pd) unknown as a whole.
+		fine := true
+		for name := range planned.Type().AttributeTypes() {
+			v := planned.GetAttr(name)
+			if v.IsWhollyKnown() {
+				continue
+			}
+			if a := schema.Attribute(name); !v.IsKnown() && (name == "pd" || a != nil && a.Computed) {
+				continue
+			}
+			fine = false
+			break
+		}
+		if fine {
+			return nil
+		}
+	}
 	var bad string
 	cty.Walk(planned, func(p cty.Path, v cty.Value) (bool, error) {
 		if v.IsKnown() || len(p) == 0 || bad != "" {
