@@ -37,19 +37,20 @@ func (l *Loader) Load(dir string, vars VarInputs) (*Config, hcl.Diagnostics) {
 // name ending in .json is read as HCL's JSON syntax. No variable files are
 // read; vars.Args may still name -var-file files.
 func (l *Loader) LoadSources(sources map[string][]byte, vars VarInputs) (*Config, hcl.Diagnostics) {
+	names := mapKeys(sources)
+	srcs := make([][]byte, len(names))
+	for i, n := range names {
+		srcs[i] = sources[n]
+	}
 	var files []*hcl.File
 	var diags hcl.Diagnostics
-	for _, name := range mapKeys(sources) {
-		var f *hcl.File
-		var d hcl.Diagnostics
-		if strings.HasSuffix(name, ".json") {
-			f, d = l.parser.ParseJSON(sources[name], name)
-		} else {
-			f, d = l.parser.ParseHCL(sources[name], name)
-		}
-		diags = append(diags, d...)
-		if f != nil && !d.HasErrors() {
-			files = append(files, f)
+	for i, r := range parseSources(names, srcs, make([]hcl.Diagnostics, len(names))) {
+		diags = append(diags, r.diags...)
+		if r.file != nil {
+			l.parser.AddFile(names[i], r.file)
+			if !r.diags.HasErrors() {
+				files = append(files, r.file)
+			}
 		}
 	}
 	cfg, d := l.loadFiles("", files, vars)

@@ -8,10 +8,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	hcljson "github.com/hashicorp/hcl/v2/json"
 )
 
@@ -88,28 +88,26 @@ func configFiles(dir string) ([]string, hcl.Diagnostics) {
 
 // parseDir parses every configuration file of dir; files with syntax
 // errors are left out of the result but their diagnostics are returned.
-// Files are read and parsed concurrently, then registered with the
-// Loader's parser in name order.
+// Files are registered with the Loader's parser in name order.
 func (l *Loader) parseDir(dir string) ([]*hcl.File, hcl.Diagnostics) {
 	names, diags := configFiles(dir)
-	type result struct {
-		file  *hcl.File
-		diags hcl.Diagnostics
-	}
-	results := make([]result, len(names))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	srcs := make([][]byte, len(names))
+	readDiags := make([]hcl.Diagnostics, len(names))
 	for i, n := range names {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			results[i].file, results[i].diags = parseFile(n)
-		}()
+		src, err := os.ReadFile(n)
+		if err != nil {
+			readDiags[i] = hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Failed to read file",
+				Detail:   fmt.Sprintf("The configuration file %q could not be read: %v.", n, err),
+			}}
+			continue
+		}
+		srcs[i] = src
 	}
-	wg.Wait()
+	parsed := parseSources(names, srcs, readDiags)
 	var files []*hcl.File
-	for i, r := range results {
+	for i, r := range parsed {
 		diags = append(diags, r.diags...)
 		if r.file != nil {
 			l.parser.AddFile(names[i], r.file)
@@ -121,19 +119,78 @@ func (l *Loader) parseDir(dir string) ([]*hcl.File, hcl.Diagnostics) {
 	return files, diags
 }
 
-// parseFile reads and parses one file in HCL native or JSON syntax by its
-// suffix. It touches no shared state.
-func parseFile(path string) (*hcl.File, hcl.Diagnostics) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Failed to read file",
-			Detail:   fmt.Sprintf("The configuration file %q could not be read: %v.", path, err),
-		}}
+// parseSources parses files (names[i] has content srcs[i]) in HCL native
+// or JSON syntax by the name's suffix, concurrently: big native files in
+// chunks (see chunks.go), each other file in one piece. A file with a
+// diagnostic in skip is not parsed; the result holds that diagnostic.
+func parseSources(names []string, srcs [][]byte, skip []hcl.Diagnostics) []parsedChunk {
+	out := make([]parsedChunk, len(names))
+	var jobs []func()
+	chunks := make([][]parsedChunk, len(names))
+	for i, name := range names {
+		if len(skip[i]) > 0 {
+			out[i].diags = skip[i]
+			continue
+		}
+		src := srcs[i]
+		if strings.HasSuffix(name, ".json") {
+			jobs = append(jobs, func() { out[i].file, out[i].diags = hcljson.Parse(src, name) })
+			continue
+		}
+		offsets := chunkOffsets(src, chunkBytes)
+		if offsets == nil {
+			jobs = append(jobs, func() { out[i] = parseChunk(src, name, 0, len(src)) })
+			continue
+		}
+		chunks[i] = make([]parsedChunk, len(offsets))
+		for j, start := range offsets {
+			end := len(src)
+			if j+1 < len(offsets) {
+				end = offsets[j+1]
+			}
+			jobs = append(jobs, func() { chunks[i][j] = parseChunk(src, name, start, end) })
+		}
 	}
-	if strings.HasSuffix(path, ".json") {
-		return hcljson.Parse(src, path)
+	runConcurrently(jobs)
+	jobs = jobs[:0]
+	for i, cs := range chunks {
+		if cs == nil {
+			continue
+		}
+		if f, ok := mergeChunks(srcs[i], cs); ok {
+			out[i].file = f
+			continue
+		}
+		jobs = append(jobs, func() { out[i] = parseChunk(srcs[i], names[i], 0, len(srcs[i])) })
 	}
-	return hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+	runConcurrently(jobs)
+	return out
+}
+
+// runConcurrently runs jobs on up to GOMAXPROCS goroutines and returns
+// when all are done.
+func runConcurrently(jobs []func()) {
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	if workers <= 1 {
+		for _, job := range jobs {
+			job()
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				jobs[i]()
+			}
+		}()
+	}
+	wg.Wait()
 }
