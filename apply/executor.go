@@ -33,7 +33,8 @@ type Options struct {
 	Prior *state.State
 	// Parallelism bounds the fabric calls in flight (DefaultParallelism
 	// when 0). With a Starter fabric, an endpoint's create holds a slot
-	// for its call only: the waits for connections are not bounded.
+	// for its call only: the waits for connections are not bounded; with
+	// a DeleteStarter, a delete holds one while it is queued.
 	Parallelism int
 	// Progress receives Terraform's progress lines, one whole line per
 	// write.
@@ -168,7 +169,7 @@ func (e *executor) visit(ctx context.Context, i int) error {
 	case planner.OpUpdate:
 		return e.update(n.Change)
 	case planner.OpDelete:
-		return e.delete(n.Change)
+		return e.delete(n.Change, release)
 	}
 	return nil
 }
@@ -254,14 +255,25 @@ func (e *executor) update(c *planner.Change) error {
 	return nil
 }
 
-func (e *executor) delete(c *planner.Change) error {
+func (e *executor) delete(c *planner.Change, release func()) error {
 	token := ""
 	if prior := e.priorObject(c.Addr); prior != nil {
 		token = prior.Facts.CreateToken
 	}
 	e.progress("%s: Destroying... [%s]", c.Addr, identity(c.Addr, c.Before))
 	start := time.Now()
-	if err := e.Fabric.Delete(e.noCancel, c.Addr, token); err != nil {
+	var err error
+	if ds, ok := e.Fabric.(DeleteStarter); ok {
+		var wait func() error
+		wait, err = ds.StartDelete(e.noCancel, c.Addr, token)
+		release()
+		if err == nil {
+			err = wait()
+		}
+	} else {
+		err = e.Fabric.Delete(e.noCancel, c.Addr, token)
+	}
+	if err != nil {
 		return OpError{c.Addr, "delete", err}
 	}
 	// After create_before_destroy the address already holds the new

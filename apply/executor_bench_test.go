@@ -2,7 +2,6 @@ package apply
 
 import (
 	"context"
-	"io"
 	"testing"
 
 	"github.com/rdmaform/rdmaform/planner"
@@ -41,5 +40,4 @@ func BenchmarkApplyFake1000(b *testing.B) {
 			b.Fatalf("destroy: %+v", r)
 		}
 	}
-	_ = io.Discard
 }

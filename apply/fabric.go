@@ -50,3 +50,14 @@ type Starter interface {
 	// and the wait must not be cut short by it.
 	StartCreate(ctx context.Context, addr addrs.Instance, spec Spec, token string) (wait func() (state.Facts, error), err error)
 }
+
+// DeleteStarter is implemented by a fabric that batches deletes: the
+// executor holds a parallelism slot only while StartDelete queues the
+// delete, not while the batch's call disconnects.
+type DeleteStarter interface {
+	// StartDelete queues what Delete would do and returns how to wait for
+	// the outcome, which is then Delete's. It is called with a context
+	// that Ctrl-C does not cancel; when err is not nil nothing is left to
+	// wait for.
+	StartDelete(ctx context.Context, addr addrs.Instance, token string) (wait func() error, err error)
+}

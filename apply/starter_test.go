@@ -120,3 +120,73 @@ func TestStarterNotStartedIsReportedSo(t *testing.T) {
 		t.Fatalf("report %+v", r)
 	}
 }
+
+// deleteStarterFabric's endpoint deletes are queued at once and then wait
+// at gate, as agentfabric's do while their DeleteMany call runs.
+type deleteStarterFabric struct {
+	*fakeFabric
+	gate    chan struct{}
+	waiting chan string
+}
+
+func (d *deleteStarterFabric) StartDelete(ctx context.Context, a addrs.Instance, token string) (func() error, error) {
+	return func() error {
+		if a.Kind == addrs.Endpoint {
+			d.waiting <- a.String()
+			<-d.gate
+		}
+		return d.Delete(ctx, a, token)
+	}, nil
+}
+
+// With a DeleteStarter, deletes hold a slot only while queued: with
+// parallelism 1 every endpoint's delete waits at once, the listener and
+// the PD still after them, and every delete is recorded.
+func TestDeleteStarterWaitsHoldNoParallelismSlot(t *testing.T) {
+	e := newEnv(t)
+	cfg := load(t, loopback)
+	if _, r := e.run(context.Background(), cfg, planner.Options{}, 10); r.Failed() {
+		t.Fatalf("apply: %+v", r)
+	}
+	ds := &deleteStarterFabric{fakeFabric: e.fabric, gate: make(chan struct{}), waiting: make(chan string, 3)}
+	if err := e.m.RefreshState(); err != nil {
+		t.Fatal(err)
+	}
+	prior := e.m.State()
+	p, diags := planner.Make(context.Background(), cfg, prior, planner.Options{Destroy: true})
+	if diags.HasErrors() {
+		t.Fatalf("plan: %v", diags)
+	}
+	rec, err := e.m.OpenRecorder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *Report)
+	go func() {
+		done <- Apply(context.Background(), p, Options{Fabric: ds, Recorder: rec, Prior: prior, Parallelism: 1, Progress: e.out})
+	}()
+	waiting := map[string]bool{}
+	for len(waiting) < 3 {
+		select {
+		case a := <-ds.waiting:
+			waiting[a] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %v wait at once with parallelism 1: the waits hold slots", waiting)
+		}
+	}
+	close(ds.gate)
+	r := <-done
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Failed() || r.Destroyed != 5 {
+		t.Fatalf("report %+v", r)
+	}
+	calls := strings.Join(e.fabric.calls, "\n")
+	if !regexpMatch(`(?s)delete endpoint.*delete listener.loop\ndelete protection_domain.rxe$`, calls) {
+		t.Fatalf("order:\n%s", calls)
+	}
+	if s := e.current(); len(s.Objects) != 0 {
+		t.Fatalf("left in the state: %v", s.Objects)
+	}
+}

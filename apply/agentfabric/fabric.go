@@ -38,15 +38,17 @@ type Fabric struct {
 	watchErr  error
 
 	batch       batcher
+	deletes     deleter
 	connectOnce sync.Once
 	connecting  chan struct{}
 }
 
 var (
-	_ apply.Fabric       = (*Fabric)(nil)
-	_ apply.Starter      = (*Fabric)(nil)
-	_ planner.Refresher  = (*Fabric)(nil)
-	_ planner.DeviceInfo = (*Fabric)(nil)
+	_ apply.Fabric        = (*Fabric)(nil)
+	_ apply.Starter       = (*Fabric)(nil)
+	_ apply.DeleteStarter = (*Fabric)(nil)
+	_ planner.Refresher   = (*Fabric)(nil)
+	_ planner.DeviceInfo  = (*Fabric)(nil)
 )
 
 // New adapts an agent client (client.Client embeds pb.AgentClient).
@@ -66,7 +68,7 @@ func (f *Fabric) Close() {
 
 // Live lists what the agent holds, in one round trip.
 func (f *Fabric) Live(ctx context.Context) (map[string]planner.LiveObject, error) {
-	r, err := f.agent.List(ctx, &pb.ListRequest{})
+	r, err := f.agent.List(ctx, &pb.ListRequest{Filter: &pb.Filter{Kinds: managedKinds}})
 	if err != nil {
 		return nil, fmt.Errorf("listing the agent's objects: %w", err)
 	}
@@ -79,6 +81,10 @@ func (f *Fabric) Live(ctx context.Context) (map[string]planner.LiveObject, error
 	}
 	return out, nil
 }
+
+// managedKinds are the kinds of objects rdmaform manages: not the
+// connections listeners accept.
+var managedKinds = []pb.Kind{pb.Kind_PROTECTION_DOMAIN, pb.Kind_LISTENER, pb.Kind_ENDPOINT}
 
 // Devices lists the agent's devices with their limits.
 func (f *Fabric) Devices(ctx context.Context) ([]planner.Device, error) {
@@ -250,12 +256,23 @@ func (f *Fabric) Update(ctx context.Context, a addrs.Instance, spec apply.Spec, 
 }
 
 // Delete disconnects and destroys the object; what is gone already is
-// fine.
+// fine. Deletes made concurrently share DeleteMany calls.
 func (f *Fabric) Delete(ctx context.Context, a addrs.Instance, token string) error {
-	if _, err := f.agent.Delete(ctx, &pb.DeleteRequest{Address: a.String()}); err != nil {
-		return rpcError(err)
-	}
-	return nil
+	wait, _ := f.StartDelete(ctx, a, token)
+	return wait()
+}
+
+// StartDelete queues the delete for the next DeleteMany call and returns
+// how to wait for its outcome, which is Delete's.
+func (f *Fabric) StartDelete(ctx context.Context, a addrs.Instance, token string) (func() error, error) {
+	p := f.deletes.enqueue(ctx, f.agent, a.String())
+	return func() error {
+		<-p.done
+		if p.err != nil {
+			return rpcError(p.err)
+		}
+		return nil
+	}, nil
 }
 
 func established(o *pb.Object) bool {

@@ -22,7 +22,9 @@ type watcher struct {
 // so that a subscriber registered afterwards misses no change.
 func startWatcher(ctx context.Context, agent pb.AgentClient) (*watcher, error) {
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stream, err := agent.Watch(wctx, &pb.WatchRequest{})
+	// Only endpoints: not the connections a listener accepts, one for
+	// each endpoint connected to it (an older agent ignores the filter).
+	stream, err := agent.Watch(wctx, &pb.WatchRequest{Filter: &pb.Filter{Kinds: []pb.Kind{pb.Kind_ENDPOINT}}})
 	if err != nil {
 		cancel()
 		return nil, err
