@@ -81,6 +81,9 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 		return 1
 	}
 	f.destroy = destroy
+	defer startProfile(name)()
+	trace = newPhaseTrace(name)
+	defer trace.close()
 	if f.parallelism < 1 {
 		fmt.Fprintf(s.Err, "Error: -parallelism must be at least 1\n")
 		return 1
@@ -126,12 +129,15 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 	if !ok {
 		return 1
 	}
+	trace.mark("session open (configuration, state, lock, agent)")
 	p, diags, ok := se.makePlan(&f, targets, replace)
 	se.writeDiags(diags)
 	if !ok {
 		return 1
 	}
+	trace.mark("planned")
 	render.Human(s.Out, p, color)
+	trace.mark("plan printed")
 	if !p.HasChanges() {
 		fmt.Fprintf(s.Out, "\n%s\n", completeLine(destroy, &apply.Report{}, color))
 		return 0
@@ -236,22 +242,28 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
+	progress := newProgressBuffer(s.Out)
 	go func() {
 		select {
 		case <-signals:
+			progress.Flush()
 			fmt.Fprintln(s.Err, "\nInterrupt received. Stopping: no new operations start; those in flight finish and are recorded.")
 			cancel()
 		case <-done:
 		}
 	}()
+	trace.mark("recorder open")
 	report := apply.Apply(ctx, p, apply.Options{
 		Fabric: se.conn.Fabric, Recorder: rec, Config: se.cfg, Prior: se.prior,
-		Parallelism: parallelism, Progress: s.Out,
+		Parallelism: parallelism, Progress: trace.progress(progress),
 	})
+	progress.Flush()
+	trace.mark("walk done")
 	close(done)
 	signal.Stop(signals)
 	interrupted := ctx.Err() != nil
 	closeErr := rec.Close()
+	trace.mark("state saved")
 
 	for _, e := range report.Errors {
 		fmt.Fprintf(s.Err, "\nError: %v\n", e)

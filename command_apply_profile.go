@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"sync"
+	"time"
+)
+
+// Two hidden environment variables help measure apply and destroy:
+//
+//	RDMAFORM_CPUPROFILE=PREFIX  writes a CPU profile to PREFIX.COMMAND.PID
+//	RDMAFORM_TRACE=FILE         appends each phase's time since the start
+//	                            (and every 100th progress line's) to FILE
+const (
+	cpuProfileEnv = "RDMAFORM_CPUPROFILE"
+	traceEnv      = "RDMAFORM_TRACE"
+)
+
+// trace is the running apply's or destroy's phase trace (nil outside one).
+var trace *phaseTrace
+
+// startProfile starts what the environment asks for and returns how to
+// stop it.
+func startProfile(name string) func() {
+	stop := func() {}
+	if prefix := os.Getenv(cpuProfileEnv); prefix != "" {
+		if f, err := os.Create(fmt.Sprintf("%s.%s.%d", prefix, name, os.Getpid())); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				stop = func() { pprof.StopCPUProfile(); f.Close() }
+			} else {
+				f.Close()
+			}
+		}
+	}
+	return stop
+}
+
+// phaseTrace writes phase times to the file RDMAFORM_TRACE names; the
+// zero value (no file) does nothing.
+type phaseTrace struct {
+	mu    sync.Mutex
+	w     io.WriteCloser
+	start time.Time
+	lines int
+}
+
+func newPhaseTrace(name string) *phaseTrace {
+	t := &phaseTrace{start: time.Now()}
+	if path := os.Getenv(traceEnv); path != "" {
+		if f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+			t.w = f
+			t.mark(name + " starts")
+		}
+	}
+	return t
+}
+
+func (t *phaseTrace) mark(phase string) {
+	if t == nil || t.w == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fmt.Fprintf(t.w, "%8.3fs %s\n", time.Since(t.start).Seconds(), phase)
+}
+
+func (t *phaseTrace) close() {
+	if t != nil && t.w != nil {
+		t.mark("end")
+		t.w.Close()
+	}
+}
+
+// progress wraps a progress writer so that every 100th line is traced.
+func (t *phaseTrace) progress(w io.Writer) io.Writer {
+	if t == nil || t.w == nil {
+		return w
+	}
+	return progressCounter{w, t}
+}
+
+type progressCounter struct {
+	w io.Writer
+	t *phaseTrace
+}
+
+func (p progressCounter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	for _, c := range b {
+		if c == '\n' {
+			p.t.mu.Lock()
+			p.t.lines++
+			l := p.t.lines
+			p.t.mu.Unlock()
+			if l%100 == 0 {
+				p.t.mark(fmt.Sprintf("%d progress lines", l))
+			}
+		}
+	}
+	return n, err
+}
