@@ -101,6 +101,7 @@ func benchShape(b *testing.B, shape func(int) map[string]string, n int) {
 	for _, size := range []int{n / 10, n} {
 		dir := writeDir(b, shape(size))
 		b.Run(fmt.Sprintf("n=%d", size), func(b *testing.B) {
+			b.ReportAllocs()
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				cfg, diags := Load(dir, VarInputs{})

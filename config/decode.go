@@ -123,7 +123,7 @@ func decodeBodyTemplate(body hcl.Body, schema *Block, def hcl.Range) (*bodyTempl
 	t.consts = map[string]cty.Value{}
 	t.static = true
 	for name, a := range t.attrs {
-		trs := a.Expr.Variables()
+		trs := exprVariables(a.Expr)
 		t.constant[name] = len(trs) == 0
 		t.traversals = append(t.traversals, trs...)
 		t.static = t.static && t.constant[name]
@@ -151,9 +151,14 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 		resources: map[addrs.Resource]*Resource{},
 	}
 	var diags hcl.Diagnostics
-	for _, f := range files {
+	contents := make([]*hcl.BodyContent, len(files))
+	for i, f := range files {
 		content, cd := f.Body.Content(rootSchema)
 		diags = append(diags, cd...)
+		contents[i] = content
+	}
+	decoded := decodeResources(contents)
+	for _, content := range contents {
 		for _, b := range content.Blocks {
 			if len(b.Labels) == 1 && !addrs.ValidName(b.Labels[0]) {
 				diags = append(diags, &hcl.Diagnostic{
@@ -182,11 +187,48 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 			case "output":
 				diags = append(diags, d.addOutput(b)...)
 			default:
-				diags = append(diags, d.addResource(b)...)
+				diags = append(diags, d.addResource(b, decoded[b])...)
 			}
 		}
 	}
 	return d, diags
+}
+
+// decodedResource is a resource block decoded on its own, before it is
+// known whether its name is a duplicate.
+type decodedResource struct {
+	r     *Resource
+	diags hcl.Diagnostics
+}
+
+// decodeResources decodes every well-named resource block concurrently,
+// in batches of consecutive blocks.
+func decodeResources(contents []*hcl.BodyContent) map[*hcl.Block]decodedResource {
+	var blocks []*hcl.Block
+	for _, content := range contents {
+		for _, b := range content.Blocks {
+			if schemas[addrs.Kind(b.Type)] != nil && len(b.Labels) == 1 && addrs.ValidName(b.Labels[0]) {
+				blocks = append(blocks, b)
+			}
+		}
+	}
+	out := make([]decodedResource, len(blocks))
+	const batch = 64
+	var jobs []func()
+	for start := 0; start < len(blocks); start += batch {
+		end := min(start+batch, len(blocks))
+		jobs = append(jobs, func() {
+			for i := start; i < end; i++ {
+				out[i].r, out[i].diags = decodeResource(blocks[i])
+			}
+		})
+	}
+	runConcurrently(jobs)
+	m := make(map[*hcl.Block]decodedResource, len(blocks))
+	for i, b := range blocks {
+		m[b] = out[i]
+	}
+	return m
 }
 
 func (d *declarations) addVariable(b *hcl.Block) hcl.Diagnostics {
@@ -283,11 +325,23 @@ func (d *declarations) addOutput(b *hcl.Block) hcl.Diagnostics {
 	return diags
 }
 
-func (d *declarations) addResource(b *hcl.Block) hcl.Diagnostics {
-	addr := addrs.Resource{Kind: addrs.Kind(b.Type), Name: b.Labels[0]}
+// addResource declares the resource of block b, decoded already.
+func (d *declarations) addResource(b *hcl.Block, dec decodedResource) hcl.Diagnostics {
+	if dec.r == nil {
+		dec.r, dec.diags = decodeResource(b)
+	}
+	addr := dec.r.Addr
 	if prev, dup := d.resources[addr]; dup {
 		return hcl.Diagnostics{duplicateDiag(fmt.Sprintf("%s %q", addr.Kind, addr.Name), b.DefRange, prev.DeclRange)}
 	}
+	d.resources[addr] = dec.r
+	return dec.diags
+}
+
+// decodeResource decodes a protection_domain, listener or endpoint block.
+// It touches no shared state.
+func decodeResource(b *hcl.Block) (*Resource, hcl.Diagnostics) {
+	addr := addrs.Resource{Kind: addrs.Kind(b.Type), Name: b.Labels[0]}
 	meta, rest, diags := b.Body.PartialContent(metaSchema)
 	r := &Resource{Addr: addr, DeclRange: b.DefRange}
 	if a, ok := meta.Attributes["count"]; ok {
@@ -322,8 +376,7 @@ func (d *declarations) addResource(b *hcl.Block) hcl.Diagnostics {
 	body, bd := decodeBodyTemplate(rest, schemas[addr.Kind], b.DefRange)
 	diags = append(diags, bd...)
 	r.body = body
-	d.resources[addr] = r
-	return diags
+	return r, diags
 }
 
 func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {

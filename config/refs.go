@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/rdmaform/rdmaform/config/addrs"
 )
 
@@ -166,7 +167,7 @@ func (d *declarations) collectRefs(exprs []hcl.Expression, expand string, extra 
 	var trs []hcl.Traversal
 	for _, e := range exprs {
 		if e != nil {
-			trs = append(trs, e.Variables()...)
+			trs = append(trs, exprVariables(e)...)
 		}
 	}
 	trs = append(trs, extra...)
@@ -196,4 +197,24 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// exprVariables is expr.Variables() without walking the common simple
+// expressions: a literal, a single reference, a string without
+// interpolations. It returns the same traversals.
+func exprVariables(expr hcl.Expression) []hcl.Traversal {
+	switch e := expr.(type) {
+	case *hclsyntax.LiteralValueExpr:
+		return nil
+	case *hclsyntax.ScopeTraversalExpr:
+		return []hcl.Traversal{e.Traversal}
+	case *hclsyntax.TemplateExpr:
+		for _, p := range e.Parts {
+			if _, ok := p.(*hclsyntax.LiteralValueExpr); !ok {
+				return expr.Variables()
+			}
+		}
+		return nil
+	}
+	return expr.Variables()
 }
