@@ -59,3 +59,37 @@ func BenchmarkListUnmarshal10000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListTable10000 is the agent's side of a table List on 10,000
+// objects: the table and its marshalled size.
+func BenchmarkListTable10000(b *testing.B) {
+	a := tenThousand(b)
+	var size int
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		raw, err := proto.Marshal(&pb.ListResponse{Table: a.listTable(filter{})})
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(raw)
+	}
+	b.ReportMetric(float64(size)/10000, "bytes/object")
+}
+
+// BenchmarkListTableUnmarshal10000 is the client's side of a table List
+// on 10,000 objects, every row read.
+func BenchmarkListTableUnmarshal10000(b *testing.B) {
+	raw, _ := proto.Marshal(&pb.ListResponse{Table: tenThousand(b).listTable(filter{})})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var r pb.ListResponse
+		if err := proto.Unmarshal(raw, &r); err != nil {
+			b.Fatal(err)
+		}
+		for j := 0; j < r.Table.Len(); j++ {
+			if r.Table.Row(j).Address == "" {
+				b.Fatal("no address")
+			}
+		}
+	}
+}

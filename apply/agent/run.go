@@ -77,6 +77,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 
 	a := New(log)
+	go a.warm()
 	info := &pb.InfoResponse{
 		Pid: int32(os.Getpid()), Socket: socket, LogFile: opts.LogFile,
 		StartedAt: a.startedAt.UnixNano(), Version: opts.Version, Uid: uint32(os.Getuid()),

@@ -151,6 +151,10 @@ func (s *service) List(_ context.Context, r *pb.ListRequest) (*pb.ListResponse, 
 		return &pb.ListResponse{Objects: s.agent.List(r.Full, r.WithHistory, f), Agent: s.info}, nil
 	}
 	out := &pb.ListResponse{Agent: s.info}
+	if r.Table {
+		out.Table = s.agent.listTable(f)
+		return out, nil
+	}
 	if raw := s.agent.listSummaryWire(f); len(raw) > 0 {
 		out.ProtoReflect().SetUnknown(raw)
 	}

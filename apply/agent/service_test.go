@@ -220,3 +220,50 @@ func TestListSummaryOnTheWireIsTheSummary(t *testing.T) {
 		t.Errorf("filtered full list: %d objects, %v", len(r.GetObjects()), err)
 	}
 }
+
+func TestListTableRowsAreTheSummaries(t *testing.T) {
+	a := New(nil)
+	c := serve(t, a)
+	for i := 0; i < 30; i++ {
+		o := fakeObject(a, fmt.Sprintf("endpoint.t[%d]", i), "", pb.Kind_ENDPOINT, 0)
+		switch i % 3 {
+		case 0:
+			o.failure(pb.Status_REJECTED, "REJECTED", &rdmacm.EventError{Op: "rdma_connect", Event: rdmacm.Event{Type: rdmacm.Rejected, Status: 8}})
+		case 1:
+			o.change(func(s *state) {
+				s.connectedSince = time.Now()
+				s.record(pb.Status_ESTABLISHED, "ESTABLISHED", "")
+				s.probe = &probeStats{}
+				s.probe.add(time.Duration(i)*time.Microsecond, false)
+				s.reconnects = uint32(i)
+			})
+		}
+	}
+	l := fakeObject(a, "listener.l", "", pb.Kind_LISTENER, 0)
+	l.change(func(s *state) { s.connections = 2 })
+	fakeObject(a, "listener.l/conn/1", "listener.l", pb.Kind_CONNECTION, 0).failure(pb.Status_ERROR, "error", &agentError{Call: "rdma_accept", Msg: "x"})
+	r, err := c.List(context.Background(), &pb.ListRequest{Table: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Objects) != 0 || r.Agent.GetPid() != 1 {
+		t.Errorf("a table list carries %d objects, agent %v", len(r.Objects), r.Agent)
+	}
+	want := a.List(false, false, filter{})
+	tab := r.Table
+	if tab.Len() != len(want) {
+		t.Fatalf("%d rows, want %d", tab.Len(), len(want))
+	}
+	for i, w := range want {
+		if got := tab.Row(i).Object(); !proto.Equal(got, w) {
+			t.Errorf("row %d: %v, want %v", i, got, w)
+		}
+	}
+	if len(tab.Errors) != 2 || len(tab.Probes) != 10 {
+		t.Errorf("%d errors in the dictionary (want 2), %d probe rows (want 10)", len(tab.Errors), len(tab.Probes))
+	}
+	r, err = c.List(context.Background(), &pb.ListRequest{Table: true, Filter: &pb.Filter{Prefixes: []string{"listener.l/"}}})
+	if err != nil || r.Table.Len() != 1 || r.Table.Row(0).Parent != "listener.l" || r.Table.Row(0).LastError.GetCall() != "rdma_accept" {
+		t.Errorf("filtered table: %v, %v", r.GetTable(), err)
+	}
+}

@@ -1,0 +1,108 @@
+package agent
+
+import (
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+)
+
+// tableBuilder makes List's SummaryTable, one row per object.
+type tableBuilder struct {
+	t                      *pb.SummaryTable
+	addrs, tokens, parents []byte
+	events                 map[string]uint32
+	errs                   map[errorKey]uint32
+	// The previous row's dictionary entries: neighbours often share them,
+	// and a comparison is cheaper than a map lookup.
+	lastEvent      string
+	lastEventIndex uint32
+	lastErr        errorKey
+	lastErrIndex   uint32
+}
+
+type errorKey struct {
+	call, errnoName string
+	errno           int32
+}
+
+func newTableBuilder(rows int) *tableBuilder {
+	return &tableBuilder{
+		t: &pb.SummaryTable{
+			AddressEnds: make([]uint32, 0, rows), TokenEnds: make([]uint32, 0, rows), ParentEnds: make([]uint32, 0, rows),
+			Kinds: make([]pb.Kind, 0, rows), Statuses: make([]pb.Status, 0, rows), Revisions: make([]uint64, 0, rows),
+			LastEvents: make([]uint32, 0, rows), LastEventAt: make([]int64, 0, rows),
+			LastErrors: make([]uint32, 0, rows), LastErrorAt: make([]int64, 0, rows),
+			ConnectedSince: make([]int64, 0, rows), Reconnects: make([]uint32, 0, rows), Connections: make([]uint32, 0, rows),
+		},
+		addrs: make([]byte, 0, rows*24), tokens: make([]byte, 0, rows*40),
+		events: make(map[string]uint32), errs: make(map[errorKey]uint32),
+	}
+}
+
+// add appends o's row.
+func (b *tableBuilder) add(o *object) {
+	t := b.t
+	b.addrs = append(b.addrs, o.address...)
+	b.tokens = append(b.tokens, o.token...)
+	b.parents = append(b.parents, o.parent...)
+	t.AddressEnds = append(t.AddressEnds, uint32(len(b.addrs)))
+	t.TokenEnds = append(t.TokenEnds, uint32(len(b.tokens)))
+	t.ParentEnds = append(t.ParentEnds, uint32(len(b.parents)))
+	t.Kinds = append(t.Kinds, o.kind)
+
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := &o.st
+	t.Statuses = append(t.Statuses, s.status)
+	t.Revisions = append(t.Revisions, s.revision)
+	ev, ok := b.lastEventIndex, len(t.EventNames) > 0 && s.lastEvent == b.lastEvent
+	if !ok {
+		if ev, ok = b.events[s.lastEvent]; !ok {
+			ev = uint32(len(t.EventNames))
+			b.events[s.lastEvent] = ev
+			t.EventNames = append(t.EventNames, s.lastEvent)
+		}
+		b.lastEvent, b.lastEventIndex = s.lastEvent, ev
+	}
+	t.LastEvents = append(t.LastEvents, ev)
+	t.LastEventAt = append(t.LastEventAt, unixNano(s.lastEventAt))
+	var errIndex uint32
+	var errAt int64
+	if e := s.lastError; e != nil {
+		k := errorKey{call: e.Call, errnoName: e.ErrnoName, errno: e.Errno}
+		if errIndex = b.lastErrIndex; errIndex == 0 || k != b.lastErr {
+			if errIndex, ok = b.errs[k]; !ok {
+				t.Errors = append(t.Errors, &pb.ErrorInfo{Call: e.Call, Errno: e.Errno, ErrnoName: e.ErrnoName})
+				errIndex = uint32(len(t.Errors))
+				b.errs[k] = errIndex
+			}
+			b.lastErr, b.lastErrIndex = k, errIndex
+		}
+		errAt = e.At
+	}
+	t.LastErrors = append(t.LastErrors, errIndex)
+	t.LastErrorAt = append(t.LastErrorAt, errAt)
+	t.ConnectedSince = append(t.ConnectedSince, unixNano(s.connectedSince))
+	t.Reconnects = append(t.Reconnects, s.reconnects)
+	t.Connections = append(t.Connections, s.connections)
+	if s.probe != nil {
+		t.ProbeRows = append(t.ProbeRows, uint32(len(t.AddressEnds)-1))
+		t.Probes = append(t.Probes, s.probe.proto())
+	}
+}
+
+func (b *tableBuilder) table() *pb.SummaryTable {
+	b.t.Addresses, b.t.Tokens, b.t.Parents = string(b.addrs), string(b.tokens), string(b.parents)
+	return b.t
+}
+
+// listTable is List's summaries of the objects f matches as one table,
+// sorted by address.
+func (a *Agent) listTable(f filter) *pb.SummaryTable {
+	objs := a.reg.all()
+	b := newTableBuilder(len(objs))
+	for _, o := range objs {
+		if f.match(o.address, o.kind) {
+			b.add(o)
+		}
+	}
+	return b.table()
+}
