@@ -221,17 +221,23 @@ func (l *lockFlags) register(f *flag.FlagSet) {
 // acquire locks m for operation unless -lock=false, reporting failure to
 // errw; the returned function unlocks.
 func (l *lockFlags) acquire(m state.Locker, operation string, errw io.Writer) (func(), bool) {
+	return l.acquireCtx(context.Background(), m, operation, errw, errw)
+}
+
+// acquireCtx is acquire that stops waiting for a held lock when ctx ends,
+// reporting a failure to errw and a failure to unlock to unlockw.
+func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation string, errw, unlockw io.Writer) (func(), bool) {
 	if !l.lock {
 		return func() {}, true
 	}
-	id, err := state.LockWithTimeout(context.Background(), m, state.NewLockInfo(operation), l.timeout)
+	id, err := state.LockWithTimeout(ctx, m, state.NewLockInfo(operation), l.timeout)
 	if err != nil {
 		fmt.Fprintf(errw, "Error: %v\n", err)
 		return nil, false
 	}
 	return func() {
 		if err := m.Unlock(id); err != nil {
-			fmt.Fprintf(errw, "Error releasing the state lock\n\n%v\n\nThe lock ID is %s; release it with \"rdmaform force-unlock %s\".\n", err, id, id)
+			fmt.Fprintf(unlockw, "Error releasing the state lock\n\n%v\n\nThe lock ID is %s; release it with \"rdmaform force-unlock %s\".\n", err, id, id)
 		}
 	}, true
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -145,6 +146,7 @@ type session struct {
 	unlock func()
 	prior  *state.State
 	conn   *fabricConn
+	priors *planner.Priors // prior's objects decoded for the planner
 	color  bool
 	inputs planner.Inputs
 }
@@ -170,10 +172,24 @@ func (se *session) writeDiags(diags hcl.Diagnostics) {
 
 // openSession loads the configuration with vars, opens and locks the
 // state for operation, and connects to the fabric when needFabric.
+//
+// The state is opened, read and decoded for the planner while the
+// configuration loads: with thousands of objects each is a good part of a
+// plan's time, and neither needs the other. Configuration errors come
+// first, as if the state had not been touched.
 func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, color, needFabric bool) (*session, bool) {
 	se := &session{s: s, loader: config.NewLoader(), color: color}
 	se.loader.CoreVersion = Version
+	ctx, cancel := context.WithCancel(context.Background())
+	var stateErrs bytes.Buffer
+	stateDone := make(chan bool, 1)
+	go func() { stateDone <- se.openState(ctx, lock, operation, &stateErrs) }()
 	cfg, diags := se.loader.Load(".", config.VarInputs{Args: vars, Env: env})
+	if diags.HasErrors() {
+		cancel() // a held lock is not worth waiting for
+	}
+	stateOK := <-stateDone
+	cancel()
 	se.writeDiags(diags)
 	if diags.HasErrors() {
 		return se, false
@@ -183,20 +199,10 @@ func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, o
 	for _, v := range vars {
 		se.inputs.Vars = append(se.inputs.Vars, planner.VarInput{File: v.File, Value: v.Value})
 	}
-	m, ok := openStateManager(".", s.Err)
-	if !ok {
+	if !stateOK {
+		s.Err.Write(stateErrs.Bytes())
 		return se, false
 	}
-	se.m = m
-	unlock, ok := lock.acquire(m, operation, s.Err)
-	if !ok {
-		return se, false
-	}
-	se.unlock = unlock
-	if !refreshState(m, s.Err) {
-		return se, false
-	}
-	se.prior = m.State()
 	if !needFabric {
 		return se, true
 	}
@@ -211,6 +217,27 @@ func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, o
 	}
 	se.conn = conn
 	return se, true
+}
+
+// openState opens the state backend, locks it for operation and reads the
+// state, decoding its objects for the planner; failures go to errw.
+func (se *session) openState(ctx context.Context, lock lockFlags, operation string, errw io.Writer) bool {
+	m, ok := openStateManager(".", errw)
+	if !ok {
+		return false
+	}
+	se.m = m
+	unlock, ok := lock.acquireCtx(ctx, m, operation, errw, se.s.Err)
+	if !ok {
+		return false
+	}
+	se.unlock = unlock
+	if !refreshState(m, errw) {
+		return false
+	}
+	se.prior = m.State()
+	se.priors = planner.DecodePriors(se.prior)
+	return true
 }
 
 // rdmaVarEnv returns the RDMAFORM_VAR_* entries of the environment, which
@@ -247,7 +274,7 @@ func configDigest(l *config.Loader) string {
 // makePlan plans with the session and the flags, writing the diagnostics;
 // ok is false when planning failed.
 func (se *session) makePlan(f *planFlags, targets, replace []addrs.Instance) (*planner.Plan, hcl.Diagnostics, bool) {
-	opts := planner.Options{Targets: targets, Replace: replace, Destroy: f.destroy}
+	opts := planner.Options{Targets: targets, Replace: replace, Destroy: f.destroy, Priors: se.priors}
 	if se.conn != nil && f.refresh {
 		opts.Refresher = se.conn.Refresher
 		opts.Devices = se.conn.Devices

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"sort"
 	"sync"
@@ -29,6 +30,10 @@ type Options struct {
 	Replace []addrs.Instance
 	// Destroy plans to delete every object in the state.
 	Destroy bool
+	// Priors is the state's objects already decoded by DecodePriors
+	// (which a command may run while the configuration loads); nil: Make
+	// decodes them.
+	Priors *Priors
 	// NoCreateBeforeDestroy: the fabric holds one object per address, so
 	// a replacement must destroy first even with create_before_destroy;
 	// the plan warns once per block it affects.
@@ -51,8 +56,12 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	if st != nil {
 		p.Prior = StateID{Exists: true, Lineage: st.Lineage, Serial: st.Serial}
 	}
-	priors, d := decodePriors(st)
-	diags = append(diags, d...)
+	pre := opts.Priors
+	if pre == nil || pre.st != st {
+		pre = DecodePriors(st)
+	}
+	priors := maps.Clone(pre.byAddr)
+	diags = append(diags, pre.diags...)
 
 	if opts.Refresher != nil && len(priors) > 0 {
 		live, err := opts.Refresher.Live(ctx)
@@ -122,8 +131,23 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	return p, diags
 }
 
-// decodePriors decodes the state's objects, spread over the CPUs: for a
-// plan with nothing to do this is most of the work.
+// Priors are a state's objects decoded for the diff.
+type Priors struct {
+	st     *state.State
+	byAddr map[string]*prior
+	diags  hcl.Diagnostics
+}
+
+// DecodePriors decodes st's objects (nil: no state) for Make, which
+// otherwise does it itself. For a plan with nothing to do this is much of
+// the work, and it needs only the state: a command can do it while the
+// configuration loads.
+func DecodePriors(st *state.State) *Priors {
+	byAddr, diags := decodePriors(st)
+	return &Priors{st: st, byAddr: byAddr, diags: diags}
+}
+
+// decodePriors decodes the state's objects, spread over the CPUs.
 func decodePriors(st *state.State) (map[string]*prior, hcl.Diagnostics) {
 	if st == nil {
 		return map[string]*prior{}, nil
