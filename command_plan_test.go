@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rdmaform/rdmaform/apply"
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -312,5 +313,27 @@ func TestPlanWaitsForTheLock(t *testing.T) {
 	code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve")
 	if code != 1 || !strings.Contains(errs, "lock") {
 		t.Fatalf("apply under a held lock: %d %s", code, errs)
+	}
+}
+
+// A configuration error is reported at once, even while the state lock
+// (taken while the configuration loads) is held by someone else and
+// -lock-timeout would wait for it; and it is the only error shown.
+func TestConfigErrorDoesNotWaitForTheLock(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig+"\nendpoint \"broken\" {\n  port = 1\n}\n")
+	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
+	id, err := m.Lock(state.NewLockInfo("OperationTypeApply"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Unlock(id)
+	start := time.Now()
+	code, _, errs := stateCmd(t, dir, "", "plan", "-lock-timeout=2m")
+	if took := time.Since(start); took > time.Minute {
+		t.Fatalf("plan waited %v for the lock before reporting the configuration error", took)
+	}
+	if code != 1 || !strings.Contains(errs, `Missing required argument`) || strings.Contains(errs, "lock") {
+		t.Fatalf("plan with a configuration error under a held lock: %d\n%s", code, errs)
 	}
 }
