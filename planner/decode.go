@@ -49,7 +49,25 @@ func (f *fields) block(name string) *fields {
 
 // decodeFields is decodeAttributes that also returns the fields.
 func decodeFields(b *config.Block, raw []byte) (cty.Value, *fields, error) {
-	s := &scanner{data: raw}
+	return decodeFieldsShared(b, raw, nil)
+}
+
+// nestedCache holds decoded nested blocks by their exact JSON text, for
+// one goroutine. The objects of one configuration block mostly share their
+// qp, connect and reconnect blocks, and cty values are immutable, so
+// decoding each distinct text once saves most of the work (and garbage)
+// of decoding a large state.
+type nestedCache map[*config.Block]map[string]decodedBlock
+
+type decodedBlock struct {
+	val    cty.Value
+	fields *fields
+}
+
+// decodeFieldsShared is decodeFields that shares nested blocks through
+// cache (nil: no sharing).
+func decodeFieldsShared(b *config.Block, raw []byte, cache nestedCache) (cty.Value, *fields, error) {
+	s := &scanner{data: raw, cache: cache}
 	v, f, err := s.object(b)
 	if err != nil {
 		return cty.NilVal, nil, err
@@ -61,8 +79,64 @@ func decodeFields(b *config.Block, raw []byte) (cty.Value, *fields, error) {
 }
 
 type scanner struct {
-	data []byte
-	pos  int
+	data  []byte
+	pos   int
+	cache nestedCache
+}
+
+// nested decodes a nested block's object, through the cache when the
+// scanner has one.
+func (s *scanner) nested(b *config.Block) (cty.Value, *fields, error) {
+	if s.cache == nil {
+		return s.object(b)
+	}
+	s.skipSpace()
+	end := objectEnd(s.data, s.pos)
+	if end < 0 {
+		return s.object(b) // malformed: let object say where
+	}
+	byText := s.cache[b]
+	if d, ok := byText[string(s.data[s.pos:end])]; ok {
+		s.pos = end
+		return d.val, d.fields, nil
+	}
+	start := s.pos
+	v, f, err := s.object(b)
+	if err != nil || s.pos != end {
+		return v, f, err
+	}
+	if byText == nil {
+		byText = map[string]decodedBlock{}
+		s.cache[b] = byText
+	}
+	byText[string(s.data[start:end])] = decodedBlock{v, f}
+	return v, f, nil
+}
+
+// objectEnd returns the offset just past the JSON object starting at pos,
+// or -1 when there is none or it does not end.
+func objectEnd(data []byte, pos int) int {
+	if pos >= len(data) || data[pos] != '{' {
+		return -1
+	}
+	depth := 0
+	for i := pos; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
 }
 
 func (s *scanner) skipSpace() {
@@ -129,7 +203,7 @@ func (s *scanner) object(b *config.Block) (cty.Value, *fields, error) {
 			}
 			vals[name] = v
 		} else if nb := b.NestedBlock(name); nb != nil {
-			v, f, err := s.object(nb.Block)
+			v, f, err := s.nested(nb.Block)
 			if err != nil {
 				return cty.NilVal, nil, fmt.Errorf("%s.%v", name, err)
 			}

@@ -57,3 +57,51 @@ func TestDecodeAttributesEscapesAndSpace(t *testing.T) {
 		}
 	}
 }
+
+// Sharing nested blocks between objects must not change what any object
+// decodes to, nor hide an error in a block whose text was seen before.
+func TestDecodeSharedNestedBlocks(t *testing.T) {
+	ep := config.Schema(addrs.Endpoint)
+	docs := []string{
+		`{"port":1,"qp":{"type":"rc","max_send_wr":32},"connect":{"private_data":"a\"}"}}`,
+		`{"port":2,"qp":{"type":"rc","max_send_wr":32},"connect":{"private_data":"b"}}`,
+		`{"port":3,"qp":{"type":"rc","max_send_wr":32} ,"connect":{"private_data":"a\"}"}}`,
+		`{"port":4,"qp":{"type":"rc","max_send_wr":64},"connect":null}`,
+		`{"port":5,"qp":{"type":"rc","max_send_wr":32}}`,
+	}
+	cache := nestedCache{}
+	for _, d := range docs {
+		want, wantF, err := decodeFields(ep, []byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotF, err := decodeFieldsShared(ep, []byte(d), cache)
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		if !got.RawEquals(want) {
+			t.Fatalf("%s:\n got %#v\nwant %#v", d, got, want)
+		}
+		for _, b := range []string{"qp", "connect"} {
+			g, w := gotF.block(b), wantF.block(b)
+			if (g == nil) != (w == nil) || g != nil && len(g.vals) != len(w.vals) {
+				t.Fatalf("%s: fields of %s differ", d, b)
+			}
+			if g != nil {
+				for name, wv := range w.vals {
+					if !g.vals[name].RawEquals(wv) {
+						t.Fatalf("%s: %s.%s is %#v, want %#v", d, b, name, g.vals[name], wv)
+					}
+				}
+			}
+		}
+	}
+	if n := len(cache[ep.NestedBlock("qp").Block]); n != 2 {
+		t.Fatalf("%d distinct qp blocks cached, want 2", n)
+	}
+	for _, bad := range []string{`{"qp":{"type":"rc","max_send_wr":"x"}}`, `{"qp":{"type":"rc","max_send_wr":32}`, `{"qp":{"type":"rc","max_send_wr":32},"qp2":1}`} {
+		if _, _, err := decodeFieldsShared(ep, []byte(bad), cache); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}

@@ -164,8 +164,9 @@ func decodePriors(st *state.State) (map[string]*prior, hcl.Diagnostics) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
+			cache := nestedCache{}
 			for i := w; i < len(objs); i += workers {
-				decoded[i], problems[i] = decodePrior(objs[i])
+				decoded[i], problems[i] = decodePrior(objs[i], cache)
 			}
 		}(w)
 	}
@@ -183,7 +184,7 @@ func decodePriors(st *state.State) (map[string]*prior, hcl.Diagnostics) {
 	return out, diags
 }
 
-func decodePrior(o *state.Object) (*prior, *hcl.Diagnostic) {
+func decodePrior(o *state.Object, cache nestedCache) (*prior, *hcl.Diagnostic) {
 	schema := config.Schema(o.Addr.Kind)
 	if schema == nil {
 		return nil, sourceless(hcl.DiagError, "Unknown object kind in the state",
@@ -192,7 +193,7 @@ func decodePrior(o *state.Object) (*prior, *hcl.Diagnostic) {
 	p := &prior{obj: o, val: cty.NullVal(schema.ImpliedType())}
 	if len(o.Attributes) > 0 {
 		var err error
-		if p.val, p.fields, err = decodeFields(schema, o.Attributes); err != nil {
+		if p.val, p.fields, err = decodeFieldsShared(schema, o.Attributes, cache); err != nil {
 			return nil, sourceless(hcl.DiagError, "Invalid object in the state",
 				fmt.Sprintf("The attributes of %s in the state do not match its schema: %v.", o.Addr, err))
 		}
