@@ -25,8 +25,20 @@ func marshalValue(v cty.Value) ([]byte, error) {
 
 // appendValue appends v's encoding, or reports false when v needs
 // ctyjson.
-func appendValue(b []byte, v cty.Value) ([]byte, bool) {
-	if v.IsMarked() || !v.IsKnown() {
+func appendValue(b []byte, v cty.Value) ([]byte, bool) { return appendJSON(b, v, false) }
+
+// appendKnown appends the encoding of cty.UnknownAsNull(v), or reports
+// false when that needs cty (a set holding unknowns) or ctyjson.
+func appendKnown(b []byte, v cty.Value) ([]byte, bool) { return appendJSON(b, v, true) }
+
+func appendJSON(b []byte, v cty.Value, unknownAsNull bool) ([]byte, bool) {
+	if v.IsMarked() {
+		return b, false
+	}
+	if !v.IsKnown() {
+		if unknownAsNull {
+			return append(b, "null"...), true
+		}
 		return b, false
 	}
 	if v.IsNull() {
@@ -55,12 +67,15 @@ func appendValue(b []byte, v cty.Value) ([]byte, bool) {
 			b = appendString(b, k)
 			b = append(b, ':')
 			var ok bool
-			if b, ok = appendValue(b, v.GetAttr(k)); !ok {
+			if b, ok = appendJSON(b, v.GetAttr(k), unknownAsNull); !ok {
 				return b, false
 			}
 		}
 		return append(b, '}'), true
 	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		if unknownAsNull && ty.IsSetType() && !v.IsWhollyKnown() {
+			return b, false // UnknownAsNull may merge the set's elements
+		}
 		b = append(b, '[')
 		first := true
 		for it := v.ElementIterator(); it.Next(); {
@@ -70,7 +85,7 @@ func appendValue(b []byte, v cty.Value) ([]byte, bool) {
 			first = false
 			_, e := it.Element()
 			var ok bool
-			if b, ok = appendValue(b, e); !ok {
+			if b, ok = appendJSON(b, e, unknownAsNull); !ok {
 				return b, false
 			}
 		}
@@ -87,7 +102,7 @@ func appendValue(b []byte, v cty.Value) ([]byte, bool) {
 			b = appendString(b, k.AsString())
 			b = append(b, ':')
 			var ok bool
-			if b, ok = appendValue(b, e); !ok {
+			if b, ok = appendJSON(b, e, unknownAsNull); !ok {
 				return b, false
 			}
 		}

@@ -1,9 +1,13 @@
 package apply
 
 import (
+	"context"
 	"math/big"
 	"testing"
 
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/state"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -47,6 +51,40 @@ func TestMarshalValueMatchesCtyJSON(t *testing.T) {
 	} {
 		if _, err := marshalValue(v); err == nil {
 			t.Errorf("%#v: no error", v)
+		}
+	}
+}
+
+// An applied object encodes as ctyjson encodes the whole value with the
+// fabric's facts in place and the remaining unknowns null.
+func TestAppliedMarshalMatchesCtyJSON(t *testing.T) {
+	cfg := load(t, loopback)
+	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	facts := state.Facts{AgentHandle: "h", Status: "established", Device: "rxe0", PortNum: 1, QPNum: 17, LocalAddr: "10.77.0.1", LocalPort: 4242}
+	planned := []cty.Value{
+		cty.ObjectVal(map[string]cty.Value{
+			"id": cty.UnknownVal(cty.String), "qp_num": cty.UnknownVal(cty.Number), "name": cty.StringVal("x"),
+			"nested": cty.ObjectVal(map[string]cty.Value{"a": cty.UnknownVal(cty.Number), "b": cty.NumberIntVal(2)}),
+			"list":   cty.ListVal([]cty.Value{cty.UnknownVal(cty.String), cty.StringVal("y")}),
+			"set":    cty.SetVal([]cty.Value{cty.UnknownVal(cty.String), cty.StringVal("y")}),
+		}),
+		cty.NullVal(cty.Object(map[string]cty.Type{"id": cty.String})),
+	}
+	for _, c := range p.Changes {
+		planned = append(planned, c.After)
+	}
+	for _, v := range planned {
+		a := appliedOf(v, facts, "protection_domain.rxe", addrs.Instance{})
+		want, werr := ctyjson.Marshal(a.value(), a.value().Type())
+		got, err := a.marshal()
+		if string(got) != string(want) || (err == nil) != (werr == nil) {
+			t.Errorf("%#v:\n got %s (%v)\nwant %s (%v)", v, got, err, want, werr)
+		}
+		if !v.IsNull() && v.Type().HasAttribute("id") && !a.attr("id").RawEquals(a.value().GetAttr("id")) {
+			t.Errorf("id %#v, value has %#v", a.attr("id"), a.value().GetAttr("id"))
 		}
 	}
 }

@@ -218,12 +218,12 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	if facts.CreatedAt.IsZero() {
 		facts.CreatedAt = time.Now().UTC()
 	}
-	final := finalValue(c.Addr.Kind, c.After, facts, pd, c.Addr)
+	final := appliedOf(c.After, facts, pd, c.Addr)
 	if err := e.record(c, final, facts); err != nil {
 		return err
 	}
 	e.setID(c.Addr, final)
-	e.progress("%s: Creation complete after %s [%s]", c.Addr, elapsed(start), identity(c.Addr, final))
+	e.progress("%s: Creation complete after %s [%s]", c.Addr, elapsed(start), identityOf(c.Addr, final.planned, final.attr))
 	return nil
 }
 
@@ -247,11 +247,11 @@ func (e *executor) update(c *planner.Change) error {
 			facts.CreatedAt = prior.Facts.CreatedAt
 		}
 	}
-	final := finalValue(c.Addr.Kind, c.After, facts, pd, c.Addr)
+	final := appliedOf(c.After, facts, pd, c.Addr)
 	if err := e.record(c, final, facts); err != nil {
 		return err
 	}
-	e.progress("%s: Modifications complete after %s [%s]", c.Addr, elapsed(start), identity(c.Addr, final))
+	e.progress("%s: Modifications complete after %s [%s]", c.Addr, elapsed(start), identityOf(c.Addr, final.planned, final.attr))
 	return nil
 }
 
@@ -287,8 +287,8 @@ func (e *executor) delete(c *planner.Change, release func()) error {
 	return nil
 }
 
-func (e *executor) record(c *planner.Change, final cty.Value, facts state.Facts) error {
-	raw, err := marshalValue(final)
+func (e *executor) record(c *planner.Change, final applied, facts state.Facts) error {
+	raw, err := final.marshal()
 	if err != nil {
 		return OpError{c.Addr, "record", fmt.Errorf("made, but its attributes could not be encoded for the state: %w", err)}
 	}
@@ -303,8 +303,8 @@ func (e *executor) record(c *planner.Change, final cty.Value, facts state.Facts)
 	return nil
 }
 
-func (e *executor) setID(a addrs.Instance, final cty.Value) {
-	if id := final.GetAttr("id"); id.IsKnown() && !id.IsNull() {
+func (e *executor) setID(a addrs.Instance, final applied) {
+	if id := final.attr("id"); id.IsKnown() && !id.IsNull() && id.Type() == cty.String {
 		e.mu.Lock()
 		e.ids[a] = id.AsString()
 		e.mu.Unlock()
@@ -408,15 +408,20 @@ func opName(op planner.Op) string {
 // identity is what a progress line shows in brackets: an endpoint's QP
 // number once known, otherwise the id.
 func identity(a addrs.Instance, v cty.Value) string {
+	return identityOf(a, v, v.GetAttr)
+}
+
+// identityOf is identity of the object v whose attributes attr reads.
+func identityOf(a addrs.Instance, v cty.Value, attr func(string) cty.Value) string {
 	if v.IsNull() || !v.IsKnown() {
 		return "id=" + a.String()
 	}
 	if a.Kind == addrs.Endpoint {
-		if q := v.GetAttr("qp_num"); q.IsKnown() && !q.IsNull() {
+		if q := attr("qp_num"); q.IsKnown() && !q.IsNull() {
 			return "qp_num=" + q.AsBigFloat().Text('f', -1)
 		}
 	}
-	if id := v.GetAttr("id"); id.IsKnown() && !id.IsNull() {
+	if id := attr("id"); id.IsKnown() && !id.IsNull() {
 		return "id=" + id.AsString()
 	}
 	return "id=" + a.String()

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/rdmaform/rdmaform/config"
@@ -11,22 +12,31 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// finalValue is the object as recorded in the state once applied: the
-// planned value with the computed attributes the fabric reported, and
-// the protection domain resolved. What is still unknown is recorded as
-// null, since the state holds only known values.
-func finalValue(kind addrs.Kind, planned cty.Value, facts state.Facts, pd string, addr addrs.Instance) cty.Value {
-	if planned.IsNull() || !planned.IsKnown() {
-		return planned
+// applied is the object as recorded in the state once applied: the
+// planned value with the computed attributes the fabric reported (set),
+// and the protection domain resolved. What is still unknown is recorded
+// as null, since the state holds only known values. It is kept as the
+// planned value and the attributes set, not as a new cty object, whose
+// construction (string normalisation, type building) cost more than the
+// rest of recording a thousand endpoints.
+type applied struct {
+	planned cty.Value
+	set     map[string]cty.Value
+}
+
+func appliedOf(planned cty.Value, facts state.Facts, pd string, addr addrs.Instance) applied {
+	a := applied{planned: planned}
+	if planned.IsNull() || !planned.IsKnown() || planned.IsMarked() || !planned.Type().IsObjectType() {
+		return a
 	}
-	m := planned.AsValueMap()
+	a.set = make(map[string]cty.Value, 8)
 	id := facts.AgentHandle
 	if id == "" {
 		id = addr.String()
 	}
 	set := func(name string, v cty.Value) {
-		if old, ok := m[name]; ok && !old.IsKnown() {
-			m[name] = v
+		if planned.Type().HasAttribute(name) && !planned.GetAttr(name).IsKnown() {
+			a.set[name] = v
 		}
 	}
 	str := func(s string) cty.Value {
@@ -51,7 +61,61 @@ func finalValue(kind addrs.Kind, planned cty.Value, facts state.Facts, pd string
 	if pd != "" {
 		set("pd", cty.StringVal(pd))
 	}
+	return a
+}
+
+// value is the applied object as one cty value.
+func (a applied) value() cty.Value {
+	if a.set == nil {
+		return a.planned
+	}
+	m := a.planned.AsValueMap()
+	for k, v := range a.set {
+		m[k] = v
+	}
 	return cty.UnknownAsNull(cty.ObjectVal(m))
+}
+
+// attr is one attribute of the applied object (null when unknown).
+func (a applied) attr(name string) cty.Value {
+	if v, ok := a.set[name]; ok {
+		return v
+	}
+	if a.planned.IsNull() || !a.planned.IsKnown() {
+		return cty.NullVal(cty.DynamicPseudoType)
+	}
+	return cty.UnknownAsNull(a.planned.GetAttr(name))
+}
+
+// marshal encodes the applied object for the state, as
+// ctyjson.Marshal(value()) would.
+func (a applied) marshal() ([]byte, error) {
+	if a.set == nil {
+		return marshalValue(a.planned)
+	}
+	atys := a.planned.Type().AttributeTypes()
+	names := make([]string, 0, len(atys))
+	for k := range atys {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	b := make([]byte, 0, 512)
+	b = append(b, '{')
+	for i, k := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		v, ok := a.set[k]
+		if !ok {
+			v = a.planned.GetAttr(k)
+		}
+		if b, ok = appendKnown(b, v); !ok {
+			return marshalValue(a.value())
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // specFor builds the fabric spec of a configured instance, resolving its

@@ -9,15 +9,16 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// deleter sends deletes issued concurrently in DeleteMany calls, as
-// batcher does creates: the first at once, those queued meanwhile
-// together in the next call (at most maxBatch), one call in flight. The
+// deleter sends deletes issued concurrently in DeleteMany calls: the
+// first at once, those queued meanwhile together in the next call (at
+// most maxDeleteBatch), with up to maxDeleteCalls calls in flight. The
 // agent disconnects a call's listeners and endpoints in parallel, so a
-// destroy waits for one disconnect per call rather than per endpoint.
+// destroy waits for a disconnect per call rather than per endpoint, and a
+// call that carries few deletes (the first) does not hold up the others.
 type deleter struct {
 	mu      sync.Mutex
 	queue   []*pendingDelete
-	sending bool
+	senders int
 	// single: the agent does not implement DeleteMany; use Delete.
 	single bool
 }
@@ -35,12 +36,17 @@ func (d *deleter) enqueue(ctx context.Context, agent pb.AgentClient, address str
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.queue = append(d.queue, p)
-	if !d.sending {
-		d.sending = true
+	if d.senders < maxDeleteCalls {
+		d.senders++
 		go d.send(context.WithoutCancel(ctx), agent)
 	}
 	return p
 }
+
+const (
+	maxDeleteBatch = 2048 // addresses only: 2,048 make about 50 KB
+	maxDeleteCalls = 4
+)
 
 // singleParallelism bounds the Delete calls in flight for an agent
 // without DeleteMany.
@@ -51,14 +57,14 @@ func (d *deleter) send(ctx context.Context, agent pb.AgentClient) {
 	for {
 		d.mu.Lock()
 		batch := d.queue
-		if len(batch) > maxBatch {
-			batch = batch[:maxBatch:maxBatch]
-			d.queue = d.queue[maxBatch:]
+		if len(batch) > maxDeleteBatch {
+			batch = batch[:maxDeleteBatch:maxDeleteBatch]
+			d.queue = d.queue[maxDeleteBatch:]
 		} else {
 			d.queue = nil
 		}
 		if len(batch) == 0 {
-			d.sending = false
+			d.senders--
 			d.mu.Unlock()
 			return
 		}

@@ -12,8 +12,8 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// deleteAgent answers DeleteMany (or, when old, only Delete), the first
-// call held until released; "protection_domain.busy" is in use.
+// deleteAgent answers DeleteMany (or, when old, only Delete), each call
+// held until hold is closed; "protection_domain.busy" is in use.
 type deleteAgent struct {
 	pb.AgentClient
 	old     bool
@@ -29,13 +29,10 @@ func (a *deleteAgent) DeleteMany(_ context.Context, r *pb.DeleteManyRequest, _ .
 		return nil, status.Error(codes.Unimplemented, "unknown method DeleteMany")
 	}
 	a.mu.Lock()
-	first := len(a.batches) == 0
 	a.batches = append(a.batches, len(r.Addresses))
 	a.mu.Unlock()
-	if first {
-		close(a.entered)
-		<-a.hold
-	}
+	a.entered <- struct{}{}
+	<-a.hold
 	out := &pb.DeleteManyResponse{}
 	for _, addr := range r.Addresses {
 		res := &pb.DeleteResult{Address: addr, Existed: true}
@@ -57,21 +54,23 @@ func (a *deleteAgent) Delete(_ context.Context, r *pb.DeleteRequest, _ ...grpc.C
 	return &pb.DeleteResponse{Existed: true}, nil
 }
 
-// Deletes queued while a call is in flight go together in the next one,
-// each with its own outcome.
+// Up to maxDeleteCalls calls are in flight; deletes queued meanwhile go
+// together in the next one, each with its own outcome.
 func TestDeleterGroupsConcurrentDeletes(t *testing.T) {
-	a := &deleteAgent{hold: make(chan struct{}), entered: make(chan struct{})}
+	a := &deleteAgent{hold: make(chan struct{}), entered: make(chan struct{}, 100)}
 	var d deleter
 	ctx := context.Background()
-	first := d.enqueue(ctx, a, "endpoint.e[0]")
-	<-a.entered
-	var later []*pendingDelete
-	for i := 1; i <= 5; i++ {
-		later = append(later, d.enqueue(ctx, a, fmt.Sprintf("endpoint.e[%d]", i)))
+	var ps []*pendingDelete
+	for i := 0; i < maxDeleteCalls; i++ {
+		ps = append(ps, d.enqueue(ctx, a, fmt.Sprintf("endpoint.e[%d]", i)))
+		<-a.entered
+	}
+	for i := maxDeleteCalls; i < maxDeleteCalls+5; i++ {
+		ps = append(ps, d.enqueue(ctx, a, fmt.Sprintf("endpoint.e[%d]", i)))
 	}
 	busy := d.enqueue(ctx, a, "protection_domain.busy")
 	close(a.hold)
-	for _, p := range append([]*pendingDelete{first}, later...) {
+	for _, p := range ps {
 		<-p.done
 		if p.err != nil {
 			t.Fatalf("%s: %v", p.address, p.err)
@@ -83,8 +82,8 @@ func TestDeleterGroupsConcurrentDeletes(t *testing.T) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if fmt.Sprint(a.batches) != "[1 6]" {
-		t.Fatalf("batches %v, want [1 6]", a.batches)
+	if fmt.Sprint(a.batches) != "[1 1 1 1 6]" {
+		t.Fatalf("batches %v, want [1 1 1 1 6]", a.batches)
 	}
 }
 
