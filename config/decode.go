@@ -45,26 +45,39 @@ var outputSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 // evaluated; each instance evaluates it with its own EvalContext.
 type bodyTemplate struct {
 	schema *Block
-	attrs  map[string]*hcl.Attribute
-	blocks map[string]*bodyTemplate
+	attrs  []attrSlot      // by index in schema.Attributes
+	blocks []*bodyTemplate // by index in schema.Blocks; nil when omitted
 	def    hcl.Range
 
-	// Expressions without references evaluate the same for every
-	// instance: their converted values are computed once, and a nested
-	// block made only of them is built once.
-	constant map[string]bool
-	consts   map[string]cty.Value
-	static   bool
-	cached   map[string]cty.Value
-	omitted  map[string]*bodyTemplate // empty templates of omitted blocks
+	// A nested block whose attributes are all constant is built once.
+	static  bool
+	cached  map[string]cty.Value
+	omitted []*bodyTemplate // empty templates of omitted blocks, by index
 
 	traversals []hcl.Traversal // every reference of the attributes (not nested blocks)
+}
+
+// attrSlot is one attribute of a template.
+type attrSlot struct {
+	attr *hcl.Attribute // nil when not set
+	// constant: the expression has no references, so it evaluates the
+	// same for every instance; val is its converted value once computed.
+	constant bool
+	val      cty.Value
+}
+
+// attr returns the attribute name as set in the body, or nil.
+func (t *bodyTemplate) attr(name string) *hcl.Attribute {
+	if i := t.schema.attrIndex(name); i >= 0 {
+		return t.attrs[i].attr
+	}
+	return nil
 }
 
 // attrRange is where a diagnostic about attribute name points: its value,
 // or the block header when it was omitted.
 func (t *bodyTemplate) attrRange(name string) hcl.Range {
-	if a, ok := t.attrs[name]; ok {
+	if a := t.attr(name); a != nil {
 		return a.Expr.Range()
 	}
 	return t.def
@@ -73,17 +86,19 @@ func (t *bodyTemplate) attrRange(name string) hcl.Range {
 // child is the template of a nested block; an omitted block is an empty
 // template pointing at its parent's header.
 func (t *bodyTemplate) child(name string) *bodyTemplate {
-	if c, ok := t.blocks[name]; ok {
+	i := t.schema.blockIndex(name)
+	if c := t.blocks[i]; c != nil {
 		return c
 	}
-	if c, ok := t.omitted[name]; ok {
-		return c
-	}
-	c := &bodyTemplate{schema: t.schema.NestedBlock(name).Block, def: t.def, static: true, consts: map[string]cty.Value{}}
 	if t.omitted == nil {
-		t.omitted = map[string]*bodyTemplate{}
+		t.omitted = make([]*bodyTemplate, len(t.blocks))
 	}
-	t.omitted[name] = c // omitted blocks are static; build them once
+	if c := t.omitted[i]; c != nil {
+		return c
+	}
+	nb := t.schema.Blocks[i].Block
+	c := &bodyTemplate{schema: nb, attrs: make([]attrSlot, len(nb.Attributes)), blocks: make([]*bodyTemplate, len(nb.Blocks)), def: t.def, static: true}
+	t.omitted[i] = c // omitted blocks are static; build them once
 	return c
 }
 
@@ -91,44 +106,41 @@ func (t *bodyTemplate) child(name string) *bodyTemplate {
 func (t *bodyTemplate) allTraversals() []hcl.Traversal {
 	out := t.traversals
 	for _, c := range t.blocks {
-		out = append(out[:len(out):len(out)], c.allTraversals()...)
+		if c != nil {
+			out = append(out[:len(out):len(out)], c.allTraversals()...)
+		}
 	}
 	return out
 }
 
 func decodeBodyTemplate(body hcl.Body, schema *Block, def hcl.Range) (*bodyTemplate, hcl.Diagnostics) {
-	content, diags := body.Content(schema.bodySchema)
-	t := &bodyTemplate{schema: schema, attrs: content.Attributes, blocks: map[string]*bodyTemplate{}, def: def}
+	content, diags := bodyContent(body, schema)
+	t := &bodyTemplate{schema: schema, attrs: make([]attrSlot, len(schema.Attributes)), blocks: make([]*bodyTemplate, len(schema.Blocks)), def: def, static: true}
 	for name, a := range content.Attributes {
-		if sa := schema.Attribute(name); sa != nil && sa.Computed {
+		i := schema.attrIndex(name)
+		if schema.Attributes[i].Computed {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Cannot set a computed attribute",
 				Detail:   fmt.Sprintf("%q is known only after apply; it can be referenced but not set.", name),
 				Subject:  a.NameRange.Ptr(),
 			})
-			delete(t.attrs, name)
+			continue
 		}
+		trs := exprVariables(a.Expr)
+		t.attrs[i] = attrSlot{attr: a, constant: len(trs) == 0}
+		t.traversals = append(t.traversals, trs...)
+		t.static = t.static && len(trs) == 0
 	}
 	for _, b := range content.Blocks {
-		if prev, dup := t.blocks[b.Type]; dup {
+		i := schema.blockIndex(b.Type)
+		if prev := t.blocks[i]; prev != nil {
 			diags = append(diags, duplicateDiag(b.Type+" block", b.DefRange, prev.def))
 			continue
 		}
-		c, d := decodeBodyTemplate(b.Body, schema.NestedBlock(b.Type).Block, b.DefRange)
+		c, d := decodeBodyTemplate(b.Body, schema.Blocks[i].Block, b.DefRange)
 		diags = append(diags, d...)
-		t.blocks[b.Type] = c
-	}
-	t.constant = map[string]bool{}
-	t.consts = map[string]cty.Value{}
-	t.static = true
-	for name, a := range t.attrs {
-		trs := exprVariables(a.Expr)
-		t.constant[name] = len(trs) == 0
-		t.traversals = append(t.traversals, trs...)
-		t.static = t.static && t.constant[name]
-	}
-	for _, c := range t.blocks {
+		t.blocks[i] = c
 		t.static = t.static && c.static
 	}
 	return t, diags
@@ -342,7 +354,7 @@ func (d *declarations) addResource(b *hcl.Block, dec decodedResource) hcl.Diagno
 // It touches no shared state.
 func decodeResource(b *hcl.Block) (*Resource, hcl.Diagnostics) {
 	addr := addrs.Resource{Kind: addrs.Kind(b.Type), Name: b.Labels[0]}
-	meta, rest, diags := b.Body.PartialContent(metaSchema)
+	meta, rest, diags := splitMeta(b.Body)
 	r := &Resource{Addr: addr, DeclRange: b.DefRange}
 	if a, ok := meta.Attributes["count"]; ok {
 		r.Count = a.Expr

@@ -528,14 +528,15 @@ func evalBodyMap(t *bodyTemplate, ctx *hcl.EvalContext) (map[string]cty.Value, h
 func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext) (map[string]cty.Value, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	vals := make(map[string]cty.Value, len(t.schema.Attributes)+len(t.schema.Blocks))
-	for _, a := range t.schema.Attributes {
+	for i, a := range t.schema.Attributes {
 		if a.Computed {
 			vals[a.Name] = cty.UnknownVal(a.Type)
 			continue
 		}
-		attr, ok := t.attrs[a.Name]
-		v, cached := t.consts[a.Name]
-		if ok && !cached {
+		slot := &t.attrs[i]
+		attr, ok := slot.attr, slot.attr != nil
+		v := slot.val
+		if ok && v == cty.NilVal {
 			raw, d := attr.Expr.Value(ctx)
 			diags = append(diags, d...)
 			if d.HasErrors() {
@@ -554,8 +555,8 @@ func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext) (map[string]cty.Valu
 				cv = cty.UnknownVal(a.Type)
 			}
 			v = cv
-			if t.constant[a.Name] {
-				t.consts[a.Name] = v
+			if slot.constant {
+				slot.val = v
 			}
 		}
 		if v == cty.NilVal || v.IsNull() {
@@ -571,13 +572,13 @@ func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext) (map[string]cty.Valu
 		}
 		vals[a.Name] = v
 	}
-	for _, nb := range t.schema.Blocks {
-		c, ok := t.blocks[nb.Name]
-		if !ok && !nb.Always {
+	for i, nb := range t.schema.Blocks {
+		c := t.blocks[i]
+		if c == nil && !nb.Always {
 			vals[nb.Name] = cty.NullVal(nb.Block.ImpliedType())
 			continue
 		}
-		if !ok {
+		if c == nil {
 			c = t.child(nb.Name)
 		}
 		m, d := evalBodyMap(c, ctx)

@@ -29,7 +29,7 @@ func (c *checker) errorf(rng hcl.Range, summary, format string, args ...any) {
 func (c *checker) attrErrorf(t *bodyTemplate, name, summary, format string, args ...any) {
 	d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
 		Detail: fmt.Sprintf(format, args...), Subject: t.attrRange(name).Ptr()}
-	if a, ok := t.attrs[name]; ok && c.ctx != nil {
+	if a := t.attr(name); a != nil && c.ctx != nil {
 		d.Expression, d.EvalContext = a.Expr, c.ctx
 	}
 	c.diags = append(c.diags, d)
@@ -160,7 +160,7 @@ func (c *checker) qp(obj cty.Value, t *bodyTemplate, ps PortSpace) *QP {
 		SQSigAll:      c.boolean(v, "sq_sig_all"),
 	}
 	if q.Type != "" && ps != "" {
-		fits := map[PortSpace][]string{PortSpaceTCP: {"rc"}, PortSpaceUDP: {"ud"}, PortSpaceIPoIB: {"ud"}, PortSpaceIB: {"rc", "uc", "ud"}}[ps]
+		fits := qpTypesOf[ps]
 		if !contains(fits, string(q.Type)) {
 			c.attrErrorf(qt, "type", "QP type does not fit the port space",
 				"A %q QP cannot be used on the %q port space, which carries %s QPs only.", q.Type, ps, strings.ToUpper(strings.Join(fits, ", ")))
@@ -168,6 +168,9 @@ func (c *checker) qp(obj cty.Value, t *bodyTemplate, ps PortSpace) *QP {
 	}
 	return q
 }
+
+// qpTypesOf lists the QP types each port space carries.
+var qpTypesOf = map[PortSpace][]string{PortSpaceTCP: {"rc"}, PortSpaceUDP: {"ud"}, PortSpaceIPoIB: {"ud"}, PortSpaceIB: {"rc", "uc", "ud"}}
 
 func (c *checker) portSpace(obj cty.Value, t *bodyTemplate) PortSpace {
 	return PortSpace(c.oneOf(obj, t, "port_space", "Invalid port space", "tcp", "udp", "ib", "ipoib"))
@@ -200,8 +203,8 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 		if l.QP != nil {
 			qt = l.QP.Type
 		}
-		a, at := v.GetAttr("accept"), t.child("accept")
-		if a.IsKnown() && !a.IsNull() {
+		if a := v.GetAttr("accept"); a.IsKnown() && !a.IsNull() {
+			at := t.child("accept")
 			l.Accept = Accept{
 				ResponderResources: c.intIn(a, at, "responder_resources", 0, 255, "Invalid accept parameter", " (an 8-bit field of rdma_conn_param)"),
 				InitiatorDepth:     c.intIn(a, at, "initiator_depth", 0, 255, "Invalid accept parameter", " (an 8-bit field of rdma_conn_param)"),
@@ -229,7 +232,8 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 		if e.QP != nil {
 			qt = e.QP.Type
 		}
-		if cv, ct := v.GetAttr("connect"), t.child("connect"); cv.IsKnown() && !cv.IsNull() {
+		if cv := v.GetAttr("connect"); cv.IsKnown() && !cv.IsNull() {
+			ct := t.child("connect")
 			e.Connect = Connect{
 				ResponderResources: c.intIn(cv, ct, "responder_resources", 0, 255, "Invalid connect parameter", " (an 8-bit field of rdma_conn_param)"),
 				InitiatorDepth:     c.intIn(cv, ct, "initiator_depth", 0, 255, "Invalid connect parameter", " (an 8-bit field of rdma_conn_param)"),
@@ -239,14 +243,16 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 				Timeout:            c.duration(cv, ct, "timeout"),
 			}
 		}
-		if rv, rt := v.GetAttr("reconnect"), t.child("reconnect"); rv.IsKnown() && !rv.IsNull() {
+		if rv := v.GetAttr("reconnect"); rv.IsKnown() && !rv.IsNull() {
+			rt := t.child("reconnect")
 			e.Reconnect = &Reconnect{MinBackoff: c.duration(rv, rt, "min_backoff"), MaxBackoff: c.duration(rv, rt, "max_backoff")}
 			if e.Reconnect.MaxBackoff != 0 && e.Reconnect.MinBackoff > e.Reconnect.MaxBackoff {
 				c.attrErrorf(rt, "max_backoff", "Invalid backoff",
 					"max_backoff (%s) must not be shorter than min_backoff (%s).", e.Reconnect.MaxBackoff, e.Reconnect.MinBackoff)
 			}
 		}
-		if pv, pt := v.GetAttr("probe"), t.child("probe"); pv.IsKnown() && !pv.IsNull() {
+		if pv := v.GetAttr("probe"); pv.IsKnown() && !pv.IsNull() {
+			pt := t.child("probe")
 			e.Probe = &Probe{
 				Interval: c.duration(pv, pt, "interval"),
 				Size:     c.intIn(pv, pt, "size", 1, maxProbeSize, "Invalid probe size", " bytes"),

@@ -55,6 +55,26 @@ func (b *Block) Attribute(name string) *Attribute {
 	return nil
 }
 
+// attrIndex is the index of the named attribute in b.Attributes, or -1.
+func (b *Block) attrIndex(name string) int {
+	for i, a := range b.Attributes {
+		if a.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// blockIndex is the index of the named nested block in b.Blocks, or -1.
+func (b *Block) blockIndex(name string) int {
+	for i, nb := range b.Blocks {
+		if nb.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
 // NestedBlock returns the named nested block's schema, or nil.
 func (b *Block) NestedBlock(name string) *NestedBlock {
 	for _, nb := range b.Blocks {
