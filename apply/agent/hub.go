@@ -12,21 +12,36 @@ import (
 // change of each object (it coalesces per object), so a slow reader costs
 // memory proportional to the number of objects, never the event rate.
 type hub struct {
-	mu      sync.Mutex
-	subs    map[*subscriber]struct{}
-	watched atomic.Int32 // len(subs), read without the lock on every change
+	mu   sync.Mutex                   // serialises subscribe and unsubscribe
+	subs atomic.Pointer[[]*subscriber] // replaced, never modified: read without the lock on every change
 }
 
-func newHub() *hub { return &hub{subs: make(map[*subscriber]struct{})} }
+func newHub() *hub { return &hub{} }
+
+func (h *hub) list() []*subscriber {
+	if p := h.subs.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
 
 // active reports whether anyone watches, so that changes nobody reads cost
 // no copies.
-func (h *hub) active() bool { return h.watched.Load() > 0 }
+func (h *hub) active() bool { return len(h.list()) > 0 }
+
+// wants reports whether a watcher's filter matches the object, so that a
+// change only filtered-out watchers would see costs no copy either.
+func (h *hub) wants(addr string, kind pb.Kind) bool {
+	for _, s := range h.list() {
+		if s.filter.match(addr, kind) {
+			return true
+		}
+	}
+	return false
+}
 
 func (h *hub) publish(c *pb.Change) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for s := range h.subs {
+	for _, s := range h.list() {
 		s.put(c)
 	}
 }
@@ -36,16 +51,21 @@ func (h *hub) subscribe(limit int, f filter) *subscriber {
 	s := &subscriber{limit: limit, filter: f, latest: make(map[string]int), ready: make(chan struct{}, 1)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.subs[s] = struct{}{}
-	h.watched.Store(int32(len(h.subs)))
+	subs := append(append([]*subscriber(nil), h.list()...), s)
+	h.subs.Store(&subs)
 	return s
 }
 
 func (h *hub) unsubscribe(s *subscriber) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	delete(h.subs, s)
-	h.watched.Store(int32(len(h.subs)))
+	var subs []*subscriber
+	for _, o := range h.list() {
+		if o != s {
+			subs = append(subs, o)
+		}
+	}
+	h.subs.Store(&subs)
 }
 
 // subscriber is one watcher's queue.

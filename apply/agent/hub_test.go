@@ -81,3 +81,23 @@ func TestHubPublishNeverBlocksAndUnsubscribes(t *testing.T) {
 		t.Errorf("an unsubscribed watcher got %d changes", n)
 	}
 }
+
+func TestHubWantsOnlyWhatAWatcherMatches(t *testing.T) {
+	h := newHub()
+	if h.wants("endpoint.a", pb.Kind_ENDPOINT) {
+		t.Error("an unwatched hub wants changes")
+	}
+	s := h.subscribe(10, filter{kinds: []pb.Kind{pb.Kind_ENDPOINT, pb.Kind_LISTENER}})
+	if !h.wants("endpoint.a", pb.Kind_ENDPOINT) || h.wants("listener.l/conn/1", pb.Kind_CONNECTION) {
+		t.Error("wants does not follow the watcher's filter")
+	}
+	all := h.subscribe(10, filter{})
+	if !h.wants("listener.l/conn/1", pb.Kind_CONNECTION) {
+		t.Error("an unfiltered watcher does not get connections")
+	}
+	h.unsubscribe(all)
+	h.unsubscribe(s)
+	if h.active() {
+		t.Error("active after every watcher left")
+	}
+}
