@@ -12,7 +12,7 @@ import (
 // change of each object (it coalesces per object), so a slow reader costs
 // memory proportional to the number of objects, never the event rate.
 type hub struct {
-	mu   sync.Mutex                   // serialises subscribe and unsubscribe
+	mu   sync.Mutex                    // serialises subscribe and unsubscribe
 	subs atomic.Pointer[[]*subscriber] // replaced, never modified: read without the lock on every change
 }
 
