@@ -324,11 +324,10 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// writeOutputs prints the root outputs as recorded in the state.
+// writeOutputs prints the root outputs as recorded in the state: the
+// manager's copy, which the recorder kept current (reading the state
+// again would decode every object).
 func writeOutputs(se *session, w io.Writer, color bool) {
-	if err := se.m.RefreshState(); err != nil {
-		return
-	}
 	st := se.m.State()
 	if st == nil || len(st.Outputs) == 0 {
 		return
