@@ -49,9 +49,12 @@ type bodyTemplate struct {
 	blocks []*bodyTemplate // by index in schema.Blocks; nil when omitted
 	def    hcl.Range
 
-	// A nested block whose attributes are all constant is built once.
+	// A body without references evaluates the same for every instance:
+	// built is its value once built (for a qp block, with the default
+	// type of port space builtPS).
 	static  bool
-	cached  map[string]cty.Value
+	built   cty.Value
+	builtPS cty.Value
 	omitted []*bodyTemplate // empty templates of omitted blocks, by index
 
 	traversals []hcl.Traversal // every reference of the attributes (not nested blocks)
@@ -355,7 +358,7 @@ func (d *declarations) addResource(b *hcl.Block, dec decodedResource) hcl.Diagno
 func decodeResource(b *hcl.Block) (*Resource, hcl.Diagnostics) {
 	addr := addrs.Resource{Kind: addrs.Kind(b.Type), Name: b.Labels[0]}
 	meta, rest, diags := splitMeta(b.Body)
-	r := &Resource{Addr: addr, DeclRange: b.DefRange}
+	r := &Resource{Addr: addr, DeclRange: b.DefRange, key: addr.String()}
 	if a, ok := meta.Attributes["count"]; ok {
 		r.Count = a.Expr
 	}

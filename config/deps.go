@@ -35,8 +35,8 @@ func dependencies(e *evaluator) hcl.Diagnostics {
 		memo[key] = out
 		return out
 	}
-	for addr, r := range e.decl.resources {
-		all := reach(addr.String(), map[string]bool{})
+	for _, r := range e.decl.resources {
+		all := reach(r.key, map[string]bool{})
 		seen := map[addrs.Resource]bool{}
 		r.DependsOn = r.DependsOn[:0]
 		for _, d := range all {

@@ -165,6 +165,9 @@ type evaluator struct {
 	res    map[addrs.Resource]cty.Value
 	funcs  map[string]function.Function
 	cfg    *Config
+
+	ctxMu sync.Mutex
+	ctxs  map[string]*hcl.EvalContext // by references, see ctx
 }
 
 func (e *evaluator) buildGraph() hcl.Diagnostics {
@@ -185,7 +188,7 @@ func (e *evaluator) buildGraph() hcl.Diagnostics {
 		e.refs["output."+name] = refs
 		e.graph.add("output."+name, o.DeclRange, refs)
 	}
-	for addr, r := range e.decl.resources {
+	for _, r := range e.decl.resources {
 		expand := ""
 		switch {
 		case r.Count != nil:
@@ -221,8 +224,8 @@ func (e *evaluator) buildGraph() hcl.Diagnostics {
 			}
 			extra = append(extra, ref.key())
 		}
-		e.refs[addr.String()] = refs
-		e.graph.add(addr.String(), r.DeclRange, refs, extra...)
+		e.refs[r.key] = refs
+		e.graph.add(r.key, r.DeclRange, refs, extra...)
 	}
 	return diags
 }
@@ -253,7 +256,34 @@ func isIndex(s hcl.Traverser) bool { _, ok := s.(hcl.TraverseIndex); return ok }
 // the values they name, so that building it costs what the block uses,
 // not what the configuration holds. Names already reported as invalid are
 // unknown, so that evaluation adds no second error for them.
+//
+// Blocks with the same references (10,000 endpoints of one listener)
+// share one context: the values it holds are final, since a node is
+// evaluated only after everything it references.
 func (e *evaluator) ctx(refs []*reference) *hcl.EvalContext {
+	var kb strings.Builder
+	for _, r := range refs {
+		kb.WriteByte(byte('0' + r.kind))
+		kb.WriteString(r.root)
+		kb.WriteByte('.')
+		kb.WriteString(r.name)
+		kb.WriteByte(0)
+	}
+	key := kb.String()
+	e.ctxMu.Lock()
+	defer e.ctxMu.Unlock()
+	if c, ok := e.ctxs[key]; ok {
+		return c
+	}
+	c := e.newCtx(refs)
+	if e.ctxs == nil {
+		e.ctxs = map[string]*hcl.EvalContext{}
+	}
+	e.ctxs[key] = c
+	return c
+}
+
+func (e *evaluator) newCtx(refs []*reference) *hcl.EvalContext {
 	objs := map[string]map[string]cty.Value{}
 	vars := map[string]cty.Value{}
 	put := func(root, name string, v cty.Value) {
@@ -346,7 +376,7 @@ type instanceKey struct {
 }
 
 func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
-	ctx := e.ctx(e.refs[r.Addr.String()])
+	ctx := e.ctx(e.refs[r.key])
 	keys, known, diags := e.expand(r, ctx)
 	if diags.HasErrors() {
 		return diags
@@ -359,7 +389,7 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 			"count": cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)}),
 			"each":  cty.ObjectVal(map[string]cty.Value{"key": cty.UnknownVal(cty.String), "value": cty.DynamicVal}),
 		}
-		_, _, d := evalInstance(r, child)
+		_, _, d := evalInstance(r, child, false)
 		return append(diags, d...)
 	}
 	values := make([]cty.Value, 0, len(keys))
@@ -370,7 +400,7 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 			ictx = ctx.NewChild()
 			ictx.Variables = k.vars
 		}
-		v, inst, d := evalInstance(r, ictx)
+		v, inst, d := evalInstance(r, ictx, len(keys) > 1)
 		diags = append(diags, d...)
 		inst.Addr = r.Addr.Instance(k.key)
 		inst.Resource = r
@@ -508,24 +538,32 @@ func (e *evaluator) usesErroredVariable(expr hcl.Expression) bool {
 
 // evalBody evaluates a template into an object of t.schema's type:
 // omitted attributes take their default (or null), computed ones are
-// unknown, nested blocks are objects or null.
-func evalBody(t *bodyTemplate, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
-	vals, diags := evalBodyMap(t, ctx)
-	return cty.ObjectVal(vals), diags
+// unknown, nested blocks are objects or null. reuse says that the
+// template is evaluated for several instances: a body without references
+// is then built once (a qp block once per port space, which decides its
+// default type); its diagnostics are reported on first use.
+func evalBody(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool) (cty.Value, hcl.Diagnostics) {
+	return evalObject(t, ctx, reuse, false, cty.NilVal)
 }
 
-func evalBodyMap(t *bodyTemplate, ctx *hcl.EvalContext) (map[string]cty.Value, hcl.Diagnostics) {
-	if t.cached != nil {
-		return t.cached, nil // diagnostics were reported on first use
+// evalObject is evalBody for a top-level or nested body; isQP and ps (the
+// port space) fill in a qp block's default type.
+func evalObject(t *bodyTemplate, ctx *hcl.EvalContext, reuse, isQP bool, ps cty.Value) (cty.Value, hcl.Diagnostics) {
+	if t.built != cty.NilVal && (!isQP || t.builtPS.RawEquals(ps)) {
+		return t.built, nil
 	}
-	vals, diags := evalBodyMapOnce(t, ctx)
-	if t.static {
-		t.cached = vals
+	vals, diags := evalBodyMapOnce(t, ctx, reuse)
+	if isQP {
+		fillQPType(vals, ps)
 	}
-	return vals, diags
+	obj := cty.ObjectVal(vals)
+	if reuse && t.static {
+		t.built, t.builtPS = obj, ps
+	}
+	return obj, diags
 }
 
-func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext) (map[string]cty.Value, hcl.Diagnostics) {
+func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool) (map[string]cty.Value, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	vals := make(map[string]cty.Value, len(t.schema.Attributes)+len(t.schema.Blocks))
 	for i, a := range t.schema.Attributes {
@@ -581,28 +619,16 @@ func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext) (map[string]cty.Valu
 		if c == nil {
 			c = t.child(nb.Name)
 		}
-		m, d := evalBodyMap(c, ctx)
+		v, d := evalObject(c, ctx, reuse, nb.Name == "qp", vals["port_space"])
 		diags = append(diags, d...)
-		if nb.Name == "qp" && m["type"].IsNull() {
-			m = copyMap(m)
-			fillQPType(m, vals["port_space"])
-		}
-		vals[nb.Name] = cty.ObjectVal(m)
+		vals[nb.Name] = v
 	}
 	return vals, diags
 }
 
-func copyMap(m map[string]cty.Value) map[string]cty.Value {
-	out := make(map[string]cty.Value, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 // evalInstance evaluates one instance and decodes and checks it.
-func evalInstance(r *Resource, ctx *hcl.EvalContext) (cty.Value, *Instance, hcl.Diagnostics) {
-	v, diags := evalBody(r.body, ctx)
+func evalInstance(r *Resource, ctx *hcl.EvalContext, reuse bool) (cty.Value, *Instance, hcl.Diagnostics) {
+	v, diags := evalBody(r.body, ctx, reuse)
 	inst := &Instance{Value: v}
 	diags = append(diags, decodeInstance(r.Addr.Kind, r.body, inst, ctx)...)
 	return v, inst, diags

@@ -49,6 +49,7 @@ type Resource struct {
 	Lifecycle Lifecycle
 	DeclRange hcl.Range
 
+	key       string // Addr.String(), the graph node's key
 	body      *bodyTemplate
 	dependsOn []hcl.Traversal
 }
