@@ -8,9 +8,10 @@ import (
 // HCL's Body.Content and PartialContent build several maps and a copy of
 // the body per call, to report every kind of problem. Most bodies have
 // none: for a native-syntax body whose every item the schema accepts, the
-// content is read straight from the syntax tree. Any other body, and any
-// body with something to report, goes through HCL as before, so the
-// diagnostics are HCL's own.
+// content is read straight from the syntax tree (splitMeta here,
+// decodeTemplate for block bodies). Any other body, and any body with
+// something to report, goes through HCL as before, so the diagnostics are
+// HCL's own.
 
 // splitMeta is body.PartialContent(metaSchema) for a resource body: the
 // meta-arguments and lifecycle blocks, and the rest.
@@ -19,67 +20,50 @@ func splitMeta(body hcl.Body) (*hcl.BodyContent, hcl.Body, hcl.Diagnostics) {
 	if !ok {
 		return body.PartialContent(metaSchema)
 	}
-	meta := &hcl.BodyContent{MissingItemRange: sb.MissingItemRange()}
-	var restAttrs hclsyntax.Attributes
-	for name, a := range sb.Attributes {
-		if name == "count" || name == "for_each" || name == "depends_on" {
-			if meta.Attributes == nil {
-				meta.Attributes = hcl.Attributes{}
-			}
-			meta.Attributes[name] = a.AsHCLAttribute()
-			continue
+	meta := &hcl.BodyContent{Attributes: hcl.Attributes{}, MissingItemRange: sb.MissingItemRange()}
+	nAttrs := 0
+	for name := range sb.Attributes {
+		if isMetaAttr(name) {
+			nAttrs++
 		}
-		if restAttrs == nil {
-			restAttrs = make(hclsyntax.Attributes, len(sb.Attributes))
-		}
-		restAttrs[name] = a
 	}
-	var restBlocks hclsyntax.Blocks
+	nBlocks := 0
 	for _, b := range sb.Blocks {
-		if b.Type != "lifecycle" {
-			restBlocks = append(restBlocks, b)
-			continue
-		}
-		if len(b.Labels) > 0 {
-			return body.PartialContent(metaSchema) // HCL reports the label
-		}
-		meta.Blocks = append(meta.Blocks, b.AsHCLBlock())
-	}
-	if meta.Attributes == nil {
-		meta.Attributes = hcl.Attributes{}
-		if meta.Blocks == nil {
-			return meta, body, nil // nothing to take out
+		if b.Type == "lifecycle" {
+			if len(b.Labels) > 0 {
+				return body.PartialContent(metaSchema) // HCL reports the label
+			}
+			nBlocks++
 		}
 	}
-	if restAttrs == nil {
-		restAttrs = hclsyntax.Attributes{}
+	if nAttrs == 0 && nBlocks == 0 {
+		return meta, body, nil
 	}
-	rest := &hclsyntax.Body{Attributes: restAttrs, Blocks: restBlocks, SrcRange: sb.SrcRange, EndRange: sb.EndRange}
+	rest := &hclsyntax.Body{
+		Attributes: make(hclsyntax.Attributes, len(sb.Attributes)-nAttrs),
+		Blocks:     make(hclsyntax.Blocks, 0, len(sb.Blocks)-nBlocks),
+		SrcRange:   sb.SrcRange,
+		EndRange:   sb.EndRange,
+	}
+	for name, a := range sb.Attributes {
+		if isMetaAttr(name) {
+			meta.Attributes[name] = a.AsHCLAttribute()
+		} else {
+			rest.Attributes[name] = a
+		}
+	}
+	for _, b := range sb.Blocks {
+		if b.Type == "lifecycle" {
+			meta.Blocks = append(meta.Blocks, b.AsHCLBlock())
+		} else {
+			rest.Blocks = append(rest.Blocks, b)
+		}
+	}
 	return meta, rest, nil
 }
 
-// bodyContent is body.Content(schema.bodySchema).
-func bodyContent(body hcl.Body, schema *Block) (*hcl.BodyContent, hcl.Diagnostics) {
-	sb, ok := body.(*hclsyntax.Body)
-	if !ok || !acceptsAll(sb, schema) {
-		return body.Content(schema.bodySchema)
-	}
-	content := &hcl.BodyContent{
-		Attributes:       make(hcl.Attributes, len(sb.Attributes)),
-		MissingItemRange: sb.MissingItemRange(),
-	}
-	attrs := make([]hcl.Attribute, 0, len(sb.Attributes))
-	for name, a := range sb.Attributes {
-		attrs = append(attrs, hcl.Attribute{Name: a.Name, Expr: a.Expr, Range: a.SrcRange, NameRange: a.NameRange})
-		content.Attributes[name] = &attrs[len(attrs)-1]
-	}
-	if len(sb.Blocks) > 0 {
-		content.Blocks = make(hcl.Blocks, len(sb.Blocks))
-		for i, b := range sb.Blocks {
-			content.Blocks[i] = b.AsHCLBlock()
-		}
-	}
-	return content, nil
+func isMetaAttr(name string) bool {
+	return name == "count" || name == "for_each" || name == "depends_on"
 }
 
 // acceptsAll reports whether Content would find nothing to report in sb:

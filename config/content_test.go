@@ -11,9 +11,9 @@ import (
 	"github.com/rdmaform/rdmaform/config/addrs"
 )
 
-// checkContent fails unless splitMeta and bodyContent give what HCL's
-// PartialContent and Content give for every resource block of src and
-// every block nested in it.
+// checkContent fails unless splitMeta and the fast path of decodeTemplate
+// give what HCL's PartialContent and Content give for every resource block
+// of src and every block nested in it.
 func checkContent(t *testing.T, src []byte) {
 	t.Helper()
 	f, diags := hclsyntax.ParseConfig(src, "main.rdma.hcl", hcl.InitialPos)
@@ -37,15 +37,11 @@ func checkContent(t *testing.T, src []byte) {
 
 func checkBodyContent(t *testing.T, body, want hcl.Body, schema *Block) {
 	t.Helper()
-	c, d := bodyContent(body, schema)
-	wc, wd := want.Content(schema.bodySchema)
-	if !reflect.DeepEqual(c, wc) || !reflect.DeepEqual(d, wd) {
-		t.Fatalf("bodyContent gives %#v, %v; want %#v, %v", c, d, wc, wd)
-	}
-	for _, b := range c.Blocks {
-		if nb := schema.NestedBlock(b.Type); nb != nil {
-			checkBodyContent(t, b.Body, b.Body, nb.Block)
-		}
+	def := hcl.Range{Filename: "def"}
+	got, d := decodeTemplate(body, schema, def, true)
+	wt, wd := decodeTemplate(want, schema, def, false)
+	if !reflect.DeepEqual(got, wt) || !reflect.DeepEqual(d, wd) {
+		t.Fatalf("decoded straight from the syntax tree: %#v, %v; through HCL's Content: %#v, %v", got, d, wt, wd)
 	}
 }
 

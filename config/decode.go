@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -117,36 +118,73 @@ func (t *bodyTemplate) allTraversals() []hcl.Traversal {
 }
 
 func decodeBodyTemplate(body hcl.Body, schema *Block, def hcl.Range) (*bodyTemplate, hcl.Diagnostics) {
-	content, diags := bodyContent(body, schema)
+	return decodeTemplate(body, schema, def, true)
+}
+
+// decodeTemplate is decodeBodyTemplate; fast allows reading a body that
+// HCL would accept without a diagnostic straight from the syntax tree
+// (see content.go): the outcome is the same.
+func decodeTemplate(body hcl.Body, schema *Block, def hcl.Range, fast bool) (*bodyTemplate, hcl.Diagnostics) {
 	t := &bodyTemplate{schema: schema, attrs: make([]attrSlot, len(schema.Attributes)), blocks: make([]*bodyTemplate, len(schema.Blocks)), def: def, static: true}
-	for name, a := range content.Attributes {
-		i := schema.attrIndex(name)
-		if schema.Attributes[i].Computed {
+	var diags hcl.Diagnostics
+	if sb, ok := body.(*hclsyntax.Body); ok && fast && acceptsAll(sb, schema) {
+		attrs := make([]hcl.Attribute, len(sb.Attributes))
+		n := 0
+		for _, sa := range schema.Attributes {
+			if a, ok := sb.Attributes[sa.Name]; ok {
+				attrs[n] = hcl.Attribute{Name: a.Name, Expr: a.Expr, Range: a.SrcRange, NameRange: a.NameRange}
+				t.setAttr(&attrs[n], fast)
+				n++
+			}
+		}
+		for _, b := range sb.Blocks {
+			diags = append(diags, t.addBlock(b.Type, b.Body, b.DefRange(), fast)...)
+		}
+		return t, diags
+	}
+	content, diags := body.Content(schema.bodySchema)
+	for _, sa := range schema.Attributes {
+		a, ok := content.Attributes[sa.Name]
+		switch {
+		case !ok:
+		case sa.Computed:
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Cannot set a computed attribute",
-				Detail:   fmt.Sprintf("%q is known only after apply; it can be referenced but not set.", name),
+				Detail:   fmt.Sprintf("%q is known only after apply; it can be referenced but not set.", sa.Name),
 				Subject:  a.NameRange.Ptr(),
 			})
-			continue
+		default:
+			t.setAttr(a, fast)
 		}
-		trs := exprVariables(a.Expr)
-		t.attrs[i] = attrSlot{attr: a, constant: len(trs) == 0}
-		t.traversals = append(t.traversals, trs...)
-		t.static = t.static && len(trs) == 0
 	}
 	for _, b := range content.Blocks {
-		i := schema.blockIndex(b.Type)
-		if prev := t.blocks[i]; prev != nil {
-			diags = append(diags, duplicateDiag(b.Type+" block", b.DefRange, prev.def))
-			continue
-		}
-		c, d := decodeBodyTemplate(b.Body, schema.Blocks[i].Block, b.DefRange)
-		diags = append(diags, d...)
-		t.blocks[i] = c
-		t.static = t.static && c.static
+		diags = append(diags, t.addBlock(b.Type, b.Body, b.DefRange, fast)...)
 	}
 	return t, diags
+}
+
+// setAttr records a non-computed attribute of the schema.
+func (t *bodyTemplate) setAttr(a *hcl.Attribute, fast bool) {
+	trs := a.Expr.Variables()
+	if fast {
+		trs = exprVariables(a.Expr)
+	}
+	t.attrs[t.schema.attrIndex(a.Name)] = attrSlot{attr: a, constant: len(trs) == 0}
+	t.traversals = append(t.traversals, trs...)
+	t.static = t.static && len(trs) == 0
+}
+
+// addBlock decodes a nested block of the schema.
+func (t *bodyTemplate) addBlock(typ string, body hcl.Body, def hcl.Range, fast bool) hcl.Diagnostics {
+	i := t.schema.blockIndex(typ)
+	if prev := t.blocks[i]; prev != nil {
+		return hcl.Diagnostics{duplicateDiag(typ+" block", def, prev.def)}
+	}
+	c, diags := decodeTemplate(body, t.schema.Blocks[i].Block, def, fast)
+	t.blocks[i] = c
+	t.static = t.static && c.static
+	return diags
 }
 
 // declarations is the outcome of phase one.
