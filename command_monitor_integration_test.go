@@ -14,17 +14,6 @@ import (
 	"time"
 )
 
-// asCLIEnv makes this test binary behave as the rdmaform command, so that
-// tmux, apply and the agent it starts run the code under test.
-const asCLIEnv = "RDMAFORM_TEST_AS_CLI"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(asCLIEnv) == "1" {
-		os.Exit(run(os.Args[1:], streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
-	}
-	os.Exit(m.Run())
-}
-
 // TestMonitorInTmux runs `rdmaform apply -monitor` in a real tmux session:
 // the screen shows a listener and four endpoints come up established with
 // probe round trips, and apply's report follows once the monitor is left.

@@ -91,7 +91,7 @@ func (f *memFabric) Live(context.Context) (map[string]planner.LiveObject, error)
 
 // withFabric makes the commands use f (nil: no agent in this build) for
 // the test's duration.
-func withFabric(t *testing.T, f *memFabric) {
+func withFabric(t testing.TB, f *memFabric) {
 	t.Helper()
 	old := connectFabric
 	t.Cleanup(func() { connectFabric = old })

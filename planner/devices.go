@@ -16,15 +16,9 @@ import (
 // devices, addresses served by an RDMA device, and a protection domain on
 // the same device as the address of the listener or endpoint using it.
 // Objects left alone or updated in place were checked when created.
+//
+// A plan that creates nothing does not ask for the devices at all.
 func checkDevices(ctx context.Context, cfg *config.Config, p *Plan, di DeviceInfo) hcl.Diagnostics {
-	devs, err := di.Devices(ctx)
-	if err != nil {
-		return hcl.Diagnostics{sourceless(hcl.DiagError, "Failed to list the RDMA devices", err.Error())}
-	}
-	limits := &deviceLimits{ctx: ctx, di: di, devices: map[string]config.DeviceAttr{}, routes: map[string]route{}}
-	for _, d := range devs {
-		limits.devices[d.Name] = config.DeviceAttr{Name: d.Name, MaxQPWR: d.MaxQPWR, MaxSGE: d.MaxSGE}
-	}
 	// CheckDevice walks a whole configuration; give it one holding only
 	// the objects being created.
 	sub := &config.Config{Resources: cfg.Resources, Instances: map[addrs.Instance]*config.Instance{}}
@@ -34,6 +28,17 @@ func checkDevices(ctx context.Context, cfg *config.Config, p *Plan, di DeviceInf
 				sub.Instances[c.Addr] = inst
 			}
 		}
+	}
+	if len(sub.Instances) == 0 {
+		return nil
+	}
+	devs, err := di.Devices(ctx)
+	if err != nil {
+		return hcl.Diagnostics{sourceless(hcl.DiagError, "Failed to list the RDMA devices", err.Error())}
+	}
+	limits := &deviceLimits{ctx: ctx, di: di, devices: map[string]config.DeviceAttr{}, routes: map[string]route{}}
+	for _, d := range devs {
+		limits.devices[d.Name] = config.DeviceAttr{Name: d.Name, MaxQPWR: d.MaxQPWR, MaxSGE: d.MaxSGE}
 	}
 	diags := config.CheckDevice(sub, limits)
 	byResource := InstancesByResource(cfg)

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,29 @@ func TestDeviceChecksSkipObjectsNotCreated(t *testing.T) {
 	devs := fakeDevices{devices: []Device{{Name: "rxe0", MaxQPWR: 16, MaxSGE: 4}}, routes: map[string]string{"10.77.0.1": "rxe0"}}
 	if _, diags := Make(context.Background(), cfg, st, Options{Devices: devs}); len(diags) != 0 {
 		t.Fatalf("existing objects re-checked: %s", diagText(diags))
+	}
+}
+
+// noDevices is a host without RDMA: listing the devices fails.
+type noDevices struct{}
+
+func (noDevices) Devices(context.Context) ([]Device, error) {
+	return nil, errors.New("rdma_get_devices: no such device (ENODEV)")
+}
+func (noDevices) DeviceFor(context.Context, string) (string, error) {
+	return "", errors.New("rdma_get_devices: no such device (ENODEV)")
+}
+
+// A plan that creates nothing needs no device; one that creates asks, and
+// says why it cannot check.
+func TestDeviceChecksOnlyAskWhenCreating(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	if _, diags := Make(context.Background(), cfg, st, Options{Devices: noDevices{}}); len(diags) != 0 {
+		t.Fatalf("a no-change plan asked for the devices: %s", diagText(diags))
+	}
+	st.RemoveObject(mustAddr(t, "endpoint.client[1]"))
+	if _, diags := Make(context.Background(), cfg, st, Options{Devices: noDevices{}}); !strings.Contains(diagText(diags), "Failed to list the RDMA devices") {
+		t.Fatalf("a plan creating an endpoint did not check the devices: %s", diagText(diags))
 	}
 }
