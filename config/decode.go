@@ -166,9 +166,11 @@ func decodeTemplate(body hcl.Body, schema *Block, def hcl.Range, fast bool) (*bo
 
 // setAttr records a non-computed attribute of the schema.
 func (t *bodyTemplate) setAttr(a *hcl.Attribute, fast bool) {
-	trs := a.Expr.Variables()
+	var trs []hcl.Traversal
 	if fast {
 		trs = exprVariables(a.Expr)
+	} else {
+		trs = a.Expr.Variables()
 	}
 	t.attrs[t.schema.attrIndex(a.Name)] = attrSlot{attr: a, constant: len(trs) == 0}
 	t.traversals = append(t.traversals, trs...)
