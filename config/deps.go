@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
@@ -10,44 +11,42 @@ import (
 // dependencies fills each Resource's DependsOn: the blocks it references
 // directly, through local values, or by depends_on.
 func dependencies(e *evaluator) hcl.Diagnostics {
+	// What local values and variables lead to, memoized: they are shared
+	// by many blocks. A node being visited is part of a cycle, reported
+	// already, and leads nowhere more.
 	memo := map[string][]addrs.Resource{}
-	var reach func(key string, visiting map[string]bool) []addrs.Resource
-	reach = func(key string, visiting map[string]bool) []addrs.Resource {
-		if r, ok := memo[key]; ok {
-			return r
-		}
-		if visiting[key] {
-			return nil // a cycle, reported already
-		}
-		visiting[key] = true
-		var out []addrs.Resource
-		n := e.graph.nodes[key]
-		if n == nil {
-			return nil
-		}
+	visiting := map[string]bool{}
+	var reach func(n *node, out []addrs.Resource) []addrs.Resource
+	reach = func(n *node, out []addrs.Resource) []addrs.Resource {
 		for _, d := range n.deps {
-			if kind, name, _ := cutDot(d); kind == "local" || kind == "var" {
-				out = append(out, reach(d, visiting)...)
-			} else if kind != "output" {
+			kind, name, _ := cutDot(d)
+			switch kind {
+			case "output":
+			case "local", "var":
+				r, ok := memo[d]
+				if !ok && !visiting[d] {
+					if dn := e.graph.nodes[d]; dn != nil {
+						visiting[d] = true
+						r = reach(dn, nil)
+						memo[d] = r
+					}
+				}
+				out = append(out, r...)
+			default:
 				out = append(out, addrs.Resource{Kind: addrs.Kind(kind), Name: name})
 			}
 		}
-		memo[key] = out
 		return out
 	}
 	for _, r := range e.decl.resources {
-		all := reach(r.key, map[string]bool{})
-		seen := map[addrs.Resource]bool{}
-		r.DependsOn = r.DependsOn[:0]
-		for _, d := range all {
-			if !seen[d] {
-				seen[d] = true
-				r.DependsOn = append(r.DependsOn, d)
-			}
+		deps := r.DependsOn[:0]
+		if n := e.graph.nodes[r.key]; n != nil {
+			deps = reach(n, deps)
 		}
-		sort.Slice(r.DependsOn, func(i, j int) bool {
-			return r.DependsOn[i].Instance(nil).Less(r.DependsOn[j].Instance(nil))
+		sort.Slice(deps, func(i, j int) bool {
+			return deps[i].Instance(nil).Less(deps[j].Instance(nil))
 		})
+		r.DependsOn = slices.Compact(deps)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,21 +24,18 @@ type graph struct {
 }
 
 func (g *graph) add(key string, rng hcl.Range, refs []*reference, extra ...string) {
-	seen := map[string]bool{}
-	var deps []string
+	deps := make([]string, 0, len(refs)+len(extra))
 	for _, r := range refs {
-		if k := r.key(); k != "" && !seen[k] {
-			seen[k] = true
+		if k := r.key(); k != "" {
 			deps = append(deps, k)
 		}
 	}
-	for _, k := range extra {
-		if !seen[k] {
-			seen[k] = true
-			deps = append(deps, k)
-		}
-	}
+	deps = append(deps, extra...)
 	sort.Strings(deps)
+	deps = slices.Compact(deps)
+	if len(deps) == 0 {
+		deps = nil
+	}
 	g.nodes[key] = &node{key: key, rng: rng, deps: deps}
 }
 

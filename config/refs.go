@@ -29,10 +29,14 @@ type reference struct {
 	name string         // var and local: the name
 	res  addrs.Resource // refResource
 	rng  hcl.Range
+	node string // see key
 }
 
 // key names the graph node a reference depends on ("" for none).
 func (r *reference) key() string {
+	if r.node != "" {
+		return r.node
+	}
 	switch r.kind {
 	case refVar:
 		return "var." + r.name
@@ -155,7 +159,7 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 				return bad("Unexpected index", fmt.Sprintf("%s.%s has neither count nor for_each, so it is not indexed.", root, name), tr[2].SourceRange())
 			}
 		}
-		ref.kind, ref.res = refResource, res
+		ref.kind, ref.res, ref.node = refResource, res, r.key
 		return ref, nil
 	}
 	return bad("Reference to unknown name",

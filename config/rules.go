@@ -41,11 +41,17 @@ func (c *checker) intIn(obj cty.Value, t *bodyTemplate, name string, lo, hi int6
 	if !v.IsKnown() || v.IsNull() {
 		return 0
 	}
-	bf := v.AsBigFloat()
-	n, acc := bf.Int64()
-	if !bf.IsInt() || acc != big.Exact {
-		c.attrErrorf(t, name, summary, "%s must be a whole number; got %s.", name, bf.Text('g', 10))
-		return 0
+	var n int64
+	if i := t.schema.attrIndex(name); i >= 0 && t.attrs[i].attr == nil && t.schema.Attributes[i].hasDefaultInt {
+		n = t.schema.Attributes[i].defaultInt // omitted: v is the default
+	} else {
+		bf := v.AsBigFloat()
+		var acc big.Accuracy
+		n, acc = bf.Int64()
+		if !bf.IsInt() || acc != big.Exact {
+			c.attrErrorf(t, name, summary, "%s must be a whole number; got %s.", name, bf.Text('g', 10))
+			return 0
+		}
 	}
 	if n < lo || n > hi {
 		c.attrErrorf(t, name, summary, "%s must be from %d to %d%s; got %d.", name, lo, hi, why, n)

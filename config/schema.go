@@ -1,6 +1,8 @@
 package config
 
 import (
+	"math/big"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
@@ -24,6 +26,9 @@ type Attribute struct {
 	// object; otherwise the change is applied in place.
 	Replace     bool
 	Description string
+
+	defaultInt    int64 // Default as a whole number, when it is one (cached by init)
+	hasDefaultInt bool
 }
 
 // NestedBlock is a block that may appear at most once inside an object.
@@ -291,6 +296,10 @@ func init() {
 		for _, a := range b.Attributes {
 			if a.Computed {
 				b.bodySchema.Attributes = append(b.bodySchema.Attributes, hcl.AttributeSchema{Name: a.Name})
+			}
+			if a.Default != cty.NilVal && a.Default.Type() == cty.Number {
+				n, acc := a.Default.AsBigFloat().Int64()
+				a.defaultInt, a.hasDefaultInt = n, acc == big.Exact && a.Default.AsBigFloat().IsInt()
 			}
 		}
 	}
