@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"sync"
 	"time"
@@ -23,8 +24,16 @@ const (
 var trace *phaseTrace
 
 // startProfile starts what the environment asks for and returns how to
-// stop it.
+// stop it. It also makes the garbage collector run less often (unless
+// GOGC says otherwise): apply is short-lived and allocates mostly what it
+// keeps, and collections took about a tenth of its CPU for a thousand
+// objects, CPU the agent then lacks on a small host. The memory limit
+// keeps large states' heaps collected as usual.
 func startProfile(name string) func() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+		debug.SetMemoryLimit(512 << 20)
+	}
 	stop := func() {}
 	if prefix := os.Getenv(cpuProfileEnv); prefix != "" {
 		if f, err := os.Create(fmt.Sprintf("%s.%s.%d", prefix, name, os.Getpid())); err == nil {

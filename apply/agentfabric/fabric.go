@@ -203,14 +203,25 @@ func (f *Fabric) startEndpoint(ctx context.Context, stop <-chan struct{}, addres
 	}, nil
 }
 
+// factsGrace bounds the wait for an established endpoint's facts.
+var factsGrace = 2 * time.Second
+
 func (f *Fabric) waitEstablished(ctx context.Context, address string, e *config.Endpoint, o *pb.Object, updates <-chan *pb.Object) (state.Facts, error) {
 	wait := max(f.MinWait, 2*e.Connect.Timeout)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
+	var grace <-chan time.Time // running while established without facts
 	for {
 		switch {
-		case established(o):
+		case established(o) && o.Facts != nil:
 			return factsOf(o), nil
+		case established(o) && grace == nil:
+			// The agent reports ESTABLISHED first and the facts (QP
+			// number, local address) in the next change, which the state
+			// records: wait a little for it.
+			g := time.NewTimer(factsGrace)
+			defer g.Stop()
+			grace = g.C
 		case failed(o):
 			err := objectError(o)
 			f.agent.Delete(ctx, &pb.DeleteRequest{Address: address})
@@ -219,11 +230,16 @@ func (f *Fabric) waitEstablished(ctx context.Context, address string, e *config.
 		select {
 		case next, ok := <-updates:
 			if !ok {
+				if established(o) {
+					return factsOf(o), nil
+				}
 				return state.Facts{}, fmt.Errorf("the agent's change stream ended before %s was established: %v", address, f.watch.err())
 			}
 			if next.Revision >= o.Revision {
 				o = next
 			}
+		case <-grace:
+			return factsOf(o), nil
 		case <-timer.C:
 			err := fmt.Errorf("not established after %v (status %s%s)", wait, statusWord(o.Status), lastErrorSuffix(o))
 			f.agent.Delete(ctx, &pb.DeleteRequest{Address: address})

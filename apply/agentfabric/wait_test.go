@@ -1,0 +1,37 @@
+package agentfabric
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/config"
+)
+
+// The agent reports ESTABLISHED, then the facts in the next change: the
+// create waits for them (the state records the QP number), but not for
+// long when they do not come.
+func TestWaitEstablishedWaitsForTheFacts(t *testing.T) {
+	f := New(nil)
+	e := &config.Endpoint{Connect: config.Connect{Timeout: 2 * time.Second}}
+	updates := make(chan *pb.Object, 1)
+	est := &pb.Object{Address: "endpoint.e", Status: pb.Status_ESTABLISHED, Revision: 5}
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		updates <- &pb.Object{Address: "endpoint.e", Status: pb.Status_ESTABLISHED, Revision: 6, Facts: &pb.Facts{QpNum: 17, Device: "rxe0"}}
+	}()
+	facts, err := f.waitEstablished(context.Background(), "endpoint.e", e, est, updates)
+	if err != nil || facts.QPNum != 17 || facts.Device != "rxe0" {
+		t.Fatalf("%+v %v", facts, err)
+	}
+
+	old := factsGrace
+	factsGrace = 50 * time.Millisecond
+	t.Cleanup(func() { factsGrace = old })
+	start := time.Now()
+	facts, err = f.waitEstablished(context.Background(), "endpoint.e", e, est, make(chan *pb.Object))
+	if err != nil || facts.Status != "established" || facts.QPNum != 0 || time.Since(start) > 10*time.Second {
+		t.Fatalf("without facts: %+v %v after %v", facts, err, time.Since(start))
+	}
+}
