@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -194,12 +193,6 @@ func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, o
 // the agent's socket) has loaded, while the state is still being read:
 // plan's refresh then costs little more than the longer of the two.
 func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, color, needFabric, fetchLive bool) (*session, bool) {
-	// A session lives for one command and allocates in proportion to the
-	// objects; collecting less often trades some memory (about 20% more
-	// at 10,000 objects) for about 15% less CPU.
-	if gc := debug.SetGCPercent(300); gc < 0 || gc > 300 {
-		debug.SetGCPercent(gc) // GOGC=off or higher: the user's choice
-	}
 	se := &session{s: s, loader: config.NewLoader(), color: color}
 	se.loader.CoreVersion = Version
 	ctx, cancel := context.WithCancel(context.Background())
