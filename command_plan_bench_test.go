@@ -1,3 +1,5 @@
+//go:build !integration
+
 package main
 
 import (
@@ -28,7 +30,8 @@ import (
 // the agent over its socket and prints "No changes". On a host without
 // RDMA the agent's endpoints end in error (ENODEV) and in the Soft-RoCE VM
 // rejected (nothing listens on their port); either way the agent holds
-// them, which is all a refresh asks.
+// them, which is all a refresh asks. It is built without the integration
+// tag: the goal is the host's speed, which the VM's emulated CPU is not.
 //
 //	go test -run '^$' -bench NoChangePlan -benchtime 1x .
 func BenchmarkNoChangePlan(b *testing.B) {
