@@ -213,6 +213,7 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 		contents[i] = content
 	}
 	decoded := decodeResources(contents)
+	d.resources = make(map[addrs.Resource]*Resource, len(decoded))
 	for _, content := range contents {
 		for _, b := range content.Blocks {
 			if len(b.Labels) == 1 && !addrs.ValidName(b.Labels[0]) {

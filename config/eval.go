@@ -172,7 +172,9 @@ type evaluator struct {
 
 func (e *evaluator) buildGraph() hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	e.graph.nodes = map[string]*node{}
+	n := len(e.decl.variables) + len(e.decl.locals) + len(e.decl.outputs) + len(e.decl.resources)
+	e.graph.nodes = make(map[string]*node, n)
+	e.refs = make(map[string][]*reference, n)
 	for name, v := range e.decl.variables {
 		e.graph.add("var."+name, v.DeclRange, nil)
 	}
@@ -188,46 +190,73 @@ func (e *evaluator) buildGraph() hcl.Diagnostics {
 		e.refs["output."+name] = refs
 		e.graph.add("output."+name, o.DeclRange, refs)
 	}
+	// Blocks are typed concurrently, in batches, then entered in order.
+	rs := make([]*Resource, 0, len(e.decl.resources))
 	for _, r := range e.decl.resources {
-		expand := ""
-		switch {
-		case r.Count != nil:
-			expand = "count"
-		case r.ForEach != nil:
-			expand = "each"
-		}
-		refs, d := e.decl.collectRefs([]hcl.Expression{r.Count, r.ForEach}, expand, r.body.allTraversals()...)
-		diags = append(diags, d...)
-		// count and for_each cannot use the instance's own key.
-		for _, meta := range []hcl.Expression{r.Count, r.ForEach} {
-			if meta == nil {
-				continue
+		rs = append(rs, r)
+	}
+	type typed struct {
+		refs  []*reference
+		node  *node
+		diags hcl.Diagnostics
+	}
+	out := make([]typed, len(rs))
+	var jobs []func()
+	for start := 0; start < len(rs); start += 256 {
+		end := min(start+256, len(rs))
+		jobs = append(jobs, func() {
+			for i := start; i < end; i++ {
+				out[i].refs, out[i].node, out[i].diags = e.resourceNode(rs[i])
 			}
-			for _, tr := range meta.Variables() {
-				if n := tr.RootName(); n == "count" || n == "each" {
-					diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid reference",
-						Detail: n + ".* is not available in count or for_each themselves.", Subject: tr.SourceRange().Ptr()})
-				}
-			}
-		}
-		var extra []string
-		for _, tr := range r.dependsOn {
-			ref, d := e.decl.parseRef(tr, "")
-			diags = append(diags, d...)
-			if d.HasErrors() {
-				continue
-			}
-			if ref.kind != refResource || len(tr) > 3 || (len(tr) == 3 && !isIndex(tr[2])) {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid depends_on reference",
-					Detail: "depends_on lists whole blocks, such as listener.storage or endpoint.client[0]; not attributes or variables.", Subject: tr.SourceRange().Ptr()})
-				continue
-			}
-			extra = append(extra, ref.key())
-		}
-		e.refs[r.key] = refs
-		e.graph.add(r.key, r.DeclRange, refs, extra...)
+		})
+	}
+	runConcurrently(jobs)
+	for i, r := range rs {
+		diags = append(diags, out[i].diags...)
+		e.refs[r.key] = out[i].refs
+		e.graph.nodes[r.key] = out[i].node
 	}
 	return diags
+}
+
+// resourceNode types a block's references and makes its graph node. It
+// only reads the declarations.
+func (e *evaluator) resourceNode(r *Resource) ([]*reference, *node, hcl.Diagnostics) {
+	expand := ""
+	switch {
+	case r.Count != nil:
+		expand = "count"
+	case r.ForEach != nil:
+		expand = "each"
+	}
+	refs, diags := e.decl.collectRefs([]hcl.Expression{r.Count, r.ForEach}, expand, r.body.allTraversals()...)
+	// count and for_each cannot use the instance's own key.
+	for _, meta := range []hcl.Expression{r.Count, r.ForEach} {
+		if meta == nil {
+			continue
+		}
+		for _, tr := range meta.Variables() {
+			if n := tr.RootName(); n == "count" || n == "each" {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid reference",
+					Detail: n + ".* is not available in count or for_each themselves.", Subject: tr.SourceRange().Ptr()})
+			}
+		}
+	}
+	var extra []string
+	for _, tr := range r.dependsOn {
+		ref, d := e.decl.parseRef(tr, "")
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		if ref.kind != refResource || len(tr) > 3 || (len(tr) == 3 && !isIndex(tr[2])) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid depends_on reference",
+				Detail: "depends_on lists whole blocks, such as listener.storage or endpoint.client[0]; not attributes or variables.", Subject: tr.SourceRange().Ptr()})
+			continue
+		}
+		extra = append(extra, ref.key())
+	}
+	return refs, newNode(r.key, r.DeclRange, refs, extra...), diags
 }
 
 // fullContext holds every value of the configuration, for Config.Eval.

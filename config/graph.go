@@ -24,6 +24,12 @@ type graph struct {
 }
 
 func (g *graph) add(key string, rng hcl.Range, refs []*reference, extra ...string) {
+	g.nodes[key] = newNode(key, rng, refs, extra...)
+}
+
+// newNode is the node key, declared at rng, that needs what refs and extra
+// name.
+func newNode(key string, rng hcl.Range, refs []*reference, extra ...string) *node {
 	deps := make([]string, 0, len(refs)+len(extra))
 	for _, r := range refs {
 		if k := r.key(); k != "" {
@@ -36,7 +42,7 @@ func (g *graph) add(key string, rng hcl.Range, refs []*reference, extra ...strin
 	if len(deps) == 0 {
 		deps = nil
 	}
-	g.nodes[key] = &node{key: key, rng: rng, deps: deps}
+	return &node{key: key, rng: rng, deps: deps}
 }
 
 // order returns the strongly connected components with every component
@@ -49,9 +55,9 @@ func (g *graph) order() [][]*node {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	index := map[string]int{}
-	low := map[string]int{}
-	onStack := map[string]bool{}
+	index := make(map[string]int, len(keys))
+	low := make(map[string]int, len(keys))
+	onStack := make(map[string]bool, len(keys))
 	var stack []string
 	var out [][]*node
 	next := 0
