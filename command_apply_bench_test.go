@@ -100,7 +100,9 @@ endpoint "e" {
 		err := c.Run()
 		d := time.Since(start)
 		if err != nil {
-			b.Fatalf("rdmaform %s: %v\n%s", strings.Join(args, " "), err, tail(out.String(), 30))
+			log, _ := os.ReadFile(filepath.Join(runDir, "agent.log"))
+			b.Fatalf("rdmaform %s: %v\n%s\nagent (exited: %v):\n%s\nagent.log:\n%s", strings.Join(args, " "), err, tail(out.String(), 30),
+				agentCmd.ProcessState, tail(agentOut.String(), 40), tail(string(log), 20))
 		}
 		return d
 	}
