@@ -9,6 +9,8 @@ package rdmacm
 import "C"
 
 import (
+	"errors"
+	"fmt"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -49,10 +51,22 @@ func GetAddrInfo(node, service string, hints *Hints) (*AddrInfo, error) {
 	if hints != nil {
 		h, useHints = *hints, 1
 	}
+	var csrc *C.char
+	if h.Source != "" {
+		if passive {
+			return nil, errors.New("rdma_getaddrinfo: a source address is for an active endpoint; a passive one binds to its own address")
+		}
+		csrc = C.CString(h.Source)
+		defer C.free(unsafe.Pointer(csrc))
+	}
 	var ai *C.struct_rdma_addrinfo
+	var srcFailed C.int
 	ret, errno := C.rf_getaddrinfo(cnode, cservice, useHints, C.int(h.Flags), C.int(h.Family),
-		C.int(h.QPType), C.int(h.PortSpace), &ai)
+		C.int(h.QPType), C.int(h.PortSpace), csrc, &srcFailed, &ai)
 	if ret != 0 {
+		if srcFailed != 0 {
+			return nil, fmt.Errorf("source address %s: %w", h.Source, getaddrinfoError(int(ret), errno, h.Source, ""))
+		}
 		return nil, getaddrinfoError(int(ret), errno, node, service)
 	}
 	var qpType, ps, family C.int

@@ -5,11 +5,16 @@
 #include <string.h>
 #include "shim.h"
 
+// rf_getaddrinfo is rdma_getaddrinfo with its hints passed as values. A
+// source address (src, may be NULL) is resolved first, passively, and given
+// in the hints' ai_src_addr, as rdma_getaddrinfo(3) describes: the active
+// side then binds to it when it resolves the destination.
 int rf_getaddrinfo(const char *node, const char *service, int use_hints,
 		   int flags, int family, int qp_type, int port_space,
-		   struct rdma_addrinfo **res)
+		   const char *src, int *src_failed, struct rdma_addrinfo **res)
 {
-	struct rdma_addrinfo hints;
+	struct rdma_addrinfo hints, src_hints, *src_ai = NULL;
+	int ret;
 
 	if (!use_hints)
 		return rdma_getaddrinfo(node, service, NULL, res);
@@ -18,7 +23,28 @@ int rf_getaddrinfo(const char *node, const char *service, int use_hints,
 	hints.ai_family = family;
 	hints.ai_qp_type = qp_type;
 	hints.ai_port_space = port_space;
-	return rdma_getaddrinfo(node, service, &hints, res);
+	if (src) {
+		memset(&src_hints, 0, sizeof src_hints);
+		src_hints.ai_flags = RAI_PASSIVE;
+		src_hints.ai_family = family;
+		src_hints.ai_port_space = port_space;
+		ret = rdma_getaddrinfo(src, NULL, &src_hints, &src_ai);
+		if (ret) {
+			*src_failed = 1;
+			return ret;
+		}
+		hints.ai_src_addr = src_ai->ai_src_addr;
+		hints.ai_src_len = src_ai->ai_src_len;
+		if (!hints.ai_family)
+			hints.ai_family = src_ai->ai_family;
+	}
+	ret = rdma_getaddrinfo(node, service, &hints, res);
+	if (src_ai) {
+		int saved = errno;
+		rdma_freeaddrinfo(src_ai);
+		errno = saved;
+	}
+	return ret;
 }
 
 int rf_addrinfo_type(struct rdma_addrinfo *ai, int *qp_type, int *port_space, int *family)

@@ -70,7 +70,7 @@ struct rf_completion {
 
 int rf_getaddrinfo(const char *node, const char *service, int use_hints,
 		   int flags, int family, int qp_type, int port_space,
-		   struct rdma_addrinfo **res);
+		   const char *src, int *src_failed, struct rdma_addrinfo **res);
 int rf_addrinfo_type(struct rdma_addrinfo *ai, int *qp_type, int *port_space, int *family);
 
 int rf_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *cq, int qp_type,

@@ -109,6 +109,10 @@ type Hints struct {
 	Family    Family
 	QPType    QPType
 	PortSpace PortSpace
+	// Source is the local address an active endpoint binds to (an IP
+	// address or host name; "" lets the route choose), rdma_getaddrinfo's
+	// ai_src_addr hint.
+	Source string
 }
 
 // QPInit is the part of ibv_qp_init_attr rdmaform sets: the type comes from
