@@ -72,6 +72,7 @@ type prober struct {
 // the endpoint has a reconnect policy.
 func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func()) {
 	var p *prober
+	var wait *time.Timer
 	for {
 		cfg := e.probeConfig()
 		if cfg == nil {
@@ -120,10 +121,17 @@ func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func()) {
 			// pointless; its CM events will say what happened.
 			return
 		}
-		wait := time.NewTimer(max(0, cfg.interval-time.Since(start)))
+		// One timer for the loop, re-armed each interval (Reset needs no
+		// drain since Go 1.23): a probe costs no new timer.
+		d := max(0, cfg.interval-time.Since(start))
+		if wait == nil {
+			wait = time.NewTimer(d)
+			defer wait.Stop()
+		} else {
+			wait.Reset(d)
+		}
 		select {
 		case <-ctx.Done():
-			wait.Stop()
 			return
 		case <-e.probeKick:
 			wait.Stop()
