@@ -26,8 +26,10 @@ func Load(dir string, vars VarInputs) (*Config, hcl.Diagnostics) {
 	return NewLoader().Load(dir, vars)
 }
 
-// Load is the Loader form of the package-level Load.
+// Load is the Loader form of the package-level Load. While it runs, the
+// garbage collector's target is raised (see loadGCPercent).
 func (l *Loader) Load(dir string, vars VarInputs) (*Config, hcl.Diagnostics) {
+	defer raiseGCPercent()()
 	files, diags := l.parseDir(dir)
 	cfg, d := l.loadFiles(dir, files, vars)
 	return cfg, dedupe(append(diags, d...))
