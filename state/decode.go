@@ -73,8 +73,14 @@ func decodeFast(data []byte) (*State, bool) {
 					failed.Do(func() { ok = false })
 					return
 				}
-				o, err := objectFromJSON(&objectJSON{Address: oj.Address, Type: oj.Type, SchemaVersion: oj.SchemaVersion,
-					Attributes: []byte(oj.Attributes), Dependencies: oj.Dependencies, Facts: oj.Facts})
+				// The decoder gave the attributes memory of their own;
+				// compacting them in place validates them again.
+				if len(oj.Attributes) > 0 && oj.Attributes.Compact() != nil {
+					failed.Do(func() { ok = false })
+					return
+				}
+				o, err := objectFromParts(&objectJSON{Address: oj.Address, Type: oj.Type, SchemaVersion: oj.SchemaVersion,
+					Attributes: []byte(oj.Attributes), Dependencies: oj.Dependencies, Facts: oj.Facts}, true)
 				if err != nil {
 					failed.Do(func() { ok = false })
 					return

@@ -206,7 +206,11 @@ func decodeChecked(data []byte, source string) (*State, error) {
 	return s, nil
 }
 
-func objectFromJSON(oj *objectJSON) (*Object, error) {
+func objectFromJSON(oj *objectJSON) (*Object, error) { return objectFromParts(oj, false) }
+
+// objectFromParts is objectFromJSON; with owned, oj.Attributes is already
+// compact and belongs to the object.
+func objectFromParts(oj *objectJSON, owned bool) (*Object, error) {
 	a, err := addrs.ParseInstance(oj.Address)
 	if err != nil {
 		return nil, err
@@ -224,7 +228,10 @@ func objectFromJSON(oj *objectJSON) (*Object, error) {
 	if string(attrs) == "null" {
 		attrs = nil
 	}
-	o := &Object{Addr: a, SchemaVersion: oj.SchemaVersion, Attributes: cloneRaw(compact(attrs)), Facts: oj.Facts}
+	if !owned {
+		attrs = compact(attrs)
+	}
+	o := &Object{Addr: a, SchemaVersion: oj.SchemaVersion, Attributes: attrs, Facts: oj.Facts}
 	seen := map[string]bool{}
 	for _, d := range oj.Dependencies {
 		da, err := addrs.ParseInstance(d)
@@ -241,13 +248,14 @@ func objectFromJSON(oj *objectJSON) (*Object, error) {
 	return o, nil
 }
 
+// compact returns b compacted, in memory of its own.
 func compact(b []byte) []byte {
 	if len(b) == 0 {
 		return nil
 	}
 	var buf bytes.Buffer
 	if json.Compact(&buf, b) != nil {
-		return b
+		return cloneRaw(b)
 	}
 	return buf.Bytes()
 }
