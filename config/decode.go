@@ -207,10 +207,14 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 	}
 	var diags hcl.Diagnostics
 	contents := make([]*hcl.BodyContent, len(files))
+	contentDiags := make([]hcl.Diagnostics, len(files))
+	jobs := make([]func(), len(files))
 	for i, f := range files {
-		content, cd := f.Body.Content(rootSchema)
+		jobs[i] = func() { contents[i], contentDiags[i] = f.Body.Content(rootSchema) }
+	}
+	runConcurrently(jobs)
+	for _, cd := range contentDiags {
 		diags = append(diags, cd...)
-		contents[i] = content
 	}
 	decoded := decodeResources(contents)
 	d.resources = make(map[addrs.Resource]*Resource, len(decoded))

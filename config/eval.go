@@ -114,7 +114,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	for _, keys := range levels {
 		diags = append(diags, e.evalLevel(keys)...)
 	}
-	e.cfg.ctx = e.fullContext()
+	e.cfg.makeCtx = e.fullContext()
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
 	diags = append(diags, dependencies(e)...)
 	return e.cfg, diags
@@ -261,15 +261,23 @@ func (e *evaluator) resourceNode(r *Resource) ([]*reference, *node, hcl.Diagnost
 	return refs, newNode(r.key, r.DeclRange, refs, extra...), diags
 }
 
-// fullContext holds every value of the configuration, for Config.Eval.
-func (e *evaluator) fullContext() *hcl.EvalContext {
+// fullContext returns the maker of a context holding every value of the
+// configuration, for Config.Eval, which makes it on first use.
+func (e *evaluator) fullContext() func() *hcl.EvalContext {
+	variables, locals, res, funcs := e.decl.variables, e.locals, e.res, e.funcs
+	return func() *hcl.EvalContext {
+		return fullContext(variables, locals, res, funcs)
+	}
+}
+
+func fullContext(variables map[string]*Variable, locals map[string]cty.Value, res map[addrs.Resource]cty.Value, funcs map[string]function.Function) *hcl.EvalContext {
 	vars := map[string]cty.Value{}
-	for name, v := range e.decl.variables {
+	for name, v := range variables {
 		vars[name] = v.Value
 	}
-	roots := map[string]cty.Value{"var": cty.ObjectVal(vars), "local": cty.ObjectVal(e.locals)}
+	roots := map[string]cty.Value{"var": cty.ObjectVal(vars), "local": cty.ObjectVal(locals)}
 	kinds := map[string]map[string]cty.Value{}
-	for addr, v := range e.res {
+	for addr, v := range res {
 		if kinds[string(addr.Kind)] == nil {
 			kinds[string(addr.Kind)] = map[string]cty.Value{}
 		}
@@ -278,7 +286,7 @@ func (e *evaluator) fullContext() *hcl.EvalContext {
 	for _, k := range addrs.Kinds {
 		roots[string(k)] = cty.ObjectVal(kinds[string(k)])
 	}
-	return &hcl.EvalContext{Variables: roots, Functions: e.funcs}
+	return &hcl.EvalContext{Variables: roots, Functions: funcs}
 }
 
 func isIndex(s hcl.Traverser) bool { _, ok := s.(hcl.TraverseIndex); return ok }

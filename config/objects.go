@@ -2,6 +2,7 @@ package config
 
 import (
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -18,12 +19,20 @@ type Config struct {
 	Instances map[addrs.Instance]*Instance
 	Outputs   map[string]*Output
 
-	ctx *hcl.EvalContext // every value, for Eval
+	// Every value, for Eval, made on its first use by makeCtx.
+	ctxOnce sync.Once
+	makeCtx func() *hcl.EvalContext
+	ctx     *hcl.EvalContext
 }
 
 // Eval evaluates an expression against the configuration's values, as
 // the console does: var.x, local.x, listener.name.port, functions.
 func (c *Config) Eval(expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
+	c.ctxOnce.Do(func() {
+		if c.makeCtx != nil {
+			c.ctx, c.makeCtx = c.makeCtx(), nil
+		}
+	})
 	return expr.Value(c.ctx)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/netip"
+	"sort"
 	"strings"
 	"time"
 
@@ -279,7 +280,14 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 func checkListenerAddresses(cfg *Config) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	seen := map[string]*Instance{}
-	for _, inst := range cfg.SortedInstances() {
+	var listeners []*Instance
+	for _, inst := range cfg.Instances {
+		if inst.Listener != nil {
+			listeners = append(listeners, inst)
+		}
+	}
+	sort.Slice(listeners, func(a, b int) bool { return listeners[a].Addr.Less(listeners[b].Addr) })
+	for _, inst := range listeners {
 		l := inst.Listener
 		if l == nil || !inst.Known("address") || !inst.Known("port") || !inst.Known("port_space") || l.Port == 0 || l.PortSpace == "" {
 			continue
