@@ -12,13 +12,14 @@ func init() {
 	register(command{Name: "output", Synopsis: "Show output values from the state", Run: runOutput})
 }
 
-// runOutput implements `rdmaform output [-json|-raw] [NAME]` as Terraform
+// runOutput implements `rdmaform output [-json|-raw] [-no-color] [NAME]` as Terraform
 // does: all outputs as NAME = VALUE (sensitive ones hidden), or one
 // output's value (shown even if sensitive, since it was asked for by name).
 func runOutput(args []string, s streams) int {
 	f := newFlagSet("output", s.Err)
 	jsonOut := f.Bool("json", false, "Print machine-readable JSON.")
 	raw := f.Bool("raw", false, "Print a string, number or bool value without quotes.")
+	f.Bool("no-color", false, "Accepted for Terraform compatibility: output has no colour.")
 	if f.Parse(args) != nil {
 		return 1
 	}

@@ -14,6 +14,7 @@ func TestOutput(t *testing.T) {
 	}{
 		{[]string{"output"}, 0, "addr = \"10.0.0.1\"\nn = 3\nsecret = <sensitive>\n", ""},
 		{[]string{"output", "addr"}, 0, "\"10.0.0.1\"\n", ""},
+		{[]string{"output", "-no-color", "addr"}, 0, "\"10.0.0.1\"\n", ""},
 		{[]string{"output", "secret"}, 0, "{\n    a = [\n        1,\n        2,\n    ]\n}\n", ""},
 		{[]string{"output", "-raw", "addr"}, 0, "10.0.0.1", ""},
 		{[]string{"output", "-raw", "n"}, 0, "3", ""},
