@@ -27,28 +27,10 @@ func Decode(data []byte, source string) (*State, error) {
 	return decodeChecked(data, source)
 }
 
-type fileJSONv2 struct {
-	Version         *int                   `json:"version"`
-	RdmaformVersion string                 `json:"rdmaform_version"`
-	Serial          uint64                 `json:"serial"`
-	Lineage         string                 `json:"lineage"`
-	Outputs         map[string]*outputJSON `json:"outputs"`
-	Objects         []*objectJSONv2        `json:"objects"`
-}
-
-type objectJSONv2 struct {
-	Address       string         `json:"address"`
-	Type          string         `json:"type"`
-	SchemaVersion int            `json:"schema_version"`
-	Attributes    jsontext.Value `json:"attributes"`
-	Dependencies  []string       `json:"dependencies"`
-	Facts         Facts          `json:"facts"`
-}
-
 // decodeFast decodes a well-formed current document; ok is false for
 // anything else.
 func decodeFast(data []byte) (*State, bool) {
-	var f fileJSONv2
+	var f fileJSON
 	if err := jsonv2.Unmarshal(data, &f, jsonv1.DefaultOptionsV1()); err != nil {
 		return nil, false
 	}
@@ -75,12 +57,11 @@ func decodeFast(data []byte) (*State, bool) {
 				}
 				// The decoder gave the attributes memory of their own;
 				// compacting them in place validates them again.
-				if len(oj.Attributes) > 0 && oj.Attributes.Compact() != nil {
+				if attrs := (*jsontext.Value)(&oj.Attributes); len(*attrs) > 0 && attrs.Compact() != nil {
 					failed.Do(func() { ok = false })
 					return
 				}
-				o, err := objectFromParts(&objectJSON{Address: oj.Address, Type: oj.Type, SchemaVersion: oj.SchemaVersion,
-					Attributes: []byte(oj.Attributes), Dependencies: oj.Dependencies, Facts: oj.Facts}, true)
+				o, err := objectFromParts(oj, true)
 				if err != nil {
 					failed.Do(func() { ok = false })
 					return
