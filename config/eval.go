@@ -301,6 +301,11 @@ func isIndex(s hcl.Traverser) bool { _, ok := s.(hcl.TraverseIndex); return ok }
 // evaluated only after everything it references.
 func (e *evaluator) ctx(refs []*reference) *hcl.EvalContext {
 	var kb strings.Builder
+	n := 0
+	for _, r := range refs {
+		n += len(r.root) + len(r.name) + 3
+	}
+	kb.Grow(n)
 	for _, r := range refs {
 		kb.WriteByte(byte('0' + r.kind))
 		kb.WriteString(r.root)
