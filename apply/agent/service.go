@@ -152,7 +152,7 @@ func (s *service) List(_ context.Context, r *pb.ListRequest) (*pb.ListResponse, 
 	}
 	out := &pb.ListResponse{Agent: s.info}
 	if r.Table {
-		out.Table = s.agent.listTable(f)
+		out.ProtoReflect().SetUnknown(s.agent.listTableWire(f))
 		return out, nil
 	}
 	if raw := s.agent.listSummaryWire(f); len(raw) > 0 {
