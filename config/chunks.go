@@ -25,12 +25,12 @@ import (
 const chunkBytes = 2 << 10
 
 // chunkOffsets returns where the chunks of an HCL native-syntax file start
-// (the first is 0), each about size bytes and each starting at a line that
+// (the first at the start of the file), each about size bytes and each starting at a line that
 // begins a top-level item. It returns nil when the file should be parsed
 // in one piece: it is small, or it holds something this scanner does not
 // follow (a heredoc, an unterminated string or comment, an unbalanced
 // bracket).
-func chunkOffsets(src []byte, size int) []int {
+func chunkOffsets(src []byte, size int) []hcl.Pos {
 	if len(src) < 2*size {
 		return nil
 	}
@@ -42,7 +42,7 @@ func chunkOffsets(src []byte, size int) []int {
 		depth int
 	}
 	frames := []frame{{}}
-	offsets := []int{0}
+	offsets := []hcl.Pos{hcl.InitialPos}
 	seenItem := false // an item has started since the last offset
 	for i := 0; i < len(src); i++ {
 		c := src[i]
@@ -64,8 +64,9 @@ func chunkOffsets(src []byte, size int) []int {
 			continue
 		}
 		if len(frames) == 1 && f.depth == 0 && (i == 0 || src[i-1] == '\n') && isIdentStart(c) {
-			if seenItem && i-offsets[len(offsets)-1] >= size {
-				offsets = append(offsets, i)
+			if last := offsets[len(offsets)-1]; seenItem && i-last.Byte >= size {
+				line := last.Line + bytes.Count(src[last.Byte:i], []byte{'\n'})
+				offsets = append(offsets, hcl.Pos{Line: line, Column: 1, Byte: i})
 			}
 			seenItem = true
 		}
@@ -125,14 +126,10 @@ type parsedChunk struct {
 	diags hcl.Diagnostics
 }
 
-// parseChunk parses src[start:end], which begins a line, at its position
-// in src.
-func parseChunk(src []byte, name string, start, end int) parsedChunk {
-	pos := hcl.InitialPos
-	if start > 0 {
-		pos = hcl.Pos{Line: 1 + bytes.Count(src[:start], []byte{'\n'}), Column: 1, Byte: start}
-	}
-	f, diags := hclsyntax.ParseConfig(src[start:end], name, pos)
+// parseChunk parses src[start.Byte:end], which begins a line, at its
+// position in src.
+func parseChunk(src []byte, name string, start hcl.Pos, end int) parsedChunk {
+	f, diags := hclsyntax.ParseConfig(src[start.Byte:end], name, start)
 	return parsedChunk{file: f, diags: diags}
 }
 

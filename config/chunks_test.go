@@ -16,21 +16,21 @@ import (
 func parseInChunks(src []byte, name string, size int) (*hcl.File, hcl.Diagnostics, int) {
 	offsets := chunkOffsets(src, size)
 	if offsets == nil {
-		c := parseChunk(src, name, 0, len(src))
+		c := parseChunk(src, name, hcl.InitialPos, len(src))
 		return c.file, c.diags, 1
 	}
 	chunks := make([]parsedChunk, len(offsets))
 	for j, start := range offsets {
 		end := len(src)
 		if j+1 < len(offsets) {
-			end = offsets[j+1]
+			end = offsets[j+1].Byte
 		}
 		chunks[j] = parseChunk(src, name, start, end)
 	}
 	if f, ok := mergeChunks(src, chunks); ok {
 		return f, nil, len(chunks)
 	}
-	c := parseChunk(src, name, 0, len(src))
+	c := parseChunk(src, name, hcl.InitialPos, len(src))
 	return c.file, c.diags, 1
 }
 

@@ -139,14 +139,14 @@ func parseSources(names []string, srcs [][]byte, skip []hcl.Diagnostics) []parse
 		}
 		offsets := chunkOffsets(src, chunkBytes)
 		if offsets == nil {
-			jobs = append(jobs, func() { out[i] = parseChunk(src, name, 0, len(src)) })
+			jobs = append(jobs, func() { out[i] = parseChunk(src, name, hcl.InitialPos, len(src)) })
 			continue
 		}
 		chunks[i] = make([]parsedChunk, len(offsets))
 		for j, start := range offsets {
 			end := len(src)
 			if j+1 < len(offsets) {
-				end = offsets[j+1]
+				end = offsets[j+1].Byte
 			}
 			jobs = append(jobs, func() { chunks[i][j] = parseChunk(src, name, start, end) })
 		}
@@ -161,7 +161,7 @@ func parseSources(names []string, srcs [][]byte, skip []hcl.Diagnostics) []parse
 			out[i].file = f
 			continue
 		}
-		jobs = append(jobs, func() { out[i] = parseChunk(srcs[i], names[i], 0, len(srcs[i])) })
+		jobs = append(jobs, func() { out[i] = parseChunk(srcs[i], names[i], hcl.InitialPos, len(srcs[i])) })
 	}
 	runConcurrently(jobs)
 	return out
