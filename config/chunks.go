@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -29,10 +30,10 @@ const chunkBytes = 2 << 10
 // begins a top-level item. It returns nil when the file should be parsed
 // in one piece: it is small, or it holds something this scanner does not
 // follow (a heredoc, an unterminated string or comment, an unbalanced
-// bracket).
+// bracket, invalid UTF-8).
 func chunkOffsets(src []byte, size int) []hcl.Pos {
-	if len(src) < 2*size {
-		return nil
+	if len(src) < 2*size || !utf8.Valid(src) {
+		return nil // HCL's lexer may take a newline into an invalid sequence
 	}
 	// frames is the nesting of expressions and quoted strings: an
 	// expression frame counts its open brackets; the outermost is the
