@@ -3,18 +3,19 @@ package agentfabric
 import (
 	"context"
 	"sync"
+	"time"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
-// deleter sends deletes issued concurrently in DeleteMany calls: the
-// first at once, those queued meanwhile together in the next call (at
-// most maxDeleteBatch), with up to maxDeleteCalls calls in flight. The
-// agent disconnects a call's listeners and endpoints in parallel, so a
-// destroy waits for a disconnect per call rather than per endpoint, and a
-// call that carries few deletes (the first) does not hold up the others.
+// deleter sends deletes issued concurrently in DeleteMany calls, up to
+// maxDeleteCalls in flight, each carrying what was queued (at most
+// maxDeleteBatch) once deletes stop coming or deleteLinger has passed.
+// The agent disconnects a call's listeners and endpoints in parallel, so
+// a destroy waits for a disconnect per call rather than per endpoint, and
+// a call that carries few deletes does not hold up the others.
 type deleter struct {
 	mu      sync.Mutex
 	queue   []*pendingDelete
@@ -45,8 +46,33 @@ func (d *deleter) enqueue(ctx context.Context, agent pb.AgentClient, address str
 
 const (
 	maxDeleteBatch = 2048 // addresses only: 2,048 make about 50 KB
-	maxDeleteCalls = 4
+	maxDeleteCalls = 16
+	// deleteLinger is how long a call waits for more deletes while they
+	// keep coming (each within deleteGap of the last): a destroy queues a
+	// thousand endpoints' deletes in a fraction of a second, and each call
+	// lasts as long as its slowest disconnect.
+	deleteLinger = 100 * time.Millisecond
+	deleteGap    = 2 * time.Millisecond
 )
+
+// linger waits, at most deleteLinger, until no delete has been queued
+// for deleteGap.
+func (d *deleter) linger() {
+	deadline := time.Now().Add(deleteLinger)
+	d.mu.Lock()
+	n := len(d.queue)
+	d.mu.Unlock()
+	for time.Now().Before(deadline) && n < maxDeleteBatch {
+		time.Sleep(deleteGap)
+		d.mu.Lock()
+		m := len(d.queue)
+		d.mu.Unlock()
+		if m == n {
+			return
+		}
+		n = m
+	}
+}
 
 // singleParallelism bounds the Delete calls in flight for an agent
 // without DeleteMany.
@@ -55,6 +81,7 @@ const singleParallelism = 10
 // send makes calls until the queue is empty.
 func (d *deleter) send(ctx context.Context, agent pb.AgentClient) {
 	for {
+		d.linger()
 		d.mu.Lock()
 		batch := d.queue
 		if len(batch) > maxDeleteBatch {
