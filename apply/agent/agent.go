@@ -470,9 +470,11 @@ func (a *Agent) deletePD(o *object) error {
 	return nil
 }
 
-// List snapshots every object f matches, sorted by address: whole (with
-// or without history) when full, else its summary.
-func (a *Agent) List(full, withHistory bool, f filter) []*pb.Object {
+// List snapshots every object the filter matches (every object when it is
+// nil), sorted by address: whole (with or without history) when full, else
+// its summary.
+func (a *Agent) List(full, withHistory bool, pf *pb.Filter) []*pb.Object {
+	f := filterOf(pf)
 	objs := a.reg.all()
 	out := make([]*pb.Object, 0, len(objs))
 	for _, o := range objs {

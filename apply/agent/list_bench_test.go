@@ -50,7 +50,7 @@ func BenchmarkListSnapshot10000(b *testing.B) {
 // BenchmarkListUnmarshal10000 is the client's side of List on 10,000
 // objects.
 func BenchmarkListUnmarshal10000(b *testing.B) {
-	raw, _ := proto.Marshal(&pb.ListResponse{Objects: tenThousand(b).List(false, false, filter{})})
+	raw, _ := proto.Marshal(&pb.ListResponse{Objects: tenThousand(b).List(false, false, nil)})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var r pb.ListResponse

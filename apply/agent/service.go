@@ -148,7 +148,7 @@ func (s *service) DeleteMany(_ context.Context, r *pb.DeleteManyRequest) (*pb.De
 func (s *service) List(_ context.Context, r *pb.ListRequest) (*pb.ListResponse, error) {
 	f := filterOf(r.Filter)
 	if r.Full || r.WithHistory {
-		return &pb.ListResponse{Objects: s.agent.List(r.Full, r.WithHistory, f), Agent: s.info}, nil
+		return &pb.ListResponse{Objects: s.agent.List(r.Full, r.WithHistory, r.Filter), Agent: s.info}, nil
 	}
 	out := &pb.ListResponse{Agent: s.info}
 	if r.Table {
@@ -167,7 +167,7 @@ func (s *service) Watch(r *pb.WatchRequest, stream grpc.ServerStreamingServer[pb
 	f := filterOf(r.Filter)
 	sub := s.agent.hub.subscribe(watchQueueLimit, f)
 	defer s.agent.hub.unsubscribe(sub)
-	objs := s.agent.List(true, r.WithHistory, f)
+	objs := s.agent.List(true, r.WithHistory, r.Filter)
 	seen := make(map[string]uint64, len(objs))
 	for _, o := range objs {
 		seen[o.Address] = o.Revision

@@ -194,7 +194,7 @@ func TestListSummaryOnTheWireIsTheSummary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := a.List(false, false, filter{})
+		want := a.List(false, false, nil)
 		if len(r.Objects) != len(want) || r.Agent.GetPid() != 1 {
 			t.Fatalf("%d objects (agent %v), want %d", len(r.Objects), r.Agent, len(want))
 		}
@@ -249,7 +249,7 @@ func TestListTableRowsAreTheSummaries(t *testing.T) {
 	if len(r.Objects) != 0 || r.Agent.GetPid() != 1 {
 		t.Errorf("a table list carries %d objects, agent %v", len(r.Objects), r.Agent)
 	}
-	want := a.List(false, false, filter{})
+	want := a.List(false, false, nil)
 	tab := r.Table
 	if tab.Len() != len(want) {
 		t.Fatalf("%d rows, want %d", tab.Len(), len(want))
