@@ -600,16 +600,24 @@ func evalObject(t *bodyTemplate, ctx *hcl.EvalContext, reuse, isQP bool, ps cty.
 	if isQP {
 		fillQPType(vals, ps)
 	}
-	obj := cty.ObjectVal(vals)
+	obj := cty.ObjectVal(vals) // copies vals
+	clear(vals)
+	valsPool.Put(vals)
 	if reuse && t.static {
 		t.built, t.builtPS = obj, ps
 	}
 	return obj, diags
 }
 
+// valsPool holds the maps a body's values are gathered in before
+// cty.ObjectVal copies them into the object.
+var valsPool = sync.Pool{New: func() any { return map[string]cty.Value{} }}
+
+// evalBodyMapOnce gathers the values of a body's attributes and nested
+// blocks, in a map from valsPool.
 func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool) (map[string]cty.Value, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
-	vals := make(map[string]cty.Value, len(t.schema.Attributes)+len(t.schema.Blocks))
+	vals := valsPool.Get().(map[string]cty.Value)
 	for i, a := range t.schema.Attributes {
 		if a.Computed {
 			vals[a.Name] = cty.UnknownVal(a.Type)
