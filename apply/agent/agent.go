@@ -177,13 +177,19 @@ func (a *Agent) createEP(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm
 	return rdmacm.CreateEP(ai, pd, qp, ch)
 }
 
-// start runs an object's lifecycle in its own goroutine.
+// prepare gives o the context its lifecycle will run in. It is called
+// before o is registered, so that a delete arriving at once finds o.cancel
+// set (rather than reading it unset and then waiting for a goroutine that
+// nothing stops).
+func (a *Agent) prepare(o *object) {
+	o.ctx, o.cancel = context.WithCancel(a.ctx)
+}
+
+// start runs an object's lifecycle, prepared, in its own goroutine.
 func (a *Agent) start(o *object, run func(ctx context.Context)) {
-	ctx, cancel := context.WithCancel(a.ctx)
-	o.cancel = cancel
 	go func() {
 		defer close(o.done)
-		run(ctx)
+		run(o.ctx)
 	}()
 }
 
@@ -296,6 +302,7 @@ func (a *Agent) claimListener(addr, token string, spec *pb.ListenerSpec) (*objec
 	var l *listener
 	o, created, err := a.reg.claim(addr, token, pb.Kind_LISTENER, func() *object {
 		o := a.newObject(addr, token, "", pb.Kind_LISTENER)
+		a.prepare(o)
 		o.pdAddress = spec.ProtectionDomain
 		o.st.listenerSpec = spec
 		l = &listener{obj: o, spec: spec, cfg: cfg, pd: pd, maxConns: spec.GetAccept().GetMaxConnections(), ready: make(chan struct{})}
@@ -338,6 +345,7 @@ func (a *Agent) createEndpoint(addr, token string, spec *pb.EndpointSpec) (*obje
 	var e *endpoint
 	o, created, err := a.reg.claim(addr, token, pb.Kind_ENDPOINT, func() *object {
 		o := a.newObject(addr, token, "", pb.Kind_ENDPOINT)
+		a.prepare(o)
 		o.pdAddress = spec.ProtectionDomain
 		o.st.endpointSpec = spec
 		e = newEndpoint(o, spec, cfg, pd)

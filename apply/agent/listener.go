@@ -171,6 +171,8 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 	// Accept here, in the worker that took the request, so the peer's REP
 	// is not delayed by starting the connection's goroutine.
 	c.start()
+	cctx, cancel := context.WithCancel(ctx)
+	child.ctx, child.cancel = cctx, cancel
 	a.reg.add(child)
 	child.announce()
 	l.obj.change(func(s *state) {
@@ -178,8 +180,6 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 		s.acceptedTotal++
 	})
 	l.children.Add(1)
-	cctx, cancel := context.WithCancel(ctx)
-	child.cancel = cancel
 	go func() {
 		defer l.children.Done()
 		defer close(child.done)

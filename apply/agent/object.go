@@ -33,8 +33,10 @@ type object struct {
 	// *connection. Set before the object is shared, never changed.
 	impl any
 
-	// cancel stops the object's goroutine, which closes its ids and then
-	// closes done.
+	// ctx is what the object's goroutine runs in; cancel stops it, and it
+	// closes its ids and then done. Both are set before the object is
+	// registered (a PD has neither).
+	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
 

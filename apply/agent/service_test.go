@@ -44,6 +44,7 @@ func serve(t testing.TB, a *Agent) *client.Client {
 // stopTook to finish, as an endpoint waits for its peer's DISCONNECTED.
 func fakeObject(a *Agent, addr, parent string, kind pb.Kind, stopTook time.Duration) *object {
 	o := a.newObject(addr, "tok-"+addr, parent, kind)
+	a.prepare(o)
 	a.reg.add(o)
 	a.start(o, func(ctx context.Context) {
 		<-ctx.Done()
@@ -265,5 +266,30 @@ func TestListTableRowsAreTheSummaries(t *testing.T) {
 	r, err = c.List(context.Background(), &pb.ListRequest{Table: true, Filter: &pb.Filter{Prefixes: []string{"listener.l/"}}})
 	if err != nil || r.Table.Len() != 1 || r.Table.Row(0).Parent != "listener.l" || r.Table.Row(0).LastError.GetCall() != "rdma_accept" {
 		t.Errorf("filtered table: %v, %v", r.GetTable(), err)
+	}
+}
+
+// A delete that arrives between an object's registration and the start of
+// its goroutine must still stop it (it used to find no cancel function and
+// wait forever).
+func TestDeleteRightAfterRegistrationStopsTheObject(t *testing.T) {
+	a := New(nil)
+	o := a.newObject("endpoint.early", "tok", "", pb.Kind_ENDPOINT)
+	a.prepare(o)
+	a.reg.add(o)
+	deleted := make(chan []DeleteResult, 1)
+	go func() { deleted <- a.DeleteMany([]string{"endpoint.early"}) }()
+	time.Sleep(50 * time.Millisecond) // the delete is waiting for the goroutine
+	a.start(o, func(ctx context.Context) { <-ctx.Done() })
+	select {
+	case r := <-deleted:
+		if len(r) != 1 || !r[0].Existed || r[0].Err != nil {
+			t.Fatalf("DeleteMany: %+v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the delete is still waiting for an object nothing stopped")
+	}
+	if a.reg.get("endpoint.early") != nil {
+		t.Fatal("the object is still registered")
 	}
 }
