@@ -111,6 +111,7 @@ func (a *Agent) warm() {
 type aiKey struct {
 	node      string
 	port      uint32
+	source    string // an active endpoint's source address, or ""
 	passive   bool
 	portSpace rdmacm.PortSpace
 	qpType    rdmacm.QPType
@@ -124,7 +125,7 @@ func (a *Agent) addrInfo(k aiKey) (*rdmacm.AddrInfo, error) {
 	if ai, ok := a.ais[k]; ok {
 		return ai, nil
 	}
-	h := rdmacm.Hints{PortSpace: k.portSpace, QPType: k.qpType}
+	h := rdmacm.Hints{PortSpace: k.portSpace, QPType: k.qpType, Source: k.source}
 	if k.passive {
 		h.Flags |= rdmacm.Passive
 	}

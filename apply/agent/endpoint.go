@@ -38,7 +38,7 @@ func newEndpoint(o *object, spec *pb.EndpointSpec, cfg endpointConfig, pd *rdmac
 	p, _ := probeOf(spec.Probe)
 	return &endpoint{
 		obj: o, cfg: cfg, pd: pd, spec: spec, reconnect: r, probe: p,
-		key:  aiKey{node: spec.Address, port: spec.Port, portSpace: cfg.portSpace, qpType: cfg.qpType},
+		key:  aiKey{node: spec.Address, port: spec.Port, source: spec.SourceAddress, portSpace: cfg.portSpace, qpType: cfg.qpType},
 		kick: make(chan struct{}, 1), probeKick: make(chan struct{}, 1),
 	}
 }

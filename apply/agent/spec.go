@@ -126,9 +126,6 @@ func checkEndpoint(s *pb.EndpointSpec) (endpointConfig, error) {
 	if err := checkPort(s.Port, "endpoint"); err != nil {
 		return c, err
 	}
-	if s.SourceAddress != "" {
-		return c, fmt.Errorf("source_address %q: the agent does not bind endpoints to a source address yet", s.SourceAddress)
-	}
 	var err error
 	if c.portSpace, err = portSpace(s.PortSpace); err != nil {
 		return c, err
