@@ -45,8 +45,11 @@ func (d *deleter) enqueue(ctx context.Context, agent pb.AgentClient, address str
 }
 
 const (
-	maxDeleteBatch = 2048 // addresses only: 2,048 make about 50 KB
-	maxDeleteCalls = 16
+	// Measured in the VM: DeleteMany calls of 256 one after another
+	// deleted 1,000 endpoints in 1.1 s; one call of 1,000 took 2.6-4 s
+	// (the agent's disconnects do not scale to a thousand at once).
+	maxDeleteBatch = 256
+	maxDeleteCalls = 1
 	// deleteLinger is how long a call waits for more deletes while they
 	// keep coming (each within deleteGap of the last): a destroy queues a
 	// thousand endpoints' deletes in a fraction of a second, and each call
