@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +17,7 @@ import (
 	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 )
 
 func init() {
@@ -72,7 +75,7 @@ func runStatus(args []string, s streams) int {
 		return 1
 	}
 	if *asJSON {
-		b, err := protojson.MarshalOptions{Multiline: true, EmitUnpopulated: false}.Marshal(list)
+		b, err := stableJSON(list)
 		if err != nil {
 			fmt.Fprintf(s.Err, "Error: %v\n", err)
 			return 1
@@ -194,4 +197,19 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// stableJSON is m in protojson's mapping, indented by two spaces. protojson
+// varies its whitespace on purpose (so that nobody depends on its bytes);
+// scripts reading status -json may, so it is re-indented.
+func stableJSON(m proto.Message) ([]byte, error) {
+	b, err := protojson.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }

@@ -45,3 +45,27 @@ func TestStatusTableOrderAndTotals(t *testing.T) {
 		}
 	}
 }
+
+// status -json is indented the same way every time (protojson varies its
+// spacing on purpose), so that scripts may compare or grep it.
+func TestStatusJSONIsStable(t *testing.T) {
+	list := &pb.ListResponse{Objects: []*pb.Object{{Address: "endpoint.a[0]", Status: pb.Status_ESTABLISHED, Facts: &pb.Facts{QpNum: 17}}}}
+	b, err := stableJSON(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "objects": [
+    {
+      "address": "endpoint.a[0]",
+      "status": "ESTABLISHED",
+      "facts": {
+        "qpNum": 17
+      }
+    }
+  ]
+}`
+	if string(b) != want {
+		t.Fatalf("status -json gave\n%s\nwant\n%s", b, want)
+	}
+}
