@@ -278,7 +278,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		fmt.Fprintf(s.Err, "\nError: Failed to save the state\n\n%v\n\nThe changes recorded so far are in the state's journal, which the next command\nreplays.\n", closeErr)
 	}
 	if len(report.UnknownOutputs) > 0 {
-		fmt.Fprintf(s.Err, "\nWarning: Outputs not recorded: %s\n\nTheir values are computed from attributes known only after apply, which\nrdmaform cannot evaluate during apply yet.\n", strings.Join(report.UnknownOutputs, ", "))
+		fmt.Fprintf(s.Err, "\nWarning: Outputs not recorded: %s\n\nTheir values use attributes known only after apply through a local value,\nwhich apply does not evaluate again; use the attribute in the output itself.\n", strings.Join(report.UnknownOutputs, ", "))
 	}
 	if report.Failed() || closeErr != nil {
 		fmt.Fprintf(s.Err, "\n%s\n", failedLine(destroy, report))

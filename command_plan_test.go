@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -335,5 +336,53 @@ func TestConfigErrorDoesNotWaitForTheLock(t *testing.T) {
 	}
 	if code != 1 || !strings.Contains(errs, `Missing required argument`) || strings.Contains(errs, "lock") {
 		t.Fatalf("plan with a configuration error under a held lock: %d\n%s", code, errs)
+	}
+}
+
+// Outputs using attributes known only after apply get their values at
+// apply, keep them while nothing changes, and are known after apply again
+// when their object is replaced.
+func TestOutputsKnownAfterApply(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, `
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+endpoint "e" {
+  count   = 2
+  address = listener.l.address
+  port    = listener.l.port
+}
+output "qps" {
+  value = endpoint.e[*].qp_num
+}
+output "port" {
+  value = listener.l.port
+}
+`)
+	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	if code != 0 || !regexp.MustCompile(`(?s)Outputs:.*qps = \[\s*\d+,\s*\d+,?\s*\]`).MatchString(out) {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = stateCmd(t, dir, "", "output", "-json", "qps")
+	if code != 0 || !regexp.MustCompile(`^\[\d+,\d+\]\n$`).MatchString(out) {
+		t.Fatalf("output qps after apply: %d %q %s", code, out, errs)
+	}
+	qps := out
+	code, out, errs = stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color")
+	if code != 0 || !strings.Contains(out, "No changes.") {
+		t.Fatalf("plan after apply: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = stateCmd(t, dir, "", "plan", "-replace=endpoint.e[1]", "-detailed-exitcode", "-no-color")
+	if code != 2 || !regexp.MustCompile(`~ qps\s+= \[`).MatchString(out) || !strings.Contains(out, "(known after apply)") {
+		t.Fatalf("plan replacing endpoint.e[1]: %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs = stateCmd(t, dir, "", "apply", "-replace=endpoint.e[1]", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply -replace: %d %s", code, errs)
+	}
+	code, out, _ = stateCmd(t, dir, "", "output", "-json", "qps")
+	if code != 0 || !regexp.MustCompile(`^\[\d+,\d+\]\n$`).MatchString(out) || out == qps {
+		t.Fatalf("output qps after the replacement: %q (before %q)", out, qps)
 	}
 }

@@ -88,7 +88,8 @@ type executor struct {
 	noCancel   context.Context
 
 	mu      sync.Mutex
-	ids     map[addrs.Instance]string // ids of objects alive now, for pd references
+	ids     map[addrs.Instance]string  // ids of objects alive now, for pd references
+	finals  map[addrs.Instance]applied // what was created or updated, for outputs
 	report  Report
 	outLock sync.Mutex
 }
@@ -112,6 +113,7 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 		sem:      make(chan struct{}, opts.Parallelism),
 		noCancel: context.WithoutCancel(ctx),
 		ids:      map[addrs.Instance]string{},
+		finals:   map[addrs.Instance]applied{},
 	}
 	if opts.Config != nil {
 		e.byResource = planner.InstancesByResource(opts.Config)
@@ -300,6 +302,9 @@ func (e *executor) record(c *planner.Change, final applied, facts state.Facts) e
 	if err := e.Recorder.Record(state.PutObject(o)); err != nil {
 		return OpError{c.Addr, "record", fmt.Errorf("made, but the state could not record it (the object exists without being in the state): %w", err)}
 	}
+	e.mu.Lock()
+	e.finals[c.Addr] = final
+	e.mu.Unlock()
 	return nil
 }
 
@@ -368,13 +373,31 @@ func (e *executor) collect(ctx context.Context, results []Result) {
 // recordOutputs records the outputs that changed and whose values are
 // known.
 func (e *executor) recordOutputs() {
+	// Outputs known only after apply are evaluated again with the values
+	// apply made (the others keep the plan's).
+	var values map[string]cty.Value
+	if e.Config != nil && len(e.plan.OutputChanges) > 0 {
+		values = e.Config.OutputsWith(func(a addrs.Instance) (cty.Value, bool) {
+			if f, ok := e.finals[a]; ok {
+				return f.value(), true
+			}
+			if c := e.plan.Change(a); c != nil && c.Action != planner.Delete {
+				return c.After, true
+			}
+			return cty.NilVal, false
+		})
+	}
 	for _, oc := range e.plan.OutputChanges {
 		var ch state.Change
 		switch oc.Action {
 		case planner.Delete:
 			ch = state.DeleteOutput(oc.Name)
 		default:
-			v, _ := oc.After.UnmarkDeep()
+			after := oc.After
+			if v, ok := values[oc.Name]; ok && !after.IsWhollyKnown() && v.IsWhollyKnown() {
+				after = v
+			}
+			v, _ := after.UnmarkDeep()
 			if !v.IsWhollyKnown() {
 				e.report.UnknownOutputs = append(e.report.UnknownOutputs, oc.Name)
 				continue

@@ -60,7 +60,9 @@
 //     create_before_destroy, ignore_changes as attribute paths).
 //
 // Outputs are evaluated (they may be unknown); Variables and Locals keep
-// their values.
+// their values. OutputsWith evaluates the outputs again with objects'
+// values known after apply (the planner's from the state, apply's from
+// what it made); locals are not evaluated again.
 //
 // # Schema
 //

@@ -6,16 +6,30 @@ import (
 	"sort"
 
 	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // outputChanges compares the configuration's outputs with the state's.
-// An output that is unknown now (computed from values known only after
-// apply) is taken as unchanged when the state has a value for it, by the
-// same reasoning as for object attributes.
-func outputChanges(cfg *config.Config, st *state.State) []OutputChange {
+// Outputs are evaluated again with the objects' planned values, so that
+// one using an attribute known only after apply is known when its object
+// keeps the state's values. One still unknown is an update to a value
+// known after apply when the plan changes any object, and otherwise (it
+// reaches such an attribute through a local, which is not evaluated
+// again) taken as unchanged when the state has a value for it.
+func outputChanges(cfg *config.Config, st *state.State, p *Plan) []OutputChange {
+	values := cfg.OutputsWith(func(a addrs.Instance) (cty.Value, bool) {
+		if c := p.Change(a); c != nil && c.Action != Delete {
+			return c.After, true
+		}
+		return cty.NilVal, false
+	})
+	objectsChange := false
+	for _, c := range p.Changes {
+		objectsChange = objectsChange || c.Action != NoOp
+	}
 	var out []OutputChange
 	names := make([]string, 0, len(cfg.Outputs))
 	for n := range cfg.Outputs {
@@ -23,23 +37,26 @@ func outputChanges(cfg *config.Config, st *state.State) []OutputChange {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		o := cfg.Outputs[n]
+		o, v := cfg.Outputs[n], values[n]
 		var so *state.Output
 		if st != nil {
 			so = st.Outputs[n]
 		}
 		if so == nil {
-			out = append(out, OutputChange{Name: n, Action: Create, Before: cty.NullVal(cty.DynamicPseudoType), After: o.Value, Sensitive: o.Sensitive})
+			out = append(out, OutputChange{Name: n, Action: Create, Before: cty.NullVal(cty.DynamicPseudoType), After: v, Sensitive: o.Sensitive})
 			continue
 		}
-		if !o.Value.IsWhollyKnown() {
+		if !v.IsWhollyKnown() {
+			if objectsChange {
+				out = append(out, OutputChange{Name: n, Action: Update, Before: decodeOutput(so), After: v, Sensitive: o.Sensitive || so.Sensitive})
+			}
 			continue
 		}
-		plain, _ := o.Value.UnmarkDeep()
+		plain, _ := v.UnmarkDeep()
 		if b, err := ctyjson.Marshal(plain, plain.Type()); err == nil && sameJSON(b, so.Value) && so.Sensitive == o.Sensitive {
 			continue
 		}
-		out = append(out, OutputChange{Name: n, Action: Update, Before: decodeOutput(so), After: o.Value, Sensitive: o.Sensitive || so.Sensitive})
+		out = append(out, OutputChange{Name: n, Action: Update, Before: decodeOutput(so), After: v, Sensitive: o.Sensitive || so.Sensitive})
 	}
 	if st != nil {
 		for _, n := range st.OutputNames() {

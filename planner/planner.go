@@ -112,7 +112,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	if cfg != nil {
 		diags = append(diags, checkPreventDestroy(cfg, p)...)
 		if !opts.Destroy {
-			p.OutputChanges = outputChanges(cfg, st)
+			p.OutputChanges = outputChanges(cfg, st, p)
 		}
 		if opts.Devices != nil && !opts.Destroy {
 			diags = append(diags, checkDevices(ctx, cfg, p, opts.Devices)...)
