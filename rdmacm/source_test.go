@@ -5,37 +5,17 @@ package rdmacm
 import (
 	"errors"
 	"net/netip"
-	"os"
-	"os/exec"
-	"strings"
 	"testing"
 	"time"
-)
 
-// secondAddr returns another local address served by the test device:
-// RDMAFORM_TEST_ADDR2, or in the testbed 10.77.0.2, which it adds to the
-// test netdev (Soft-RoCE serves every address of its netdev).
-func secondAddr(t *testing.T) string {
-	if a := os.Getenv("RDMAFORM_TEST_ADDR2"); a != "" {
-		return a
-	}
-	netdev := os.Getenv("RDMAFORM_TEST_NETDEV")
-	if os.Getenv("RDMAFORM_IN_VM") != "1" || netdev == "" {
-		t.Fatal("RDMAFORM_TEST_ADDR2 is not set: set it to a second address served by the test device, or run in the Soft-RoCE testbed (scripts/vm-run)")
-	}
-	const addr = "10.77.0.2"
-	out, err := exec.Command("ip", "addr", "add", addr+"/24", "dev", netdev).CombinedOutput()
-	if err != nil && !strings.Contains(string(out), "exists") {
-		t.Fatalf("ip addr add %s dev %s: %v\n%s", addr, netdev, err, out)
-	}
-	return addr
-}
+	"github.com/rdmaform/rdmaform/rdmacm/rdmatest"
+)
 
 // An active endpoint with a source address binds to it: both sides see
 // the connection come from there, not from the address the route picks.
 // A source address no interface holds fails, naming the call and errno.
 func TestDialFromSourceAddress(t *testing.T) {
-	src := secondAddr(t)
+	src := rdmatest.SecondAddr(t)
 	ch := newChannel(t)
 	qp := DefaultQPInit()
 	l, port := listen(t, ch, testAddr(t), PSTCP, &qp)

@@ -3,39 +3,19 @@
 package agent_test
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/rdmacm/rdmatest"
 )
-
-// secondAddr returns another local address served by the test device:
-// RDMAFORM_TEST_ADDR2, or in the testbed 10.77.0.2, added to the test
-// netdev (Soft-RoCE serves every address of its netdev).
-func secondAddr(t *testing.T) string {
-	if a := os.Getenv("RDMAFORM_TEST_ADDR2"); a != "" {
-		return a
-	}
-	netdev := os.Getenv("RDMAFORM_TEST_NETDEV")
-	if os.Getenv("RDMAFORM_IN_VM") != "1" || netdev == "" {
-		t.Fatal("RDMAFORM_TEST_ADDR2 is not set: set it to a second address served by the test device, or run in the Soft-RoCE testbed (scripts/vm-run)")
-	}
-	const addr = "10.77.0.2"
-	out, err := exec.Command("ip", "addr", "add", addr+"/24", "dev", netdev).CombinedOutput()
-	if err != nil && !strings.Contains(string(out), "exists") {
-		t.Fatalf("ip addr add %s dev %s: %v\n%s", addr, netdev, err, out)
-	}
-	return addr
-}
 
 // An endpoint with a source address connects from it: its own facts and
 // the listener's accepted connection both say so. One whose source no
 // interface holds ends in error, naming the call and errno.
 func TestEndpointSourceAddress(t *testing.T) {
-	src := secondAddr(t)
+	src := rdmatest.SecondAddr(t)
 	p := startAgent(t)
 	addr, port := testAddr(t), freePort()
 	createListener(t, p, "listener.src", echoListener(addr, port, 0))
