@@ -60,13 +60,7 @@ func (b *batcher) enqueue(ctx context.Context, agent pb.AgentClient, req *pb.Cre
 func (b *batcher) send(ctx context.Context, agent pb.AgentClient) {
 	for {
 		b.mu.Lock()
-		batch := b.queue
-		if len(batch) > maxBatch {
-			batch = batch[:maxBatch:maxBatch]
-			b.queue = b.queue[maxBatch:]
-		} else {
-			b.queue = nil
-		}
+		batch := takeBatch(&b.queue, maxBatch)
 		if len(batch) == 0 {
 			b.sending = false
 			b.mu.Unlock()
@@ -111,4 +105,17 @@ func (b *batcher) send(ctx context.Context, agent pb.AgentClient) {
 			close(p.done)
 		}
 	}
+}
+
+// takeBatch removes up to max items from the front of *queue and returns
+// them.
+func takeBatch[T any](queue *[]T, max int) []T {
+	batch := *queue
+	if len(batch) > max {
+		batch = batch[:max:max]
+		*queue = (*queue)[max:]
+	} else {
+		*queue = nil
+	}
+	return batch
 }

@@ -86,13 +86,7 @@ func (d *deleter) send(ctx context.Context, agent pb.AgentClient) {
 	for {
 		d.linger()
 		d.mu.Lock()
-		batch := d.queue
-		if len(batch) > maxDeleteBatch {
-			batch = batch[:maxDeleteBatch:maxDeleteBatch]
-			d.queue = d.queue[maxDeleteBatch:]
-		} else {
-			d.queue = nil
-		}
+		batch := takeBatch(&d.queue, maxDeleteBatch)
 		if len(batch) == 0 {
 			d.senders--
 			d.mu.Unlock()
