@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +62,12 @@ func agentMain(args []string) int {
 		if f, err := os.Create(fmt.Sprintf("%s.%d", prefix, os.Getpid())); err == nil {
 			pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
+		}
+	}
+	if prefix := os.Getenv("RDMAFORM_AGENT_TRACE"); prefix != "" {
+		if f, err := os.Create(fmt.Sprintf("%s.%d", prefix, os.Getpid())); err == nil {
+			trace.Start(f)
+			defer trace.Stop()
 		}
 	}
 	if err := agent.Run(ctx, agent.Options{Socket: *socket, LogFile: *logFile, Version: "integration"}); err != nil {
