@@ -154,7 +154,8 @@ type session struct {
 
 func (se *session) close() {
 	if se.fetch != nil {
-		<-se.fetch.done
+		// Not waited for when the state failed: say if it started an agent.
+		se.fetch.wait(se.s.Err)
 		if c := se.fetch.conn; c != nil && c != se.conn && c.Close != nil {
 			c.Close()
 		}
