@@ -3,6 +3,7 @@ package state
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -41,8 +42,7 @@ func decodeFast(data []byte) (*State, bool) {
 		return nil, false
 	}
 	objs := make([]*Object, len(f.Objects))
-	var failed sync.Once
-	ok := true
+	var bad atomic.Bool
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(f.Objects)/512))
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -52,18 +52,18 @@ func decodeFast(data []byte) (*State, bool) {
 			for i := w; i < len(f.Objects); i += workers {
 				oj := f.Objects[i]
 				if oj == nil {
-					failed.Do(func() { ok = false })
+					bad.Store(true)
 					return
 				}
 				// The decoder gave the attributes memory of their own;
 				// compacting them in place validates them again.
 				if attrs := (*jsontext.Value)(&oj.Attributes); len(*attrs) > 0 && attrs.Compact() != nil {
-					failed.Do(func() { ok = false })
+					bad.Store(true)
 					return
 				}
 				o, err := objectFromParts(oj, true)
 				if err != nil {
-					failed.Do(func() { ok = false })
+					bad.Store(true)
 					return
 				}
 				objs[i] = o
@@ -71,7 +71,7 @@ func decodeFast(data []byte) (*State, bool) {
 		}(w)
 	}
 	wg.Wait()
-	if !ok {
+	if bad.Load() {
 		return nil, false
 	}
 	s := &State{

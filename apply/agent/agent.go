@@ -294,30 +294,12 @@ func (a *Agent) claimListener(addr, token string, spec *pb.ListenerSpec) (*objec
 	if err != nil {
 		return nil, err
 	}
-	a.pdMu.RLock()
-	defer a.pdMu.RUnlock()
-	pd, err := a.protectionDomain(spec.ProtectionDomain)
-	if err != nil {
-		return nil, err
-	}
-	var l *listener
-	o, created, err := a.reg.claim(addr, token, pb.Kind_LISTENER, func() *object {
-		o := a.newObject(addr, token, "", pb.Kind_LISTENER)
-		a.prepare(o)
-		o.pdAddress = spec.ProtectionDomain
+	return a.claimAndStart(addr, token, pb.Kind_LISTENER, spec.ProtectionDomain, func(o *object, pd *rdmacm.PD) func(context.Context) {
 		o.st.listenerSpec = spec
-		l = &listener{obj: o, spec: spec, cfg: cfg, pd: pd, maxConns: spec.GetAccept().GetMaxConnections(), ready: make(chan struct{})}
+		l := &listener{obj: o, spec: spec, cfg: cfg, pd: pd, maxConns: spec.GetAccept().GetMaxConnections(), ready: make(chan struct{})}
 		o.impl = l
-		return o
+		return l.run
 	})
-	if err != nil {
-		return nil, err
-	}
-	if created {
-		o.announce()
-		a.start(o, l.run)
-	}
-	return o, nil
 }
 
 // CreateEndpoint registers an endpoint and starts connecting it.
@@ -337,20 +319,31 @@ func (a *Agent) createEndpoint(addr, token string, spec *pb.EndpointSpec) (*obje
 	if err != nil {
 		return nil, err
 	}
+	return a.claimAndStart(addr, token, pb.Kind_ENDPOINT, spec.ProtectionDomain, func(o *object, pd *rdmacm.PD) func(context.Context) {
+		o.st.endpointSpec = spec
+		e := newEndpoint(o, spec, cfg, pd)
+		o.impl = e
+		return e.run
+	})
+}
+
+// claimAndStart registers a listener or endpoint (or finds the one this
+// token made) on the protection domain pdAddr ("" for the default). fill
+// sets the new object's own part and returns its lifecycle, which starts
+// once the object is registered.
+func (a *Agent) claimAndStart(addr, token string, kind pb.Kind, pdAddr string, fill func(*object, *rdmacm.PD) func(context.Context)) (*object, error) {
 	a.pdMu.RLock()
 	defer a.pdMu.RUnlock()
-	pd, err := a.protectionDomain(spec.ProtectionDomain)
+	pd, err := a.protectionDomain(pdAddr)
 	if err != nil {
 		return nil, err
 	}
-	var e *endpoint
-	o, created, err := a.reg.claim(addr, token, pb.Kind_ENDPOINT, func() *object {
-		o := a.newObject(addr, token, "", pb.Kind_ENDPOINT)
+	var run func(context.Context)
+	o, created, err := a.reg.claim(addr, token, kind, func() *object {
+		o := a.newObject(addr, token, "", kind)
 		a.prepare(o)
-		o.pdAddress = spec.ProtectionDomain
-		o.st.endpointSpec = spec
-		e = newEndpoint(o, spec, cfg, pd)
-		o.impl = e
+		o.pdAddress = pdAddr
+		run = fill(o, pd)
 		return o
 	})
 	if err != nil {
@@ -358,7 +351,7 @@ func (a *Agent) createEndpoint(addr, token string, spec *pb.EndpointSpec) (*obje
 	}
 	if created {
 		o.announce()
-		a.start(o, e.run)
+		a.start(o, run)
 	}
 	return o, nil
 }
