@@ -24,6 +24,10 @@ func TestRefreshReadsTheTableList(t *testing.T) {
 	fakeObject(a, "listener.l/conn/1", "listener.l", pb.Kind_CONNECTION, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	// The request Live makes is answered with a table, so Live reads rows.
+	if r, err := c.List(ctx, &pb.ListRequest{Table: true, Filter: &pb.Filter{Kinds: []pb.Kind{pb.Kind_ENDPOINT}}}); err != nil || r.GetTable().Len() != 3 || len(r.Objects) != 0 {
+		t.Fatalf("table List: %d rows, %d objects, %v", r.GetTable().Len(), len(r.GetObjects()), err)
+	}
 	live, err := agentfabric.New(c).Live(ctx)
 	if err != nil {
 		t.Fatal(err)
