@@ -11,11 +11,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
+	"time"
 )
 
-// resolveTimeoutMs is how long address and route resolution may take, as
-// rdma_create_ep allows them.
-const resolveTimeoutMs = 2000
+// defaultResolveTimeout is how long address and route resolution may each
+// take when ctx has no deadline, as rdma_create_ep and rping allow them.
+const defaultResolveTimeout = 2 * time.Second
+
+// resolveTimeoutMs is the timeout_ms rdma_resolve_addr and
+// rdma_resolve_route get: the time left before ctx's deadline, or the
+// default; at least 1 ms, since the kernel reads 0 as its own default.
+func resolveTimeoutMs(ctx context.Context) C.int {
+	d := defaultResolveTimeout
+	if deadline, ok := ctx.Deadline(); ok {
+		d = time.Until(deadline)
+	}
+	return C.int(max(d.Milliseconds(), 1))
+}
 
 // Dial creates an active id toward ai's destination as CreateEP does, but
 // resolves its address and route asynchronously on ch (rdma_create_id,
@@ -23,7 +36,9 @@ const resolveTimeoutMs = 2000
 // ROUTE_RESOLVED in Go rather than in librdmacm. Many Dials in parallel thus
 // overlap their resolution without parking a thread each, as cmtime does;
 // rdmaform uses it to bring up many endpoints at once. The id has a QP when
-// qp is not nil and is ready to Connect.
+// qp is not nil and is ready to Connect. Each resolution may take until
+// ctx's deadline (2 s without one): the kernel then reports ADDR_ERROR or
+// ROUTE_ERROR with ETIMEDOUT.
 //
 // QP types other than the port space's own (UC in the TCP port space) need
 // rdma_create_ep, which Dial then uses.
@@ -77,7 +92,7 @@ func (id *ID) resolve(ctx context.Context, ai *AddrInfo) error {
 	err := ai.use(func(cai *C.struct_rdma_addrinfo) error {
 		hasRoute = C.rf_has_route(cai) != 0
 		return id.slowCall("rdma_resolve_addr", func(cid *C.struct_rdma_cm_id) (C.int, error) {
-			ret, errno := C.rf_resolve(cid, cai, resolveTimeoutMs)
+			ret, errno := C.rf_resolve(cid, cai, resolveTimeoutMs(ctx))
 			return ret, errno
 		})
 	})
@@ -96,7 +111,7 @@ func (id *ID) resolve(ctx context.Context, ai *AddrInfo) error {
 		})
 	}
 	err = id.slowCall("rdma_resolve_route", func(cid *C.struct_rdma_cm_id) (C.int, error) {
-		ret, errno := C.rdma_resolve_route(cid, resolveTimeoutMs)
+		ret, errno := C.rdma_resolve_route(cid, resolveTimeoutMs(ctx))
 		return ret, errno
 	})
 	if err != nil {
@@ -108,6 +123,11 @@ func (id *ID) resolve(ctx context.Context, ai *AddrInfo) error {
 // expect waits for one event of type t, which ends op.
 func (id *ID) expect(ctx context.Context, op string, t EventType) error {
 	e, err := id.NextEvent(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// What the kernel reports when its own timeout_ms, set to the same
+		// deadline, runs out first.
+		return &OpError{Op: op, Err: syscall.ETIMEDOUT}
+	}
 	if err != nil {
 		return fmt.Errorf("%s: waiting for %s: %w", op, t, err)
 	}

@@ -139,14 +139,17 @@ func (a *Agent) addrInfo(k aiKey) (*rdmacm.AddrInfo, error) {
 
 // dial makes an active id with a QP on the shared channel, resolving its
 // address and route asynchronously (rdmacm.Dial), so that endpoints come up
-// together without a thread each; at most dialWorkers resolve at once.
-func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPInit) (*rdmacm.ID, error) {
+// together without a thread each; at most dialWorkers resolve at once, each
+// within resolveTimeout (connect.timeout).
+func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPInit, resolveTimeout time.Duration) (*rdmacm.ID, error) {
 	select {
 	case a.dialSem <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	defer func() { <-a.dialSem }()
+	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
 	ch, err := a.channel()
 	if err != nil {
 		return nil, err

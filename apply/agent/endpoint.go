@@ -143,7 +143,7 @@ func (e *endpoint) session(ctx context.Context, attempt int) bool {
 		e.obj.event(pb.Status_CONNECTING, "connecting", fmt.Sprintf("to %s:%d", e.key.node, e.key.port))
 	}
 	qp := e.cfg.qp
-	id, err := a.dial(ctx, e.key, e.pd, &qp)
+	id, err := a.dial(ctx, e.key, e.pd, &qp, e.cfg.resolveTimeout)
 	if err != nil {
 		if ctx.Err() == nil {
 			e.obj.failure(pb.Status_ERROR, "error", err)
@@ -229,9 +229,9 @@ func (e *endpoint) session(ctx context.Context, attempt int) bool {
 }
 
 // waitEstablished waits for the connect's outcome, bounded by
-// connect.timeout, and records a failure.
+// establishTimeout, and records a failure.
 func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID) bool {
-	cctx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
+	cctx, cancel := context.WithTimeout(ctx, establishTimeout)
 	defer cancel()
 	for {
 		ev, err := id.NextEvent(cctx)
@@ -240,7 +240,7 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID) bool {
 				return false
 			}
 			if errors.Is(err, context.DeadlineExceeded) {
-				err = &agentError{Call: "rdma_connect", Err: syscall.ETIMEDOUT, Msg: fmt.Sprintf("no ESTABLISHED within connect.timeout = %v", e.cfg.timeout)}
+				err = &agentError{Call: "rdma_connect", Err: syscall.ETIMEDOUT, Msg: fmt.Sprintf("no ESTABLISHED within %v of rdma_connect", establishTimeout)}
 			}
 			e.obj.failure(pb.Status_ERROR, "error", err)
 			return false

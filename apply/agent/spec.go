@@ -11,7 +11,14 @@ import (
 // Defaults for what a spec leaves out.
 const (
 	defaultBacklog        = 1024
-	defaultConnectTimeout = 30 * time.Second
+	// defaultResolveTimeout bounds address and route resolution, each, as
+	// rping's 2000 ms (connect.timeout changes it).
+	defaultResolveTimeout = 2 * time.Second
+	// establishTimeout bounds the wait for ESTABLISHED after rdma_connect.
+	// The CM retries an unanswered request for longer; a burst of a
+	// thousand connects to one listener under Soft-RoCE takes seconds to
+	// be answered, so this is generous.
+	establishTimeout = 30 * time.Second
 	maxProbeSize          = 4096
 )
 
@@ -115,7 +122,8 @@ type endpointConfig struct {
 	qpType    rdmacm.QPType
 	qp        rdmacm.QPInit
 	connect   rdmacm.ConnParam
-	timeout   time.Duration
+	// resolveTimeout is connect.timeout: address and route resolution.
+	resolveTimeout time.Duration
 }
 
 func checkEndpoint(s *pb.EndpointSpec) (endpointConfig, error) {
@@ -134,7 +142,7 @@ func checkEndpoint(s *pb.EndpointSpec) (endpointConfig, error) {
 		return c, err
 	}
 	c.connect = rdmacm.ConnParam{RetryCount: 7, RNRRetryCount: 7}
-	c.timeout = defaultConnectTimeout
+	c.resolveTimeout = defaultResolveTimeout
 	if k := s.Connect; k != nil {
 		if c.connect.ResponderResources, err = byte8(k.ResponderResources, "connect.responder_resources"); err != nil {
 			return c, err
@@ -154,7 +162,7 @@ func checkEndpoint(s *pb.EndpointSpec) (endpointConfig, error) {
 			return c, fmt.Errorf("connect.timeout is negative")
 		}
 		if k.Timeout > 0 {
-			c.timeout = time.Duration(k.Timeout)
+			c.resolveTimeout = time.Duration(k.Timeout)
 		}
 	}
 	if _, err := backoffOf(s.Reconnect); err != nil {

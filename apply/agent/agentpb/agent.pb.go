@@ -939,7 +939,7 @@ type Connect struct {
 	RetryCount         uint32                 `protobuf:"varint,3,opt,name=retry_count,json=retryCount,proto3" json:"retry_count,omitempty"`            // 0-7
 	RnrRetryCount      uint32                 `protobuf:"varint,4,opt,name=rnr_retry_count,json=rnrRetryCount,proto3" json:"rnr_retry_count,omitempty"` // 0-7, 7 retries forever
 	PrivateData        []byte                 `protobuf:"bytes,5,opt,name=private_data,json=privateData,proto3" json:"private_data,omitempty"`
-	Timeout            int64                  `protobuf:"varint,6,opt,name=timeout,proto3" json:"timeout,omitempty"` // nanoseconds to reach ESTABLISHED; 0: 30 s
+	Timeout            int64                  `protobuf:"varint,6,opt,name=timeout,proto3" json:"timeout,omitempty"` // nanoseconds for address and route resolution; 0: 2 s (ESTABLISHED is then awaited up to 30 s)
 	unknownFields      protoimpl.UnknownFields
 	sizeCache          protoimpl.SizeCache
 }
