@@ -10,7 +10,7 @@ import (
 
 // Defaults for what a spec leaves out.
 const (
-	defaultBacklog        = 1024
+	defaultBacklog = 1024
 	// defaultResolveTimeout bounds address and route resolution, each, as
 	// rping's 2000 ms (connect.timeout changes it).
 	defaultResolveTimeout = 2 * time.Second
@@ -19,7 +19,7 @@ const (
 	// thousand connects to one listener under Soft-RoCE takes seconds to
 	// be answered, so this is generous.
 	establishTimeout = 30 * time.Second
-	maxProbeSize          = 4096
+	maxProbeSize     = 4096
 )
 
 func portSpace(s string) (rdmacm.PortSpace, error) {
