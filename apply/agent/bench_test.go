@@ -190,6 +190,35 @@ func establishRound(b *testing.B, n int) (time.Duration, float64) {
 	return took, perEP
 }
 
+// BenchmarkEstablish1000OneAgent is BenchmarkEstablish1000ThroughTheAPI
+// with the listener and the endpoints in one agent, as on a host that
+// holds both sides (what BenchmarkApply1000 at the root does).
+func BenchmarkEstablish1000OneAgent(b *testing.B) {
+	const n, rounds = 1000, 3
+	for i := 0; i < b.N; i++ {
+		var ours, refs []time.Duration
+		for r := 0; r < rounds; r++ {
+			addr, port := testAddr(b), freePort()
+			p := startAgent(b)
+			createListener(b, p, "listener.o", &pb.ListenerSpec{Address: addr, Port: port, Qp: smallQP()})
+			start := time.Now()
+			createBatch(b, p, "endpoint.o", n, func(int) *pb.EndpointSpec {
+				s := endpointSpec(addr, port)
+				s.Qp = smallQP()
+				return s
+			})
+			took := pollEstablished(b, p, "endpoint.o[", n, start)
+			p.terminate(b)
+			ref, phases := cmtime(b, n)
+			b.Logf("round %d: one agent %v, cmtime %v (%s)", r+1, took.Round(time.Millisecond), ref.Round(time.Millisecond), phases)
+			ours, refs = append(ours, took), append(refs, ref)
+		}
+		o, c := median(ours), median(refs)
+		b.ReportMetric(o.Seconds()/c.Seconds(), "ratio")
+		b.Logf("1000 endpoints and their listener in one agent, median of %d rounds: %v; cmtime -c 1000: %v; ratio %.2f", rounds, o.Round(time.Millisecond), c.Round(time.Millisecond), o.Seconds()/c.Seconds())
+	}
+}
+
 // BenchmarkEstablish1000AgainstCmtimeServer splits the comparison: the
 // agent's endpoints connect to a cmtime server (-b), so only the active
 // side is the agent's; cmtime -c 1000 runs in the same rounds.
