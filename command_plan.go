@@ -59,7 +59,7 @@ type fabricConn struct {
 	Fabric    apply.Fabric
 	Close     func() error
 	// CreateBeforeDestroy: the fabric can hold a replacement beside the
-	// object it replaces (the agent cannot yet: one object per address).
+	// object it replaces (the agent can, under another name).
 	CreateBeforeDestroy bool
 }
 

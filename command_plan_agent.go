@@ -17,8 +17,8 @@ func init() {
 			return nil, err
 		}
 		f := agentfabric.New(c)
-		// CreateBeforeDestroy stays false: the agent holds one object per
-		// address, so a replacement cannot be created beside the old one.
-		return &fabricConn{Refresher: f, Devices: f, Fabric: f, Close: func() error { f.Close(); return c.Close() }}, nil
+		// A create_before_destroy replacement is created under another
+		// name while the object it replaces holds the address.
+		return &fabricConn{Refresher: f, Devices: f, Fabric: f, Close: func() error { f.Close(); return c.Close() }, CreateBeforeDestroy: true}, nil
 	}
 }

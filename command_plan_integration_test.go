@@ -202,8 +202,10 @@ endpoint "nobody_listens" {
 }
 
 // examples/fanout: for_each over listeners, outputs recorded and stable,
-// and create_before_destroy replaced destroy-first with a warning (the
-// agent holds one object per address).
+// and create_before_destroy: each endpoint's replacement is established
+// (under another agent name) before the endpoint it replaces is
+// destroyed; the next plan finds nothing to do, and the replacement after
+// takes the address back.
 func TestFanoutEndToEnd(t *testing.T) {
 	b, err := os.ReadFile("examples/fanout/main.rdma.hcl")
 	if err != nil {
@@ -213,9 +215,28 @@ func TestFanoutEndToEnd(t *testing.T) {
 	e := newE2E(t, src)
 	e.expect(0, []string{"Apply complete! Resources: 6 added", "Outputs:", "blocks   = 7472"}, "apply", "-auto-approve", "-no-color")
 	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
-	e.write(strings.Replace(src, "retry_count     = 6", "retry_count     = 5", 1))
-	e.expect(0, []string{"Warning: create_before_destroy is not supported by the agent", `-/+ endpoint "svc" {`,
-		"Resources: 3 added, 0 changed, 3 destroyed."}, "apply", "-auto-approve", "-no-color")
+	for i, retries := range []string{"5", "4"} {
+		e.write(strings.Replace(src, "retry_count     = 6", "retry_count     = "+retries, 1))
+		out := e.expect(0, []string{`+/- endpoint "svc" {`, "Resources: 3 added, 0 changed, 3 destroyed."}, "apply", "-auto-approve", "-no-color")
+		if strings.Contains(out, "Warning") {
+			t.Fatalf("replacement %d warns:\n%s", i+1, out)
+		}
+		for _, k := range []string{"metadata", "blocks", "journal"} {
+			a := `endpoint.svc["` + k + `"]`
+			made := strings.Index(out, a+": Creation complete")
+			gone := strings.Index(out, a+" (deposed object ")
+			if made < 0 || gone < 0 || gone < made {
+				t.Fatalf("replacement %d: %s was not created before the endpoint it replaces was destroyed:\n%s", i+1, a, out)
+			}
+		}
+		for _, port := range []string{"7471", "7472", "7473"} {
+			// The listener, the connection it accepted, the endpoint.
+			if n := cmIDs(t, port); n != 3 {
+				t.Fatalf("replacement %d: %d cm_ids on port %s, want 3", i+1, n, port)
+			}
+		}
+		e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	}
 	e.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
 	for _, port := range []string{"7471", "7472", "7473"} {
 		if n := cmIDs(t, port); n != 0 {

@@ -54,29 +54,29 @@ type memFabric struct {
 	qp   uint32
 }
 
-func (f *memFabric) Create(_ context.Context, a addrs.Instance, _ apply.Spec, token string) (state.Facts, error) {
+func (f *memFabric) Create(_ context.Context, h apply.Handle, _ apply.Spec, token string) (state.Facts, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.fail[a.String()]; err != nil {
+	if err := f.fail[h.Name]; err != nil {
 		return state.Facts{}, err
 	}
-	f.live[a.String()] = token
+	f.live[h.Name] = token
 	f.qp++
 	facts := state.Facts{Device: "rxe0", Status: "established"}
-	if a.Kind == addrs.Endpoint {
+	if h.Addr.Kind == addrs.Endpoint {
 		facts.QPNum = 16 + f.qp
 	}
 	return facts, nil
 }
 
-func (f *memFabric) Update(context.Context, addrs.Instance, apply.Spec, []cty.Path) (state.Facts, error) {
+func (f *memFabric) Update(context.Context, apply.Handle, apply.Spec, []cty.Path) (state.Facts, error) {
 	return state.Facts{Status: "established"}, nil
 }
 
-func (f *memFabric) Delete(_ context.Context, a addrs.Instance, token string) error {
+func (f *memFabric) Delete(_ context.Context, h apply.Handle, token string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	delete(f.live, a.String())
+	delete(f.live, h.Name)
 	return nil
 }
 

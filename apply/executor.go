@@ -90,6 +90,9 @@ type executor struct {
 	mu      sync.Mutex
 	ids     map[addrs.Instance]string  // ids of objects alive now, for pd references
 	finals  map[addrs.Instance]applied // what was created or updated, for outputs
+	// replacements are the create_before_destroy replacements made, kept
+	// to be recorded again without their deposed object once it is gone.
+	replacements map[addrs.Instance]replacement
 	report  Report
 	outLock sync.Mutex
 }
@@ -114,6 +117,8 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 		noCancel: context.WithoutCancel(ctx),
 		ids:      map[addrs.Instance]string{},
 		finals:   map[addrs.Instance]applied{},
+
+		replacements: map[addrs.Instance]replacement{},
 	}
 	if opts.Config != nil {
 		e.byResource = planner.InstancesByResource(opts.Config)
@@ -123,6 +128,13 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 			if id := c.After.GetAttr("id"); id.IsKnown() && !id.IsNull() {
 				e.ids[c.Addr] = id.AsString()
 			}
+		}
+	}
+	// Objects a stopped create_before_destroy left deposed go first.
+	for _, d := range p.Deposed {
+		if err := e.destroyDeposed(d); err != nil {
+			e.report.Errors = append(e.report.Errors, *err)
+			return &e.report
 		}
 	}
 	// Objects the agent lost are dropped from the state first; those still
@@ -197,12 +209,20 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 		return OpError{c.Addr, "create", err}
 	}
 	token := e.NewToken()
+	h, deposed := HandleOf(c.Addr), (*state.DeposedObject)(nil)
+	if prior := e.priorObject(c.Addr); prior != nil && c.Action == planner.CreateThenDelete {
+		// The prior object still holds its name: the replacement takes
+		// another, and the state keeps the prior one as deposed until
+		// it is destroyed.
+		h.Name = replacementName(c.Addr, prior, token)
+		deposed = &state.DeposedObject{AgentHandle: handleOf(prior).Name, CreateToken: prior.Facts.CreateToken}
+	}
 	e.progress("%s: Creating...", c.Addr)
 	start := time.Now()
 	var facts state.Facts
 	if st, ok := e.Fabric.(Starter); ok {
 		var wait func() (state.Facts, error)
-		wait, err = st.StartCreate(ctx, c.Addr, spec, token)
+		wait, err = st.StartCreate(ctx, h, spec, token)
 		release()
 		if errors.Is(err, ErrNotStarted) {
 			return ErrNotStarted
@@ -211,7 +231,7 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 			facts, err = wait()
 		}
 	} else {
-		facts, err = e.Fabric.Create(e.noCancel, c.Addr, spec, token)
+		facts, err = e.Fabric.Create(e.noCancel, h, spec, token)
 	}
 	if err != nil {
 		return OpError{c.Addr, "create", err}
@@ -220,9 +240,18 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	if facts.CreatedAt.IsZero() {
 		facts.CreatedAt = time.Now().UTC()
 	}
+	if facts.AgentHandle == "" && h.Name != c.Addr.String() {
+		facts.AgentHandle = h.Name
+	}
+	facts.Deposed = deposed
 	final := appliedOf(c.After, facts, pd, c.Addr)
 	if err := e.record(c, final, facts); err != nil {
 		return err
+	}
+	if deposed != nil {
+		e.mu.Lock()
+		e.replacements[c.Addr] = replacement{final, facts}
+		e.mu.Unlock()
 	}
 	e.setID(c.Addr, final)
 	e.progress("%s: Creation complete after %s [%s]", c.Addr, elapsed(start), identityOf(c.Addr, final.planned, final.attr))
@@ -236,12 +265,20 @@ func (e *executor) update(c *planner.Change) error {
 	}
 	e.progress("%s: Modifying... [%s]", c.Addr, identity(c.Addr, c.Before))
 	start := time.Now()
-	facts, err := e.Fabric.Update(e.noCancel, c.Addr, spec, c.Changed)
+	h, prior := HandleOf(c.Addr), e.priorObject(c.Addr)
+	if prior != nil {
+		h = handleOf(prior)
+	}
+	facts, err := e.Fabric.Update(e.noCancel, h, spec, c.Changed)
 	if err != nil {
 		return OpError{c.Addr, "update", err}
 	}
-	if prior := e.priorObject(c.Addr); prior != nil {
-		// Keep what the update does not report: the token and creation time.
+	if prior != nil {
+		// Keep what the update does not report: the handle, the token and
+		// the creation time.
+		if facts.AgentHandle == "" {
+			facts.AgentHandle = prior.Facts.AgentHandle
+		}
 		if facts.CreateToken == "" {
 			facts.CreateToken = prior.Facts.CreateToken
 		}
@@ -258,34 +295,74 @@ func (e *executor) update(c *planner.Change) error {
 }
 
 func (e *executor) delete(c *planner.Change, release func()) error {
-	token := ""
+	h, token := HandleOf(c.Addr), ""
 	if prior := e.priorObject(c.Addr); prior != nil {
-		token = prior.Facts.CreateToken
+		h, token = handleOf(prior), prior.Facts.CreateToken
 	}
-	e.progress("%s: Destroying... [%s]", c.Addr, identity(c.Addr, c.Before))
+	label := c.Addr.String()
+	if c.Action == planner.CreateThenDelete {
+		label += " (deposed object " + planner.DeposedKey(token) + ")"
+	}
+	e.progress("%s: Destroying... [%s]", label, identity(c.Addr, c.Before))
 	start := time.Now()
 	var err error
 	if ds, ok := e.Fabric.(DeleteStarter); ok {
 		var wait func() error
-		wait, err = ds.StartDelete(e.noCancel, c.Addr, token)
+		wait, err = ds.StartDelete(e.noCancel, h, token)
 		release()
 		if err == nil {
 			err = wait()
 		}
 	} else {
-		err = e.Fabric.Delete(e.noCancel, c.Addr, token)
+		err = e.Fabric.Delete(e.noCancel, h, token)
 	}
 	if err != nil {
 		return OpError{c.Addr, "delete", err}
 	}
 	// After create_before_destroy the address already holds the new
-	// object, recorded by its create: nothing to remove from the state.
-	if c.Action != planner.CreateThenDelete {
-		if err := e.Recorder.Record(state.DeleteObject(c.Addr)); err != nil {
-			return OpError{c.Addr, "record", fmt.Errorf("destroyed, but the state could not record it: %w", err)}
+	// object, recorded by its create with this one as deposed: it is
+	// recorded again without it.
+	if c.Action == planner.CreateThenDelete {
+		e.mu.Lock()
+		r, ok := e.replacements[c.Addr]
+		e.mu.Unlock()
+		if ok {
+			r.facts.Deposed = nil
+			if err := e.record(c, r.final, r.facts); err != nil {
+				return err
+			}
+		}
+	} else if err := e.Recorder.Record(state.DeleteObject(c.Addr)); err != nil {
+		return OpError{c.Addr, "record", fmt.Errorf("destroyed, but the state could not record it: %w", err)}
+	}
+	e.progress("%s: Destruction complete after %s", label, elapsed(start))
+	return nil
+}
+
+// replacement is a create_before_destroy replacement as recorded.
+type replacement struct {
+	final applied
+	facts state.Facts
+}
+
+// destroyDeposed destroys an object a stopped create_before_destroy left
+// deposed, then records its replacement without it.
+func (e *executor) destroyDeposed(d planner.Deposed) *OpError {
+	label := fmt.Sprintf("%s (deposed object %s)", d.Addr, planner.DeposedKey(d.Token))
+	e.progress("%s: Destroying... [id=%s]", label, d.Handle)
+	start := time.Now()
+	if err := e.Fabric.Delete(e.noCancel, Handle{Addr: d.Addr, Name: d.Handle}, d.Token); err != nil {
+		return &OpError{d.Addr, "delete", fmt.Errorf("its deposed object %s: %w", d.Handle, err)}
+	}
+	if prior := e.priorObject(d.Addr); prior != nil && prior.Facts.Deposed != nil {
+		o := prior.DeepCopy()
+		o.Facts.Deposed = nil
+		if err := e.Recorder.Record(state.PutObject(o)); err != nil {
+			return &OpError{d.Addr, "record", fmt.Errorf("its deposed object was destroyed, but the state could not record it: %w", err)}
 		}
 	}
-	e.progress("%s: Destruction complete after %s", c.Addr, elapsed(start))
+	e.report.Destroyed++
+	e.progress("%s: Destruction complete after %s", label, elapsed(start))
 	return nil
 }
 

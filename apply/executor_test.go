@@ -65,15 +65,17 @@ func newFakeFabric() *fakeFabric {
 	return &fakeFabric{specs: map[string]Spec{}, live: map[string]string{}, fail: map[string]error{}}
 }
 
-func (f *fakeFabric) begin(op string, a addrs.Instance) error {
+// begin records a call on the object the fabric names name (its
+// address, unless it is a create_before_destroy replacement).
+func (f *fakeFabric) begin(op string, name string) error {
 	f.mu.Lock()
-	f.calls = append(f.calls, op+" "+a.String())
+	f.calls = append(f.calls, op+" "+name)
 	f.inFlight++
 	f.maxIn = max(f.maxIn, f.inFlight)
-	err := f.fail[a.String()]
+	err := f.fail[name]
 	f.mu.Unlock()
 	if f.started != nil {
-		f.started <- a.String()
+		f.started <- name
 	}
 	time.Sleep(f.delay)
 	return err
@@ -81,43 +83,43 @@ func (f *fakeFabric) begin(op string, a addrs.Instance) error {
 
 func (f *fakeFabric) end() { f.mu.Lock(); f.inFlight--; f.mu.Unlock() }
 
-func (f *fakeFabric) Create(_ context.Context, a addrs.Instance, s Spec, token string) (state.Facts, error) {
+func (f *fakeFabric) Create(_ context.Context, h Handle, s Spec, token string) (state.Facts, error) {
 	defer f.end()
-	if err := f.begin("create", a); err != nil {
+	if err := f.begin("create", h.Name); err != nil {
 		return state.Facts{}, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.specs[a.String()] = s
-	f.live[a.String()] = token
+	f.specs[h.Name] = s
+	f.live[h.Name] = token
 	f.qp++
 	facts := state.Facts{Device: "rxe0", PortNum: 1, Status: "established"}
-	if a.Kind == addrs.Endpoint {
+	if h.Addr.Kind == addrs.Endpoint {
 		facts.QPNum = 16 + f.qp
 	}
 	return facts, nil
 }
 
-func (f *fakeFabric) Update(_ context.Context, a addrs.Instance, s Spec, changed []cty.Path) (state.Facts, error) {
+func (f *fakeFabric) Update(_ context.Context, h Handle, s Spec, changed []cty.Path) (state.Facts, error) {
 	defer f.end()
-	if err := f.begin("update", a); err != nil {
+	if err := f.begin("update", h.Name); err != nil {
 		return state.Facts{}, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.specs[a.String()] = s
+	f.specs[h.Name] = s
 	return state.Facts{Device: "rxe0", Status: "established"}, nil
 }
 
-func (f *fakeFabric) Delete(_ context.Context, a addrs.Instance, token string) error {
+func (f *fakeFabric) Delete(_ context.Context, h Handle, token string) error {
 	defer f.end()
-	if err := f.begin("delete", a); err != nil {
+	if err := f.begin("delete", h.Name); err != nil {
 		return err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.live[a.String()] == token {
-		delete(f.live, a.String())
+	if f.live[h.Name] == token {
+		delete(f.live, h.Name)
 	}
 	return nil
 }

@@ -14,17 +14,54 @@ import (
 // that is not cancelled by Ctrl-C, so that a call in flight completes and
 // is recorded.
 type Fabric interface {
-	// Create makes the object at addr from spec. It is idempotent by
-	// address and token: a retry with the same token returns the object
+	// Create makes the object h names from spec. It is idempotent by
+	// name and token: a retry with the same token returns the object
 	// already made. The returned facts are recorded in the state.
-	Create(ctx context.Context, addr addrs.Instance, spec Spec, token string) (state.Facts, error)
+	Create(ctx context.Context, h Handle, spec Spec, token string) (state.Facts, error)
 	// Update changes in place the attributes at changed (reconnect, probe,
 	// accept.max_connections: those the schema does not mark as forcing
 	// replacement).
-	Update(ctx context.Context, addr addrs.Instance, spec Spec, changed []cty.Path) (state.Facts, error)
-	// Delete disconnects and destroys the object at addr created with
+	Update(ctx context.Context, h Handle, spec Spec, changed []cty.Path) (state.Facts, error)
+	// Delete disconnects and destroys the object h names, created with
 	// token ("" when unknown). Deleting what is already gone succeeds.
-	Delete(ctx context.Context, addr addrs.Instance, token string) error
+	Delete(ctx context.Context, h Handle, token string) error
+}
+
+// Handle names an object on the fabric: its address in the configuration
+// and the name the fabric holds it by. The name is the address, except
+// for a create_before_destroy replacement, which is made while the object
+// it replaces still holds the address: it gets the address with a suffix
+// (see replacementName), and keeps that name until it is replaced or
+// destroyed (the state records it as the agent handle).
+type Handle struct {
+	Addr addrs.Instance
+	Name string
+}
+
+// HandleOf is the handle of an object named by its address.
+func HandleOf(a addrs.Instance) Handle { return Handle{Addr: a, Name: a.String()} }
+
+// handleOf is the handle the state records for o.
+func handleOf(o *state.Object) Handle {
+	if o.Facts.AgentHandle != "" {
+		return Handle{Addr: o.Addr, Name: o.Facts.AgentHandle}
+	}
+	return HandleOf(o.Addr)
+}
+
+// replacementName is the name a create_before_destroy replacement of
+// prior takes: the address when prior holds another name (an earlier
+// replacement), else the address with a suffix from the new object's
+// create token, which no other object has.
+func replacementName(a addrs.Instance, prior *state.Object, token string) string {
+	if prior == nil || handleOf(prior).Name != a.String() {
+		return a.String()
+	}
+	suffix := token
+	if len(suffix) > 8 {
+		suffix = suffix[:8]
+	}
+	return a.String() + "#" + suffix
 }
 
 // Spec is what the configuration declares for one object, with
@@ -48,7 +85,7 @@ type Starter interface {
 	// is cancelled when the walk stops (Ctrl-C): StartCreate returns
 	// ErrNotStarted if that happens before it has made its call; the call
 	// and the wait must not be cut short by it.
-	StartCreate(ctx context.Context, addr addrs.Instance, spec Spec, token string) (wait func() (state.Facts, error), err error)
+	StartCreate(ctx context.Context, h Handle, spec Spec, token string) (wait func() (state.Facts, error), err error)
 }
 
 // DeleteStarter is implemented by a fabric that batches deletes: the
@@ -59,5 +96,5 @@ type DeleteStarter interface {
 	// the outcome, which is then Delete's. It is called with a context
 	// that Ctrl-C does not cancel; when err is not nil nothing is left to
 	// wait for.
-	StartDelete(ctx context.Context, addr addrs.Instance, token string) (wait func() error, err error)
+	StartDelete(ctx context.Context, h Handle, token string) (wait func() error, err error)
 }

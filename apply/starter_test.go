@@ -20,8 +20,9 @@ type starterFabric struct {
 	waiting chan string
 }
 
-func (s *starterFabric) StartCreate(ctx context.Context, a addrs.Instance, spec Spec, token string) (func() (state.Facts, error), error) {
-	facts, err := s.Create(ctx, a, spec, token)
+func (s *starterFabric) StartCreate(ctx context.Context, h Handle, spec Spec, token string) (func() (state.Facts, error), error) {
+	a := h.Addr
+	facts, err := s.Create(ctx, h, spec, token)
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +96,11 @@ func TestStarterWaitsHoldNoParallelismSlot(t *testing.T) {
 // walk stops while they wait for room among the endpoints connecting.
 type notStartedFabric struct{ *fakeFabric }
 
-func (n notStartedFabric) StartCreate(ctx context.Context, a addrs.Instance, spec Spec, token string) (func() (state.Facts, error), error) {
-	if a.Kind == addrs.Endpoint {
+func (n notStartedFabric) StartCreate(ctx context.Context, h Handle, spec Spec, token string) (func() (state.Facts, error), error) {
+	if h.Addr.Kind == addrs.Endpoint {
 		return nil, ErrNotStarted
 	}
-	facts, err := n.Create(ctx, a, spec, token)
+	facts, err := n.Create(ctx, h, spec, token)
 	return func() (state.Facts, error) { return facts, err }, nil
 }
 
@@ -129,13 +130,13 @@ type deleteStarterFabric struct {
 	waiting chan string
 }
 
-func (d *deleteStarterFabric) StartDelete(ctx context.Context, a addrs.Instance, token string) (func() error, error) {
+func (d *deleteStarterFabric) StartDelete(ctx context.Context, h Handle, token string) (func() error, error) {
 	return func() error {
-		if a.Kind == addrs.Endpoint {
-			d.waiting <- a.String()
+		if h.Addr.Kind == addrs.Endpoint {
+			d.waiting <- h.Name
 			<-d.gate
 		}
-		return d.Delete(ctx, a, token)
+		return d.Delete(ctx, h, token)
 	}, nil
 }
 

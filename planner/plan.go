@@ -19,6 +19,10 @@ type Plan struct {
 	Drift []Drift
 	// OutputChanges are the root outputs whose value changes.
 	OutputChanges []OutputChange
+	// Deposed are objects a create_before_destroy replacement replaced
+	// but did not destroy (the apply stopped in between): apply destroys
+	// them first.
+	Deposed []Deposed
 
 	Destroy   bool
 	Refreshed bool             // the live fabric was read (not -refresh=false)
@@ -46,6 +50,27 @@ type Drift struct {
 	Status string
 }
 
+// Deposed is an object replaced by a create_before_destroy replacement
+// and not yet destroyed: the state records it with its replacement.
+type Deposed struct {
+	Addr   addrs.Instance
+	Handle string // the agent's name for it
+	Token  string // its create token
+}
+
+// DeposedKey is how plans and progress lines name a deposed object, as
+// Terraform's deposed keys: the first eight characters of its create
+// token.
+func DeposedKey(token string) string {
+	if len(token) > 8 {
+		return token[:8]
+	}
+	if token == "" {
+		return "00000000"
+	}
+	return token
+}
+
 // OutputChange is a root output whose value changes.
 type OutputChange struct {
 	Name          string
@@ -70,6 +95,7 @@ func (p *Plan) Counts() (add, change, destroy int) {
 			destroy++
 		}
 	}
+	destroy += len(p.Deposed)
 	return
 }
 
@@ -81,7 +107,7 @@ func (p *Plan) HasChanges() bool {
 			return true
 		}
 	}
-	return len(p.OutputChanges) > 0 || len(p.Drift) > 0
+	return len(p.OutputChanges) > 0 || len(p.Drift) > 0 || len(p.Deposed) > 0
 }
 
 // Change returns the change of addr, or nil.

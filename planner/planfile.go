@@ -44,18 +44,25 @@ type SavedPlan struct {
 }
 
 type planFile struct {
-	Magic           string       `json:"format"`
-	FormatVersion   int          `json:"format_version"`
-	RdmaformVersion string       `json:"rdmaform_version"`
-	Prior           StateID      `json:"prior_state"`
-	Destroy         bool         `json:"destroy,omitempty"`
-	Refreshed       bool         `json:"refreshed,omitempty"`
-	Targets         []string     `json:"targets,omitempty"`
-	Replace         []string     `json:"replace,omitempty"`
-	Inputs          Inputs       `json:"inputs"`
-	Changes         []changeFile `json:"changes"`
-	Drift           []driftFile  `json:"drift,omitempty"`
-	Outputs         []outputFile `json:"output_changes,omitempty"`
+	Magic           string        `json:"format"`
+	FormatVersion   int           `json:"format_version"`
+	RdmaformVersion string        `json:"rdmaform_version"`
+	Prior           StateID       `json:"prior_state"`
+	Destroy         bool          `json:"destroy,omitempty"`
+	Refreshed       bool          `json:"refreshed,omitempty"`
+	Targets         []string      `json:"targets,omitempty"`
+	Replace         []string      `json:"replace,omitempty"`
+	Inputs          Inputs        `json:"inputs"`
+	Changes         []changeFile  `json:"changes"`
+	Drift           []driftFile   `json:"drift,omitempty"`
+	Deposed         []deposedFile `json:"deposed,omitempty"`
+	Outputs         []outputFile  `json:"output_changes,omitempty"`
+}
+
+type deposedFile struct {
+	Addr   string `json:"address"`
+	Handle string `json:"agent_handle"`
+	Token  string `json:"create_token,omitempty"`
 }
 
 type changeFile struct {
@@ -105,6 +112,9 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 	}
 	for _, d := range p.Drift {
 		f.Drift = append(f.Drift, driftFile{Addr: d.Addr.String(), Before: encodeValue(d.Before), Status: d.Status})
+	}
+	for _, d := range p.Deposed {
+		f.Deposed = append(f.Deposed, deposedFile{Addr: d.Addr.String(), Handle: d.Handle, Token: d.Token})
 	}
 	for _, o := range p.OutputChanges {
 		f.Outputs = append(f.Outputs, outputFile{Name: o.Name, Action: o.Action.String(), Before: encodeValue(o.Before), After: encodeValue(o.After), Sensitive: o.Sensitive})
@@ -172,6 +182,9 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 	}
 	for _, d := range f.Drift {
 		p.Drift = append(p.Drift, Drift{Addr: parseAddr(d.Addr), Before: decode(d.Before), Status: d.Status})
+	}
+	for _, d := range f.Deposed {
+		p.Deposed = append(p.Deposed, Deposed{Addr: parseAddr(d.Addr), Handle: d.Handle, Token: d.Token})
 	}
 	for _, o := range f.Outputs {
 		action, _ := ParseAction(o.Action)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
 )
 
 func TestPlanFileRoundTrip(t *testing.T) {
@@ -13,6 +14,7 @@ func TestPlanFileRoundTrip(t *testing.T) {
 	st := applied(t, mustPlan(t, cfg, nil, Options{}))
 	st.Serial = 7
 	src := strings.Replace(loopback, "port    = 7471", "port    = 7472", 1)
+	st.Objects["endpoint.client[1]"].Facts.Deposed = &state.DeposedObject{AgentHandle: "endpoint.client[1]", CreateToken: "0123456789"}
 	p := mustPlan(t, load(t, src), st, Options{Targets: []addrs.Instance{mustAddr(t, "endpoint.client")}})
 	var b bytes.Buffer
 	in := Inputs{Vars: []VarInput{{Value: "a=1"}, {File: true, Value: "x.rdmavars"}}, ConfigDigest: "sha256:abc"}
@@ -32,6 +34,9 @@ func TestPlanFileRoundTrip(t *testing.T) {
 	}
 	if actions(q) != actions(p) || len(q.Targets) != 1 || q.Targets[0].String() != "endpoint.client" {
 		t.Fatalf("changes differ:\n%s\nvs\n%s", actions(q), actions(p))
+	}
+	if len(p.Deposed) != 1 || len(q.Deposed) != 1 || q.Deposed[0] != p.Deposed[0] {
+		t.Fatalf("deposed objects: %+v, after the round trip %+v", p.Deposed, q.Deposed)
 	}
 	for i, c := range p.Changes {
 		d := q.Changes[i]

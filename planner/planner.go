@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
@@ -70,7 +72,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		}
 		for _, a := range sortedPriorAddrs(priors) {
 			pr := priors[a.String()]
-			lo, ok := live[a.String()]
+			lo, ok := live[agentHandle(pr.obj)]
 			if ok && (pr.obj.Facts.CreateToken == "" || lo.Token == pr.obj.Facts.CreateToken) {
 				continue
 			}
@@ -82,6 +84,12 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			delete(priors, a.String())
 		}
 	}
+	for _, pr := range pre.byAddr {
+		if d := pr.obj.Facts.Deposed; d != nil {
+			p.Deposed = append(p.Deposed, Deposed{Addr: pr.obj.Addr, Handle: d.AgentHandle, Token: d.CreateToken})
+		}
+	}
+	sort.Slice(p.Deposed, func(i, j int) bool { return p.Deposed[i].Addr.Less(p.Deposed[j].Addr) })
 	gone := make(map[addrs.Instance]bool, len(p.Drift))
 	for _, dr := range p.Drift {
 		gone[dr.Addr] = true
@@ -102,6 +110,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		diags = append(diags, destroyFirst(p)...)
 	} else {
 		propagateCreateBeforeDestroy(p)
+		diags = append(diags, destroyFirstWhereBound(p)...)
 	}
 	if opts.Destroy && st != nil && len(opts.Targets) == 0 {
 		for _, n := range st.OutputNames() {
@@ -331,6 +340,16 @@ func deleteChange(pr *prior, reason ActionReason) *Change {
 	return c
 }
 
+// agentHandle is the agent's name for o: its address, unless it was made
+// by a create_before_destroy replacement while the object it replaced
+// held the address.
+func agentHandle(o *state.Object) string {
+	if o.Facts.AgentHandle != "" {
+		return o.Facts.AgentHandle
+	}
+	return o.Addr.String()
+}
+
 // stateDependencies maps an object's recorded dependencies to blocks.
 func stateDependencies(o *state.Object) []addrs.Resource {
 	var out []addrs.Resource
@@ -371,6 +390,71 @@ func propagateCreateBeforeDestroy(p *Plan) {
 			}
 		}
 	}
+}
+
+// destroyFirstWhereBound turns the create_before_destroy replacement of
+// a listener that keeps its address, port and port space into a
+// destroy-first one, with a warning: the listener it replaces holds that
+// address until destroyed, so the new one could not listen. Replacements
+// depending on it become destroy-first too (the dependency's delete
+// waits for theirs, which would wait for their create, which waits for
+// the dependency's create).
+func destroyFirstWhereBound(p *Plan) hcl.Diagnostics {
+	var bound []addrs.Resource // listener blocks, in plan order
+	first := map[addrs.Resource]bool{}
+	for _, c := range p.Changes {
+		if c.Action == CreateThenDelete && c.Addr.Kind == addrs.Listener && sameBinding(c.Before, c.After) {
+			c.Action = DeleteThenCreate
+			if !first[c.Addr.Resource] {
+				first[c.Addr.Resource] = true
+				bound = append(bound, c.Addr.Resource)
+			}
+		}
+	}
+	var dependents []string
+	for changed := true; changed; {
+		changed = false
+		for _, c := range p.Changes {
+			if c.Action == CreateThenDelete && slices.ContainsFunc(c.Dependencies, func(d addrs.Resource) bool { return first[d] }) {
+				c.Action = DeleteThenCreate
+				if !first[c.Addr.Resource] {
+					first[c.Addr.Resource], changed = true, true
+					dependents = append(dependents, c.Addr.Resource.String())
+				}
+			}
+		}
+	}
+	var diags hcl.Diagnostics
+	for _, r := range bound {
+		detail := fmt.Sprintf("%s keeps its address, port and port space, which the listener it replaces holds until it is destroyed, so the replacement could not listen beside it. It is replaced destroy-first: expect a gap in service.", r)
+		if len(dependents) > 0 {
+			detail += fmt.Sprintf(" So are the replacements that depend on it: %s.", strings.Join(dependents, ", "))
+		}
+		diags = append(diags, sourceless(hcl.DiagWarning, "create_before_destroy cannot replace a listener on the same address", detail))
+	}
+	return diags
+}
+
+// sameBinding reports whether a listener's replacement (after) may bind
+// what the listener it replaces (before) holds: the same address, port
+// and port space, or values not known until apply.
+func sameBinding(before, after cty.Value) bool {
+	if before.IsNull() || after.IsNull() || !before.IsKnown() || !after.IsKnown() {
+		return true
+	}
+	for _, name := range []string{"address", "port", "port_space"} {
+		if !before.Type().HasAttribute(name) || !after.Type().HasAttribute(name) {
+			continue
+		}
+		b, a := before.GetAttr(name), after.GetAttr(name)
+		if !a.IsKnown() || !b.IsKnown() {
+			return true
+		}
+		if !a.RawEquals(b) {
+			return false
+		}
+	}
+	return true
 }
 
 // destroyFirst turns create-before-destroy replacements into

@@ -192,15 +192,52 @@ func TestPreventDestroy(t *testing.T) {
 
 func TestCreateBeforeDestroyPropagatesToDependencies(t *testing.T) {
 	src := strings.Replace(loopback, "  reconnect {", "  lifecycle {\n    create_before_destroy = true\n  }\n\n  reconnect {", 1)
+	// The listener on the default PD: replacing the PD leaves it alone.
+	src = strings.Replace(src, "  port    = 7471\n  pd      = protection_domain.rxe.id\n", "  port    = 7471\n", 1)
 	st := applied(t, mustPlan(t, load(t, src), nil, Options{}))
-	p := mustPlan(t, load(t, src), st, Options{Replace: []addrs.Instance{mustAddr(t, "endpoint.client[0]"), mustAddr(t, "listener.loop")}})
+	p := mustPlan(t, load(t, src), st, Options{Replace: []addrs.Instance{mustAddr(t, "endpoint.client[0]"), mustAddr(t, "protection_domain.rxe")}})
 	if c := p.Change(mustAddr(t, "endpoint.client[0]")); c.Action != CreateThenDelete || c.Reason != ReasonReplaceByRequest {
 		t.Fatalf("client[0]: %v %v", c.Action, c.Reason)
 	}
-	// The listener has no create_before_destroy of its own, but the
-	// endpoint depends on it.
+	// The protection domain has no create_before_destroy of its own, but
+	// the endpoint depends on it.
+	if c := p.Change(mustAddr(t, "protection_domain.rxe")); c.Action != CreateThenDelete {
+		t.Fatalf("protection domain: %v", c.Action)
+	}
+	assertAcyclic(t, p.Graph())
+}
+
+// A listener replaced on the same address and port cannot listen beside
+// the one it replaces: it is replaced destroy-first with a warning, and
+// so are the create_before_destroy replacements depending on it (else
+// the graph has a cycle).
+func TestCreateBeforeDestroyOfABoundListenerIsDestroyFirst(t *testing.T) {
+	src := strings.Replace(loopback, "  reconnect {", "  lifecycle {\n    create_before_destroy = true\n  }\n\n  reconnect {", 1)
+	src = strings.Replace(src, "  port    = 7471\n", "  port    = 7471\n\n  lifecycle {\n    create_before_destroy = true\n  }\n", 1)
+	st := applied(t, mustPlan(t, load(t, src), nil, Options{}))
+	p, diags := Make(context.Background(), load(t, src), st, Options{Replace: []addrs.Instance{mustAddr(t, "endpoint.client[0]"), mustAddr(t, "listener.loop")}})
+	if diags.HasErrors() {
+		t.Fatal(diagText(diags))
+	}
+	for _, a := range []string{"listener.loop", "endpoint.client[0]"} {
+		if c := p.Change(mustAddr(t, a)); c.Action != DeleteThenCreate {
+			t.Errorf("%s: %v, want destroy-first", a, c.Action)
+		}
+	}
+	if len(diags) != 1 || diags[0].Summary != "create_before_destroy cannot replace a listener on the same address" ||
+		!strings.Contains(diags[0].Detail, "listener.loop keeps its address, port and port space") || !strings.Contains(diags[0].Detail, "endpoint.client") {
+		t.Fatalf("diags: %s", diagText(diags))
+	}
+	assertAcyclic(t, p.Graph())
+
+	// Moved to another port, the replacement can listen first.
+	moved := strings.Replace(src, "  port    = 7471\n", "  port    = 7472\n", 1)
+	p, diags = Make(context.Background(), load(t, moved), st, Options{})
+	if diags.HasErrors() || len(diags) != 0 {
+		t.Fatal(diagText(diags))
+	}
 	if c := p.Change(mustAddr(t, "listener.loop")); c.Action != CreateThenDelete {
-		t.Fatalf("listener: %v", c.Action)
+		t.Fatalf("listener moved to another port: %v", c.Action)
 	}
 	assertAcyclic(t, p.Graph())
 }

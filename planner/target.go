@@ -61,6 +61,13 @@ func (p *Plan) applyTargets(targets []addrs.Instance) {
 		}
 	}
 	p.Drift = drift
+	var deposed []Deposed
+	for _, d := range p.Deposed {
+		if instances[d.Addr] || blocks[d.Addr.Resource] {
+			deposed = append(deposed, d)
+		}
+	}
+	p.Deposed = deposed
 }
 
 func anyInstanceOf(instances map[addrs.Instance]bool, r addrs.Resource) bool {

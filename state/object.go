@@ -42,6 +42,18 @@ type Facts struct {
 	RemotePort  int       `json:"remote_port,omitempty"`
 	Status      string    `json:"status,omitempty"`
 	CreatedAt   time.Time `json:"created_at,omitzero"`
+	// Deposed is the object a create_before_destroy replacement replaces,
+	// recorded with the replacement until it is destroyed: an apply
+	// stopped in between leaves it here, for the next plan to destroy,
+	// rather than alive in the agent and known to no state. Never
+	// modified in place.
+	Deposed *DeposedObject `json:"deposed,omitempty"`
+}
+
+// DeposedObject names an object replaced but not yet destroyed.
+type DeposedObject struct {
+	AgentHandle string `json:"agent_handle"`
+	CreateToken string `json:"create_token,omitempty"`
 }
 
 // DeepCopy returns a copy sharing nothing mutable with o: its Attributes

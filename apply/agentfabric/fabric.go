@@ -13,7 +13,6 @@ import (
 	"github.com/rdmaform/rdmaform/apply"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/config"
-	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
 	"github.com/zclconf/go-cty/cty"
@@ -125,8 +124,8 @@ func (f *Fabric) DeviceFor(_ context.Context, address string) (string, error) {
 
 // Create makes the object and, for an endpoint, waits until it is
 // established.
-func (f *Fabric) Create(ctx context.Context, a addrs.Instance, spec apply.Spec, token string) (state.Facts, error) {
-	address := a.String()
+func (f *Fabric) Create(ctx context.Context, h apply.Handle, spec apply.Spec, token string) (state.Facts, error) {
+	address := h.Name
 	var o *pb.Object
 	var err error
 	switch {
@@ -155,17 +154,17 @@ func (f *Fabric) Create(ctx context.Context, a addrs.Instance, spec apply.Spec, 
 // endpoint, until it is established (apply then holds no parallelism slot
 // while the endpoint connects); for the others, nothing is left to wait
 // for. Endpoint creates issued concurrently share CreateEndpoints calls.
-func (f *Fabric) StartCreate(ctx context.Context, a addrs.Instance, spec apply.Spec, token string) (func() (state.Facts, error), error) {
+func (f *Fabric) StartCreate(ctx context.Context, h apply.Handle, spec apply.Spec, token string) (func() (state.Facts, error), error) {
 	stop := ctx.Done()
 	ctx = context.WithoutCancel(ctx) // the walk stopping does not cut the call short
 	if spec.Endpoint == nil {
-		facts, err := f.Create(ctx, a, spec, token)
+		facts, err := f.Create(ctx, h, spec, token)
 		if err != nil {
 			return nil, err
 		}
 		return func() (state.Facts, error) { return facts, nil }, nil
 	}
-	return f.startEndpoint(ctx, stop, a.String(), spec.Endpoint, token)
+	return f.startEndpoint(ctx, stop, h.Name, spec.Endpoint, token)
 }
 
 func (f *Fabric) createEndpoint(ctx context.Context, address string, e *config.Endpoint, token string) (state.Facts, error) {
@@ -263,8 +262,8 @@ func (f *Fabric) waitEstablished(ctx context.Context, address string, e *config.
 }
 
 // Update changes in place what the agent can change live.
-func (f *Fabric) Update(ctx context.Context, a addrs.Instance, spec apply.Spec, changed []cty.Path) (state.Facts, error) {
-	req := &pb.UpdateRequest{Address: a.String()}
+func (f *Fabric) Update(ctx context.Context, h apply.Handle, spec apply.Spec, changed []cty.Path) (state.Facts, error) {
+	req := &pb.UpdateRequest{Address: h.Name}
 	for _, p := range changed {
 		name := pathString(p)
 		switch {
@@ -287,15 +286,15 @@ func (f *Fabric) Update(ctx context.Context, a addrs.Instance, spec apply.Spec, 
 
 // Delete disconnects and destroys the object; what is gone already is
 // fine. Deletes made concurrently share DeleteMany calls.
-func (f *Fabric) Delete(ctx context.Context, a addrs.Instance, token string) error {
-	wait, _ := f.StartDelete(ctx, a, token)
+func (f *Fabric) Delete(ctx context.Context, h apply.Handle, token string) error {
+	wait, _ := f.StartDelete(ctx, h, token)
 	return wait()
 }
 
 // StartDelete queues the delete for the next DeleteMany call and returns
 // how to wait for its outcome, which is Delete's.
-func (f *Fabric) StartDelete(ctx context.Context, a addrs.Instance, token string) (func() error, error) {
-	p := f.deletes.enqueue(ctx, f.agent, a.String())
+func (f *Fabric) StartDelete(ctx context.Context, h apply.Handle, token string) (func() error, error) {
+	p := f.deletes.enqueue(ctx, f.agent, h.Name)
 	return func() error {
 		<-p.done
 		if p.err != nil {

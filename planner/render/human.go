@@ -33,6 +33,10 @@ func Human(w io.Writer, p *planner.Plan, color bool) {
 			b.WriteString("\n")
 			writeChange(&b, c, ch)
 		}
+		for _, d := range p.Deposed {
+			b.WriteString("\n")
+			writeDeposed(&b, c, d)
+		}
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "%s %d to add, %d to change, %d to destroy.\n", c.style("Plan:", bold), add, change, destroy)
 	}
@@ -81,7 +85,7 @@ func writeDrift(b *strings.Builder, c colorizer, p *planner.Plan) {
 
 // writeLegend lists the symbols the plan uses, in Terraform's order.
 func writeLegend(b *strings.Builder, c colorizer, p *planner.Plan) {
-	used := map[planner.Action]bool{}
+	used := map[planner.Action]bool{planner.Delete: len(p.Deposed) > 0}
 	for _, ch := range p.Changes {
 		used[ch.Action] = true
 	}
@@ -125,6 +129,16 @@ func writeChange(b *strings.Builder, c colorizer, ch *planner.Change) {
 		action = planner.Update // a replacement shows what differs
 	}
 	w.body(config.Schema(ch.Addr.Kind), ch.Before, ch.After, action, nil, 1)
+	b.WriteString("    }\n")
+}
+
+// writeDeposed writes the destruction of an object a create_before_destroy
+// replacement left behind.
+func writeDeposed(b *strings.Builder, c colorizer, d planner.Deposed) {
+	b.WriteString(c.style(fmt.Sprintf("  # %s (deposed object %s) will be destroyed", d.Addr, planner.DeposedKey(d.Token)), bold) + "\n")
+	b.WriteString("  # (left by a create_before_destroy replacement whose apply stopped before destroying it)\n")
+	fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, planner.Delete.Symbol()), d.Addr.Kind, d.Addr.Name)
+	fmt.Fprintf(b, "      %s id = %q -> null\n", c.symbol("-"), d.Handle)
 	b.WriteString("    }\n")
 }
 

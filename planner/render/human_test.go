@@ -195,6 +195,28 @@ func TestHumanDestroy(t *testing.T) {
 	golden(t, "destroy.txt", human(plan(t, cfg, st, planner.Options{Destroy: true})))
 }
 
+// A deposed object is destroyed by the plan, named by its key.
+func TestHumanDeposed(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, plan(t, cfg, nil, planner.Options{}))
+	st.Objects["endpoint.client[0]"].Facts.Deposed = &state.DeposedObject{AgentHandle: "endpoint.client[0]", CreateToken: "a1b2c3d4-e5f6"}
+	got := human(plan(t, cfg, st, planner.Options{}))
+	for _, want := range []string{
+		"  - destroy\n",
+		"  # endpoint.client[0] (deposed object a1b2c3d4) will be destroyed\n",
+		"  - endpoint \"client\" {\n      - id = \"endpoint.client[0]\" -> null\n    }\n",
+		"Plan: 0 to add, 0 to change, 1 to destroy.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	var b bytes.Buffer
+	if err := JSON(&b, plan(t, cfg, st, planner.Options{}), nil); err != nil || !strings.Contains(b.String(), `"deposed":"a1b2c3d4"`) {
+		t.Errorf("JSON plan lacks the deposed object: %v\n%s", err, b.String())
+	}
+}
+
 func TestHumanColor(t *testing.T) {
 	var b bytes.Buffer
 	Human(&b, plan(t, load(t, loopback), nil, planner.Options{}), true)

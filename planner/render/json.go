@@ -32,6 +32,7 @@ type JSONResourceChange struct {
 	Type         string     `json:"type"`
 	Name         string     `json:"name"`
 	Index        any        `json:"index,omitempty"`
+	Deposed      string     `json:"deposed,omitempty"` // the deposed object's key, as Terraform's
 	Change       JSONChange `json:"change"`
 	ActionReason string     `json:"action_reason,omitempty"`
 }
@@ -94,6 +95,12 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 			for _, path := range c.RequiredReplace {
 				rc.Change.ReplacePaths = append(rc.Change.ReplacePaths, pathStrings(path))
 			}
+			out.ResourceChanges = append(out.ResourceChanges, rc)
+		}
+		for _, d := range p.Deposed {
+			rc := resourceChange(d.Addr)
+			rc.Deposed = planner.DeposedKey(d.Token)
+			rc.Change = JSONChange{Actions: []string{"delete"}, Before: map[string]any{"id": d.Handle}, After: nil}
 			out.ResourceChanges = append(out.ResourceChanges, rc)
 		}
 		for _, oc := range p.OutputChanges {
