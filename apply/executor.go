@@ -87,14 +87,14 @@ type executor struct {
 	byResource map[addrs.Resource][]*config.Instance
 	noCancel   context.Context
 
-	mu      sync.Mutex
-	ids     map[addrs.Instance]string  // ids of objects alive now, for pd references
-	finals  map[addrs.Instance]applied // what was created or updated, for outputs
+	mu     sync.Mutex
+	ids    map[addrs.Instance]string  // ids of objects alive now, for pd references
+	finals map[addrs.Instance]applied // what was created or updated, for outputs
 	// replacements are the create_before_destroy replacements made, kept
 	// to be recorded again without their deposed object once it is gone.
 	replacements map[addrs.Instance]replacement
-	report  Report
-	outLock sync.Mutex
+	report       Report
+	outLock      sync.Mutex
 }
 
 // Apply carries out p and records every completed change through
