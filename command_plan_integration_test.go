@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -243,4 +244,51 @@ func TestFanoutEndToEnd(t *testing.T) {
 			t.Fatalf("%d cm_ids left on port %s", n, port)
 		}
 	}
+}
+
+// An attribute computed from another object's attribute known only after
+// apply (here b's private data carries a's QP number) is evaluated during
+// apply, connects, is recorded and shown, and stays put in the next plan.
+func TestAfterApplyValuesEndToEnd(t *testing.T) {
+	addr := os.Getenv("RDMAFORM_TEST_ADDR")
+	e := newE2E(t, `
+listener "l" {
+  address = "`+addr+`"
+  port    = 7491
+}
+
+endpoint "a" {
+  address = listener.l.address
+  port    = listener.l.port
+  qp {}
+}
+
+endpoint "b" {
+  address = listener.l.address
+  port    = listener.l.port
+  qp {}
+
+  connect {
+    private_data = "peer-qp=${endpoint.a.qp_num}"
+  }
+}
+
+output "a_qp" {
+  value = endpoint.a.qp_num
+}
+
+output "b_private_data" {
+  value = endpoint.b.connect.private_data
+}
+`)
+	e.expect(0, []string{"private_data        = (known after apply)", "Apply complete! Resources: 3 added"}, "apply", "-auto-approve", "-no-color")
+	qp := strings.TrimSpace(e.expect(0, nil, "output", "-raw", "a_qp"))
+	if n, err := strconv.Atoi(qp); err != nil || n <= 0 {
+		t.Fatalf("a's qp_num: %q", qp)
+	}
+	if got := strings.TrimSpace(e.expect(0, nil, "output", "-raw", "b_private_data")); got != "peer-qp="+qp {
+		t.Fatalf("b's private data %q, want peer-qp=%s", got, qp)
+	}
+	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Destroy complete! Resources: 3 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }

@@ -57,7 +57,8 @@ type Report struct {
 	// Interrupted: the context was cancelled during the walk.
 	Interrupted bool
 	// UnknownOutputs lists outputs not recorded because their value is
-	// computed from values rdmaform cannot resolve during apply yet.
+	// still unknown after apply (computed through a local from values
+	// known only after apply: locals are evaluated once).
 	UnknownOutputs []string
 }
 
@@ -194,6 +195,22 @@ func (e *executor) progress(format string, args ...any) {
 	fmt.Fprintf(e.Progress, format+"\n", args...)
 }
 
+// valueOf is an object's value as the configuration sees it now: what
+// this apply made of it, or else what the plan expects of it (for an
+// object left as it is, its prior value, computed attributes included).
+func (e *executor) valueOf(a addrs.Instance) (cty.Value, bool) {
+	e.mu.Lock()
+	f, ok := e.finals[a]
+	e.mu.Unlock()
+	if ok {
+		return f.value(), true
+	}
+	if c := e.plan.Change(a); c != nil && c.Action == planner.NoOp && !c.After.IsNull() {
+		return c.After, true
+	}
+	return cty.NilVal, false
+}
+
 func (e *executor) lookupID(a addrs.Instance) (string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -204,7 +221,11 @@ func (e *executor) lookupID(a addrs.Instance) (string, bool) {
 // create makes the object; release gives back the parallelism slot, which
 // a Starter fabric's create holds only for its call, not while waiting.
 func (e *executor) create(ctx context.Context, c *planner.Change, release func()) error {
-	spec, pd, err := specFor(e.Config, e.byResource, c.Addr, c.After, e.lookupID)
+	inst, planned, err := resolveAfterApply(e.Config, c.Addr, c.After, e.valueOf)
+	if err != nil {
+		return OpError{c.Addr, "create", err}
+	}
+	spec, pd, err := specFor(e.Config, e.byResource, inst, planned, e.lookupID)
 	if err != nil {
 		return OpError{c.Addr, "create", err}
 	}
@@ -244,7 +265,7 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 		facts.AgentHandle = h.Name
 	}
 	facts.Deposed = deposed
-	final := appliedOf(c.After, facts, pd, c.Addr)
+	final := appliedOf(planned, facts, pd, c.Addr)
 	if err := e.record(c, final, facts); err != nil {
 		return err
 	}
@@ -259,7 +280,11 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 }
 
 func (e *executor) update(c *planner.Change) error {
-	spec, pd, err := specFor(e.Config, e.byResource, c.Addr, c.After, e.lookupID)
+	inst, planned, err := resolveAfterApply(e.Config, c.Addr, c.After, e.valueOf)
+	if err != nil {
+		return OpError{c.Addr, "update", err}
+	}
+	spec, pd, err := specFor(e.Config, e.byResource, inst, planned, e.lookupID)
 	if err != nil {
 		return OpError{c.Addr, "update", err}
 	}
@@ -286,7 +311,7 @@ func (e *executor) update(c *planner.Change) error {
 			facts.CreatedAt = prior.Facts.CreatedAt
 		}
 	}
-	final := appliedOf(c.After, facts, pd, c.Addr)
+	final := appliedOf(planned, facts, pd, c.Addr)
 	if err := e.record(c, final, facts); err != nil {
 		return err
 	}

@@ -121,14 +121,8 @@ func (a applied) marshal() ([]byte, error) {
 // specFor builds the fabric spec of a configured instance, resolving its
 // protection domain: the planned value when known, otherwise the id of
 // the protection domain it depends on, as just created (ids).
-func specFor(cfg *config.Config, byResource map[addrs.Resource][]*config.Instance, addr addrs.Instance, planned cty.Value, ids func(addrs.Instance) (string, bool)) (Spec, string, error) {
-	if cfg == nil {
-		return Spec{}, "", fmt.Errorf("%s: no configuration to build it from", addr)
-	}
-	inst := cfg.Instances[addr]
-	if inst == nil {
-		return Spec{}, "", fmt.Errorf("%s: not in the configuration", addr)
-	}
+func specFor(cfg *config.Config, byResource map[addrs.Resource][]*config.Instance, inst *config.Instance, planned cty.Value, ids func(addrs.Instance) (string, bool)) (Spec, string, error) {
+	addr := inst.Addr
 	if err := unknownsBesidesPD(inst, planned); err != nil {
 		return Spec{}, "", err
 	}
@@ -167,10 +161,42 @@ func specFor(cfg *config.Config, byResource map[addrs.Resource][]*config.Instanc
 	return s, pd, nil
 }
 
+// resolveAfterApply evaluates the instance at addr again when its
+// configuration uses values known only after apply, with the values the
+// objects it references have now (valueOf), and returns that instance and
+// the planned value with what was still unknown in it filled in.
+// Otherwise it returns the configured instance and the planned value.
+func resolveAfterApply(cfg *config.Config, addr addrs.Instance, planned cty.Value, valueOf func(addrs.Instance) (cty.Value, bool)) (*config.Instance, cty.Value, error) {
+	if cfg == nil {
+		return nil, planned, fmt.Errorf("%s: no configuration to build it from", addr)
+	}
+	inst := cfg.Instances[addr]
+	if inst == nil {
+		return nil, planned, fmt.Errorf("%s: not in the configuration", addr)
+	}
+	// pd alone is resolved from the ids of the protection domains made
+	// (specFor), without evaluating anything again.
+	if !inst.Resource.UsesValuesAfterApply() || !slices.ContainsFunc(inst.ValuesAfterApply(), func(name string) bool { return name != "pd" }) ||
+		planned.IsNull() || !planned.IsKnown() || planned.IsMarked() || !planned.Type().IsObjectType() {
+		return inst, planned, nil
+	}
+	again, diags := cfg.InstanceWith(addr, valueOf)
+	if diags.HasErrors() {
+		return nil, planned, fmt.Errorf("%s: evaluating it with the values made during this apply: %s", addr, diags.Error())
+	}
+	schema := config.Schema(addr.Kind)
+	vals := planned.AsValueMap()
+	for name, v := range vals {
+		if a := schema.Attribute(name); (a == nil || !a.Computed) && !v.IsWhollyKnown() && again.Value.Type().HasAttribute(name) {
+			vals[name] = again.Value.GetAttr(name)
+		}
+	}
+	return again, cty.ObjectVal(vals), nil
+}
+
 // unknownsBesidesPD refuses an object whose configured attributes other
-// than pd are still unknown: the configuration cannot be re-evaluated
-// with the values of objects created during this apply, and only pd
-// (a protection domain's id) is resolved here.
+// than pd are still unknown once evaluated again with the values made
+// during this apply (pd, a protection domain's id, is resolved apart).
 func unknownsBesidesPD(inst *config.Instance, planned cty.Value) error {
 	schema := config.Schema(inst.Addr.Kind)
 	if !planned.IsNull() && planned.IsKnown() && !planned.IsMarked() && planned.Type().IsObjectType() {
@@ -208,7 +234,7 @@ func unknownsBesidesPD(inst *config.Instance, planned cty.Value) error {
 		return false, nil
 	})
 	if bad != "" {
-		return fmt.Errorf("%s: %s is computed from a value known only after apply, which rdmaform cannot resolve during apply yet (only pd = protection_domain.NAME.id is)", inst.Addr, bad)
+		return fmt.Errorf("%s: %s is still unknown once the objects it references are made (a value reached through a local is not evaluated again during apply)", inst.Addr, bad)
 	}
 	return nil
 }

@@ -62,7 +62,10 @@
 // Outputs are evaluated (they may be unknown); Variables and Locals keep
 // their values. OutputsWith evaluates the outputs again with objects'
 // values known after apply (the planner's from the state, apply's from
-// what it made); locals are not evaluated again.
+// what it made), and InstanceWith an instance whose attributes use such
+// values (Resource.UsesValuesAfterApply says which blocks may): the
+// planner evaluates it with what the state records, apply with what it
+// made. Locals are not evaluated again.
 //
 // # Schema
 //

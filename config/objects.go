@@ -23,6 +23,9 @@ type Config struct {
 	ctxOnce sync.Once
 	makeCtx func() *hcl.EvalContext
 	ctx     *hcl.EvalContext
+
+	byResourceOnce sync.Once
+	byResource     map[addrs.Resource][]*Instance // see instancesByResource
 }
 
 // Eval evaluates an expression against the configuration's values, as
@@ -61,6 +64,9 @@ type Resource struct {
 	key       string // Addr.String(), the graph node's key
 	body      *bodyTemplate
 	dependsOn []hcl.Traversal
+
+	afterApplyOnce sync.Once
+	afterApply     bool // see UsesValuesAfterApply
 }
 
 // Lifecycle is a block's lifecycle meta-argument.

@@ -1,8 +1,6 @@
 package config
 
 import (
-	"sort"
-
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
@@ -35,12 +33,7 @@ func (c *Config) OutputsWith(valueOf func(addrs.Instance) (cty.Value, bool)) map
 		return out
 	}
 	res := make(map[addrs.Resource]cty.Value, len(used))
-	byResource := map[addrs.Resource][]*Instance{}
-	for _, inst := range c.Instances {
-		if used[inst.Addr.Resource] {
-			byResource[inst.Addr.Resource] = append(byResource[inst.Addr.Resource], inst)
-		}
-	}
+	byResource := c.instancesByResource()
 	for r := range used {
 		res[r] = c.resourceValueWith(c.Resources[r], byResource[r], valueOf)
 	}
@@ -73,9 +66,8 @@ func (c *Config) referencedResource(t hcl.Traversal) (addrs.Resource, bool) {
 
 // resourceValueWith is a block's value as expressions see it (a tuple with
 // count, an object by key with for_each, else the one object), each
-// instance from valueOf when it has one.
+// instance from valueOf when it has one; insts are in address order.
 func (c *Config) resourceValueWith(r *Resource, insts []*Instance, valueOf func(addrs.Instance) (cty.Value, bool)) cty.Value {
-	sort.Slice(insts, func(i, j int) bool { return insts[i].Addr.Less(insts[j].Addr) })
 	values := make([]cty.Value, len(insts))
 	for i, inst := range insts {
 		values[i] = inst.Value

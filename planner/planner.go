@@ -238,6 +238,11 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 		}
 		insts := byResource[r.Addr]
 		sort.Slice(insts, func(i, j int) bool { return insts[i].Addr.Less(insts[j].Addr) })
+		if !depsCreating {
+			// Attributes computed from others' attributes known only after
+			// apply are known from what the state records of those.
+			withPriorValues(cfg, insts, priors)
+		}
 		changes := diffInstances(insts, priors, depsCreating, replace, gone)
 		for i, c := range changes {
 			seen[insts[i].Addr.String()] = true
@@ -259,6 +264,40 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 		p.Changes = append(p.Changes, deleteChange(pr, reason))
 	}
 	return diags
+}
+
+// withPriorValues replaces, in insts, each instance with configured
+// attributes unknown (computed from attributes known only after apply)
+// by the instance evaluated again with the values the state records of
+// the objects it references, when it has a prior: so that a change of
+// the configuration shows, rather than the prior value standing in.
+func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[string]*prior) {
+	// An object's value is the configured one, its unknown attributes
+	// (computed: id, qp_num, ...) from the state.
+	valueOf := func(a addrs.Instance) (cty.Value, bool) {
+		pr, inst := priors[a.String()], cfg.Instances[a]
+		if pr == nil || inst == nil || pr.val.IsNull() || !pr.val.IsKnown() || inst.Value.IsNull() || !inst.Value.IsKnown() {
+			return cty.NilVal, false
+		}
+		m := inst.Value.AsValueMap()
+		for k, v := range m {
+			if !v.IsKnown() && pr.val.Type().HasAttribute(k) {
+				m[k] = pr.val.GetAttr(k)
+			}
+		}
+		return cty.ObjectVal(m), true
+	}
+	if len(insts) == 0 || !insts[0].Resource.UsesValuesAfterApply() {
+		return // pd alone (a protection domain's id) takes the prior's in reconcile
+	}
+	for i, inst := range insts {
+		if priors[inst.Addr.String()] == nil || !slices.ContainsFunc(inst.ValuesAfterApply(), func(name string) bool { return name != "pd" }) {
+			continue
+		}
+		if again, diags := cfg.InstanceWith(inst.Addr, valueOf); !diags.HasErrors() {
+			insts[i] = again
+		}
+	}
 }
 
 // diffInstances plans the instances of one block, spread over the CPUs:

@@ -1,0 +1,198 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// InstanceWith evaluates the instance at addr again, the objects it
+// references (in its body or its for_each) taking their values from
+// valueOf; an object valueOf has no value for keeps its configured one.
+// The configuration is evaluated before anything is applied, so an
+// attribute computed from another object's attribute known only after
+// apply (qp_num, device, local_port, ...) is unknown in Instances; apply
+// evaluates the instance again once the objects it references are made.
+// Locals are not evaluated again: an attribute reaching such a value
+// through a local stays unknown.
+func (c *Config) InstanceWith(addr addrs.Instance, valueOf func(addrs.Instance) (cty.Value, bool)) (*Instance, hcl.Diagnostics) {
+	old := c.Instances[addr]
+	if old == nil || old.Resource == nil || old.Resource.body == nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Not in the configuration",
+			Detail: fmt.Sprintf("%s is not an instance of the configuration.", addr)}}
+	}
+	r := old.Resource
+	refs := r.body.allTraversals()
+	if r.ForEach != nil {
+		refs = append(refs[:len(refs):len(refs)], r.ForEach.Variables()...)
+	}
+	used := map[addrs.Resource]bool{}
+	for _, t := range refs {
+		if rr, ok := c.referencedResource(t); ok {
+			used[rr] = true
+		}
+	}
+	byResource := c.instancesByResource()
+	res := make(map[addrs.Resource]cty.Value, len(used))
+	for rr := range used {
+		res[rr] = c.resourceValueWith(c.Resources[rr], byResource[rr], valueOf)
+	}
+	ctx := fullContext(c.Variables, c.Locals, res, Functions())
+	var diags hcl.Diagnostics
+	switch k := addr.Key.(type) {
+	case addrs.IntKey:
+		ctx = ctx.NewChild()
+		ctx.Variables = map[string]cty.Value{"count": cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(k))})}
+	case addrs.StringKey:
+		each, d := eachOf(r, ctx, string(k))
+		diags = append(diags, d...)
+		ctx = ctx.NewChild()
+		ctx.Variables = map[string]cty.Value{"each": each}
+	}
+	_, inst, d := evalInstance(r, ctx, false)
+	inst.Addr, inst.Resource = addr, r
+	return inst, append(diags, d...)
+}
+
+// eachOf is the each object of a for_each instance: its key and its
+// element of the for_each value, evaluated in ctx.
+func eachOf(r *Resource, ctx *hcl.EvalContext, key string) (cty.Value, hcl.Diagnostics) {
+	k := cty.StringVal(key)
+	v, diags := r.ForEach.Value(ctx)
+	value := cty.DynamicVal
+	switch {
+	case diags.HasErrors() || !v.IsKnown() || v.IsNull():
+	case v.Type().IsSetType():
+		value = k
+	case v.Type().IsMapType() || v.Type().IsObjectType():
+		if v.Type().IsObjectType() && !v.Type().HasAttribute(key) {
+			break
+		}
+		if v.Type().IsObjectType() {
+			value = v.GetAttr(key)
+		} else if v.HasIndex(k).True() {
+			value = v.Index(k)
+		}
+	}
+	return cty.ObjectVal(map[string]cty.Value{"key": k, "value": value}), diags
+}
+
+// ValuesAfterApply names the configured (not computed) attributes and
+// blocks of the instance that are not wholly known: computed from another
+// object's attribute known only after apply. InstanceWith evaluates such
+// an instance again once those values are known.
+func (inst *Instance) ValuesAfterApply() []string {
+	v := inst.Value
+	if v.IsNull() || !v.IsKnown() || !v.Type().IsObjectType() {
+		return nil
+	}
+	var names []string
+	schema := Schema(inst.Addr.Kind)
+	for it := v.ElementIterator(); it.Next(); {
+		k, av := it.Element()
+		if a := schema.Attribute(k.AsString()); (a == nil || !a.Computed) && !av.IsWhollyKnown() {
+			names = append(names, k.AsString())
+		}
+	}
+	return names
+}
+
+// instancesByResource is the instances of each block in address order,
+// indexed once: apply evaluates instances again concurrently.
+func (c *Config) instancesByResource() map[addrs.Resource][]*Instance {
+	c.byResourceOnce.Do(func() {
+		c.byResource = make(map[addrs.Resource][]*Instance, len(c.Resources))
+		for _, inst := range c.Instances {
+			c.byResource[inst.Addr.Resource] = append(c.byResource[inst.Addr.Resource], inst)
+		}
+		for _, insts := range c.byResource {
+			sort.Slice(insts, func(i, j int) bool { return insts[i].Addr.Less(insts[j].Addr) })
+		}
+	})
+	return c.byResource
+}
+
+// UsesValuesAfterApply reports whether the block's attributes, pd aside,
+// may use values known only after apply: they reference another block's
+// computed attribute (qp_num, device, local_port, ...), a whole object or
+// list of them (whose computed attributes come along), or such a value of
+// each.value. Only then can an instance's ValuesAfterApply be non-empty
+// for other attributes than pd; the planner and apply ask this first,
+// once per block, rather than look at every instance.
+func (r *Resource) UsesValuesAfterApply() bool {
+	r.afterApplyOnce.Do(func() {
+		if r.body == nil {
+			return
+		}
+		var forEachKind addrs.Kind
+		if r.ForEach != nil {
+			for _, t := range r.ForEach.Variables() {
+				if k, ok := resourceKind(t); ok {
+					forEachKind = k
+				}
+			}
+		}
+		for i, a := range r.body.schema.Attributes {
+			if a.Name == "pd" || r.body.attrs[i].attr == nil {
+				continue
+			}
+			if usesComputed(r.body.attrs[i].attr.Expr.Variables(), forEachKind) {
+				r.afterApply = true
+				return
+			}
+		}
+		for _, c := range r.body.blocks {
+			if c != nil && usesComputed(c.allTraversals(), forEachKind) {
+				r.afterApply = true
+				return
+			}
+		}
+	})
+	return r.afterApply
+}
+
+// resourceKind is the kind of block a traversal such as listener.l.port
+// starts with.
+func resourceKind(t hcl.Traversal) (addrs.Kind, bool) {
+	for _, k := range addrs.Kinds {
+		if t.RootName() == string(k) && len(t) >= 2 {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// usesComputed reports whether a traversal reaches a block's computed
+// attribute, or a whole object that carries them: listener.l.local_port,
+// endpoint.c (a list), each.value when for_each ranges over blocks of
+// kind forEachKind.
+func usesComputed(trs []hcl.Traversal, forEachKind addrs.Kind) bool {
+	for _, t := range trs {
+		var kind addrs.Kind
+		var rest hcl.Traversal
+		if k, ok := resourceKind(t); ok {
+			kind, rest = k, t[2:]
+		} else if t.RootName() == "each" && forEachKind != "" && len(t) >= 2 {
+			if a, ok := t[1].(hcl.TraverseAttr); ok && a.Name == "value" {
+				kind, rest = forEachKind, t[2:]
+			}
+		}
+		if kind == "" {
+			continue
+		}
+		name := ""
+		for _, step := range rest {
+			if a, ok := step.(hcl.TraverseAttr); ok {
+				name = a.Name
+				break
+			}
+		}
+		if a := Schema(kind).Attribute(name); name == "" || a == nil || a.Computed {
+			return true
+		}
+	}
+	return false
+}
