@@ -247,8 +247,9 @@ func TestFanoutEndToEnd(t *testing.T) {
 }
 
 // An attribute computed from another object's attribute known only after
-// apply (here b's private data carries a's QP number) is evaluated during
-// apply, connects, is recorded and shown, and stays put in the next plan.
+// apply (here b's private data carries a's QP number, c's through a
+// local) is evaluated during apply, connects, is recorded and shown, and
+// stays put in the next plan.
 func TestAfterApplyValuesEndToEnd(t *testing.T) {
 	addr := os.Getenv("RDMAFORM_TEST_ADDR")
 	e := newE2E(t, `
@@ -273,6 +274,20 @@ endpoint "b" {
   }
 }
 
+locals {
+  a_qp = endpoint.a.qp_num
+}
+
+endpoint "c" {
+  address = listener.l.address
+  port    = listener.l.port
+  qp {}
+
+  connect {
+    private_data = "via-local=${local.a_qp}"
+  }
+}
+
 output "a_qp" {
   value = endpoint.a.qp_num
 }
@@ -280,8 +295,12 @@ output "a_qp" {
 output "b_private_data" {
   value = endpoint.b.connect.private_data
 }
+
+output "c_private_data" {
+  value = endpoint.c.connect.private_data
+}
 `)
-	e.expect(0, []string{"private_data        = (known after apply)", "Apply complete! Resources: 3 added"}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{"private_data        = (known after apply)", "Apply complete! Resources: 4 added"}, "apply", "-auto-approve", "-no-color")
 	qp := strings.TrimSpace(e.expect(0, nil, "output", "-raw", "a_qp"))
 	if n, err := strconv.Atoi(qp); err != nil || n <= 0 {
 		t.Fatalf("a's qp_num: %q", qp)
@@ -289,6 +308,9 @@ output "b_private_data" {
 	if got := strings.TrimSpace(e.expect(0, nil, "output", "-raw", "b_private_data")); got != "peer-qp="+qp {
 		t.Fatalf("b's private data %q, want peer-qp=%s", got, qp)
 	}
+	if got := strings.TrimSpace(e.expect(0, nil, "output", "-raw", "c_private_data")); got != "via-local="+qp {
+		t.Fatalf("c's private data (through a local) %q, want via-local=%s", got, qp)
+	}
 	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
-	e.expect(0, []string{"Destroy complete! Resources: 3 destroyed."}, "destroy", "-auto-approve", "-no-color")
+	e.expect(0, []string{"Destroy complete! Resources: 4 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }

@@ -57,8 +57,7 @@ type Report struct {
 	// Interrupted: the context was cancelled during the walk.
 	Interrupted bool
 	// UnknownOutputs lists outputs not recorded because their value is
-	// still unknown after apply (computed through a local from values
-	// known only after apply: locals are evaluated once).
+	// still unknown after apply.
 	UnknownOutputs []string
 }
 

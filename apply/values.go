@@ -176,7 +176,7 @@ func resolveAfterApply(cfg *config.Config, addr addrs.Instance, planned cty.Valu
 	}
 	// pd alone is resolved from the ids of the protection domains made
 	// (specFor), without evaluating anything again.
-	if !inst.Resource.UsesValuesAfterApply() || !slices.ContainsFunc(inst.ValuesAfterApply(), func(name string) bool { return name != "pd" }) ||
+	if !cfg.UsesValuesAfterApply(inst.Resource) || !slices.ContainsFunc(inst.ValuesAfterApply(), func(name string) bool { return name != "pd" }) ||
 		planned.IsNull() || !planned.IsKnown() || planned.IsMarked() || !planned.Type().IsObjectType() {
 		return inst, planned, nil
 	}
@@ -234,7 +234,7 @@ func unknownsBesidesPD(inst *config.Instance, planned cty.Value) error {
 		return false, nil
 	})
 	if bad != "" {
-		return fmt.Errorf("%s: %s is still unknown once the objects it references are made (a value reached through a local is not evaluated again during apply)", inst.Addr, bad)
+		return fmt.Errorf("%s: %s is still unknown once the objects it references are made", inst.Addr, bad)
 	}
 	return nil
 }

@@ -63,9 +63,9 @@
 // their values. OutputsWith evaluates the outputs again with objects'
 // values known after apply (the planner's from the state, apply's from
 // what it made), and InstanceWith an instance whose attributes use such
-// values (Resource.UsesValuesAfterApply says which blocks may): the
+// values (UsesValuesAfterApply says which blocks may): the
 // planner evaluates it with what the state records, apply with what it
-// made. Locals are not evaluated again.
+// made; the locals they use that reach objects are evaluated again too.
 //
 // # Schema
 //

@@ -386,6 +386,7 @@ func (e *evaluator) evalNode(key string) hcl.Diagnostics {
 		e.mu.Lock()
 		e.locals[name] = v
 		e.cfg.Locals[name] = v
+		e.cfg.localOrder = append(e.cfg.localOrder, localExpr{name, e.decl.locals[name].Expr})
 		e.mu.Unlock()
 		return diags
 	case "output":

@@ -15,9 +15,8 @@ import (
 // The configuration is evaluated before anything is applied, so an
 // attribute computed from another object's attribute known only after
 // apply (qp_num, device, local_port, ...) is unknown in Instances; apply
-// evaluates the instance again once the objects it references are made.
-// Locals are not evaluated again: an attribute reaching such a value
-// through a local stays unknown.
+// evaluates the instance again once the objects it references are made,
+// and the locals it uses that reach objects with it.
 func (c *Config) InstanceWith(addr addrs.Instance, valueOf func(addrs.Instance) (cty.Value, bool)) (*Instance, hcl.Diagnostics) {
 	old := c.Instances[addr]
 	if old == nil || old.Resource == nil || old.Resource.body == nil {
@@ -35,12 +34,13 @@ func (c *Config) InstanceWith(addr addrs.Instance, valueOf func(addrs.Instance) 
 			used[rr] = true
 		}
 	}
+	c.addLocalResources(refs, used)
 	byResource := c.instancesByResource()
 	res := make(map[addrs.Resource]cty.Value, len(used))
 	for rr := range used {
 		res[rr] = c.resourceValueWith(c.Resources[rr], byResource[rr], valueOf)
 	}
-	ctx := fullContext(c.Variables, c.Locals, res, Functions())
+	ctx := fullContext(c.Variables, c.localsWith(c.Variables, res), res, Functions())
 	var diags hcl.Diagnostics
 	switch k := addr.Key.(type) {
 	case addrs.IntKey:
@@ -119,11 +119,12 @@ func (c *Config) instancesByResource() map[addrs.Resource][]*Instance {
 // may use values known only after apply: they reference another block's
 // computed attribute (qp_num, device, local_port, ...), a whole object or
 // list of them (whose computed attributes come along), or such a value of
-// each.value. Only then can an instance's ValuesAfterApply be non-empty
-// for other attributes than pd; the planner and apply ask this first,
-// once per block, rather than look at every instance.
-func (r *Resource) UsesValuesAfterApply() bool {
+// each.value, directly or through locals. Only then can an instance's
+// ValuesAfterApply name other attributes than pd; the planner and apply
+// ask this first, once per block, rather than look at every instance.
+func (c *Config) UsesValuesAfterApply(r *Resource) bool {
 	r.afterApplyOnce.Do(func() {
+		computedLocal := c.localDependentsOf().computed
 		if r.body == nil {
 			return
 		}
@@ -139,19 +140,30 @@ func (r *Resource) UsesValuesAfterApply() bool {
 			if a.Name == "pd" || r.body.attrs[i].attr == nil {
 				continue
 			}
-			if usesComputed(r.body.attrs[i].attr.Expr.Variables(), forEachKind) {
+			if usesComputed(r.body.attrs[i].attr.Expr.Variables(), forEachKind) || usesComputedLocal(r.body.attrs[i].attr.Expr.Variables(), computedLocal) {
 				r.afterApply = true
 				return
 			}
 		}
-		for _, c := range r.body.blocks {
-			if c != nil && usesComputed(c.allTraversals(), forEachKind) {
+		for _, b := range r.body.blocks {
+			if b != nil && (usesComputed(b.allTraversals(), forEachKind) || usesComputedLocal(b.allTraversals(), computedLocal)) {
 				r.afterApply = true
 				return
 			}
 		}
 	})
 	return r.afterApply
+}
+
+// usesComputedLocal reports whether a traversal names a local that
+// reaches values known only after apply.
+func usesComputedLocal(trs []hcl.Traversal, computed map[string]bool) bool {
+	for _, t := range trs {
+		if name, ok := localName(t); ok && computed[name] {
+			return true
+		}
+	}
+	return false
 }
 
 // resourceKind is the kind of block a traversal such as listener.l.port

@@ -43,7 +43,7 @@ endpoint "c" {
 		t.Fatal(diags)
 	}
 	for name, want := range map[string]bool{"peer": false, "e": true, "c": true} {
-		if got := cfg.Resources[addrs.Resource{Kind: addrs.Endpoint, Name: name}].UsesValuesAfterApply(); got != want {
+		if got := cfg.UsesValuesAfterApply(cfg.Resources[addrs.Resource{Kind: addrs.Endpoint, Name: name}]); got != want {
 			t.Errorf("endpoint.%s: UsesValuesAfterApply = %v, want %v", name, got, want)
 		}
 	}
@@ -75,5 +75,57 @@ endpoint "c" {
 	}
 	if _, diags := cfg.InstanceWith(addrs.Instance{Resource: addrs.Resource{Kind: addrs.Endpoint, Name: "nope"}}, valueOf); !diags.HasErrors() {
 		t.Fatal("an address not in the configuration evaluates")
+	}
+}
+
+// Through locals too: a local reaching another object's attribute known
+// only after apply is evaluated again with the instance, and for outputs.
+func TestInstanceWithThroughLocals(t *testing.T) {
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+locals {
+  peer   = endpoint.peer.qp_num
+  msg    = "qp=${local.peer}"
+  static = "x"
+}
+endpoint "peer" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+endpoint "e" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect {
+    private_data = local.msg
+  }
+}
+endpoint "s" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect {
+    private_data = local.static
+  }
+}
+output "msg" {
+  value = local.msg
+}
+`)}, VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	e := addrs.Instance{Resource: addrs.Resource{Kind: addrs.Endpoint, Name: "e"}}
+	if !cfg.UsesValuesAfterApply(cfg.Resources[e.Resource]) || cfg.UsesValuesAfterApply(cfg.Resources[addrs.Resource{Kind: addrs.Endpoint, Name: "s"}]) {
+		t.Fatal("UsesValuesAfterApply does not follow locals")
+	}
+	valueOf := func(a addrs.Instance) (cty.Value, bool) {
+		m := cfg.Instances[a].Value.AsValueMap()
+		m["qp_num"] = cty.NumberIntVal(42)
+		return cty.ObjectVal(m), true
+	}
+	inst, diags := cfg.InstanceWith(e, valueOf)
+	if diags.HasErrors() || string(inst.Endpoint.Connect.PrivateData) != "qp=42" {
+		t.Fatalf("endpoint.e again: %q %v", inst.Endpoint.Connect.PrivateData, diags)
+	}
+	if got := cfg.OutputsWith(valueOf)["msg"]; !got.RawEquals(cty.StringVal("qp=42")) {
+		t.Fatalf("output through locals: %#v", got)
 	}
 }

@@ -26,6 +26,12 @@ type Config struct {
 
 	byResourceOnce sync.Once
 	byResource     map[addrs.Resource][]*Instance // see instancesByResource
+
+	// localOrder is the locals' expressions in the order they were
+	// evaluated (each after those it references), for localsWith.
+	localOrder     []localExpr
+	dependentsOnce sync.Once
+	dependents     localDependents // see localDependentsOf
 }
 
 // Eval evaluates an expression against the configuration's values, as

@@ -23,11 +23,13 @@ func (c *Config) OutputsWith(valueOf func(addrs.Instance) (cty.Value, bool)) map
 		if o.expr == nil {
 			continue
 		}
-		for _, t := range o.expr.Variables() {
+		refs := o.expr.Variables()
+		for _, t := range refs {
 			if r, ok := c.referencedResource(t); ok {
 				used[r] = true
 			}
 		}
+		c.addLocalResources(refs, used)
 	}
 	if len(used) == 0 {
 		return out
@@ -37,7 +39,7 @@ func (c *Config) OutputsWith(valueOf func(addrs.Instance) (cty.Value, bool)) map
 	for r := range used {
 		res[r] = c.resourceValueWith(c.Resources[r], byResource[r], valueOf)
 	}
-	ctx := fullContext(c.Variables, c.Locals, res, Functions())
+	ctx := fullContext(c.Variables, c.localsWith(c.Variables, res), res, Functions())
 	for name, o := range c.Outputs {
 		if o.expr == nil {
 			continue

@@ -287,7 +287,7 @@ func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[st
 		}
 		return cty.ObjectVal(m), true
 	}
-	if len(insts) == 0 || !insts[0].Resource.UsesValuesAfterApply() {
+	if len(insts) == 0 || !cfg.UsesValuesAfterApply(insts[0].Resource) {
 		return // pd alone (a protection domain's id) takes the prior's in reconcile
 	}
 	for i, inst := range insts {
