@@ -172,11 +172,7 @@ func establishRound(b *testing.B, n int) (time.Duration, float64) {
 	rss0 := rssOf(b, ends.pid())
 	cpuE, cpuL := cpuTicks(b, ends.pid()), cpuTicks(b, server.pid())
 	start := time.Now()
-	createBatch(b, ends, "endpoint.b", n, func(int) *pb.EndpointSpec {
-		s := endpointSpec(addr, port)
-		s.Qp = smallQP()
-		return s
-	})
+	createBatch(b, ends, "endpoint.b", n, smallEndpoint(addr, port))
 	created := time.Since(start)
 	took := pollEstablished(b, ends, "endpoint.b[", n, start)
 	// CPU (user and system, the kernel's Soft-RoCE work for the process
@@ -194,28 +190,17 @@ func establishRound(b *testing.B, n int) (time.Duration, float64) {
 // with the listener and the endpoints in one agent, as on a host that
 // holds both sides (what BenchmarkApply1000 at the root does).
 func BenchmarkEstablish1000OneAgent(b *testing.B) {
-	const n, rounds = 1000, 3
+	const n = 1000
 	for i := 0; i < b.N; i++ {
-		var ours, refs []time.Duration
-		for r := 0; r < rounds; r++ {
+		againstCmtime(b, n, "1000 endpoints and their listener in one agent", func() time.Duration {
 			addr, port := testAddr(b), freePort()
 			p := startAgent(b)
+			defer p.terminate(b)
 			createListener(b, p, "listener.o", &pb.ListenerSpec{Address: addr, Port: port, Qp: smallQP()})
 			start := time.Now()
-			createBatch(b, p, "endpoint.o", n, func(int) *pb.EndpointSpec {
-				s := endpointSpec(addr, port)
-				s.Qp = smallQP()
-				return s
-			})
-			took := pollEstablished(b, p, "endpoint.o[", n, start)
-			p.terminate(b)
-			ref, phases := cmtime(b, n)
-			b.Logf("round %d: one agent %v, cmtime %v (%s)", r+1, took.Round(time.Millisecond), ref.Round(time.Millisecond), phases)
-			ours, refs = append(ours, took), append(refs, ref)
-		}
-		o, c := median(ours), median(refs)
-		b.ReportMetric(o.Seconds()/c.Seconds(), "ratio")
-		b.Logf("1000 endpoints and their listener in one agent, median of %d rounds: %v; cmtime -c 1000: %v; ratio %.2f", rounds, o.Round(time.Millisecond), c.Round(time.Millisecond), o.Seconds()/c.Seconds())
+			createBatch(b, p, "endpoint.o", n, smallEndpoint(addr, port))
+			return pollEstablished(b, p, "endpoint.o[", n, start)
+		})
 	}
 }
 
@@ -223,36 +208,51 @@ func BenchmarkEstablish1000OneAgent(b *testing.B) {
 // agent's endpoints connect to a cmtime server (-b), so only the active
 // side is the agent's; cmtime -c 1000 runs in the same rounds.
 func BenchmarkEstablish1000AgainstCmtimeServer(b *testing.B) {
-	const n, rounds = 1000, 3
+	const n = 1000
 	for i := 0; i < b.N; i++ {
-		var ours, refs []time.Duration
-		for r := 0; r < rounds; r++ {
+		againstCmtime(b, n, "agent endpoints to a cmtime server", func() time.Duration {
 			addr, port := testAddr(b), freePort()
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
 			server := exec.CommandContext(ctx, "cmtime", "-b", addr, "-p", strconv.Itoa(int(port)), "-c", strconv.Itoa(n))
 			if err := server.Start(); err != nil {
 				b.Fatalf("cmtime server: %v", err)
 			}
+			defer func() { server.Process.Kill(); server.Wait() }()
 			time.Sleep(500 * time.Millisecond)
 			ends := startAgent(b)
+			defer ends.terminate(b)
 			start := time.Now()
-			createBatch(b, ends, "endpoint.c", n, func(int) *pb.EndpointSpec {
-				s := endpointSpec(addr, port)
-				s.Qp = smallQP()
-				return s
-			})
-			took := pollEstablished(b, ends, "endpoint.c[", n, start)
-			ends.terminate(b)
-			server.Process.Kill()
-			server.Wait()
-			cancel()
-			ref, phases := cmtime(b, n)
-			b.Logf("round %d: agent endpoints to a cmtime server %v; cmtime client and server %v (%s)", r+1, took.Round(time.Millisecond), ref.Round(time.Millisecond), phases)
-			ours, refs = append(ours, took), append(refs, ref)
-		}
-		o, c := median(ours), median(refs)
-		b.ReportMetric(o.Seconds()/c.Seconds(), "ratio")
-		b.Logf("agent endpoints to a cmtime server, median of %d rounds: %v; cmtime alone: %v; ratio %.2f", rounds, o.Round(time.Millisecond), c.Round(time.Millisecond), o.Seconds()/c.Seconds())
+			createBatch(b, ends, "endpoint.c", n, smallEndpoint(addr, port))
+			return pollEstablished(b, ends, "endpoint.c[", n, start)
+		})
+	}
+}
+
+// againstCmtime times three rounds of ours, each followed by cmtime -c n
+// (alternating, so that a burst of load on the shared machine does not
+// skew one side), and reports the ratio of the medians.
+func againstCmtime(b *testing.B, n int, what string, ours func() time.Duration) {
+	const rounds = 3
+	var took, refs []time.Duration
+	for r := 0; r < rounds; r++ {
+		t := ours()
+		ref, phases := cmtime(b, n)
+		b.Logf("round %d: %s %v, cmtime %v (%s)", r+1, what, t.Round(time.Millisecond), ref.Round(time.Millisecond), phases)
+		took, refs = append(took, t), append(refs, ref)
+	}
+	o, c := median(took), median(refs)
+	b.ReportMetric(o.Seconds()/c.Seconds(), "ratio")
+	b.Logf("%s, median of %d rounds: %v; cmtime -c %d: %v; ratio %.2f", what, rounds, o.Round(time.Millisecond), n, c.Round(time.Millisecond), o.Seconds()/c.Seconds())
+}
+
+// smallEndpoint is the spec of endpoints toward addr:port with cmtime's
+// QP (smallQP).
+func smallEndpoint(addr string, port uint32) func(int) *pb.EndpointSpec {
+	return func(int) *pb.EndpointSpec {
+		s := endpointSpec(addr, port)
+		s.Qp = smallQP()
+		return s
 	}
 }
 
