@@ -248,3 +248,9 @@ func newFlagSet(name string, errw io.Writer) *flag.FlagSet {
 	f.SetOutput(errw)
 	return f
 }
+
+// acceptNoColor adds -no-color to a command that prints no colour: users
+// pass it to every command, as Terraform's accept it.
+func acceptNoColor(f *flag.FlagSet) {
+	f.Bool("no-color", false, "Accepted for Terraform compatibility: this command prints no colour.")
+}

@@ -45,6 +45,7 @@ func runAgent(args []string, s streams) int {
 	fs.Usage = func() { fmt.Fprint(s.Err, agentUsage) }
 	socket := fs.String("socket", "", "")
 	logFile := fs.String("log", "", "")
+	acceptNoColor(fs)
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -72,6 +73,7 @@ func runAgentClient(verb string, args []string, s streams) int {
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, agentUsage) }
 	socket := fs.String("socket", "", "")
+	acceptNoColor(fs)
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0

@@ -15,6 +15,7 @@ func init() {
 func runForceUnlock(args []string, s streams) int {
 	f := newFlagSet("force-unlock", s.Err)
 	force := f.Bool("force", false, "Don't ask for confirmation.")
+	acceptNoColor(f)
 	if f.Parse(args) != nil {
 		return 1
 	}

@@ -26,6 +26,7 @@ func runInit(args []string, s streams) int {
 	migrate := f.Bool("migrate-state", false, "Copy the state from the previously used backend to the configured one.")
 	forceCopy := f.Bool("force-copy", false, "With -migrate-state, overwrite a different state already in the new backend.")
 	reconfigure := f.Bool("reconfigure", false, "Use the configured backend without migrating state.")
+	acceptNoColor(f)
 	if f.Parse(args) != nil {
 		return 1
 	}

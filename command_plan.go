@@ -460,7 +460,7 @@ func readPlanFile(path string) (*planner.SavedPlan, error) {
 }
 
 // showPlanFile prints a saved plan for show, as plan printed it.
-func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut bool) int {
+func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
 	if jsonOut {
 		if err := render.JSON(s.Out, sp.Plan, nil); err != nil {
 			fmt.Fprintf(s.Err, "Error: %v\n", err)
@@ -468,6 +468,6 @@ func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut bool) int {
 		}
 		return 0
 	}
-	render.Human(s.Out, sp.Plan, cfgIsTerminal(s.Out))
+	render.Human(s.Out, sp.Plan, color && cfgIsTerminal(s.Out))
 	return 0
 }

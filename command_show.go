@@ -25,8 +25,9 @@ func init() {
 func runShow(args []string, s streams) int {
 	f := newFlagSet("show", s.Err)
 	jsonOut := f.Bool("json", false, "Print the state as JSON.")
+	noColor := f.Bool("no-color", false, "Do not colour a saved plan.")
 	f.Usage = func() {
-		fmt.Fprintln(s.Err, "Usage: rdmaform [global options] show [options] [FILE]\n\n  Shows the current state, the state file FILE, or the plan saved in FILE.\n\nOptions:\n  -json  Print machine-readable JSON.")
+		fmt.Fprintln(s.Err, "Usage: rdmaform [global options] show [options] [FILE]\n\n  Shows the current state, the state file FILE, or the plan saved in FILE.\n\nOptions:\n  -json      Print machine-readable JSON.\n  -no-color  Do not colour a saved plan (neither does a non-empty NO_COLOR).")
 	}
 	if f.Parse(args) != nil {
 		return 1
@@ -45,7 +46,7 @@ func runShow(args []string, s streams) int {
 		st = m.State()
 	case 1:
 		if sp, err := readPlanFile(f.Arg(0)); err == nil {
-			return showPlanFile(s, sp, *jsonOut)
+			return showPlanFile(s, sp, *jsonOut, !*noColor)
 		} else if data, rerr := os.ReadFile(f.Arg(0)); rerr == nil && planner.IsPlanFile(data) {
 			fmt.Fprintf(s.Err, "Error: Failed to read the saved plan %s\n\n%v\n", f.Arg(0), err)
 			return 1

@@ -146,6 +146,7 @@ const noMatch = "Error: Invalid target address\n\nNo matching objects found for 
 
 func runStateList(args []string, s streams) int {
 	f := newFlagSet("state list", s.Err)
+	acceptNoColor(f)
 	if f.Parse(args) != nil {
 		return 1
 	}
@@ -165,6 +166,7 @@ func runStateList(args []string, s streams) int {
 
 func runStateShow(args []string, s streams) int {
 	f := newFlagSet("state show", s.Err)
+	acceptNoColor(f)
 	if f.Parse(args) != nil {
 		return 1
 	}
@@ -196,6 +198,7 @@ func runStateShow(args []string, s streams) int {
 
 func runStateRm(args []string, s streams) int {
 	f := newFlagSet("state rm", s.Err)
+	acceptNoColor(f)
 	var lf lockFlags
 	lf.register(f)
 	dry := f.Bool("dry-run", false, "Only print what would be removed.")
@@ -235,6 +238,7 @@ func runStateRm(args []string, s streams) int {
 
 func runStateMv(args []string, s streams) int {
 	f := newFlagSet("state mv", s.Err)
+	acceptNoColor(f)
 	var lf lockFlags
 	lf.register(f)
 	dry := f.Bool("dry-run", false, "Only print what would be moved.")
@@ -285,6 +289,7 @@ func runStateMv(args []string, s streams) int {
 
 func runStatePull(args []string, s streams) int {
 	f := newFlagSet("state pull", s.Err)
+	acceptNoColor(f)
 	if f.Parse(args) != nil {
 		return 1
 	}
@@ -306,6 +311,7 @@ func runStatePull(args []string, s streams) int {
 
 func runStatePush(args []string, s streams) int {
 	f := newFlagSet("state push", s.Err)
+	acceptNoColor(f)
 	var lf lockFlags
 	lf.register(f)
 	force := f.Bool("force", false, "Write the state even if lineages differ or the serial is lower.")

@@ -34,6 +34,7 @@ const statusHelp = `Usage: rdmaform [global options] status [options]
 Options:
   -json          Print the agent's objects as JSON (its List answer).
   -watch         After the table, print one line per change until Ctrl-C.
+  -no-color      Accepted, as Terraform's commands do: status has no colour.
   -agent=PATH    The agent's socket (default: the rdmaform { agent } setting,
                  then the agent's default: /run/rdmaform/agent.sock for root,
                  $XDG_RUNTIME_DIR/rdmaform/agent.sock or
@@ -47,6 +48,7 @@ func runStatus(args []string, s streams) int {
 	asJSON := fs.Bool("json", false, "")
 	watch := fs.Bool("watch", false, "")
 	agent := fs.String("agent", "", "")
+	fs.Bool("no-color", false, "") // the table has no colour
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
