@@ -314,3 +314,35 @@ output "c_private_data" {
 	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
 	e.expect(0, []string{"Destroy complete! Resources: 4 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }
+
+// An endpoint without a reconnect policy whose listener is replaced stays
+// disconnected: the next plan replaces it, saying why, and its apply
+// brings the connection back.
+func TestDisconnectedEndpointIsReplaced(t *testing.T) {
+	addr := os.Getenv("RDMAFORM_TEST_ADDR")
+	e := newE2E(t, `
+listener "l" {
+  address = "`+addr+`"
+  port    = 7493
+}
+
+endpoint "e" {
+  address = listener.l.address
+  port    = listener.l.port
+  qp {}
+}
+`)
+	e.expect(0, []string{"Apply complete! Resources: 2 added"}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{"Resources: 1 added, 0 changed, 1 destroyed."}, "apply", "-auto-approve", "-no-color", "-replace=listener.l")
+	var out string
+	waitFor(t, 10*time.Second, func() bool {
+		_, out, _ = e.rdmaform("plan", "-no-color", "-detailed-exitcode")
+		return strings.Contains(out, "(because the agent reports it disconnected and will not bring it back by itself)")
+	}, "a plan replacing the disconnected endpoint", &out)
+	e.expect(0, []string{"Resources: 1 added, 0 changed, 1 destroyed."}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	if status := e.expect(0, nil, "status"); !regexp.MustCompile(`endpoint\.e +endpoint +established`).MatchString(status) {
+		t.Fatalf("status after the apply:\n%s", status)
+	}
+	e.expect(0, []string{"Destroy complete! Resources: 2 destroyed."}, "destroy", "-auto-approve", "-no-color")
+}

@@ -25,6 +25,9 @@ type Change struct {
 	// objects, the state's for the others. Blocks rather than instances
 	// keep the graph linear when every endpoint uses every listener.
 	Dependencies []addrs.Resource
+	// LiveStatus is what the agent reported of an object replaced because
+	// it failed (ReasonFailed).
+	LiveStatus string
 }
 
 // Kind is the object's kind.

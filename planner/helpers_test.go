@@ -100,17 +100,23 @@ func applied(t testing.TB, p *Plan) *state.State {
 	return st
 }
 
-// fakeRefresher serves the state's objects as live, minus those in gone.
+// fakeRefresher serves the state's objects as live, minus those in gone,
+// with the status in status or else "established".
 type fakeRefresher struct {
-	st   *state.State
-	gone map[string]bool
+	st     *state.State
+	gone   map[string]bool
+	status map[string]string
 }
 
 func (f fakeRefresher) Live(context.Context) (map[string]LiveObject, error) {
 	out := map[string]LiveObject{}
 	for k, o := range f.st.Objects {
 		if !f.gone[k] {
-			out[k] = LiveObject{Token: o.Facts.CreateToken, Status: "established"}
+			status := f.status[k]
+			if status == "" {
+				status = "established"
+			}
+			out[k] = LiveObject{Token: o.Facts.CreateToken, Status: status}
 		}
 	}
 	return out, nil

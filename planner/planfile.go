@@ -74,6 +74,7 @@ type changeFile struct {
 	RequiredReplace [][]string `json:"required_replace,omitempty"`
 	Changed         [][]string `json:"changed,omitempty"`
 	Dependencies    []string   `json:"dependencies,omitempty"`
+	LiveStatus      string     `json:"live_status,omitempty"`
 }
 
 type driftFile struct {
@@ -104,7 +105,7 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 	for _, c := range p.Changes {
 		cf := changeFile{Addr: c.Addr.String(), Action: c.Action.String(), Reason: string(c.Reason),
 			Before: encodeValue(c.Before), After: encodeValue(c.After),
-			RequiredReplace: pathsToStrings(c.RequiredReplace), Changed: pathsToStrings(c.Changed)}
+			RequiredReplace: pathsToStrings(c.RequiredReplace), Changed: pathsToStrings(c.Changed), LiveStatus: c.LiveStatus}
 		for _, d := range c.Dependencies {
 			cf.Dependencies = append(cf.Dependencies, d.String())
 		}
@@ -174,7 +175,7 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 		}
 		c := &Change{Addr: parseAddr(cf.Addr), Action: action, Reason: ActionReason(cf.Reason),
 			Before: decode(cf.Before), After: decode(cf.After),
-			RequiredReplace: stringsToPaths(cf.RequiredReplace), Changed: stringsToPaths(cf.Changed)}
+			RequiredReplace: stringsToPaths(cf.RequiredReplace), Changed: stringsToPaths(cf.Changed), LiveStatus: cf.LiveStatus}
 		for _, d := range cf.Dependencies {
 			c.Dependencies = append(c.Dependencies, parseAddr(d).Resource)
 		}

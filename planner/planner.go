@@ -65,6 +65,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	priors := maps.Clone(pre.byAddr)
 	diags = append(diags, pre.diags...)
 
+	failed := map[addrs.Instance]string{} // live status of objects failed for good
 	if opts.Refresher != nil && len(priors) > 0 {
 		live, err := opts.Refresher.Live(ctx)
 		if err != nil {
@@ -74,6 +75,9 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			pr := priors[a.String()]
 			lo, ok := live[agentHandle(pr.obj)]
 			if ok && (pr.obj.Facts.CreateToken == "" || lo.Token == pr.obj.Facts.CreateToken) {
+				if failedForGood(pr, lo.Status) {
+					failed[a] = lo.Status
+				}
 				continue
 			}
 			dr := Drift{Addr: a, Before: pr.val}
@@ -100,7 +104,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			p.Changes = append(p.Changes, deleteChange(pr, ReasonDestroyPlan))
 		}
 	} else if cfg != nil {
-		diags = append(diags, p.diffConfig(cfg, priors, gone, opts)...)
+		diags = append(diags, p.diffConfig(cfg, priors, gone, failed, opts)...)
 	}
 	p.sortChanges()
 	if len(opts.Targets) > 0 {
@@ -222,11 +226,14 @@ func sortedPriorAddrs(priors map[string]*prior) []addrs.Instance {
 // diffConfig adds a change for every configured instance, in dependency
 // order so that each knows whether what it depends on is being created,
 // and a delete for every state object no longer configured.
-func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map[addrs.Instance]bool, opts Options) hcl.Diagnostics {
+func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map[addrs.Instance]bool, failed map[addrs.Instance]string, opts Options) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	replace := make(map[addrs.Instance]bool, len(opts.Replace))
+	replace := make(map[addrs.Instance]ActionReason, len(opts.Replace)+len(failed))
+	for a := range failed {
+		replace[a] = ReasonFailed
+	}
 	for _, r := range opts.Replace {
-		replace[r] = true
+		replace[r] = ReasonReplaceByRequest
 	}
 	byResource := InstancesByResource(cfg)
 	creating := map[addrs.Resource]bool{} // blocks with an object being created or replaced
@@ -246,6 +253,9 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 		changes := diffInstances(insts, priors, depsCreating, replace, gone)
 		for i, c := range changes {
 			seen[insts[i].Addr.String()] = true
+			if c.Reason == ReasonFailed {
+				c.LiveStatus = failed[c.Addr]
+			}
 			c.Dependencies = r.DependsOn
 			if c.Action.Creates() {
 				creating[r.Addr] = true
@@ -302,7 +312,7 @@ func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[st
 
 // diffInstances plans the instances of one block, spread over the CPUs:
 // they are independent of one another.
-func diffInstances(insts []*config.Instance, priors map[string]*prior, depsCreating bool, replace, gone map[addrs.Instance]bool) []*Change {
+func diffInstances(insts []*config.Instance, priors map[string]*prior, depsCreating bool, replace map[addrs.Instance]ActionReason, gone map[addrs.Instance]bool) []*Change {
 	out := make([]*Change, len(insts))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(insts)/256))
 	var wg sync.WaitGroup
@@ -322,7 +332,7 @@ func diffInstances(insts []*config.Instance, priors map[string]*prior, depsCreat
 
 // diffInstance plans one configured object against its prior (nil when
 // the state has none, or the agent no longer holds it).
-func diffInstance(inst *config.Instance, pr *prior, depsCreating, forceReplace, gone bool) *Change {
+func diffInstance(inst *config.Instance, pr *prior, depsCreating bool, forceReplace ActionReason, gone bool) *Change {
 	schema := config.Schema(inst.Addr.Kind)
 	ty := schema.ImpliedType()
 	lc := inst.Resource.Lifecycle
@@ -344,8 +354,8 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating, forceReplace, 
 		}
 	}
 	switch {
-	case forceReplace:
-		c.Action, c.Reason = DeleteThenCreate, ReasonReplaceByRequest
+	case forceReplace != ReasonNone:
+		c.Action, c.Reason = DeleteThenCreate, forceReplace
 	case len(c.RequiredReplace) > 0:
 		c.Action, c.Reason = DeleteThenCreate, ReasonCannotUpdate
 	case len(c.Changed) > 0:
@@ -377,6 +387,24 @@ func deleteChange(pr *prior, reason ActionReason) *Change {
 	c := &Change{Addr: pr.obj.Addr, Action: Delete, Reason: reason, Before: pr.val, After: cty.NullVal(pr.val.Type())}
 	c.Dependencies = stateDependencies(pr.obj)
 	return c
+}
+
+// failedForGood reports whether the agent's status for a prior object says
+// it failed and will not recover by itself: an error, or, for an endpoint
+// without a reconnect policy, a rejected connect or a disconnect (with a
+// policy the agent reconnects it).
+func failedForGood(pr *prior, status string) bool {
+	switch status {
+	case "error":
+		return true
+	case "rejected", "disconnected":
+		if pr.obj.Addr.Kind != addrs.Endpoint || pr.val.IsNull() || !pr.val.IsKnown() || !pr.val.Type().HasAttribute("reconnect") {
+			return false
+		}
+		r := pr.val.GetAttr("reconnect")
+		return r.IsKnown() && r.IsNull()
+	}
+	return false
 }
 
 // agentHandle is the agent's name for o: its address, unless it was made

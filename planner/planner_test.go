@@ -135,6 +135,43 @@ func TestTokenMismatchIsDrift(t *testing.T) {
 	}
 }
 
+// Objects the agent holds but reports failed for good are replaced: an
+// error always, a rejected or disconnected endpoint when it has no
+// reconnect policy (with one, the agent reconnects it).
+func TestFailedObjectsAreReplaced(t *testing.T) {
+	noReconnect := strings.Replace(loopback, "  reconnect {\n    min_backoff = \"100ms\"\n  }\n", "", 1)
+	for _, tc := range []struct {
+		name, src, addr, status string
+		replaced                bool
+	}{
+		{"listener in error", loopback, "listener.loop", "error", true},
+		{"protection domain in error (device removed)", loopback, "protection_domain.rxe", "error", true},
+		{"endpoint disconnected, reconnect policy", loopback, "endpoint.client[0]", "disconnected", false},
+		{"endpoint rejected, reconnect policy", loopback, "endpoint.client[0]", "rejected", false},
+		{"endpoint disconnected, no reconnect policy", noReconnect, "endpoint.client[0]", "disconnected", true},
+		{"endpoint rejected, no reconnect policy", noReconnect, "endpoint.client[0]", "rejected", true},
+		{"endpoint reconnecting", loopback, "endpoint.client[0]", "reconnecting", false},
+		{"endpoint degraded", noReconnect, "endpoint.client[0]", "degraded", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := load(t, tc.src)
+			st := applied(t, mustPlan(t, cfg, nil, Options{}))
+			p := mustPlan(t, cfg, st, Options{Refresher: fakeRefresher{st: st, status: map[string]string{tc.addr: tc.status}}})
+			c := p.Change(mustAddr(t, tc.addr))
+			if !tc.replaced {
+				if c.Action != NoOp {
+					t.Fatalf("%s %s: %v %v", tc.addr, tc.status, c.Action, c.Reason)
+				}
+				return
+			}
+			if c.Action != DeleteThenCreate || c.Reason != ReasonFailed || c.LiveStatus != tc.status {
+				t.Fatalf("%s %s: %v %v %q", tc.addr, tc.status, c.Action, c.Reason, c.LiveStatus)
+			}
+			assertAcyclic(t, p.Graph())
+		})
+	}
+}
+
 func TestOrphansAreDeleted(t *testing.T) {
 	cfg := load(t, loopback)
 	st := applied(t, mustPlan(t, cfg, nil, Options{}))

@@ -11,6 +11,10 @@ const (
 	ReasonCannotUpdate ActionReason = "replace_because_cannot_update"
 	// ReasonReplaceByRequest: -replace named the object.
 	ReasonReplaceByRequest ActionReason = "replace_by_request"
+	// ReasonFailed: the agent holds the object but reports it failed for
+	// good (an error, a rejected connect, a disconnect without a
+	// reconnect policy: Change.LiveStatus says which): it is replaced.
+	ReasonFailed ActionReason = "replace_because_failed"
 	// ReasonGone: the state records the object but the agent no longer
 	// holds it (agent restarted, device removed): it is created again.
 	ReasonGone ActionReason = "create_because_gone"
