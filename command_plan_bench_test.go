@@ -28,9 +28,10 @@ import (
 // is a separate rdmaform process (this test binary as the CLI) that loads
 // the configuration files, locks and reads the state file, refreshes from
 // the agent over its socket and prints "No changes". On a host without
-// RDMA the agent's endpoints end in error (ENODEV) and in the Soft-RoCE VM
+// RDMA the agent's endpoints fail (ENODEV) and in the Soft-RoCE VM are
 // rejected (nothing listens on their port); either way the agent holds
-// them, which is all a refresh asks. It is built without the integration
+// them and, with their reconnect policy, will try again in an hour, so a
+// plan has nothing to do. It is built without the integration
 // tag: the goal is the host's speed, which the VM's emulated CPU is not.
 //
 //	go test -run '^$' -bench NoChangePlan -benchtime 1x .
@@ -88,6 +89,13 @@ endpoint "client" {
 
   connect {
     private_data = "client-${count.index}"
+  }
+
+  # Nothing listens: the agent retries, not soon, so that each endpoint
+  # is held and not failed for good (which a plan replaces).
+  reconnect {
+    min_backoff = "1h"
+    max_backoff = "1h"
   }
 }
 `, socket, n, addr)

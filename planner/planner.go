@@ -390,21 +390,22 @@ func deleteChange(pr *prior, reason ActionReason) *Change {
 }
 
 // failedForGood reports whether the agent's status for a prior object says
-// it failed and will not recover by itself: an error, or, for an endpoint
-// without a reconnect policy, a rejected connect or a disconnect (with a
-// policy the agent reconnects it).
+// it failed and will not recover by itself: a protection domain or
+// listener in error; an endpoint without a reconnect policy in error,
+// rejected or disconnected (with a policy the agent tries again after
+// any of them).
 func failedForGood(pr *prior, status string) bool {
-	switch status {
-	case "error":
-		return true
-	case "rejected", "disconnected":
-		if pr.obj.Addr.Kind != addrs.Endpoint || pr.val.IsNull() || !pr.val.IsKnown() || !pr.val.Type().HasAttribute("reconnect") {
-			return false
-		}
-		r := pr.val.GetAttr("reconnect")
-		return r.IsKnown() && r.IsNull()
+	if status != "error" && status != "rejected" && status != "disconnected" {
+		return false
 	}
-	return false
+	if pr.obj.Addr.Kind != addrs.Endpoint {
+		return status == "error"
+	}
+	if pr.val.IsNull() || !pr.val.IsKnown() || !pr.val.Type().HasAttribute("reconnect") {
+		return false
+	}
+	r := pr.val.GetAttr("reconnect")
+	return r.IsKnown() && r.IsNull()
 }
 
 // agentHandle is the agent's name for o: its address, unless it was made

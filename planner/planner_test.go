@@ -148,6 +148,8 @@ func TestFailedObjectsAreReplaced(t *testing.T) {
 		{"protection domain in error (device removed)", loopback, "protection_domain.rxe", "error", true},
 		{"endpoint disconnected, reconnect policy", loopback, "endpoint.client[0]", "disconnected", false},
 		{"endpoint rejected, reconnect policy", loopback, "endpoint.client[0]", "rejected", false},
+		{"endpoint in error, reconnect policy", loopback, "endpoint.client[0]", "error", false},
+		{"endpoint in error, no reconnect policy", noReconnect, "endpoint.client[0]", "error", true},
 		{"endpoint disconnected, no reconnect policy", noReconnect, "endpoint.client[0]", "disconnected", true},
 		{"endpoint rejected, no reconnect policy", noReconnect, "endpoint.client[0]", "rejected", true},
 		{"endpoint reconnecting", loopback, "endpoint.client[0]", "reconnecting", false},
