@@ -315,9 +315,10 @@ output "c_private_data" {
 	e.expect(0, []string{"Destroy complete! Resources: 4 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }
 
-// An endpoint without a reconnect policy whose listener is replaced stays
-// disconnected: the next plan replaces it, saying why, and its apply
-// brings the connection back.
+// An endpoint without a reconnect policy would stay disconnected once its
+// listener is replaced: the plan replacing the listener replaces it too.
+// Replaced alone (-target), the listener leaves it disconnected: the next
+// plan replaces it, saying why, and its apply brings the connection back.
 func TestDisconnectedEndpointIsReplaced(t *testing.T) {
 	addr := os.Getenv("RDMAFORM_TEST_ADDR")
 	e := newE2E(t, `
@@ -333,7 +334,10 @@ endpoint "e" {
 }
 `)
 	e.expect(0, []string{"Apply complete! Resources: 2 added"}, "apply", "-auto-approve", "-no-color")
-	e.expect(0, []string{"Resources: 1 added, 0 changed, 1 destroyed."}, "apply", "-auto-approve", "-no-color", "-replace=listener.l")
+	e.expect(0, []string{"(because the listener it connects to is replaced: without a reconnect block its connection would end)",
+		"Resources: 2 added, 0 changed, 2 destroyed."}, "apply", "-auto-approve", "-no-color", "-replace=listener.l")
+	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Resources: 1 added, 0 changed, 1 destroyed."}, "apply", "-auto-approve", "-no-color", "-replace=listener.l", "-target=listener.l")
 	var out string
 	waitFor(t, 10*time.Second, func() bool {
 		_, out, _ = e.rdmaform("plan", "-no-color", "-detailed-exitcode")

@@ -105,6 +105,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		}
 	} else if cfg != nil {
 		diags = append(diags, p.diffConfig(cfg, priors, gone, failed, opts)...)
+		p.replaceCutOffEndpoints()
 	}
 	p.sortChanges()
 	if len(opts.Targets) > 0 {
@@ -237,6 +238,7 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 	}
 	byResource := InstancesByResource(cfg)
 	creating := map[addrs.Resource]bool{} // blocks with an object being created or replaced
+	creatingInst := map[addrs.Instance]bool{}
 	seen := make(map[string]bool, len(cfg.Instances))
 	for _, r := range resourceOrder(cfg) {
 		depsCreating := false
@@ -245,11 +247,10 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 		}
 		insts := byResource[r.Addr]
 		sort.Slice(insts, func(i, j int) bool { return insts[i].Addr.Less(insts[j].Addr) })
-		if !depsCreating {
-			// Attributes computed from others' attributes known only after
-			// apply are known from what the state records of those.
-			withPriorValues(cfg, insts, priors)
-		}
+		// Attributes computed from others' attributes known only after
+		// apply are known from what the state records of those, unless
+		// those are created or replaced in this plan.
+		withPriorValues(cfg, insts, priors, creatingInst, depsCreating)
 		changes := diffInstances(insts, priors, depsCreating, replace, gone)
 		for i, c := range changes {
 			seen[insts[i].Addr.String()] = true
@@ -259,6 +260,7 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 			c.Dependencies = r.DependsOn
 			if c.Action.Creates() {
 				creating[r.Addr] = true
+				creatingInst[c.Addr] = true
 			}
 		}
 		p.Changes = append(p.Changes, changes...)
@@ -281,12 +283,18 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 // by the instance evaluated again with the values the state records of
 // the objects it references, when it has a prior: so that a change of
 // the configuration shows, rather than the prior value standing in.
-func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[string]*prior) {
+//
+// depsCreating says that something the block depends on is created or
+// replaced (creating lists those objects): then an instance's pd too is
+// evaluated again, so that only the attributes that depend on what is
+// created stay unknown (and count as changed) rather than every unknown
+// one.
+func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[string]*prior, creating map[addrs.Instance]bool, depsCreating bool) {
 	// An object's value is the configured one, its unknown attributes
 	// (computed: id, qp_num, ...) from the state.
 	valueOf := func(a addrs.Instance) (cty.Value, bool) {
 		pr, inst := priors[a.String()], cfg.Instances[a]
-		if pr == nil || inst == nil || pr.val.IsNull() || !pr.val.IsKnown() || inst.Value.IsNull() || !inst.Value.IsKnown() {
+		if creating[a] || pr == nil || inst == nil || pr.val.IsNull() || !pr.val.IsKnown() || inst.Value.IsNull() || !inst.Value.IsKnown() {
 			return cty.NilVal, false
 		}
 		m := inst.Value.AsValueMap()
@@ -297,11 +305,14 @@ func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[st
 		}
 		return cty.ObjectVal(m), true
 	}
-	if len(insts) == 0 || !cfg.UsesValuesAfterApply(insts[0].Resource) {
+	if len(insts) == 0 || !depsCreating && !cfg.UsesValuesAfterApply(insts[0].Resource) {
 		return // pd alone (a protection domain's id) takes the prior's in reconcile
 	}
 	for i, inst := range insts {
-		if priors[inst.Addr.String()] == nil || !slices.ContainsFunc(inst.ValuesAfterApply(), func(name string) bool { return name != "pd" }) {
+		if priors[inst.Addr.String()] == nil {
+			continue
+		}
+		if names := inst.ValuesAfterApply(); len(names) == 0 || !depsCreating && !slices.ContainsFunc(names, func(name string) bool { return name != "pd" }) {
 			continue
 		}
 		if again, diags := cfg.InstanceWith(inst.Addr, valueOf); !diags.HasErrors() {
@@ -387,6 +398,65 @@ func deleteChange(pr *prior, reason ActionReason) *Change {
 	c := &Change{Addr: pr.obj.Addr, Action: Delete, Reason: reason, Before: pr.val, After: cty.NullVal(pr.val.Type())}
 	c.Dependencies = stateDependencies(pr.obj)
 	return c
+}
+
+// replaceCutOffEndpoints replaces the endpoints a listener's replacement
+// disconnects for good: those connected to the replaced listener's
+// address, port and port space that would stay, without a reconnect
+// policy. They are created again after the new listener (which they now
+// depend on), so that one apply leaves them connected.
+func (p *Plan) replaceCutOffEndpoints() {
+	type binding struct{ address, port, portSpace string }
+	bindingOf := func(v cty.Value) (binding, bool) {
+		if v.IsNull() || !v.IsKnown() || !v.Type().IsObjectType() {
+			return binding{}, false
+		}
+		var b binding
+		for _, f := range []struct {
+			name string
+			dst  *string
+		}{{"address", &b.address}, {"port", &b.port}, {"port_space", &b.portSpace}} {
+			if !v.Type().HasAttribute(f.name) {
+				return binding{}, false
+			}
+			a := v.GetAttr(f.name)
+			if a.IsNull() || !a.IsKnown() {
+				return binding{}, false
+			}
+			*f.dst = a.GoString()
+		}
+		return b, true
+	}
+	replaced := map[binding]addrs.Resource{}
+	for _, c := range p.Changes {
+		if c.Addr.Kind == addrs.Listener && c.Action.IsReplace() {
+			if b, ok := bindingOf(c.Before); ok {
+				replaced[b] = c.Addr.Resource
+			}
+		}
+	}
+	if len(replaced) == 0 {
+		return
+	}
+	schema := config.Schema(addrs.Endpoint)
+	for _, c := range p.Changes {
+		if c.Addr.Kind != addrs.Endpoint || (c.Action != NoOp && c.Action != Update) || c.After.IsNull() || !c.After.IsKnown() {
+			continue
+		}
+		if r := c.After.GetAttr("reconnect"); !r.IsKnown() || !r.IsNull() {
+			continue
+		}
+		b, ok := bindingOf(c.After)
+		l, cut := replaced[b]
+		if !ok || !cut {
+			continue
+		}
+		c.Action, c.Reason = DeleteThenCreate, ReasonListenerReplaced
+		c.After = withoutComputed(schema, c.After)
+		if !slices.Contains(c.Dependencies, l) {
+			c.Dependencies = append(slices.Clip(c.Dependencies), l)
+		}
+	}
 }
 
 // failedForGood reports whether the agent's status for a prior object says

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,6 +169,33 @@ func TestFailedObjectsAreReplaced(t *testing.T) {
 			}
 			if c.Action != DeleteThenCreate || c.Reason != ReasonFailed || c.LiveStatus != tc.status {
 				t.Fatalf("%s %s: %v %v %q", tc.addr, tc.status, c.Action, c.Reason, c.LiveStatus)
+			}
+			assertAcyclic(t, p.Graph())
+		})
+	}
+}
+
+// Replacing a listener replaces the endpoints connected to it that have
+// no reconnect policy (they would stay disconnected), after it.
+func TestListenerReplacementReplacesEndpointsWithoutReconnect(t *testing.T) {
+	noReconnect := strings.Replace(loopback, "  reconnect {\n    min_backoff = \"100ms\"\n  }\n", "", 1)
+	for _, tc := range []struct {
+		name, src string
+		want      Action
+	}{{"no reconnect policy", noReconnect, DeleteThenCreate}, {"reconnect policy", loopback, NoOp}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := load(t, tc.src)
+			st := applied(t, mustPlan(t, cfg, nil, Options{}))
+			p := mustPlan(t, cfg, st, Options{Replace: []addrs.Instance{mustAddr(t, "listener.loop")}})
+			for _, a := range []string{"endpoint.client[0]", "endpoint.client[1]"} {
+				c := p.Change(mustAddr(t, a))
+				if c.Action != tc.want {
+					t.Fatalf("%s: %v %v", a, c.Action, c.Reason)
+				}
+				if tc.want == DeleteThenCreate && (c.Reason != ReasonListenerReplaced || c.After.GetAttr("qp_num").IsKnown() ||
+					!slices.Contains(c.Dependencies, addrs.Resource{Kind: addrs.Listener, Name: "loop"})) {
+					t.Fatalf("%s: reason %v, after %#v, dependencies %v", a, c.Reason, c.After.GetAttr("qp_num"), c.Dependencies)
+				}
 			}
 			assertAcyclic(t, p.Graph())
 		})

@@ -15,6 +15,9 @@ const (
 	// good (an error, a rejected connect, a disconnect without a
 	// reconnect policy: Change.LiveStatus says which): it is replaced.
 	ReasonFailed ActionReason = "replace_because_failed"
+	// ReasonListenerReplaced: an endpoint without a reconnect policy whose
+	// listener is replaced: its connection would end for good.
+	ReasonListenerReplaced ActionReason = "replace_because_listener_replaced"
 	// ReasonGone: the state records the object but the agent no longer
 	// holds it (agent restarted, device removed): it is created again.
 	ReasonGone ActionReason = "create_because_gone"

@@ -164,6 +164,8 @@ func reasonLine(ch *planner.Change) string {
 	switch ch.Reason {
 	case planner.ReasonGone:
 		return "(because the agent no longer holds it)"
+	case planner.ReasonListenerReplaced:
+		return "(because the listener it connects to is replaced: without a reconnect block its connection would end)"
 	case planner.ReasonFailed:
 		return fmt.Sprintf("(because the agent reports it %s and will not bring it back by itself)", ch.LiveStatus)
 	case planner.ReasonNoConfig:
