@@ -67,13 +67,12 @@ func eachOf(r *Resource, ctx *hcl.EvalContext, key string) (cty.Value, hcl.Diagn
 	case diags.HasErrors() || !v.IsKnown() || v.IsNull():
 	case v.Type().IsSetType():
 		value = k
-	case v.Type().IsMapType() || v.Type().IsObjectType():
-		if v.Type().IsObjectType() && !v.Type().HasAttribute(key) {
-			break
-		}
-		if v.Type().IsObjectType() {
+	case v.Type().IsObjectType():
+		if v.Type().HasAttribute(key) {
 			value = v.GetAttr(key)
-		} else if v.HasIndex(k).True() {
+		}
+	case v.Type().IsMapType():
+		if v.HasIndex(k).True() {
 			value = v.Index(k)
 		}
 	}
