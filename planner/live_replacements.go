@@ -1,0 +1,87 @@
+package planner
+
+import (
+	"slices"
+
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// replaceCutOffEndpoints replaces the endpoints a listener's replacement
+// disconnects for good: those connected to the replaced listener's
+// address, port and port space that would stay, without a reconnect
+// policy. They are created again after the new listener (which they now
+// depend on), so that one apply leaves them connected.
+func (p *Plan) replaceCutOffEndpoints() {
+	type binding struct{ address, port, portSpace string }
+	bindingOf := func(v cty.Value) (binding, bool) {
+		if v.IsNull() || !v.IsKnown() || !v.Type().IsObjectType() {
+			return binding{}, false
+		}
+		var b binding
+		for _, f := range []struct {
+			name string
+			dst  *string
+		}{{"address", &b.address}, {"port", &b.port}, {"port_space", &b.portSpace}} {
+			if !v.Type().HasAttribute(f.name) {
+				return binding{}, false
+			}
+			a := v.GetAttr(f.name)
+			if a.IsNull() || !a.IsKnown() {
+				return binding{}, false
+			}
+			*f.dst = a.GoString()
+		}
+		return b, true
+	}
+	replaced := map[binding]addrs.Resource{}
+	for _, c := range p.Changes {
+		if c.Addr.Kind == addrs.Listener && c.Action.IsReplace() {
+			if b, ok := bindingOf(c.Before); ok {
+				replaced[b] = c.Addr.Resource
+			}
+		}
+	}
+	if len(replaced) == 0 {
+		return
+	}
+	schema := config.Schema(addrs.Endpoint)
+	for _, c := range p.Changes {
+		if c.Addr.Kind != addrs.Endpoint || (c.Action != NoOp && c.Action != Update) || c.After.IsNull() || !c.After.IsKnown() {
+			continue
+		}
+		if r := c.After.GetAttr("reconnect"); !r.IsKnown() || !r.IsNull() {
+			continue
+		}
+		b, ok := bindingOf(c.After)
+		l, cut := replaced[b]
+		if !ok || !cut {
+			continue
+		}
+		c.Action, c.Reason = DeleteThenCreate, ReasonListenerReplaced
+		c.After = withoutComputed(schema, c.After)
+		if !slices.Contains(c.Dependencies, l) {
+			c.Dependencies = append(slices.Clip(c.Dependencies), l)
+		}
+	}
+}
+
+// failedForGood reports whether the agent's status for a prior object says
+// it failed and will not recover by itself: a protection domain or
+// listener in error; an endpoint without a reconnect policy in error,
+// rejected or disconnected (with a policy the agent tries again after
+// any of them).
+func failedForGood(pr *prior, status string) bool {
+	if status != "error" && status != "rejected" && status != "disconnected" {
+		return false
+	}
+	if pr.obj.Addr.Kind != addrs.Endpoint {
+		return status == "error"
+	}
+	if pr.val.IsNull() || !pr.val.IsKnown() || !pr.val.Type().HasAttribute("reconnect") {
+		return false
+	}
+	r := pr.val.GetAttr("reconnect")
+	return r.IsKnown() && r.IsNull()
+}
