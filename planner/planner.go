@@ -291,9 +291,19 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[string]*prior, creating map[addrs.Instance]bool, depsCreating bool) {
 	// An object's value is the configured one, its unknown attributes
 	// (computed: id, qp_num, ...) from the state.
+	// Each is made once per block, not once per instance referencing it.
+	type value struct {
+		v  cty.Value
+		ok bool
+	}
+	merged := map[addrs.Instance]value{}
 	valueOf := func(a addrs.Instance) (cty.Value, bool) {
+		if m, done := merged[a]; done {
+			return m.v, m.ok
+		}
 		pr, inst := priors[a.String()], cfg.Instances[a]
 		if creating[a] || pr == nil || inst == nil || pr.val.IsNull() || !pr.val.IsKnown() || inst.Value.IsNull() || !inst.Value.IsKnown() {
+			merged[a] = value{}
 			return cty.NilVal, false
 		}
 		m := inst.Value.AsValueMap()
@@ -302,7 +312,9 @@ func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[st
 				m[k] = pr.val.GetAttr(k)
 			}
 		}
-		return cty.ObjectVal(m), true
+		v := cty.ObjectVal(m)
+		merged[a] = value{v, true}
+		return v, true
 	}
 	if len(insts) == 0 || !depsCreating && !cfg.UsesValuesAfterApply(insts[0].Resource) {
 		return // pd alone (a protection domain's id) takes the prior's in reconcile
