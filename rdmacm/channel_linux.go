@@ -95,7 +95,7 @@ func (c *EventChannel) stop(err error) {
 	members := c.members()
 	c.mu.Unlock()
 	for _, id := range members {
-		id.events.put(Event{Type: channelFailed, ID: id, Err: err})
+		id.deliver(Event{Type: channelFailed, ID: id, Err: err})
 	}
 }
 

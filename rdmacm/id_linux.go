@@ -41,10 +41,14 @@ type ID struct {
 	cqPool  *cqPool
 	cqShare int
 
-	events  *queue[Event]
-	sends   *queue[Completion]
-	recvs   *queue[Completion]
-	buffers buffers
+	events *queue[Event]
+	// handler, set by OnEvents, takes the events instead of the queue;
+	// deliverMu orders it against the event loop's deliveries.
+	deliverMu sync.Mutex
+	handler   func(Event)
+	sends     *queue[Completion]
+	recvs     *queue[Completion]
+	buffers   buffers
 }
 
 // CreateEP creates an id from ai with rdma_create_ep, with a QP when qp is
@@ -194,7 +198,7 @@ func (c *EventChannel) dispatch(ev *C.struct_rf_event) {
 	if e.Type != ConnectRequest {
 		if id := ids.get(uintptr(ev.id_key)); id != nil {
 			e.ID = id
-			id.events.put(e)
+			id.deliver(e)
 		}
 		return
 	}
@@ -249,6 +253,38 @@ func (id *ID) Listen(backlog int) error {
 		ret, errno := C.rdma_listen(cid, C.int(backlog))
 		return ret, errno
 	})
+}
+
+// OnEvents has the channel's event loop call h with each of the id's
+// events, in order, instead of queueing them for NextEvent: no goroutine
+// need wait for them, which matters for the many connections a listener
+// accepts. h runs on the event loop, so it must return quickly: no waits,
+// no slow calls and no Close (hand those to a goroutine). Events that
+// arrived before OnEvents are handed to h at once, in OnEvents' caller. If
+// the event loop fails, h receives an event whose Err says why. Not for
+// listeners: their requests need NextEvent.
+func (id *ID) OnEvents(h func(Event)) {
+	id.deliverMu.Lock()
+	defer id.deliverMu.Unlock()
+	id.handler = h
+	for {
+		e, ok := id.events.tryNext()
+		if !ok {
+			return
+		}
+		h(e)
+	}
+}
+
+// deliver hands an event to the id's handler, or queues it for NextEvent.
+func (id *ID) deliver(e Event) {
+	id.deliverMu.Lock()
+	defer id.deliverMu.Unlock()
+	if id.handler != nil {
+		id.handler(e)
+		return
+	}
+	id.events.put(e)
 }
 
 // NextEvent waits for the next event of this id, in order. On a listener,

@@ -69,6 +69,7 @@ func Dial(context.Context, *AddrInfo, *PD, *QPInit, *EventChannel) (*ID, error) 
 
 func (*ID) Listen(int) error                               { return ErrNotBuilt }
 func (*ID) NextEvent(context.Context) (Event, error)       { return Event{}, ErrNotBuilt }
+func (*ID) OnEvents(func(Event))                           {}
 func (*ID) GetRequest(context.Context) (*ID, Event, error) { return nil, Event{}, ErrNotBuilt }
 func (*ID) StartAccept(ConnParam) error                    { return ErrNotBuilt }
 func (*ID) Accept(context.Context, ConnParam) error        { return ErrNotBuilt }

@@ -36,6 +36,20 @@ func (q *queue[T]) signal() {
 	}
 }
 
+// tryNext takes the oldest item, if there is one, without waiting.
+func (q *queue[T]) tryNext() (T, bool) {
+	var zero T
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.items) == 0 {
+		return zero, false
+	}
+	v := q.items[0]
+	q.items[0] = zero
+	q.items = q.items[1:]
+	return v, true
+}
+
 // next waits for the oldest item.
 func (q *queue[T]) next(ctx context.Context) (T, error) {
 	var zero T
