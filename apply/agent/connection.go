@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
@@ -13,13 +14,21 @@ import (
 const disconnectWait = 2 * time.Second
 
 // connection is a connection a listener accepted: it lives until it
-// disconnects, echoing messages when the listener says so.
+// disconnects, echoing messages when the listener says so. No goroutine
+// waits for its events: the event loop hands them to handle (OnEvents), so
+// a listener with thousands of connections parks no goroutine per
+// connection; goroutines run only to echo and to end it.
 type connection struct {
 	obj      *object
 	listener *listener
 	id       *rdmacm.ID
 	echo     *echoer // nil without echo
-	failed   bool    // the accept failed; run only cleans up
+	failed   bool    // the accept failed: there is nothing to wait for
+
+	echoDone     chan struct{} // closed when the echo loop ends (nil without echo)
+	disconnected chan struct{} // closed at DISCONNECTED or the id's end
+	discOnce     sync.Once
+	endOnce      sync.Once
 }
 
 // start posts the echo's first receive (before the accept, so that a probe
@@ -43,20 +52,16 @@ func (c *connection) start() {
 	}
 }
 
+// run starts what the accepted connection needs once it is registered: its
+// echo loop, its end when ctx ends (a delete, the listener's or the agent's
+// stop), and the handling of its events (those that arrived since the
+// accept first).
 func (c *connection) run(ctx context.Context) {
-	a := c.obj.agent
-	defer func() {
-		c.id.Close()
-		if a.reg.remove(c.obj) {
-			c.obj.markDeleted()
-		}
-	}()
 	if c.failed {
+		go c.end()
 		return
 	}
-	ec := c.echo
-	udp := c.id.QPType() == rdmacm.UD || c.id.PortSpace() == rdmacm.PSUDP
-	if udp {
+	if c.id.QPType() == rdmacm.UD || c.id.PortSpace() == rdmacm.PSUDP {
 		// A UD request is answered at once; there is no connection state.
 		c.obj.change(func(s *state) {
 			s.connectedSince = time.Now()
@@ -66,53 +71,91 @@ func (c *connection) run(ctx context.Context) {
 	// The echo runs from the accept on: a probe the peer sends as soon as
 	// it sees ESTABLISHED is answered without waiting for this side's
 	// ESTABLISHED to be read.
-	var echoDone chan struct{}
-	if ec != nil {
-		echoDone = make(chan struct{})
+	if ec := c.echo; ec != nil {
+		c.echoDone = make(chan struct{})
 		go func() {
-			defer close(echoDone)
+			defer close(c.echoDone)
 			if err := ec.run(ctx); err != nil {
 				c.obj.failure(c.obj.status(), "echo", err)
 			}
 		}()
 	}
-	for {
-		ev, err := c.id.NextEvent(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				disconnect(c.id)
-			} else {
-				c.obj.failure(pb.Status_ERROR, "error", err)
+	context.AfterFunc(ctx, c.stop)
+	c.id.OnEvents(c.handle)
+}
+
+// handle takes the connection's events on the event loop.
+func (c *connection) handle(ev rdmacm.Event) {
+	switch ev.Type {
+	case rdmacm.Established:
+		facts := factsOf(c.id)
+		c.obj.change(func(s *state) {
+			s.facts = facts
+			s.connectedSince = time.Now()
+			s.record(pb.Status_ESTABLISHED, ev.Type.String(), "")
+		})
+	case rdmacm.Disconnected:
+		c.obj.event(pb.Status_DISCONNECTED, ev.Type.String(), "")
+		c.markDisconnected()
+		// Answer, so the peer need not wait for the CM timeout, and go.
+		go func() { c.id.Disconnect(); c.end() }()
+	case rdmacm.DeviceRemoval:
+		c.obj.failure(pb.Status_ERROR, ev.Type.String(), &rdmacm.EventError{Op: "rdma_accept", Event: ev})
+		c.markDisconnected()
+		// The id goes now; the object stays visible with the device loss
+		// until the listener goes (stop ends it).
+		go c.id.Close()
+	default:
+		if ev.Err != nil {
+			c.obj.failure(pb.Status_ERROR, "error", ev.Err) // the event loop failed
+		} else {
+			c.obj.failure(pb.Status_ERROR, ev.Type.String(), &rdmacm.EventError{Op: "rdma_accept", Event: ev})
+		}
+		c.markDisconnected()
+		go c.end()
+	}
+}
+
+func (c *connection) markDisconnected() { c.discOnce.Do(func() { close(c.disconnected) }) }
+
+// stop disconnects the connection, unless it is already down, waits briefly
+// for the peer's DISCONNECTED, so the peer sees an orderly end before the
+// id is destroyed, and ends it.
+func (c *connection) stop() {
+	select {
+	case <-c.disconnected:
+	default:
+		if c.id.Disconnect() == nil {
+			t := time.NewTimer(disconnectWait)
+			select {
+			case <-c.disconnected:
+			case <-t.C:
 			}
-			break
+			t.Stop()
 		}
-		switch ev.Type {
-		case rdmacm.Established:
-			facts := factsOf(c.id)
-			c.obj.change(func(s *state) {
-				s.facts = facts
-				s.connectedSince = time.Now()
-				s.record(pb.Status_ESTABLISHED, ev.Type.String(), "")
-			})
-			continue
-		case rdmacm.Disconnected:
-			c.id.Disconnect() // answer, so the peer need not wait for the CM timeout
-			c.obj.event(pb.Status_DISCONNECTED, ev.Type.String(), "")
-		case rdmacm.DeviceRemoval:
-			c.obj.failure(pb.Status_ERROR, ev.Type.String(), &rdmacm.EventError{Op: "rdma_accept", Event: ev})
-			// Keep the child visible with the device loss until the
-			// listener goes.
-			c.id.Close()
-			<-ctx.Done()
-		default:
-			c.obj.failure(pb.Status_ERROR, ev.Type.String(), &rdmacm.EventError{Op: "rdma_accept", Event: ev})
+	}
+	c.end()
+}
+
+// end destroys the id, waits for the echo loop and removes the connection
+// from the agent and its listener's count, once.
+func (c *connection) end() {
+	c.endOnce.Do(func() {
+		c.id.Close() // ends the echo loop's wait
+		if c.echoDone != nil {
+			<-c.echoDone
 		}
-		break
-	}
-	c.id.Close() // ends the echo loop's wait
-	if echoDone != nil {
-		<-echoDone
-	}
+		a, l := c.obj.agent, c.listener
+		if a.reg.remove(c.obj) {
+			c.obj.markDeleted()
+		}
+		l.mu.Lock()
+		l.active--
+		l.mu.Unlock()
+		l.obj.change(func(s *state) { s.connections-- })
+		close(c.obj.done)
+		l.children.Done()
+	})
 }
 
 // echoer sends every message it receives back, with a receive always

@@ -165,14 +165,15 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 	n := l.obj.agent.connSeq.Add(1)
 	a := l.obj.agent
 	child := a.newObject(fmt.Sprintf("%s/conn/%d", l.obj.address, n), "", l.obj.address, pb.Kind_CONNECTION)
-	c := &connection{obj: child, listener: l, id: req}
+	c := &connection{obj: child, listener: l, id: req, disconnected: make(chan struct{})}
 	child.impl = c
 	child.st.record(pb.Status_CREATING, ev.Type.String(), "")
-	// Accept here, in the worker that took the request, so the peer's REP
-	// is not delayed by starting the connection's goroutine.
-	c.start()
 	cctx, cancel := context.WithCancel(ctx)
 	child.ctx, child.cancel = cctx, cancel
+	// Accept first, in the worker that took the request, so the peer's REP
+	// is not delayed by the bookkeeping; the connection's events wait in its
+	// queue until run hands them over.
+	c.start()
 	a.reg.add(child)
 	child.announce()
 	l.obj.change(func(s *state) {
@@ -180,15 +181,7 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 		s.acceptedTotal++
 	})
 	l.children.Add(1)
-	go func() {
-		defer l.children.Done()
-		defer close(child.done)
-		c.run(cctx)
-		l.mu.Lock()
-		l.active--
-		l.mu.Unlock()
-		l.obj.change(func(s *state) { s.connections-- })
-	}()
+	c.run(cctx)
 }
 
 // drainRequests rejects the connect requests queued on a listener that
