@@ -26,7 +26,7 @@ func DeviceFor(ctx context.Context, address string) (string, error) {
 		return "", err
 	}
 	defer ai.Close()
-	id, err := Dial(ctx, ai, nil, nil, ch)
+	id, err := Dial(ctx, ai, nil, nil, ch, 0)
 	if err != nil {
 		return "", err
 	}

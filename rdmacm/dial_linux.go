@@ -16,12 +16,13 @@ import (
 )
 
 // defaultResolveTimeout is how long address and route resolution may each
-// take when ctx has no deadline, as rdma_create_ep and rping allow them.
+// take unless told, as rdma_create_ep and rping allow them.
 const defaultResolveTimeout = 2 * time.Second
 
 // resolveTimeoutMs is the timeout_ms rdma_resolve_addr and
-// rdma_resolve_route get: the time left before ctx's deadline, or the
-// default; at least 1 ms, since the kernel reads 0 as its own default.
+// rdma_resolve_route get: the time left before ctx's deadline (which
+// resolve always sets); at least 1 ms, since the kernel reads 0 as its own
+// default.
 func resolveTimeoutMs(ctx context.Context) C.int {
 	d := defaultResolveTimeout
 	if deadline, ok := ctx.Deadline(); ok {
@@ -36,13 +37,15 @@ func resolveTimeoutMs(ctx context.Context) C.int {
 // ROUTE_RESOLVED in Go rather than in librdmacm. Many Dials in parallel thus
 // overlap their resolution without parking a thread each, as cmtime does;
 // rdmaform uses it to bring up many endpoints at once. The id has a QP when
-// qp is not nil and is ready to Connect. Each resolution may take until
-// ctx's deadline (2 s without one): the kernel then reports ADDR_ERROR or
-// ROUTE_ERROR with ETIMEDOUT.
+// qp is not nil and is ready to Connect. Address and route resolution may
+// each take resolveTimeout (2 s when 0) from when it starts, so time spent
+// waiting for the C calls of a thousand other Dials does not count; ctx's
+// deadline or cancellation ends them sooner. A resolution that runs out
+// fails with ETIMEDOUT, as the kernel's ADDR_ERROR or ROUTE_ERROR says.
 //
 // QP types other than the port space's own (UC in the TCP port space) need
 // rdma_create_ep, which Dial then uses.
-func Dial(ctx context.Context, ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChannel) (*ID, error) {
+func Dial(ctx context.Context, ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChannel, resolveTimeout time.Duration) (*ID, error) {
 	if ch == nil {
 		return nil, errors.New("rdma_create_id: an EventChannel is required: rdmaform runs every id asynchronously")
 	}
@@ -72,7 +75,10 @@ func Dial(ctx context.Context, ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChanne
 		id.destroy()
 		return nil, err
 	}
-	if err := id.resolve(ctx, ai); err != nil {
+	if resolveTimeout <= 0 {
+		resolveTimeout = defaultResolveTimeout
+	}
+	if err := id.resolve(ctx, ai, resolveTimeout); err != nil {
 		id.Close()
 		return nil, err
 	}
@@ -86,20 +92,23 @@ func Dial(ctx context.Context, ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChanne
 }
 
 // resolve resolves the id's address, then its route (or sets the IB path
-// records rdma_getaddrinfo found), waiting for each event.
-func (id *ID) resolve(ctx context.Context, ai *AddrInfo) error {
+// records rdma_getaddrinfo found), waiting for each event, each within
+// timeout.
+func (id *ID) resolve(ctx context.Context, ai *AddrInfo, timeout time.Duration) error {
 	var hasRoute bool
+	addrCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	err := ai.use(func(cai *C.struct_rdma_addrinfo) error {
 		hasRoute = C.rf_has_route(cai) != 0
 		return id.slowCall("rdma_resolve_addr", func(cid *C.struct_rdma_cm_id) (C.int, error) {
-			ret, errno := C.rf_resolve(cid, cai, resolveTimeoutMs(ctx))
+			ret, errno := C.rf_resolve(cid, cai, resolveTimeoutMs(addrCtx))
 			return ret, errno
 		})
 	})
 	if err != nil {
 		return err
 	}
-	if err := id.expect(ctx, "rdma_resolve_addr", AddrResolved); err != nil {
+	if err := id.expect(addrCtx, "rdma_resolve_addr", AddrResolved); err != nil {
 		return err
 	}
 	if hasRoute {
@@ -110,14 +119,16 @@ func (id *ID) resolve(ctx context.Context, ai *AddrInfo) error {
 			})
 		})
 	}
+	routeCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	err = id.slowCall("rdma_resolve_route", func(cid *C.struct_rdma_cm_id) (C.int, error) {
-		ret, errno := C.rdma_resolve_route(cid, resolveTimeoutMs(ctx))
+		ret, errno := C.rdma_resolve_route(cid, resolveTimeoutMs(routeCtx))
 		return ret, errno
 	})
 	if err != nil {
 		return err
 	}
-	return id.expect(ctx, "rdma_resolve_route", RouteResolved)
+	return id.expect(routeCtx, "rdma_resolve_route", RouteResolved)
 }
 
 // expect waits for one event of type t, which ends op.

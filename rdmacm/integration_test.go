@@ -215,7 +215,7 @@ func TestDialResolvesAsynchronously(t *testing.T) {
 	l, port := listen(t, ch, testAddr(t), PSTCP, &qp)
 	ai := addrInfo(t, testAddr(t), port, Hints{Flags: NumericHost, PortSpace: PSTCP, QPType: RC})
 	ctx := ctxFor(t, 20*time.Second)
-	id, err := Dial(ctx, ai, nil, &qp, ch)
+	id, err := Dial(ctx, ai, nil, &qp, ch, 0)
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
@@ -236,7 +236,7 @@ func TestDialResolvesAsynchronously(t *testing.T) {
 	// 192.0.2.1 (TEST-NET-1) has no route in the testbed.
 	far := addrInfo(t, "192.0.2.1", port, Hints{Flags: NumericHost, PortSpace: PSTCP, QPType: RC})
 	start := time.Now()
-	_, err = Dial(ctx, far, nil, &qp, ch)
+	_, err = Dial(ctx, far, nil, &qp, ch, 0)
 	t.Logf("Dial to an address without a route: %v after %v", err, time.Since(start))
 	var ee *EventError
 	var oe *OpError
@@ -247,7 +247,7 @@ func TestDialResolvesAsynchronously(t *testing.T) {
 		t.Errorf("resolution failure took %v", time.Since(start))
 	}
 	passive := addrInfo(t, testAddr(t), freePort(), Hints{Flags: Passive | NumericHost, PortSpace: PSTCP})
-	if _, err := Dial(ctx, passive, nil, nil, ch); err == nil || !strings.Contains(err.Error(), "passive") {
+	if _, err := Dial(ctx, passive, nil, nil, ch, 0); err == nil || !strings.Contains(err.Error(), "passive") {
 		t.Errorf("Dial with a passive address info: %v", err)
 	}
 }
@@ -272,7 +272,7 @@ func TestUCPair(t *testing.T) {
 	}
 	ai := addrInfo(t, testAddr(t), port, Hints{Flags: NumericHost, PortSpace: PSTCP, QPType: UC})
 	ctx := ctxFor(t, 20*time.Second)
-	client, err := Dial(ctx, ai, nil, &qp, ch) // falls back to rdma_create_ep for UC
+	client, err := Dial(ctx, ai, nil, &qp, ch, 0) // falls back to rdma_create_ep for UC
 	if err != nil {
 		t.Fatalf("Dial(UC): %v", err)
 	}
@@ -486,7 +486,7 @@ func createConnecting(t testing.TB, ai *AddrInfo, ch *EventChannel, qp *QPInit, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			id, err := Dial(ctx, ai, nil, qp, ch)
+			id, err := Dial(ctx, ai, nil, qp, ch, 0)
 			if err == nil {
 				err = id.StartConnect(ConnParam{RetryCount: 7, RNRRetryCount: 7})
 			}

@@ -63,7 +63,7 @@ func CreateEP(*AddrInfo, *PD, *QPInit, *EventChannel) (*ID, error) { return nil,
 func DeviceFor(context.Context, string) (string, error) { return "", ErrNotBuilt }
 
 // Dial fails with ErrNotBuilt.
-func Dial(context.Context, *AddrInfo, *PD, *QPInit, *EventChannel) (*ID, error) {
+func Dial(context.Context, *AddrInfo, *PD, *QPInit, *EventChannel, time.Duration) (*ID, error) {
 	return nil, ErrNotBuilt
 }
 

@@ -22,7 +22,7 @@ func TestDialFromSourceAddress(t *testing.T) {
 	ctx := ctxFor(t, 20*time.Second)
 	connectFrom := func(source string) (client, server Facts) {
 		ai := addrInfo(t, testAddr(t), port, Hints{Flags: NumericHost, PortSpace: PSTCP, QPType: RC, Source: source})
-		id, err := Dial(ctx, ai, nil, &qp, ch)
+		id, err := Dial(ctx, ai, nil, &qp, ch, 0)
 		if err != nil {
 			t.Fatalf("Dial from %q: %v", source, err)
 		}
@@ -70,7 +70,7 @@ func TestDialFromSourceAddress(t *testing.T) {
 	ai, err := GetAddrInfo(testAddr(t), port, &Hints{Flags: NumericHost, PortSpace: PSTCP, QPType: RC, Source: "10.77.9.9"})
 	if err == nil {
 		defer ai.Close()
-		_, err = Dial(ctx, ai, nil, &qp, ch)
+		_, err = Dial(ctx, ai, nil, &qp, ch, 0)
 	}
 	var oe *OpError
 	var ee *EventError

@@ -139,8 +139,10 @@ func (a *Agent) addrInfo(k aiKey) (*rdmacm.AddrInfo, error) {
 
 // dial makes an active id with a QP on the shared channel, resolving its
 // address and route asynchronously (rdmacm.Dial), so that endpoints come up
-// together without a thread each; at most dialWorkers resolve at once, each
-// within resolveTimeout (connect.timeout).
+// together without a thread each; at most dialWorkers resolve at once.
+// Address and route resolution may each take resolveTimeout
+// (connect.timeout) from when it starts: the time a dial waits behind a
+// thousand others does not count against it.
 func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPInit, resolveTimeout time.Duration) (*rdmacm.ID, error) {
 	select {
 	case a.dialSem <- struct{}{}:
@@ -148,8 +150,6 @@ func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPI
 		return nil, ctx.Err()
 	}
 	defer func() { <-a.dialSem }()
-	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
-	defer cancel()
 	ch, err := a.channel()
 	if err != nil {
 		return nil, err
@@ -158,7 +158,7 @@ func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPI
 	if err != nil {
 		return nil, err
 	}
-	return rdmacm.Dial(ctx, ai, pd, qp, ch)
+	return rdmacm.Dial(ctx, ai, pd, qp, ch, resolveTimeout)
 }
 
 // createEP makes a passive id (for a listener) on the shared channel, at
