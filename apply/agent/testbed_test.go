@@ -178,12 +178,27 @@ func startAgentAt(t testing.TB, socket string) *agentProc {
 		if t.Failed() || err != nil {
 			// What the agent said helps more than the test's view of it.
 			b, _ := os.ReadFile(socket + ".stderr")
-			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-			t.Logf("agent pid %d exited (%v); the last lines of its stderr:\n%s", p.pid(), err,
-				strings.Join(lines[max(0, len(lines)-80):], "\n"))
+			t.Logf("agent pid %d exited (%v); its stderr:\n%s", p.pid(), err, crashExcerpt(string(b)))
 		}
 	})
 	return p
+}
+
+// crashExcerpt is what of an agent's stderr explains its end: from a Go
+// crash's first line (the signal or panic and the crashing goroutine) 60
+// lines on, then the last 30 lines; without a crash, the last 80.
+func crashExcerpt(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") || strings.HasPrefix(l, "SIG") {
+			head := lines[i:min(len(lines), i+60)]
+			if i+60 >= len(lines)-30 {
+				return strings.Join(lines[i:], "\n")
+			}
+			return strings.Join(head, "\n") + "\n...\n" + strings.Join(lines[len(lines)-30:], "\n")
+		}
+	}
+	return strings.Join(lines[max(0, len(lines)-80):], "\n")
 }
 
 // terminate sends SIGTERM and waits for the exit; it reports whether the
