@@ -20,6 +20,13 @@ import (
 // that waits for the channel's descriptor in Go's network poller (no OS
 // thread parked in C) and dispatches each event to the id it concerns.
 type EventChannel struct {
+	// reading is held by the event loop while librdmacm reads an event, and
+	// read-held while a QP of the channel's ids is destroyed: inside
+	// rdma_get_cm_event librdmacm moves an id's QP itself (to RTR and RTS at
+	// CONNECT_RESPONSE), and an endpoint closed at that moment must not free
+	// the QP under it.
+	reading sync.RWMutex
+
 	mu     sync.Mutex
 	ch     *C.struct_rdma_event_channel
 	poll   *os.File // a duplicate of the channel's descriptor, for the poller
@@ -69,7 +76,9 @@ func (c *EventChannel) loop() {
 	var loopErr error
 	err = raw.Read(func(uintptr) bool {
 		for {
+			c.reading.Lock()
 			ret, errno := C.rf_next_event(c.ch, &ev)
+			c.reading.Unlock()
 			if ret != 0 {
 				if errno == syscall.EAGAIN {
 					return false // wait for the poller
@@ -112,6 +121,14 @@ func (c *EventChannel) members() []*ID {
 		out = append(out, id)
 	}
 	return out
+}
+
+// destroyQP destroys an id's QP, if it has one, while no event is being
+// read (see reading).
+func (c *EventChannel) destroyQP(cid *C.struct_rdma_cm_id) {
+	c.reading.RLock()
+	defer c.reading.RUnlock()
+	C.rf_destroy_qp(cid)
 }
 
 // attach makes id a member of the channel, so Close destroys it. It fails

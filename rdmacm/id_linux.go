@@ -477,6 +477,9 @@ func (id *ID) Close() error {
 // destroy releases everything; the caller holds id.mu or owns id alone.
 func (id *ID) destroy() {
 	if id.cid != nil {
+		if id.channel != nil {
+			id.channel.destroyQP(id.cid)
+		}
 		C.rdma_destroy_ep(id.cid)
 	}
 	id.cid = nil

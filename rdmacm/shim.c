@@ -161,6 +161,14 @@ int rf_next_event(struct rdma_event_channel *ch, struct rf_event *out)
 	return rdma_ack_cm_event(ev);
 }
 
+// rf_destroy_qp destroys an id's QP, if it has one (rdma_destroy_qp sets
+// id->qp to NULL, so rdma_destroy_ep skips it after).
+void rf_destroy_qp(struct rdma_cm_id *id)
+{
+	if (id->qp)
+		rdma_destroy_qp(id);
+}
+
 static void copy_addr(struct sockaddr_storage *dst, struct sockaddr *src)
 {
 	if (!src)

@@ -85,6 +85,7 @@ int rf_set_route(struct rdma_cm_id *id, struct rdma_addrinfo *ai);
 
 int rf_set_nonblock(int fd);
 int rf_next_event(struct rdma_event_channel *ch, struct rf_event *out);
+void rf_destroy_qp(struct rdma_cm_id *id);
 
 void rf_facts(struct rdma_cm_id *id, struct rf_facts *out);
 
