@@ -26,7 +26,7 @@ type connection struct {
 	failed   bool    // the accept failed: there is nothing to wait for
 
 	echoDone     chan struct{} // closed when the echo loop ends (nil without echo)
-	disconnected chan struct{} // closed at DISCONNECTED or the id's end
+	disconnected chan struct{} // closed once it is down: DISCONNECTED, the device lost, an error
 	discOnce     sync.Once
 	endOnce      sync.Once
 }
