@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 )
@@ -17,16 +18,23 @@ func replaceClient0() planner.Options {
 	return planner.Options{Replace: []addrs.Instance{{Resource: addrs.Resource{Kind: addrs.Endpoint, Name: "client"}, Key: addrs.IntKey(0)}}}
 }
 
-// A create_before_destroy replacement is made under another name while
-// the object it replaces holds the address, which it is then destroyed
-// by; the next replacement takes the address back.
-func TestCreateBeforeDestroyMakesTheReplacementUnderAnotherName(t *testing.T) {
+// appliedCBD applies loopbackCBD and returns endpoint.client[0]'s create
+// token.
+func appliedCBD(t *testing.T) (*env, *config.Config, string) {
+	t.Helper()
 	e := newEnv(t)
 	cfg := load(t, loopbackCBD)
 	if _, r := e.run(context.Background(), cfg, planner.Options{}, 10); r.Failed() {
 		t.Fatalf("first apply: %+v", r)
 	}
-	oldToken := e.current().Objects["endpoint.client[0]"].Facts.CreateToken
+	return e, cfg, e.current().Objects["endpoint.client[0]"].Facts.CreateToken
+}
+
+// A create_before_destroy replacement is made under another name while
+// the object it replaces holds the address, which it is then destroyed
+// by; the next replacement takes the address back.
+func TestCreateBeforeDestroyMakesTheReplacementUnderAnotherName(t *testing.T) {
+	e, cfg, oldToken := appliedCBD(t)
 
 	e.fabric.calls = nil
 	p, r := e.run(context.Background(), cfg, replaceClient0(), 10)
@@ -67,12 +75,7 @@ func TestCreateBeforeDestroyMakesTheReplacementUnderAnotherName(t *testing.T) {
 // deposed beside its replacement; the next plan says so and its apply
 // destroys it before anything else.
 func TestDeposedObjectIsDestroyedByTheNextApply(t *testing.T) {
-	e := newEnv(t)
-	cfg := load(t, loopbackCBD)
-	if _, r := e.run(context.Background(), cfg, planner.Options{}, 10); r.Failed() {
-		t.Fatalf("first apply: %+v", r)
-	}
-	oldToken := e.current().Objects["endpoint.client[0]"].Facts.CreateToken
+	e, cfg, oldToken := appliedCBD(t)
 	e.fabric.fail["endpoint.client[0]"] = errors.New("rdma_disconnect: EIO")
 	if _, r := e.run(context.Background(), cfg, replaceClient0(), 10); !r.Failed() || r.Added != 1 {
 		t.Fatalf("a failed delete of the replaced object: %+v", r)

@@ -205,19 +205,3 @@ func (e *echoer) run(ctx context.Context) error {
 		}
 	}
 }
-
-// disconnect disconnects an id and waits briefly for its DISCONNECTED, so
-// the peer sees an orderly end before the id is destroyed.
-func disconnect(id *rdmacm.ID) {
-	if err := id.Disconnect(); err != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), disconnectWait)
-	defer cancel()
-	for {
-		ev, err := id.NextEvent(ctx)
-		if err != nil || ev.Type == rdmacm.Disconnected || ev.Type == rdmacm.DeviceRemoval {
-			return
-		}
-	}
-}
