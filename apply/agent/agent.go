@@ -483,7 +483,7 @@ func (a *Agent) List(full, withHistory bool, pf *pb.Filter) []*pb.Object {
 	objs := a.reg.all()
 	out := make([]*pb.Object, 0, len(objs))
 	for _, o := range objs {
-		if !f.match(o.address, o.kind) {
+		if !f.matchObject(o) {
 			continue
 		}
 		if full || withHistory {
@@ -502,7 +502,7 @@ func (a *Agent) listSummaryWire(f filter) []byte {
 	objs := a.reg.all()
 	var b []byte
 	for i, o := range objs {
-		if !f.match(o.address, o.kind) {
+		if !f.matchObject(o) {
 			continue
 		}
 		if b == nil {

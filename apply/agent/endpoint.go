@@ -161,14 +161,14 @@ func (e *endpoint) session(ctx context.Context, attempt int) bool {
 	if !e.waitEstablished(ctx, id) {
 		return false
 	}
-	// The status first, the facts (a verbs query) just after: a client
-	// waiting for ESTABLISHED learns it without waiting for the query.
+	// The facts in the same change as the status: apply records both, and
+	// one change costs every watcher one copy rather than two.
+	facts := factsOf(id)
 	e.obj.change(func(s *state) {
+		s.facts = facts
 		s.connectedSince = time.Now()
 		s.record(pb.Status_ESTABLISHED, "ESTABLISHED", "")
 	})
-	facts := factsOf(id)
-	e.obj.change(func(s *state) { s.facts = facts })
 
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()

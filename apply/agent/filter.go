@@ -12,12 +12,15 @@ import (
 type filter struct {
 	prefixes []string
 	kinds    []pb.Kind
+	statuses []pb.Status
 }
 
 func filterOf(f *pb.Filter) filter {
-	return filter{prefixes: f.GetPrefixes(), kinds: f.GetKinds()}
+	return filter{prefixes: f.GetPrefixes(), kinds: f.GetKinds(), statuses: f.GetStatuses()}
 }
 
+// match tells whether the object's address and kind match; the status is
+// matched apart (matchStatus), since a deletion has none.
 func (f filter) match(addr string, kind pb.Kind) bool {
 	if len(f.kinds) > 0 && !slices.Contains(f.kinds, kind) {
 		return false
@@ -31,4 +34,14 @@ func (f filter) match(addr string, kind pb.Kind) bool {
 		}
 	}
 	return false
+}
+
+func (f filter) matchStatus(s pb.Status) bool {
+	return len(f.statuses) == 0 || slices.Contains(f.statuses, s)
+}
+
+// matchObject matches an object whole, reading its status only when the
+// filter names statuses.
+func (f filter) matchObject(o *object) bool {
+	return f.match(o.address, o.kind) && (len(f.statuses) == 0 || f.matchStatus(o.status()))
 }

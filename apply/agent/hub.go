@@ -31,9 +31,9 @@ func (h *hub) active() bool { return len(h.list()) > 0 }
 
 // wants reports whether a watcher's filter matches the object, so that a
 // change only filtered-out watchers would see costs no copy either.
-func (h *hub) wants(addr string, kind pb.Kind) bool {
+func (h *hub) wants(addr string, kind pb.Kind, status pb.Status) bool {
 	for _, s := range h.list() {
-		if s.filter.match(addr, kind) {
+		if s.filter.match(addr, kind) && s.filter.matchStatus(status) {
 			return true
 		}
 	}
@@ -81,7 +81,7 @@ type subscriber struct {
 
 func (s *subscriber) put(c *pb.Change) {
 	addr := c.GetObject().GetAddress()
-	if !s.filter.match(addr, c.GetObject().GetKind()) {
+	if !s.filter.match(addr, c.GetObject().GetKind()) || !c.Deleted && !s.filter.matchStatus(c.GetObject().GetStatus()) {
 		return
 	}
 	s.mu.Lock()

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
@@ -84,20 +85,48 @@ func TestHubPublishNeverBlocksAndUnsubscribes(t *testing.T) {
 
 func TestHubWantsOnlyWhatAWatcherMatches(t *testing.T) {
 	h := newHub()
-	if h.wants("endpoint.a", pb.Kind_ENDPOINT) {
+	if h.wants("endpoint.a", pb.Kind_ENDPOINT, pb.Status_CONNECTING) {
 		t.Error("an unwatched hub wants changes")
 	}
 	s := h.subscribe(10, filter{kinds: []pb.Kind{pb.Kind_ENDPOINT, pb.Kind_LISTENER}})
-	if !h.wants("endpoint.a", pb.Kind_ENDPOINT) || h.wants("listener.l/conn/1", pb.Kind_CONNECTION) {
+	if !h.wants("endpoint.a", pb.Kind_ENDPOINT, pb.Status_CONNECTING) || h.wants("listener.l/conn/1", pb.Kind_CONNECTION, pb.Status_ESTABLISHED) {
 		t.Error("wants does not follow the watcher's filter")
 	}
 	all := h.subscribe(10, filter{})
-	if !h.wants("listener.l/conn/1", pb.Kind_CONNECTION) {
+	if !h.wants("listener.l/conn/1", pb.Kind_CONNECTION, pb.Status_ESTABLISHED) {
 		t.Error("an unfiltered watcher does not get connections")
 	}
 	h.unsubscribe(all)
 	h.unsubscribe(s)
 	if h.active() {
 		t.Error("active after every watcher left")
+	}
+}
+
+// A watcher that names statuses is sent only the changes into them, and
+// every deletion; the hub wants a change only if some watcher would take it.
+func TestHubStatusFilter(t *testing.T) {
+	h := newHub()
+	s := h.subscribe(100, filter{statuses: []pb.Status{pb.Status_ESTABLISHED, pb.Status_ERROR}})
+	if h.wants("endpoint.a", pb.Kind_ENDPOINT, pb.Status_CONNECTING) {
+		t.Error("the hub wants a change into a status no watcher asked for")
+	}
+	if !h.wants("endpoint.a", pb.Kind_ENDPOINT, pb.Status_ERROR) {
+		t.Error("the hub does not want a change into a status a watcher asked for")
+	}
+	for i, st := range []pb.Status{pb.Status_CREATING, pb.Status_CONNECTING, pb.Status_ESTABLISHED, pb.Status_DISCONNECTED, pb.Status_ERROR} {
+		h.publish(&pb.Change{Object: &pb.Object{Address: "endpoint.a", Revision: uint64(i + 1), Status: st}})
+	}
+	h.publish(&pb.Change{Deleted: true, Object: &pb.Object{Address: "endpoint.a", Revision: 6}})
+	var got []string
+	for _, c := range s.take() {
+		if c.Deleted {
+			got = append(got, "deleted")
+		} else {
+			got = append(got, c.Object.Status.String())
+		}
+	}
+	if want := "ESTABLISHED ERROR deleted"; strings.Join(got, " ") != want {
+		t.Errorf("the watcher got %q, want %q", got, want)
 	}
 }

@@ -97,7 +97,7 @@ func (o *object) change(f func(*state)) {
 		o.st.errorSummary = nil
 	}
 	o.st.revision = o.agent.revision.Add(1)
-	if o.agent.hub.wants(o.address, o.kind) {
+	if o.agent.hub.wants(o.address, o.kind, o.st.status) {
 		o.agent.hub.publish(&pb.Change{Object: o.snapshotLocked(true)})
 	}
 }

@@ -267,6 +267,19 @@ func TestListTableRowsAreTheSummaries(t *testing.T) {
 	if err != nil || r.Table.Len() != 1 || r.Table.Row(0).Parent != "listener.l" || r.Table.Row(0).LastError.GetCall() != "rdma_accept" {
 		t.Errorf("filtered table: %v, %v", r.GetTable(), err)
 	}
+	r, err = c.List(context.Background(), &pb.ListRequest{Table: true, Filter: &pb.Filter{Statuses: []pb.Status{pb.Status_ESTABLISHED, pb.Status_ERROR}}})
+	if err != nil || r.Table.Len() != 11 {
+		t.Fatalf("table of established and failed objects: %d rows (want 11), %v", r.GetTable().Len(), err)
+	}
+	for i := range r.Table.Len() {
+		if st := r.Table.Row(i).Status; st != pb.Status_ESTABLISHED && st != pb.Status_ERROR {
+			t.Errorf("row %d (%s) is %s", i, r.Table.Row(i).Address, st)
+		}
+	}
+	r, err = c.List(context.Background(), &pb.ListRequest{Filter: &pb.Filter{Kinds: []pb.Kind{pb.Kind_ENDPOINT}, Statuses: []pb.Status{pb.Status_REJECTED}}})
+	if err != nil || len(r.Objects) != 10 || r.Objects[0].Status != pb.Status_REJECTED {
+		t.Errorf("rejected endpoints: %d objects (want 10), %v", len(r.GetObjects()), err)
+	}
 }
 
 // A delete that arrives between an object's registration and the start of

@@ -134,7 +134,7 @@ func (a *Agent) listTableWire(f filter) []byte {
 	}
 	defer tablePool.Put(b)
 	for _, o := range objs {
-		if f.match(o.address, o.kind) {
+		if f.matchObject(o) {
 			b.add(o)
 		}
 	}

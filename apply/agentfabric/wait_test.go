@@ -9,7 +9,7 @@ import (
 	"github.com/rdmaform/rdmaform/config"
 )
 
-// The agent reports ESTABLISHED, then the facts in the next change: the
+// An older agent reports ESTABLISHED, then the facts in the next change: the
 // create waits for them (the state records the QP number), but not for
 // long when they do not come.
 func TestWaitEstablishedWaitsForTheFacts(t *testing.T) {
@@ -33,5 +33,21 @@ func TestWaitEstablishedWaitsForTheFacts(t *testing.T) {
 	facts, err = f.waitEstablished(context.Background(), "endpoint.e", e, est, make(chan *pb.Object))
 	if err != nil || facts.Status != "established" || facts.QPNum != 0 || time.Since(start) > 10*time.Second {
 		t.Fatalf("without facts: %+v %v after %v", facts, err, time.Since(start))
+	}
+}
+
+// The watch asks only for the statuses a wait can end in: a status that
+// ends it but is not asked for would leave apply waiting out MinWait.
+func TestSettledStatusesCoverEveryEndOfTheWait(t *testing.T) {
+	asked := map[pb.Status]bool{}
+	for _, s := range settledStatuses {
+		asked[s] = true
+	}
+	for v := range pb.Status_name {
+		s := pb.Status(v)
+		o := &pb.Object{Status: s, LastError: &pb.ErrorInfo{Call: "rdma_connect"}}
+		if (established(o) || failed(o)) != asked[s] {
+			t.Errorf("status %s: ends the wait %v, asked for %v", s, established(o) || failed(o), asked[s])
+		}
 	}
 }

@@ -22,9 +22,12 @@ type watcher struct {
 // so that a subscriber registered afterwards misses no change.
 func startWatcher(ctx context.Context, agent pb.AgentClient) (*watcher, error) {
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	// Only endpoints: not the connections a listener accepts, one for
-	// each endpoint connected to it (an older agent ignores the filter).
-	stream, err := agent.Watch(wctx, &pb.WatchRequest{Filter: &pb.Filter{Kinds: []pb.Kind{pb.Kind_ENDPOINT}}})
+	// Only endpoints (not the connections a listener accepts, one for
+	// each endpoint connected to it), and only as they settle: apply
+	// waits for established or failed, not for the steps on the way,
+	// which would cost the agent and this process a copy each. An older
+	// agent ignores the filter and sends everything.
+	stream, err := agent.Watch(wctx, &pb.WatchRequest{Filter: &pb.Filter{Kinds: []pb.Kind{pb.Kind_ENDPOINT}, Statuses: settledStatuses}})
 	if err != nil {
 		cancel()
 		return nil, err
@@ -49,6 +52,13 @@ func startWatcher(ctx context.Context, agent pb.AgentClient) (*watcher, error) {
 		}
 	}()
 	return w, nil
+}
+
+// settledStatuses are those an endpoint being created can end its wait
+// in (see established and failed).
+var settledStatuses = []pb.Status{
+	pb.Status_ESTABLISHED, pb.Status_DEGRADED,
+	pb.Status_ERROR, pb.Status_REJECTED, pb.Status_RECONNECTING, pb.Status_DISCONNECTED,
 }
 
 func (w *watcher) subscribe(address string) <-chan *pb.Object {

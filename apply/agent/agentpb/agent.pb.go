@@ -1906,9 +1906,14 @@ func (x *DeleteResult) GetError() string {
 // prefixes is empty) and its kind is one of kinds (or kinds is empty). A
 // connection's address starts with its listener's ("listener.l/conn/7").
 type Filter struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Prefixes      []string               `protobuf:"bytes,1,rep,name=prefixes,proto3" json:"prefixes,omitempty"`
-	Kinds         []Kind                 `protobuf:"varint,2,rep,packed,name=kinds,proto3,enum=rdmaform.agent.v1.Kind" json:"kinds,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Prefixes []string               `protobuf:"bytes,1,rep,name=prefixes,proto3" json:"prefixes,omitempty"`
+	Kinds    []Kind                 `protobuf:"varint,2,rep,packed,name=kinds,proto3,enum=rdmaform.agent.v1.Kind" json:"kinds,omitempty"`
+	// Only objects in one of these statuses. A watch with statuses is sent
+	// an object's change only when its new status is one of them (and every
+	// deletion the other fields match): apply waits for endpoints to settle
+	// and needs none of the steps on the way.
+	Statuses      []Status `protobuf:"varint,3,rep,packed,name=statuses,proto3,enum=rdmaform.agent.v1.Status" json:"statuses,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1953,6 +1958,13 @@ func (x *Filter) GetPrefixes() []string {
 func (x *Filter) GetKinds() []Kind {
 	if x != nil {
 		return x.Kinds
+	}
+	return nil
+}
+
+func (x *Filter) GetStatuses() []Status {
+	if x != nil {
+		return x.Statuses
 	}
 	return nil
 }
@@ -3280,10 +3292,11 @@ const file_agent_proto_rawDesc = "" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x18\n" +
 	"\aexisted\x18\x02 \x01(\bR\aexisted\x12\x12\n" +
 	"\x04code\x18\x03 \x01(\x05R\x04code\x12\x14\n" +
-	"\x05error\x18\x04 \x01(\tR\x05error\"S\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\"\x8a\x01\n" +
 	"\x06Filter\x12\x1a\n" +
 	"\bprefixes\x18\x01 \x03(\tR\bprefixes\x12-\n" +
-	"\x05kinds\x18\x02 \x03(\x0e2\x17.rdmaform.agent.v1.KindR\x05kinds\"\x8d\x01\n" +
+	"\x05kinds\x18\x02 \x03(\x0e2\x17.rdmaform.agent.v1.KindR\x05kinds\x125\n" +
+	"\bstatuses\x18\x03 \x03(\x0e2\x19.rdmaform.agent.v1.StatusR\bstatuses\"\x8d\x01\n" +
 	"\vListRequest\x12!\n" +
 	"\fwith_history\x18\x01 \x01(\bR\vwithHistory\x12\x12\n" +
 	"\x04full\x18\x02 \x01(\bR\x04full\x121\n" +
@@ -3515,58 +3528,59 @@ var file_agent_proto_depIdxs = []int32{
 	15, // 16: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
 	28, // 17: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
 	0,  // 18: rdmaform.agent.v1.Filter.kinds:type_name -> rdmaform.agent.v1.Kind
-	29, // 19: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	38, // 20: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
-	3,  // 21: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	32, // 22: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
-	0,  // 23: rdmaform.agent.v1.SummaryTable.kinds:type_name -> rdmaform.agent.v1.Kind
-	1,  // 24: rdmaform.agent.v1.SummaryTable.statuses:type_name -> rdmaform.agent.v1.Status
-	40, // 25: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
-	41, // 26: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
-	29, // 27: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	38, // 28: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
-	35, // 29: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
-	3,  // 30: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	38, // 31: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
-	0,  // 32: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
-	1,  // 33: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
-	9,  // 34: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	12, // 35: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
-	16, // 36: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
-	39, // 37: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
-	40, // 38: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
-	41, // 39: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
-	42, // 40: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
-	1,  // 41: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
-	2,  // 42: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
-	4,  // 43: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
-	17, // 44: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
-	18, // 45: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
-	19, // 46: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
-	20, // 47: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
-	23, // 48: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
-	24, // 49: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
-	26, // 50: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
-	30, // 51: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
-	33, // 52: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
-	36, // 53: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
-	3,  // 54: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
-	5,  // 55: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
-	38, // 56: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
-	38, // 57: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
-	38, // 58: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
-	21, // 59: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
-	38, // 60: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
-	25, // 61: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
-	27, // 62: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
-	31, // 63: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
-	34, // 64: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
-	37, // 65: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
-	54, // [54:66] is the sub-list for method output_type
-	42, // [42:54] is the sub-list for method input_type
-	42, // [42:42] is the sub-list for extension type_name
-	42, // [42:42] is the sub-list for extension extendee
-	0,  // [0:42] is the sub-list for field type_name
+	1,  // 19: rdmaform.agent.v1.Filter.statuses:type_name -> rdmaform.agent.v1.Status
+	29, // 20: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	38, // 21: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
+	3,  // 22: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	32, // 23: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
+	0,  // 24: rdmaform.agent.v1.SummaryTable.kinds:type_name -> rdmaform.agent.v1.Kind
+	1,  // 25: rdmaform.agent.v1.SummaryTable.statuses:type_name -> rdmaform.agent.v1.Status
+	40, // 26: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
+	41, // 27: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
+	29, // 28: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	38, // 29: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
+	35, // 30: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
+	3,  // 31: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	38, // 32: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
+	0,  // 33: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
+	1,  // 34: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
+	9,  // 35: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	12, // 36: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
+	16, // 37: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
+	39, // 38: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
+	40, // 39: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
+	41, // 40: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
+	42, // 41: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
+	1,  // 42: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
+	2,  // 43: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
+	4,  // 44: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
+	17, // 45: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
+	18, // 46: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
+	19, // 47: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
+	20, // 48: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
+	23, // 49: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
+	24, // 50: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
+	26, // 51: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
+	30, // 52: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
+	33, // 53: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
+	36, // 54: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
+	3,  // 55: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
+	5,  // 56: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
+	38, // 57: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
+	38, // 58: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
+	38, // 59: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
+	21, // 60: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
+	38, // 61: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
+	25, // 62: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
+	27, // 63: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
+	31, // 64: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
+	34, // 65: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
+	37, // 66: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
+	55, // [55:67] is the sub-list for method output_type
+	43, // [43:55] is the sub-list for method input_type
+	43, // [43:43] is the sub-list for extension type_name
+	43, // [43:43] is the sub-list for extension extendee
+	0,  // [0:43] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
