@@ -47,6 +47,9 @@ func runFmt(args []string, s streams) int {
 	recursive := fs.Bool("recursive", false, "")
 	noColor := fs.Bool("no-color", false, "")
 	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
 		return 1
 	}
 	if *check {

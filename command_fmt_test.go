@@ -122,3 +122,15 @@ func TestFmtStdin(t *testing.T) {
 		t.Fatalf("code %d out %q", code, out)
 	}
 }
+
+// -help prints fmt's help and exits 0 (not 1, a usage error), without
+// touching any file.
+func TestFmtHelpExitsZero(t *testing.T) {
+	dir, code, out, errs := fmtIn(t, map[string]string{"a.rdma.hcl": fmtUgly}, "-help")
+	if code != 0 || out != "" || !strings.Contains(errs, "Usage: rdmaform [global options] fmt") {
+		t.Fatalf("code %d, out %q, err %q", code, out, errs)
+	}
+	if got := fmtReadFile(t, filepath.Join(dir, "a.rdma.hcl")); got != fmtUgly {
+		t.Errorf("a.rdma.hcl rewritten: %q", got)
+	}
+}

@@ -39,6 +39,9 @@ func runValidate(args []string, s streams) int {
 	noColor := fs.Bool("no-color", false, "")
 	deviceCheck := fs.Bool("device-check", false, "")
 	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
 		return 1
 	}
 	if fs.NArg() > 0 {

@@ -150,3 +150,12 @@ func TestValidateExamples(t *testing.T) {
 		}
 	}
 }
+
+// -help is a request, not a usage error: validate prints its help and exits
+// 0, as plan, apply and Terraform's commands do.
+func TestValidateHelpExitsZero(t *testing.T) {
+	code, out, errs := validateIn(t, map[string]string{}, "-help")
+	if code != 0 || out != "" || !strings.Contains(errs, "Usage: rdmaform [global options] validate") {
+		t.Fatalf("code %d, out %q, err %q", code, out, errs)
+	}
+}
