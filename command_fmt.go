@@ -170,8 +170,13 @@ func fmtCandidate(name string) bool {
 }
 
 // writeFileKeepMode replaces a file's content through a temporary file
-// and a rename, keeping its permissions.
+// and a rename, keeping its permissions. A symbolic link is followed: the
+// file it points to is rewritten and the link stays a link.
 func writeFileKeepMode(name string, data []byte) error {
+	name, err := filepath.EvalSymlinks(name)
+	if err != nil {
+		return err
+	}
 	fi, err := os.Stat(name)
 	if err != nil {
 		return err

@@ -134,3 +134,27 @@ func TestFmtHelpExitsZero(t *testing.T) {
 		t.Errorf("a.rdma.hcl rewritten: %q", got)
 	}
 }
+
+// A configuration file that is a symbolic link (to a file shared by several
+// configurations) is formatted where it points; the link stays a link.
+func TestFmtFollowsSymlinks(t *testing.T) {
+	dir, _, _, _ := fmtIn(t, map[string]string{"shared/common.rdma.hcl": fmtUgly})
+	cfg := filepath.Join(dir, "cfg")
+	if err := os.Mkdir(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(cfg, "common.rdma.hcl")
+	if err := os.Symlink(filepath.Join("..", "shared", "common.rdma.hcl"), link); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"fmt", "cfg"}, streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("code %d, err %q", code, errb.String())
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("cfg/common.rdma.hcl is no longer a symbolic link (%v)", err)
+	}
+	if got := fmtReadFile(t, filepath.Join(dir, "shared", "common.rdma.hcl")); got != fmtNice {
+		t.Errorf("the link's target = %q, want it formatted", got)
+	}
+}
