@@ -35,7 +35,7 @@ func Functions() map[string]function.Function {
 			"chunklist": stdlib.ChunklistFunc, "coalesce": stdlib.CoalesceFunc, "coalescelist": stdlib.CoalesceListFunc,
 			"compact": stdlib.CompactFunc, "concat": stdlib.ConcatFunc, "contains": stdlib.ContainsFunc,
 			"distinct": stdlib.DistinctFunc, "element": stdlib.ElementFunc, "flatten": stdlib.FlattenFunc,
-			"index": stdlib.IndexFunc, "keys": stdlib.KeysFunc, "length": stdlib.LengthFunc,
+			"index": stdlib.IndexFunc, "keys": stdlib.KeysFunc, "length": lengthFunc,
 			"lookup": stdlib.LookupFunc, "merge": stdlib.MergeFunc, "range": stdlib.RangeFunc,
 			"reverse": stdlib.ReverseListFunc, "setintersection": stdlib.SetIntersectionFunc,
 			"setproduct": stdlib.SetProductFunc, "setsubtract": stdlib.SetSubtractFunc,
@@ -53,6 +53,42 @@ func Functions() map[string]function.Function {
 	})
 	return funcs
 }
+
+// lengthFunc is Terraform's length: the number of elements of a
+// collection or structural value, or of characters (grapheme clusters) of
+// a string. go-cty's LengthFunc takes collections only.
+var lengthFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType, AllowDynamicType: true, AllowUnknown: true}},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		ty := args[0].Type()
+		if ty == cty.String || ty == cty.DynamicPseudoType || ty.IsCollectionType() || ty.IsTupleType() || ty.IsObjectType() {
+			return cty.Number, nil
+		}
+		return cty.NilType, function.NewArgErrorf(0, "argument must be a string, a collection or a structural value; got %s", ty.FriendlyName())
+	},
+	RefineResult: func(b *cty.RefinementBuilder) *cty.RefinementBuilder {
+		return b.NotNull().NumberRangeLowerBound(cty.NumberIntVal(0), true)
+	},
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		v := args[0]
+		ty := v.Type()
+		switch {
+		case ty == cty.DynamicPseudoType:
+			return cty.UnknownVal(cty.Number), nil
+		case ty.IsTupleType():
+			return cty.NumberIntVal(int64(len(ty.TupleElementTypes()))), nil
+		case ty.IsObjectType():
+			return cty.NumberIntVal(int64(len(ty.AttributeTypes()))), nil
+		case ty == cty.String:
+			if !v.IsKnown() {
+				return cty.UnknownVal(cty.Number), nil
+			}
+			return stdlib.Strlen(v)
+		default:
+			return v.Length(), nil
+		}
+	},
+})
 
 var base64EncodeFunc = function.New(&function.Spec{
 	Params: []function.Parameter{{Name: "str", Type: cty.String}},
