@@ -117,7 +117,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	e.cfg.makeCtx = e.fullContext()
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
 	diags = append(diags, dependencies(e)...)
-	return e.cfg, diags
+	return e.cfg, e.redactSensitive(diags)
 }
 
 // evalLevel evaluates independent nodes, concurrently when there are

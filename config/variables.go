@@ -219,7 +219,9 @@ func (v *Variable) validate() hcl.Diagnostics {
 			continue
 		}
 		msg := "The value is not valid."
-		if mv, md := val.ErrorMessage.Value(ctx); !md.HasErrors() && mv.IsKnown() && !mv.IsNull() && mv.Type() == cty.String {
+		if v.Sensitive && len(val.ErrorMessage.Variables()) > 0 {
+			msg = "The error message included a sensitive value, so it will not be displayed."
+		} else if mv, md := val.ErrorMessage.Value(ctx); !md.HasErrors() && mv.IsKnown() && !mv.IsNull() && mv.Type() == cty.String {
 			msg = mv.AsString()
 		}
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",

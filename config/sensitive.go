@@ -1,0 +1,127 @@
+package config
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// sensitiveMark marks, in the contexts attached to diagnostics, values
+// derived from sensitive variables: hcl's diagnostic writer leaves marked
+// values out of its "with var.x as ..." lines.
+const sensitiveMark = "sensitive"
+
+// redactSensitive returns diags with every EvalContext replaced by a copy
+// in which the values derived from a sensitive variable are marked, so
+// that rendering a diagnostic does not print them. A value is derived from
+// a sensitive variable when its node (a variable, local or block) refers
+// to one, directly or through other nodes; a block whose count or
+// for_each does is tainted as a whole, and then so are count and each.
+func (e *evaluator) redactSensitive(diags hcl.Diagnostics) hcl.Diagnostics {
+	tainted := map[string]bool{}
+	some := false
+	for name, v := range e.decl.variables {
+		if v.Sensitive {
+			tainted["var."+name] = true
+			some = true
+		}
+	}
+	if !some {
+		return diags
+	}
+	state := map[string]int{} // 1 visiting, 2 done
+	var visit func(key string) bool
+	visit = func(key string) bool {
+		switch state[key] {
+		case 1: // a cycle: decided by its other members
+			return tainted[key]
+		case 2:
+			return tainted[key]
+		}
+		state[key] = 1
+		for _, r := range e.refs[key] {
+			if k := r.key(); k != "" && visit(k) {
+				tainted[key] = true
+			}
+		}
+		state[key] = 2
+		return tainted[key]
+	}
+	for key := range e.graph.nodes {
+		visit(key)
+	}
+	out := make(hcl.Diagnostics, len(diags))
+	for i, d := range diags {
+		out[i] = d
+		if d.EvalContext == nil || d.Expression == nil {
+			continue
+		}
+		if ctx, changed := redactContext(d.EvalContext, tainted); changed {
+			c := *d
+			c.EvalContext = ctx
+			out[i] = &c
+		}
+	}
+	return out
+}
+
+// redactContext copies ctx (and its parents) with the tainted values
+// marked; changed is false when nothing needed marking.
+func redactContext(ctx *hcl.EvalContext, tainted map[string]bool) (*hcl.EvalContext, bool) {
+	var chain []*hcl.EvalContext
+	for c := ctx; c != nil; c = c.Parent() {
+		chain = append(chain, c)
+	}
+	// Walk from the root so that each copy's parent is the copied parent.
+	var out *hcl.EvalContext
+	changed, taint := false, false
+	for i := len(chain) - 1; i >= 0; i-- {
+		c := chain[i]
+		vars := make(map[string]cty.Value, len(c.Variables))
+		for root, v := range c.Variables {
+			switch root {
+			case "count", "each":
+				vars[root] = v
+				continue
+			}
+			if !v.IsKnown() || v.IsNull() || !v.Type().IsObjectType() {
+				vars[root] = v
+				continue
+			}
+			attrs := map[string]cty.Value{}
+			marked := false
+			for name := range v.Type().AttributeTypes() {
+				av := v.GetAttr(name)
+				if tainted[root+"."+name] {
+					av = av.Mark(sensitiveMark)
+					marked = true
+				}
+				attrs[name] = av
+			}
+			if marked {
+				changed, taint = true, true
+				vars[root] = cty.ObjectVal(attrs)
+			} else {
+				vars[root] = v
+			}
+		}
+		if out == nil {
+			out = &hcl.EvalContext{Functions: c.Functions}
+		} else {
+			out = out.NewChild()
+			out.Functions = c.Functions
+		}
+		out.Variables = vars
+	}
+	if taint {
+		// count and each of a block that refers to a sensitive value may
+		// come from it (for_each = var.secret_map).
+		for c := out; c != nil; c = c.Parent() {
+			for _, root := range []string{"count", "each"} {
+				if v, ok := c.Variables[root]; ok {
+					c.Variables[root] = v.Mark(sensitiveMark)
+				}
+			}
+		}
+	}
+	return out, changed
+}
