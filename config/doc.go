@@ -111,7 +111,10 @@
 // max_backoff; addresses are IP literals or host names; duplicate names;
 // two listeners on the same address, port and port space; count and
 // for_each together; count a whole number up to Loader.MaxInstances;
-// for_each a map or a set of strings; variable validation rules. Values that
+// for_each a map or a set of strings; variable validation rules; an output
+// whose value comes from a sensitive variable (directly or through locals)
+// must be sensitive too. Diagnostics never show a value derived from a
+// sensitive variable in their "with var.x as ..." line. Values that
 // depend on the live device are checked by CheckDevice with a DeviceLimits
 // (validate -device-check; later plan, through the agent).
 //

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -124,4 +126,52 @@ func redactContext(ctx *hcl.EvalContext, tainted map[string]bool) (*hcl.EvalCont
 		}
 	}
 	return out, changed
+}
+
+// checkSensitiveOutputs reports outputs not marked sensitive whose value
+// comes from a sensitive variable, directly or through locals, as
+// Terraform does: the value would be shown by plan, apply and output.
+// Values reaching an output through a block are not followed (the taint
+// is per block, not per attribute, and would flag innocent outputs).
+func (e *evaluator) checkSensitiveOutputs() hcl.Diagnostics {
+	sensitive := map[string]bool{}
+	for name, v := range e.decl.variables {
+		if v.Sensitive {
+			sensitive["var."+name] = true
+		}
+	}
+	if len(sensitive) == 0 {
+		return nil
+	}
+	done := map[string]bool{}
+	var visit func(key string) bool
+	visit = func(key string) bool {
+		if done[key] {
+			return sensitive[key]
+		}
+		done[key] = true // also stops cycles
+		for _, r := range e.refs[key] {
+			if r.kind != refVar && r.kind != refLocal {
+				continue
+			}
+			if visit(r.key()) {
+				sensitive[key] = true
+			}
+		}
+		return sensitive[key]
+	}
+	var diags hcl.Diagnostics
+	for name, o := range e.decl.outputs {
+		if o.Sensitive || o.expr == nil || !visit("output."+name) {
+			continue
+		}
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Output refers to sensitive values",
+			Detail: fmt.Sprintf("The value of output %q comes from a sensitive variable, and plan, apply and output would show it. "+
+				"If it is meant to be shown only when asked for by name, mark the output sensitive:\n    sensitive = true", name),
+			Subject: o.expr.Range().Ptr(),
+		})
+	}
+	return diags
 }

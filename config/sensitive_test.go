@@ -69,3 +69,49 @@ endpoint "f" {
 		}
 	}
 }
+
+// An output whose value comes from a sensitive variable, directly or
+// through locals, must be marked sensitive itself, as in Terraform; one
+// that is marked, or that uses only other values, is fine.
+func TestOutputOfSensitiveValueMustBeSensitive(t *testing.T) {
+	l := NewLoader()
+	l.Validate = true
+	_, diags := l.LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+variable "token" {
+  type      = string
+  default   = "s3cret"
+  sensitive = true
+}
+variable "name" {
+  type    = string
+  default = "n"
+}
+locals {
+  wrapped = "t=${var.token}"
+}
+output "direct" {
+  value = var.token
+}
+output "through_local" {
+  value = upper(local.wrapped)
+}
+output "marked" {
+  value     = local.wrapped
+  sensitive = true
+}
+output "plain" {
+  value = var.name
+}
+`)}, VarInputs{})
+	var lines []int
+	for _, d := range diags {
+		if d.Summary != "Output refers to sensitive values" || d.Subject == nil {
+			t.Errorf("unexpected diagnostic: %s: %s", d.Summary, d.Detail)
+			continue
+		}
+		lines = append(lines, d.Subject.Start.Line)
+	}
+	if len(lines) != 2 || lines[0] != 15 || lines[1] != 18 {
+		t.Errorf("errors on lines %v, want [15 18] (outputs direct and through_local)", lines)
+	}
+}
