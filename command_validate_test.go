@@ -159,3 +159,13 @@ func TestValidateHelpExitsZero(t *testing.T) {
 		t.Fatalf("code %d, out %q, err %q", code, out, errs)
 	}
 }
+
+// -chdir takes its directory after an equals sign, as Terraform's does;
+// "-chdir DIR" says so instead of calling -chdir an unknown option.
+func TestChdirWithoutEquals(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"-chdir", "examples/loopback", "validate"}, streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	if code != 1 || out.Len() != 0 || !strings.Contains(errb.String(), "Invalid -chdir option") || strings.Contains(errb.String(), "unknown global option") {
+		t.Fatalf("code %d, out %q, err %q", code, out.String(), errb.String())
+	}
+}

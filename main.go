@@ -55,6 +55,9 @@ func run(args []string, s streams) int {
 				fmt.Fprintf(s.Err, "Error: Invalid -chdir option: %v\n", err)
 				return 1
 			}
+		case opt == "chdir":
+			fmt.Fprintf(s.Err, "Error: Invalid -chdir option: it must include an equals sign followed by a directory path, like -chdir=examples/loopback\n")
+			return 1
 		case opt == "version" || opt == "v":
 			args = []string{"version"}
 			continue
