@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -279,5 +280,19 @@ locals {
 		} else if b.String() != first {
 			t.Fatalf("diagnostics differ between runs:\n%s\n---\n%s", first, b.String())
 		}
+	}
+}
+
+// A directory without configuration files is named in full: after
+// -chdir=DIR, "The directory ." did not say which one was meant.
+func TestNoConfigurationFilesNamesTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	_, diags := NewLoader().Load(".", VarInputs{})
+	if len(diags) != 1 || diags[0].Summary != "No configuration files" {
+		t.Fatalf("diags = %v", diags)
+	}
+	if want := "The directory " + dir + " contains no"; !strings.HasPrefix(diags[0].Detail, want) {
+		t.Errorf("detail %q, want it to start with %q", diags[0].Detail, want)
 	}
 }

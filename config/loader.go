@@ -77,10 +77,14 @@ func configFiles(dir string) ([]string, hcl.Diagnostics) {
 	}
 	sort.Strings(names)
 	if len(names) == 0 {
+		shown := dir
+		if abs, err := filepath.Abs(dir); err == nil {
+			shown = abs // "." says nothing after -chdir
+		}
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "No configuration files",
-			Detail:   "The directory " + dir + " contains no " + HCLSuffix + " or " + JSONSuffix + " files.",
+			Detail:   "The directory " + shown + " contains no " + HCLSuffix + " or " + JSONSuffix + " files.",
 		}}
 	}
 	return names, nil
