@@ -14,9 +14,11 @@ import (
 // Settings is the content of the rdmaform block(s): the version
 // constraint, where state lives and how to reach the agent.
 type Settings struct {
-	RequiredVersion string         // "" when unset
-	Backend         *Backend       // nil: the local backend with its defaults
-	Agent           *AgentSettings // nil: the default socket
+	RequiredVersion string // "" when unset
+	// RequiredVersionRange is where RequiredVersion's value is written.
+	RequiredVersionRange hcl.Range
+	Backend              *Backend       // nil: the local backend with its defaults
+	Agent                *AgentSettings // nil: the default socket
 }
 
 // Backend says where state is kept.
@@ -113,6 +115,7 @@ func decodeSettings(blocks hcl.Blocks) (*Settings, hcl.Diagnostics) {
 				versionRange = &r
 				var d hcl.Diagnostics
 				s.RequiredVersion, d = literalString(a)
+				s.RequiredVersionRange = a.Expr.Range()
 				diags = append(diags, d...)
 				if s.RequiredVersion != "" {
 					if _, err := version.NewConstraint(s.RequiredVersion); err != nil {
@@ -273,6 +276,7 @@ func checkCoreVersion(s *Settings, current string) hcl.Diagnostics {
 		Severity: hcl.DiagError,
 		Summary:  "Unsupported rdmaform version",
 		Detail:   fmt.Sprintf("This configuration requires rdmaform %s, but this is rdmaform %s.", s.RequiredVersion, current),
+		Subject:  s.RequiredVersionRange.Ptr(),
 	}}
 }
 

@@ -133,3 +133,18 @@ func TestLoadBackendRequiredVersion(t *testing.T) {
 		t.Fatalf("diags = %v", diags)
 	}
 }
+
+// An unmet required_version points at the constraint, so validate shows
+// the file, line and source as for any other error.
+func TestRequiredVersionErrorHasSource(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.rdma.hcl": "listener \"a\" {\n  address = \"10.77.0.1\"\n  port    = 7471\n}\n\nrdmaform {\n  required_version = \">= 9.0\"\n}\n"})
+	l := NewLoader()
+	l.CoreVersion = "0.1.0"
+	_, diags := l.Load(dir, VarInputs{})
+	if len(diags) != 1 || diags[0].Summary != "Unsupported rdmaform version" {
+		t.Fatalf("diags = %v", diags)
+	}
+	if s := diags[0].Subject; s == nil || s.Start.Line != 7 || s.Start.Column != 22 {
+		t.Errorf("subject = %v, want line 7, column 22 (the constraint)", s)
+	}
+}
