@@ -108,7 +108,8 @@
 // initiator_depth 0-255; retry counts 0-7; private data limits; QP type
 // against port space (tcp: rc; udp and ipoib: ud; ib: any); probe and echo
 // need an RC QP; durations parse and are positive, min_backoff ≤
-// max_backoff; addresses are IP literals or host names; duplicate names;
+// max_backoff; addresses are IP literals or host names, and an endpoint's
+// source_address is of its address's family (IPv4 or IPv6); duplicate names;
 // two listeners on the same address, port and port space; count and
 // for_each together; count a whole number up to Loader.MaxInstances;
 // for_each a map or a set of strings; variable validation rules; an output

@@ -234,6 +234,12 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			PortSpace:     c.portSpace(v, t),
 			PD:            c.str(v, "pd"),
 		}
+		if dst, err := netip.ParseAddr(e.Address); err == nil {
+			if src, err := netip.ParseAddr(e.SourceAddress); err == nil && dst.Unmap().Is4() != src.Unmap().Is4() {
+				c.attrErrorf(t, "source_address", "Address family mismatch",
+					"source_address %s and address %s are not of the same family (IPv4 and IPv6); rdma_resolve_addr would fail with EINVAL.", e.SourceAddress, e.Address)
+			}
+		}
 		e.QP = c.qp(v, t, e.PortSpace)
 		var qt QPType
 		if e.QP != nil {

@@ -336,6 +336,16 @@ endpoint "a" {
 }`, "Invalid device", "device must name an RDMA device", 2, 12},
 	{"pd id needs apply but device required", `protection_domain "pd" {}`,
 		"Missing required argument", `The argument "device" is required`, 1, 24},
+	{"source address of the other family", `endpoint "e" {
+  address        = "10.77.0.1"
+  source_address = "fd77::1"
+  port           = 7471
+}`, "Address family mismatch", "source_address fd77::1 and address 10.77.0.1 are not of the same family", 3, 20},
+	{"source address of the other family (IPv6 to IPv4)", `endpoint "e" {
+  address        = "fd77::1"
+  source_address = "10.77.0.1"
+  port           = 7471
+}`, "Address family mismatch", "source_address 10.77.0.1 and address fd77::1", 3, 20},
 }
 
 func TestRules(t *testing.T) {
