@@ -298,7 +298,11 @@ func checkListenerAddresses(cfg *Config) hcl.Diagnostics {
 		if l == nil || !inst.Known("address") || !inst.Known("port") || !inst.Known("port_space") || l.Port == 0 || l.PortSpace == "" {
 			continue
 		}
-		key := fmt.Sprintf("%s|%d|%s", l.Address, l.Port, l.PortSpace)
+		host := l.Address
+		if ip, err := netip.ParseAddr(host); err == nil {
+			host = ip.String() // fd77:0::1 and FD77::1 are fd77::1
+		}
+		key := fmt.Sprintf("%s|%d|%s", host, l.Port, l.PortSpace)
 		if prev, dup := seen[key]; dup {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate listener address",
 				Detail: fmt.Sprintf("%s and %s (declared at %s) both listen on %s port %d (%s); only one can bind it.",

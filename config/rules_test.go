@@ -336,6 +336,14 @@ endpoint "a" {
 }`, "Invalid device", "device must name an RDMA device", 2, 12},
 	{"pd id needs apply but device required", `protection_domain "pd" {}`,
 		"Missing required argument", `The argument "device" is required`, 1, 24},
+	{"same IPv6 listener address written differently", `listener "a" {
+  address = "fd77::1"
+  port    = 7471
+}
+listener "b" {
+  address = "FD77:0:0::1"
+  port    = 7471
+}`, "Duplicate listener address", "listener.b and listener.a (declared at main.rdma.hcl:1,1-13) both listen on FD77:0:0::1 port 7471", 7, 13},
 	{"source address of the other family", `endpoint "e" {
   address        = "10.77.0.1"
   source_address = "fd77::1"
