@@ -22,7 +22,10 @@ const validateHelp = `Usage: rdmaform [global options] validate [options]
 
   Checks the configuration in the current directory (see -chdir): syntax,
   types, references, and the RDMA rules (ports, QP caps, private data
-  limits, port spaces). Variables without a value are treated as unknown.
+  limits, port spaces). Values in rdmaform.rdmavars and *.auto.rdmavars
+  are used and checked; -var, -var-file and RDMAFORM_VAR_* are not (as in
+  Terraform, validate takes no variable options). Variables without a
+  value are treated as unknown.
 
 Options:
   -json          Print the result as JSON.

@@ -169,3 +169,29 @@ func TestChdirWithoutEquals(t *testing.T) {
 		t.Fatalf("code %d, out %q, err %q", code, out.String(), errb.String())
 	}
 }
+
+// What validate's help says about variables: values in rdmaform.rdmavars
+// are used and checked, RDMAFORM_VAR_* is not read.
+func TestValidateVariableSources(t *testing.T) {
+	cfg := `variable "port" {
+  type = number
+}
+
+listener "a" {
+  address = "10.77.0.1"
+  port    = var.port
+}
+`
+	t.Setenv("RDMAFORM_VAR_port", "70001")
+	if code, _, errs := validateIn(t, map[string]string{"main.rdma.hcl": cfg}); code != 0 {
+		t.Errorf("with RDMAFORM_VAR_port=70001 only: code %d, err %q; want it ignored", code, errs)
+	}
+	code, _, errs := validateIn(t, map[string]string{"main.rdma.hcl": cfg, "rdmaform.rdmavars": "port = 70002\n"}, "-no-color")
+	if code != 1 || !strings.Contains(errs, "got 70002") {
+		t.Errorf("with port = 70002 in rdmaform.rdmavars: code %d, err %q; want it checked", code, errs)
+	}
+	_, _, help := validateIn(t, map[string]string{}, "-help")
+	if !strings.Contains(help, "rdmaform.rdmavars") || !strings.Contains(help, "RDMAFORM_VAR_* are not") {
+		t.Errorf("the help does not say which variable values validate uses:\n%s", help)
+	}
+}
