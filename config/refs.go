@@ -117,7 +117,11 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 	case string(addrs.ProtectionDomain), string(addrs.Listener), string(addrs.Endpoint):
 		name, rng, ok := attrAt(1)
 		if !ok {
-			return bad("Invalid reference", fmt.Sprintf("A reference to a %s needs its name, such as %s.name.", root, root), tr.SourceRange())
+			article := "a"
+			if root == string(addrs.Endpoint) {
+				article = "an"
+			}
+			return bad("Invalid reference", fmt.Sprintf("A reference to %s %s needs its name, such as %s.name.", article, root, root), tr.SourceRange())
 		}
 		ref.name = name
 		res := addrs.Resource{Kind: addrs.Kind(root), Name: name}

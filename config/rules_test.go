@@ -344,6 +344,12 @@ listener "b" {
   address = "FD77:0:0::1"
   port    = 7471
 }`, "Duplicate listener address", "listener.b and listener.a (declared at main.rdma.hcl:1,1-13) both listen on FD77:0:0::1 port 7471", 7, 13},
+	{"bare endpoint reference", `locals {
+  all = endpoint
+}`, "Invalid reference", "A reference to an endpoint needs its name, such as endpoint.name.", 2, 9},
+	{"bare listener reference", `locals {
+  all = listener
+}`, "Invalid reference", "A reference to a listener needs its name, such as listener.name.", 2, 9},
 	{"source address of the other family", `endpoint "e" {
   address        = "10.77.0.1"
   source_address = "fd77::1"
