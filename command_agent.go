@@ -60,6 +60,7 @@ func runAgent(args []string, s streams) int {
 	*socket = client.ChooseSocket(*socket, configuredAgentSocket())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	defer startCPUProfile("agent")()
 	err := agent.Run(ctx, agent.Options{Socket: *socket, LogFile: *logFile, Version: Version, Stderr: s.Err})
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: agent: %v\n", err)

@@ -10,11 +10,14 @@ import (
 	"time"
 )
 
-// Two hidden environment variables help measure apply and destroy:
+// Two hidden environment variables help measure plan, apply, destroy and
+// the agent:
 //
 //	RDMAFORM_CPUPROFILE=PREFIX  writes a CPU profile to PREFIX.COMMAND.PID
+//	                            (the agent's when it stops)
 //	RDMAFORM_TRACE=FILE         appends each phase's time since the start
-//	                            (and every 100th progress line's) to FILE
+//	                            (and every 100th progress line's) of apply
+//	                            and destroy to FILE
 const (
 	cpuProfileEnv = "RDMAFORM_CPUPROFILE"
 	traceEnv      = "RDMAFORM_TRACE"
@@ -36,6 +39,12 @@ func startProfile(name string) func() {
 		debug.SetGCPercent(400)
 		debug.SetMemoryLimit(1 << 30)
 	}
+	return startCPUProfile(name)
+}
+
+// startCPUProfile starts the CPU profile RDMAFORM_CPUPROFILE asks for, if
+// any, and returns how to stop it.
+func startCPUProfile(name string) func() {
 	stop := func() {}
 	if prefix := os.Getenv(cpuProfileEnv); prefix != "" {
 		if f, err := os.Create(fmt.Sprintf("%s.%s.%d", prefix, name, os.Getpid())); err == nil {
