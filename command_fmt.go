@@ -62,6 +62,9 @@ func runFmt(args []string, s streams) int {
 	l := config.NewLoader()
 	status := 0
 	changed := false
+	// A file reached through several arguments (fmt -recursive a/b a) is
+	// processed and listed once.
+	seen := map[string]bool{}
 	report := func(diagsErr bool) {
 		if diagsErr && status < 2 {
 			status = 2
@@ -95,6 +98,14 @@ func runFmt(args []string, s streams) int {
 			continue
 		}
 		for _, f := range files {
+			key := filepath.Clean(f)
+			if abs, err := filepath.Abs(f); err == nil {
+				key = abs
+			}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
 			src, err := os.ReadFile(f)
 			if err != nil {
 				fmt.Fprintf(s.Err, "Error: %v\n", err)

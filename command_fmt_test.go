@@ -158,3 +158,21 @@ func TestFmtFollowsSymlinks(t *testing.T) {
 		t.Errorf("the link's target = %q, want it formatted", got)
 	}
 }
+
+// A file reached through several arguments, such as a subdirectory and
+// its parent with -recursive, is processed and listed once.
+func TestFmtDeduplicatesPaths(t *testing.T) {
+	files := map[string]string{"a/b/x.rdma.hcl": fmtUgly, "a/y.rdma.hcl": fmtUgly}
+	dir, code, out, errs := fmtIn(t, files, "-recursive", "a/b", "a", "./a/b/x.rdma.hcl")
+	want := filepath.Join("a", "b", "x.rdma.hcl") + "\n" + filepath.Join("a", "y.rdma.hcl") + "\n"
+	if code != 0 || errs != "" || out != want {
+		t.Fatalf("code %d, err %q, listed %q, want %q", code, errs, out, want)
+	}
+	if got := fmtReadFile(t, filepath.Join(dir, "a", "b", "x.rdma.hcl")); got != fmtNice {
+		t.Errorf("a/b/x.rdma.hcl = %q", got)
+	}
+	_, code, out, _ = fmtIn(t, files, "-check", "-recursive", "a/b", "a")
+	if code != 3 || out != want {
+		t.Errorf("-check: code %d, listed %q, want %q", code, out, want)
+	}
+}
