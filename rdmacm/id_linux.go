@@ -343,7 +343,7 @@ func (id *ID) Accept(ctx context.Context, p ConnParam) error {
 	if err := id.StartAccept(p); err != nil {
 		return err
 	}
-	if id.qpType == UD || id.portSpace == PSUDP {
+	if id.Connectionless() {
 		return nil
 	}
 	_, err := id.waitEstablished(ctx, "rdma_accept")
@@ -436,6 +436,14 @@ func (id *ID) PortSpace() PortSpace { return id.portSpace }
 
 // QPType is the id's QP type.
 func (id *ID) QPType() QPType { return id.qpType }
+
+// Connectionless reports whether the id's exchange is UD's (a UD QP, or
+// the UDP or IPoIB port space): a request is answered once, with no
+// ESTABLISHED to wait for, and rdma_disconnect, though it succeeds, has no
+// connection to end, so no DISCONNECTED follows it.
+func (id *ID) Connectionless() bool {
+	return id.qpType == UD || id.portSpace == PSUDP || id.portSpace == PSIPoIB
+}
 
 // Listener is the listener an accepted id came from, or nil.
 func (id *ID) Listener() *ID { return id.listener }

@@ -82,6 +82,7 @@ func (*ID) Disconnect() error                                   { return ErrNotB
 func (*ID) WaitEvent(context.Context, EventType) (Event, error) { return Event{}, ErrNotBuilt }
 func (*ID) PortSpace() PortSpace                                { return 0 }
 func (*ID) QPType() QPType                                      { return 0 }
+func (*ID) Connectionless() bool                                { return false }
 func (*ID) Listener() *ID                                       { return nil }
 func (*ID) Facts() (Facts, error)                               { return Facts{}, ErrNotBuilt }
 func (*ID) Close() error                                        { return nil }

@@ -61,7 +61,7 @@ func (c *connection) run(ctx context.Context) {
 		go c.end()
 		return
 	}
-	if c.id.QPType() == rdmacm.UD || c.id.PortSpace() == rdmacm.PSUDP {
+	if c.id.Connectionless() {
 		// A UD request is answered at once; there is no connection state.
 		c.obj.change(func(s *state) {
 			s.connectedSince = time.Now()
@@ -118,14 +118,14 @@ func (c *connection) handle(ev rdmacm.Event) {
 
 func (c *connection) markDisconnected() { c.discOnce.Do(func() { close(c.disconnected) }) }
 
-// stop disconnects the connection, unless it is already down, waits briefly
-// for the peer's DISCONNECTED, so the peer sees an orderly end before the
-// id is destroyed, and ends it.
+// stop disconnects the connection, unless it is already down or a UD
+// exchange, waits briefly for the peer's DISCONNECTED, so the peer sees an
+// orderly end before the id is destroyed, and ends it.
 func (c *connection) stop() {
 	select {
 	case <-c.disconnected:
 	default:
-		if c.id.Disconnect() == nil {
+		if !c.id.Connectionless() && c.id.Disconnect() == nil {
 			t := time.NewTimer(disconnectWait)
 			select {
 			case <-c.disconnected:

@@ -282,9 +282,10 @@ func trimZeros(b []byte) []byte {
 }
 
 // disconnect disconnects an id and waits briefly for its DISCONNECTED, so
-// the peer sees an orderly end before the id is destroyed.
+// the peer sees an orderly end before the id is destroyed; a UD id has no
+// connection to end.
 func disconnect(id *rdmacm.ID) {
-	if err := id.Disconnect(); err != nil {
+	if id.Connectionless() || id.Disconnect() != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), disconnectWait)
