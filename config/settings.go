@@ -2,6 +2,10 @@ package config
 
 import (
 	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-version"
@@ -298,7 +302,7 @@ func parseDuration(s string, rng hcl.Range, zeroOK bool) (time.Duration, hcl.Dia
 		return 0, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid duration",
-			Detail:   fmt.Sprintf("%q is not a duration; write a number with a unit, such as \"100ms\", \"2s\" or \"1m30s\".", s),
+			Detail:   durationError(s),
 			Subject:  rng.Ptr(),
 		}}
 	}
@@ -311,4 +315,51 @@ func parseDuration(s string, rng hcl.Range, zeroOK bool) (time.Duration, hcl.Dia
 		}}
 	}
 	return d, nil
+}
+
+// durationTerms matches a duration's number-and-unit terms, whatever the
+// units: "1h30m", "2.5d".
+var durationTerms = regexp.MustCompile(`^[-+]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\pL+)+$`)
+
+// durationTerm is one term of a duration.
+var durationTerm = regexp.MustCompile(`([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(\pL+)`)
+
+// durationError explains why time.ParseDuration rejected s: a unit it
+// does not know (days, most often), a value beyond what a duration holds,
+// or a string that is no duration at all.
+func durationError(s string) string {
+	if durationTerms.MatchString(s) {
+		var unknown []string
+		days := true // every term is in days: suggest the hours
+		var hours float64
+		for _, m := range durationTerm.FindAllStringSubmatch(s, -1) {
+			switch m[2] {
+			case "ns", "us", "µs", "μs", "ms", "s", "m", "h":
+				days = false
+				continue
+			case "d":
+				n, err := strconv.ParseFloat(m[1], 64)
+				days = days && err == nil
+				hours += n * 24
+			default:
+				days = false
+			}
+			if !contains(unknown, m[2]) {
+				unknown = append(unknown, m[2])
+			}
+		}
+		switch {
+		case len(unknown) == 0:
+			return fmt.Sprintf("%q is too large: a duration can be at most 2562047h47m16.854775807s (about 292 years).", s)
+		case contains(unknown, "d"):
+			msg := fmt.Sprintf("%q is not a duration: durations have no \"d\" (day) unit; write a day as \"24h\"", s)
+			if days && s != "1d" && !strings.HasPrefix(s, "-") && hours <= math.MaxInt32 {
+				msg += fmt.Sprintf(" (%q is %q)", s, strconv.FormatFloat(hours, 'f', -1, 64)+"h")
+			}
+			return msg + "."
+		default:
+			return fmt.Sprintf("%q is not a duration: %q is not a unit; the units are \"ns\", \"us\", \"ms\", \"s\", \"m\" and \"h\".", s, unknown[0])
+		}
+	}
+	return fmt.Sprintf("%q is not a duration; write a number with a unit, such as \"100ms\", \"2s\" or \"1m30s\".", s)
 }

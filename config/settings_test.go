@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/hcl/v2"
 )
 
 // writeDir writes files (name → content) into a fresh temporary directory.
@@ -146,5 +148,28 @@ func TestRequiredVersionErrorHasSource(t *testing.T) {
 	}
 	if s := diags[0].Subject; s == nil || s.Start.Line != 7 || s.Start.Column != 22 {
 		t.Errorf("subject = %v, want line 7, column 22 (the constraint)", s)
+	}
+}
+
+// A duration that time.ParseDuration rejects says why: too large (not
+// "not a duration"), a day unit Go does not have (with the hours to
+// write), another unknown unit, or no duration at all.
+func TestDurationErrors(t *testing.T) {
+	for s, want := range map[string]string{
+		"99999999999h": `"99999999999h" is too large: a duration can be at most 2562047h47m16.854775807s (about 292 years).`,
+		"1d":           `"1d" is not a duration: durations have no "d" (day) unit; write a day as "24h".`,
+		"7d":           `"7d" is not a duration: durations have no "d" (day) unit; write a day as "24h" ("7d" is "168h").`,
+		"1d12h":        `"1d12h" is not a duration: durations have no "d" (day) unit; write a day as "24h".`,
+		"5sec":         `"5sec" is not a duration: "sec" is not a unit; the units are "ns", "us", "ms", "s", "m" and "h".`,
+		"2 seconds":    `"2 seconds" is not a duration; write a number with a unit, such as "100ms", "2s" or "1m30s".`,
+		"5":            `"5" is not a duration; write a number with a unit, such as "100ms", "2s" or "1m30s".`,
+	} {
+		_, diags := parseDuration(s, hcl.Range{}, false)
+		if len(diags) != 1 || diags[0].Detail != want {
+			t.Errorf("%q: %v\nwant %s", s, diags, want)
+		}
+	}
+	if d, diags := parseDuration("2562047h", hcl.Range{}, false); diags.HasErrors() || d.Hours() != 2562047 {
+		t.Errorf("2562047h: %v %v", d, diags)
 	}
 }
