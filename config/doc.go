@@ -67,6 +67,22 @@
 // planner evaluates it with what the state records, apply with what it
 // made; the locals they use that reach objects are evaluated again too.
 //
+// # Functions
+//
+// Expressions call Terraform's functions by Terraform's names (see
+// Functions): numbers (abs, ceil, floor, log, max, min, parseint, pow,
+// signum, sum); strings (chomp, endswith, format, formatlist, indent,
+// join, lower, regex, regexall, replace, split, startswith, strcontains,
+// strrev, substr, title, trim, trimprefix, trimsuffix, trimspace, upper);
+// collections (alltrue, anytrue, chunklist, coalesce, coalescelist,
+// compact, concat, contains, distinct, element, flatten, index, keys,
+// length, lookup, merge, one, range, reverse, setintersection,
+// setproduct, setsubtract, setunion, slice, sort, values, zipmap);
+// encodings (base64encode, base64decode, csvdecode, jsonencode,
+// jsondecode); formatdate and timeadd; cidrhost, cidrnetmask and
+// cidrsubnet; tostring, tonumber, tobool, tolist, toset and tomap; try and
+// can. There is no file access (file, templatefile) and no hashing.
+//
 // # Schema
 //
 // Schema(kind) describes every attribute: type, default, whether it is

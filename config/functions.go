@@ -2,11 +2,13 @@ package config
 
 import (
 	"encoding/base64"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 )
@@ -18,7 +20,9 @@ var (
 
 // Functions is the function table of expressions, with Terraform's names:
 // go-cty's stdlib (strings, collections, numbers, encodings, format,
-// regex, dates), the cidr family, base64, type conversions and try/can.
+// regex, dates), the cidr family, base64, type conversions and try/can,
+// and Terraform's own startswith, endswith, strcontains, alltrue,
+// anytrue, one and sum, which go-cty does not have.
 // The map is shared; do not modify it.
 func Functions() map[string]function.Function {
 	funcsOnce.Do(func() {
@@ -49,6 +53,8 @@ func Functions() map[string]function.Function {
 			"toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)), "tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
 			"cidrhost": cidrHostFunc, "cidrnetmask": cidrNetmaskFunc, "cidrsubnet": cidrSubnetFunc,
 			"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
+			"startswith": startsWithFunc, "endswith": endsWithFunc, "strcontains": strContainsFunc,
+			"alltrue": allTrueFunc, "anytrue": anyTrueFunc, "one": oneFunc, "sum": sumFunc,
 		}
 	})
 	return funcs
@@ -113,5 +119,162 @@ var base64DecodeFunc = function.New(&function.Spec{
 			return cty.UnknownVal(cty.String), function.NewArgErrorf(0, "the decoded bytes are not valid UTF-8")
 		}
 		return cty.StringVal(string(b)), nil
+	},
+})
+
+// stringTestFunc is a function of two strings answering a question about
+// the first: startswith, endswith, strcontains.
+func stringTestFunc(second string, test func(s, t string) bool) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "string", Type: cty.String}, {Name: second, Type: cty.String}},
+		Type:   function.StaticReturnType(cty.Bool),
+		RefineResult: func(b *cty.RefinementBuilder) *cty.RefinementBuilder {
+			return b.NotNull()
+		},
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			return cty.BoolVal(test(args[0].AsString(), args[1].AsString())), nil
+		},
+	})
+}
+
+var (
+	startsWithFunc  = stringTestFunc("prefix", strings.HasPrefix)
+	endsWithFunc    = stringTestFunc("suffix", strings.HasSuffix)
+	strContainsFunc = stringTestFunc("substr", strings.Contains)
+)
+
+// allTrueFunc is Terraform's alltrue: true when every element of a list
+// of bools is true (so for an empty list); a null element counts as false.
+var allTrueFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "list", Type: cty.List(cty.Bool)}},
+	Type:   function.StaticReturnType(cty.Bool),
+	RefineResult: func(b *cty.RefinementBuilder) *cty.RefinementBuilder {
+		return b.NotNull()
+	},
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		unknown := false
+		for it := args[0].ElementIterator(); it.Next(); {
+			_, v := it.Element()
+			switch {
+			case !v.IsKnown():
+				unknown = true
+			case v.IsNull() || v.False():
+				return cty.False, nil
+			}
+		}
+		if unknown {
+			return cty.UnknownVal(cty.Bool).RefineNotNull(), nil
+		}
+		return cty.True, nil
+	},
+})
+
+// anyTrueFunc is Terraform's anytrue: true when some element of a list of
+// bools is true (false for an empty list); null elements count as false.
+var anyTrueFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "list", Type: cty.List(cty.Bool)}},
+	Type:   function.StaticReturnType(cty.Bool),
+	RefineResult: func(b *cty.RefinementBuilder) *cty.RefinementBuilder {
+		return b.NotNull()
+	},
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		unknown := false
+		for it := args[0].ElementIterator(); it.Next(); {
+			_, v := it.Element()
+			switch {
+			case !v.IsKnown():
+				unknown = true
+			case !v.IsNull() && v.True():
+				return cty.True, nil
+			}
+		}
+		if unknown {
+			return cty.UnknownVal(cty.Bool).RefineNotNull(), nil
+		}
+		return cty.False, nil
+	},
+})
+
+// oneFunc is Terraform's one: the only element of a list, set or tuple of
+// at most one element, null (of the element type) when there is none, and
+// an error when there are more.
+var oneFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "list", Type: cty.DynamicPseudoType, AllowDynamicType: true, AllowUnknown: true, AllowNull: true}},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		ty := args[0].Type()
+		switch {
+		case ty == cty.DynamicPseudoType:
+			return cty.DynamicPseudoType, nil
+		case ty.IsListType() || ty.IsSetType():
+			return ty.ElementType(), nil
+		case ty.IsTupleType():
+			switch els := ty.TupleElementTypes(); len(els) {
+			case 0:
+				return cty.DynamicPseudoType, nil
+			case 1:
+				return els[0], nil
+			}
+		}
+		return cty.NilType, function.NewArgErrorf(0, "must be a list, set, or tuple value with either zero or one elements")
+	},
+	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
+		v := args[0]
+		if v.IsNull() {
+			return cty.NilVal, function.NewArgErrorf(0, "argument must not be null")
+		}
+		if !v.IsKnown() || (v.Type().IsSetType() && !v.IsWhollyKnown()) {
+			return cty.UnknownVal(retType), nil // a set's unknown elements may be equal
+		}
+		switch v.LengthInt() {
+		case 0:
+			return cty.NullVal(retType), nil
+		case 1:
+			it := v.ElementIterator()
+			it.Next()
+			_, el := it.Element()
+			return el, nil
+		}
+		return cty.NilVal, function.NewArgErrorf(0, "must be a list, set, or tuple value with either zero or one elements")
+	},
+})
+
+// sumFunc is Terraform's sum: the total of a non-empty list, set or tuple
+// of numbers.
+var sumFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "list", Type: cty.DynamicPseudoType}},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		ty := args[0].Type()
+		if !ty.IsListType() && !ty.IsSetType() && !ty.IsTupleType() {
+			return cty.NilType, function.NewArgErrorf(0, "argument must be list, set, or tuple. Received %s", ty.FriendlyName())
+		}
+		return cty.Number, nil
+	},
+	RefineResult: func(b *cty.RefinementBuilder) *cty.RefinementBuilder {
+		return b.NotNull()
+	},
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		v := args[0]
+		if !v.IsWhollyKnown() {
+			return cty.UnknownVal(cty.Number), nil
+		}
+		if v.LengthInt() == 0 {
+			return cty.NilVal, function.NewArgErrorf(0, "cannot sum an empty list")
+		}
+		total := cty.Zero
+		for it := v.ElementIterator(); it.Next(); {
+			_, el := it.Element()
+			if el.IsNull() {
+				return cty.NilVal, function.NewArgErrorf(0, "argument must be list, set, or tuple of number values; it has a null element")
+			}
+			n, err := convert.Convert(el, cty.Number)
+			if err != nil {
+				return cty.NilVal, function.NewArgErrorf(0, "argument must be list, set, or tuple of number values: %s", err)
+			}
+			if n.AsBigFloat().IsInf() {
+				return cty.NilVal, function.NewArgErrorf(0, "cannot sum infinite numbers")
+			}
+			total = total.Add(n)
+		}
+		return total, nil
 	},
 })
