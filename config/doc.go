@@ -81,7 +81,15 @@
 // encodings (base64encode, base64decode, csvdecode, jsonencode,
 // jsondecode); formatdate and timeadd; cidrhost, cidrnetmask and
 // cidrsubnet; tostring, tonumber, tobool, tolist, toset and tomap; try and
-// can. There is no file access (file, templatefile) and no hashing.
+// can; sensitive and nonsensitive. There is no file access (file,
+// templatefile) and no hashing.
+//
+// A sensitive variable's value is sensitive in expressions, as is what
+// sensitive() returns, and so is what is computed from them (through
+// locals too), until nonsensitive() (which, as Terraform's since v1.6,
+// returns a value that is not sensitive as it is). Objects' values carry
+// no sensitivity: Instance.Value, Outputs and every value the package
+// returns are plain.
 //
 // # Schema
 //
@@ -129,8 +137,7 @@
 // two listeners on the same address, port and port space; count and
 // for_each together; count a whole number up to Loader.MaxInstances;
 // for_each a map or a set of strings; variable validation rules; an output
-// whose value comes from a sensitive variable (directly or through locals)
-// must be sensitive too. Diagnostics never show a value derived from a
+// whose value is sensitive (see Functions) must be sensitive too. Diagnostics never show a value derived from a
 // sensitive variable in their "with var.x as ..." line. Values that
 // depend on the live device are checked by CheckDevice with a DeviceLimits
 // (validate -device-check; later plan, through the agent).

@@ -274,7 +274,7 @@ func (e *evaluator) fullContext() func() *hcl.EvalContext {
 func fullContext(variables map[string]*Variable, locals map[string]cty.Value, res map[addrs.Resource]cty.Value, funcs map[string]function.Function) *hcl.EvalContext {
 	vars := map[string]cty.Value{}
 	for name, v := range variables {
-		vars[name] = v.Value
+		vars[name] = v.exprValue()
 	}
 	roots := map[string]cty.Value{"var": cty.ObjectVal(vars), "local": cty.ObjectVal(locals)}
 	kinds := map[string]map[string]cty.Value{}
@@ -344,7 +344,7 @@ func (e *evaluator) newCtx(refs []*reference) *hcl.EvalContext {
 	for _, r := range refs {
 		switch r.kind {
 		case refVar:
-			put("var", r.name, e.decl.variables[r.name].Value)
+			put("var", r.name, e.decl.variables[r.name].exprValue())
 		case refLocal:
 			v, ok := e.locals[r.name]
 			if !ok {
@@ -399,7 +399,7 @@ func (e *evaluator) evalNode(key string) hcl.Diagnostics {
 		if diags.HasErrors() {
 			v = cty.DynamicVal
 		}
-		o.Value = v
+		o.Value, o.marked = unmarkSensitive(v)
 		return diags
 	}
 	return e.evalResource(e.decl.resources[addrs.Resource{Kind: addrs.Kind(kind), Name: name}])
@@ -488,6 +488,7 @@ func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bo
 		if diags.HasErrors() {
 			return nil, false, diags
 		}
+		v, _ = v.UnmarkDeep() // a count from a sensitive value is allowed, as in Terraform
 		bad := func(detail string) ([]instanceKey, bool, hcl.Diagnostics) {
 			return nil, false, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid count argument",
 				Detail: detail, Subject: r.Count.Range().Ptr(), Expression: r.Count, EvalContext: ctx})
@@ -522,6 +523,7 @@ func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bo
 		if diags.HasErrors() {
 			return nil, false, diags
 		}
+		v, _ = v.UnmarkDeep()
 		bad := func(detail string) ([]instanceKey, bool, hcl.Diagnostics) {
 			return nil, false, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid for_each argument",
 				Detail: detail, Subject: r.ForEach.Range().Ptr(), Expression: r.ForEach, EvalContext: ctx})
@@ -645,6 +647,11 @@ func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool) (map[str
 					EvalContext: ctx,
 				})
 				cv = cty.UnknownVal(a.Type)
+			}
+			if cv.IsMarked() || !cv.Type().IsPrimitiveType() && cv.ContainsMarked() {
+				// Sensitivity is followed through expressions, not
+				// through objects (see checkSensitiveOutputs).
+				cv, _ = cv.UnmarkDeep()
 			}
 			v = cv
 			if slot.constant {

@@ -22,7 +22,8 @@ var (
 // go-cty's stdlib (strings, collections, numbers, encodings, format,
 // regex, dates), the cidr family, base64, type conversions and try/can,
 // and Terraform's own startswith, endswith, strcontains, alltrue,
-// anytrue, one and sum, which go-cty does not have.
+// anytrue, one, sum, sensitive and nonsensitive, which go-cty does not
+// have.
 // The map is shared; do not modify it.
 func Functions() map[string]function.Function {
 	funcsOnce.Do(func() {
@@ -55,6 +56,7 @@ func Functions() map[string]function.Function {
 			"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
 			"startswith": startsWithFunc, "endswith": endsWithFunc, "strcontains": strContainsFunc,
 			"alltrue": allTrueFunc, "anytrue": anyTrueFunc, "one": oneFunc, "sum": sumFunc,
+			"sensitive": sensitiveFunc, "nonsensitive": nonsensitiveFunc,
 		}
 	})
 	return funcs

@@ -62,6 +62,7 @@ func (c *Config) InstanceWith(addr addrs.Instance, valueOf func(addrs.Instance) 
 func eachOf(r *Resource, ctx *hcl.EvalContext, key string) (cty.Value, hcl.Diagnostics) {
 	k := cty.StringVal(key)
 	v, diags := r.ForEach.Value(ctx)
+	v, _ = v.UnmarkDeep()
 	value := cty.DynamicVal
 	switch {
 	case diags.HasErrors() || !v.IsKnown() || v.IsNull():

@@ -238,4 +238,7 @@ type Output struct {
 	DeclRange   hcl.Range
 
 	expr hcl.Expression
+	// marked: the value was sensitive (see checkSensitiveOutputs); Value
+	// itself carries no marks.
+	marked bool
 }

@@ -45,7 +45,7 @@ func (c *Config) OutputsWith(valueOf func(addrs.Instance) (cty.Value, bool)) map
 			continue
 		}
 		if v, diags := o.expr.Value(ctx); !diags.HasErrors() {
-			out[name] = v
+			out[name], _ = unmarkSensitive(v)
 		}
 	}
 	return out

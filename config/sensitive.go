@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
 )
 
 // sensitiveMark marks, in the contexts attached to diagnostics, values
@@ -128,48 +129,71 @@ func redactContext(ctx *hcl.EvalContext, tainted map[string]bool) (*hcl.EvalCont
 	return out, changed
 }
 
+// exprValue is the variable's value as expressions see it: marked when
+// the variable is sensitive, so that what is computed from it is marked
+// too (until nonsensitive), as in Terraform. Objects' values are not
+// marked (evalBodyMapOnce removes the marks): the taint of redactSensitive
+// follows values through blocks for diagnostics.
+func (v *Variable) exprValue() cty.Value {
+	if v.Sensitive {
+		return v.Value.Mark(sensitiveMark)
+	}
+	return v.Value
+}
+
+// sensitiveFunc is Terraform's sensitive: its argument, marked as a
+// sensitive variable's value is.
+var sensitiveFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType,
+		AllowUnknown: true, AllowNull: true, AllowMarked: true, AllowDynamicType: true}},
+	Type: func(args []cty.Value) (cty.Type, error) { return args[0].Type(), nil },
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		return args[0].Mark(sensitiveMark), nil
+	},
+})
+
+// nonsensitiveFunc is Terraform's nonsensitive: its argument without the
+// sensitive mark. As in Terraform since v1.6, a value that is not
+// sensitive is returned as it is, not refused.
+var nonsensitiveFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType,
+		AllowUnknown: true, AllowNull: true, AllowMarked: true, AllowDynamicType: true}},
+	Type: func(args []cty.Value) (cty.Type, error) { return args[0].Type(), nil },
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		v, marks := args[0].Unmark()
+		delete(marks, sensitiveMark)
+		return v.WithMarks(marks), nil
+	},
+})
+
+// unmarkSensitive returns v without marks, and whether it had the
+// sensitive mark. Values leave the package unmarked: the commands decide
+// what to show by the declarations (an output's sensitive argument).
+func unmarkSensitive(v cty.Value) (cty.Value, bool) {
+	if v == cty.NilVal || !v.ContainsMarked() {
+		return v, false
+	}
+	u, marks := v.UnmarkDeep()
+	return u, marks.Has(sensitiveMark)
+}
+
 // checkSensitiveOutputs reports outputs not marked sensitive whose value
-// comes from a sensitive variable, directly or through locals, as
-// Terraform does: the value would be shown by plan, apply and output.
-// Values reaching an output through a block are not followed (the taint
-// is per block, not per attribute, and would flag innocent outputs).
+// is sensitive (comes from a sensitive variable or sensitive(), directly
+// or through locals, and not through nonsensitive()), as Terraform does:
+// plan, apply and output would show it. Values reaching an output through
+// a block are not followed (objects' values carry no marks).
 func (e *evaluator) checkSensitiveOutputs() hcl.Diagnostics {
-	sensitive := map[string]bool{}
-	for name, v := range e.decl.variables {
-		if v.Sensitive {
-			sensitive["var."+name] = true
-		}
-	}
-	if len(sensitive) == 0 {
-		return nil
-	}
-	done := map[string]bool{}
-	var visit func(key string) bool
-	visit = func(key string) bool {
-		if done[key] {
-			return sensitive[key]
-		}
-		done[key] = true // also stops cycles
-		for _, r := range e.refs[key] {
-			if r.kind != refVar && r.kind != refLocal {
-				continue
-			}
-			if visit(r.key()) {
-				sensitive[key] = true
-			}
-		}
-		return sensitive[key]
-	}
 	var diags hcl.Diagnostics
 	for name, o := range e.decl.outputs {
-		if o.Sensitive || o.expr == nil || !visit("output."+name) {
+		if o.Sensitive || o.expr == nil || !o.marked {
 			continue
 		}
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Output refers to sensitive values",
-			Detail: fmt.Sprintf("The value of output %q comes from a sensitive variable, and plan, apply and output would show it. "+
-				"If it is meant to be shown only when asked for by name, mark the output sensitive:\n    sensitive = true", name),
+			Detail: fmt.Sprintf("The value of output %q comes from a sensitive value, and plan, apply and output would show it. "+
+				"If it is meant to be shown only when asked for by name, mark the output sensitive:\n    sensitive = true\n"+
+				"If it is derived from a sensitive value in a way that reveals nothing secret, nonsensitive() says so.", name),
 			Subject: o.expr.Range().Ptr(),
 		})
 	}

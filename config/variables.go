@@ -200,7 +200,7 @@ func (l *Loader) readVarFile(path string, vars map[string]*Variable, raw map[str
 func (v *Variable) validate() hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	ctx := &hcl.EvalContext{
-		Variables: map[string]cty.Value{"var": cty.ObjectVal(map[string]cty.Value{v.Name: v.Value})},
+		Variables: map[string]cty.Value{"var": cty.ObjectVal(map[string]cty.Value{v.Name: v.exprValue()})},
 		Functions: Functions(),
 	}
 	for _, val := range v.validations {
@@ -210,6 +210,9 @@ func (v *Variable) validate() hcl.Diagnostics {
 			continue
 		}
 		res, err := convert.Convert(res, cty.Bool)
+		if err == nil {
+			res, _ = res.Unmark()
+		}
 		if err != nil || res.IsNull() {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid validation condition",
 				Detail: "The condition must be true or false.", Subject: val.Condition.Range().Ptr()})
