@@ -509,7 +509,15 @@ func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bo
 		bf := nv.AsBigFloat()
 		n, acc := bf.Int64()
 		if acc != big.Exact || !bf.IsInt() || n < 0 || n > int64(e.l.maxInstances()) {
-			return bad(fmt.Sprintf("count must be a whole number from 0 to %d; got %s.", e.l.maxInstances(), bf.Text('g', 10)))
+			k, _, ds := bad(fmt.Sprintf("count must be a whole number from 0 to %d; got %s.", e.l.maxInstances(), bf.Text('g', 10)))
+			d := ds[len(ds)-1]
+			sd := &sensitiveDetail{exprs: []hcl.Expression{r.Count},
+				redacted: fmt.Sprintf("count must be a whole number from 0 to %d; got %s.", e.l.maxInstances(), sensitiveValue)}
+			d.Extra = sd
+			if sd.shows(ctx, nil) {
+				d.Detail = sd.redacted
+			}
+			return k, false, ds
 		}
 		keys := make([]instanceKey, n)
 		for i := range keys {

@@ -36,6 +36,24 @@ func (c *checker) attrErrorf(t *bodyTemplate, name, summary, format string, args
 	c.diags = append(c.diags, d)
 }
 
+// valueErrorf is attrErrorf for a detail that shows the values of
+// attributes names (the first is the one reported): when one of them is
+// sensitive, the diagnostic says redacted instead.
+func (c *checker) valueErrorf(t *bodyTemplate, names []string, summary, redacted, format string, args ...any) {
+	c.attrErrorf(t, names[0], summary, format, args...)
+	d := c.diags[len(c.diags)-1]
+	sd := &sensitiveDetail{redacted: redacted}
+	for _, n := range names {
+		if a := t.attr(n); a != nil {
+			sd.exprs = append(sd.exprs, a.Expr)
+		}
+	}
+	d.Extra = sd
+	if sd.shows(c.ctx, nil) {
+		d.Detail = redacted
+	}
+}
+
 // intIn reads a whole number in [lo, hi]; unknown or null gives 0.
 func (c *checker) intIn(obj cty.Value, t *bodyTemplate, name string, lo, hi int64, summary, why string) int {
 	v := obj.GetAttr(name)
@@ -50,12 +68,14 @@ func (c *checker) intIn(obj cty.Value, t *bodyTemplate, name string, lo, hi int6
 		var acc big.Accuracy
 		n, acc = bf.Int64()
 		if !bf.IsInt() || acc != big.Exact {
-			c.attrErrorf(t, name, summary, "%s must be a whole number; got %s.", name, bf.Text('g', 10))
+			c.valueErrorf(t, []string{name}, summary, fmt.Sprintf("%s must be a whole number; got %s.", name, sensitiveValue),
+				"%s must be a whole number; got %s.", name, bf.Text('g', 10))
 			return 0
 		}
 	}
 	if n < lo || n > hi {
-		c.attrErrorf(t, name, summary, "%s must be from %d to %d%s; got %d.", name, lo, hi, why, n)
+		c.valueErrorf(t, []string{name}, summary, fmt.Sprintf("%s must be from %d to %d%s; got %s.", name, lo, hi, why, sensitiveValue),
+			"%s must be from %d to %d%s; got %d.", name, lo, hi, why, n)
 		return 0
 	}
 	return int(n)
@@ -80,14 +100,19 @@ func (c *checker) duration(obj cty.Value, t *bodyTemplate, name string) time.Dur
 		return 0
 	}
 	d, diags := parseDuration(s, t.attrRange(name), false)
-	c.diags = append(c.diags, diags...)
+	if diags.HasErrors() {
+		c.valueErrorf(t, []string{name}, diags[0].Summary,
+			fmt.Sprintf("%s is not a positive duration with a unit, such as \"2s\"; its value is sensitive, so it is not shown.", name),
+			"%s", diags[0].Detail)
+	}
 	return d
 }
 
 func (c *checker) oneOf(obj cty.Value, t *bodyTemplate, name, summary string, allowed ...string) string {
 	s := c.str(obj, name)
 	if s != "" && !contains(allowed, s) {
-		c.attrErrorf(t, name, summary, "%s must be %s; got %q.%s", name, quoteOr(allowed), s, didYouMean(s, allowed))
+		c.valueErrorf(t, []string{name}, summary, fmt.Sprintf("%s must be %s; got %s.", name, quoteOr(allowed), sensitiveValue),
+			"%s must be %s; got %q.%s", name, quoteOr(allowed), s, didYouMean(s, allowed))
 		return ""
 	}
 	return s
@@ -104,7 +129,8 @@ func quoteOr(list []string) string {
 func (c *checker) address(obj cty.Value, t *bodyTemplate, name string) string {
 	s := c.str(obj, name)
 	if s != "" && !validHost(s) {
-		c.attrErrorf(t, name, "Invalid address", "%s must be an IPv4 or IPv6 address or a host name; got %q.", name, s)
+		c.valueErrorf(t, []string{name}, "Invalid address", fmt.Sprintf("%s must be an IPv4 or IPv6 address or a host name; got %s.", name, sensitiveValue),
+			"%s must be an IPv4 or IPv6 address or a host name; got %q.", name, s)
 	}
 	return s
 }
@@ -236,7 +262,8 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 		}
 		if dst, err := netip.ParseAddr(e.Address); err == nil {
 			if src, err := netip.ParseAddr(e.SourceAddress); err == nil && dst.Unmap().Is4() != src.Unmap().Is4() {
-				c.attrErrorf(t, "source_address", "Address family mismatch",
+				c.valueErrorf(t, []string{"source_address", "address"}, "Address family mismatch",
+					"source_address and address are not of the same family (IPv4 and IPv6); rdma_resolve_addr would fail with EINVAL. (Their values are sensitive, so they are not shown.)",
 					"source_address %s and address %s are not of the same family (IPv4 and IPv6); rdma_resolve_addr would fail with EINVAL.", e.SourceAddress, e.Address)
 			}
 		}
@@ -260,7 +287,8 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			rt := t.child("reconnect")
 			e.Reconnect = &Reconnect{MinBackoff: c.duration(rv, rt, "min_backoff"), MaxBackoff: c.duration(rv, rt, "max_backoff")}
 			if e.Reconnect.MaxBackoff != 0 && e.Reconnect.MinBackoff > e.Reconnect.MaxBackoff {
-				c.attrErrorf(rt, "max_backoff", "Invalid backoff",
+				c.valueErrorf(rt, []string{"max_backoff", "min_backoff"}, "Invalid backoff",
+					"max_backoff must not be shorter than min_backoff. (Their values are sensitive, so they are not shown.)",
 					"max_backoff (%s) must not be shorter than min_backoff (%s).", e.Reconnect.MaxBackoff, e.Reconnect.MinBackoff)
 			}
 		}
@@ -307,7 +335,10 @@ func checkListenerAddresses(cfg *Config) hcl.Diagnostics {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate listener address",
 				Detail: fmt.Sprintf("%s and %s (declared at %s) both listen on %s port %d (%s); only one can bind it.",
 					inst.Addr, prev.Addr, prev.Resource.DeclRange, l.Address, l.Port, l.PortSpace),
-				Subject: inst.Resource.body.attrRange("port").Ptr()})
+				Subject: inst.Resource.body.attrRange("port").Ptr(),
+				Extra: &sensitiveDetail{keys: []string{inst.Resource.key, prev.Resource.key},
+					redacted: fmt.Sprintf("%s and %s (declared at %s) both listen on the same address, port and port space (not shown: sensitive); only one can bind it.",
+						inst.Addr, prev.Addr, prev.Resource.DeclRange)}})
 			continue
 		}
 		seen[key] = inst

@@ -13,6 +13,37 @@ import (
 // values out of its "with var.x as ..." lines.
 const sensitiveMark = "sensitive"
 
+// sensitiveValue stands for a value a diagnostic does not show, as in
+// Terraform.
+const sensitiveValue = "(sensitive value)"
+
+// sensitiveDetail is the Extra of a diagnostic whose Detail shows values:
+// redacted is the Detail without them, for when one is sensitive.
+type sensitiveDetail struct {
+	redacted string
+	exprs    []hcl.Expression // the values' expressions
+	keys     []string         // or the nodes (blocks) they come from
+}
+
+// shows reports whether the detail shows a sensitive value: one of the
+// expressions is sensitive in ctx, or one of the nodes is tainted.
+func (s *sensitiveDetail) shows(ctx *hcl.EvalContext, tainted map[string]bool) bool {
+	for _, k := range s.keys {
+		if tainted[k] {
+			return true
+		}
+	}
+	if ctx == nil {
+		return false
+	}
+	for _, x := range s.exprs {
+		if v, _ := x.Value(ctx); v != cty.NilVal && v.ContainsMarked() {
+			return true
+		}
+	}
+	return false
+}
+
 // redactSensitive returns diags with every EvalContext replaced by a copy
 // in which the values derived from a sensitive variable are marked, so
 // that rendering a diagnostic does not print them. A value is derived from
@@ -55,12 +86,21 @@ func (e *evaluator) redactSensitive(diags hcl.Diagnostics) hcl.Diagnostics {
 	out := make(hcl.Diagnostics, len(diags))
 	for i, d := range diags {
 		out[i] = d
+		sd, _ := d.Extra.(*sensitiveDetail)
 		if d.EvalContext == nil || d.Expression == nil {
+			if sd != nil && d.Detail != sd.redacted && sd.shows(nil, tainted) {
+				c := *d
+				c.Detail = sd.redacted
+				out[i] = &c
+			}
 			continue
 		}
 		if ctx, changed := redactContext(d.EvalContext, tainted); changed {
 			c := *d
 			c.EvalContext = ctx
+			if sd != nil && sd.shows(ctx, tainted) {
+				c.Detail = sd.redacted
+			}
 			out[i] = &c
 		}
 	}

@@ -222,3 +222,104 @@ output "lifted" {
 		t.Errorf("OutputsWith: output n is marked")
 	}
 }
+
+// The details of range and validation errors do not print a value derived
+// from a sensitive variable (directly, through a local, through a block,
+// or from sensitive()), nor do -var conversion errors of a sensitive
+// variable: they say "(sensitive value)" instead, as Terraform does.
+// Other values still show.
+func TestErrorDetailsHideSensitiveValues(t *testing.T) {
+	l := NewLoader()
+	_, diags := l.LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+variable "p" {
+  default   = 99991
+  sensitive = true
+}
+variable "secret_addr" {
+  type      = string
+  default   = "hunter2!"
+  sensitive = true
+}
+variable "n" {
+  type      = number
+  default   = 0
+  sensitive = true
+}
+variable "w" {
+  type      = number
+  sensitive = true
+}
+locals {
+  a = var.secret_addr
+}
+listener "l" {
+  address = "10.77.0.1"
+  port    = var.p
+}
+listener "m" {
+  address = local.a
+  port    = 7471
+}
+listener "dup" {
+  count   = 2
+  address = "fd77::${var.n + 7}"
+  port    = 7472
+}
+endpoint "e" {
+  address = "10.77.0.1"
+  port    = listener.l.port
+  connect {
+    timeout     = "${var.p}d"
+    retry_count = sensitive(99992)
+  }
+  reconnect {
+    min_backoff = "${var.p}s"
+    max_backoff = "1s"
+  }
+}
+endpoint "f" {
+  count   = var.n - 99993
+  address = "10.77.0.1"
+  port    = 1
+}
+endpoint "g" {
+  address        = "fd77::1"
+  source_address = sensitive("10.99.99.94")
+  port           = 1
+}
+endpoint "plain" {
+  address = "10.77.0.1"
+  port    = 99998
+  connect {
+    timeout = "99999d"
+  }
+}
+`)}, VarInputs{Args: VarArgs{{Value: "w=hunter3+"}}})
+	var b strings.Builder
+	if err := l.WriteDiagnostics(&b, diags, false, 0); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, secret := range []string{"99991", "hunter2", "got 99992", "-99993", "source_address 10.99.99.94", "fd77::7", "hunter3"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the diagnostics show %q:\n%s", secret, out)
+		}
+	}
+	for _, want := range []string{
+		"port must be from 1 to 65535; got (sensitive value).",
+		"address must be an IPv4 or IPv6 address or a host name; got (sensitive value).",
+		"retry_count must be from 0 to 7 (a 3-bit field of the connection request); got (sensitive value).",
+		"count must be a whole number from 0 to 100000; got (sensitive value).",
+		"timeout is not a positive duration with a unit",
+		"max_backoff must not be shorter than min_backoff. (Their values are sensitive",
+		"source_address and address are not of the same family (IPv4 and IPv6); rdma_resolve_addr would fail with EINVAL. (Their values are sensitive",
+		"both listen on the same address, port and port space (not shown: sensitive)",
+		"The value for var.w from -var is not a number: the value (sensitive, so not shown) is not a valid expression",
+		"port must be from 1 to 65535; got 99998.", // values not derived from a sensitive one still show
+		`"99999d" is not a duration`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the diagnostics lack %q:\n%s", want, out)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -111,7 +112,7 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 		r, given := raw[name]
 		switch {
 		case given:
-			val, d := r.value(v.Type, name)
+			val, d := r.value(v.Type, name, v.Sensitive)
 			diags = append(diags, d...)
 			v.Value = val
 			v.errored = d.HasErrors()
@@ -133,7 +134,8 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 // value converts a raw value to the variable's type. A string from the
 // command line or the environment is taken literally for a string
 // variable and parsed as an HCL expression otherwise, as Terraform does.
-func (r rawValue) value(ty cty.Type, name string) (cty.Value, hcl.Diagnostics) {
+// The errors of a sensitive variable do not quote its value.
+func (r rawValue) value(ty cty.Type, name string, sensitive bool) (cty.Value, hcl.Diagnostics) {
 	var v cty.Value
 	expr := r.expr
 	if expr == nil {
@@ -142,8 +144,12 @@ func (r rawValue) value(ty cty.Type, name string) (cty.Value, hcl.Diagnostics) {
 		} else {
 			e, diags := hclsyntax.ParseExpression([]byte(r.str), fmt.Sprintf("<value for var.%s>", name), hcl.InitialPos)
 			if diags.HasErrors() || len(e.Variables()) > 0 {
+				shown := strconv.Quote(r.str)
+				if sensitive {
+					shown = "the value (sensitive, so not shown)"
+				}
 				return cty.UnknownVal(ty), hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid value for variable",
-					Detail: fmt.Sprintf("The value for var.%s from %s is not a %s: %q is not a valid expression of that type (write it as in a .rdmavars file, such as [\"a\", \"b\"] for a list).", name, r.from, ty.FriendlyName(), r.str)}}
+					Detail: fmt.Sprintf("The value for var.%s from %s is not a %s: %s is not a valid expression of that type (write it as in a .rdmavars file, such as [\"a\", \"b\"] for a list).", name, r.from, ty.FriendlyName(), shown)}}
 			}
 			expr = e
 		}
@@ -152,8 +158,15 @@ func (r rawValue) value(ty cty.Type, name string) (cty.Value, hcl.Diagnostics) {
 		var diags hcl.Diagnostics
 		v, diags = expr.Value(&hcl.EvalContext{Functions: Functions()})
 		if diags.HasErrors() {
+			if sensitive && r.expr == nil {
+				// A -var or environment value has no source to point at;
+				// its diagnostics may quote it.
+				return cty.UnknownVal(ty), hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid value for variable",
+					Detail: fmt.Sprintf("The value for var.%s from %s is not a valid %s (it is sensitive, so it is not shown).", name, r.from, ty.FriendlyName())}}
+			}
 			return cty.UnknownVal(ty), diags
 		}
+		v, _ = v.UnmarkDeep() // sensitive("x") in a .rdmavars file
 	}
 	cv, err := convert.Convert(v, ty)
 	if err != nil {
