@@ -137,9 +137,10 @@
 // two listeners on the same address, port and port space; count and
 // for_each together; count a whole number up to Loader.MaxInstances;
 // for_each a map or a set of strings; variable validation rules; an output
-// whose value is sensitive (see Functions) must be sensitive too. Diagnostics never show a value derived from a
-// sensitive variable in their "with var.x as ..." line. Values that
-// depend on the live device are checked by CheckDevice with a DeviceLimits
+// whose value is sensitive (see Functions) must be sensitive too.
+// Diagnostics never show a value derived from a sensitive variable: not
+// in their "with var.x as ..." line, and not in their details, which say
+// "(sensitive value)" instead. Values that depend on the live device are checked by CheckDevice with a DeviceLimits
 // (validate -device-check; later plan, through the agent).
 //
 // In validate mode (Loader.Validate) variables without a value are unknown
