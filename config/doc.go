@@ -140,8 +140,9 @@
 // whose value is sensitive (see Functions) must be sensitive too.
 // Diagnostics never show a value derived from a sensitive variable: not
 // in their "with var.x as ..." line, and not in their details, which say
-// "(sensitive value)" instead. Values that depend on the live device are checked by CheckDevice with a DeviceLimits
-// (validate -device-check; later plan, through the agent).
+// "(sensitive value)" instead. Values that depend on the live device are
+// checked by CheckDevice with a DeviceLimits (validate -device-check;
+// later plan, through the agent).
 //
 // In validate mode (Loader.Validate) variables without a value are unknown
 // and a block whose count or for_each is unknown is checked once with
