@@ -63,7 +63,9 @@ func (c *connection) run(ctx context.Context) {
 	}
 	if c.id.Connectionless() {
 		// A UD request is answered at once; there is no connection state.
+		facts := factsOf(c.id)
 		c.obj.change(func(s *state) {
+			s.facts = facts
 			s.connectedSince = time.Now()
 			s.record(pb.Status_ESTABLISHED, "accepted", "UD")
 		})

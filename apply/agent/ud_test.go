@@ -26,6 +26,11 @@ func TestUDEndpointAndListenerDeleteWithoutWaiting(t *testing.T) {
 		return countStatus(byKind(objs, pb.Kind_ENDPOINT, ""), pb.Status_ESTABLISHED) == 2 &&
 			len(byKind(objs, pb.Kind_CONNECTION, "listener.u/")) == 2
 	})
+	for _, c := range byKind(list(t, p), pb.Kind_CONNECTION, "listener.u/") {
+		if f := c.Facts; f == nil || f.Device == "" || f.LocalAddr == "" {
+			t.Errorf("the answered UD request %s has no facts (device, local address): %v", c.Address, f)
+		}
+	}
 	for _, addr := range []string{"endpoint.u[0]", "listener.u"} {
 		start := time.Now()
 		r, err := p.Delete(ctxFor(t, time.Minute), &pb.DeleteRequest{Address: addr})
