@@ -68,6 +68,8 @@ type attrSlot struct {
 	// same for every instance; val is its converted value once computed.
 	constant bool
 	val      cty.Value
+	// sensitive: val was sensitive (sensitive("x") has no references).
+	sensitive bool
 }
 
 // attr returns the attribute name as set in the body, or nil.

@@ -89,7 +89,12 @@
 // locals too), until nonsensitive() (which, as Terraform's since v1.6,
 // returns a value that is not sensitive as it is). Objects' values carry
 // no sensitivity: Instance.Value, Outputs and every value the package
-// returns are plain.
+// returns are plain. Instead Instance.Sensitive lists the paths of the
+// attributes whose value is sensitive (accept.private_data = local.pd
+// where local.pd uses a sensitive variable), which plan, apply, destroy
+// and show print as (sensitive value). Sensitivity is not followed
+// through objects: an attribute set from another block's sensitive
+// attribute (listener.l.accept.private_data) is not sensitive.
 //
 // # Schema
 //

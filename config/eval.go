@@ -598,24 +598,32 @@ func (e *evaluator) usesErroredVariable(expr hcl.Expression) bool {
 // template is evaluated for several instances: a body without references
 // is then built once (a qp block once per port space, which decides its
 // default type); its diagnostics are reported on first use.
-func evalBody(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool) (cty.Value, hcl.Diagnostics) {
-	return evalObject(t, ctx, reuse, false, cty.NilVal)
+//
+// The values are unmarked; sens gathers the paths of the attributes whose
+// value was sensitive (see Instance.Sensitive).
+func evalBody(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool, sens *sensitivePaths) (cty.Value, hcl.Diagnostics) {
+	return evalObject(t, ctx, reuse, false, cty.NilVal, sens, "")
 }
 
 // evalObject is evalBody for a top-level or nested body; isQP and ps (the
-// port space) fill in a qp block's default type.
-func evalObject(t *bodyTemplate, ctx *hcl.EvalContext, reuse, isQP bool, ps cty.Value) (cty.Value, hcl.Diagnostics) {
+// port space) fill in a qp block's default type; at is the body's path,
+// its block names joined by dots ("" for the top level).
+func evalObject(t *bodyTemplate, ctx *hcl.EvalContext, reuse, isQP bool, ps cty.Value, sens *sensitivePaths, at string) (cty.Value, hcl.Diagnostics) {
 	if t.built != cty.NilVal && (!isQP || t.builtPS.RawEquals(ps)) {
 		return t.built, nil
 	}
-	vals, diags := evalBodyMapOnce(t, ctx, reuse)
+	n := len(sens.paths)
+	vals, diags := evalBodyMapOnce(t, ctx, reuse, sens, at)
 	if isQP {
 		fillQPType(vals, ps)
 	}
 	obj := cty.ObjectVal(vals) // copies vals
 	clear(vals)
 	valsPool.Put(vals)
-	if reuse && t.static {
+	// A body with a sensitive attribute (sensitive("x") needs no
+	// reference) is not reused whole: its constant attributes still are,
+	// and each use records the path.
+	if reuse && t.static && len(sens.paths) == n {
 		t.built, t.builtPS = obj, ps
 	}
 	return obj, diags
@@ -627,7 +635,7 @@ var valsPool = sync.Pool{New: func() any { return map[string]cty.Value{} }}
 
 // evalBodyMapOnce gathers the values of a body's attributes and nested
 // blocks, in a map from valsPool.
-func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool) (map[string]cty.Value, hcl.Diagnostics) {
+func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool, sens *sensitivePaths, at string) (map[string]cty.Value, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	vals := valsPool.Get().(map[string]cty.Value)
 	for i, a := range t.schema.Attributes {
@@ -638,6 +646,9 @@ func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool) (map[str
 		slot := &t.attrs[i]
 		attr, ok := slot.attr, slot.attr != nil
 		v := slot.val
+		if slot.sensitive {
+			sens.add(at, a.Name)
+		}
 		if ok && v == cty.NilVal {
 			raw, d := attr.Expr.Value(ctx)
 			diags = append(diags, d...)
@@ -656,14 +667,21 @@ func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool) (map[str
 				})
 				cv = cty.UnknownVal(a.Type)
 			}
+			sensitive := false
 			if cv.IsMarked() || !cv.Type().IsPrimitiveType() && cv.ContainsMarked() {
+				// The value leaves unmarked; its path is recorded.
 				// Sensitivity is followed through expressions, not
 				// through objects (see checkSensitiveOutputs).
-				cv, _ = cv.UnmarkDeep()
+				var marks cty.ValueMarks
+				cv, marks = cv.UnmarkDeep()
+				if marks.Has(sensitiveMark) {
+					sensitive = true
+					sens.add(at, a.Name)
+				}
 			}
 			v = cv
 			if slot.constant {
-				slot.val = v
+				slot.val, slot.sensitive = v, sensitive
 			}
 		}
 		if v == cty.NilVal || v.IsNull() {
@@ -688,7 +706,11 @@ func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool) (map[str
 		if c == nil {
 			c = t.child(nb.Name)
 		}
-		v, d := evalObject(c, ctx, reuse, nb.Name == "qp", vals["port_space"])
+		sub := nb.Name
+		if at != "" { // not in the schema today: nested blocks are one level deep
+			sub = at + "." + nb.Name
+		}
+		v, d := evalObject(c, ctx, reuse, nb.Name == "qp", vals["port_space"], sens, sub)
 		diags = append(diags, d...)
 		vals[nb.Name] = v
 	}
@@ -697,8 +719,9 @@ func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool) (map[str
 
 // evalInstance evaluates one instance and decodes and checks it.
 func evalInstance(r *Resource, ctx *hcl.EvalContext, reuse bool) (cty.Value, *Instance, hcl.Diagnostics) {
-	v, diags := evalBody(r.body, ctx, reuse)
-	inst := &Instance{Value: v}
+	var sens sensitivePaths
+	v, diags := evalBody(r.body, ctx, reuse, &sens)
+	inst := &Instance{Value: v, Sensitive: sens.paths}
 	diags = append(diags, decodeInstance(r.Addr.Kind, r.body, inst, ctx)...)
 	return v, inst, diags
 }

@@ -94,6 +94,14 @@ type Instance struct {
 	// ...) and anything computed from them are unknown. Absent optional
 	// blocks (qp, reconnect, probe) are null.
 	Value cty.Value
+	// Sensitive lists the attributes whose value is sensitive: computed
+	// from a sensitive variable or sensitive(), directly or through
+	// locals, and not through nonsensitive() (see Functions). Value and
+	// the typed struct carry the values themselves, unmarked; the planner
+	// and its renderers show these as (sensitive value). Nil when there
+	// are none; otherwise in schema order, nested blocks' attributes
+	// (accept.private_data) after the top level's.
+	Sensitive []cty.Path
 
 	// Exactly one of these is set, by Addr.Kind. Fields whose value is
 	// unknown (see Known) hold their zero value.
@@ -116,6 +124,17 @@ func (i *Instance) Known(path ...string) bool {
 		v = v.GetAttr(name)
 	}
 	return v.IsWhollyKnown()
+}
+
+// IsSensitive reports whether the attribute at path is sensitive (see
+// Sensitive).
+func (i *Instance) IsSensitive(path cty.Path) bool {
+	for _, p := range i.Sensitive {
+		if p.Equals(path) {
+			return true
+		}
+	}
+	return false
 }
 
 // PortSpace is an rdma_port_space: "tcp", "udp", "ib" or "ipoib".

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -238,4 +239,23 @@ func (e *evaluator) checkSensitiveOutputs() hcl.Diagnostics {
 		})
 	}
 	return diags
+}
+
+// sensitivePaths gathers, while an instance is evaluated, the paths of
+// its attributes whose value is sensitive. Nothing is allocated unless
+// one is.
+type sensitivePaths struct {
+	paths []cty.Path
+}
+
+// add records the attribute name of the body at (its block names joined
+// by dots, "" for the top level).
+func (s *sensitivePaths) add(at, name string) {
+	var p cty.Path
+	for at != "" {
+		b, rest, _ := strings.Cut(at, ".")
+		p = append(p, cty.GetAttrStep{Name: b})
+		at = rest
+	}
+	s.paths = append(s.paths, append(p, cty.GetAttrStep{Name: name}))
 }

@@ -323,3 +323,88 @@ endpoint "plain" {
 		}
 	}
 }
+
+// Instance.Sensitive lists the attributes whose value comes from a
+// sensitive variable (directly or through a local) or sensitive(), and
+// not through nonsensitive(); the values themselves stay unmarked. A body
+// reused across instances (a constant sensitive() in a count block)
+// reports its paths for every instance.
+func TestInstanceSensitivePaths(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"main.rdma.hcl": `
+variable "secret" {
+  type      = string
+  default   = "tok-42"
+  sensitive = true
+}
+variable "port" {
+  type      = number
+  default   = 7801
+  sensitive = true
+}
+locals {
+  pd = "peer=${var.secret}"
+}
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7801
+  accept {
+    private_data        = local.pd
+    reject_private_data = nonsensitive(var.secret)
+  }
+}
+endpoint "e" {
+  count   = 3
+  address = listener.l.address
+  port    = var.port
+  connect {
+    private_data = sensitive("x")
+  }
+}
+endpoint "plain" {
+  address = listener.l.address
+  port    = listener.l.port
+  connect {
+    private_data = "y"
+  }
+}
+`})
+	paths := func(i *Instance) string {
+		var out []string
+		for _, p := range i.Sensitive {
+			var s []string
+			for _, st := range p {
+				s = append(s, st.(cty.GetAttrStep).Name)
+			}
+			out = append(out, strings.Join(s, "."))
+		}
+		return strings.Join(out, " ")
+	}
+	l := instance(t, cfg, "listener.l")
+	if got := paths(l); got != "accept.private_data" {
+		t.Errorf("listener.l: sensitive %q, want accept.private_data", got)
+	}
+	if !l.IsSensitive(cty.GetAttrPath("accept").GetAttr("private_data")) || l.IsSensitive(cty.GetAttrPath("accept").GetAttr("reject_private_data")) {
+		t.Errorf("listener.l: IsSensitive wrong for %v", l.Sensitive)
+	}
+	if v := l.Value.GetAttr("accept").GetAttr("private_data"); v.IsMarked() || v.AsString() != "peer=tok-42" || string(l.Listener.Accept.PrivateData) != "peer=tok-42" {
+		t.Errorf("listener.l: value %#v, typed %q", v, l.Listener.Accept.PrivateData)
+	}
+	for i := 0; i < 3; i++ {
+		e := instance(t, cfg, "endpoint.e["+string(rune('0'+i))+"]")
+		if got := paths(e); got != "port connect.private_data" {
+			t.Errorf("%s: sensitive %q, want \"port connect.private_data\"", e.Addr, got)
+		}
+		if e.Value.ContainsMarked() {
+			t.Errorf("%s: marked value", e.Addr)
+		}
+	}
+	if p := instance(t, cfg, "endpoint.plain"); p.Sensitive != nil {
+		t.Errorf("endpoint.plain: sensitive %v", p.Sensitive)
+	}
+
+	// Evaluated again with values after apply, the paths are the same.
+	again, diags := cfg.InstanceWith(l.Addr, func(addrs.Instance) (cty.Value, bool) { return cty.NilVal, false })
+	if diags.HasErrors() || paths(again) != "accept.private_data" {
+		t.Errorf("InstanceWith: %v %q", diags, paths(again))
+	}
+}
