@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -104,5 +105,57 @@ func TestJournalBadInput(t *testing.T) {
 	os.WriteFile(p+".journal", full, 0o600)
 	if err := m.RefreshState(); err != nil || len(m.State().Objects) != 1 {
 		t.Fatalf("a whole record: %v", err)
+	}
+}
+
+// An object's sensitive_attributes round-trip through both decoders and
+// the journal's changes; a state without them (as every state written
+// before they existed) decodes with none, and a malformed path is
+// refused with a message naming the object.
+func TestSensitiveAttributes(t *testing.T) {
+	if s, err := Decode([]byte(goodState), "old.rdmastate"); err != nil || s.Objects["endpoint.client[3]"].SensitiveAttributes != nil {
+		t.Fatalf("a state without sensitive_attributes: %v %+v", err, s)
+	}
+	withPaths := strings.Replace(goodState, `"facts":{"qp_num":7}`, `"facts":{"qp_num":7},"sensitive_attributes":[["connect","private_data"],["port"]]`, 1)
+	s, err := Decode([]byte(withPaths), "new.rdmastate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"connect", "private_data"}, {"port"}}
+	if got := s.Objects["endpoint.client[3]"].SensitiveAttributes; !reflect.DeepEqual(got, want) {
+		t.Fatalf("decoded %v, want %v", got, want)
+	}
+	if !checkFastAgrees(t, []byte(withPaths)) {
+		t.Fatal("the fast path refused sensitive_attributes")
+	}
+	enc, err := Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(enc), `"sensitive_attributes"`) {
+		t.Fatalf("Encode dropped sensitive_attributes:\n%s", enc)
+	}
+	s2, err := Decode(enc, "again")
+	if err != nil || !reflect.DeepEqual(s2.Objects["endpoint.client[3]"].SensitiveAttributes, want) {
+		t.Fatalf("after a round trip: %v %+v", err, s2)
+	}
+	if enc, _ := Encode(New()); strings.Contains(string(enc), "sensitive_attributes") {
+		t.Fatal("an object without sensitive attributes writes the field")
+	}
+	cj, err := PutObject(s.Objects["endpoint.client[3]"]).marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := unmarshalChange(cj); err != nil || !reflect.DeepEqual(c.Object.SensitiveAttributes, want) {
+		t.Fatalf("a journal change lost sensitive_attributes: %v %s", err, cj)
+	}
+	for bad, msg := range map[string]string{
+		`[[]]`:            "sensitive_attributes[0] is an empty path",
+		`[["port"],[""]]`: "sensitive_attributes[1] has an empty attribute name",
+	} {
+		doc := strings.Replace(goodState, `"facts":{"qp_num":7}`, `"facts":{},"sensitive_attributes":`+bad, 1)
+		if _, err := Decode([]byte(doc), "bad.rdmastate"); err == nil || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "endpoint.client[3]") {
+			t.Errorf("%s: %v, want %q", bad, err, msg)
+		}
 	}
 }

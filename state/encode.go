@@ -31,6 +31,8 @@ type objectJSON struct {
 	Attributes    json.RawMessage `json:"attributes"`
 	Dependencies  []string        `json:"dependencies,omitempty"`
 	Facts         Facts           `json:"facts"`
+	// Optional: absent from states written before it existed.
+	SensitiveAttributes [][]string `json:"sensitive_attributes,omitempty"`
 }
 
 type outputJSON struct {
@@ -111,6 +113,8 @@ func objectToJSON(o *Object) *objectJSON {
 		SchemaVersion: o.SchemaVersion,
 		Attributes:    rawOrNull(o.Attributes),
 		Facts:         o.Facts,
+
+		SensitiveAttributes: o.SensitiveAttributes,
 	}
 	for _, d := range o.Dependencies {
 		j.Dependencies = append(j.Dependencies, d.String())
@@ -232,6 +236,19 @@ func objectFromParts(oj *objectJSON, owned bool) (*Object, error) {
 		attrs = compact(attrs)
 	}
 	o := &Object{Addr: a, SchemaVersion: oj.SchemaVersion, Attributes: attrs, Facts: oj.Facts}
+	for i, p := range oj.SensitiveAttributes {
+		if len(p) == 0 {
+			return nil, fmt.Errorf("%s: sensitive_attributes[%d] is an empty path", oj.Address, i)
+		}
+		for _, name := range p {
+			if name == "" {
+				return nil, fmt.Errorf("%s: sensitive_attributes[%d] has an empty attribute name", oj.Address, i)
+			}
+		}
+	}
+	if len(oj.SensitiveAttributes) > 0 {
+		o.SensitiveAttributes = oj.SensitiveAttributes
+	}
 	seen := map[string]bool{}
 	for _, d := range oj.Dependencies {
 		da, err := addrs.ParseInstance(d)

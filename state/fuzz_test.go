@@ -52,6 +52,8 @@ var decodeSeeds = []string{
 	      "status":"connected","created_at":"2026-01-02T03:04:05.123Z"}},
 	   {"address":"listener.fanout[\"b\"]","type":"listener","schema_version":0,"attributes":null,"facts":{}}],
 	  "outputs":{"addr":{"value":"10.0.0.1","type":"string"},"secret":{"value":{"a":[1,2]},"sensitive":true}}}`,
+	`{"version":1,"lineage":"8a3c0e2e-3f0c-4b7e-9a57-3c1a3f9d2c11","objects":[{"address":"listener.l","type":"listener",
+	  "attributes":{"accept":{"private_data":"x"},"port":1},"facts":{},"sensitive_attributes":[["accept","private_data"],["port"]]}]}`,
 	`{"version":2,"rdmaform_version":"9.0.0"}`,
 	`{"version":1,"lineage":"x"}`,
 	`[1,2,3]`,

@@ -26,6 +26,13 @@ type Object struct {
 	Dependencies []addrs.Instance
 	// Facts are what the agent reported; only known after apply.
 	Facts Facts
+	// SensitiveAttributes lists the attributes whose value was sensitive
+	// in the configuration applied (each a path of attribute names, such
+	// as ["accept", "private_data"]), so that plans and show print them as
+	// (sensitive value) once the configuration no longer says so (destroy,
+	// a block removed). Nil when none; states written before the field
+	// existed have none. Never changed in place.
+	SensitiveAttributes [][]string
 }
 
 // Facts are the runtime facts of a created object.
