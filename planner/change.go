@@ -1,7 +1,11 @@
 package planner
 
 import (
+	"slices"
+
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -15,6 +19,15 @@ type Change struct {
 	// After is the desired object (null for Delete); attributes known only
 	// after apply are unknown.
 	Before, After cty.Value
+	// BeforeSensitive and AfterSensitive list the attributes of Before
+	// and After whose value is sensitive, which renderers show as
+	// (sensitive value) while Before and After hold the values
+	// themselves (unmarked). After's come from the configuration
+	// (config.Instance.Sensitive); Before's from what the state records
+	// (state.Object.SensitiveAttributes) and, for an object still
+	// configured, from the configuration too, since a state may predate
+	// the record. Nil when none; shared, never changed in place.
+	BeforeSensitive, AfterSensitive []cty.Path
 	// RequiredReplace lists the changed attributes that force replacement.
 	RequiredReplace []cty.Path
 	// Changed lists every changed attribute path (for Update, what the
@@ -32,3 +45,31 @@ type Change struct {
 
 // Kind is the object's kind.
 func (c *Change) Kind() addrs.Kind { return c.Addr.Kind }
+
+// SensitiveAttributes is AfterSensitive in the state's form
+// (state.Object.SensitiveAttributes), for apply to record with the
+// object it makes or updates; nil when none.
+func (c *Change) SensitiveAttributes() [][]string {
+	if len(c.AfterSensitive) == 0 {
+		return nil
+	}
+	return pathsToStrings(c.AfterSensitive)
+}
+
+// priorSensitive is the BeforeSensitive of an object: the paths the state
+// records, with those the configuration's instance (nil: none) has.
+func priorSensitive(o *state.Object, inst *config.Instance) []cty.Path {
+	paths := stringsToPaths(o.SensitiveAttributes)
+	if inst == nil || len(inst.Sensitive) == 0 {
+		return paths
+	}
+	if paths == nil {
+		return inst.Sensitive
+	}
+	for _, p := range inst.Sensitive {
+		if !slices.ContainsFunc(paths, p.Equals) {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}

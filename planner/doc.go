@@ -20,6 +20,20 @@
 // change to a value known after apply, which forces replacement where the
 // schema says so. This is Terraform's outcome for the same configuration.
 //
+// # Sensitive values
+//
+// A Change's Before and After hold every value, sensitive or not; its
+// BeforeSensitive and AfterSensitive list the attributes whose value is
+// sensitive (from a sensitive variable or sensitive(), see the config
+// package), which planner/render shows as (sensitive value) and its JSON
+// marks in before_sensitive and after_sensitive, as Terraform does.
+// After's come from the configuration; Before's from the state object's
+// SensitiveAttributes (which apply records from
+// Change.SensitiveAttributes) and, for an object still configured, from
+// the configuration. A change only in a sensitive attribute is a change
+// like any other; a change only of sensitivity, the value the same, is
+// none.
+//
 // # Order
 //
 // Plan.Graph returns the operations of a plan as a DAG: creates and updates

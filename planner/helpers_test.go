@@ -95,7 +95,7 @@ func applied(t testing.TB, p *Plan) *state.State {
 			deps = append(deps, addrs.Instance{Resource: d})
 		}
 		st.SetObject(&state.Object{Addr: c.Addr, Attributes: raw, Dependencies: deps,
-			Facts: state.Facts{CreateToken: "tok-" + c.Addr.String()}})
+			Facts: state.Facts{CreateToken: "tok-" + c.Addr.String()}, SensitiveAttributes: c.SensitiveAttributes()})
 	}
 	return st
 }

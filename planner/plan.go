@@ -45,6 +45,9 @@ type StateID struct {
 type Drift struct {
 	Addr   addrs.Instance
 	Before cty.Value
+	// BeforeSensitive lists Before's sensitive attributes, as the state
+	// records them.
+	BeforeSensitive []cty.Path
 	// Status is what the agent said instead, if it holds another object
 	// at the address (another create token); "" when it holds nothing.
 	Status string

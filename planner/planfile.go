@@ -73,14 +73,19 @@ type changeFile struct {
 	After           string     `json:"after"`
 	RequiredReplace [][]string `json:"required_replace,omitempty"`
 	Changed         [][]string `json:"changed,omitempty"`
+	// Absent from plans saved before sensitive attributes were recorded:
+	// those still load, with none.
+	BeforeSensitive [][]string `json:"before_sensitive,omitempty"`
+	AfterSensitive  [][]string `json:"after_sensitive,omitempty"`
 	Dependencies    []string   `json:"dependencies,omitempty"`
 	LiveStatus      string     `json:"live_status,omitempty"`
 }
 
 type driftFile struct {
-	Addr   string `json:"address"`
-	Before string `json:"before"`
-	Status string `json:"status,omitempty"`
+	Addr            string     `json:"address"`
+	Before          string     `json:"before"`
+	BeforeSensitive [][]string `json:"before_sensitive,omitempty"`
+	Status          string     `json:"status,omitempty"`
 }
 
 type outputFile struct {
@@ -105,14 +110,15 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 	for _, c := range p.Changes {
 		cf := changeFile{Addr: c.Addr.String(), Action: c.Action.String(), Reason: string(c.Reason),
 			Before: encodeValue(c.Before), After: encodeValue(c.After),
-			RequiredReplace: pathsToStrings(c.RequiredReplace), Changed: pathsToStrings(c.Changed), LiveStatus: c.LiveStatus}
+			RequiredReplace: pathsToStrings(c.RequiredReplace), Changed: pathsToStrings(c.Changed), LiveStatus: c.LiveStatus,
+			BeforeSensitive: pathsToStrings(c.BeforeSensitive), AfterSensitive: pathsToStrings(c.AfterSensitive)}
 		for _, d := range c.Dependencies {
 			cf.Dependencies = append(cf.Dependencies, d.String())
 		}
 		f.Changes = append(f.Changes, cf)
 	}
 	for _, d := range p.Drift {
-		f.Drift = append(f.Drift, driftFile{Addr: d.Addr.String(), Before: encodeValue(d.Before), Status: d.Status})
+		f.Drift = append(f.Drift, driftFile{Addr: d.Addr.String(), Before: encodeValue(d.Before), BeforeSensitive: pathsToStrings(d.BeforeSensitive), Status: d.Status})
 	}
 	for _, d := range p.Deposed {
 		f.Deposed = append(f.Deposed, deposedFile{Addr: d.Addr.String(), Handle: d.Handle, Token: d.Token})
@@ -175,14 +181,15 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 		}
 		c := &Change{Addr: parseAddr(cf.Addr), Action: action, Reason: ActionReason(cf.Reason),
 			Before: decode(cf.Before), After: decode(cf.After),
-			RequiredReplace: stringsToPaths(cf.RequiredReplace), Changed: stringsToPaths(cf.Changed), LiveStatus: cf.LiveStatus}
+			RequiredReplace: stringsToPaths(cf.RequiredReplace), Changed: stringsToPaths(cf.Changed), LiveStatus: cf.LiveStatus,
+			BeforeSensitive: stringsToPaths(cf.BeforeSensitive), AfterSensitive: stringsToPaths(cf.AfterSensitive)}
 		for _, d := range cf.Dependencies {
 			c.Dependencies = append(c.Dependencies, parseAddr(d).Resource)
 		}
 		p.Changes = append(p.Changes, c)
 	}
 	for _, d := range f.Drift {
-		p.Drift = append(p.Drift, Drift{Addr: parseAddr(d.Addr), Before: decode(d.Before), Status: d.Status})
+		p.Drift = append(p.Drift, Drift{Addr: parseAddr(d.Addr), Before: decode(d.Before), BeforeSensitive: stringsToPaths(d.BeforeSensitive), Status: d.Status})
 	}
 	for _, d := range f.Deposed {
 		p.Deposed = append(p.Deposed, Deposed{Addr: parseAddr(d.Addr), Handle: d.Handle, Token: d.Token})

@@ -79,7 +79,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 				}
 				continue
 			}
-			dr := Drift{Addr: a, Before: pr.val}
+			dr := Drift{Addr: a, Before: pr.val, BeforeSensitive: stringsToPaths(pr.obj.SensitiveAttributes)}
 			if ok {
 				dr.Status = lo.Status
 			}
@@ -100,7 +100,11 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 
 	if opts.Destroy {
 		for _, pr := range priors {
-			p.Changes = append(p.Changes, deleteChange(pr, ReasonDestroyPlan))
+			var inst *config.Instance
+			if cfg != nil {
+				inst = cfg.Instances[pr.obj.Addr]
+			}
+			p.Changes = append(p.Changes, deleteChange(pr, inst, ReasonDestroyPlan))
 		}
 	} else if cfg != nil {
 		diags = append(diags, p.diffConfig(cfg, priors, gone, failed, opts)...)
@@ -272,7 +276,7 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 		if cfg.Resources[pr.obj.Addr.Resource] != nil {
 			reason = ReasonNoKey
 		}
-		p.Changes = append(p.Changes, deleteChange(pr, reason))
+		p.Changes = append(p.Changes, deleteChange(pr, nil, reason))
 	}
 	return diags
 }
@@ -359,14 +363,17 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating bool, forceRepl
 	ty := schema.ImpliedType()
 	lc := inst.Resource.Lifecycle
 	if pr == nil || pr.val.IsNull() {
-		c := &Change{Addr: inst.Addr, Action: Create, Before: cty.NullVal(ty), After: inst.Value}
+		c := &Change{Addr: inst.Addr, Action: Create, Before: cty.NullVal(ty), After: inst.Value, AfterSensitive: inst.Sensitive}
 		if gone {
 			c.Reason = ReasonGone
 		}
 		return c
 	}
 	before := pr.val
-	c := &Change{Addr: inst.Addr, Before: before}
+	c := &Change{Addr: inst.Addr, Before: before, AfterSensitive: inst.Sensitive}
+	if pr.obj.SensitiveAttributes != nil || inst.Sensitive != nil {
+		c.BeforeSensitive = priorSensitive(pr.obj, inst)
+	}
 	if !lc.IgnoreAllChanges {
 		c.Changed = changedPaths(schema, before, pr.fields, inst.Value, depsCreating, lc.IgnoreChanges, nil, nil)
 	}
@@ -405,8 +412,11 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating bool, forceRepl
 	return c
 }
 
-func deleteChange(pr *prior, reason ActionReason) *Change {
-	c := &Change{Addr: pr.obj.Addr, Action: Delete, Reason: reason, Before: pr.val, After: cty.NullVal(pr.val.Type())}
+// deleteChange plans the deletion of a state object; inst is its
+// configured instance (destroy), nil when it is not configured.
+func deleteChange(pr *prior, inst *config.Instance, reason ActionReason) *Change {
+	c := &Change{Addr: pr.obj.Addr, Action: Delete, Reason: reason, Before: pr.val, After: cty.NullVal(pr.val.Type()),
+		BeforeSensitive: priorSensitive(pr.obj, inst)}
 	c.Dependencies = stateDependencies(pr.obj)
 	return c
 }
