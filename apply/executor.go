@@ -42,6 +42,9 @@ type Options struct {
 	// NewToken returns a fresh create token (a UUID when nil); it is
 	// called concurrently.
 	NewToken func() string
+	// StillInterval is how often an operation still running is reported
+	// (DefaultStillInterval when 0).
+	StillInterval time.Duration
 }
 
 // Report is what an apply did and did not do.
@@ -239,6 +242,8 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	}
 	e.progress("%s: Creating...", c.Addr)
 	start := time.Now()
+	stopStill := e.still(c.Addr.String(), "creating")
+	defer stopStill()
 	var facts state.Facts
 	if st, ok := e.Fabric.(Starter); ok {
 		var wait func() (state.Facts, error)
@@ -253,6 +258,7 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	} else {
 		facts, err = e.Fabric.Create(e.noCancel, h, spec, token)
 	}
+	stopStill()
 	if err != nil {
 		return OpError{c.Addr, "create", err}
 	}
@@ -293,7 +299,9 @@ func (e *executor) update(c *planner.Change) error {
 	if prior != nil {
 		h = handleOf(prior)
 	}
+	stopStill := e.still(c.Addr.String(), "modifying")
 	facts, err := e.Fabric.Update(e.noCancel, h, spec, c.Changed)
+	stopStill()
 	if err != nil {
 		return OpError{c.Addr, "update", err}
 	}
@@ -329,6 +337,7 @@ func (e *executor) delete(c *planner.Change, release func()) error {
 	}
 	e.progress("%s: Destroying... [%s]", label, identity(c.Addr, c.Before))
 	start := time.Now()
+	stopStill := e.still(label, "destroying")
 	var err error
 	if ds, ok := e.Fabric.(DeleteStarter); ok {
 		var wait func() error
@@ -340,6 +349,7 @@ func (e *executor) delete(c *planner.Change, release func()) error {
 	} else {
 		err = e.Fabric.Delete(e.noCancel, h, token)
 	}
+	stopStill()
 	if err != nil {
 		return OpError{c.Addr, "delete", err}
 	}
@@ -375,7 +385,10 @@ func (e *executor) destroyDeposed(d planner.Deposed) *OpError {
 	label := fmt.Sprintf("%s (deposed object %s)", d.Addr, planner.DeposedKey(d.Token))
 	e.progress("%s: Destroying... [id=%s]", label, d.Handle)
 	start := time.Now()
-	if err := e.Fabric.Delete(e.noCancel, Handle{Addr: d.Addr, Name: d.Handle}, d.Token); err != nil {
+	stopStill := e.still(label, "destroying")
+	err := e.Fabric.Delete(e.noCancel, Handle{Addr: d.Addr, Name: d.Handle}, d.Token)
+	stopStill()
+	if err != nil {
 		return &OpError{d.Addr, "delete", fmt.Errorf("its deposed object %s: %w", d.Handle, err)}
 	}
 	if prior := e.priorObject(d.Addr); prior != nil && prior.Facts.Deposed != nil {

@@ -140,6 +140,7 @@ type env struct {
 	fabric *fakeFabric
 	out    *syncBuffer
 	tokens atomic.Int64 // across runs, so that every token is unique
+	still  time.Duration
 }
 
 type syncBuffer struct {
@@ -191,7 +192,7 @@ func (e *env) run(ctx context.Context, cfg *config.Config, popts planner.Options
 		e.t.Fatal(err)
 	}
 	r := Apply(ctx, p, Options{Fabric: e.fabric, Recorder: rec, Config: cfg, Prior: prior, Parallelism: parallelism, Progress: e.out,
-		NewToken: func() string { return fmt.Sprintf("tok%d", e.tokens.Add(1)) }})
+		NewToken: func() string { return fmt.Sprintf("tok%d", e.tokens.Add(1)) }, StillInterval: e.still})
 	if err := rec.Close(); err != nil {
 		e.t.Fatal(err)
 	}
