@@ -18,6 +18,35 @@ type blockWriter struct {
 	b       *strings.Builder
 	c       colorizer
 	replace []cty.Path // paths that force replacement
+	// The attributes whose value is sensitive, before and after: shown
+	// as (sensitive value), as Terraform does.
+	beforeSens, afterSens []cty.Path
+}
+
+// sensitiveValue stands for a value a plan does not show.
+const sensitiveValue = "(sensitive value)"
+
+// sensitive reports whether attribute name of the body at path is
+// sensitive before or after (for an update, on either side).
+func (w *blockWriter) sensitive(path cty.Path, name string, before, after bool) bool {
+	return before && hasPath(w.beforeSens, path, name) || after && hasPath(w.afterSens, path, name)
+}
+
+// hasPath reports whether ps holds path with name appended, without
+// building it.
+func hasPath(ps []cty.Path, path cty.Path, name string) bool {
+	for _, p := range ps {
+		if len(p) != len(path)+1 {
+			continue
+		}
+		if ga, ok := p[len(path)].(cty.GetAttrStep); !ok || ga.Name != name {
+			continue
+		}
+		if p[:len(path)].Equals(path) {
+			return true
+		}
+	}
+	return false
 }
 
 type attrLine struct {
@@ -41,25 +70,43 @@ func (w *blockWriter) body(schema *config.Block, before, after cty.Value, action
 		switch action {
 		case planner.Create:
 			if !y.IsNull() {
-				lines = append(lines, attrLine{"+", name, value(y, indent+"    ")})
+				text := sensitiveValue
+				if !w.sensitive(path, name, false, true) {
+					text = value(y, indent+"    ")
+				}
+				lines = append(lines, attrLine{"+", name, text})
 			}
 		case planner.Delete:
 			if !x.IsNull() && x.IsKnown() {
-				lines = append(lines, attrLine{"-", name, value(x, indent+"    ") + " -> null"})
+				text := sensitiveValue
+				if !w.sensitive(path, name, true, false) {
+					text = value(x, indent+"    ")
+				}
+				lines = append(lines, attrLine{"-", name, text + " -> null"})
 			}
 		default:
+			// Either side sensitive hides both, as in Terraform.
+			sens := w.sensitive(path, name, true, true)
+			show := func(v cty.Value) string {
+				if sens {
+					return sensitiveValue
+				}
+				return value(v, indent+"    ")
+			}
 			switch {
 			case x.IsNull() && y.IsNull():
 			case x.IsKnown() && y.IsKnown() && x.RawEquals(y):
 				if name == "id" && !x.IsNull() {
-					lines = append(lines, attrLine{" ", name, value(x, indent+"    ")})
+					lines = append(lines, attrLine{" ", name, show(x)})
 				} else {
 					hiddenAttrs++
 				}
 			case x.IsNull():
-				lines = append(lines, attrLine{"+", name, value(y, indent+"    ") + w.forces(apath(name))})
+				lines = append(lines, attrLine{"+", name, show(y) + w.forces(apath(name))})
 			case y.IsNull():
-				lines = append(lines, attrLine{"-", name, value(x, indent+"    ") + " -> null" + w.forces(apath(name))})
+				lines = append(lines, attrLine{"-", name, show(x) + " -> null" + w.forces(apath(name))})
+			case sens:
+				lines = append(lines, attrLine{"~", name, sensitiveValue + w.forces(apath(name))})
 			default:
 				lines = append(lines, attrLine{"~", name, value(x, indent+"    ") + " -> " + value(y, indent+"    ") + w.forces(apath(name))})
 			}

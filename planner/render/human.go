@@ -123,7 +123,7 @@ func writeChange(b *strings.Builder, c colorizer, ch *planner.Change) {
 		b.WriteString("  # " + r + "\n")
 	}
 	fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, ch.Action.Symbol()), ch.Addr.Kind, ch.Addr.Name)
-	w := &blockWriter{b: b, c: c, replace: ch.RequiredReplace}
+	w := &blockWriter{b: b, c: c, replace: ch.RequiredReplace, beforeSens: ch.BeforeSensitive, afterSens: ch.AfterSensitive}
 	action := ch.Action
 	if action.IsReplace() {
 		action = planner.Update // a replacement shows what differs

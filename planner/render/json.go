@@ -38,13 +38,18 @@ type JSONResourceChange struct {
 }
 
 // JSONChange is a before/after pair; unknown values are null in After and
-// true at the same place in AfterUnknown.
+// true at the same place in AfterUnknown. BeforeSensitive and
+// AfterSensitive mirror Before and After with true where a value is
+// sensitive (false for a null or wholly non-sensitive value), as
+// Terraform's: Before and After still hold the values.
 type JSONChange struct {
-	Actions      []string   `json:"actions"`
-	Before       any        `json:"before"`
-	After        any        `json:"after"`
-	AfterUnknown any        `json:"after_unknown"`
-	ReplacePaths [][]string `json:"replace_paths,omitempty"`
+	Actions         []string   `json:"actions"`
+	Before          any        `json:"before"`
+	After           any        `json:"after"`
+	AfterUnknown    any        `json:"after_unknown"`
+	BeforeSensitive any        `json:"before_sensitive,omitempty"`
+	AfterSensitive  any        `json:"after_sensitive,omitempty"`
+	ReplacePaths    [][]string `json:"replace_paths,omitempty"`
 }
 
 // JSONSummary counts the changes as the human summary does.
@@ -84,14 +89,16 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 		}
 		for _, d := range p.Drift {
 			rc := resourceChange(d.Addr)
-			rc.Change = JSONChange{Actions: []string{"delete"}, Before: jsonValue(d.Before), AfterUnknown: false}
+			rc.Change = JSONChange{Actions: []string{"delete"}, Before: jsonValue(d.Before), AfterUnknown: false,
+				BeforeSensitive: sensitiveTree(d.Before, d.BeforeSensitive, nil), AfterSensitive: false}
 			rc.ActionReason = "deleted_outside"
 			out.ResourceDrift = append(out.ResourceDrift, rc)
 		}
 		for _, c := range p.Changes {
 			rc := resourceChange(c.Addr)
 			rc.ActionReason = string(c.Reason)
-			rc.Change = JSONChange{Actions: jsonActions(c.Action), Before: jsonValue(c.Before), After: jsonValue(c.After), AfterUnknown: unknownTree(c.After)}
+			rc.Change = JSONChange{Actions: jsonActions(c.Action), Before: jsonValue(c.Before), After: jsonValue(c.After), AfterUnknown: unknownTree(c.After),
+				BeforeSensitive: sensitiveTree(c.Before, c.BeforeSensitive, nil), AfterSensitive: sensitiveTree(c.After, c.AfterSensitive, nil)}
 			for _, path := range c.RequiredReplace {
 				rc.Change.ReplacePaths = append(rc.Change.ReplacePaths, pathStrings(path))
 			}
@@ -100,7 +107,8 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 		for _, d := range p.Deposed {
 			rc := resourceChange(d.Addr)
 			rc.Deposed = planner.DeposedKey(d.Token)
-			rc.Change = JSONChange{Actions: []string{"delete"}, Before: map[string]any{"id": d.Handle}, After: nil}
+			rc.Change = JSONChange{Actions: []string{"delete"}, Before: map[string]any{"id": d.Handle}, After: nil,
+				BeforeSensitive: map[string]any{}, AfterSensitive: false}
 			out.ResourceChanges = append(out.ResourceChanges, rc)
 		}
 		for _, oc := range p.OutputChanges {
@@ -108,6 +116,7 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 				out.OutputChanges = map[string]JSONChange{}
 			}
 			ch := JSONChange{Actions: jsonActions(oc.Action), Before: jsonValue(oc.Before), After: jsonValue(oc.After), AfterUnknown: unknownTree(oc.After)}
+			ch.BeforeSensitive, ch.AfterSensitive = oc.Sensitive, oc.Sensitive
 			if oc.Sensitive {
 				ch.Before, ch.After = nil, nil
 			}
@@ -214,4 +223,39 @@ func unknownTree(v cty.Value) any {
 		return m
 	}
 	return false
+}
+
+// sensitiveTree mirrors v (at path) with true where paths say a value is
+// sensitive, omitting the other leaves, as Terraform's before_sensitive
+// and after_sensitive: false for a null value, an object for an object.
+func sensitiveTree(v cty.Value, paths []cty.Path, path cty.Path) any {
+	for _, p := range paths {
+		if p.Equals(path) {
+			return true
+		}
+	}
+	if v == cty.NilVal || !v.IsKnown() || v.IsNull() {
+		return false
+	}
+	ty := v.Type()
+	if !ty.IsObjectType() {
+		return false
+	}
+	m := map[string]any{}
+	for name, aty := range ty.AttributeTypes() {
+		if len(paths) == 0 {
+			// Nothing is sensitive: only nested objects show, as {}.
+			if aty.IsObjectType() {
+				if s := sensitiveTree(v.GetAttr(name), nil, nil); s != false {
+					m[name] = s
+				}
+			}
+			continue
+		}
+		sub := append(path[:len(path):len(path)], cty.GetAttrStep{Name: name})
+		if s := sensitiveTree(v.GetAttr(name), paths, sub); s != false {
+			m[name] = s
+		}
+	}
+	return m
 }
