@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,6 +117,9 @@ type showJSONResource struct {
 	Values        json.RawMessage `json:"values"`
 	Facts         state.Facts     `json:"facts"`
 	DependsOn     []string        `json:"depends_on,omitempty"`
+	// SensitiveValues mirrors Values with true where the value is
+	// sensitive, as Terraform's sensitive_values (Values still holds it).
+	SensitiveValues any `json:"sensitive_values"`
 }
 
 type outputJSON struct {
@@ -152,6 +156,7 @@ func objectJSON(o *state.Object) showJSONResource {
 	if len(r.Values) == 0 {
 		r.Values = json.RawMessage("{}")
 	}
+	r.SensitiveValues = sensitiveValues(decodeObject(r.Values), o.SensitiveAttributes, nil)
 	for _, d := range o.Dependencies {
 		r.DependsOn = append(r.DependsOn, d.String())
 	}
@@ -199,7 +204,7 @@ func writeStateHuman(w io.Writer, st *state.State) {
 // facts in a nested facts block.
 func writeObjectHuman(w io.Writer, o *state.Object) {
 	fmt.Fprintf(w, "# %s:\n%s %q {\n", o.Addr, o.Addr.Kind, o.Addr.Name)
-	writeAttrs(w, rawObjectFields(o.Attributes), "    ")
+	writeAttrs(w, rawObjectFields(o.Attributes, o.SensitiveAttributes), "    ")
 	facts := factFields(o.Facts)
 	if len(facts) > 0 {
 		fmt.Fprintf(w, "\n    facts {\n")
@@ -224,9 +229,49 @@ func writeAttrs(w io.Writer, fields []field, indent string) {
 	}
 }
 
+// sensitiveValues mirrors v (at path) with true where sensitive lists a
+// path, omitting the other leaves, as Terraform's sensitive_values.
+func sensitiveValues(v any, sensitive [][]string, path []string) any {
+	for _, p := range sensitive {
+		if slices.Equal(p, path) {
+			return true
+		}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	out := map[string]any{}
+	for k, e := range m {
+		if s := sensitiveValues(e, sensitive, append(path[:len(path):len(path)], k)); s != false {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// decodeObject decodes a JSON object, numbers as json.Number; nil if it
+// is not one.
+func decodeObject(raw json.RawMessage) map[string]any {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if dec.Decode(&m) != nil {
+		return nil
+	}
+	return m
+}
+
+// sensitiveLeaf stands in for a sensitive value in what show prints.
+type sensitiveLeaf struct{}
+
 // rawObjectFields renders the members of a JSON object, sorted, skipping
-// nulls.
-func rawObjectFields(raw json.RawMessage) []field {
+// nulls; the values at the paths sensitive lists show as (sensitive
+// value).
+func rawObjectFields(raw json.RawMessage, sensitive [][]string) []field {
+	if len(sensitive) > 0 {
+		return hiddenObjectFields(raw, sensitive)
+	}
 	var m map[string]json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
 		return nil
@@ -241,6 +286,44 @@ func rawObjectFields(raw json.RawMessage) []field {
 	out := make([]field, 0, len(names))
 	for _, k := range names {
 		out = append(out, field{hclKey(k), renderValue(m[k], "")})
+	}
+	return out
+}
+
+// hiddenObjectFields is rawObjectFields with sensitive values.
+func hiddenObjectFields(raw json.RawMessage, sensitive [][]string) []field {
+	m := decodeObject(raw)
+	if m == nil {
+		return nil
+	}
+	for _, p := range sensitive {
+		at := m
+		for i, name := range p {
+			e, ok := at[name]
+			if !ok || e == nil {
+				break
+			}
+			if i == len(p)-1 {
+				at[name] = sensitiveLeaf{}
+				break
+			}
+			if at, ok = e.(map[string]any); !ok {
+				break
+			}
+		}
+	}
+	names := make([]string, 0, len(m))
+	for k, v := range m {
+		if v != nil {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	out := make([]field, 0, len(names))
+	for _, k := range names {
+		var b strings.Builder
+		renderAny(&b, m[k], "")
+		out = append(out, field{hclKey(k), b.String()})
 	}
 	return out
 }
@@ -277,6 +360,8 @@ func renderAny(b *strings.Builder, v any, indent string) {
 	switch v := v.(type) {
 	case nil:
 		b.WriteString("null")
+	case sensitiveLeaf:
+		b.WriteString("(sensitive value)")
 	case bool:
 		b.WriteString(strconv.FormatBool(v))
 	case json.Number:

@@ -97,3 +97,44 @@ func TestShowJSONAndFile(t *testing.T) {
 		t.Fatalf("show of a missing file: %d %s", code, errs)
 	}
 }
+
+// Attributes the state records as sensitive show as (sensitive value) in
+// show and state show; show -json keeps the values and marks them in
+// sensitive_values, as Terraform's.
+func TestShowSensitiveAttributes(t *testing.T) {
+	st := `{"version":1,"lineage":"` + testLineage + `","serial":1,
+ "objects":[{"address":"listener.l","type":"listener","schema_version":0,
+   "attributes":{"address":"10.77.0.1","port":7801,"accept":{"private_data":"peer=tok-42","echo":false},"qp":null},
+   "facts":{},"sensitive_attributes":[["accept","private_data"],["port"]]}],
+ "outputs":{}}`
+	dir := stateDir(t, st)
+	for _, args := range [][]string{{"show"}, {"state", "show", "listener.l"}} {
+		code, out, errs := stateCmd(t, dir, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: %d %s", args, code, errs)
+		}
+		want := `listener "l" {
+    accept  = {
+        echo         = false
+        private_data = (sensitive value)
+    }
+    address = "10.77.0.1"
+    port    = (sensitive value)
+}`
+		if strings.Contains(out, "tok-42") || strings.Contains(out, "7801") || !strings.Contains(out, want) {
+			t.Errorf("%v shows\n%s\nwant\n%s", args, out, want)
+		}
+	}
+	code, out, errs := stateCmd(t, dir, "", "show", "-json")
+	if code != 0 {
+		t.Fatalf("show -json: %d %s", code, errs)
+	}
+	if !strings.Contains(out, `"sensitive_values":{"accept":{"private_data":true},"port":true}`) || !strings.Contains(out, `"peer=tok-42"`) {
+		t.Errorf("show -json: %s", out)
+	}
+	// Without a record, as every state written before it: as before.
+	dir = stateDir(t, testState)
+	if _, out, _ = stateCmd(t, dir, "", "show", "-json"); !strings.Contains(out, `"sensitive_values":{"tags":{}}`) {
+		t.Errorf("show -json of a state without sensitive attributes: %s", out)
+	}
+}
