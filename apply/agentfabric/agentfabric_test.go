@@ -41,6 +41,34 @@ func TestCallErrorNamesCallAndErrno(t *testing.T) {
 	}
 }
 
+// The agent's messages name the call and errno already: the error says
+// each once, and keeps what the message adds.
+func TestCallErrorSaysCallAndErrnoOnce(t *testing.T) {
+	for _, c := range []struct {
+		call    string
+		errno   syscall.Errno
+		name    string
+		message string
+		want    string
+	}{
+		{"rdma_create_ep", syscall.EADDRINUSE, "EADDRINUSE", "rdma_create_ep: address already in use (EADDRINUSE)",
+			"rdma_create_ep: address already in use (EADDRINUSE)"},
+		{"rdma_connect", syscall.ECONNREFUSED, "ECONNREFUSED", "rdma_connect: REJECTED (reason 8: invalid service ID: no listener on that port)",
+			"rdma_connect: connection refused (ECONNREFUSED): REJECTED (reason 8: invalid service ID: no listener on that port)"},
+		{"rdma_connect", syscall.ETIMEDOUT, "ETIMEDOUT", "rdma_connect: no ESTABLISHED within 30s of rdma_connect: connection timed out",
+			"rdma_connect: connection timed out (ETIMEDOUT): no ESTABLISHED within 30s of rdma_connect"},
+		{"rdma_resolve_route", syscall.ETIMEDOUT, "ETIMEDOUT", "",
+			"rdma_resolve_route: connection timed out (ETIMEDOUT)"},
+		{"ibv_poll_cq", 0, "", "ibv_poll_cq: work completion status 12 (transport retry counter exceeded)",
+			"ibv_poll_cq: work completion status 12 (transport retry counter exceeded)"},
+	} {
+		o := &pb.Object{Status: pb.Status_ERROR, LastError: &pb.ErrorInfo{Call: c.call, Errno: int32(c.errno), ErrnoName: c.name, Message: c.message}}
+		if got := objectError(o).Error(); got != c.want {
+			t.Errorf("%s %s %q:\n got %s\nwant %s", c.call, c.name, c.message, got, c.want)
+		}
+	}
+}
+
 func TestFactsSplitAddresses(t *testing.T) {
 	f := factsOf(&pb.Object{Address: "endpoint.a", Status: pb.Status_ESTABLISHED,
 		Facts: &pb.Facts{LocalAddr: "10.77.0.1:45678", RemoteAddr: "10.77.0.1:7471", Device: "rxe0", Port: 1, QpNum: 17, QpType: "rc"}})

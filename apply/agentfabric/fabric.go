@@ -338,13 +338,30 @@ func (e *CallError) Error() string {
 	if e.Errno != 0 {
 		fmt.Fprintf(&b, ": %s (%s)", e.Errno.Error(), e.Name)
 	}
-	if e.Message != "" {
-		b.WriteString(": " + e.Message)
+	if m := e.detail(); m != "" {
+		b.WriteString(": " + m)
 	}
 	if e.Reason != "" {
 		b.WriteString(" (rejected: " + e.Reason + ")")
 	}
 	return b.String()
+}
+
+// detail is what the agent's message adds to the call and errno: the
+// agent's messages name them too ("rdma_create_ep: address already in use
+// (EADDRINUSE)"), which the error would otherwise say twice.
+func (e *CallError) detail() string {
+	m := strings.TrimPrefix(e.Message, e.Call+": ")
+	if e.Errno != 0 {
+		text := e.Errno.Error()
+		for _, tail := range []string{text + " (" + e.Name + ")", text} {
+			if m == tail {
+				return ""
+			}
+			m = strings.TrimSuffix(m, ": "+tail)
+		}
+	}
+	return m
 }
 
 func (e *CallError) Unwrap() error {
