@@ -412,7 +412,7 @@ func (e *executor) record(c *planner.Change, final applied, facts state.Facts) e
 	for i, d := range c.Dependencies {
 		deps[i] = addrs.Instance{Resource: d}
 	}
-	o := &state.Object{Addr: c.Addr, Attributes: raw, Dependencies: deps, Facts: facts}
+	o := &state.Object{Addr: c.Addr, Attributes: raw, Dependencies: deps, Facts: facts, SensitiveAttributes: c.SensitiveAttributes()}
 	if err := e.Recorder.Record(state.PutObject(o)); err != nil {
 		return OpError{c.Addr, "record", fmt.Errorf("made, but the state could not record it (the object exists without being in the state): %w", err)}
 	}
