@@ -67,9 +67,10 @@ type attrSlot struct {
 	// constant: the expression has no references, so it evaluates the
 	// same for every instance; val is its converted value once computed.
 	constant bool
-	val      cty.Value
 	// sensitive: val was sensitive (sensitive("x") has no references).
+	// Next to constant, in its padding: a template's slots are many.
 	sensitive bool
+	val       cty.Value
 }
 
 // attr returns the attribute name as set in the body, or nil.
