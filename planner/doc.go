@@ -28,9 +28,10 @@
 // package), which planner/render shows as (sensitive value) and its JSON
 // marks in before_sensitive and after_sensitive, as Terraform does.
 // After's come from the configuration; Before's from the state object's
-// SensitiveAttributes (Change.SensitiveAttributes is what apply is to
-// record there) and, for an object still configured, from the
-// configuration, so that a state recording none still hides them. A
+// SensitiveAttributes (which apply records from
+// Change.SensitiveAttributes) and, for an object still configured, from
+// the configuration, so that a state written before apply recorded them
+// still hides them. A
 // change only in a sensitive attribute is a change like any other; a
 // change only of sensitivity, the value the same, is none.
 //
