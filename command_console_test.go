@@ -36,3 +36,32 @@ listener "l" {
 		t.Errorf("stderr = %q", errb.String())
 	}
 }
+
+// As terraform console does, values derived from a sensitive variable (or
+// sensitive()) print as (sensitive value), inside collections too, and
+// nonsensitive() shows them.
+func TestConsoleHidesSensitiveValues(t *testing.T) {
+	dir := t.TempDir()
+	src := `variable "secret" {
+  type      = string
+  default   = "tok-42"
+  sensitive = true
+}
+locals {
+  pd = "peer=${var.secret}"
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	in := strings.NewReader("var.secret\nlocal.pd\nupper(var.secret)\n{a = var.secret, b = 1}\nsensitive(3)\nnonsensitive(var.secret)\n")
+	if code := run([]string{"console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("code %d: %s", code, errb.String())
+	}
+	want := "(sensitive value)\n(sensitive value)\n(sensitive value)\n{\n  a = (sensitive value)\n  b = 1\n}\n(sensitive value)\n\"tok-42\"\n"
+	if out.String() != want {
+		t.Errorf("out = %q, want %q", out.String(), want)
+	}
+}

@@ -9,7 +9,9 @@ import (
 )
 
 // FormatValue renders a value in HCL syntax for people, as terraform
-// console does: unknown values are (known after apply).
+// console does: unknown values are (known after apply), and values derived
+// from a sensitive variable or sensitive() (the console's evaluations keep
+// their marks) are (sensitive value).
 func FormatValue(v cty.Value, indent int) string {
 	var b strings.Builder
 	formatValue(&b, v, indent)
@@ -19,6 +21,9 @@ func FormatValue(v cty.Value, indent int) string {
 func formatValue(b *strings.Builder, v cty.Value, indent int) {
 	pad := strings.Repeat("  ", indent)
 	switch {
+	case v.HasMark(sensitiveMark):
+		b.WriteString(sensitiveValue)
+		return
 	case !v.IsKnown():
 		b.WriteString("(known after apply)")
 		return
