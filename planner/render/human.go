@@ -198,7 +198,11 @@ func writeOutputChanges(b *strings.Builder, c colorizer, ocs []planner.OutputCha
 		case oc.Action == planner.Delete:
 			text = value(oc.Before, "    ") + " -> null"
 		default:
-			text = value(oc.Before, "    ") + " -> " + value(oc.After, "    ")
+			if d, ok := valueDiff(c, oc.Before, oc.After, "    "); ok {
+				text = d
+			} else {
+				text = value(oc.Before, "    ") + " -> " + value(oc.After, "    ")
+			}
 		}
 		fmt.Fprintf(b, "  %s %s = %s\n", c.symbol(oc.Action.Symbol()), pad(oc.Name, width), text)
 	}

@@ -238,3 +238,53 @@ func TestJSON(t *testing.T) {
 	}
 	golden(t, "replace.json", b.String())
 }
+
+// An output that is a map or object shows, on update, only the keys that
+// change, as Terraform does.
+func TestHumanOutputMapDiff(t *testing.T) {
+	obj := func(kv ...any) cty.Value {
+		m := map[string]cty.Value{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1].(cty.Value)
+		}
+		return cty.ObjectVal(m)
+	}
+	n := cty.NumberIntVal
+	var b strings.Builder
+	writeOutputChanges(&b, false, []planner.OutputChange{
+		{Name: "qps", Action: planner.Update,
+			Before: obj("blocks", n(19), "meta", n(18)),
+			After:  obj("blocks", n(19), "meta", cty.UnknownVal(cty.Number))},
+		{Name: "ports", Action: planner.Update,
+			Before: cty.MapVal(map[string]cty.Value{"a": n(1), "b": n(2), "c": n(3)}),
+			After:  cty.MapVal(map[string]cty.Value{"a": n(1), "b": n(5), "d": n(4)})},
+		{Name: "nested", Action: planner.Update,
+			Before: obj("x", obj("p", n(1), "q", n(2)), "y", cty.StringVal("s")),
+			After:  obj("x", obj("p", n(1), "q", n(3)), "y", cty.StringVal("s"))},
+		{Name: "n", Action: planner.Update, Before: n(1), After: n(2)},
+	})
+	want := `
+Changes to Outputs:
+  ~ qps    = {
+      ~ meta = 18 -> (known after apply)
+        # (1 unchanged attribute hidden)
+    }
+  ~ ports  = {
+      ~ b = 2 -> 5
+      - c = 3 -> null
+      + d = 4
+        # (1 unchanged element hidden)
+    }
+  ~ nested = {
+      ~ x = {
+          ~ q = 2 -> 3
+            # (1 unchanged attribute hidden)
+        }
+        # (1 unchanged attribute hidden)
+    }
+  ~ n      = 1 -> 2
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
