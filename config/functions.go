@@ -147,55 +147,41 @@ var (
 
 // allTrueFunc is Terraform's alltrue: true when every element of a list
 // of bools is true (so for an empty list); a null element counts as false.
-var allTrueFunc = function.New(&function.Spec{
-	Params: []function.Parameter{{Name: "list", Type: cty.List(cty.Bool)}},
-	Type:   function.StaticReturnType(cty.Bool),
-	RefineResult: func(b *cty.RefinementBuilder) *cty.RefinementBuilder {
-		return b.NotNull()
-	},
-	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-		unknown := false
-		for it := args[0].ElementIterator(); it.Next(); {
-			_, v := it.Element()
-			switch {
-			case !v.IsKnown():
-				unknown = true
-			case v.IsNull() || v.False():
-				return cty.False, nil
-			}
-		}
-		if unknown {
-			return cty.UnknownVal(cty.Bool).RefineNotNull(), nil
-		}
-		return cty.True, nil
-	},
-})
+var allTrueFunc = boolQuantifier(false)
 
 // anyTrueFunc is Terraform's anytrue: true when some element of a list of
 // bools is true (false for an empty list); null elements count as false.
-var anyTrueFunc = function.New(&function.Spec{
-	Params: []function.Parameter{{Name: "list", Type: cty.List(cty.Bool)}},
-	Type:   function.StaticReturnType(cty.Bool),
-	RefineResult: func(b *cty.RefinementBuilder) *cty.RefinementBuilder {
-		return b.NotNull()
-	},
-	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-		unknown := false
-		for it := args[0].ElementIterator(); it.Next(); {
-			_, v := it.Element()
-			switch {
-			case !v.IsKnown():
-				unknown = true
-			case !v.IsNull() && v.True():
-				return cty.True, nil
+var anyTrueFunc = boolQuantifier(true)
+
+// boolQuantifier is alltrue (decisive false) or anytrue (decisive true):
+// the first element whose truth (a null's is false) is decisive is the
+// answer; with none, the answer is its opposite, or unknown while some
+// element is.
+func boolQuantifier(decisive bool) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "list", Type: cty.List(cty.Bool)}},
+		Type:   function.StaticReturnType(cty.Bool),
+		RefineResult: func(b *cty.RefinementBuilder) *cty.RefinementBuilder {
+			return b.NotNull()
+		},
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			unknown := false
+			for it := args[0].ElementIterator(); it.Next(); {
+				_, v := it.Element()
+				switch {
+				case !v.IsKnown():
+					unknown = true
+				case (!v.IsNull() && v.True()) == decisive:
+					return cty.BoolVal(decisive), nil
+				}
 			}
-		}
-		if unknown {
-			return cty.UnknownVal(cty.Bool).RefineNotNull(), nil
-		}
-		return cty.False, nil
-	},
-})
+			if unknown {
+				return cty.UnknownVal(cty.Bool).RefineNotNull(), nil
+			}
+			return cty.BoolVal(!decisive), nil
+		},
+	})
+}
 
 // oneFunc is Terraform's one: the only element of a list, set or tuple of
 // at most one element, null (of the element type) when there is none, and

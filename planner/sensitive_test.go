@@ -2,36 +2,23 @@ package planner
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/zclconf/go-cty/cty"
 )
 
-const sensitiveConfig = `
-variable "secret" {
-  type      = string
-  default   = "tok-42"
-  sensitive = true
+// sensitiveConfig is shared with planner/render's tests.
+var sensitiveConfig = mustReadFile("testdata/sensitive.rdma.hcl")
+
+func mustReadFile(name string) string {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
-locals {
-  pd = "peer=${var.secret}"
-}
-listener "l" {
-  address = "10.77.0.1"
-  port    = 7801
-  accept {
-    private_data = local.pd
-  }
-}
-endpoint "e" {
-  address = listener.l.address
-  port    = listener.l.port
-  connect {
-    private_data = sensitive("x")
-  }
-}
-`
 
 func pathList(ps []cty.Path) string {
 	return strings.Join(pathsToDotted(ps), " ")

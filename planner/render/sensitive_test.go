@@ -3,36 +3,23 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/rdmaform/rdmaform/planner"
 )
 
-const sensitiveConfig = `
-variable "secret" {
-  type      = string
-  default   = "tok-42"
-  sensitive = true
+// sensitiveConfig is planner's test configuration with sensitive values.
+var sensitiveConfig = mustReadFile("../testdata/sensitive.rdma.hcl")
+
+func mustReadFile(name string) string {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
-locals {
-  pd = "peer=${var.secret}"
-}
-listener "l" {
-  address = "10.77.0.1"
-  port    = 7801
-  accept {
-    private_data = local.pd
-  }
-}
-endpoint "e" {
-  address = listener.l.address
-  port    = listener.l.port
-  connect {
-    private_data = sensitive("x")
-  }
-}
-`
 
 // noSecrets fails if out shows a sensitive value.
 func noSecrets(t *testing.T, what, out string) {
