@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -106,14 +107,7 @@ output "plain" {
   value = var.name
 }
 `)}, VarInputs{})
-	var lines []int
-	for _, d := range diags {
-		if d.Summary != "Output refers to sensitive values" || d.Subject == nil {
-			t.Errorf("unexpected diagnostic: %s: %s", d.Summary, d.Detail)
-			continue
-		}
-		lines = append(lines, d.Subject.Start.Line)
-	}
+	lines := sensitiveOutputErrorLines(t, diags)
 	if len(lines) != 2 || lines[0] != 15 || lines[1] != 18 {
 		t.Errorf("errors on lines %v, want [15 18] (outputs direct and through_local)", lines)
 	}
@@ -152,14 +146,7 @@ output "plain" {
   value = nonsensitive("plain")
 }
 `)}, VarInputs{})
-	var lines []int
-	for _, d := range diags {
-		if d.Summary != "Output refers to sensitive values" || d.Subject == nil {
-			t.Errorf("unexpected diagnostic: %s: %s", d.Summary, d.Detail)
-			continue
-		}
-		lines = append(lines, d.Subject.Start.Line)
-	}
+	lines := sensitiveOutputErrorLines(t, diags)
 	if len(lines) != 2 || lines[0] != 11 || lines[1] != 14 {
 		t.Errorf("errors on lines %v, want [11 14] (outputs hidden and hidden_list)", lines)
 	}
@@ -407,4 +394,19 @@ endpoint "plain" {
 	if diags.HasErrors() || paths(again) != "accept.private_data" {
 		t.Errorf("InstanceWith: %v %q", diags, paths(again))
 	}
+}
+
+// sensitiveOutputErrorLines is the lines of the "Output refers to
+// sensitive values" errors in diags, which must hold no other.
+func sensitiveOutputErrorLines(t *testing.T, diags hcl.Diagnostics) []int {
+	t.Helper()
+	var lines []int
+	for _, d := range diags {
+		if d.Summary != "Output refers to sensitive values" || d.Subject == nil {
+			t.Errorf("unexpected diagnostic: %s: %s", d.Summary, d.Detail)
+			continue
+		}
+		lines = append(lines, d.Subject.Start.Line)
+	}
+	return lines
 }
