@@ -291,13 +291,16 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	return 0
 }
 
-func completeLine(destroy bool, r *apply.Report, color bool) string {
-	c := func(text string) string {
-		if color {
-			return "\x1b[1m\x1b[32m" + text + "\x1b[0m"
-		}
-		return text
+// successLine is Terraform's bold green closing line.
+func successLine(text string, color bool) string {
+	if color {
+		return "\x1b[1m\x1b[32m" + text + "\x1b[0m"
 	}
+	return text
+}
+
+func completeLine(destroy bool, r *apply.Report, color bool) string {
+	c := func(text string) string { return successLine(text, color) }
 	if destroy {
 		return c(fmt.Sprintf("Destroy complete! Resources: %d destroyed.", r.Destroyed))
 	}

@@ -103,6 +103,34 @@ type executor struct {
 // Apply carries out p and records every completed change through
 // opts.Recorder before reporting it. It does not close the Recorder.
 func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
+	e := newExecutor(ctx, p, opts)
+	// Objects a stopped create_before_destroy left deposed go first.
+	for _, d := range p.Deposed {
+		if err := e.destroyDeposed(d); err != nil {
+			e.report.Errors = append(e.report.Errors, *err)
+			return &e.report
+		}
+	}
+	// Objects the agent lost are dropped from the state first; those still
+	// configured are recorded again when re-created.
+	for _, d := range p.Drift {
+		if err := e.Recorder.Record(state.DeleteObject(d.Addr)); err != nil {
+			e.report.Errors = append(e.report.Errors, OpError{d.Addr, "record", err})
+			return &e.report
+		}
+	}
+
+	results := Walk(ctx, e.graph, func(i int) error { return e.visit(ctx, i) })
+	e.collect(ctx, results)
+	if len(e.report.Errors) == 0 && !e.report.Interrupted {
+		e.recordOutputs()
+	}
+	return &e.report
+}
+
+// newExecutor prepares to carry out p: the defaults opts leaves out, and
+// the ids of the objects p leaves as they are.
+func newExecutor(ctx context.Context, p *planner.Plan, opts Options) *executor {
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = DefaultParallelism
 	}
@@ -133,28 +161,7 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 			}
 		}
 	}
-	// Objects a stopped create_before_destroy left deposed go first.
-	for _, d := range p.Deposed {
-		if err := e.destroyDeposed(d); err != nil {
-			e.report.Errors = append(e.report.Errors, *err)
-			return &e.report
-		}
-	}
-	// Objects the agent lost are dropped from the state first; those still
-	// configured are recorded again when re-created.
-	for _, d := range p.Drift {
-		if err := e.Recorder.Record(state.DeleteObject(d.Addr)); err != nil {
-			e.report.Errors = append(e.report.Errors, OpError{d.Addr, "record", err})
-			return &e.report
-		}
-	}
-
-	results := Walk(ctx, e.graph, func(i int) error { return e.visit(ctx, i) })
-	e.collect(ctx, results)
-	if len(e.report.Errors) == 0 && !e.report.Interrupted {
-		e.recordOutputs()
-	}
-	return &e.report
+	return e
 }
 
 // visit runs one node: barriers at once, operations once a parallelism

@@ -16,6 +16,7 @@ import (
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
 	"github.com/zclconf/go-cty/cty"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
@@ -391,6 +392,10 @@ func lastErrorSuffix(o *pb.Object) string {
 // rpcError keeps the agent's message and drops gRPC's prefix.
 func rpcError(err error) error {
 	if st, ok := status.FromError(err); ok {
+		if st.Code() == codes.AlreadyExists {
+			return fmt.Errorf("agent: %s (%s). Another configuration, or this one with a lost state, made it: "+
+				"if it is the object this configuration declares, \"rdmaform import\" adopts it into this state", st.Message(), st.Code())
+		}
 		return fmt.Errorf("agent: %s (%s)", st.Message(), st.Code())
 	}
 	return fmt.Errorf("agent: %w", err)

@@ -1,0 +1,81 @@
+package agentfabric
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rdmaform/rdmaform/apply"
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/state"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+var _ apply.Importer = (*Fabric)(nil)
+
+// Import reads the object the agent holds as h.Name and checks it against
+// spec: the same kind, and the spec the agent was given is the one the
+// configuration makes (else the error names the fields that differ).
+func (f *Fabric) Import(ctx context.Context, h apply.Handle, spec apply.Spec) (state.Facts, error) {
+	r, err := f.agent.List(ctx, &pb.ListRequest{Full: true, Filter: &pb.Filter{Prefixes: []string{h.Name}}})
+	if err != nil {
+		return state.Facts{}, rpcError(err)
+	}
+	var o *pb.Object
+	for _, c := range r.Objects {
+		if c.Address == h.Name {
+			o = c
+		}
+	}
+	if o == nil {
+		return state.Facts{}, fmt.Errorf("the agent holds no object named %q (\"rdmaform status\" lists what it holds)", h.Name)
+	}
+	var want, got proto.Message
+	var kind pb.Kind
+	switch {
+	case spec.ProtectionDomain != nil:
+		kind, want, got = pb.Kind_PROTECTION_DOMAIN, &pb.ProtectionDomainSpec{Device: spec.ProtectionDomain.Device}, o.GetProtectionDomain()
+	case spec.Listener != nil:
+		kind, want, got = pb.Kind_LISTENER, listenerSpec(spec.Listener), o.GetListener()
+	case spec.Endpoint != nil:
+		kind, want, got = pb.Kind_ENDPOINT, endpointSpec(spec.Endpoint), o.GetEndpoint()
+	default:
+		return state.Facts{}, fmt.Errorf("empty spec")
+	}
+	if o.Kind != kind {
+		return state.Facts{}, fmt.Errorf("the agent's %s is of kind %s; the configuration declares %s, of kind %s", h.Name, kindWord(o.Kind), h.Addr, h.Addr.Kind)
+	}
+	if diff := specDiff(want.ProtoReflect(), got.ProtoReflect(), ""); len(diff) > 0 {
+		return state.Facts{}, fmt.Errorf("the agent's %s does not match the configuration of %s: %s differ; change the configuration to match, or import it elsewhere",
+			h.Name, h.Addr, strings.Join(diff, ", "))
+	}
+	facts := factsOf(o)
+	facts.CreateToken = o.Token
+	return facts, nil
+}
+
+func kindWord(k pb.Kind) string { return strings.ToLower(k.String()) }
+
+// specDiff lists the paths (qp.max_send_wr) of the fields whose values
+// differ between a and b, two messages of one type.
+func specDiff(a, b protoreflect.Message, prefix string) []string {
+	var out []string
+	fields := a.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		name := prefix + string(fd.Name())
+		av, bv := a.Get(fd), b.Get(fd)
+		switch {
+		case fd.Message() != nil && !fd.IsList() && !fd.IsMap():
+			if a.Has(fd) != b.Has(fd) {
+				out = append(out, name)
+			} else if a.Has(fd) {
+				out = append(out, specDiff(av.Message(), bv.Message(), name+".")...)
+			}
+		case !av.Equal(bv):
+			out = append(out, name)
+		}
+	}
+	return out
+}
