@@ -265,9 +265,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	closeErr := rec.Close()
 	trace.mark("state saved")
 
-	for _, e := range report.Errors {
-		fmt.Fprintf(s.Err, "\nError: %v\n", e)
-	}
+	writeApplyErrors(s.Err, report.Errors)
 	for _, n := range report.Skipped {
 		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, strings.Join(n.Objects, ", "))
 	}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/rdmaform/rdmaform/apply"
+)
+
+// sameFailureShown is how many objects sharing one failure are reported
+// one by one, as Terraform does; past it, the failure is reported once
+// with the objects it hit (the agent stopping during a thousand creates
+// otherwise prints a thousand errors).
+const sameFailureShown = 2
+
+// writeApplyErrors prints apply's failures. Failures are the same when
+// they are of the same operation with the same message once each object's
+// own address is taken out of it.
+func writeApplyErrors(w io.Writer, errs []apply.OpError) {
+	var groups [][]apply.OpError
+	index := map[string]int{}
+	for _, e := range errs {
+		key := e.Op + "\x00" + strings.ReplaceAll(e.Err.Error(), e.Addr.String(), "\x01")
+		i, ok := index[key]
+		if !ok {
+			i = len(groups)
+			index[key] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], e)
+	}
+	for _, g := range groups {
+		sort.SliceStable(g, func(i, j int) bool { return g[i].Addr.Less(g[j].Addr) })
+		if len(g) <= sameFailureShown {
+			for _, e := range g {
+				fmt.Fprintf(w, "\nError: %v\n", e)
+			}
+			continue
+		}
+		fmt.Fprintf(w, "\nError: %v\n", g[0])
+		rest := make([]string, 0, len(g)-1)
+		for _, e := range g[1:] {
+			rest = append(rest, e.Addr.String())
+		}
+		fmt.Fprintf(w, "\n  The same %s failure for %d more %s: %s\n", g[0].Op, len(rest), plural(len(rest), "object", "objects"), listSome(rest, 10))
+	}
+}
+
+// listSome joins the first n of items and says how many it leaves out.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}
