@@ -247,7 +247,7 @@ func (f *Fabric) waitEstablished(ctx context.Context, address string, e *config.
 				if established(o) {
 					return factsOf(o), nil
 				}
-				return state.Facts{}, fmt.Errorf("the agent's change stream ended before %s was established: %v", address, f.watch.err())
+				return state.Facts{}, streamEnded(address, f.watch.err())
 			}
 			if next.Revision >= o.Revision {
 				o = next
@@ -431,4 +431,13 @@ func pathString(p cty.Path) string {
 		}
 	}
 	return strings.Join(parts, ".")
+}
+
+// streamEnded explains why an endpoint's wait ended with the agent's change
+// stream: most often the agent stopped, and its objects with it.
+func streamEnded(address string, err error) error {
+	if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
+		return fmt.Errorf("the agent stopped before %s was established (%s); the objects it held are gone with it: \"rdmaform plan\" shows what to create again", address, st.Message())
+	}
+	return fmt.Errorf("the agent's change stream ended before %s was established: %v", address, err)
 }

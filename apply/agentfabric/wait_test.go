@@ -2,11 +2,14 @@ package agentfabric
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/config"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // An older agent reports ESTABLISHED, then the facts in the next change: the
@@ -49,5 +52,16 @@ func TestSettledStatusesCoverEveryEndOfTheWait(t *testing.T) {
 		if (established(o) || failed(o)) != asked[s] {
 			t.Errorf("status %s: ends the wait %v, asked for %v", s, established(o) || failed(o), asked[s])
 		}
+	}
+}
+
+// A stream that ends because the agent went away says so, and what to do.
+func TestStreamEndedSaysTheAgentStopped(t *testing.T) {
+	err := streamEnded("endpoint.e[3]", status.Error(codes.Unavailable, "error reading from server: EOF"))
+	if want := `the agent stopped before endpoint.e[3] was established (error reading from server: EOF); the objects it held are gone with it: "rdmaform plan" shows what to create again`; err.Error() != want {
+		t.Errorf("got %q", err)
+	}
+	if err := streamEnded("endpoint.e[3]", status.Error(codes.Internal, "boom")); !strings.Contains(err.Error(), "change stream ended before endpoint.e[3]") {
+		t.Errorf("got %q", err)
 	}
 }
