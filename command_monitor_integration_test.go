@@ -29,6 +29,9 @@ func TestMonitorInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is not installed (scripts/deps installs it)")
 	}
+	if held := heldRDMADevices(); len(held) > 0 {
+		t.Fatalf("this test process holds %v open (a test with an in-process agent ran first), so deleting the device cannot finish: such tests belong in files that sort after this one", held)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -152,6 +155,19 @@ func TestMonitorInTmux(t *testing.T) {
 	if err := waitDeleted(); err != nil {
 		t.Fatalf("rdma link delete: %v", err)
 	}
+}
+
+// heldRDMADevices lists the RDMA device files this process has open
+// (librdmacm keeps a device open once any id used it).
+func heldRDMADevices() []string {
+	var held []string
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(target, "/dev/infiniband/") {
+			held = append(held, target)
+		}
+	}
+	return held
 }
 
 // probeRTT matches an endpoint row's last probe round trip.
