@@ -92,9 +92,11 @@
 // returns are plain. Instead Instance.Sensitive lists the paths of the
 // attributes whose value is sensitive (accept.private_data = local.pd
 // where local.pd uses a sensitive variable), which plan, apply, destroy
-// and show print as (sensitive value). Sensitivity is not followed
-// through objects: an attribute set from another block's sensitive
-// attribute (listener.l.accept.private_data) is not sensitive.
+// and show print as (sensitive value). The expressions that reference a
+// block see its sensitive attributes marked, so an attribute or output
+// computed from another block's sensitive attribute (port =
+// listener.l.port) is sensitive too; sensitivity is not followed through
+// values known only after apply, nor through for_each's each.value.
 //
 // # Schema
 //

@@ -451,7 +451,7 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 		inst.Addr = r.Addr.Instance(k.key)
 		inst.Resource = r
 		insts = append(insts, inst)
-		values = append(values, v)
+		values = append(values, markSensitive(v, inst.Sensitive))
 	}
 	var all cty.Value
 	switch {
@@ -669,9 +669,9 @@ func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool, sens *se
 			}
 			sensitive := false
 			if cv.IsMarked() || !cv.Type().IsPrimitiveType() && cv.ContainsMarked() {
-				// The value leaves unmarked; its path is recorded.
-				// Sensitivity is followed through expressions, not
-				// through objects (see checkSensitiveOutputs).
+				// The value leaves unmarked; its path is recorded
+				// (and marked again for the expressions that reference
+				// this block: markSensitive).
 				var marks cty.ValueMarks
 				cv, marks = cv.UnmarkDeep()
 				if marks.Has(sensitiveMark) {

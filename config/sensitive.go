@@ -221,8 +221,8 @@ func unmarkSensitive(v cty.Value) (cty.Value, bool) {
 // checkSensitiveOutputs reports outputs not marked sensitive whose value
 // is sensitive (comes from a sensitive variable or sensitive(), directly
 // or through locals, and not through nonsensitive()), as Terraform does:
-// plan, apply and output would show it. Values reaching an output through
-// a block are not followed (objects' values carry no marks).
+// plan, apply and output would show it, through the blocks it references
+// too (see markSensitive).
 func (e *evaluator) checkSensitiveOutputs() hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for name, o := range e.decl.outputs {
@@ -258,4 +258,19 @@ func (s *sensitivePaths) add(at, name string) {
 		at = rest
 	}
 	s.paths = append(s.paths, append(p, cty.GetAttrStep{Name: name}))
+}
+
+// markSensitive marks the attributes of an instance's value at paths, for
+// the expressions that reference it: what another block computes from a
+// sensitive attribute is sensitive too, as in Terraform. The instance's
+// own Value stays unmarked.
+func markSensitive(v cty.Value, paths []cty.Path) cty.Value {
+	if len(paths) == 0 {
+		return v
+	}
+	pvm := make([]cty.PathValueMarks, len(paths))
+	for i, p := range paths {
+		pvm[i] = cty.PathValueMarks{Path: p, Marks: cty.NewValueMarks(sensitiveMark)}
+	}
+	return v.MarkWithPaths(pvm)
 }

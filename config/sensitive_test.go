@@ -396,6 +396,59 @@ endpoint "plain" {
 	}
 }
 
+// What a block computes from another block's sensitive attribute is
+// sensitive too, through count and for_each instances alike, and an output
+// of it must be marked sensitive; the values themselves stay unmarked.
+func TestSensitivityFollowsReferencesBetweenBlocks(t *testing.T) {
+	src := `
+variable "port" {
+  type      = number
+  default   = 7801
+  sensitive = true
+}
+listener "l" {
+  count   = 2
+  address = "10.77.0.1"
+  port    = var.port + count.index
+  accept {
+    private_data = "p"
+  }
+}
+endpoint "e" {
+  address = listener.l[1].address
+  port    = listener.l[1].port
+  connect {
+    private_data = "to-${listener.l[0].port}-${listener.l[0].accept.private_data}"
+  }
+}
+endpoint "plain" {
+  address = listener.l[0].address
+  port    = 7900
+}
+output "p" {
+  value     = endpoint.e.port
+  sensitive = true
+}
+`
+	cfg := mustLoad(t, map[string]string{"main.rdma.hcl": src})
+	e := instance(t, cfg, "endpoint.e")
+	for _, p := range []cty.Path{cty.GetAttrPath("port"), cty.GetAttrPath("connect").GetAttr("private_data")} {
+		if !e.IsSensitive(p) {
+			t.Errorf("endpoint.e: %v is not sensitive (sensitive: %v)", p, e.Sensitive)
+		}
+	}
+	if e.IsSensitive(cty.GetAttrPath("address")) || e.Value.ContainsMarked() || e.Endpoint.Port != 7802 {
+		t.Errorf("endpoint.e: address sensitive %v, marked value %v, port %d", e.IsSensitive(cty.GetAttrPath("address")), e.Value.ContainsMarked(), e.Endpoint.Port)
+	}
+	if p := instance(t, cfg, "endpoint.plain"); p.Sensitive != nil {
+		t.Errorf("endpoint.plain: sensitive %v", p.Sensitive)
+	}
+	_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(strings.Replace(src, "value     = endpoint.e.port\n  sensitive = true", "value     = endpoint.e.port", 1))}, VarInputs{})
+	if lines := sensitiveOutputErrorLines(t, diags); len(lines) != 1 {
+		t.Errorf("an output of another block's sensitive attribute without sensitive = true: errors on lines %v, want one", lines)
+	}
+}
+
 // sensitiveOutputErrorLines is the lines of the "Output refers to
 // sensitive values" errors in diags, which must hold no other.
 func sensitiveOutputErrorLines(t *testing.T, diags hcl.Diagnostics) []int {
