@@ -57,6 +57,12 @@ func Summary(p *planner.Plan) string {
 }
 
 func writeNoChanges(b *strings.Builder, c colorizer, p *planner.Plan) {
+	if p.Destroy {
+		// Terraform's words for a destroy with nothing to destroy.
+		b.WriteString("\n" + c.style("No changes.", green, bold) + c.style(" No objects need to be destroyed.", bold) + "\n\n")
+		b.WriteString("Either you have not created any objects yet or the existing objects were\nalready deleted outside of rdmaform.\n")
+		return
+	}
 	b.WriteString("\n" + c.style("No changes.", green, bold) + c.style(" Your fabric matches the configuration.", bold) + "\n\n")
 	if p.Refreshed {
 		b.WriteString("rdmaform has compared the live fabric against your configuration and found\nno differences, so no changes are needed.\n")

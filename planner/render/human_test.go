@@ -170,6 +170,13 @@ func TestHumanNoChanges(t *testing.T) {
 	if got != want {
 		t.Fatalf("got\n%q\nwant\n%q", got, want)
 	}
+	// A destroy with nothing to destroy says so in Terraform's words.
+	got = human(plan(t, cfg, nil, planner.Options{Destroy: true}))
+	want = "\nNo changes. No objects need to be destroyed.\n\n" +
+		"Either you have not created any objects yet or the existing objects were\nalready deleted outside of rdmaform.\n"
+	if got != want {
+		t.Fatalf("destroy of nothing: got\n%q\nwant\n%q", got, want)
+	}
 }
 
 func TestHumanReplaceUpdateDeleteAndDrift(t *testing.T) {
