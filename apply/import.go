@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
 	"strings"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -39,7 +38,11 @@ func Import(ctx context.Context, p *planner.Plan, addr addrs.Instance, id string
 		return fmt.Errorf("this fabric cannot import objects")
 	}
 	if missing := uncreatedDependencies(p, c); len(missing) > 0 {
-		return fmt.Errorf("%s refers to %s, which the state does not hold: import %s first", addr, strings.Join(missing, ", "), map[bool]string{true: "it", false: "them"}[len(missing) == 1])
+		them := "them"
+		if len(missing) == 1 {
+			them = "it"
+		}
+		return fmt.Errorf("%s refers to %s, which the state does not hold: import %s first", addr, strings.Join(missing, ", "), them)
 	}
 	e := newExecutor(ctx, p, opts)
 	inst, planned, err := resolveAfterApply(e.Config, addr, c.After, e.valueOf)
