@@ -244,9 +244,36 @@ func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation st
 
 // newFlagSet returns a FlagSet for a command that reports its own errors.
 func newFlagSet(name string, errw io.Writer) *flag.FlagSet {
+	return newFlagSetArgs(name, "", errw)
+}
+
+// newFlagSetArgs is newFlagSet for a command whose help is generated from
+// its options: args is its synopsis after the options, such as "SOURCE
+// DESTINATION".
+func newFlagSetArgs(name, args string, errw io.Writer) *flag.FlagSet {
 	f := flag.NewFlagSet(name, flag.ContinueOnError)
 	f.SetOutput(errw)
+	if args != "" {
+		args = " " + args
+	}
+	// Commands with a help text of their own replace this.
+	f.Usage = func() {
+		fmt.Fprintf(errw, "Usage: rdmaform [global options] %s [options]%s\n\nOptions:\n", name, args)
+		f.PrintDefaults()
+	}
 	return f
+}
+
+// parseFlags parses args; when it fails, code is the exit status: 0 for
+// -help (the help is printed), 1 for a bad option.
+func parseFlags(f *flag.FlagSet, args []string) (code int, ok bool) {
+	switch err := f.Parse(args); {
+	case err == flag.ErrHelp:
+		return 0, false
+	case err != nil:
+		return 1, false
+	}
+	return 0, true
 }
 
 // acceptNoColor adds -no-color to a command that prints no colour: users

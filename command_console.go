@@ -36,8 +36,8 @@ func runConsole(args []string, s streams) int {
 	var vars config.VarArgs
 	vars.Register(fs)
 	noColor := fs.Bool("no-color", false, "")
-	if err := fs.Parse(args); err != nil {
-		return 1
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	l := config.NewLoader()
 	l.CoreVersion = Version

@@ -13,11 +13,11 @@ func init() {
 // runForceUnlock implements `rdmaform force-unlock [-force] LOCK_ID`. It
 // asks for confirmation on standard input unless -force.
 func runForceUnlock(args []string, s streams) int {
-	f := newFlagSet("force-unlock", s.Err)
+	f := newFlagSetArgs("force-unlock", "LOCK_ID", s.Err)
 	force := f.Bool("force", false, "Don't ask for confirmation.")
 	acceptNoColor(f)
-	if f.Parse(args) != nil {
-		return 1
+	if code, ok := parseFlags(f, args); !ok {
+		return code
 	}
 	if f.NArg() != 1 {
 		fmt.Fprintln(s.Err, "Error: Expected a single argument: LOCK_ID\n\nUsage: rdmaform [global options] force-unlock [-force] LOCK_ID")

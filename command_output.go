@@ -16,12 +16,12 @@ func init() {
 // does: all outputs as NAME = VALUE (sensitive ones hidden), or one
 // output's value (shown even if sensitive, since it was asked for by name).
 func runOutput(args []string, s streams) int {
-	f := newFlagSet("output", s.Err)
+	f := newFlagSetArgs("output", "[NAME]", s.Err)
 	jsonOut := f.Bool("json", false, "Print machine-readable JSON.")
 	raw := f.Bool("raw", false, "Print a string, number or bool value without quotes.")
 	f.Bool("no-color", false, "Accepted for Terraform compatibility: output has no colour.")
-	if f.Parse(args) != nil {
-		return 1
+	if code, ok := parseFlags(f, args); !ok {
+		return code
 	}
 	if f.NArg() > 1 {
 		fmt.Fprintln(s.Err, "Error: Unexpected argument\n\nThe output command expects exactly one argument with the name of an output\nvariable or no arguments to show all outputs.")

@@ -30,8 +30,8 @@ func runShow(args []string, s streams) int {
 	f.Usage = func() {
 		fmt.Fprintln(s.Err, "Usage: rdmaform [global options] show [options] [FILE]\n\n  Shows the current state, the state file FILE, or the plan saved in FILE.\n\nOptions:\n  -json      Print machine-readable JSON.\n  -no-color  Do not colour a saved plan (neither does a non-empty NO_COLOR).")
 	}
-	if f.Parse(args) != nil {
-		return 1
+	if code, ok := parseFlags(f, args); !ok {
+		return code
 	}
 	var st *state.State
 	switch f.NArg() {

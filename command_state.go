@@ -145,10 +145,10 @@ func matching(st *state.State, patterns []addrs.Instance) []addrs.Instance {
 const noMatch = "Error: Invalid target address\n\nNo matching objects found for %s. To view the available instances, use\n\"rdmaform state list\". Please modify the address to reference a specific\ninstance.\n"
 
 func runStateList(args []string, s streams) int {
-	f := newFlagSet("state list", s.Err)
+	f := newFlagSetArgs("state list", "[ADDRESS ...]", s.Err)
 	acceptNoColor(f)
-	if f.Parse(args) != nil {
-		return 1
+	if code, ok := parseFlags(f, args); !ok {
+		return code
 	}
 	patterns, ok := parseAddrs(f.Args(), s.Err)
 	if !ok {
@@ -165,10 +165,10 @@ func runStateList(args []string, s streams) int {
 }
 
 func runStateShow(args []string, s streams) int {
-	f := newFlagSet("state show", s.Err)
+	f := newFlagSetArgs("state show", "ADDRESS", s.Err)
 	acceptNoColor(f)
-	if f.Parse(args) != nil {
-		return 1
+	if code, ok := parseFlags(f, args); !ok {
+		return code
 	}
 	if f.NArg() != 1 {
 		fmt.Fprintln(s.Err, "Error: Exactly one argument expected\n\nUsage: rdmaform state show ADDRESS")
@@ -197,13 +197,13 @@ func runStateShow(args []string, s streams) int {
 }
 
 func runStateRm(args []string, s streams) int {
-	f := newFlagSet("state rm", s.Err)
+	f := newFlagSetArgs("state rm", "ADDRESS ...", s.Err)
 	acceptNoColor(f)
 	var lf lockFlags
 	lf.register(f)
 	dry := f.Bool("dry-run", false, "Only print what would be removed.")
-	if f.Parse(args) != nil {
-		return 1
+	if code, ok := parseFlags(f, args); !ok {
+		return code
 	}
 	if f.NArg() == 0 {
 		fmt.Fprintln(s.Err, "Error: At least one address is required.\n\nUsage: rdmaform state rm [options] ADDRESS...")
@@ -237,13 +237,13 @@ func runStateRm(args []string, s streams) int {
 }
 
 func runStateMv(args []string, s streams) int {
-	f := newFlagSet("state mv", s.Err)
+	f := newFlagSetArgs("state mv", "SOURCE DESTINATION", s.Err)
 	acceptNoColor(f)
 	var lf lockFlags
 	lf.register(f)
 	dry := f.Bool("dry-run", false, "Only print what would be moved.")
-	if f.Parse(args) != nil {
-		return 1
+	if code, ok := parseFlags(f, args); !ok {
+		return code
 	}
 	if f.NArg() != 2 {
 		fmt.Fprintln(s.Err, "Error: Exactly two arguments expected.\n\nUsage: rdmaform state mv [options] SOURCE DESTINATION")
@@ -290,8 +290,8 @@ func runStateMv(args []string, s streams) int {
 func runStatePull(args []string, s streams) int {
 	f := newFlagSet("state pull", s.Err)
 	acceptNoColor(f)
-	if f.Parse(args) != nil {
-		return 1
+	if code, ok := parseFlags(f, args); !ok {
+		return code
 	}
 	st, ok := loadState(s)
 	if !ok {
@@ -310,13 +310,13 @@ func runStatePull(args []string, s streams) int {
 }
 
 func runStatePush(args []string, s streams) int {
-	f := newFlagSet("state push", s.Err)
+	f := newFlagSetArgs("state push", "PATH", s.Err)
 	acceptNoColor(f)
 	var lf lockFlags
 	lf.register(f)
 	force := f.Bool("force", false, "Write the state even if lineages differ or the serial is lower.")
-	if f.Parse(args) != nil {
-		return 1
+	if code, ok := parseFlags(f, args); !ok {
+		return code
 	}
 	if f.NArg() != 1 {
 		fmt.Fprintln(s.Err, "Error: Exactly one argument expected: the state file to push (\"-\" for stdin).")
