@@ -33,6 +33,10 @@ const applyHelp = `Usage: rdmaform [global options] apply [options] [PLAN]
 
 Options:
   -auto-approve        Do not ask for confirmation.
+  -input=false         Never ask: without -auto-approve, apply refuses.
+  -destroy             Destroy every object in the state ("rdmaform destroy").
+  -refresh-only        Only record in the state what changed outside rdmaform
+                       (objects the agent no longer holds); change no object.
   -monitor             Watch the objects change in the monitor while apply
                        runs (q leaves it; apply's own report follows).
   -var 'name=value'    Set a variable (repeatable).
@@ -42,6 +46,7 @@ Options:
   -refresh=false       Do not read the live fabric before planning.
   -parallelism=N       At most N operations at once (default 10).
   -no-color            Do not colour the output.
+  -compact-warnings    Show warnings as a list of summaries.
   -lock=false          Do not lock the state.
   -lock-timeout=DUR    Retry a held state lock for this long.
 `
@@ -72,6 +77,9 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 	}
 	var f planFlags
 	f.register(fs, false)
+	if !destroy {
+		fs.BoolVar(&f.destroy, "destroy", false, "") // apply -destroy is destroy
+	}
 	autoApprove := fs.Bool("auto-approve", false, "")
 	monitor := fs.Bool("monitor", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -79,6 +87,9 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 			return 0
 		}
 		return 1
+	}
+	if f.destroy {
+		destroy, name = true, "destroy"
 	}
 	f.destroy = destroy
 	defer startProfile(name)()
@@ -117,6 +128,11 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 			return executeWithMonitor(se, p, parallelism, destroy, color, f.noColor)
 		}
 	}
+	if !*autoApprove && !f.input {
+		fmt.Fprintf(s.Err, "Error: No confirmation with -input=false\n\n"+
+			"-input=false forbids asking whether to %s, so rdmaform will not %s. Add\n-auto-approve to %s without asking, or apply a plan saved with\n\"rdmaform plan -out=FILE\".\n", name, name, name)
+		return 1
+	}
 	if !*autoApprove && !stdinIsTerminal(s.In) {
 		fmt.Fprintf(s.Err, "Error: No terminal to confirm the %s\n\n"+
 			"rdmaform %s asks for confirmation on a terminal, and standard input is not\none. Run it with -auto-approve to %s without asking, or save a plan with\n\"rdmaform plan -out=FILE\" and apply that file.\n", name, name, name)
@@ -124,7 +140,7 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 	}
 
 	// Apply needs the fabric to act, whether or not it refreshes.
-	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", color, true)
+	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", sessionView{color, f.compactWarnings}, true)
 	defer se.close()
 	if !ok {
 		return 1
@@ -142,7 +158,7 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 		fmt.Fprintf(s.Out, "\n%s\n", completeLine(destroy, &apply.Report{}, color))
 		return 0
 	}
-	if !*autoApprove && !confirm(s, destroy) {
+	if !*autoApprove && !confirm(s, destroy, p.RefreshOnly) {
 		fmt.Fprintf(s.Out, "\n%s cancelled.\n", strings.ToUpper(name[:1])+name[1:])
 		return 1
 	}
@@ -151,12 +167,17 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 
 // confirm asks Terraform's question and reports whether the answer is
 // exactly "yes".
-func confirm(s streams, destroy bool) bool {
-	if destroy {
+func confirm(s streams, destroy, refreshOnly bool) bool {
+	switch {
+	case refreshOnly:
+		fmt.Fprint(s.Out, "\nWould you like to update the rdmaform state to reflect these detected changes?\n"+
+			"  rdmaform will write these changes to the state without modifying any live\n  objects.\n"+
+			"  There is no undo. Only 'yes' will be accepted to confirm.\n\n  Enter a value: ")
+	case destroy:
 		fmt.Fprint(s.Out, "\nDo you really want to destroy all resources?\n"+
 			"  rdmaform will destroy all your managed objects, as shown above.\n"+
 			"  There is no undo. Only 'yes' will be accepted to confirm.\n\n  Enter a value: ")
-	} else {
+	default:
 		fmt.Fprint(s.Out, "\nDo you want to perform these actions?\n"+
 			"  rdmaform will perform the actions described above.\n"+
 			"  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")
@@ -178,7 +199,7 @@ func applySavedPlan(path string, f planFlags, color bool, s streams, monitor boo
 	for _, v := range sp.Inputs.Vars {
 		vars = append(vars, config.VarArg{File: v.File, Value: v.Value})
 	}
-	se, ok := openSession(s, vars, sp.Inputs.Env, f.lock, "OperationTypeApply", color, false)
+	se, ok := openSession(s, vars, sp.Inputs.Env, f.lock, "OperationTypeApply", sessionView{color, f.compactWarnings}, false)
 	defer se.close()
 	if !ok {
 		return 1

@@ -12,12 +12,14 @@ const destroyHelp = `Usage: rdmaform [global options] destroy [options]
 
 Options:
   -auto-approve        Do not ask for confirmation.
+  -input=false         Never ask: without -auto-approve, destroy refuses.
   -var 'name=value'    Set a variable (repeatable).
   -var-file=FILE       Load variable values from a file (repeatable).
   -target=ADDRESS      Destroy only this object and what depends on it.
   -refresh=false       Do not read the live fabric before planning.
   -parallelism=N       At most N operations at once (default 10).
   -no-color            Do not colour the output.
+  -compact-warnings    Show warnings as a list of summaries.
   -lock=false          Do not lock the state.
   -lock-timeout=DUR    Retry a held state lock for this long.
 `

@@ -40,6 +40,7 @@ func runImport(args []string, s streams) int {
 	var f planFlags
 	f.vars.Register(fs)
 	fs.BoolVar(&f.noColor, "no-color", false, "")
+	fs.BoolVar(&f.input, "input", true, "") // import asks nothing
 	f.lock.register(fs)
 	f.refresh = true
 	if err := fs.Parse(args); err != nil {
@@ -62,7 +63,7 @@ func runImport(args []string, s streams) int {
 		id = fs.Arg(1)
 	}
 	color := !f.noColor && cfgIsTerminal(s.Out)
-	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeImport", color, true)
+	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeImport", sessionView{color: color}, true)
 	defer se.close()
 	if !ok {
 		return 1

@@ -11,6 +11,28 @@ func init() {
 	register(command{Name: "init", Synopsis: "Prepare the working directory: check the state backend, migrate state", Run: runInit})
 }
 
+const initHelp = `Usage: rdmaform [global options] init [options]
+
+  Prepares the working directory: reads the backend block, checks that the
+  state backend is reachable and its state readable, and records the
+  backend in .rdmaform/backend.json. rdmaform has no providers or modules
+  to install.
+
+Options:
+  -migrate-state       Copy the state from the previously used backend to the
+                       configured one (the old copy is left in place).
+  -force-copy          With -migrate-state, overwrite a different state
+                       already in the new backend.
+  -reconfigure         Use the configured backend without migrating state.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -input=false         Accepted for Terraform compatibility; init asks
+                       nothing.
+  -upgrade             Accepted for Terraform compatibility; there are no
+                       providers or modules to upgrade.
+  -no-color            Accepted for Terraform compatibility.
+`
+
 // runInit implements `rdmaform init [-migrate-state] [-force-copy]
 // [-reconfigure] [-lock=false] [-lock-timeout=D]`. It reads the backend
 // block, checks the backend is reachable and its state readable, and
@@ -21,14 +43,17 @@ func init() {
 // old copy is left in place.
 func runInit(args []string, s streams) int {
 	f := newFlagSet("init", s.Err)
+	f.Usage = func() { fmt.Fprint(s.Err, initHelp) }
 	var lf lockFlags
 	lf.register(f)
 	migrate := f.Bool("migrate-state", false, "Copy the state from the previously used backend to the configured one.")
 	forceCopy := f.Bool("force-copy", false, "With -migrate-state, overwrite a different state already in the new backend.")
 	reconfigure := f.Bool("reconfigure", false, "Use the configured backend without migrating state.")
 	acceptNoColor(f)
-	if f.Parse(args) != nil {
-		return 1
+	f.Bool("input", true, "")
+	f.Bool("upgrade", false, "")
+	if code, ok := parseFlags(f, args); !ok {
+		return code
 	}
 	if f.NArg() > 0 {
 		fmt.Fprintln(s.Err, "Error: init takes no arguments; use -chdir=DIR to initialise another directory")

@@ -41,11 +41,16 @@ Options:
   -replace=ADDRESS     Replace this object even if it has not changed
                        (repeatable).
   -destroy             Plan to destroy every object in the state.
+  -refresh-only        Plan only to record in the state what changed outside
+                       rdmaform (objects the agent no longer holds).
   -refresh=false       Do not read the live fabric; trust the state.
   -detailed-exitcode   Exit 0 when there are no changes, 1 on error, 2 when
                        there are changes.
   -json                Print the plan as JSON.
   -no-color            Do not colour the output.
+  -compact-warnings    Show warnings as a list of summaries.
+  -input=false         Accepted for Terraform compatibility; plan asks
+                       nothing.
   -lock=false          Do not lock the state.
   -lock-timeout=DUR    Retry a held state lock for this long.
   -parallelism=N       Accepted for Terraform compatibility; plan makes one
@@ -93,6 +98,9 @@ type planFlags struct {
 	replace          stringsFlag
 	destroy          bool
 	refresh          bool
+	refreshOnly      bool
+	input            bool // false: never ask (-input=false)
+	compactWarnings  bool
 	detailedExitcode bool
 	jsonOut          bool
 	noColor          bool
@@ -106,6 +114,9 @@ func (f *planFlags) register(fs *flag.FlagSet, forPlan bool) {
 	fs.Var(&f.targets, "target", "")
 	fs.Var(&f.replace, "replace", "")
 	fs.BoolVar(&f.refresh, "refresh", true, "")
+	fs.BoolVar(&f.refreshOnly, "refresh-only", false, "")
+	fs.BoolVar(&f.input, "input", true, "")
+	fs.BoolVar(&f.compactWarnings, "compact-warnings", false, "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
 	fs.IntVar(&f.parallelism, "parallelism", apply.DefaultParallelism, "")
 	f.lock.register(fs)
@@ -117,8 +128,22 @@ func (f *planFlags) register(fs *flag.FlagSet, forPlan bool) {
 	}
 }
 
-// addresses parses -target and -replace.
+// addresses parses -target and -replace, and refuses the options that
+// contradict each other.
 func (f *planFlags) addresses(errw io.Writer) (targets, replace []addrs.Instance, ok bool) {
+	if f.refreshOnly {
+		switch {
+		case f.destroy:
+			fmt.Fprintf(errw, "Error: Incompatible plan options\n\nThe -destroy option cannot be used together with -refresh-only.\n")
+			return nil, nil, false
+		case !f.refresh:
+			fmt.Fprintf(errw, "Error: Incompatible refresh options\n\nIt doesn't make sense to use -refresh-only at the same time as -refresh=false,\nbecause rdmaform would have nothing to do.\n")
+			return nil, nil, false
+		case len(f.replace) > 0:
+			fmt.Fprintf(errw, "Error: Incompatible plan options\n\nThe -replace option cannot be used together with -refresh-only: a refresh-only\nplan changes no object.\n")
+			return nil, nil, false
+		}
+	}
 	ok = true
 	parse := func(opt string, vals []string) []addrs.Instance {
 		var out []addrs.Instance
@@ -149,7 +174,9 @@ type session struct {
 	priors *planner.Priors // prior's objects decoded for the planner
 	fetch  *liveFetch      // the agent's objects, read while the state loads
 	color  bool
-	inputs planner.Inputs
+	// compactWarnings writes warnings as one line each (-compact-warnings).
+	compactWarnings bool
+	inputs          planner.Inputs
 }
 
 func (se *session) close() {
@@ -171,11 +198,45 @@ func (se *session) close() {
 	}
 }
 
-// writeDiags renders diagnostics with their source, to stderr.
+// writeDiags renders diagnostics with their source, to stderr; with
+// -compact-warnings, warnings as a list of summaries after the errors.
 func (se *session) writeDiags(diags hcl.Diagnostics) {
-	if len(diags) > 0 {
-		se.loader.WriteDiagnostics(se.s.Err, diags, se.color && cfgIsTerminal(se.s.Err), 0)
+	if len(diags) == 0 {
+		return
 	}
+	color := se.color && cfgIsTerminal(se.s.Err)
+	if !se.compactWarnings {
+		se.loader.WriteDiagnostics(se.s.Err, diags, color, 0)
+		return
+	}
+	var errs, warnings hcl.Diagnostics
+	for _, d := range diags {
+		if d.Severity == hcl.DiagWarning {
+			warnings = append(warnings, d)
+		} else {
+			errs = append(errs, d)
+		}
+	}
+	if len(errs) > 0 {
+		se.loader.WriteDiagnostics(se.s.Err, errs, color, 0)
+	}
+	writeCompactWarnings(se.s.Err, warnings)
+}
+
+// writeCompactWarnings lists warnings by summary and place, as Terraform's
+// -compact-warnings does.
+func writeCompactWarnings(w io.Writer, warnings hcl.Diagnostics) {
+	if len(warnings) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nWarnings:\n\n")
+	for _, d := range warnings {
+		fmt.Fprintf(w, "- %s\n", d.Summary)
+		if d.Subject != nil {
+			fmt.Fprintf(w, "  on %s line %d\n", d.Subject.Filename, d.Subject.Start.Line)
+		}
+	}
+	fmt.Fprintf(w, "\nTo see the full warning notes, run rdmaform without -compact-warnings.\n")
 }
 
 // openSession loads the configuration with vars, opens and locks the
@@ -185,16 +246,22 @@ func (se *session) writeDiags(diags hcl.Diagnostics) {
 // configuration loads: with thousands of objects each is a good part of a
 // plan's time, and neither needs the other. Configuration errors come
 // first, as if the state had not been touched.
-func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, color, needFabric bool) (*session, bool) {
-	return openSessionFetching(s, vars, env, lock, operation, color, needFabric, false)
+func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, view sessionView, needFabric bool) (*session, bool) {
+	return openSessionFetching(s, vars, env, lock, operation, view, needFabric, false)
+}
+
+// sessionView is how a session writes what it has to say.
+type sessionView struct {
+	color           bool
+	compactWarnings bool
 }
 
 // openSessionFetching is openSession that, with fetchLive, also connects
 // to the agent and lists its objects once the configuration (which names
 // the agent's socket) has loaded, while the state is still being read:
 // plan's refresh then costs little more than the longer of the two.
-func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, color, needFabric, fetchLive bool) (*session, bool) {
-	se := &session{s: s, loader: config.NewLoader(), color: color}
+func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, view sessionView, needFabric, fetchLive bool) (*session, bool) {
+	se := &session{s: s, loader: config.NewLoader(), color: view.color, compactWarnings: view.compactWarnings}
 	se.loader.CoreVersion = Version
 	ctx, cancel := context.WithCancel(context.Background())
 	var stateErrs bytes.Buffer
@@ -335,7 +402,7 @@ func configDigest(l *config.Loader) string {
 // makePlan plans with the session and the flags, writing the diagnostics;
 // ok is false when planning failed.
 func (se *session) makePlan(f *planFlags, targets, replace []addrs.Instance) (*planner.Plan, hcl.Diagnostics, bool) {
-	opts := planner.Options{Targets: targets, Replace: replace, Destroy: f.destroy, Priors: se.priors}
+	opts := planner.Options{Targets: targets, Replace: replace, Destroy: f.destroy, RefreshOnly: f.refreshOnly, Priors: se.priors}
 	if se.conn != nil && f.refresh {
 		opts.Refresher = se.conn.Refresher
 		opts.Devices = se.conn.Devices
@@ -367,7 +434,7 @@ func runPlan(args []string, s streams) int {
 	}
 	color := !f.noColor && !f.jsonOut && cfgIsTerminal(s.Out)
 	needFabric := f.refresh
-	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", color, false, needFabric && connectFabric != nil)
+	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionView{color, f.compactWarnings}, false, needFabric && connectFabric != nil)
 	defer se.close()
 	if !ok {
 		return 1

@@ -24,10 +24,12 @@ type Plan struct {
 	// them first.
 	Deposed []Deposed
 
-	Destroy   bool
-	Refreshed bool             // the live fabric was read (not -refresh=false)
-	Targets   []addrs.Instance // -target; a key-less address names a whole block
-	Replace   []addrs.Instance // -replace
+	Destroy bool
+	// RefreshOnly: the plan only records the drift in the state.
+	RefreshOnly bool
+	Refreshed   bool             // the live fabric was read (not -refresh=false)
+	Targets     []addrs.Instance // -target; a key-less address names a whole block
+	Replace     []addrs.Instance // -replace
 
 	// Prior identifies the state the plan was made from: apply of a saved
 	// plan refuses to run if the state has changed since.

@@ -49,6 +49,7 @@ type planFile struct {
 	RdmaformVersion string        `json:"rdmaform_version"`
 	Prior           StateID       `json:"prior_state"`
 	Destroy         bool          `json:"destroy,omitempty"`
+	RefreshOnly     bool          `json:"refresh_only,omitempty"`
 	Refreshed       bool          `json:"refreshed,omitempty"`
 	Targets         []string      `json:"targets,omitempty"`
 	Replace         []string      `json:"replace,omitempty"`
@@ -100,7 +101,7 @@ type outputFile struct {
 func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 	p := sp.Plan
 	f := planFile{Magic: planFileMagic, FormatVersion: PlanFileFormat, RdmaformVersion: sp.RdmaformVersion,
-		Prior: p.Prior, Destroy: p.Destroy, Refreshed: p.Refreshed, Inputs: sp.Inputs, Changes: []changeFile{}}
+		Prior: p.Prior, Destroy: p.Destroy, RefreshOnly: p.RefreshOnly, Refreshed: p.Refreshed, Inputs: sp.Inputs, Changes: []changeFile{}}
 	for _, t := range p.Targets {
 		f.Targets = append(f.Targets, t.String())
 	}
@@ -152,7 +153,7 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 	if f.FormatVersion != PlanFileFormat {
 		return nil, fmt.Errorf("saved plan format %d is not supported by this rdmaform (which reads format %d)", f.FormatVersion, PlanFileFormat)
 	}
-	p := &Plan{Prior: f.Prior, Destroy: f.Destroy, Refreshed: f.Refreshed}
+	p := &Plan{Prior: f.Prior, Destroy: f.Destroy, RefreshOnly: f.RefreshOnly, Refreshed: f.Refreshed}
 	var err error
 	parseAddr := func(s string) addrs.Instance {
 		a, e := addrs.ParseInstance(s)

@@ -31,6 +31,9 @@ type Options struct {
 	Replace []addrs.Instance
 	// Destroy plans to delete every object in the state.
 	Destroy bool
+	// RefreshOnly plans only to record in the state what the refresh
+	// found (objects the agent no longer holds), changing no object.
+	RefreshOnly bool
 	// Priors is the state's objects already decoded by DecodePriors
 	// (which a command may run while the configuration loads); nil: Make
 	// decodes them.
@@ -53,7 +56,7 @@ type prior struct {
 // accumulate; with errors the plan is not to be applied.
 func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options) (*Plan, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
-	p := &Plan{Destroy: opts.Destroy, Targets: opts.Targets, Replace: opts.Replace, Refreshed: opts.Refresher != nil}
+	p := &Plan{Destroy: opts.Destroy, RefreshOnly: opts.RefreshOnly, Targets: opts.Targets, Replace: opts.Replace, Refreshed: opts.Refresher != nil}
 	if st != nil {
 		p.Prior = StateID{Exists: true, Lineage: st.Lineage, Serial: st.Serial}
 	}
@@ -98,6 +101,15 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		gone[dr.Addr] = true
 	}
 
+	if opts.RefreshOnly {
+		// Nothing to change but the state: the drift is the plan (deposed
+		// objects are destroyed only by a normal plan).
+		p.Deposed = nil
+		if len(opts.Targets) > 0 {
+			p.applyTargets(opts.Targets)
+		}
+		return p, diags
+	}
 	if opts.Destroy {
 		for _, pr := range priors {
 			var inst *config.Instance

@@ -63,6 +63,12 @@ func writeNoChanges(b *strings.Builder, c colorizer, p *planner.Plan) {
 		b.WriteString("Either you have not created any objects yet or the existing objects were\nalready deleted outside of rdmaform.\n")
 		return
 	}
+	if p.RefreshOnly {
+		// Terraform's words for a refresh that found nothing.
+		b.WriteString("\n" + c.style("No changes.", green, bold) + c.style(" Your fabric still matches the configuration.", bold) + "\n\n")
+		b.WriteString("rdmaform has checked that the live objects still match the result of your\nmost recent changes, and found no differences.\n")
+		return
+	}
 	b.WriteString("\n" + c.style("No changes.", green, bold) + c.style(" Your fabric matches the configuration.", bold) + "\n\n")
 	if p.Refreshed {
 		b.WriteString("rdmaform has compared the live fabric against your configuration and found\nno differences, so no changes are needed.\n")
@@ -84,6 +90,10 @@ func writeDrift(b *strings.Builder, c colorizer, p *planner.Plan) {
 		} else {
 			b.WriteString("  # (the agent no longer holds it: the agent restarted, or its device was removed)\n")
 		}
+	}
+	if p.RefreshOnly {
+		b.WriteString("\nThis is a refresh-only plan, so rdmaform will not take any actions to undo\nthese. If you were expecting these changes then you can apply this plan to\nrecord the updated values in the rdmaform state without changing any live\nobjects.\n")
+		return
 	}
 	b.WriteString("\nUnless you have made equivalent changes to your configuration, the following\nplan includes actions to respond to these changes.\n\n")
 	b.WriteString(strings.Repeat("─", 77) + "\n")

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdmaform/rdmaform/state"
+)
+
+// stateObjects is how many objects dir's local state records.
+func stateObjects(t *testing.T, dir string) int {
+	t.Helper()
+	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
+	defer m.Close()
+	if err := m.RefreshState(); err != nil {
+		t.Fatal(err)
+	}
+	return len(m.State().Objects)
+}
+
+func TestRefreshOnlyRecordsDriftAndChangesNothing(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ := stateCmd(t, dir, "", "plan", "-refresh-only", "-detailed-exitcode", "-no-color")
+	if code != 0 || !strings.Contains(out, "No changes. Your fabric still matches the configuration.") {
+		t.Fatalf("refresh-only plan without drift: %d\n%s", code, out)
+	}
+
+	delete(f.live, "endpoint.client[0]") // the agent lost it
+	code, out, _ = stateCmd(t, dir, "", "plan", "-refresh-only", "-detailed-exitcode", "-no-color")
+	if code != 2 || !strings.Contains(out, "# endpoint.client[0] has been deleted") ||
+		!strings.Contains(out, "This is a refresh-only plan, so rdmaform will not take any actions") ||
+		strings.Contains(out, "will be created") || strings.Contains(out, "Plan:") {
+		t.Fatalf("refresh-only plan with drift: %d\n%s", code, out)
+	}
+
+	withTerminal(t)
+	code, out, _ = stateCmd(t, dir, "no\n", "apply", "-refresh-only", "-no-color")
+	if code != 1 || !strings.Contains(out, "Would you like to update the rdmaform state to reflect these detected changes?") || stateObjects(t, dir) != 4 {
+		t.Fatalf("refresh-only apply answered no: %d\n%s", code, out)
+	}
+	code, out, errs := stateCmd(t, dir, "yes\n", "apply", "-refresh-only", "-no-color")
+	if code != 0 || !strings.Contains(out, "Apply complete! Resources: 0 added, 0 changed, 0 destroyed.") {
+		t.Fatalf("refresh-only apply: %d\n%s\n%s", code, out, errs)
+	}
+	if n := stateObjects(t, dir); n != 3 {
+		t.Fatalf("the state records %d objects after the refresh, want 3 (endpoint.client[0] dropped)", n)
+	}
+	if len(f.live) != 3 {
+		t.Fatalf("a refresh-only apply changed the fabric: %v", f.live)
+	}
+	code, out, _ = stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color")
+	if code != 2 || !strings.Contains(out, "# endpoint.client[0] will be created") || strings.Contains(out, "has been deleted") {
+		t.Fatalf("plan after the refresh: %d\n%s", code, out)
+	}
+}
+
+func TestRefreshCommandIsApplyRefreshOnly(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	delete(f.live, "endpoint.client[1]")
+	code, out, errs := stateCmd(t, dir, "", "refresh", "-no-color")
+	if code != 0 || !strings.Contains(out, "# endpoint.client[1] has been deleted") || stateObjects(t, dir) != 3 || len(f.live) != 3 {
+		t.Fatalf("refresh: %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "refresh", "-help"); code != 0 || !strings.Contains(errs, "apply -refresh-only -auto-approve") {
+		t.Fatalf("refresh -help: %d\n%s", code, errs)
+	}
+}
+
+func TestRefreshOnlyRefusesContradictions(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "-refresh-only", "-destroy"}, "The -destroy option cannot be used together with -refresh-only"},
+		{[]string{"destroy", "-refresh-only", "-auto-approve"}, "The -destroy option cannot be used together with -refresh-only"},
+		{[]string{"plan", "-refresh-only", "-refresh=false"}, "It doesn't make sense to use -refresh-only at the same time as -refresh=false"},
+		{[]string{"apply", "-refresh-only", "-replace=endpoint.client[0]", "-auto-approve"}, "The -replace option cannot be used together with -refresh-only"},
+	} {
+		code, _, errs := stateCmd(t, dir, "", c.args...)
+		if code != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: %d %q, want exit 1 and %q", strings.Join(c.args, " "), code, errs, c.want)
+		}
+	}
+}
+
+func TestApplyWithInputFalseNeverAsks(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	withTerminal(t)
+	dir := planDir(t, planTestConfig)
+	code, out, errs := stateCmd(t, dir, "yes\n", "apply", "-input=false")
+	if code != 1 || !strings.Contains(errs, "No confirmation with -input=false") || strings.Contains(out, "Enter a value") || len(f.live) != 0 {
+		t.Fatalf("apply -input=false: %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-input=false", "-auto-approve"); code != 0 || len(f.live) != 4 {
+		t.Fatalf("apply -input=false -auto-approve: %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan -input=false: %d\n%s\n%s", code, out, errs)
+	}
+}
+
+func TestApplyDestroyIsDestroy(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	withTerminal(t)
+	dir := planDir(t, planTestConfig)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ := stateCmd(t, dir, "no\n", "apply", "-destroy")
+	if code != 1 || !strings.Contains(out, "Do you really want to destroy all resources?") || len(f.live) != 4 {
+		t.Fatalf("apply -destroy answered no: %d\n%s", code, out)
+	}
+	code, out, errs := stateCmd(t, dir, "", "apply", "-destroy", "-auto-approve", "-no-color")
+	if code != 0 || !strings.Contains(out, "Destroy complete! Resources: 4 destroyed.") || len(f.live) != 0 || stateObjects(t, dir) != 0 {
+		t.Fatalf("apply -destroy: %d\n%s\n%s", code, out, errs)
+	}
+}
+
+func TestCompactWarnings(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	code, _, errs := stateCmd(t, dir, "", "plan", "-replace=endpoint.nothing[0]", "-compact-warnings", "-no-color")
+	if code != 0 || !strings.Contains(errs, "Warnings:\n\n- Replace target not found\n") ||
+		!strings.Contains(errs, "To see the full warning notes, run rdmaform without -compact-warnings.") {
+		t.Fatalf("plan -compact-warnings: %d\n%s", code, errs)
+	}
+	_, _, full := stateCmd(t, dir, "", "plan", "-replace=endpoint.nothing[0]", "-no-color")
+	if !strings.Contains(full, "Warning: Replace target not found") || strings.Contains(full, "Warnings:") {
+		t.Fatalf("plan without -compact-warnings: %s", full)
+	}
+}
