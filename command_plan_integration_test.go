@@ -152,10 +152,20 @@ func TestPlanApplyDestroyEndToEnd(t *testing.T) {
 	e.expect(1, []string{"max_send_sge = 64 exceeds " + os.Getenv("RDMAFORM_TEST_DEVICE") + "'s max_sge of"}, "plan", "-no-color")
 	e.write(src)
 
-	// An agent restart loses every object: drift, healed by apply.
+	// An agent restart loses every object: drift, healed by apply; or,
+	// with -refresh-only, only recorded (and then made again).
 	e.stop()
 	e.startAgent()
 	e.expect(2, []string{"# endpoint.client[0] has been deleted", "# (because the agent no longer holds it)", "Plan: 6 to add"}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(2, []string{"# listener.loop has been deleted", "This is a refresh-only plan"}, "plan", "-refresh-only", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Apply complete! Resources: 0 added, 0 changed, 0 destroyed."}, "apply", "-refresh-only", "-auto-approve", "-no-color")
+	if out := e.expect(0, nil, "state", "list"); strings.TrimSpace(out) != "" {
+		t.Fatalf("the state still lists objects after apply -refresh-only:\n%s", out)
+	}
+	if n := cmIDs(t, "7471"); n != 0 {
+		t.Fatalf("apply -refresh-only made %d cm_ids on port 7471", n)
+	}
+	e.expect(2, []string{"Plan: 6 to add, 0 to change, 0 to destroy."}, "plan", "-no-color", "-detailed-exitcode")
 	e.expect(0, []string{"Resources: 6 added"}, "apply", "-auto-approve", "-no-color")
 	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
 
