@@ -115,7 +115,7 @@ func (f *planFlags) register(fs *flag.FlagSet, forPlan bool) {
 	fs.Var(&f.replace, "replace", "")
 	fs.BoolVar(&f.refresh, "refresh", true, "")
 	fs.BoolVar(&f.refreshOnly, "refresh-only", false, "")
-	fs.BoolVar(&f.input, "input", true, "")
+	fs.BoolVar(&f.input, "input", inputDefault(), "")
 	fs.BoolVar(&f.compactWarnings, "compact-warnings", false, "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
 	fs.IntVar(&f.parallelism, "parallelism", apply.DefaultParallelism, "")
@@ -126,6 +126,13 @@ func (f *planFlags) register(fs *flag.FlagSet, forPlan bool) {
 		fs.BoolVar(&f.jsonOut, "json", false, "")
 		fs.StringVar(&f.out, "out", "", "")
 	}
+}
+
+// inputDefault is -input's default: false when RDMAFORM_INPUT is "false"
+// or "0", as Terraform's TF_INPUT.
+func inputDefault() bool {
+	v := os.Getenv("RDMAFORM_INPUT")
+	return v != "false" && v != "0"
 }
 
 // addresses parses -target and -replace, and refuses the options that

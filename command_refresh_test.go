@@ -144,3 +144,37 @@ func TestCompactWarnings(t *testing.T) {
 		t.Fatalf("plan without -compact-warnings: %s", full)
 	}
 }
+
+func TestInputAndCLIArgsFromTheEnvironment(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	withTerminal(t)
+	dir := planDir(t, planTestConfig)
+	t.Setenv("RDMAFORM_INPUT", "0")
+	code, out, errs := stateCmd(t, dir, "yes\n", "apply")
+	if code != 1 || !strings.Contains(errs, "No confirmation with -input=false") || len(f.live) != 0 {
+		t.Fatalf("apply with RDMAFORM_INPUT=0: %d\n%s\n%s", code, out, errs)
+	}
+	t.Setenv("RDMAFORM_INPUT", "")
+	t.Setenv("RDMAFORM_CLI_ARGS", "-no-color")
+	t.Setenv("RDMAFORM_CLI_ARGS_apply", `-auto-approve "-var-file=no such file.rdmavars"`)
+	code, _, errs = stateCmd(t, dir, "", "apply")
+	if code != 1 || !strings.Contains(errs, "no such file.rdmavars") {
+		t.Fatalf("apply with RDMAFORM_CLI_ARGS_apply naming a missing var file: %d\n%s", code, errs)
+	}
+	t.Setenv("RDMAFORM_CLI_ARGS_apply", "-auto-approve")
+	if code, out, errs := stateCmd(t, dir, "", "apply"); code != 0 || len(f.live) != 4 {
+		t.Fatalf("apply with RDMAFORM_CLI_ARGS: %d\n%q\n%s", code, out, errs)
+	}
+	t.Setenv("RDMAFORM_CLI_ARGS", `-no-color "-target=`)
+	if code, _, errs := stateCmd(t, dir, "", "plan"); code != 1 || !strings.Contains(errs, "cannot split RDMAFORM_CLI_ARGS") {
+		t.Fatalf("plan with an unterminated quote in RDMAFORM_CLI_ARGS: %d\n%s", code, errs)
+	}
+}
+
+func TestUnknownCommandSuggestsTheNearest(t *testing.T) {
+	dir := planDir(t, planTestConfig)
+	if code, _, errs := stateCmd(t, dir, "", "aply"); code != 1 || !strings.Contains(errs, `rdmaform has no command named "aply". Did you mean "apply"?`) {
+		t.Fatalf("aply: %d\n%s", code, errs)
+	}
+}

@@ -13,6 +13,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/hashicorp/go-version v1.9.0
 	github.com/hashicorp/hcl/v2 v2.25.0
+	github.com/mattn/go-shellwords v1.0.16
 	github.com/muesli/termenv v0.16.0
 	github.com/zclconf/go-cty v1.20.0
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3

@@ -9,6 +9,9 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/mattn/go-shellwords"
+	"github.com/rdmaform/rdmaform/config"
 )
 
 // Version is the rdmaform release this binary was built from.
@@ -77,11 +80,39 @@ func run(args []string, s streams) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(s.Err, "Error: rdmaform has no command named %q.\n\n", args[0])
+		names := make([]string, 0, len(commands))
+		for n := range commands {
+			names = append(names, n)
+		}
+		fmt.Fprintf(s.Err, "Error: rdmaform has no command named %q.%s\n\n", args[0], config.DidYouMean(args[0], names))
 		usage(s.Err)
 		return 1
 	}
-	return c.Run(args[1:], s)
+	extra, err := cliArgsFromEnv(args[0])
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		return 1
+	}
+	return c.Run(append(extra, args[1:]...), s)
+}
+
+// cliArgsFromEnv returns the options RDMAFORM_CLI_ARGS and
+// RDMAFORM_CLI_ARGS_<command> add before the command line's own, as
+// Terraform's TF_CLI_ARGS do (split as a shell would).
+func cliArgsFromEnv(command string) ([]string, error) {
+	var out []string
+	for _, name := range []string{"RDMAFORM_CLI_ARGS", "RDMAFORM_CLI_ARGS_" + command} {
+		v := os.Getenv(name)
+		if v == "" {
+			continue
+		}
+		words, err := shellwords.Parse(v)
+		if err != nil {
+			return nil, fmt.Errorf("cannot split %s (%q): %v", name, v, err)
+		}
+		out = append(out, words...)
+	}
+	return out, nil
 }
 
 func usage(w io.Writer) {

@@ -505,7 +505,7 @@ func schemaPath(b *Block, tr hcl.Traversal) (cty.Path, hcl.Diagnostics) {
 			continue
 		}
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unsupported attribute",
-			Detail: fmt.Sprintf("There is no attribute named %q here.%s", name, didYouMean(name, b.names())), Subject: step.SourceRange().Ptr()}}
+			Detail: fmt.Sprintf("There is no attribute named %q here.%s", name, DidYouMean(name, b.names())), Subject: step.SourceRange().Ptr()}}
 	}
 	return path, nil
 }

@@ -77,13 +77,13 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 		if root == "var" {
 			if _, declared := d.variables[name]; !declared {
 				return bad("Reference to undeclared input variable",
-					fmt.Sprintf("An input variable named %q is not declared.%s", name, didYouMean(name, mapKeys(d.variables))), hcl.RangeOver(tr[0].SourceRange(), rng))
+					fmt.Sprintf("An input variable named %q is not declared.%s", name, DidYouMean(name, mapKeys(d.variables))), hcl.RangeOver(tr[0].SourceRange(), rng))
 			}
 			ref.kind = refVar
 		} else {
 			if _, declared := d.locals[name]; !declared {
 				return bad("Reference to undeclared local value",
-					fmt.Sprintf("A local value named %q is not declared.%s", name, didYouMean(name, mapKeys(d.locals))), hcl.RangeOver(tr[0].SourceRange(), rng))
+					fmt.Sprintf("A local value named %q is not declared.%s", name, DidYouMean(name, mapKeys(d.locals))), hcl.RangeOver(tr[0].SourceRange(), rng))
 			}
 			ref.kind = refLocal
 		}
@@ -134,7 +134,7 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 				}
 			}
 			return bad("Reference to undeclared "+root,
-				fmt.Sprintf("A %s named %q is not declared in this configuration.%s", root, name, didYouMean(name, names)), hcl.RangeOver(tr[0].SourceRange(), rng))
+				fmt.Sprintf("A %s named %q is not declared in this configuration.%s", root, name, DidYouMean(name, names)), hcl.RangeOver(tr[0].SourceRange(), rng))
 		}
 		// The attribute follows the name, or an index when the block is
 		// expanded.
@@ -148,7 +148,7 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 			schema := schemas[res.Kind]
 			if schema.Attribute(attr) == nil && schema.NestedBlock(attr) == nil {
 				return bad("Unsupported attribute",
-					fmt.Sprintf("A %s has no attribute named %q.%s", root, attr, didYouMean(attr, schema.names())), arng)
+					fmt.Sprintf("A %s has no attribute named %q.%s", root, attr, DidYouMean(attr, schema.names())), arng)
 			}
 			if (r.Count != nil || r.ForEach != nil) && i == 2 {
 				example := "[0]"
@@ -167,7 +167,7 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 		return ref, nil
 	}
 	return bad("Reference to unknown name",
-		fmt.Sprintf("There is nothing named %q; references start with var., local., protection_domain., listener., endpoint., count. or each.%s", root, didYouMean(root, rootNames)), tr[0].SourceRange())
+		fmt.Sprintf("There is nothing named %q; references start with var., local., protection_domain., listener., endpoint., count. or each.%s", root, DidYouMean(root, rootNames)), tr[0].SourceRange())
 }
 
 // collectRefs types every reference in exprs and in extra.

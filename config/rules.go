@@ -112,7 +112,7 @@ func (c *checker) oneOf(obj cty.Value, t *bodyTemplate, name, summary string, al
 	s := c.str(obj, name)
 	if s != "" && !contains(allowed, s) {
 		c.valueErrorf(t, []string{name}, summary, fmt.Sprintf("%s must be %s; got %s.", name, quoteOr(allowed), sensitiveValue),
-			"%s must be %s; got %q.%s", name, quoteOr(allowed), s, didYouMean(s, allowed))
+			"%s must be %s; got %q.%s", name, quoteOr(allowed), s, DidYouMean(s, allowed))
 		return ""
 	}
 	return s

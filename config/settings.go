@@ -229,7 +229,7 @@ func decodeBackend(b *hcl.Block) (*Backend, hcl.Diagnostics) {
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Unsupported backend type",
-			Detail:   fmt.Sprintf("There is no backend named %q; rdmaform keeps state in \"local\" or \"etcd\".%s", be.Type, didYouMean(be.Type, []string{"local", "etcd"})),
+			Detail:   fmt.Sprintf("There is no backend named %q; rdmaform keeps state in \"local\" or \"etcd\".%s", be.Type, DidYouMean(be.Type, []string{"local", "etcd"})),
 			Subject:  b.LabelRanges[0].Ptr(),
 		})
 		return nil, diags

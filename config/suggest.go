@@ -6,9 +6,9 @@ import (
 	"github.com/agext/levenshtein"
 )
 
-// didYouMean returns ` Did you mean "x"?` for the candidate nearest to
+// DidYouMean returns ` Did you mean "x"?` for the candidate nearest to
 // given, or "" when none is close.
-func didYouMean(given string, candidates []string) string {
+func DidYouMean(given string, candidates []string) string {
 	best, bestDist := "", 3
 	for _, c := range candidates {
 		if d := levenshtein.Distance(given, c, nil); d < bestDist {

@@ -103,7 +103,7 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 		name = strings.TrimSpace(name)
 		if _, declared := vars[name]; !declared {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Value for undeclared variable",
-				Detail: fmt.Sprintf("A variable named %q was assigned with -var, but the configuration declares no such variable.%s", name, didYouMean(name, mapKeys(vars)))})
+				Detail: fmt.Sprintf("A variable named %q was assigned with -var, but the configuration declares no such variable.%s", name, DidYouMean(name, mapKeys(vars)))})
 			continue
 		}
 		raw[name] = rawValue{str: v, from: "-var"}
@@ -200,7 +200,7 @@ func (l *Loader) readVarFile(path string, vars map[string]*Variable, raw map[str
 	for name, a := range attrs {
 		if _, declared := vars[name]; !declared {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Value for undeclared variable",
-				Detail:  fmt.Sprintf("The configuration declares no variable named %q; this value is ignored.%s", name, didYouMean(name, mapKeys(vars))),
+				Detail:  fmt.Sprintf("The configuration declares no variable named %q; this value is ignored.%s", name, DidYouMean(name, mapKeys(vars))),
 				Subject: a.NameRange.Ptr()})
 			continue
 		}

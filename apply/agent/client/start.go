@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -83,6 +84,7 @@ func Start(socket string, opts StartOptions) (int, string, error) {
 	defer devnull.Close()
 	cmd := exec.Command(exe, "agent", "-socket="+socket, "-log="+logFile)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
+	cmd.Env = agentEnv(os.Environ())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return 0, "", fmt.Errorf("starting an agent (%s agent): %w", exe, err)
@@ -90,6 +92,19 @@ func Start(socket string, opts StartOptions) (int, string, error) {
 	pid := cmd.Process.Pid
 	go cmd.Wait() // reap it should it exit while this process runs
 	return pid, logFile, nil
+}
+
+// agentEnv is the environment of an agent the CLI starts: the CLI's,
+// without the options RDMAFORM_CLI_ARGS adds to the command that started
+// it, which the agent's own command line would get and refuse.
+func agentEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "RDMAFORM_CLI_ARGS") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // Stop asks the agent to shut down and waits until it released its socket
