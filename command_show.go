@@ -117,6 +117,7 @@ type showJSONResource struct {
 	Values        json.RawMessage `json:"values"`
 	Facts         state.Facts     `json:"facts"`
 	DependsOn     []string        `json:"depends_on,omitempty"`
+	Tainted       bool            `json:"tainted,omitempty"`
 	// SensitiveValues mirrors Values with true where the value is
 	// sensitive, as Terraform's sensitive_values (Values still holds it).
 	SensitiveValues any `json:"sensitive_values"`
@@ -145,7 +146,7 @@ func stateJSON(st *state.State) showJSON {
 func objectJSON(o *state.Object) showJSONResource {
 	r := showJSONResource{
 		Address: o.Addr.String(), Type: string(o.Addr.Kind), Name: o.Addr.Name,
-		SchemaVersion: o.SchemaVersion, Values: o.Attributes, Facts: o.Facts,
+		SchemaVersion: o.SchemaVersion, Values: o.Attributes, Facts: o.Facts, Tainted: o.Tainted,
 	}
 	switch k := o.Addr.Key.(type) {
 	case addrs.IntKey:
@@ -203,7 +204,11 @@ func writeStateHuman(w io.Writer, st *state.State) {
 // writeObjectHuman prints one object as an HCL-like block, its runtime
 // facts in a nested facts block.
 func writeObjectHuman(w io.Writer, o *state.Object) {
-	fmt.Fprintf(w, "# %s:\n%s %q {\n", o.Addr, o.Addr.Kind, o.Addr.Name)
+	tainted := ""
+	if o.Tainted {
+		tainted = " (tainted)"
+	}
+	fmt.Fprintf(w, "# %s:%s\n%s %q {\n", o.Addr, tainted, o.Addr.Kind, o.Addr.Name)
 	writeAttrs(w, rawObjectFields(o.Attributes, o.SensitiveAttributes), "    ")
 	facts := factFields(o.Facts)
 	if len(facts) > 0 {

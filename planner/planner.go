@@ -248,6 +248,11 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 	for a := range failed {
 		replace[a] = ReasonFailed
 	}
+	for _, pr := range priors {
+		if pr.obj.Tainted {
+			replace[pr.obj.Addr] = ReasonTainted
+		}
+	}
 	for _, r := range opts.Replace {
 		replace[r] = ReasonReplaceByRequest
 	}

@@ -38,6 +38,8 @@ func describeDestroy(c *Change) string {
 		return "an attribute that forces replacement changed"
 	case ReasonReplaceByRequest:
 		return "-replace asked for it"
+	case ReasonTainted:
+		return "it is tainted"
 	case ReasonDestroyPlan:
 		return "a destroy plan"
 	}

@@ -11,6 +11,8 @@ const (
 	ReasonCannotUpdate ActionReason = "replace_because_cannot_update"
 	// ReasonReplaceByRequest: -replace named the object.
 	ReasonReplaceByRequest ActionReason = "replace_by_request"
+	// ReasonTainted: the state marks the object tainted (rdmaform taint).
+	ReasonTainted ActionReason = "replace_because_tainted"
 	// ReasonFailed: the agent holds the object but reports it failed for
 	// good (an error, a rejected connect, a disconnect without a
 	// reconnect policy: Change.LiveStatus says which): it is replaced.

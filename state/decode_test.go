@@ -159,3 +159,38 @@ func TestSensitiveAttributes(t *testing.T) {
 		}
 	}
 }
+
+func TestTaintedStatus(t *testing.T) {
+	tainted := strings.Replace(goodState, `"facts":{"qp_num":7}`, `"facts":{"qp_num":7},"status":"tainted"`, 1)
+	s, err := Decode([]byte(tainted), "tainted.rdmastate")
+	if err != nil || !s.Objects["endpoint.client[3]"].Tainted {
+		t.Fatalf("decoding a tainted object: %v %+v", err, s)
+	}
+	if !checkFastAgrees(t, []byte(tainted)) {
+		t.Fatal("the fast path refused the status")
+	}
+	enc, err := Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2, err := Decode(enc, "again"); err != nil || !s2.Objects["endpoint.client[3]"].Tainted {
+		t.Fatalf("after a round trip: %v\n%s", err, enc)
+	}
+	cj, err := PutObject(s.Objects["endpoint.client[3]"]).marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := unmarshalChange(cj); err != nil || !c.Object.Tainted {
+		t.Fatalf("a journal change lost the status: %v %s", err, cj)
+	}
+	if s, _ := Decode([]byte(goodState), "good"); s.Objects["endpoint.client[3]"].Tainted {
+		t.Fatal("an object without a status decodes tainted")
+	}
+	if enc, _ := Encode(s); !strings.Contains(string(enc), `"status": "tainted"`) {
+		t.Fatalf("Encode wrote no status:\n%s", enc)
+	}
+	bad := strings.Replace(goodState, `"facts":{"qp_num":7}`, `"facts":{},"status":"deposed"`, 1)
+	if _, err := Decode([]byte(bad), "bad.rdmastate"); err == nil || !strings.Contains(err.Error(), `unknown status "deposed"`) {
+		t.Fatalf("an unknown status: %v", err)
+	}
+}

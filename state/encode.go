@@ -33,7 +33,11 @@ type objectJSON struct {
 	Facts         Facts           `json:"facts"`
 	// Optional: absent from states written before it existed.
 	SensitiveAttributes [][]string `json:"sensitive_attributes,omitempty"`
+	// "tainted", as Terraform's instance status, or absent.
+	Status string `json:"status,omitempty"`
 }
+
+const statusTainted = "tainted"
 
 type outputJSON struct {
 	Value     json.RawMessage `json:"value"`
@@ -115,6 +119,9 @@ func objectToJSON(o *Object) *objectJSON {
 		Facts:         o.Facts,
 
 		SensitiveAttributes: o.SensitiveAttributes,
+	}
+	if o.Tainted {
+		j.Status = statusTainted
 	}
 	for _, d := range o.Dependencies {
 		j.Dependencies = append(j.Dependencies, d.String())
@@ -235,7 +242,12 @@ func objectFromParts(oj *objectJSON, owned bool) (*Object, error) {
 	if !owned {
 		attrs = compact(attrs)
 	}
-	o := &Object{Addr: a, SchemaVersion: oj.SchemaVersion, Attributes: attrs, Facts: oj.Facts}
+	switch oj.Status {
+	case "", statusTainted:
+	default:
+		return nil, fmt.Errorf("%s: unknown status %q (an object is \"tainted\" or has no status)", oj.Address, oj.Status)
+	}
+	o := &Object{Addr: a, SchemaVersion: oj.SchemaVersion, Attributes: attrs, Facts: oj.Facts, Tainted: oj.Status == statusTainted}
 	for i, p := range oj.SensitiveAttributes {
 		if len(p) == 0 {
 			return nil, fmt.Errorf("%s: sensitive_attributes[%d] is an empty path", oj.Address, i)

@@ -33,6 +33,9 @@ type Object struct {
 	// a block removed). Nil when none; states written before the field
 	// existed have none. Never changed in place.
 	SensitiveAttributes [][]string
+	// Tainted marks the object for replacement by the next plan, as
+	// Terraform's taint does.
+	Tainted bool
 }
 
 // Facts are the runtime facts of a created object.

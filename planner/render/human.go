@@ -167,8 +167,11 @@ func headline(ch *planner.Change) string {
 	case planner.Delete:
 		return "will be destroyed"
 	case planner.DeleteThenCreate, planner.CreateThenDelete:
-		if ch.Reason == planner.ReasonReplaceByRequest {
+		switch ch.Reason {
+		case planner.ReasonReplaceByRequest:
 			return "will be replaced, as requested"
+		case planner.ReasonTainted:
+			return "is tainted, so must be replaced"
 		}
 		return "must be replaced"
 	}
