@@ -276,7 +276,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	trace.mark("recorder open")
 	report := apply.Apply(ctx, p, apply.Options{
 		Fabric: se.conn.Fabric, Recorder: rec, Config: se.cfg, Prior: se.prior,
-		Parallelism: parallelism, Progress: trace.progress(progress),
+		Parallelism: parallelism, Progress: trace.progress(progress), Namespace: se.agentNamespace(),
 	})
 	progress.Flush()
 	trace.mark("walk done")

@@ -20,7 +20,8 @@ const importHelp = `Usage: rdmaform [global options] import [options] ADDRESS [I
   terraform import does: records it in the state as the configuration's
   ADDRESS, for example after the state was lost while the agent kept the
   objects. ID is the agent's name for the object ("rdmaform status" lists
-  them); it defaults to ADDRESS, the name rdmaform gives what it creates.
+  them); it defaults to the name rdmaform gives what it creates: ADDRESS,
+  or ADDRESS@NAMESPACE with an agent namespace.
 
   The configuration must declare ADDRESS, and the object must be what it
   declares (else import says which attributes differ). Objects it refers
@@ -58,15 +59,16 @@ func runImport(args []string, s streams) int {
 		fmt.Fprintf(s.Err, "Error: Invalid address\n\n%v\n", err)
 		return 1
 	}
-	id := addr.String()
-	if fs.NArg() == 2 {
-		id = fs.Arg(1)
-	}
 	color := !f.noColor && cfgIsTerminal(s.Out)
 	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeImport", sessionView{color: color}, true)
 	defer se.close()
 	if !ok {
 		return 1
+	}
+	// By default, the name this configuration would have given the object.
+	id := apply.HandleIn(addr, se.agentNamespace()).Name
+	if fs.NArg() == 2 {
+		id = fs.Arg(1)
 	}
 	if se.cfg.Instances[addr] == nil {
 		fmt.Fprintf(s.Err, "Error: Configuration for import target does not exist\n\n"+

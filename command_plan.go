@@ -82,6 +82,14 @@ func (se *session) agentSocket() string {
 	return ""
 }
 
+// agentNamespace is the configuration's agent namespace setting, or "".
+func (se *session) agentNamespace() string {
+	if se.cfg != nil && se.cfg.Settings != nil && se.cfg.Settings.Agent != nil {
+		return se.cfg.Settings.Agent.Namespace
+	}
+	return ""
+}
+
 // errNoAgent explains why plan and apply cannot reach the fabric.
 const errNoAgent = "This build of rdmaform has no connection from plan and apply to the agent, so it cannot read or change the live fabric."
 

@@ -361,6 +361,38 @@ endpoint "e" {
 	e.expect(0, []string{"Destroy complete! Resources: 2 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }
 
+// Two configurations using the same addresses against one agent: the
+// second is refused until it has a namespace of its own; then each plans,
+// applies and destroys its own objects only.
+func TestTwoConfigurationsWithTheSameAddresses(t *testing.T) {
+	src := loopbackConfig(t)
+	a := newE2E(t, src)
+	a.expect(0, []string{"Apply complete! Resources: 6 added"}, "apply", "-auto-approve", "-no-color")
+
+	b := &e2e{t: t, dir: t.TempDir(), socket: a.socket, stop: func() {}}
+	other := strings.Replace(src, "port    = 7471", "port    = 7472", 1)
+	b.write(other)
+	os.WriteFile(filepath.Join(b.dir, "settings.rdma.hcl"), []byte("rdmaform {\n  agent {\n    socket = \""+a.socket+"\"\n  }\n}\n"), 0o644)
+	b.expect(1, []string{"protection_domain.rxe already exists", "give one of them a namespace of its own"}, "apply", "-auto-approve", "-no-color")
+	os.WriteFile(filepath.Join(b.dir, "settings.rdma.hcl"), []byte("rdmaform {\n  agent {\n    socket    = \""+a.socket+"\"\n    namespace = \"b\"\n  }\n}\n"), 0o644)
+	b.expect(0, []string{"Apply complete! Resources: 6 added"}, "apply", "-auto-approve", "-no-color")
+	status := b.expect(0, []string{"listener.loop@b", "endpoint.client[3]@b"}, "status", "-no-color")
+	if !regexp.MustCompile(`(?m)^listener\.loop\s`).MatchString(status) {
+		t.Fatalf("status lacks the first configuration's listener.loop:\n%s", status)
+	}
+	if n := cmIDs(t, "7472"); n < 9 {
+		t.Fatalf("kernel shows %d cm_ids on port 7472, want at least 9", n)
+	}
+	a.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	b.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	b.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
+	if n := cmIDs(t, "7472"); n != 0 {
+		t.Fatalf("%d cm_ids on port 7472 after b's destroy", n)
+	}
+	a.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	a.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
+}
+
 // A state lost while the agent kept the objects: apply refuses to make
 // them again and points at import; import adopts them one by one (the
 // protection domain an endpoint uses first), refusing an object that

@@ -60,6 +60,9 @@ func (f *memFabric) Create(_ context.Context, h apply.Handle, _ apply.Spec, toke
 	if err := f.fail[h.Name]; err != nil {
 		return state.Facts{}, err
 	}
+	if held, ok := f.live[h.Name]; ok && held != token {
+		return state.Facts{}, fmt.Errorf("%s already exists (made by another create request)", h.Name)
+	}
 	f.live[h.Name] = token
 	f.qp++
 	facts := state.Facts{Device: "rxe0", Status: "established"}

@@ -45,6 +45,9 @@ type Options struct {
 	// StillInterval is how often an operation still running is reported
 	// (DefaultStillInterval when 0).
 	StillInterval time.Duration
+	// Namespace qualifies the names of the objects it creates (see
+	// HandleIn); objects made before keep the names the state records.
+	Namespace string
 }
 
 // Report is what an apply did and did not do.
@@ -239,12 +242,12 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 		return OpError{c.Addr, "create", err}
 	}
 	token := e.NewToken()
-	h, deposed := HandleOf(c.Addr), (*state.DeposedObject)(nil)
+	h, deposed := HandleIn(c.Addr, e.Namespace), (*state.DeposedObject)(nil)
 	if prior := e.priorObject(c.Addr); prior != nil && c.Action == planner.CreateThenDelete {
 		// The prior object still holds its name: the replacement takes
 		// another, and the state keeps the prior one as deposed until
 		// it is destroyed.
-		h.Name = replacementName(c.Addr, prior, token)
+		h.Name = replacementName(h.Name, prior, token)
 		deposed = &state.DeposedObject{AgentHandle: handleOf(prior).Name, CreateToken: prior.Facts.CreateToken}
 	}
 	e.progress("%s: Creating...", c.Addr)
@@ -302,7 +305,7 @@ func (e *executor) update(c *planner.Change) error {
 	}
 	e.progress("%s: Modifying... [%s]", c.Addr, identity(c.Addr, c.Before))
 	start := time.Now()
-	h, prior := HandleOf(c.Addr), e.priorObject(c.Addr)
+	h, prior := HandleIn(c.Addr, e.Namespace), e.priorObject(c.Addr)
 	if prior != nil {
 		h = handleOf(prior)
 	}
@@ -334,7 +337,7 @@ func (e *executor) update(c *planner.Change) error {
 }
 
 func (e *executor) delete(c *planner.Change, release func()) error {
-	h, token := HandleOf(c.Addr), ""
+	h, token := HandleIn(c.Addr, e.Namespace), ""
 	if prior := e.priorObject(c.Addr); prior != nil {
 		h, token = handleOf(prior), prior.Facts.CreateToken
 	}

@@ -41,6 +41,18 @@ type Handle struct {
 // HandleOf is the handle of an object named by its address.
 func HandleOf(a addrs.Instance) Handle { return Handle{Addr: a, Name: a.String()} }
 
+// HandleIn is the handle of an object of a configuration whose objects the
+// fabric holds in namespace: the address qualified by it
+// (endpoint.client[0]@storage-a), or the address alone when namespace is
+// "".
+func HandleIn(a addrs.Instance, namespace string) Handle {
+	h := HandleOf(a)
+	if namespace != "" {
+		h.Name += "@" + namespace
+	}
+	return h
+}
+
 // handleOf is the handle the state records for o.
 func handleOf(o *state.Object) Handle {
 	if o.Facts.AgentHandle != "" {
@@ -50,18 +62,18 @@ func handleOf(o *state.Object) Handle {
 }
 
 // replacementName is the name a create_before_destroy replacement of
-// prior takes: the address when prior holds another name (an earlier
-// replacement), else the address with a suffix from the new object's
-// create token, which no other object has.
-func replacementName(a addrs.Instance, prior *state.Object, token string) string {
-	if prior == nil || handleOf(prior).Name != a.String() {
-		return a.String()
+// prior takes: base (the object's usual name) when prior holds another
+// name (an earlier replacement), else base with a suffix from the new
+// object's create token, which no other object has.
+func replacementName(base string, prior *state.Object, token string) string {
+	if prior == nil || handleOf(prior).Name != base {
+		return base
 	}
 	suffix := token
 	if len(suffix) > 8 {
 		suffix = suffix[:8]
 	}
-	return a.String() + "#" + suffix
+	return base + "#" + suffix
 }
 
 // Spec is what the configuration declares for one object, with

@@ -41,11 +41,21 @@ type BackendTLS struct {
 	CAFile, CertFile, KeyFile string
 }
 
-// AgentSettings says where the agent's socket is.
+// AgentSettings says where the agent's socket is, and under which names
+// this configuration's objects are held there.
 type AgentSettings struct {
-	Socket    string
+	Socket string // "": the default socket
+	// Namespace qualifies the names the agent holds this configuration's
+	// objects under (endpoint.client[0]@NAMESPACE), so that two
+	// configurations on one host may use the same addresses; "": none.
+	Namespace string
 	DeclRange hcl.Range
 }
+
+// validNamespace is what an agent namespace may be: it ends the agent's
+// names for objects, so none of the characters they use to separate
+// parts ("/", "#", "@").
+var validNamespace = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // DefaultStatePath is the local backend's state file when path is unset.
 const DefaultStatePath = "rdmaform.rdmastate"
@@ -71,7 +81,7 @@ var (
 	tlsSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 		{Name: "ca_file"}, {Name: "cert_file"}, {Name: "key_file"},
 	}}
-	agentSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "socket", Required: true}}}
+	agentSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "socket"}, {Name: "namespace"}}}
 )
 
 // LoadBackend reads only the rdmaform block(s) of the configuration in dir:
@@ -154,6 +164,15 @@ func decodeSettings(blocks hcl.Blocks) (*Settings, hcl.Diagnostics) {
 				if a, ok := c.Attributes["socket"]; ok {
 					s.Agent.Socket, d = literalString(a)
 					diags = append(diags, d...)
+				}
+				if a, ok := c.Attributes["namespace"]; ok {
+					s.Agent.Namespace, d = literalString(a)
+					diags = append(diags, d...)
+					if !d.HasErrors() && !validNamespace.MatchString(s.Agent.Namespace) {
+						diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid agent namespace",
+							Detail:  fmt.Sprintf("namespace = %q: a namespace is 1 to 64 letters, digits, \"_\", \"-\" and \".\", such as \"storage-a\".", s.Agent.Namespace),
+							Subject: a.Expr.Range().Ptr()})
+					}
 				}
 			}
 		}

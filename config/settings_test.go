@@ -173,3 +173,18 @@ func TestDurationErrors(t *testing.T) {
 		t.Errorf("2562047h: %v %v", d, diags)
 	}
 }
+
+func TestAgentNamespace(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.rdma.hcl": "rdmaform {\n  agent {\n    namespace = \"storage-a.1\"\n  }\n}\n"})
+	s, diags := LoadBackend(dir)
+	if diags.HasErrors() || s.Agent == nil || s.Agent.Namespace != "storage-a.1" || s.Agent.Socket != "" {
+		t.Fatalf("settings %+v: %v", s.Agent, diags)
+	}
+	for _, bad := range []string{"", "a@b", "a/b", "a#b", "with space", strings.Repeat("x", 65)} {
+		dir := writeDir(t, map[string]string{"main.rdma.hcl": "rdmaform {\n  agent {\n    namespace = \"" + bad + "\"\n  }\n}\n"})
+		_, diags := LoadBackend(dir)
+		if !diags.HasErrors() || diags[0].Summary != "Invalid agent namespace" || diags[0].Subject == nil || diags[0].Subject.Start.Line != 3 {
+			t.Errorf("namespace %q: %v", bad, diags)
+		}
+	}
+}

@@ -394,7 +394,9 @@ func rpcError(err error) error {
 	if st, ok := status.FromError(err); ok {
 		if st.Code() == codes.AlreadyExists {
 			return fmt.Errorf("agent: %s (%s). Another configuration, or this one with a lost state, made it: "+
-				"if it is the object this configuration declares, \"rdmaform import\" adopts it into this state", st.Message(), st.Code())
+				"if it is the object this configuration declares, \"rdmaform import\" adopts it into this state; "+
+				"if another configuration uses the same address, give one of them a namespace of its own "+
+				"(rdmaform { agent { namespace = \"NAME\" } }), under which the agent holds its objects", st.Message(), st.Code())
 		}
 		return fmt.Errorf("agent: %s (%s)", st.Message(), st.Code())
 	}
