@@ -303,6 +303,16 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		fmt.Fprintf(s.Err, "\n%s\n", failedLine(destroy, report))
 		return 1
 	}
+	if len(p.Targets) > 0 {
+		fmt.Fprintf(s.Err, "\nWarning: Applied changes may be incomplete\n\n"+
+			"The plan was created with the -target option in effect, so some changes\n"+
+			"requested in the configuration may have been ignored and the output values may\n"+
+			"not be fully updated. Run the following command to verify that no other\n"+
+			"changes are pending:\n    rdmaform plan\n\n"+
+			"Note that the -target option is not suitable for routine use, and is provided\n"+
+			"only for exceptional situations such as recovering from errors or mistakes, or\n"+
+			"when rdmaform specifically suggests to use it as part of an error message.\n")
+	}
 	fmt.Fprintf(s.Out, "\n%s\n", completeLine(destroy, report, color))
 	if !destroy {
 		writeOutputs(se, s.Out, color)
