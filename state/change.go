@@ -84,7 +84,7 @@ func (c Change) marshal() ([]byte, error) {
 	case OpPutOutput:
 		j.Output = &outputJSON{Value: rawOrNull(c.Output.Value), Type: c.Output.Type, Sensitive: c.Output.Sensitive}
 	}
-	return json.Marshal(j)
+	return marshal(j)
 }
 
 func unmarshalChange(b []byte) (Change, error) {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -192,5 +193,33 @@ func TestTaintedStatus(t *testing.T) {
 	bad := strings.Replace(goodState, `"facts":{"qp_num":7}`, `"facts":{},"status":"deposed"`, 1)
 	if _, err := Decode([]byte(bad), "bad.rdmastate"); err == nil || !strings.Contains(err.Error(), `unknown status "deposed"`) {
 		t.Fatalf("an unknown status: %v", err)
+	}
+}
+
+// Encode and the journal's records are written by go-json-experiment's
+// encoder with encoding/json's options: the bytes must be those
+// encoding/json writes, so that files stay as they were.
+func TestEncodeWritesWhatEncodingJSONWrites(t *testing.T) {
+	s, err := Decode([]byte(strings.Replace(goodState, `"facts":{"qp_num":7}`, `"facts":{"qp_num":7},"status":"tainted","sensitive_attributes":[["port"]]`, 1)), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetObject(testObject(t, "endpoint.e[\"ü<&>\"]", 2))
+	s.Outputs["html"] = &Output{Value: json.RawMessage(`{"a": [1, 2.50], "b": "<&> \u2028"}`), Type: json.RawMessage(`["object",{"a":["list","number"],"b":"string"}]`), Sensitive: true}
+	f, err := toJSON(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.MarshalIndent(f, "", "  ")
+	if got, err := Encode(s); err != nil || string(got) != string(want)+"\n" {
+		t.Fatalf("Encode: %v\n%s\nwant\n%s", err, got, want)
+	}
+	for _, a := range s.Addresses() {
+		c := PutObject(s.Object(a))
+		got, err := c.marshal()
+		want, _ := json.Marshal(changeJSON{Op: string(c.Op), Object: objectToJSON(c.Object)})
+		if err != nil || string(got) != string(want) {
+			t.Fatalf("journal record of %s: %v\n%s\nwant\n%s", a, err, got, want)
+		}
 	}
 }
