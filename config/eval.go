@@ -531,11 +531,17 @@ func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bo
 		if diags.HasErrors() {
 			return nil, false, diags
 		}
-		v, _ = v.UnmarkDeep()
 		bad := func(detail string) ([]instanceKey, bool, hcl.Diagnostics) {
 			return nil, false, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid for_each argument",
 				Detail: detail, Subject: r.ForEach.Range().Ptr(), Expression: r.ForEach, EvalContext: ctx})
 		}
+		if v.IsMarked() {
+			// Terraform's rule: the keys become addresses, shown everywhere.
+			return bad("Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments. If used, the sensitive value could be exposed as a resource instance key.")
+		}
+		// Sensitive elements of a map stay sensitive in each.value.
+		elems := v
+		v, _ = v.UnmarkDeep()
 		if !v.IsKnown() || (v.Type().IsSetType() && !v.IsWhollyKnown()) {
 			if e.l.Validate || e.usesErroredVariable(r.ForEach) {
 				return nil, false, diags
@@ -558,7 +564,7 @@ func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bo
 			return bad(fmt.Sprintf("for_each has %d elements; at most %d are allowed.", v.LengthInt(), e.l.maxInstances()))
 		}
 		var keys []instanceKey
-		for it := v.ElementIterator(); it.Next(); {
+		for it := elems.ElementIterator(); it.Next(); {
 			k, ev := it.Element()
 			if isSet {
 				k = ev

@@ -172,7 +172,8 @@ listener "l" {
   port    = sensitive(7000 + count.index)
 }
 listener "m" {
-  for_each = var.ports
+  # A map whose values are sensitive, not the map: each.value is.
+  for_each = { a = var.ports["a"] }
   address  = "10.77.0.2"
   port     = each.value
 }
@@ -205,8 +206,33 @@ output "lifted" {
 	if d.HasErrors() || inst.Listener.Port != 7471 {
 		t.Errorf("InstanceWith(%s): %v, port %d", m, d, inst.Listener.Port)
 	}
+	if !cfg.Instances[m].IsSensitive(cty.GetAttrPath("port")) {
+		t.Errorf("%s: port from a sensitive each.value is not sensitive (%v)", m, cfg.Instances[m].Sensitive)
+	}
 	if out := cfg.OutputsWith(func(addrs.Instance) (cty.Value, bool) { return cty.NilVal, false }); out["n"].ContainsMarked() {
 		t.Errorf("OutputsWith: output n is marked")
+	}
+}
+
+// As in Terraform, for_each refuses a sensitive value: its keys become
+// instance addresses, which are shown everywhere.
+func TestForEachRefusesASensitiveValue(t *testing.T) {
+	for _, expr := range []string{"var.ports", "sensitive({ a = 7471 })", "toset(sensitive([\"a\"]))"} {
+		_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+variable "ports" {
+  type      = map(number)
+  default   = { a = 7471 }
+  sensitive = true
+}
+listener "m" {
+  for_each = ` + expr + `
+  address  = "10.77.0.2"
+  port     = 7471
+}
+`)}, VarInputs{})
+		if !diags.HasErrors() || diags[0].Summary != "Invalid for_each argument" || !strings.Contains(diags[0].Detail, "Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments") || diags[0].Subject.Start.Line != 8 {
+			t.Errorf("for_each = %s: %v", expr, diags)
+		}
 	}
 }
 
