@@ -15,6 +15,7 @@ const (
 	OpDeleteObject Op = '-' // remove the object at Change.Addr
 	OpPutOutput    Op = 'o' // add or replace output Change.Name
 	OpDeleteOutput Op = 'x' // remove output Change.Name
+	OpMoveObject   Op = 'm' // remove the object at Change.Addr, add Change.Object
 )
 
 // Change is one completed change, recorded by a Recorder. Build them with
@@ -29,6 +30,13 @@ type Change struct {
 
 // PutObject records that o was created or updated.
 func PutObject(o *Object) Change { return Change{Op: OpPutObject, Object: o.DeepCopy()} }
+
+// MoveObject records that the object at from is now o (at o.Addr), as a
+// moved block says: one record, so that no crash leaves it at both
+// addresses or at neither.
+func MoveObject(from addrs.Instance, o *Object) Change {
+	return Change{Op: OpMoveObject, Addr: from, Object: o.DeepCopy()}
+}
 
 // DeleteObject records that the object at a was destroyed.
 func DeleteObject(a addrs.Instance) Change { return Change{Op: OpDeleteObject, Addr: a} }
@@ -52,6 +60,12 @@ func (c Change) Apply(s *State) error {
 		s.SetObject(c.Object.DeepCopy())
 	case OpDeleteObject:
 		s.RemoveObject(c.Addr)
+	case OpMoveObject:
+		if c.Object == nil {
+			return fmt.Errorf("state: move-object change without an object")
+		}
+		s.RemoveObject(c.Addr)
+		s.SetObject(c.Object.DeepCopy())
 	case OpPutOutput:
 		if c.Output == nil {
 			return fmt.Errorf("state: put-output change without a value")
@@ -81,6 +95,8 @@ func (c Change) marshal() ([]byte, error) {
 		j.Object = objectToJSON(c.Object)
 	case OpDeleteObject:
 		j.Addr = c.Addr.String()
+	case OpMoveObject:
+		j.Addr, j.Object = c.Addr.String(), objectToJSON(c.Object)
 	case OpPutOutput:
 		j.Output = &outputJSON{Value: rawOrNull(c.Output.Value), Type: c.Output.Type, Sensitive: c.Output.Sensitive}
 	}
@@ -109,6 +125,19 @@ func unmarshalChange(b []byte) (Change, error) {
 			return Change{}, err
 		}
 		c.Op, c.Addr = OpDeleteObject, a
+	case string(OpMoveObject):
+		a, err := addrs.ParseInstance(j.Addr)
+		if err != nil {
+			return Change{}, err
+		}
+		if j.Object == nil {
+			return Change{}, fmt.Errorf("move-object record without an object")
+		}
+		o, err := objectFromJSON(j.Object)
+		if err != nil {
+			return Change{}, err
+		}
+		c.Op, c.Addr, c.Object = OpMoveObject, a, o
 	case string(OpPutOutput):
 		if j.Output == nil {
 			return Change{}, fmt.Errorf("put-output record without a value")

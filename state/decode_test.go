@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/rdmaform/rdmaform/config/addrs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -221,5 +222,35 @@ func TestEncodeWritesWhatEncodingJSONWrites(t *testing.T) {
 		if err != nil || string(got) != string(want) {
 			t.Fatalf("journal record of %s: %v\n%s\nwant\n%s", a, err, got, want)
 		}
+	}
+}
+
+// A move is one journal record: replayed, the object is at its new
+// address only.
+func TestMoveObjectRecord(t *testing.T) {
+	s, err := Decode([]byte(goodState), "good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := s.Objects["endpoint.client[3]"].Addr
+	moved := *s.Objects["endpoint.client[3]"]
+	moved.Addr, _ = addrs.ParseInstance(`endpoint.clients["c"]`)
+	moved.Facts.AgentHandle = "endpoint.client[3]"
+	raw, err := MoveObject(from, &moved).marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := unmarshalChange(raw)
+	if err != nil || c.Op != OpMoveObject || c.Addr != from || c.Object.Addr != moved.Addr {
+		t.Fatalf("round trip of %s: %v %+v", raw, err, c)
+	}
+	if err := c.Apply(s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Object(from) != nil || s.Object(moved.Addr) == nil || s.Object(moved.Addr).Facts.AgentHandle != "endpoint.client[3]" {
+		t.Fatalf("after the move: %v", s.Addresses())
+	}
+	if _, err := unmarshalChange([]byte(`{"op":"m","address":"endpoint.client[3]"}`)); err == nil || !strings.Contains(err.Error(), "without an object") {
+		t.Fatalf("a move record without its object: %v", err)
 	}
 }
