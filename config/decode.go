@@ -19,6 +19,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "variable", LabelNames: []string{"name"}},
 	{Type: "locals"},
 	{Type: "output", LabelNames: []string{"name"}},
+	{Type: "moved"},
 	{Type: string(addrs.ProtectionDomain), LabelNames: []string{"name"}},
 	{Type: string(addrs.Listener), LabelNames: []string{"name"}},
 	{Type: string(addrs.Endpoint), LabelNames: []string{"name"}},
@@ -199,6 +200,7 @@ type declarations struct {
 	locals         map[string]*hcl.Attribute
 	outputs        map[string]*Output
 	resources      map[addrs.Resource]*Resource
+	moved          []*Moved
 }
 
 func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
@@ -249,6 +251,12 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 				}
 			case "output":
 				diags = append(diags, d.addOutput(b)...)
+			case "moved":
+				m, md := decodeMoved(b)
+				diags = append(diags, md...)
+				if m != nil {
+					d.moved = append(d.moved, m)
+				}
 			default:
 				diags = append(diags, d.addResource(b, decoded[b])...)
 			}

@@ -95,8 +95,18 @@
 // and show print as (sensitive value). The expressions that reference a
 // block see its sensitive attributes marked, so an attribute or output
 // computed from another block's sensitive attribute (port =
-// listener.l.port) is sensitive too; sensitivity is not followed through
-// values known only after apply, nor through for_each's each.value.
+// listener.l.port) is sensitive too, as is each.value where the for_each
+// map's value is (for_each itself refuses a sensitive value, whose keys
+// would become addresses); sensitivity is not followed through values
+// known only after apply.
+//
+// # Moved blocks
+//
+// moved { from = endpoint.client  to = endpoint.clients } (or from and to
+// one instance each) says the state's objects at from are now the
+// configuration's to: Config.Moved lists them (Moved.Target follows one);
+// the planner relabels the objects instead of replacing them. from must
+// no longer be declared, and both name the same kind.
 //
 // # Schema
 //

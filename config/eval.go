@@ -86,6 +86,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 			Resources: decl.resources,
 			Instances: map[addrs.Instance]*Instance{},
 			Outputs:   decl.outputs,
+			Moved:     decl.moved,
 		},
 	}
 	diags = append(diags, e.buildGraph()...)
@@ -116,6 +117,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	}
 	e.cfg.makeCtx = e.fullContext()
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
+	diags = append(diags, checkMoved(e.cfg)...)
 	diags = append(diags, dependencies(e)...)
 	diags = append(diags, e.checkSensitiveOutputs()...)
 	return e.cfg, e.redactSensitive(diags)

@@ -18,6 +18,8 @@ type Config struct {
 	Resources map[addrs.Resource]*Resource
 	Instances map[addrs.Instance]*Instance
 	Outputs   map[string]*Output
+	// Moved are the moved blocks, in source order.
+	Moved []*Moved
 
 	// Every value, for Eval, made on its first use by makeCtx.
 	ctxOnce sync.Once

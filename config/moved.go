@@ -1,0 +1,143 @@
+package config
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Moved is a moved block, as Terraform's: the object the state records at
+// From is now the configuration's To, so the plan relabels it instead of
+// destroying it and creating To (which would drop its connections). With
+// Whole, From and To name blocks (endpoint.client) and every instance
+// moves, keeping its key; else each names one instance.
+type Moved struct {
+	From, To  addrs.Instance
+	Whole     bool
+	DeclRange hcl.Range
+}
+
+// Target is where a moves an object at addr, and whether it applies.
+func (m *Moved) Target(addr addrs.Instance) (addrs.Instance, bool) {
+	if m.Whole {
+		if addr.Resource != m.From.Resource {
+			return addr, false
+		}
+		return addrs.Instance{Resource: m.To.Resource, Key: addr.Key}, true
+	}
+	if addr != m.From {
+		return addr, false
+	}
+	return m.To, true
+}
+
+var movedSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "from", Required: true}, {Name: "to", Required: true}}}
+
+func decodeMoved(b *hcl.Block) (*Moved, hcl.Diagnostics) {
+	content, diags := b.Body.Content(movedSchema)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	m := &Moved{DeclRange: b.DefRange}
+	from, fromWhole, d := movedAddress(content.Attributes["from"])
+	diags = append(diags, d...)
+	to, toWhole, d := movedAddress(content.Attributes["to"])
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	bad := func(detail string) (*Moved, hcl.Diagnostics) {
+		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid \"moved\" addresses",
+			Detail: detail, Subject: hcl.RangeBetween(content.Attributes["from"].Range, content.Attributes["to"].Range).Ptr()})
+	}
+	switch {
+	case from.Kind != to.Kind:
+		return bad(fmt.Sprintf("A %s cannot move to a %s: an object keeps its kind.", from.Kind, to.Kind))
+	case fromWhole != toWhole:
+		return bad("Both addresses must name a block (endpoint.client), or both one instance (endpoint.client[0]).")
+	case from == to:
+		return bad(fmt.Sprintf("%s moves to itself.", from))
+	}
+	m.From, m.To, m.Whole = from, to, fromWhole
+	return m, diags
+}
+
+// movedAddress reads a moved block's from or to: a static reference to a
+// block, or to one instance of it. whole is true for a block.
+func movedAddress(a *hcl.Attribute) (addr addrs.Instance, whole bool, diags hcl.Diagnostics) {
+	invalid := func(detail string) (addrs.Instance, bool, hcl.Diagnostics) {
+		return addrs.Instance{}, false, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid address",
+			Detail: detail, Subject: a.Expr.Range().Ptr()}}
+	}
+	tr, d := hcl.AbsTraversalForExpr(a.Expr)
+	if d.HasErrors() {
+		return invalid(fmt.Sprintf("%s must be an address such as endpoint.client or endpoint.client[0], written without quotes.", a.Name))
+	}
+	kind := addrs.Kind(tr.RootName())
+	if schemas[kind] == nil || len(tr) < 2 || len(tr) > 3 {
+		return invalid(fmt.Sprintf("%s must be the address of a protection_domain, listener or endpoint, such as endpoint.client or endpoint.client[0].", a.Name))
+	}
+	name, ok := tr[1].(hcl.TraverseAttr)
+	if !ok {
+		return invalid(fmt.Sprintf("%s must name a block after its kind, such as endpoint.client.", a.Name))
+	}
+	addr = addrs.Instance{Resource: addrs.Resource{Kind: kind, Name: name.Name}}
+	if len(tr) == 2 {
+		return addr, true, nil
+	}
+	idx, ok := tr[2].(hcl.TraverseIndex)
+	if !ok {
+		return invalid(fmt.Sprintf("%s may end with an index only, such as [0] or [\"a\"].", a.Name))
+	}
+	switch k := idx.Key; {
+	case k.Type() == cty.String:
+		addr.Key = addrs.StringKey(k.AsString())
+	case k.Type() == cty.Number && k.AsBigFloat().IsInt() && k.AsBigFloat().Sign() >= 0:
+		n, _ := k.AsBigFloat().Int64()
+		addr.Key = addrs.IntKey(int(n))
+	default:
+		return invalid(fmt.Sprintf("%s: an index is a whole number or a string.", a.Name))
+	}
+	return addr, false, nil
+}
+
+// checkMoved reports moved blocks whose from is still in the
+// configuration (the object could be at only one of the two places), as
+// Terraform does.
+func checkMoved(cfg *Config) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, m := range cfg.Moved {
+		var still bool
+		var where hcl.Range
+		if r := cfg.Resources[m.From.Resource]; r != nil {
+			if m.Whole {
+				still, where = true, r.DeclRange
+			} else if _, ok := cfg.Instances[m.From]; ok {
+				still, where = true, r.DeclRange
+			}
+		}
+		if still {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Moved object still exists",
+				Detail: fmt.Sprintf("This statement declares a move from %s, but that object is still declared at %s.\n\n"+
+					"Change your configuration so that %s is declared as %s instead.", fromString(m), where, fromString(m), toString(m)),
+				Subject: m.DeclRange.Ptr()})
+		}
+	}
+	return diags
+}
+
+func fromString(m *Moved) string {
+	if m.Whole {
+		return m.From.Resource.String()
+	}
+	return m.From.String()
+}
+
+func toString(m *Moved) string {
+	if m.Whole {
+		return m.To.Resource.String()
+	}
+	return m.To.String()
+}

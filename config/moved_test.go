@@ -1,0 +1,64 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+)
+
+func TestMovedBlocks(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"main.rdma.hcl": `
+listener "main" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+endpoint "clients" {
+  for_each = toset(["a", "b"])
+  address  = listener.main.address
+  port     = listener.main.port
+}
+moved {
+  from = listener.loop
+  to   = listener.main
+}
+moved {
+  from = endpoint.client[0]
+  to   = endpoint.clients["a"]
+}
+`})
+	if len(cfg.Moved) != 2 {
+		t.Fatalf("%d moved blocks, want 2", len(cfg.Moved))
+	}
+	whole, one := cfg.Moved[0], cfg.Moved[1]
+	loop0 := addrs.Resource{Kind: addrs.Listener, Name: "loop"}.Instance(addrs.NoKey)
+	if to, ok := whole.Target(loop0); !whole.Whole || !ok || to.String() != "listener.main" {
+		t.Errorf("whole move of listener.loop: %+v -> %v %v", whole, to, ok)
+	}
+	c0 := addrs.Resource{Kind: addrs.Endpoint, Name: "client"}.Instance(addrs.IntKey(0))
+	if to, ok := one.Target(c0); one.Whole || !ok || to.String() != `endpoint.clients["a"]` {
+		t.Errorf("move of endpoint.client[0]: %+v -> %v %v", one, to, ok)
+	}
+	if _, ok := one.Target(addrs.Resource{Kind: addrs.Endpoint, Name: "client"}.Instance(addrs.IntKey(1))); ok {
+		t.Error("the move of endpoint.client[0] applies to endpoint.client[1]")
+	}
+}
+
+func TestMovedBlockErrors(t *testing.T) {
+	for _, c := range []struct{ body, summary, detail string }{
+		{"from = listener.a\n  to = endpoint.a", "Invalid \"moved\" addresses", "A listener cannot move to a endpoint"},
+		{"from = listener.a\n  to = listener.b[0]", "Invalid \"moved\" addresses", "Both addresses must name a block"},
+		{"from = listener.a\n  to = listener.a", "Invalid \"moved\" addresses", "listener.a moves to itself"},
+		{"from = \"listener.a\"\n  to = listener.b", "Invalid address", "written without quotes"},
+		{"from = var.x\n  to = listener.b", "Invalid address", "must be the address of a protection_domain, listener or endpoint"},
+		{"from = listener.a[1.5]\n  to = listener.b[0]", "Invalid address", "an index is a whole number or a string"},
+		{"from = listener.kept\n  to = listener.b", "Moved object still exists", "a move from listener.kept, but that object is still declared at main.rdma.hcl:1"},
+		{"to = listener.b", "Missing required argument", ""},
+	} {
+		_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(
+			"listener \"kept\" {\n  address = \"10.77.0.1\"\n  port = 1\n}\nmoved {\n  " + c.body + "\n}\n")}, VarInputs{})
+		if !diags.HasErrors() || diags[0].Summary != c.summary || !strings.Contains(diags[0].Detail, c.detail) || diags[0].Subject == nil || diags[0].Subject.Start.Line < 5 {
+			t.Errorf("moved { %s }: %v", c.body, diags)
+		}
+	}
+}
