@@ -393,6 +393,28 @@ func TestTwoConfigurationsWithTheSameAddresses(t *testing.T) {
 	a.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }
 
+// Renaming blocks with moved blocks keeps the live connections: the plan
+// only relabels, apply touches no object, and the QPs are the same.
+func TestMovedBlocksKeepTheConnections(t *testing.T) {
+	src := loopbackConfig(t)
+	e := newE2E(t, src)
+	e.expect(0, []string{"Apply complete! Resources: 6 added"}, "apply", "-auto-approve", "-no-color")
+	qps := regexp.MustCompile(`\d+ rc`)
+	before := qps.FindAllString(e.expect(0, nil, "status", "-no-color"), -1)
+	e.write(strings.NewReplacer(`endpoint "client"`, `endpoint "clients"`).Replace(src) + "\nmoved {\n  from = endpoint.client\n  to   = endpoint.clients\n}\n")
+	e.expect(2, []string{"# endpoint.client[3] has moved to endpoint.clients[3]", "Plan: 0 to add, 0 to change, 0 to destroy."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Apply complete! Resources: 0 added, 0 changed, 0 destroyed."}, "apply", "-auto-approve", "-no-color")
+	status := e.expect(0, []string{"endpoint.client[3]"}, "status", "-no-color")
+	if after := qps.FindAllString(status, -1); strings.Join(after, ",") != strings.Join(before, ",") || len(after) < 8 {
+		t.Fatalf("the QPs changed across the moves: %v, then %v\n%s", before, after, status)
+	}
+	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
+	if n := cmIDs(t, "7471"); n != 0 {
+		t.Errorf("%d cm_ids on port 7471 after destroy", n)
+	}
+}
+
 // A state lost while the agent kept the objects: apply refuses to make
 // them again and points at import; import adopts them one by one (the
 // protection domain an endpoint uses first), refusing an object that

@@ -107,6 +107,12 @@ type executor struct {
 // opts.Recorder before reporting it. It does not close the Recorder.
 func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 	e := newExecutor(ctx, p, opts)
+	// Moved objects are recorded at their new addresses before anything
+	// refers to them there.
+	if err := e.recordMoves(opts.Prior); err != nil {
+		e.report.Errors = append(e.report.Errors, *err)
+		return &e.report
+	}
 	// Objects a stopped create_before_destroy left deposed go first.
 	for _, d := range p.Deposed {
 		if err := e.destroyDeposed(d); err != nil {
@@ -131,6 +137,53 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 	return &e.report
 }
 
+// recordMoves records the plan's moves in the state, one record each: a
+// move whose new address another object leaves goes after that one's. Then
+// the objects whose dependencies named a moved one. orig is the state the
+// plan was made from; e.Prior has the moves made.
+func (e *executor) recordMoves(orig *state.State) *OpError {
+	if len(e.plan.Moves) == 0 || orig == nil {
+		return nil
+	}
+	pending := append([]planner.Move(nil), e.plan.Moves...)
+	for len(pending) > 0 {
+		leaving := make(map[addrs.Instance]bool, len(pending))
+		for _, m := range pending {
+			leaving[m.From] = true
+		}
+		rest := pending[:0]
+		for _, m := range pending {
+			if leaving[m.To] {
+				rest = append(rest, m) // its object still holds m.To
+				continue
+			}
+			if o := e.Prior.Object(m.To); o != nil {
+				if err := e.Recorder.Record(state.MoveObject(m.From, o)); err != nil {
+					return &OpError{m.To, "record", fmt.Errorf("moving it from %s: %w", m.From, err)}
+				}
+			}
+		}
+		if len(rest) == len(pending) {
+			// A cycle (a to b, b to a): the planner resolves chains to
+			// one move per object, so this cannot be, but never loop.
+			return &OpError{rest[0].To, "record", fmt.Errorf("moves form a cycle through %s", rest[0].From)}
+		}
+		pending = rest
+	}
+	moved := make(map[addrs.Instance]bool, len(e.plan.Moves))
+	for _, m := range e.plan.Moves {
+		moved[m.To] = true
+	}
+	for _, a := range e.Prior.Addresses() {
+		if o := e.Prior.Object(a); !moved[a] && orig.Object(a) != o {
+			if err := e.Recorder.Record(state.PutObject(o)); err != nil {
+				return &OpError{a, "record", err}
+			}
+		}
+	}
+	return nil
+}
+
 // newExecutor prepares to carry out p: the defaults opts leaves out, and
 // the ids of the objects p leaves as they are.
 func newExecutor(ctx context.Context, p *planner.Plan, opts Options) *executor {
@@ -140,6 +193,8 @@ func newExecutor(ctx context.Context, p *planner.Plan, opts Options) *executor {
 	if opts.NewToken == nil {
 		opts.NewToken = uuid.NewString
 	}
+	// The plan names moved objects by their new addresses.
+	opts.Prior = p.MovedState(opts.Prior)
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
 	}

@@ -41,7 +41,13 @@ type Change struct {
 	// LiveStatus is what the agent reported of an object replaced because
 	// it failed (ReasonFailed).
 	LiveStatus string
+	// PrevAddr is where the state records the object when a moved block
+	// moves it to Addr (see Plan.Moves); the zero Instance otherwise.
+	PrevAddr addrs.Instance
 }
+
+// Moved reports whether a moved block moved the object to Addr.
+func (c *Change) Moved() bool { return c.PrevAddr.Kind != "" }
 
 // Kind is the object's kind.
 func (c *Change) Kind() addrs.Kind { return c.Addr.Kind }

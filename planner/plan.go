@@ -19,6 +19,10 @@ type Plan struct {
 	Drift []Drift
 	// OutputChanges are the root outputs whose value changes.
 	OutputChanges []OutputChange
+	// Moves are the objects moved blocks relabel, sorted by new address:
+	// apply records them at their new addresses first. Changes already
+	// name them by their new addresses (and Change.PrevAddr the old).
+	Moves []Move
 	// Deposed are objects a create_before_destroy replacement replaced
 	// but did not destroy (the apply stopped in between): apply destroys
 	// them first.
@@ -112,7 +116,7 @@ func (p *Plan) HasChanges() bool {
 			return true
 		}
 	}
-	return len(p.OutputChanges) > 0 || len(p.Drift) > 0 || len(p.Deposed) > 0
+	return len(p.OutputChanges) > 0 || len(p.Drift) > 0 || len(p.Deposed) > 0 || len(p.Moves) > 0
 }
 
 // Change returns the change of addr, or nil.

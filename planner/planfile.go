@@ -58,6 +58,12 @@ type planFile struct {
 	Drift           []driftFile   `json:"drift,omitempty"`
 	Deposed         []deposedFile `json:"deposed,omitempty"`
 	Outputs         []outputFile  `json:"output_changes,omitempty"`
+	Moves           []moveFile    `json:"moves,omitempty"`
+}
+
+type moveFile struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 type deposedFile struct {
@@ -123,6 +129,9 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 	}
 	for _, d := range p.Deposed {
 		f.Deposed = append(f.Deposed, deposedFile{Addr: d.Addr.String(), Handle: d.Handle, Token: d.Token})
+	}
+	for _, m := range p.Moves {
+		f.Moves = append(f.Moves, moveFile{From: m.From.String(), To: m.To.String()})
 	}
 	for _, o := range p.OutputChanges {
 		f.Outputs = append(f.Outputs, outputFile{Name: o.Name, Action: o.Action.String(), Before: encodeValue(o.Before), After: encodeValue(o.After), Sensitive: o.Sensitive})
@@ -199,10 +208,18 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 		action, _ := ParseAction(o.Action)
 		p.OutputChanges = append(p.OutputChanges, OutputChange{Name: o.Name, Action: action, Before: decode(o.Before), After: decode(o.After), Sensitive: o.Sensitive})
 	}
+	for _, m := range f.Moves {
+		p.Moves = append(p.Moves, Move{From: parseAddr(m.From), To: parseAddr(m.To)})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("corrupt saved plan: %v", err)
 	}
 	p.sortChanges()
+	for _, m := range p.Moves {
+		if c := p.Change(m.To); c != nil {
+			c.PrevAddr = m.From
+		}
+	}
 	return &SavedPlan{Plan: p, Inputs: f.Inputs, RdmaformVersion: f.RdmaformVersion}, nil
 }
 

@@ -66,6 +66,8 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	}
 	priors := maps.Clone(pre.byAddr)
 	diags = append(diags, pre.diags...)
+	moved, md := p.applyMoves(cfg, priors)
+	diags = append(diags, md...)
 
 	failed := map[addrs.Instance]string{} // live status of objects failed for good
 	if opts.Refresher != nil && len(priors) > 0 {
@@ -92,7 +94,11 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	}
 	for _, pr := range pre.byAddr {
 		if d := pr.obj.Facts.Deposed; d != nil {
-			p.Deposed = append(p.Deposed, Deposed{Addr: pr.obj.Addr, Handle: d.AgentHandle, Token: d.CreateToken})
+			addr := pr.obj.Addr
+			if to, ok := moved[addr]; ok {
+				addr = to
+			}
+			p.Deposed = append(p.Deposed, Deposed{Addr: addr, Handle: d.AgentHandle, Token: d.CreateToken})
 		}
 	}
 	sort.Slice(p.Deposed, func(i, j int) bool { return p.Deposed[i].Addr.Less(p.Deposed[j].Addr) })
@@ -123,6 +129,11 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		p.replaceCutOffEndpoints()
 	}
 	p.sortChanges()
+	for _, m := range p.Moves {
+		if c := p.Change(m.To); c != nil {
+			c.PrevAddr = m.From
+		}
+	}
 	if len(opts.Targets) > 0 {
 		p.applyTargets(opts.Targets)
 	}

@@ -23,15 +23,20 @@ func Human(w io.Writer, p *planner.Plan, color bool) {
 		return
 	}
 	add, change, destroy := p.Counts()
-	if add+change+destroy > 0 {
-		writeLegend(&b, c, p)
+	if add+change+destroy > 0 || len(p.Moves) > 0 {
+		if add+change+destroy > 0 {
+			writeLegend(&b, c, p)
+		}
 		b.WriteString("\nrdmaform will perform the following actions:\n")
 		for _, ch := range p.Changes {
-			if ch.Action == planner.NoOp {
-				continue
+			switch {
+			case ch.Action == planner.NoOp && ch.Moved():
+				b.WriteString("\n")
+				writeMoved(&b, c, ch)
+			case ch.Action != planner.NoOp:
+				b.WriteString("\n")
+				writeChange(&b, c, ch)
 			}
-			b.WriteString("\n")
-			writeChange(&b, c, ch)
 		}
 		for _, d := range p.Deposed {
 			b.WriteString("\n")
@@ -135,6 +140,9 @@ func padSymbol(c colorizer, sym string) string {
 // then the object with its attributes.
 func writeChange(b *strings.Builder, c colorizer, ch *planner.Change) {
 	b.WriteString(c.style("  # "+ch.Addr.String()+" "+headline(ch), bold) + "\n")
+	if ch.Moved() {
+		b.WriteString("  # (moved from " + ch.PrevAddr.String() + ")\n")
+	}
 	if r := reasonLine(ch); r != "" {
 		b.WriteString("  # " + r + "\n")
 	}
@@ -146,6 +154,18 @@ func writeChange(b *strings.Builder, c colorizer, ch *planner.Change) {
 	}
 	w.body(config.Schema(ch.Addr.Kind), ch.Before, ch.After, action, nil, 1)
 	b.WriteString("    }\n")
+}
+
+// writeMoved writes an object a moved block relabels and nothing else
+// changes, as Terraform does: its identity, the rest hidden.
+func writeMoved(b *strings.Builder, c colorizer, ch *planner.Change) {
+	b.WriteString(c.style(fmt.Sprintf("  # %s has moved to %s", ch.PrevAddr, ch.Addr), bold) + "\n")
+	fmt.Fprintf(b, "    %s %q {\n", ch.Addr.Kind, ch.Addr.Name)
+	if ch.Before.IsKnown() && !ch.Before.IsNull() && ch.Before.Type().HasAttribute("id") && ch.Before.GetAttr("id").IsKnown() && !ch.Before.GetAttr("id").IsNull() {
+		id := ch.Before.GetAttr("id")
+		fmt.Fprintf(b, "        id = %q\n", id.AsString())
+	}
+	b.WriteString("        # (its attributes are unchanged)\n    }\n")
 }
 
 // writeDeposed writes the destruction of an object a create_before_destroy

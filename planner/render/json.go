@@ -27,14 +27,16 @@ type JSONPlan struct {
 
 // JSONResourceChange is one object's change.
 type JSONResourceChange struct {
-	Address      string     `json:"address"`
-	Mode         string     `json:"mode"`
-	Type         string     `json:"type"`
-	Name         string     `json:"name"`
-	Index        any        `json:"index,omitempty"`
-	Deposed      string     `json:"deposed,omitempty"` // the deposed object's key, as Terraform's
-	Change       JSONChange `json:"change"`
-	ActionReason string     `json:"action_reason,omitempty"`
+	Address string `json:"address"`
+	Mode    string `json:"mode"`
+	Type    string `json:"type"`
+	Name    string `json:"name"`
+	Index   any    `json:"index,omitempty"`
+	Deposed string `json:"deposed,omitempty"` // the deposed object's key, as Terraform's
+	// PreviousAddress is where a moved block moved the object from.
+	PreviousAddress string     `json:"previous_address,omitempty"`
+	Change          JSONChange `json:"change"`
+	ActionReason    string     `json:"action_reason,omitempty"`
 }
 
 // JSONChange is a before/after pair; unknown values are null in After and
@@ -97,6 +99,9 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 		for _, c := range p.Changes {
 			rc := resourceChange(c.Addr)
 			rc.ActionReason = string(c.Reason)
+			if c.Moved() {
+				rc.PreviousAddress = c.PrevAddr.String()
+			}
 			rc.Change = JSONChange{Actions: jsonActions(c.Action), Before: jsonValue(c.Before), After: jsonValue(c.After), AfterUnknown: unknownTree(c.After),
 				BeforeSensitive: sensitiveTree(c.Before, c.BeforeSensitive, nil), AfterSensitive: sensitiveTree(c.After, c.AfterSensitive, nil)}
 			for _, path := range c.RequiredReplace {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Renaming blocks with moved blocks relabels their objects in the state:
+// no object is destroyed or made, and the agent keeps holding each under
+// the name it was made with.
+func TestMovedBlocksRelabelWithoutTouchingTheFabric(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	created := f.qp
+	renamed := strings.NewReplacer(`listener "loop"`, `listener "main"`, "listener.loop", "listener.main", `endpoint "client"`, `endpoint "clients"`).Replace(planTestConfig) + `
+moved {
+  from = listener.loop
+  to   = listener.main
+}
+moved {
+  from = endpoint.client
+  to   = endpoint.clients
+}
+`
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(renamed), 0o644)
+	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode", "-out=moves.plan")
+	if code != 2 || !strings.Contains(out, "# endpoint.client[1] has moved to endpoint.clients[1]") ||
+		!strings.Contains(out, "# listener.loop has moved to listener.main") ||
+		!strings.Contains(out, "Plan: 0 to add, 0 to change, 0 to destroy.") || strings.Contains(out, "will be") {
+		t.Fatalf("plan of the moves: %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, _ := stateCmd(t, dir, "", "show", "-json", "moves.plan"); code != 0 || !strings.Contains(out, `"previous_address":"endpoint.client[0]"`) {
+		t.Fatalf("show -json of the saved plan: %d\n%s", code, out)
+	}
+	code, out, errs = stateCmd(t, dir, "", "apply", "-no-color", "moves.plan")
+	if code != 0 || !strings.Contains(out, "Apply complete! Resources: 0 added, 0 changed, 0 destroyed.") {
+		t.Fatalf("apply of the moves: %d\n%s\n%s", code, out, errs)
+	}
+	if f.qp != created || len(f.live) != 4 {
+		t.Fatalf("the moves touched the fabric: %d creates since, live %v", f.qp-created, f.live)
+	}
+	_, list, _ := stateCmd(t, dir, "", "state", "list")
+	if want := "protection_domain.rxe\nlistener.main\nendpoint.clients[0]\nendpoint.clients[1]\n"; list != want {
+		t.Fatalf("state list after the moves:\n%s\nwant\n%s", list, want)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "state", "show", "endpoint.clients[0]"); !strings.Contains(out, `agent_handle = "endpoint.client[0]"`) {
+		t.Fatalf("the moved object lost the agent's name for it:\n%s", out)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after the moves: %d\n%s\n%s", code, out, errs)
+	}
+
+	// A moved object that also changes says where it moved from.
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(strings.Replace(renamed, `endpoint "clients"`, `endpoint "c"`, 1)+
+		"moved {\n  from = endpoint.clients[1]\n  to   = endpoint.c[1]\n}\n"), 0o644)
+	// Only c[1] moves: c[0] is new and clients[0] goes.
+	code, out, _ = stateCmd(t, dir, "", "plan", "-no-color")
+	if code != 0 || !strings.Contains(out, "# endpoint.clients[1] has moved to endpoint.c[1]") || !strings.Contains(out, "# endpoint.c[0] will be created") ||
+		!strings.Contains(out, "# endpoint.clients[0] will be destroyed") {
+		t.Fatalf("plan of an instance move: %d\n%s", code, out)
+	}
+
+	if code, out, errs := stateCmd(t, dir, "", "destroy", "-auto-approve"); code != 0 || len(f.live) != 0 {
+		t.Fatalf("destroy after the moves: %d (left %v)\n%s\n%s", code, f.live, out, errs)
+	}
+}
+
+func TestMovedObjectThatStillExistsIsAnError(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig+"moved {\n  from = listener.loop\n  to   = listener.other\n}\n")
+	if code, _, errs := stateCmd(t, dir, "", "validate", "-no-color"); code != 1 || !strings.Contains(errs, "Moved object still exists") {
+		t.Fatalf("validate: %d\n%s", code, errs)
+	}
+}

@@ -1,0 +1,154 @@
+package planner
+
+import (
+	"fmt"
+	"maps"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
+)
+
+// Move is an object the configuration's moved blocks relabel: the state
+// records it at From, apply records it at To. The agent keeps holding it
+// under the name it was made with (the state records that name).
+type Move struct {
+	From, To addrs.Instance
+}
+
+// applyMoves relabels the prior objects that moved blocks move, following
+// chains (a to b, then b to c), and records each move in p.Moves. An
+// object whose new address is already taken keeps its address, with a
+// warning, as in Terraform. It returns the moves by old address.
+func (p *Plan) applyMoves(cfg *config.Config, priors map[string]*prior) (map[addrs.Instance]addrs.Instance, hcl.Diagnostics) {
+	if cfg == nil || len(cfg.Moved) == 0 || len(priors) == 0 {
+		return nil, nil
+	}
+	var diags hcl.Diagnostics
+	moved := map[addrs.Instance]addrs.Instance{}
+	taken := map[addrs.Instance]bool{}
+	for _, a := range sortedPriorAddrs(priors) {
+		to := target(cfg.Moved, a)
+		if to == a {
+			continue
+		}
+		if _, held := priors[to.String()]; held && target(cfg.Moved, to) == to || taken[to] {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Unresolved object address change",
+				Detail: fmt.Sprintf("A moved block moves %s to %s, but the state already records an object there: %s keeps its address.", a, to, a)})
+			continue
+		}
+		moved[a], taken[to] = to, true
+	}
+	for from, to := range moved {
+		pr := priors[from.String()]
+		delete(priors, from.String())
+		o := *pr.obj
+		o.Addr = to
+		if o.Facts.AgentHandle == "" {
+			o.Facts.AgentHandle = from.String() // the name the agent holds it by
+		}
+		priors[to.String()] = &prior{obj: &o, val: pr.val, fields: pr.fields}
+		p.Moves = append(p.Moves, Move{From: from, To: to})
+	}
+	// What depended on a moved object depends on it at its new address.
+	for key, pr := range priors {
+		if deps, changed := MovedDependencies(pr.obj.Dependencies, moved); changed {
+			o := *pr.obj
+			o.Dependencies = deps
+			priors[key] = &prior{obj: &o, val: pr.val, fields: pr.fields}
+		}
+	}
+	sortMoves(p.Moves)
+	return moved, diags
+}
+
+// target follows the moved blocks from addr: each block applies at most
+// once, so a cycle ends.
+func target(moves []*config.Moved, addr addrs.Instance) addrs.Instance {
+	used := make([]bool, len(moves))
+	for {
+		next := false
+		for i, m := range moves {
+			if used[i] {
+				continue
+			}
+			if t, ok := m.Target(addr); ok {
+				addr, used[i], next = t, true, true
+				break
+			}
+		}
+		if !next {
+			return addr
+		}
+	}
+}
+
+// MovedDependencies returns deps with the moved addresses replaced, and
+// whether any was.
+func MovedDependencies(deps []addrs.Instance, moved map[addrs.Instance]addrs.Instance) ([]addrs.Instance, bool) {
+	var out []addrs.Instance
+	for i, d := range deps {
+		to, ok := moved[d]
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = append([]addrs.Instance(nil), deps...)
+		}
+		out[i] = to
+	}
+	if out == nil {
+		return deps, false
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	return out, true
+}
+
+// MovedState returns st with the plan's moves made, for apply, which
+// looks up the objects it changes at their new addresses; st itself is not
+// changed.
+func (p *Plan) MovedState(st *state.State) *state.State {
+	if st == nil || len(p.Moves) == 0 {
+		return st
+	}
+	// Objects are never changed in place: the copy shares them.
+	c := *st
+	c.Objects = maps.Clone(st.Objects)
+	out := &c
+	moved := p.movedMap()
+	for _, m := range p.Moves {
+		o := st.Object(m.From)
+		if o == nil {
+			continue
+		}
+		c := *o
+		c.Addr = m.To
+		if c.Facts.AgentHandle == "" {
+			c.Facts.AgentHandle = m.From.String()
+		}
+		out.RemoveObject(m.From)
+		out.SetObject(&c)
+	}
+	for _, o := range out.Objects {
+		if deps, changed := MovedDependencies(o.Dependencies, moved); changed {
+			c := *o
+			c.Dependencies = deps
+			out.SetObject(&c)
+		}
+	}
+	return out
+}
+
+func (p *Plan) movedMap() map[addrs.Instance]addrs.Instance {
+	m := make(map[addrs.Instance]addrs.Instance, len(p.Moves))
+	for _, mv := range p.Moves {
+		m[mv.From] = mv.To
+	}
+	return m
+}
+
+func sortMoves(ms []Move) {
+	sort.Slice(ms, func(i, j int) bool { return ms[i].To.Less(ms[j].To) })
+}
