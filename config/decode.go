@@ -452,6 +452,17 @@ func decodeResource(b *hcl.Block) (*Resource, hcl.Diagnostics) {
 
 func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
 	content, diags := b.Body.Content(lifecycleSchema)
+	for _, cb := range content.Blocks {
+		c, d := decodeCondition(cb)
+		diags = append(diags, d...)
+		switch {
+		case c == nil:
+		case cb.Type == "precondition":
+			r.Lifecycle.Preconditions = append(r.Lifecycle.Preconditions, c)
+		default:
+			r.Lifecycle.Postconditions = append(r.Lifecycle.Postconditions, c)
+		}
+	}
 	for name, dst := range map[string]*bool{"prevent_destroy": &r.Lifecycle.PreventDestroy, "create_before_destroy": &r.Lifecycle.CreateBeforeDestroy} {
 		if a, ok := content.Attributes[name]; ok {
 			v, d := literal(a, cty.Bool)

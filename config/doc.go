@@ -100,6 +100,15 @@
 // would become addresses); sensitivity is not followed through values
 // known only after apply.
 //
+// # Conditions
+//
+// A block's lifecycle may hold Terraform's precondition and postcondition
+// blocks (Lifecycle.Preconditions, Postconditions). Preconditions are
+// checked per instance while loading; one that uses values known only
+// after apply sets Instance.PreconditionsAfterApply and apply checks it
+// before making the object. Postconditions may use self, the object as
+// made; apply checks them (Config.CheckConditions).
+//
 // # Moved blocks
 //
 // moved { from = endpoint.client  to = endpoint.clients } (or from and to

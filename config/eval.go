@@ -234,7 +234,11 @@ func (e *evaluator) resourceNode(r *Resource) ([]*reference, *node, hcl.Diagnost
 	case r.ForEach != nil:
 		expand = "each"
 	}
-	refs, diags := e.decl.collectRefs([]hcl.Expression{r.Count, r.ForEach}, expand, r.body.allTraversals()...)
+	condRefs, selfRefs, diags := r.conditionTraversals()
+	trs := r.body.allTraversals() // shared: append to a copy
+	refs, d := e.decl.collectRefs([]hcl.Expression{r.Count, r.ForEach}, expand, append(trs[:len(trs):len(trs)], condRefs...)...)
+	diags = append(diags, d...)
+	diags = append(diags, checkSelfReferences(r.Addr.Kind, selfRefs)...)
 	// count and for_each cannot use the instance's own key.
 	for _, meta := range []hcl.Expression{r.Count, r.ForEach} {
 		if meta == nil {
@@ -450,6 +454,13 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 		}
 		v, inst, d := evalInstance(r, ictx, len(keys) > 1)
 		diags = append(diags, d...)
+		if len(r.Lifecycle.Preconditions) > 0 && !d.HasErrors() {
+			// Those that use values known only after apply are checked
+			// by apply (Config.CheckConditions).
+			deferred, d := checkConditions(r.Lifecycle.Preconditions, ictx, "Resource precondition failed")
+			diags = append(diags, d...)
+			inst.PreconditionsAfterApply = deferred
+		}
 		inst.Addr = r.Addr.Instance(k.key)
 		inst.Resource = r
 		insts = append(insts, inst)

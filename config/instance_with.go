@@ -24,7 +24,50 @@ func (c *Config) InstanceWith(addr addrs.Instance, valueOf func(addrs.Instance) 
 			Detail: fmt.Sprintf("%s is not an instance of the configuration.", addr)}}
 	}
 	r := old.Resource
-	refs := r.body.allTraversals()
+	ctx, diags := c.instanceContext(addr, r, valueOf)
+	_, inst, d := evalInstance(r, ctx, false)
+	inst.Addr, inst.Resource = addr, r
+	return inst, append(diags, d...)
+}
+
+// CheckConditions checks addr's preconditions (self is cty.NilVal) or
+// postconditions (self is the object apply made or updated, its
+// attributes known), with the values valueOf has of objects made by
+// apply, as InstanceWith evaluates. A false condition is an error with its
+// error_message.
+func (c *Config) CheckConditions(addr addrs.Instance, self cty.Value, valueOf func(addrs.Instance) (cty.Value, bool)) hcl.Diagnostics {
+	inst := c.Instances[addr]
+	if inst == nil || inst.Resource == nil || inst.Resource.body == nil {
+		return nil
+	}
+	r := inst.Resource
+	conds, summary := r.Lifecycle.Preconditions, "Resource precondition failed"
+	if self != cty.NilVal {
+		conds, summary = r.Lifecycle.Postconditions, "Resource postcondition failed"
+	}
+	if len(conds) == 0 {
+		return nil
+	}
+	ctx, diags := c.instanceContext(addr, r, valueOf)
+	if self != cty.NilVal {
+		ctx = ctx.NewChild()
+		ctx.Variables = map[string]cty.Value{"self": self}
+	}
+	deferred, d := checkConditions(conds, ctx, summary)
+	diags = append(diags, d...)
+	if deferred && !diags.HasErrors() {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
+			Detail: "The condition is still unknown once the objects it uses are made."})
+	}
+	return diags
+}
+
+// instanceContext is the evaluation context of addr, an instance of r,
+// with valueOf's values of objects made by apply.
+func (c *Config) instanceContext(addr addrs.Instance, r *Resource, valueOf func(addrs.Instance) (cty.Value, bool)) (*hcl.EvalContext, hcl.Diagnostics) {
+	condRefs, _, _ := r.conditionTraversals()
+	trs := r.body.allTraversals() // shared: append to a copy
+	refs := append(trs[:len(trs):len(trs)], condRefs...)
 	if r.ForEach != nil {
 		refs = append(refs[:len(refs):len(refs)], r.ForEach.Variables()...)
 	}
@@ -52,9 +95,7 @@ func (c *Config) InstanceWith(addr addrs.Instance, valueOf func(addrs.Instance) 
 		ctx = ctx.NewChild()
 		ctx.Variables = map[string]cty.Value{"each": each}
 	}
-	_, inst, d := evalInstance(r, ctx, false)
-	inst.Addr, inst.Resource = addr, r
-	return inst, append(diags, d...)
+	return ctx, diags
 }
 
 // eachOf is the each object of a for_each instance: its key and its

@@ -85,12 +85,20 @@ type Lifecycle struct {
 	// ignores; IgnoreAllChanges is ignore_changes = all.
 	IgnoreChanges    []cty.Path
 	IgnoreAllChanges bool
+	// Preconditions are checked when planning (and again by apply when
+	// they use values known only after apply); Postconditions by apply,
+	// with self the object it made or updated.
+	Preconditions, Postconditions []*Condition
 }
 
 // Instance is one object to manage.
 type Instance struct {
 	Addr     addrs.Instance
 	Resource *Resource
+	// PreconditionsAfterApply: a precondition uses values known only
+	// after apply, so apply checks it (Config.CheckConditions) before
+	// making the object.
+	PreconditionsAfterApply bool
 	// Value is the evaluated object: every attribute of Schema(kind) with
 	// defaults filled in; attributes known only after apply (id, qp_num,
 	// ...) and anything computed from them are unknown. Absent optional

@@ -207,7 +207,7 @@ var qpBlock = &Block{Attributes: []*Attribute{
 
 var lifecycleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "prevent_destroy"}, {Name: "create_before_destroy"}, {Name: "ignore_changes"},
-}}
+}, Blocks: []hcl.BlockHeaderSchema{{Type: "precondition"}, {Type: "postcondition"}}}
 
 var schemas = map[addrs.Kind]*Block{
 	addrs.ProtectionDomain: {Attributes: []*Attribute{
