@@ -415,6 +415,36 @@ func TestMovedBlocksKeepTheConnections(t *testing.T) {
 	}
 }
 
+// Postconditions check what the agent reports of the objects made:
+// a connection's status and device pass, a wrong expectation fails the
+// apply with its message and keeps the object.
+func TestPostconditionsOnLiveFacts(t *testing.T) {
+	dev := os.Getenv("RDMAFORM_TEST_DEVICE")
+	src := `
+listener "l" {
+  address = "` + os.Getenv("RDMAFORM_TEST_ADDR") + `"
+  port    = 7490
+}
+endpoint "e" {
+  address = listener.l.address
+  port    = listener.l.port
+  lifecycle {
+    postcondition {
+      condition     = self.status == "established" && self.device == "` + dev + `"
+      error_message = "endpoint.e is ${self.status} on ${self.device}."
+    }
+  }
+}
+`
+	e := newE2E(t, src)
+	e.expect(0, []string{"Apply complete! Resources: 2 added"}, "apply", "-auto-approve", "-no-color")
+	e.write(strings.Replace(src, `self.device == "`+dev+`"`, `self.device == "mlx5_9"`, 1) + "\n")
+	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, nil, "taint", "endpoint.e")
+	e.expect(1, []string{"endpoint.e: postcondition failed: endpoint.e is established on " + dev + "."}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{"Destroy complete! Resources: 2 destroyed."}, "destroy", "-auto-approve", "-no-color")
+}
+
 // A state lost while the agent kept the objects: apply refuses to make
 // them again and points at import; import adopts them one by one (the
 // protection domain an endpoint uses first), refusing an object that

@@ -70,7 +70,7 @@ type Report struct {
 // OpError is one failed operation.
 type OpError struct {
 	Addr addrs.Instance
-	Op   string // "create", "update", "delete", "record"
+	Op   string // "create", "update", "delete", "record", "precondition", "postcondition"
 	Err  error
 }
 
@@ -296,6 +296,11 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	if err != nil {
 		return OpError{c.Addr, "create", err}
 	}
+	if inst.PreconditionsAfterApply {
+		if err := conditionsError(e.Config.CheckConditions(c.Addr, cty.NilVal, e.valueOf)); err != nil {
+			return OpError{c.Addr, "precondition", err}
+		}
+	}
 	token := e.NewToken()
 	h, deposed := HandleIn(c.Addr, e.Namespace), (*state.DeposedObject)(nil)
 	if prior := e.priorObject(c.Addr); prior != nil && c.Action == planner.CreateThenDelete {
@@ -346,6 +351,19 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	}
 	e.setID(c.Addr, final)
 	e.progress("%s: Creation complete after %s [%s]", c.Addr, elapsed(start), identityOf(c.Addr, final.planned, final.attr))
+	return e.postconditions(c.Addr, inst, final)
+}
+
+// postconditions checks inst's postconditions against the object made or
+// updated: a failure is the operation's error, the object stays (recorded),
+// as in Terraform.
+func (e *executor) postconditions(addr addrs.Instance, inst *config.Instance, final applied) error {
+	if inst == nil || inst.Resource == nil || len(inst.Resource.Lifecycle.Postconditions) == 0 {
+		return nil
+	}
+	if err := conditionsError(e.Config.CheckConditions(addr, final.value(), e.valueOf)); err != nil {
+		return OpError{addr, "postcondition", err}
+	}
 	return nil
 }
 
@@ -357,6 +375,11 @@ func (e *executor) update(c *planner.Change) error {
 	spec, pd, err := specFor(e.Config, e.byResource, inst, planned, e.lookupID)
 	if err != nil {
 		return OpError{c.Addr, "update", err}
+	}
+	if inst.PreconditionsAfterApply {
+		if err := conditionsError(e.Config.CheckConditions(c.Addr, cty.NilVal, e.valueOf)); err != nil {
+			return OpError{c.Addr, "precondition", err}
+		}
 	}
 	e.progress("%s: Modifying... [%s]", c.Addr, identity(c.Addr, c.Before))
 	start := time.Now()
@@ -388,7 +411,7 @@ func (e *executor) update(c *planner.Change) error {
 		return err
 	}
 	e.progress("%s: Modifications complete after %s [%s]", c.Addr, elapsed(start), identityOf(c.Addr, final.planned, final.attr))
-	return nil
+	return e.postconditions(c.Addr, inst, final)
 }
 
 func (e *executor) delete(c *planner.Change, release func()) error {

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Postconditions are checked by apply against the object made: a failure
+// fails the apply, names the condition and its message, and the object
+// stays in the state. Preconditions that use values known only after
+// apply are checked by apply before it makes the object.
+func TestConditionsAtApply(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, strings.Replace(planTestConfig, "  qp {}", `  qp {}
+
+  lifecycle {
+    postcondition {
+      condition     = self.qp_num > 19
+      error_message = "endpoint ${self.id} got QP ${self.qp_num}."
+    }
+  }`, 1))
+	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	if code != 1 || !strings.Contains(errs, "endpoint.client[0]: postcondition failed: endpoint endpoint.client[0] got QP 19.") &&
+		!strings.Contains(errs, "endpoint.client[1]: postcondition failed: endpoint endpoint.client[1] got QP 19.") {
+		t.Fatalf("apply with a failing postcondition: %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "main.rdma.hcl:") || stateObjects(t, dir) != 4 {
+		t.Fatalf("the postcondition's place or the object was lost (%d objects):\n%s", stateObjects(t, dir), errs)
+	}
+
+	f = newMemFabric()
+	withFabric(t, f)
+	dir = planDir(t, planTestConfig+`
+endpoint "late" {
+  address = listener.loop.address
+  port    = listener.loop.port
+  lifecycle {
+    precondition {
+      condition     = endpoint.client[0].qp_num > 1000
+      error_message = "client[0] must have a QP number above 1000."
+    }
+  }
+}
+`)
+	code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	if code != 1 || !strings.Contains(errs, "endpoint.late: precondition failed: client[0] must have a QP number above 1000.") || strings.Contains(out, "endpoint.late: Creating...") {
+		t.Fatalf("apply with a failing precondition known only after apply: %d\n%s\n%s", code, out, errs)
+	}
+	if _, ok := f.live["endpoint.late"]; ok {
+		t.Fatal("the precondition failed, yet endpoint.late was made")
+	}
+}
