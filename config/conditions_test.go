@@ -73,3 +73,38 @@ listener "l" {
 		t.Fatalf("self.stauts: %v", diags)
 	}
 }
+
+func TestCheckBlockErrors(t *testing.T) {
+	for body, want := range map[string]string{
+		`check "c" {}`: "Missing assert block",
+		`check "c" {
+  assert {
+    condition     = listener.none.port > 0
+    error_message = "x"
+  }
+}`: "not declared",
+		`check "c" {
+  assert {
+    condition     = self.port > 0
+    error_message = "x"
+  }
+}`: "self is only available in a postcondition",
+		`check "c" {
+  assert {
+    condition     = true
+    error_message = "x"
+  }
+}
+check "c" {
+  assert {
+    condition     = true
+    error_message = "y"
+  }
+}`: `Duplicate check "c"`,
+	} {
+		_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(body)}, VarInputs{})
+		if !diags.HasErrors() || !strings.Contains(diags[0].Summary+": "+diags[0].Detail, want) {
+			t.Errorf("%s: %v, want %q", body, diags, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
@@ -20,6 +21,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "locals"},
 	{Type: "output", LabelNames: []string{"name"}},
 	{Type: "moved"},
+	{Type: "check", LabelNames: []string{"name"}},
 	{Type: string(addrs.ProtectionDomain), LabelNames: []string{"name"}},
 	{Type: string(addrs.Listener), LabelNames: []string{"name"}},
 	{Type: string(addrs.Endpoint), LabelNames: []string{"name"}},
@@ -201,6 +203,7 @@ type declarations struct {
 	outputs        map[string]*Output
 	resources      map[addrs.Resource]*Resource
 	moved          []*Moved
+	checks         []*Check
 }
 
 func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
@@ -251,6 +254,14 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 				}
 			case "output":
 				diags = append(diags, d.addOutput(b)...)
+			case "check":
+				c, cd := decodeCheck(b)
+				diags = append(diags, cd...)
+				if i := slices.IndexFunc(d.checks, func(o *Check) bool { return o.Name == c.Name }); i >= 0 {
+					diags = append(diags, duplicateDiag(fmt.Sprintf("check %q", c.Name), b.DefRange, d.checks[i].DeclRange))
+					continue
+				}
+				d.checks = append(d.checks, c)
 			case "moved":
 				m, md := decodeMoved(b)
 				diags = append(diags, md...)

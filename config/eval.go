@@ -87,6 +87,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 			Instances: map[addrs.Instance]*Instance{},
 			Outputs:   decl.outputs,
 			Moved:     decl.moved,
+			Checks:    decl.checks,
 		},
 	}
 	diags = append(diags, e.buildGraph()...)
@@ -116,6 +117,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 		diags = append(diags, e.evalLevel(keys)...)
 	}
 	e.cfg.makeCtx = e.fullContext()
+	diags = append(diags, e.checkChecks()...)
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
 	diags = append(diags, checkMoved(e.cfg)...)
 	diags = append(diags, dependencies(e)...)

@@ -20,6 +20,8 @@ type Config struct {
 	Outputs   map[string]*Output
 	// Moved are the moved blocks, in source order.
 	Moved []*Moved
+	// Checks are the check blocks, in source order.
+	Checks []*Check
 
 	// Every value, for Eval, made on its first use by makeCtx.
 	ctxOnce sync.Once

@@ -34,12 +34,7 @@ func (c *Config) OutputsWith(valueOf func(addrs.Instance) (cty.Value, bool)) map
 	if len(used) == 0 {
 		return out
 	}
-	res := make(map[addrs.Resource]cty.Value, len(used))
-	byResource := c.instancesByResource()
-	for r := range used {
-		res[r] = c.resourceValueWith(c.Resources[r], byResource[r], valueOf)
-	}
-	ctx := fullContext(c.Variables, c.localsWith(c.Variables, res), res, Functions())
+	ctx := c.contextOf(used, valueOf)
 	for name, o := range c.Outputs {
 		if o.expr == nil {
 			continue
@@ -49,6 +44,29 @@ func (c *Config) OutputsWith(valueOf func(addrs.Instance) (cty.Value, bool)) map
 		}
 	}
 	return out
+}
+
+// contextWith is the context to evaluate expressions with the references
+// refs in, with valueOf's values of the objects apply made.
+func (c *Config) contextWith(refs []hcl.Traversal, valueOf func(addrs.Instance) (cty.Value, bool)) *hcl.EvalContext {
+	used := map[addrs.Resource]bool{}
+	for _, t := range refs {
+		if r, ok := c.referencedResource(t); ok {
+			used[r] = true
+		}
+	}
+	c.addLocalResources(refs, used)
+	return c.contextOf(used, valueOf)
+}
+
+// contextOf is the context with the used blocks' values from valueOf.
+func (c *Config) contextOf(used map[addrs.Resource]bool, valueOf func(addrs.Instance) (cty.Value, bool)) *hcl.EvalContext {
+	res := make(map[addrs.Resource]cty.Value, len(used))
+	byResource := c.instancesByResource()
+	for r := range used {
+		res[r] = c.resourceValueWith(c.Resources[r], byResource[r], valueOf)
+	}
+	return fullContext(c.Variables, c.localsWith(c.Variables, res), res, Functions())
 }
 
 // referencedResource is the block a traversal such as endpoint.client[0].qp_num
