@@ -303,6 +303,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		fmt.Fprintf(s.Err, "\n%s\n", failedLine(destroy, report))
 		return 1
 	}
+	se.writeNewDiags(report.Checks)
 	if len(p.Targets) > 0 {
 		fmt.Fprintf(s.Err, "\nWarning: Applied changes may be incomplete\n\n"+
 			"The plan was created with the -target option in effect, so some changes\n"+

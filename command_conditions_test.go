@@ -51,3 +51,39 @@ endpoint "late" {
 		t.Fatal("the precondition failed, yet endpoint.late was made")
 	}
 }
+
+// Check blocks warn, as Terraform's: plan with what it knows, apply with
+// what it made; neither fails for them.
+func TestCheckBlocksWarn(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig+`
+check "ports" {
+  assert {
+    condition     = listener.loop.port > 8000
+    error_message = "listener.loop listens on ${listener.loop.port}, below 8000."
+  }
+}
+check "connections" {
+  assert {
+    condition     = alltrue([for e in endpoint.client : e.status == "established"])
+    error_message = "Not every client is established."
+  }
+  assert {
+    condition     = alltrue([for e in endpoint.client : e.qp_num > 100])
+    error_message = "Some client has a QP number of 100 or less."
+  }
+}
+`)
+	code, _, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	if code != 2 || !strings.Contains(errs, "Warning: Check block assertion failed") || !strings.Contains(errs, `check "ports": listener.loop listens on 7471, below 8000.`) ||
+		strings.Contains(errs, "QP number") {
+		t.Fatalf("plan: %d\n%s", code, errs)
+	}
+	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	if code != 0 || !strings.Contains(errs, `check "connections": Some client has a QP number of 100 or less.`) || strings.Contains(errs, "Not every client is established") ||
+		strings.Count(errs, `check "ports": listener.loop listens`) != 1 ||
+		!strings.Contains(out, "Apply complete!") {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -192,6 +192,29 @@ type session struct {
 	// compactWarnings writes warnings as one line each (-compact-warnings).
 	compactWarnings bool
 	inputs          planner.Inputs
+	// written are the diagnostics written so far, so that apply does not
+	// repeat the plan's check warnings when it evaluates them again.
+	written map[string]bool
+}
+
+// diagKey identifies a diagnostic by what it says and where.
+func diagKey(d *hcl.Diagnostic) string {
+	k := d.Summary + "\x00" + d.Detail
+	if d.Subject != nil {
+		k += "\x00" + d.Subject.String()
+	}
+	return k
+}
+
+// writeNewDiags writes the diagnostics not written before.
+func (se *session) writeNewDiags(diags hcl.Diagnostics) {
+	var fresh hcl.Diagnostics
+	for _, d := range diags {
+		if !se.written[diagKey(d)] {
+			fresh = append(fresh, d)
+		}
+	}
+	se.writeDiags(fresh)
 }
 
 func (se *session) close() {
@@ -218,6 +241,12 @@ func (se *session) close() {
 func (se *session) writeDiags(diags hcl.Diagnostics) {
 	if len(diags) == 0 {
 		return
+	}
+	if se.written == nil {
+		se.written = map[string]bool{}
+	}
+	for _, d := range diags {
+		se.written[diagKey(d)] = true
 	}
 	color := se.color && cfgIsTerminal(se.s.Err)
 	if !se.compactWarnings {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hashicorp/hcl/v2"
 	"io"
 	"sort"
 	"sync"
@@ -65,6 +66,9 @@ type Report struct {
 	// UnknownOutputs lists outputs not recorded because their value is
 	// still unknown after apply.
 	UnknownOutputs []string
+	// Checks are the warnings of the check blocks, evaluated with what
+	// apply made.
+	Checks hcl.Diagnostics
 }
 
 // OpError is one failed operation.
@@ -133,6 +137,9 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 	e.collect(ctx, results)
 	if len(e.report.Errors) == 0 && !e.report.Interrupted {
 		e.recordOutputs()
+		if e.Config != nil && !p.Destroy {
+			e.report.Checks = e.Config.ChecksWith(e.valueOf)
+		}
 	}
 	return &e.report
 }

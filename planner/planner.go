@@ -149,6 +149,14 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			p.OutputChanges = append(p.OutputChanges, OutputChange{Name: n, Action: Delete, Before: decodeOutput(so), After: cty.NullVal(cty.DynamicPseudoType), Sensitive: so.Sensitive})
 		}
 	}
+	if cfg != nil && !opts.Destroy && len(cfg.Checks) > 0 {
+		diags = append(diags, cfg.ChecksWith(func(a addrs.Instance) (cty.Value, bool) {
+			if c := p.Change(a); c != nil && c.Action != Delete {
+				return c.After, true
+			}
+			return cty.NilVal, false
+		})...)
+	}
 	if cfg != nil {
 		diags = append(diags, checkPreventDestroy(cfg, p)...)
 		if !opts.Destroy {
