@@ -248,7 +248,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			}
 			if l.Accept.Echo && (l.QP == nil || (l.QP.Type != "" && l.QP.Type != QPTypeRC)) {
 				c.attrErrorf(at, "echo", "Echo needs an RC queue pair",
-					"echo answers probes on accepted RC connections, so the listener needs a qp block of type \"rc\".")
+					"echo answers probes on accepted RC connections, so the listener needs a qp block of type \"rc\"%s.", addQPBlock(l.QP))
 			}
 		}
 		inst.Listener = l
@@ -301,7 +301,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			}
 			if e.QP == nil || (e.QP.Type != "" && e.QP.Type != QPTypeRC) {
 				c.errorf(pt.def, "Probe needs an RC queue pair",
-					"A probe is a round trip over the endpoint's QP toward an echoing listener, so the endpoint needs a qp block of type \"rc\".")
+					"A probe is a round trip over the endpoint's QP toward an echoing listener, so the endpoint needs a qp block of type \"rc\"%s.", addQPBlock(e.QP))
 			}
 		}
 		inst.Endpoint = e
@@ -344,4 +344,12 @@ func checkListenerAddresses(cfg *Config) hcl.Diagnostics {
 		seen[key] = inst
 	}
 	return diags
+}
+
+// addQPBlock says how to give a block without a QP the RC QP it needs.
+func addQPBlock(qp *QP) string {
+	if qp == nil {
+		return ": add \"qp {}\" (without a qp block, rdmaform makes no QP; in the tcp and ib port spaces its type is rc)"
+	}
+	return ""
 }
