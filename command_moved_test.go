@@ -78,3 +78,27 @@ func TestMovedObjectThatStillExistsIsAnError(t *testing.T) {
 		t.Fatalf("validate: %d\n%s", code, errs)
 	}
 }
+
+// The state records dependencies on blocks (protection_domain.rxe for
+// protection_domain.rxe[0]): moving a counted block rewrites them, so that
+// destroy still removes what uses it first.
+func TestMovingACountedBlockRewritesDependencies(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	counted := strings.Replace(strings.ReplaceAll(planTestConfig, "protection_domain.rxe.id", "protection_domain.rxe[0].id"), `protection_domain "rxe" {`, "protection_domain \"rxe\" {\n  count = 1", 1)
+	dir := planDir(t, counted)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	renamed := strings.NewReplacer(`protection_domain "rxe"`, `protection_domain "r2"`, "protection_domain.rxe[0]", "protection_domain.r2[0]").Replace(counted) +
+		"moved {\n  from = protection_domain.rxe\n  to   = protection_domain.r2\n}\n"
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(renamed), 0o644)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "Resources: 0 added, 0 changed, 0 destroyed.") {
+		t.Fatalf("apply of the move: %d\n%s\n%s", code, out, errs)
+	}
+	_, pulled, _ := stateCmd(t, dir, "", "state", "pull")
+	// (The agent keeps its name, protection_domain.rxe[0], as the pd values say.)
+	if strings.Contains(pulled, `"protection_domain.rxe"`) || !strings.Contains(pulled, `"protection_domain.r2"`) {
+		t.Fatalf("the state still names the old block, or lost the dependency:\n%s", pulled)
+	}
+}

@@ -41,9 +41,15 @@ func (p *Plan) applyMoves(cfg *config.Config, priors map[string]*prior) (map[add
 		}
 		moved[a], taken[to] = to, true
 	}
-	for from, to := range moved {
-		pr := priors[from.String()]
+	// All leave, then all arrive: an object may move to where another
+	// leaves from.
+	leaving := make(map[addrs.Instance]*prior, len(moved))
+	for from := range moved {
+		leaving[from] = priors[from.String()]
 		delete(priors, from.String())
+	}
+	for from, to := range moved {
+		pr := leaving[from]
 		o := *pr.obj
 		o.Addr = to
 		if o.Facts.AgentHandle == "" {
@@ -53,8 +59,13 @@ func (p *Plan) applyMoves(cfg *config.Config, priors map[string]*prior) (map[add
 		p.Moves = append(p.Moves, Move{From: from, To: to})
 	}
 	// What depended on a moved object depends on it at its new address.
+	stays := map[addrs.Resource]bool{}
+	for _, pr := range priors {
+		stays[pr.obj.Addr.Resource] = true
+	}
+	blocks := blockMoves(moved, stays)
 	for key, pr := range priors {
-		if deps, changed := MovedDependencies(pr.obj.Dependencies, moved); changed {
+		if deps, changed := MovedDependencies(pr.obj.Dependencies, moved, blocks); changed {
 			o := *pr.obj
 			o.Dependencies = deps
 			priors[key] = &prior{obj: &o, val: pr.val, fields: pr.fields}
@@ -85,12 +96,40 @@ func target(moves []*config.Moved, addr addrs.Instance) addrs.Instance {
 	}
 }
 
-// MovedDependencies returns deps with the moved addresses replaced, and
+// blockMoves maps the blocks whose objects all moved to one other block
+// (and none stayed: stays holds the blocks with an object at its address
+// after the moves) to that block: the state records dependencies on
+// blocks (listener.loop for every instance of it).
+func blockMoves(moved map[addrs.Instance]addrs.Instance, stays map[addrs.Resource]bool) map[addrs.Resource]addrs.Resource {
+	out := map[addrs.Resource]addrs.Resource{}
+	split := map[addrs.Resource]bool{}
+	for from, to := range moved {
+		if prev, ok := out[from.Resource]; ok && prev != to.Resource {
+			split[from.Resource] = true
+		}
+		out[from.Resource] = to.Resource
+	}
+	for r := range out {
+		if split[r] || stays[r] {
+			delete(out, r)
+		}
+	}
+	return out
+}
+
+// MovedDependencies returns deps with the moved objects' addresses (moved)
+// and blocks' (blocks, for dependencies on whole blocks) replaced, and
 // whether any was.
-func MovedDependencies(deps []addrs.Instance, moved map[addrs.Instance]addrs.Instance) ([]addrs.Instance, bool) {
+func MovedDependencies(deps []addrs.Instance, moved map[addrs.Instance]addrs.Instance, blocks map[addrs.Resource]addrs.Resource) ([]addrs.Instance, bool) {
 	var out []addrs.Instance
 	for i, d := range deps {
 		to, ok := moved[d]
+		if !ok && d.Key == nil {
+			var r addrs.Resource
+			if r, ok = blocks[d.Resource]; ok {
+				to = addrs.Instance{Resource: r}
+			}
+		}
 		if !ok {
 			continue
 		}
@@ -118,6 +157,10 @@ func (p *Plan) MovedState(st *state.State) *state.State {
 	c.Objects = maps.Clone(st.Objects)
 	out := &c
 	moved := p.movedMap()
+	// All leave, then all arrive (see applyMoves).
+	for _, m := range p.Moves {
+		out.RemoveObject(m.From)
+	}
 	for _, m := range p.Moves {
 		o := st.Object(m.From)
 		if o == nil {
@@ -128,11 +171,15 @@ func (p *Plan) MovedState(st *state.State) *state.State {
 		if c.Facts.AgentHandle == "" {
 			c.Facts.AgentHandle = m.From.String()
 		}
-		out.RemoveObject(m.From)
 		out.SetObject(&c)
 	}
+	stays := map[addrs.Resource]bool{}
 	for _, o := range out.Objects {
-		if deps, changed := MovedDependencies(o.Dependencies, moved); changed {
+		stays[o.Addr.Resource] = true
+	}
+	blocks := blockMoves(moved, stays)
+	for _, o := range out.Objects {
+		if deps, changed := MovedDependencies(o.Dependencies, moved, blocks); changed {
 			c := *o
 			c.Dependencies = deps
 			out.SetObject(&c)

@@ -54,3 +54,43 @@ func TestApplyMovesFollowsChainsAndRefusesTakenAddresses(t *testing.T) {
 		t.Fatalf("taken address: %v %v", moved, diags)
 	}
 }
+
+// An object may move to where another leaves from: none is lost, in the
+// plan's view or in the state apply works from.
+func TestMovesOntoALeavingAddress(t *testing.T) {
+	addr := func(s string) addrs.Instance {
+		a, err := addrs.ParseInstance(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	cfg := &config.Config{Moved: []*config.Moved{
+		{From: addr("endpoint.r"), To: addr("endpoint.r2"), Whole: true},
+		{From: addr("endpoint.r2[0]"), To: addr("endpoint.r[1]")},
+	}}
+	for round := 0; round < 20; round++ { // map order varies
+		st := state.New()
+		pr := map[string]*prior{}
+		for _, s := range []string{"endpoint.r[0]", "endpoint.r[1]"} {
+			o := &state.Object{Addr: addr(s), Facts: state.Facts{CreateToken: s}}
+			st.SetObject(o)
+			pr[s] = &prior{obj: o}
+		}
+		var p Plan
+		moved, diags := p.applyMoves(cfg, pr)
+		if len(diags) != 0 || len(moved) != 2 {
+			t.Fatalf("moves %v: %v", moved, diags)
+		}
+		if got := pr["endpoint.r[1]"]; got == nil || got.obj.Facts.CreateToken != "endpoint.r[0]" {
+			t.Fatalf("endpoint.r[1] holds %+v, want the object made as endpoint.r[0]", got)
+		}
+		if got := pr["endpoint.r2[1]"]; got == nil || got.obj.Facts.CreateToken != "endpoint.r[1]" {
+			t.Fatalf("endpoint.r2[1] holds %+v, want the object made as endpoint.r[1]", got)
+		}
+		ms := p.MovedState(st)
+		if len(ms.Objects) != 2 || ms.Object(addr("endpoint.r[1]")).Facts.CreateToken != "endpoint.r[0]" || ms.Object(addr("endpoint.r2[1]")).Facts.CreateToken != "endpoint.r[1]" {
+			t.Fatalf("MovedState: %v", ms.Addresses())
+		}
+	}
+}

@@ -66,8 +66,12 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	}
 	priors := maps.Clone(pre.byAddr)
 	diags = append(diags, pre.diags...)
-	moved, md := p.applyMoves(cfg, priors)
-	diags = append(diags, md...)
+	var moved map[addrs.Instance]addrs.Instance
+	if !opts.RefreshOnly { // a refresh-only plan records the drift only
+		var md hcl.Diagnostics
+		moved, md = p.applyMoves(cfg, priors)
+		diags = append(diags, md...)
+	}
 
 	failed := map[addrs.Instance]string{} // live status of objects failed for good
 	if opts.Refresher != nil && len(priors) > 0 {
