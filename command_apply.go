@@ -109,7 +109,10 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 		fmt.Fprintf(s.Err, "Error: %s takes at most one argument, a saved plan\n", name)
 		return 1
 	case fs.NArg() == 1 && destroy:
-		fmt.Fprintf(s.Err, "Error: destroy takes no plan file; use \"rdmaform plan -destroy -out=FILE\" and \"rdmaform apply FILE\"\n")
+		fmt.Fprintf(s.Err, "Error: A saved plan cannot be applied with -destroy\n\nThe saved plan says whether it destroys: make it with \"rdmaform plan -destroy -out=FILE\",\nthen run \"rdmaform apply FILE\".\n")
+		return 1
+	case fs.NArg() == 1 && f.refreshOnly:
+		fmt.Fprintf(s.Err, "Error: A saved plan cannot be applied with -refresh-only\n\nThe saved plan says what it changes: make it with \"rdmaform plan -refresh-only -out=FILE\",\nthen run \"rdmaform apply FILE\".\n")
 		return 1
 	case fs.NArg() == 1:
 		if len(f.vars)+len(f.targets)+len(f.replace) > 0 {
@@ -140,7 +143,7 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 	}
 
 	// Apply needs the fabric to act, whether or not it refreshes.
-	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", sessionView{color, f.compactWarnings}, true)
+	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly}, true)
 	defer se.close()
 	if !ok {
 		return 1
@@ -199,7 +202,7 @@ func applySavedPlan(path string, f planFlags, color bool, s streams, monitor boo
 	for _, v := range sp.Inputs.Vars {
 		vars = append(vars, config.VarArg{File: v.File, Value: v.Value})
 	}
-	se, ok := openSession(s, vars, sp.Inputs.Env, f.lock, "OperationTypeApply", sessionView{color, f.compactWarnings}, false)
+	se, ok := openSession(s, vars, sp.Inputs.Env, f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly}, false)
 	defer se.close()
 	if !ok {
 		return 1

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,6 +52,31 @@ endpoint "late" {
 	if _, ok := f.live["endpoint.late"]; ok {
 		t.Fatal("the precondition failed, yet endpoint.late was made")
 	}
+
+	// The same when the block's attributes use values known only after
+	// apply too (apply evaluates the instance anew).
+	f = newMemFabric()
+	withFabric(t, f)
+	dir = planDir(t, planTestConfig+`
+endpoint "late" {
+  address        = listener.loop.address
+  port           = listener.loop.port
+  source_address = endpoint.client[0].local_address
+  lifecycle {
+    precondition {
+      condition     = endpoint.client[0].qp_num > 1000
+      error_message = "client[0] must have a QP number above 1000."
+    }
+  }
+}
+`)
+	code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	if code != 1 || !strings.Contains(errs, "endpoint.late: precondition failed: client[0] must have a QP number above 1000.") {
+		t.Fatalf("apply with a failing precondition, attributes known after apply: %d\n%s\n%s", code, out, errs)
+	}
+	if _, ok := f.live["endpoint.late"]; ok {
+		t.Fatal("the precondition failed, yet endpoint.late was made")
+	}
 }
 
 // Check blocks warn, as Terraform's: plan with what it knows, apply with
@@ -85,5 +112,38 @@ check "connections" {
 		strings.Count(errs, `check "ports": listener.loop listens`) != 1 ||
 		!strings.Contains(out, "Apply complete!") {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// As Terraform's, a failing precondition stops a plan or an apply, not a
+// destroy (nor a refresh-only plan, nor graph); a sensitive error_message
+// is not shown.
+func TestPreconditionsDoNotStopDestroy(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(strings.Replace(planTestConfig, "  qp {}", `  qp {}
+
+  lifecycle {
+    precondition {
+      condition     = var.limit > 10
+      error_message = "limit ${var.limit} is too low."
+    }
+  }`, 1)+"variable \"limit\" {\n  default   = 3\n  sensitive = true\n}\n"), 0o644)
+	code, _, errs := stateCmd(t, dir, "", "plan", "-no-color")
+	if code != 1 || !strings.Contains(errs, "Resource precondition failed") || strings.Contains(errs, "limit 3") ||
+		!strings.Contains(errs, "The error message included a sensitive value, so it will not be displayed.") {
+		t.Fatalf("plan: %d\n%s", code, errs)
+	}
+	for _, args := range [][]string{{"plan", "-refresh-only"}, {"graph"}} {
+		if code, out, errs := stateCmd(t, dir, "", args...); code != 0 {
+			t.Fatalf("%v: %d\n%s\n%s", args, code, out, errs)
+		}
+	}
+	if code, out, errs := stateCmd(t, dir, "", "destroy", "-auto-approve", "-no-color"); code != 0 || len(f.live) != 0 {
+		t.Fatalf("destroy: %d\n%s\n%s", code, out, errs)
 	}
 }

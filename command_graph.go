@@ -37,6 +37,7 @@ func runGraph(args []string, s streams) int {
 	}
 	l := config.NewLoader()
 	l.Validate = true // variables without a value are unknown: the graph does not need them
+	l.SkipPreconditions = true
 	l.CoreVersion = Version
 	cfg, diags := l.Load(".", config.VarInputs{})
 	if len(diags) > 0 {

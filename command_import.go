@@ -60,7 +60,7 @@ func runImport(args []string, s streams) int {
 		return 1
 	}
 	color := !f.noColor && cfgIsTerminal(s.Out)
-	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeImport", sessionView{color: color}, true)
+	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeImport", sessionOptions{color: color}, true)
 	defer se.close()
 	if !ok {
 		return 1

@@ -290,22 +290,27 @@ func writeCompactWarnings(w io.Writer, warnings hcl.Diagnostics) {
 // configuration loads: with thousands of objects each is a good part of a
 // plan's time, and neither needs the other. Configuration errors come
 // first, as if the state had not been touched.
-func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, view sessionView, needFabric bool) (*session, bool) {
-	return openSessionFetching(s, vars, env, lock, operation, view, needFabric, false)
+func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric bool) (*session, bool) {
+	return openSessionFetching(s, vars, env, lock, operation, opts, needFabric, false)
 }
 
-// sessionView is how a session writes what it has to say.
-type sessionView struct {
+// sessionOptions are how a session writes what it has to say, and what
+// its configuration checks.
+type sessionOptions struct {
 	color           bool
 	compactWarnings bool
+	// skipPreconditions: a destroy or refresh-only plan does not check
+	// the blocks' preconditions, as Terraform's.
+	skipPreconditions bool
 }
 
 // openSessionFetching is openSession that, with fetchLive, also connects
 // to the agent and lists its objects once the configuration (which names
 // the agent's socket) has loaded, while the state is still being read:
 // plan's refresh then costs little more than the longer of the two.
-func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, view sessionView, needFabric, fetchLive bool) (*session, bool) {
-	se := &session{s: s, loader: config.NewLoader(), color: view.color, compactWarnings: view.compactWarnings}
+func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric, fetchLive bool) (*session, bool) {
+	se := &session{s: s, loader: config.NewLoader(), color: opts.color, compactWarnings: opts.compactWarnings}
+	se.loader.SkipPreconditions = opts.skipPreconditions
 	se.loader.CoreVersion = Version
 	ctx, cancel := context.WithCancel(context.Background())
 	var stateErrs bytes.Buffer
@@ -483,7 +488,7 @@ func runPlan(args []string, s streams) int {
 	}
 	color := !f.noColor && !f.jsonOut && cfgIsTerminal(s.Out)
 	needFabric := f.refresh
-	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionView{color, f.compactWarnings}, false, needFabric && connectFabric != nil)
+	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly}, false, needFabric && connectFabric != nil)
 	defer se.close()
 	if !ok {
 		return 1

@@ -171,8 +171,8 @@ func (e *executor) recordMoves(orig *state.State) *OpError {
 			}
 		}
 		if len(rest) == len(pending) {
-			// A cycle (a to b, b to a): the planner resolves chains to
-			// one move per object, so this cannot be, but never loop.
+			// A cycle of moves: the planner resolves chains to one move
+			// per object and collapses cycles, so this cannot be; never loop.
 			return &OpError{rest[0].To, "record", fmt.Errorf("moves form a cycle through %s", rest[0].From)}
 		}
 		pending = rest
@@ -303,7 +303,7 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	if err != nil {
 		return OpError{c.Addr, "create", err}
 	}
-	if inst.PreconditionsAfterApply {
+	if e.Config.Instances[c.Addr].PreconditionsAfterApply { // inst may be evaluated anew, without it
 		if err := conditionsError(e.Config.CheckConditions(c.Addr, cty.NilVal, e.valueOf)); err != nil {
 			return OpError{c.Addr, "precondition", err}
 		}
@@ -383,7 +383,7 @@ func (e *executor) update(c *planner.Change) error {
 	if err != nil {
 		return OpError{c.Addr, "update", err}
 	}
-	if inst.PreconditionsAfterApply {
+	if e.Config.Instances[c.Addr].PreconditionsAfterApply { // inst may be evaluated anew, without it
 		if err := conditionsError(e.Config.CheckConditions(c.Addr, cty.NilVal, e.valueOf)); err != nil {
 			return OpError{c.Addr, "precondition", err}
 		}

@@ -119,8 +119,12 @@ func checkConditions(conds []*Condition, ctx *hcl.EvalContext, summary string) (
 		text := "The condition is false."
 		if !d.HasErrors() {
 			if m, err := convert.Convert(msg, cty.String); err == nil && m.IsKnown() && !m.IsNull() {
-				m, _ = m.UnmarkDeep()
+				m, marks := m.UnmarkDeep()
 				text = m.AsString()
+				if marks.Has(sensitiveMark) {
+					// Terraform's words: the message is not shown.
+					text = "The error message included a sensitive value, so it will not be displayed."
+				}
 			}
 		}
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,

@@ -456,7 +456,7 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 		}
 		v, inst, d := evalInstance(r, ictx, len(keys) > 1)
 		diags = append(diags, d...)
-		if len(r.Lifecycle.Preconditions) > 0 && !d.HasErrors() {
+		if len(r.Lifecycle.Preconditions) > 0 && !d.HasErrors() && !e.l.SkipPreconditions {
 			// Those that use values known only after apply are checked
 			// by apply (Config.CheckConditions).
 			deferred, d := checkConditions(r.Lifecycle.Preconditions, ictx, "Resource precondition failed")

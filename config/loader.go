@@ -39,6 +39,9 @@ type Loader struct {
 	// MaxInstances bounds count and for_each per block; 0 means
 	// DefaultMaxInstances.
 	MaxInstances int
+	// SkipPreconditions does not check the blocks' preconditions: a
+	// destroy, a refresh-only plan or a graph need not meet them.
+	SkipPreconditions bool
 }
 
 func (l *Loader) maxInstances() int {
