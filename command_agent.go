@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(command{Name: "agent", Synopsis: "Run the agent that holds the endpoints (or: agent stop, agent status)", Run: runAgent})
+	register(command{Name: "agent", Synopsis: "Run the agent that holds the endpoints (or: agent stop, agent status)", Run: runAgent, Subcommands: true})
 }
 
 const agentUsage = `Usage: rdmaform agent [options]

@@ -24,6 +24,10 @@ func runForceUnlock(args []string, s streams) int {
 		return 1
 	}
 	id := f.Arg(0)
+	if !*force && !inputDefault() {
+		fmt.Fprintln(s.Err, "Error: No confirmation with RDMAFORM_INPUT=false\n\nforce-unlock asks before it removes a lock; add -force to remove it without asking.")
+		return 1
+	}
 	m, ok := openStateManager(".", s.Err)
 	if !ok {
 		return 1

@@ -45,3 +45,12 @@ func TestForceUnlockRefusesLiveLocalHolder(t *testing.T) {
 		t.Fatalf("force-unlock of a live local holder: %d %s", code, errs)
 	}
 }
+
+func TestForceUnlockWithInputFalseNeedsForce(t *testing.T) {
+	dir := stateDir(t, testState)
+	t.Setenv("RDMAFORM_INPUT", "false")
+	code, out, errs := stateCmd(t, dir, "yes\n", "force-unlock", "some-id")
+	if code != 1 || !strings.Contains(errs, "add -force") || strings.Contains(out, "Enter a value") {
+		t.Fatalf("force-unlock with RDMAFORM_INPUT=false: %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -75,6 +75,17 @@ func TestRefreshCommandIsApplyRefreshOnly(t *testing.T) {
 	if code, _, errs := stateCmd(t, dir, "", "refresh", "-help"); code != 0 || !strings.Contains(errs, "apply -refresh-only -auto-approve") {
 		t.Fatalf("refresh -help: %d\n%s", code, errs)
 	}
+
+	// A saved plan is applied as it was made, never as a refresh.
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-out=heal.plan"); code != 0 {
+		t.Fatalf("plan -out: %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "refresh", "heal.plan"); code != 1 || !strings.Contains(errs, "cannot be applied with -refresh-only") || len(f.live) != 3 {
+		t.Fatalf("refresh of a saved plan: %d (live %v)\n%s", code, f.live, errs)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "apply", "-destroy", "heal.plan"); code != 1 || !strings.Contains(errs, "cannot be applied with -destroy") || len(f.live) != 3 {
+		t.Fatalf("apply -destroy of a saved plan: %d\n%s", code, errs)
+	}
 }
 
 func TestRefreshOnlyRefusesContradictions(t *testing.T) {
@@ -165,6 +176,10 @@ func TestInputAndCLIArgsFromTheEnvironment(t *testing.T) {
 	t.Setenv("RDMAFORM_CLI_ARGS_apply", "-auto-approve")
 	if code, out, errs := stateCmd(t, dir, "", "apply"); code != 0 || len(f.live) != 4 {
 		t.Fatalf("apply with RDMAFORM_CLI_ARGS: %d\n%q\n%s", code, out, errs)
+	}
+	t.Setenv("RDMAFORM_CLI_ARGS_apply", "")
+	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
+		t.Fatalf("state list with RDMAFORM_CLI_ARGS=-no-color (after the subcommand): %d\n%s\n%s", code, out, errs)
 	}
 	t.Setenv("RDMAFORM_CLI_ARGS", `-no-color "-target=`)
 	if code, _, errs := stateCmd(t, dir, "", "plan"); code != 1 || !strings.Contains(errs, "cannot split RDMAFORM_CLI_ARGS") {

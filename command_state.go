@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register(command{Name: "state", Synopsis: "Advanced state management", Run: runState})
+	register(command{Name: "state", Synopsis: "Advanced state management", Run: runState, Subcommands: true})
 }
 
 const stateUsage = `Usage: rdmaform [global options] state <subcommand> [options] [args]

@@ -29,6 +29,8 @@ type command struct {
 	Name     string
 	Synopsis string
 	Run      func(args []string, s streams) int
+	// Subcommands: its first argument names one (state list, agent stop).
+	Subcommands bool
 }
 
 var commands = map[string]command{}
@@ -93,7 +95,16 @@ func run(args []string, s streams) int {
 		fmt.Fprintf(s.Err, "Error: %v\n", err)
 		return 1
 	}
-	return c.Run(append(extra, args[1:]...), s)
+	rest := args[1:]
+	if len(extra) > 0 {
+		// After the whole command, as Terraform does: state list, agent stop.
+		at := 0
+		if c.Subcommands && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+			at = 1
+		}
+		rest = append(append(append([]string(nil), rest[:at]...), extra...), rest[at:]...)
+	}
+	return c.Run(rest, s)
 }
 
 // cliArgsFromEnv returns the options RDMAFORM_CLI_ARGS and

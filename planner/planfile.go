@@ -12,7 +12,7 @@ import (
 )
 
 // PlanFileFormat is the saved-plan format this build writes and reads.
-const PlanFileFormat = 1
+const PlanFileFormat = 2
 
 // planFileMagic starts every saved plan, so that show can tell one from a
 // state file.

@@ -84,7 +84,9 @@ func encodeContent(s *State) ([]byte, error) {
 
 // marshal encodes v byte for byte as encoding/json does (MarshalIndent
 // with jsontext.WithIndent), with the go-json-experiment encoder the
-// decoder uses: about 1.4 times faster for a state of endpoints.
+// decoder uses: about 1.5 times faster for a state of endpoints. (Invalid
+// UTF-8, which neither cty values nor the agent's facts hold, would become
+// a literal U+FFFD instead of encoding/json's \ufffd.)
 func marshal(v any, opts ...jsonv2.Options) ([]byte, error) {
 	return jsonv2.Marshal(v, append([]jsonv2.Options{jsonv1.DefaultOptionsV1()}, opts...)...)
 }
