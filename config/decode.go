@@ -21,6 +21,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "locals"},
 	{Type: "output", LabelNames: []string{"name"}},
 	{Type: "moved"},
+	{Type: "removed"},
 	{Type: "check", LabelNames: []string{"name"}},
 	{Type: string(addrs.ProtectionDomain), LabelNames: []string{"name"}},
 	{Type: string(addrs.Listener), LabelNames: []string{"name"}},
@@ -203,6 +204,7 @@ type declarations struct {
 	outputs        map[string]*Output
 	resources      map[addrs.Resource]*Resource
 	moved          []*Moved
+	removed        []*Removed
 	checks         []*Check
 }
 
@@ -262,6 +264,12 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 					continue
 				}
 				d.checks = append(d.checks, c)
+			case "removed":
+				r, rd := decodeRemoved(b)
+				diags = append(diags, rd...)
+				if r != nil {
+					d.removed = append(d.removed, r)
+				}
 			case "moved":
 				m, md := decodeMoved(b)
 				diags = append(diags, md...)

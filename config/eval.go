@@ -88,6 +88,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 			Outputs:   decl.outputs,
 			Moved:     decl.moved,
 			Checks:    decl.checks,
+			Removed:   decl.removed,
 		},
 	}
 	diags = append(diags, e.buildGraph()...)
@@ -120,6 +121,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	diags = append(diags, e.checkChecks()...)
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
 	diags = append(diags, checkMoved(e.cfg)...)
+	diags = append(diags, checkRemoved(e.cfg)...)
 	diags = append(diags, dependencies(e)...)
 	diags = append(diags, e.checkSensitiveOutputs()...)
 	return e.cfg, e.redactSensitive(diags)

@@ -62,3 +62,21 @@ func TestMovedBlockErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRemovedBlocks(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"main.rdma.hcl": "removed {\n  from = endpoint.old\n  lifecycle {\n    destroy = false\n  }\n}\n"})
+	r := cfg.Removed[0]
+	if len(cfg.Removed) != 1 || !r.Whole || r.Destroy || !r.Matches(addrs.Resource{Kind: addrs.Endpoint, Name: "old"}.Instance(addrs.IntKey(3))) {
+		t.Fatalf("removed %+v", cfg.Removed)
+	}
+	for body, want := range map[string]string{
+		"removed {\n  from = endpoint.old\n}\n": "Missing lifecycle block",
+		"listener \"kept\" {\n  address = \"10.77.0.1\"\n  port = 1\n}\nremoved {\n  from = listener.kept\n  lifecycle {\n    destroy = false\n  }\n}\n": "Removed object still exists",
+		"removed {\n  from = endpoint.old\n  lifecycle {\n    destroy = \"no\"\n  }\n}\n":                                                                "destroy",
+	} {
+		_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(body)}, VarInputs{})
+		if !diags.HasErrors() || !strings.Contains(diags[0].Summary+": "+diags[0].Detail, want) {
+			t.Errorf("%s: %v, want %q", body, diags, want)
+		}
+	}
+}

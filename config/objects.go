@@ -22,6 +22,8 @@ type Config struct {
 	Moved []*Moved
 	// Checks are the check blocks, in source order.
 	Checks []*Check
+	// Removed are the removed blocks, in source order.
+	Removed []*Removed
 
 	// Every value, for Eval, made on its first use by makeCtx.
 	ctxOnce sync.Once
