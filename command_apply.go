@@ -337,6 +337,9 @@ func completeLine(destroy bool, r *apply.Report, color bool) string {
 	if destroy {
 		return c(fmt.Sprintf("Destroy complete! Resources: %d destroyed.", r.Destroyed))
 	}
+	if r.Forgotten > 0 {
+		return c(fmt.Sprintf("Apply complete! Resources: %d added, %d changed, %d destroyed, %d forgotten.", r.Added, r.Changed, r.Destroyed, r.Forgotten))
+	}
 	return c(fmt.Sprintf("Apply complete! Resources: %d added, %d changed, %d destroyed.", r.Added, r.Changed, r.Destroyed))
 }
 

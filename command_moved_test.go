@@ -102,3 +102,43 @@ func TestMovingACountedBlockRewritesDependencies(t *testing.T) {
 		t.Fatalf("the state still names the old block, or lost the dependency:\n%s", pulled)
 	}
 }
+
+// A removed block with lifecycle { destroy = false } forgets objects: the
+// state drops them, the fabric keeps them; with destroy = true they are
+// destroyed as if simply left out.
+func TestRemovedBlocksForgetOrDestroy(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	i := strings.Index(planTestConfig, `endpoint "client"`)
+	j := strings.Index(planTestConfig, `output "port"`)
+	without := planTestConfig[:i] + planTestConfig[j:]
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(without+"removed {\n  from = endpoint.client\n  lifecycle {\n    destroy = false\n  }\n}\n"), 0o644)
+	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	if code != 2 || !strings.Contains(out, "# endpoint.client[1] will no longer be managed by rdmaform") ||
+		!strings.Contains(out, "Plan: 0 to add, 0 to change, 0 to destroy, 2 to forget.") || !strings.Contains(errs, "Warning: Some objects will no longer be managed by rdmaform") {
+		t.Fatalf("plan of a forget: %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, _ := stateCmd(t, dir, "", "plan", "-json"); code != 0 || strings.Count(out, `"actions":["forget"]`) != 2 {
+		t.Fatalf("plan -json of a forget: %d\n%s", code, out)
+	}
+	code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	if code != 0 || !strings.Contains(out, "Apply complete! Resources: 0 added, 0 changed, 0 destroyed, 2 forgotten.") || len(f.live) != 4 || stateObjects(t, dir) != 2 {
+		t.Fatalf("apply of a forget: %d (live %v, %d in the state)\n%s\n%s", code, f.live, stateObjects(t, dir), out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after the forget: %d\n%s\n%s", code, out, errs)
+	}
+
+	f2 := newMemFabric()
+	withFabric(t, f2)
+	dir = planDir(t, planTestConfig)
+	stateCmd(t, dir, "", "apply", "-auto-approve")
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(without+"removed {\n  from = endpoint.client[0]\n  lifecycle {\n    destroy = true\n  }\n}\n"), 0o644)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "0 added, 0 changed, 2 destroyed.") || len(f2.live) != 2 {
+		t.Fatalf("apply of a removed block that destroys: %d (live %v)\n%s\n%s", code, f2.live, out, errs)
+	}
+}

@@ -415,6 +415,25 @@ func TestMovedBlocksKeepTheConnections(t *testing.T) {
 	}
 }
 
+// A removed block with destroy = false forgets the endpoints: the state
+// drops them, and their connections stay up in the agent.
+func TestRemovedBlockForgetsWithoutDisconnecting(t *testing.T) {
+	src := loopbackConfig(t)
+	e := newE2E(t, src)
+	e.expect(0, []string{"Apply complete! Resources: 6 added"}, "apply", "-auto-approve", "-no-color")
+	i, j := strings.Index(src, `endpoint "client"`), strings.LastIndex(src, "}")
+	e.write(src[:i] + src[j+1:] + "\nremoved {\n  from = endpoint.client\n  lifecycle {\n    destroy = false\n  }\n}\n")
+	e.expect(0, []string{"Apply complete! Resources: 0 added, 0 changed, 0 destroyed, 4 forgotten."}, "apply", "-auto-approve", "-no-color")
+	status := e.expect(0, nil, "status", "-no-color")
+	if n := strings.Count(status, "established"); n < 8 {
+		t.Fatalf("the forgotten endpoints' connections are not all up (%d established):\n%s", n, status)
+	}
+	if out := e.expect(0, nil, "state", "list"); strings.Contains(out, "endpoint.") {
+		t.Fatalf("the state still lists endpoints:\n%s", out)
+	}
+	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+}
+
 // Postconditions check what the agent reports of the objects made:
 // a connection's status and device pass, a wrong expectation fails the
 // apply with its message and keeps the object.

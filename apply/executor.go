@@ -54,6 +54,8 @@ type Options struct {
 // Report is what an apply did and did not do.
 type Report struct {
 	Added, Changed, Destroyed int
+	// Forgotten counts the objects removed blocks took out of the state.
+	Forgotten int
 	// Errors lists each failed operation once.
 	Errors []OpError
 	// Skipped lists, per failed operation, the objects not changed because
@@ -116,6 +118,14 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 	if err := e.recordMoves(opts.Prior); err != nil {
 		e.report.Errors = append(e.report.Errors, *err)
 		return &e.report
+	}
+	// Objects removed blocks forget leave the state, and nothing else.
+	for _, f := range p.Forgets {
+		if err := e.Recorder.Record(state.DeleteObject(f.Addr)); err != nil {
+			e.report.Errors = append(e.report.Errors, OpError{f.Addr, "record", err})
+			return &e.report
+		}
+		e.report.Forgotten++
 	}
 	// Objects a stopped create_before_destroy left deposed go first.
 	for _, d := range p.Deposed {

@@ -23,6 +23,9 @@ type Plan struct {
 	// apply records them at their new addresses first. Changes already
 	// name them by their new addresses (and Change.PrevAddr the old).
 	Moves []Move
+	// Forgets are the objects removed blocks say to forget: apply drops
+	// them from the state and leaves them to the agent.
+	Forgets []Forget
 	// Deposed are objects a create_before_destroy replacement replaced
 	// but did not destroy (the apply stopped in between): apply destroys
 	// them first.
@@ -45,6 +48,13 @@ type StateID struct {
 	Exists  bool
 	Lineage string
 	Serial  uint64
+}
+
+// Forget is an object a removed block (lifecycle { destroy = false })
+// takes out of rdmaform's hands without destroying it.
+type Forget struct {
+	Addr   addrs.Instance
+	Handle string // the agent's name for it, which keeps holding it
 }
 
 // Drift is an object the agent no longer holds.
@@ -116,7 +126,7 @@ func (p *Plan) HasChanges() bool {
 			return true
 		}
 	}
-	return len(p.OutputChanges) > 0 || len(p.Drift) > 0 || len(p.Deposed) > 0 || len(p.Moves) > 0
+	return len(p.OutputChanges) > 0 || len(p.Drift) > 0 || len(p.Deposed) > 0 || len(p.Moves) > 0 || len(p.Forgets) > 0
 }
 
 // Change returns the change of addr, or nil.

@@ -59,6 +59,12 @@ type planFile struct {
 	Deposed         []deposedFile `json:"deposed,omitempty"`
 	Outputs         []outputFile  `json:"output_changes,omitempty"`
 	Moves           []moveFile    `json:"moves,omitempty"`
+	Forgets         []forgetFile  `json:"forgets,omitempty"`
+}
+
+type forgetFile struct {
+	Addr   string `json:"address"`
+	Handle string `json:"agent_handle"`
 }
 
 type moveFile struct {
@@ -132,6 +138,9 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 	}
 	for _, m := range p.Moves {
 		f.Moves = append(f.Moves, moveFile{From: m.From.String(), To: m.To.String()})
+	}
+	for _, fg := range p.Forgets {
+		f.Forgets = append(f.Forgets, forgetFile{Addr: fg.Addr.String(), Handle: fg.Handle})
 	}
 	for _, o := range p.OutputChanges {
 		f.Outputs = append(f.Outputs, outputFile{Name: o.Name, Action: o.Action.String(), Before: encodeValue(o.Before), After: encodeValue(o.After), Sensitive: o.Sensitive})
@@ -210,6 +219,9 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 	}
 	for _, m := range f.Moves {
 		p.Moves = append(p.Moves, Move{From: parseAddr(m.From), To: parseAddr(m.To)})
+	}
+	for _, fg := range f.Forgets {
+		p.Forgets = append(p.Forgets, Forget{Addr: parseAddr(fg.Addr), Handle: fg.Handle})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("corrupt saved plan: %v", err)

@@ -71,6 +71,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		var md hcl.Diagnostics
 		moved, md = p.applyMoves(cfg, priors)
 		diags = append(diags, md...)
+		diags = append(diags, p.applyForgets(cfg, priors)...)
 	}
 
 	failed := map[addrs.Instance]string{} // live status of objects failed for good

@@ -23,7 +23,7 @@ func Human(w io.Writer, p *planner.Plan, color bool) {
 		return
 	}
 	add, change, destroy := p.Counts()
-	if add+change+destroy > 0 || len(p.Moves) > 0 {
+	if add+change+destroy > 0 || len(p.Moves) > 0 || len(p.Forgets) > 0 {
 		if add+change+destroy > 0 {
 			writeLegend(&b, c, p)
 		}
@@ -42,8 +42,13 @@ func Human(w io.Writer, p *planner.Plan, color bool) {
 			b.WriteString("\n")
 			writeDeposed(&b, c, d)
 		}
+		for _, f := range p.Forgets {
+			b.WriteString("\n")
+			b.WriteString(c.style(fmt.Sprintf("  # %s will no longer be managed by rdmaform", f.Addr), bold) + "\n")
+			fmt.Fprintf(&b, "  . %s %q {\n        id = %q\n    }\n", f.Addr.Kind, f.Addr.Name, f.Handle)
+		}
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "%s %d to add, %d to change, %d to destroy.\n", c.style("Plan:", bold), add, change, destroy)
+		b.WriteString(c.style("Plan:", bold) + strings.TrimPrefix(Summary(p), "Plan:") + "\n")
 	}
 	if len(p.OutputChanges) > 0 {
 		writeOutputChanges(&b, c, p.OutputChanges)
@@ -58,6 +63,9 @@ func Human(w io.Writer, p *planner.Plan, color bool) {
 // to destroy."
 func Summary(p *planner.Plan) string {
 	add, change, destroy := p.Counts()
+	if len(p.Forgets) > 0 {
+		return fmt.Sprintf("Plan: %d to add, %d to change, %d to destroy, %d to forget.", add, change, destroy, len(p.Forgets))
+	}
 	return fmt.Sprintf("Plan: %d to add, %d to change, %d to destroy.", add, change, destroy)
 }
 

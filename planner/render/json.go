@@ -116,6 +116,12 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 				BeforeSensitive: map[string]any{}, AfterSensitive: false}
 			out.ResourceChanges = append(out.ResourceChanges, rc)
 		}
+		for _, f := range p.Forgets {
+			rc := resourceChange(f.Addr)
+			rc.Change = JSONChange{Actions: []string{"forget"}, Before: map[string]any{"id": f.Handle}, After: nil,
+				BeforeSensitive: map[string]any{}, AfterSensitive: false}
+			out.ResourceChanges = append(out.ResourceChanges, rc)
+		}
 		for _, oc := range p.OutputChanges {
 			if out.OutputChanges == nil {
 				out.OutputChanges = map[string]JSONChange{}
