@@ -458,11 +458,6 @@ func (se *session) makePlan(f *planFlags, targets, replace []addrs.Instance) (*p
 	}
 	opts.NoCreateBeforeDestroy = se.conn != nil && !se.conn.CreateBeforeDestroy
 	p, diags := planner.Make(context.Background(), se.cfg, se.prior, opts)
-	if len(targets) > 0 {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Resource targeting is in effect",
-			Detail: "You are creating a plan with the -target option, which means that the result of this plan may not represent all of the changes requested by the current configuration.\n\n" +
-				"The -target option is not for routine use, and is provided only for exceptional situations such as recovering from errors or mistakes, or when rdmaform specifically suggests to use it as part of an error message."})
-	}
 	return p, diags, !diags.HasErrors()
 }
 

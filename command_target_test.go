@@ -10,7 +10,7 @@ func TestTargetingWarnsAsTerraformDoes(t *testing.T) {
 	withFabric(t, f)
 	dir := planDir(t, planTestConfig)
 	code, _, errs := stateCmd(t, dir, "", "plan", "-target=listener.loop", "-no-color")
-	if code != 0 || !strings.Contains(errs, "Warning: Resource targeting is in effect") {
+	if code != 0 || strings.Count(errs, "Warning: Resource targeting is in effect") != 1 {
 		t.Fatalf("plan -target: %d\n%s", code, errs)
 	}
 	code, out, errs := stateCmd(t, dir, "", "apply", "-target=listener.loop", "-auto-approve", "-no-color")
