@@ -142,3 +142,18 @@ func TestRemovedBlocksForgetOrDestroy(t *testing.T) {
 		t.Fatalf("apply of a removed block that destroys: %d (live %v)\n%s\n%s", code, f2.live, out, errs)
 	}
 }
+
+func TestTargetedPlanMustCoverMoves(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	stateCmd(t, dir, "", "apply", "-auto-approve")
+	renamed := strings.Replace(planTestConfig, `endpoint "client"`, `endpoint "clients"`, 1) + "moved {\n  from = endpoint.client\n  to   = endpoint.clients\n}\n"
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(renamed), 0o644)
+	code, _, errs := stateCmd(t, dir, "", "plan", "-no-color", "-target=listener.loop")
+	if code != 1 || !strings.Contains(errs, "Moved objects excluded by targeting") || !strings.Contains(errs, `-target="endpoint.clients[1]"`) {
+		t.Fatalf("a targeted plan leaving moves out: %d\n%s", code, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-target=endpoint.clients"); code != 0 {
+		t.Fatalf("a targeted plan covering the moves: %d\n%s\n%s", code, out, errs)
+	}
+}

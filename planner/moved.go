@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
@@ -198,4 +199,22 @@ func (p *Plan) movedMap() map[addrs.Instance]addrs.Instance {
 
 func sortMoves(ms []Move) {
 	sort.Slice(ms, func(i, j int) bool { return ms[i].To.Less(ms[j].To) })
+}
+
+// movesOutsideTargets refuses a targeted plan that leaves out moved
+// objects, as Terraform does: apply records every move, so the plan must
+// show them.
+func (p *Plan) movesOutsideTargets() hcl.Diagnostics {
+	var missing []string
+	for _, m := range p.Moves {
+		if p.Change(m.To) == nil {
+			missing = append(missing, fmt.Sprintf("  -target=%q", m.To.String()))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Moved objects excluded by targeting",
+		Detail: "Objects in the state have moved to new addresses in the configuration (moved blocks). rdmaform must include them while planning, " +
+			"but the -target options do not cover all of them.\n\nTo make a valid plan, either remove the -target options or add these:\n" + strings.Join(missing, "\n")}}
 }

@@ -141,6 +141,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	}
 	if len(opts.Targets) > 0 {
 		p.applyTargets(opts.Targets)
+		diags = append(diags, p.movesOutsideTargets()...)
 	}
 	if opts.NoCreateBeforeDestroy {
 		diags = append(diags, destroyFirst(p)...)
