@@ -51,12 +51,7 @@ func (p *Plan) applyMoves(cfg *config.Config, priors map[string]*prior) (map[add
 	}
 	for from, to := range moved {
 		pr := leaving[from]
-		o := *pr.obj
-		o.Addr = to
-		if o.Facts.AgentHandle == "" {
-			o.Facts.AgentHandle = from.String() // the name the agent holds it by
-		}
-		priors[to.String()] = &prior{obj: &o, val: pr.val, fields: pr.fields}
+		priors[to.String()] = &prior{obj: movedTo(pr.obj, to), val: pr.val, fields: pr.fields}
 		p.Moves = append(p.Moves, Move{From: from, To: to})
 	}
 	// What depended on a moved object depends on it at its new address.
@@ -74,6 +69,15 @@ func (p *Plan) applyMoves(cfg *config.Config, priors map[string]*prior) (map[add
 	}
 	sortMoves(p.Moves)
 	return moved, diags
+}
+
+// movedTo is a copy of o at the address to, keeping the name the agent
+// holds it by.
+func movedTo(o *state.Object, to addrs.Instance) *state.Object {
+	c := *o
+	c.Addr = to
+	c.Facts.AgentHandle = agentHandle(o)
+	return &c
 }
 
 // target follows the moved blocks from addr: each block applies at most
@@ -167,12 +171,7 @@ func (p *Plan) MovedState(st *state.State) *state.State {
 		if o == nil {
 			continue
 		}
-		c := *o
-		c.Addr = m.To
-		if c.Facts.AgentHandle == "" {
-			c.Facts.AgentHandle = m.From.String()
-		}
-		out.SetObject(&c)
+		out.SetObject(movedTo(o, m.To))
 	}
 	stays := map[addrs.Resource]bool{}
 	for _, o := range out.Objects {
