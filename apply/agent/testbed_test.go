@@ -57,11 +57,14 @@ func agentMain(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	// RDMAFORM_AGENT_CPUPROFILE=PREFIX writes each agent's CPU profile to
-	// PREFIX.PID, for finding where the benchmarks' time goes.
+	// PREFIX.PID, for finding where the benchmarks' time goes; the profile
+	// ends when the agent is told to stop, so its teardown is left out.
 	if prefix := os.Getenv("RDMAFORM_AGENT_CPUPROFILE"); prefix != "" {
 		if f, err := os.Create(fmt.Sprintf("%s.%d", prefix, os.Getpid())); err == nil {
 			pprof.StartCPUProfile(f)
-			defer pprof.StopCPUProfile()
+			stopped := make(chan struct{})
+			go func() { <-ctx.Done(); pprof.StopCPUProfile(); close(stopped) }()
+			defer func() { <-stopped }()
 		}
 	}
 	if prefix := os.Getenv("RDMAFORM_AGENT_TRACE"); prefix != "" {
