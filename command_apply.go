@@ -337,10 +337,20 @@ func completeLine(destroy bool, r *apply.Report, color bool) string {
 	if destroy {
 		return c(fmt.Sprintf("Destroy complete! Resources: %d destroyed.", r.Destroyed))
 	}
-	if r.Forgotten > 0 {
-		return c(fmt.Sprintf("Apply complete! Resources: %d added, %d changed, %d destroyed, %d forgotten.", r.Added, r.Changed, r.Destroyed, r.Forgotten))
+	return c("Apply complete! Resources: " + resourceCounts(r) + ".")
+}
+
+// resourceCounts is Terraform's count of what an apply did: "1 imported, "
+// first when it imported anything, ", 1 forgotten" last when it forgot.
+func resourceCounts(r *apply.Report) string {
+	s := fmt.Sprintf("%d added, %d changed, %d destroyed", r.Added, r.Changed, r.Destroyed)
+	if r.Imported > 0 {
+		s = fmt.Sprintf("%d imported, %s", r.Imported, s)
 	}
-	return c(fmt.Sprintf("Apply complete! Resources: %d added, %d changed, %d destroyed.", r.Added, r.Changed, r.Destroyed))
+	if r.Forgotten > 0 {
+		s += fmt.Sprintf(", %d forgotten", r.Forgotten)
+	}
+	return s
 }
 
 func failedLine(destroy bool, r *apply.Report) string {
@@ -352,8 +362,8 @@ func failedLine(destroy bool, r *apply.Report) string {
 	if destroy {
 		verb = "Destroy"
 	}
-	return fmt.Sprintf("%s failed. Resources: %d added, %d changed, %d destroyed; %d failed, %d skipped, %d not started.",
-		verb, r.Added, r.Changed, r.Destroyed, len(r.Errors), skipped, len(r.NotStarted))
+	return fmt.Sprintf("%s failed. Resources: %s; %d failed, %d skipped, %d not started.",
+		verb, resourceCounts(r), len(r.Errors), skipped, len(r.NotStarted))
 }
 
 func plural(n int, one, many string) string {

@@ -84,10 +84,10 @@ func (se *session) agentSocket() string {
 
 // agentNamespace is the configuration's agent namespace setting, or "".
 func (se *session) agentNamespace() string {
-	if se.cfg != nil && se.cfg.Settings != nil && se.cfg.Settings.Agent != nil {
-		return se.cfg.Settings.Agent.Namespace
+	if se.cfg == nil {
+		return ""
 	}
-	return ""
+	return se.cfg.AgentNamespace()
 }
 
 // errNoAgent explains why plan and apply cannot reach the fabric.

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -491,6 +492,38 @@ func TestImportAdoptsWhatALostStateLeft(t *testing.T) {
 	e.expect(1, []string{"Error: Resource already managed by rdmaform"}, "import", "-no-color", "endpoint.client[0]")
 	e.expect(1, []string{"Error: Configuration for import target does not exist"}, "import", "-no-color", "endpoint.client[9]")
 	e.expect(0, []string{"No changes. Your fabric matches the configuration."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
+	if n := cmIDs(t, "7471"); n != 0 {
+		t.Errorf("%d cm_ids on port 7471 after destroy", n)
+	}
+}
+
+// The same lost state, adopted with import blocks: plan shows the imports,
+// one apply adopts every object in dependency order (an object that
+// differs from its configuration is refused, and what depends on it is
+// skipped), and the QP numbers are the agent's own, unchanged.
+func TestImportBlocksAdoptWhatALostStateLeft(t *testing.T) {
+	src := loopbackConfig(t)
+	e := newE2E(t, src)
+	e.expect(0, []string{"Apply complete! Resources: 6 added"}, "apply", "-auto-approve", "-no-color")
+	qpNum := regexp.MustCompile(`qp_num += \d+`)
+	before := qpNum.FindString(e.expect(0, nil, "state", "show", "endpoint.client[2]"))
+	for _, f := range []string{"rdmaform.rdmastate", "rdmaform.rdmastate.backup"} {
+		os.Remove(filepath.Join(e.dir, f))
+	}
+	blocks := "\nimport {\n  to = protection_domain.rxe\n}\nimport {\n  to = listener.loop\n}\n"
+	for i := 0; i < 4; i++ {
+		blocks += fmt.Sprintf("import {\n  to = endpoint.client[%d]\n}\n", i)
+	}
+	e.write(strings.Replace(src, "size     = 64", "size     = 128", 1) + blocks)
+	e.expect(2, []string{"# endpoint.client[3] will be imported", "Plan: 6 to import, 0 to add, 0 to change, 0 to destroy."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(1, []string{"listener.loop: Import complete", "does not match the configuration of endpoint.client[0]: probe.size differ"}, "apply", "-auto-approve", "-no-color")
+	e.write(src + blocks)
+	e.expect(0, []string{"endpoint.client[0]: Importing... [id=endpoint.client[0]]", "Apply complete! Resources: 4 imported, 0 added, 0 changed, 0 destroyed."}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{"No changes. Your fabric matches the configuration."}, "plan", "-no-color", "-detailed-exitcode")
+	if after := qpNum.FindString(e.expect(0, nil, "state", "show", "endpoint.client[2]")); before == "" || after != before {
+		t.Errorf("endpoint.client[2]'s QP number through the import: %q, then %q", before, after)
+	}
 	e.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
 	if n := cmIDs(t, "7471"); n != 0 {
 		t.Errorf("%d cm_ids on port 7471 after destroy", n)

@@ -54,6 +54,8 @@ type Options struct {
 // Report is what an apply did and did not do.
 type Report struct {
 	Added, Changed, Destroyed int
+	// Imported counts the objects import blocks adopted.
+	Imported int
 	// Forgotten counts the objects removed blocks took out of the state.
 	Forgotten int
 	// Errors lists each failed operation once.
@@ -305,6 +307,9 @@ func (e *executor) lookupID(a addrs.Instance) (string, bool) {
 // create makes the object; release gives back the parallelism slot, which
 // a Starter fabric's create holds only for its call, not while waiting.
 func (e *executor) create(ctx context.Context, c *planner.Change, release func()) error {
+	if c.Importing() {
+		return e.importObject(ctx, c)
+	}
 	inst, planned, err := resolveAfterApply(e.Config, c.Addr, c.After, e.valueOf)
 	if err != nil {
 		return OpError{c.Addr, "create", err}
@@ -552,7 +557,11 @@ func (e *executor) collect(ctx context.Context, results []Result) {
 		case Done:
 			switch n.Op {
 			case planner.OpCreate:
-				r.Added++
+				if n.Change.Importing() {
+					r.Imported++
+				} else {
+					r.Added++
+				}
 			case planner.OpUpdate:
 				r.Changed++
 			case planner.OpDelete:

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -46,11 +47,7 @@ func HandleOf(a addrs.Instance) Handle { return Handle{Addr: a, Name: a.String()
 // (endpoint.client[0]@storage-a), or the address alone when namespace is
 // "".
 func HandleIn(a addrs.Instance, namespace string) Handle {
-	h := HandleOf(a)
-	if namespace != "" {
-		h.Name += "@" + namespace
-	}
-	return h
+	return Handle{Addr: a, Name: planner.AgentName(a, namespace)}
 }
 
 // handleOf is the handle the state records for o.

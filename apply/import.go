@@ -44,23 +44,51 @@ func Import(ctx context.Context, p *planner.Plan, addr addrs.Instance, id string
 		}
 		return fmt.Errorf("%s refers to %s, which the state does not hold: import %s first", addr, strings.Join(missing, ", "), them)
 	}
-	e := newExecutor(ctx, p, opts)
-	inst, planned, err := resolveAfterApply(e.Config, addr, c.After, e.valueOf)
+	_, err := newExecutor(ctx, p, opts).adopt(ctx, im, c, id)
+	return err
+}
+
+// adopt imports the object the fabric holds as id as c's address and
+// records it.
+func (e *executor) adopt(ctx context.Context, im Importer, c *planner.Change, id string) (applied, error) {
+	inst, planned, err := resolveAfterApply(e.Config, c.Addr, c.After, e.valueOf)
 	if err != nil {
-		return err
+		return applied{}, err
 	}
 	spec, pd, err := specFor(e.Config, e.byResource, inst, planned, e.lookupID)
 	if err != nil {
-		return err
+		return applied{}, err
 	}
-	facts, err := im.Import(ctx, Handle{Addr: addr, Name: id}, spec)
+	facts, err := im.Import(ctx, Handle{Addr: c.Addr, Name: id}, spec)
 	if err != nil {
-		return err
+		return applied{}, err
 	}
-	if facts.AgentHandle == "" {
+	if facts.AgentHandle == "" && id != c.Addr.String() {
 		facts.AgentHandle = id
 	}
-	return e.record(c, appliedOf(planned, facts, pd, addr), facts)
+	final := appliedOf(planned, facts, pd, c.Addr)
+	return final, e.record(c, final, facts)
+}
+
+// importObject carries out an import block's import: c's object is adopted,
+// not made.
+func (e *executor) importObject(ctx context.Context, c *planner.Change) error {
+	im, ok := e.Fabric.(Importer)
+	if !ok {
+		return OpError{c.Addr, "import", errors.New("this fabric cannot import objects")}
+	}
+	e.progress("%s: Importing... [id=%s]", c.Addr, c.ImportID)
+	final, err := e.adopt(e.noCancel, im, c, c.ImportID)
+	if err != nil {
+		var oe OpError
+		if errors.As(err, &oe) {
+			return err // the record failed
+		}
+		return OpError{c.Addr, "import", err}
+	}
+	e.setID(c.Addr, final)
+	e.progress("%s: Import complete [id=%s]", c.Addr, c.ImportID)
+	return e.postconditions(c.Addr, e.Config.Instances[c.Addr], final)
 }
 
 // uncreatedDependencies lists the objects c depends on that p creates:

@@ -22,6 +22,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "output", LabelNames: []string{"name"}},
 	{Type: "moved"},
 	{Type: "removed"},
+	{Type: "import"},
 	{Type: "check", LabelNames: []string{"name"}},
 	{Type: string(addrs.ProtectionDomain), LabelNames: []string{"name"}},
 	{Type: string(addrs.Listener), LabelNames: []string{"name"}},
@@ -205,6 +206,7 @@ type declarations struct {
 	resources      map[addrs.Resource]*Resource
 	moved          []*Moved
 	removed        []*Removed
+	imports        []*Import
 	checks         []*Check
 }
 
@@ -269,6 +271,12 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 				diags = append(diags, rd...)
 				if r != nil {
 					d.removed = append(d.removed, r)
+				}
+			case "import":
+				im, id := decodeImport(b)
+				diags = append(diags, id...)
+				if im != nil {
+					d.imports = append(d.imports, im)
 				}
 			case "moved":
 				m, md := decodeMoved(b)

@@ -118,7 +118,9 @@
 // one instance each) says the state's objects at from are now the
 // configuration's to: Config.Moved lists them (Moved.Target follows one);
 // the planner relabels the objects instead of replacing them. from must
-// no longer be declared, and both name the same kind. removed { from =
+// no longer be declared, and both name the same kind. import { to =
+// endpoint.client[0]  id = "..." } (Config.Imports) adopts the object the
+// agent holds as id when the state does not hold to. removed { from =
 // endpoint.old  lifecycle { destroy = false } } (Config.Removed) says the
 // planner forgets the state's objects there rather than destroying them.
 //

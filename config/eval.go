@@ -89,6 +89,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 			Moved:     decl.moved,
 			Checks:    decl.checks,
 			Removed:   decl.removed,
+			Imports:   decl.imports,
 		},
 	}
 	diags = append(diags, e.buildGraph()...)
@@ -122,6 +123,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
 	diags = append(diags, checkMoved(e.cfg)...)
 	diags = append(diags, checkRemoved(e.cfg)...)
+	diags = append(diags, checkImports(e.cfg)...)
 	diags = append(diags, dependencies(e)...)
 	diags = append(diags, e.checkSensitiveOutputs()...)
 	return e.cfg, e.redactSensitive(diags)

@@ -24,6 +24,8 @@ type Config struct {
 	Checks []*Check
 	// Removed are the removed blocks, in source order.
 	Removed []*Removed
+	// Imports are the import blocks, in source order.
+	Imports []*Import
 
 	// Every value, for Eval, made on its first use by makeCtx.
 	ctxOnce sync.Once
@@ -38,6 +40,14 @@ type Config struct {
 	localOrder     []localExpr
 	dependentsOnce sync.Once
 	dependents     localDependents // see localDependentsOf
+}
+
+// AgentNamespace is the rdmaform { agent { namespace } } setting, or "".
+func (c *Config) AgentNamespace() string {
+	if c.Settings != nil && c.Settings.Agent != nil {
+		return c.Settings.Agent.Namespace
+	}
+	return ""
 }
 
 // Eval evaluates an expression against the configuration's values, as

@@ -44,7 +44,13 @@ type Change struct {
 	// PrevAddr is where the state records the object when a moved block
 	// moves it to Addr (see Plan.Moves); the zero Instance otherwise.
 	PrevAddr addrs.Instance
+	// ImportID is, for a Create an import block turns into an import, the
+	// agent's name for the object apply adopts; "" otherwise.
+	ImportID string
 }
+
+// Importing reports whether apply adopts the object rather than making it.
+func (c *Change) Importing() bool { return c.ImportID != "" }
 
 // Moved reports whether a moved block moved the object to Addr.
 func (c *Change) Moved() bool { return c.PrevAddr.Kind != "" }

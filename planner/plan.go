@@ -99,10 +99,12 @@ type OutputChange struct {
 }
 
 // Counts returns Plan's summary: objects to add, change and destroy (a
-// replacement counts as one add and one destroy, as in Terraform).
+// replacement counts as one add and one destroy, as in Terraform; an
+// import, none: see Imports).
 func (p *Plan) Counts() (add, change, destroy int) {
 	for _, c := range p.Changes {
 		switch {
+		case c.Importing():
 		case c.Action == Create:
 			add++
 		case c.Action == Update:
@@ -116,6 +118,17 @@ func (p *Plan) Counts() (add, change, destroy int) {
 	}
 	destroy += len(p.Deposed)
 	return
+}
+
+// Imports counts the objects the plan imports.
+func (p *Plan) Imports() int {
+	n := 0
+	for _, c := range p.Changes {
+		if c.Importing() {
+			n++
+		}
+	}
+	return n
 }
 
 // HasChanges reports whether applying the plan would change anything:

@@ -139,6 +139,9 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			c.PrevAddr = m.From
 		}
 	}
+	if cfg != nil && !opts.Destroy {
+		p.markImports(cfg)
+	}
 	if len(opts.Targets) > 0 {
 		p.applyTargets(opts.Targets)
 		diags = append(diags, p.movesOutsideTargets()...)

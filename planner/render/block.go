@@ -21,6 +21,17 @@ type blockWriter struct {
 	// The attributes whose value is sensitive, before and after: shown
 	// as (sensitive value), as Terraform does.
 	beforeSens, afterSens []cty.Path
+	// plain: the object's values without symbols, as an import shows
+	// what it adopts.
+	plain bool
+}
+
+// symbol is a line's symbol, or a blank for a plain object.
+func (w *blockWriter) symbol(s string) string {
+	if w.plain {
+		return strings.Repeat(" ", len(s))
+	}
+	return w.c.symbol(s)
 }
 
 // sensitiveValue stands for a value a plan does not show.
@@ -120,7 +131,7 @@ func (w *blockWriter) body(schema *config.Block, before, after cty.Value, action
 		// indent + "  " + symbol + " " + name padded + " = " + text
 		w.b.WriteString(indent)
 		w.b.WriteString("  ")
-		w.b.WriteString(w.c.symbol(l.sym))
+		w.b.WriteString(w.symbol(l.sym))
 		w.b.WriteString(" ")
 		w.b.WriteString(pad(l.name, width))
 		w.b.WriteString(" = ")
@@ -169,7 +180,7 @@ func (w *blockWriter) body(schema *config.Block, before, after cty.Value, action
 		if sub != action {
 			note = w.forces(bpath)
 		}
-		w.b.WriteString(indent + "  " + w.c.symbol(sub.Symbol()) + " " + nb.Name + " {" + note + "\n")
+		w.b.WriteString(indent + "  " + w.symbol(sub.Symbol()) + " " + nb.Name + " {" + note + "\n")
 		w.body(nb.Block, x, y, sub, bpath, depth+1)
 		w.b.WriteString(indent + "    }\n")
 	}

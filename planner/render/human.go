@@ -23,7 +23,7 @@ func Human(w io.Writer, p *planner.Plan, color bool) {
 		return
 	}
 	add, change, destroy := p.Counts()
-	if add+change+destroy > 0 || len(p.Moves) > 0 || len(p.Forgets) > 0 {
+	if add+change+destroy > 0 || len(p.Moves) > 0 || len(p.Forgets) > 0 || p.Imports() > 0 {
 		if add+change+destroy > 0 {
 			writeLegend(&b, c, p)
 		}
@@ -63,10 +63,14 @@ func Human(w io.Writer, p *planner.Plan, color bool) {
 // to destroy."
 func Summary(p *planner.Plan) string {
 	add, change, destroy := p.Counts()
-	if len(p.Forgets) > 0 {
-		return fmt.Sprintf("Plan: %d to add, %d to change, %d to destroy, %d to forget.", add, change, destroy, len(p.Forgets))
+	s := fmt.Sprintf("%d to add, %d to change, %d to destroy", add, change, destroy)
+	if n := p.Imports(); n > 0 {
+		s = fmt.Sprintf("%d to import, %s", n, s)
 	}
-	return fmt.Sprintf("Plan: %d to add, %d to change, %d to destroy.", add, change, destroy)
+	if len(p.Forgets) > 0 {
+		s += fmt.Sprintf(", %d to forget", len(p.Forgets))
+	}
+	return "Plan: " + s + "."
 }
 
 func writeNoChanges(b *strings.Builder, c colorizer, p *planner.Plan) {
@@ -116,7 +120,7 @@ func writeDrift(b *strings.Builder, c colorizer, p *planner.Plan) {
 func writeLegend(b *strings.Builder, c colorizer, p *planner.Plan) {
 	used := map[planner.Action]bool{planner.Delete: len(p.Deposed) > 0}
 	for _, ch := range p.Changes {
-		used[ch.Action] = true
+		used[ch.Action] = used[ch.Action] || !ch.Importing()
 	}
 	b.WriteString("\nrdmaform compared the configuration with the state")
 	if p.Refreshed {
@@ -154,8 +158,12 @@ func writeChange(b *strings.Builder, c colorizer, ch *planner.Change) {
 	if r := reasonLine(ch); r != "" {
 		b.WriteString("  # " + r + "\n")
 	}
-	fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, ch.Action.Symbol()), ch.Addr.Kind, ch.Addr.Name)
-	w := &blockWriter{b: b, c: c, replace: ch.RequiredReplace, beforeSens: ch.BeforeSensitive, afterSens: ch.AfterSensitive}
+	sym := padSymbol(c, ch.Action.Symbol())
+	if ch.Importing() {
+		sym = "   "
+	}
+	fmt.Fprintf(b, "%s %s %q {\n", sym, ch.Addr.Kind, ch.Addr.Name)
+	w := &blockWriter{b: b, c: c, replace: ch.RequiredReplace, beforeSens: ch.BeforeSensitive, afterSens: ch.AfterSensitive, plain: ch.Importing()}
 	action := ch.Action
 	if action.IsReplace() {
 		action = planner.Update // a replacement shows what differs
@@ -187,6 +195,9 @@ func writeDeposed(b *strings.Builder, c colorizer, d planner.Deposed) {
 }
 
 func headline(ch *planner.Change) string {
+	if ch.Importing() {
+		return "will be imported"
+	}
 	switch ch.Action {
 	case planner.Create:
 		return "will be created"
@@ -208,6 +219,9 @@ func headline(ch *planner.Change) string {
 
 // reasonLine explains a change, as Terraform's "(because ...)" lines.
 func reasonLine(ch *planner.Change) string {
+	if ch.Importing() {
+		return fmt.Sprintf("(imported from %q)", ch.ImportID)
+	}
 	switch ch.Reason {
 	case planner.ReasonGone:
 		return "(because the agent no longer holds it)"

@@ -52,10 +52,19 @@ type JSONChange struct {
 	BeforeSensitive any        `json:"before_sensitive,omitempty"`
 	AfterSensitive  any        `json:"after_sensitive,omitempty"`
 	ReplacePaths    [][]string `json:"replace_paths,omitempty"`
+	// Importing names the object an import block adopts, as Terraform's
+	// change.importing; its actions are then ["no-op"].
+	Importing *JSONImporting `json:"importing,omitempty"`
+}
+
+// JSONImporting is the object an import adopts: the agent's name for it.
+type JSONImporting struct {
+	ID string `json:"id"`
 }
 
 // JSONSummary counts the changes as the human summary does.
 type JSONSummary struct {
+	Import  int `json:"import,omitempty"`
 	Add     int `json:"add"`
 	Change  int `json:"change"`
 	Destroy int `json:"destroy"`
@@ -107,6 +116,10 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 			for _, path := range c.RequiredReplace {
 				rc.Change.ReplacePaths = append(rc.Change.ReplacePaths, pathStrings(path))
 			}
+			if c.Importing() {
+				rc.Change.Actions = []string{"no-op"}
+				rc.Change.Importing = &JSONImporting{ID: c.ImportID}
+			}
 			out.ResourceChanges = append(out.ResourceChanges, rc)
 		}
 		for _, d := range p.Deposed {
@@ -134,6 +147,7 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 			out.OutputChanges[oc.Name] = ch
 		}
 		out.Summary.Add, out.Summary.Change, out.Summary.Destroy = p.Counts()
+		out.Summary.Import = p.Imports()
 	}
 	b, err := json.Marshal(out)
 	if err != nil {

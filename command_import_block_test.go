@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const importBlockConfig = `
+listener "loop" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+
+endpoint "client" {
+  count   = 2
+  address = listener.loop.address
+  port    = listener.loop.port
+}
+
+import {
+  to = listener.loop
+}
+
+import {
+  to = endpoint.client[0]
+  id = "endpoint.old"
+}
+`
+
+func TestImportBlocksAdoptWhatTheAgentHolds(t *testing.T) {
+	f := newMemFabric()
+	f.live["listener.loop"] = "tok-l"
+	f.live["endpoint.old"] = "tok-e"
+	withFabric(t, f)
+	dir := planDir(t, importBlockConfig)
+
+	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	if code != 2 {
+		t.Fatalf("plan: exit %d, want 2\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"  # listener.loop will be imported\n  # (imported from \"listener.loop\")\n    listener \"loop\" {\n",
+		"  # endpoint.client[0] will be imported\n  # (imported from \"endpoint.old\")\n",
+		"  # endpoint.client[1] will be created\n",
+		"Plan: 2 to import, 1 to add, 0 to change, 0 to destroy.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "+ port") && strings.Index(out, "+ port") < strings.Index(out, "endpoint.client[1] will be created") {
+		t.Errorf("an imported object's attributes are shown with +:\n%s", out)
+	}
+
+	code, out, errs = stateCmd(t, dir, "", "plan", "-json")
+	var doc struct {
+		ResourceChanges []struct {
+			Address string
+			Change  struct {
+				Actions   []string
+				Importing *struct{ ID string }
+			}
+		} `json:"resource_changes"`
+		Summary map[string]int
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("plan -json: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, rc := range doc.ResourceChanges {
+		imported := rc.Address == "listener.loop" || rc.Address == "endpoint.client[0]"
+		if imported != (rc.Change.Importing != nil) || imported && (rc.Change.Actions[0] != "no-op" || rc.Change.Importing.ID == "") {
+			t.Errorf("%s: actions %v, importing %+v", rc.Address, rc.Change.Actions, rc.Change.Importing)
+		}
+	}
+	if doc.Summary["import"] != 2 || doc.Summary["add"] != 1 {
+		t.Errorf("summary %v, want 2 to import and 1 to add", doc.Summary)
+	}
+
+	code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	if code != 0 || !strings.Contains(out, "endpoint.client[0]: Importing... [id=endpoint.old]") ||
+		!strings.Contains(out, "endpoint.client[0]: Import complete [id=endpoint.old]") ||
+		!strings.Contains(out, "Apply complete! Resources: 2 imported, 1 added, 0 changed, 0 destroyed.") {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errs)
+	}
+	if len(f.live) != 3 {
+		t.Errorf("the fabric holds %v, want the two adopted objects and one new endpoint", f.live)
+	}
+	code, out, _ = stateCmd(t, dir, "", "state", "show", "endpoint.client[0]")
+	if code != 0 || !strings.Contains(out, `"endpoint.old"`) {
+		t.Errorf("state show endpoint.client[0]: the agent's name is not recorded:\n%s", out)
+	}
+	// The blocks stay; the state holds their targets now.
+	code, out, errs = stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	if code != 0 || !strings.Contains(out, "No changes.") {
+		t.Fatalf("plan after the import: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+func TestImportBlockOfWhatTheAgentDoesNotHoldFailsAndKeepsTheRest(t *testing.T) {
+	f := newMemFabric()
+	f.live["listener.loop"] = "tok-l"
+	withFabric(t, f)
+	dir := planDir(t, importBlockConfig)
+	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	if code != 1 || !strings.Contains(errs, "endpoint.client[0]") || !strings.Contains(errs, "the agent holds no endpoint.old") {
+		t.Fatalf("apply: exit %d, want 1 naming the missing object\n%s\n%s", code, out, errs)
+	}
+	if n := stateObjects(t, dir); n != 2 {
+		t.Errorf("the state holds %d objects, want the imported listener and the created endpoint.client[1]", n)
+	}
+}

@@ -1,0 +1,114 @@
+package config
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Import is an import block, as Terraform's: when the state does not hold
+// To, the plan adopts the object the agent holds as ID instead of creating
+// one (what "rdmaform import To ID" does, planned and applied with the
+// rest).
+type Import struct {
+	To addrs.Instance
+	// ID is the agent's name for the object; "" for To's own (its
+	// address, under the configuration's agent namespace), as the import
+	// command defaults to.
+	ID        string
+	DeclRange hcl.Range
+
+	toRange hcl.Range
+	id      hcl.Expression // nil without an id attribute
+	whole   bool           // to named a block without an index
+}
+
+var importSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "to", Required: true}, {Name: "id"}}}
+
+func decodeImport(b *hcl.Block) (*Import, hcl.Diagnostics) {
+	content, diags := b.Body.Content(importSchema)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	to := content.Attributes["to"]
+	addr, whole, d := movedAddress(to)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	im := &Import{To: addr, DeclRange: b.DefRange, toRange: to.Expr.Range(), whole: whole}
+	if a, ok := content.Attributes["id"]; ok {
+		im.id = a.Expr
+	}
+	return im, diags
+}
+
+// checkImports finds each import block's instance and evaluates its id
+// (variables, locals, functions, and objects' attributes known when
+// planning): a target the configuration does not declare, or imported
+// twice, is an error.
+func checkImports(cfg *Config) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	seen := map[addrs.Instance]*Import{}
+	for _, im := range cfg.Imports {
+		res := cfg.Resources[im.To.Resource]
+		if res == nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Configuration for import target does not exist",
+				Detail:  fmt.Sprintf("The configuration declares no %s: add the block the object is to be imported as.", im.To.Resource),
+				Subject: im.toRange.Ptr()})
+			continue
+		}
+		if im.whole && (res.Count != nil || res.ForEach != nil) {
+			meta := "count"
+			if res.ForEach != nil {
+				meta = "for_each"
+			}
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Import target needs an index",
+				Detail:  fmt.Sprintf("%s has %s: name the instance to import, such as %s[0] or %s[\"a\"].", im.To.Resource, meta, im.To.Resource, im.To.Resource),
+				Subject: im.toRange.Ptr()})
+			continue
+		}
+		if _, ok := cfg.Instances[im.To]; !ok {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Configuration for import target does not exist",
+				Detail:  fmt.Sprintf("%s is not one of %s's instances: check its count or for_each.", im.To, im.To.Resource),
+				Subject: im.toRange.Ptr()})
+			continue
+		}
+		if prev, dup := seen[im.To]; dup {
+			diags = append(diags, duplicateDiag(fmt.Sprintf("import of %s", im.To), im.DeclRange, prev.DeclRange))
+			continue
+		}
+		seen[im.To] = im
+		if im.id != nil {
+			v, d := cfg.Eval(im.id)
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			if msg := importIDProblem(v); msg != "" {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid import id",
+					Detail: msg, Subject: im.id.Range().Ptr()})
+				continue
+			}
+			im.ID = v.AsString()
+		}
+	}
+	return diags
+}
+
+// importIDProblem says what is wrong with an id's value, or "".
+func importIDProblem(v cty.Value) string {
+	switch {
+	case !v.IsWhollyKnown():
+		return "The id must be known when planning: it may use variables, locals and functions, not attributes known only after apply."
+	case v.IsMarked():
+		return "The id must not be sensitive: the plan shows it."
+	case v.IsNull() || v.Type() != cty.String:
+		return "The id must be a string: the agent's name for the object, such as \"endpoint.client[0]\"."
+	case v.AsString() == "":
+		return "The id must not be empty: leave it out to import the object the agent holds under the target's own address."
+	}
+	return ""
+}
