@@ -497,6 +497,11 @@ func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
 			*dst = !v.IsNull() && v.True()
 		}
 	}
+	if a, ok := content.Attributes["replace_triggered_by"]; ok {
+		ts, d := decodeTriggers(a)
+		diags = append(diags, d...)
+		r.Lifecycle.ReplaceTriggeredBy = ts
+	}
 	a, ok := content.Attributes["ignore_changes"]
 	if !ok {
 		return diags

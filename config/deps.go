@@ -43,6 +43,11 @@ func dependencies(e *evaluator) hcl.Diagnostics {
 		if n := e.graph.nodes[r.key]; n != nil {
 			deps = reach(n, deps)
 		}
+		for _, t := range r.Lifecycle.ReplaceTriggeredBy {
+			if t.Resource != r.Addr && e.decl.resources[t.Resource] != nil {
+				deps = append(deps, t.Resource)
+			}
+		}
 		sort.Slice(deps, func(i, j int) bool {
 			return deps[i].Instance(nil).Less(deps[j].Instance(nil))
 		})

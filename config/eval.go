@@ -124,7 +124,9 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	diags = append(diags, checkMoved(e.cfg)...)
 	diags = append(diags, checkRemoved(e.cfg)...)
 	diags = append(diags, checkImports(e.cfg)...)
+	diags = append(diags, checkTriggers(e.cfg)...)
 	diags = append(diags, dependencies(e)...)
+	diags = append(diags, triggerCycles(e.cfg)...)
 	diags = append(diags, e.checkSensitiveOutputs()...)
 	return e.cfg, e.redactSensitive(diags)
 }

@@ -103,6 +103,9 @@ type Lifecycle struct {
 	// they use values known only after apply); Postconditions by apply,
 	// with self the object it made or updated.
 	Preconditions, Postconditions []*Condition
+	// ReplaceTriggeredBy replaces the object when what they reference
+	// changes.
+	ReplaceTriggeredBy []Trigger
 }
 
 // Instance is one object to manage.

@@ -206,7 +206,7 @@ var qpBlock = &Block{Attributes: []*Attribute{
 }}
 
 var lifecycleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "prevent_destroy"}, {Name: "create_before_destroy"}, {Name: "ignore_changes"},
+	{Name: "prevent_destroy"}, {Name: "create_before_destroy"}, {Name: "ignore_changes"}, {Name: "replace_triggered_by"},
 }, Blocks: []hcl.BlockHeaderSchema{{Type: "precondition"}, {Type: "postcondition"}}}
 
 var schemas = map[addrs.Kind]*Block{

@@ -288,6 +288,7 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 	creating := map[addrs.Resource]bool{} // blocks with an object being created or replaced
 	creatingInst := map[addrs.Instance]bool{}
 	seen := make(map[string]bool, len(cfg.Instances))
+	pl := &planned{byAddr: map[addrs.Instance]*Change{}, byResource: map[addrs.Resource][]*Change{}}
 	for _, r := range resourceOrder(cfg) {
 		depsCreating := false
 		for _, d := range r.DependsOn {
@@ -299,8 +300,12 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 		// apply are known from what the state records of those, unless
 		// those are created or replaced in this plan.
 		withPriorValues(cfg, insts, priors, creatingInst, depsCreating)
+		if len(r.Lifecycle.ReplaceTriggeredBy) > 0 {
+			diags = append(diags, pl.triggered(insts, priors, replace)...)
+		}
 		changes := diffInstances(insts, priors, depsCreating, replace, gone)
 		for i, c := range changes {
+			pl.add(c)
 			seen[insts[i].Addr.String()] = true
 			if c.Reason == ReasonFailed {
 				c.LiveStatus = failed[c.Addr]

@@ -17,6 +17,9 @@ const (
 	// good (an error, a rejected connect, a disconnect without a
 	// reconnect policy: Change.LiveStatus says which): it is replaced.
 	ReasonFailed ActionReason = "replace_because_failed"
+	// ReasonReplaceByTriggers: lifecycle { replace_triggered_by }
+	// references an object the plan updates or replaces.
+	ReasonReplaceByTriggers ActionReason = "replace_by_triggers"
 	// ReasonListenerReplaced: an endpoint without a reconnect policy whose
 	// listener is replaced: its connection would end for good.
 	ReasonListenerReplaced ActionReason = "replace_because_listener_replaced"

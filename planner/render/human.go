@@ -211,6 +211,8 @@ func headline(ch *planner.Change) string {
 			return "will be replaced, as requested"
 		case planner.ReasonTainted:
 			return "is tainted, so must be replaced"
+		case planner.ReasonReplaceByTriggers:
+			return "will be replaced due to changes in replace_triggered_by"
 		}
 		return "must be replaced"
 	}
