@@ -6,7 +6,12 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/hashicorp/go-cty-funcs/cidr"
+	"github.com/hashicorp/go-cty-funcs/collection"
+	"github.com/hashicorp/go-cty-funcs/crypto"
+	"github.com/hashicorp/go-cty-funcs/encoding"
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
+	yaml "github.com/zclconf/go-cty-yaml"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
@@ -20,10 +25,12 @@ var (
 
 // Functions is the function table of expressions, with Terraform's names:
 // go-cty's stdlib (strings, collections, numbers, encodings, format,
-// regex, dates), the cidr family, base64, type conversions and try/can,
-// and Terraform's own startswith, endswith, strcontains, alltrue,
-// anytrue, one, sum, sensitive and nonsensitive, which go-cty does not
-// have.
+// regex, dates), the cidr family, base64, hashes, urlencode and YAML
+// (hashicorp/go-cty-funcs, zclconf/go-cty-yaml), type conversions and
+// try/can, and Terraform's own index, replace, lookup, coalesce,
+// startswith, endswith, strcontains, alltrue, anytrue, one, sum,
+// transpose, matchkeys, sensitive, nonsensitive and issensitive, which
+// go-cty does not have or has otherwise.
 // The map is shared; do not modify it.
 func Functions() map[string]function.Function {
 	funcsOnce.Do(func() {
@@ -33,15 +40,15 @@ func Functions() map[string]function.Function {
 			"parseint": stdlib.ParseIntFunc, "pow": stdlib.PowFunc, "signum": stdlib.SignumFunc,
 			"chomp": stdlib.ChompFunc, "format": stdlib.FormatFunc, "formatlist": stdlib.FormatListFunc,
 			"indent": stdlib.IndentFunc, "join": stdlib.JoinFunc, "lower": stdlib.LowerFunc,
-			"regex": stdlib.RegexFunc, "regexall": stdlib.RegexAllFunc, "replace": stdlib.ReplaceFunc,
+			"regex": stdlib.RegexFunc, "regexall": stdlib.RegexAllFunc, "replace": replaceFunc,
 			"split": stdlib.SplitFunc, "strrev": stdlib.ReverseFunc, "substr": stdlib.SubstrFunc,
 			"title": stdlib.TitleFunc, "trim": stdlib.TrimFunc, "trimprefix": stdlib.TrimPrefixFunc,
 			"trimsuffix": stdlib.TrimSuffixFunc, "trimspace": stdlib.TrimSpaceFunc, "upper": stdlib.UpperFunc,
-			"chunklist": stdlib.ChunklistFunc, "coalesce": stdlib.CoalesceFunc, "coalescelist": stdlib.CoalesceListFunc,
+			"chunklist": stdlib.ChunklistFunc, "coalesce": collection.CoalesceFunc, "coalescelist": stdlib.CoalesceListFunc,
 			"compact": stdlib.CompactFunc, "concat": stdlib.ConcatFunc, "contains": stdlib.ContainsFunc,
 			"distinct": stdlib.DistinctFunc, "element": stdlib.ElementFunc, "flatten": stdlib.FlattenFunc,
-			"index": stdlib.IndexFunc, "keys": stdlib.KeysFunc, "length": lengthFunc,
-			"lookup": stdlib.LookupFunc, "merge": stdlib.MergeFunc, "range": stdlib.RangeFunc,
+			"index": indexFunc, "keys": stdlib.KeysFunc, "length": lengthFunc,
+			"lookup": lookupFunc, "transpose": transposeFunc, "matchkeys": matchkeysFunc, "merge": stdlib.MergeFunc, "range": stdlib.RangeFunc,
 			"reverse": stdlib.ReverseListFunc, "setintersection": stdlib.SetIntersectionFunc,
 			"setproduct": stdlib.SetProductFunc, "setsubtract": stdlib.SetSubtractFunc,
 			"setunion": stdlib.SetUnionFunc, "slice": stdlib.SliceFunc, "sort": stdlib.SortFunc,
@@ -52,11 +59,13 @@ func Functions() map[string]function.Function {
 			"tostring": stdlib.MakeToFunc(cty.String), "tonumber": stdlib.MakeToFunc(cty.Number),
 			"tobool": stdlib.MakeToFunc(cty.Bool), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
 			"toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)), "tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
-			"cidrhost": cidrHostFunc, "cidrnetmask": cidrNetmaskFunc, "cidrsubnet": cidrSubnetFunc,
+			"cidrhost": cidrHostFunc, "cidrnetmask": cidrNetmaskFunc, "cidrsubnet": cidrSubnetFunc, "cidrsubnets": cidr.SubnetsFunc,
+			"urlencode": encoding.URLEncodeFunc, "yamlencode": yaml.YAMLEncodeFunc, "yamldecode": yaml.YAMLDecodeFunc,
+			"md5": crypto.Md5Func, "sha1": crypto.Sha1Func, "sha256": crypto.Sha256Func, "sha512": crypto.Sha512Func,
 			"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
 			"startswith": startsWithFunc, "endswith": endsWithFunc, "strcontains": strContainsFunc,
 			"alltrue": allTrueFunc, "anytrue": anyTrueFunc, "one": oneFunc, "sum": sumFunc,
-			"sensitive": sensitiveFunc, "nonsensitive": nonsensitiveFunc,
+			"sensitive": sensitiveFunc, "nonsensitive": nonsensitiveFunc, "issensitive": issensitiveFunc,
 		}
 	})
 	return funcs
