@@ -76,13 +76,14 @@
 // strrev, substr, title, trim, trimprefix, trimsuffix, trimspace, upper);
 // collections (alltrue, anytrue, chunklist, coalesce, coalescelist,
 // compact, concat, contains, distinct, element, flatten, index, keys,
-// length, lookup, merge, one, range, reverse, setintersection,
-// setproduct, setsubtract, setunion, slice, sort, values, zipmap);
-// encodings (base64encode, base64decode, csvdecode, jsonencode,
-// jsondecode); formatdate and timeadd; cidrhost, cidrnetmask and
-// cidrsubnet; tostring, tonumber, tobool, tolist, toset and tomap; try and
-// can; sensitive and nonsensitive. There is no file access (file,
-// templatefile) and no hashing.
+// length, lookup, matchkeys, merge, one, range, reverse,
+// setintersection, setproduct, setsubtract, setunion, slice, sort,
+// transpose, values, zipmap); encodings (base64encode, base64decode,
+// csvdecode, jsonencode, jsondecode, urlencode, yamlencode, yamldecode);
+// hashes (md5, sha1, sha256, sha512); formatdate and timeadd; cidrhost,
+// cidrnetmask, cidrsubnet and cidrsubnets; tostring, tonumber, tobool,
+// tolist, toset and tomap; try and can; sensitive, nonsensitive and
+// issensitive. There is no file access (file, templatefile).
 //
 // A sensitive variable's value is sensitive in expressions, as is what
 // sensitive() returns, and so is what is computed from them (through
