@@ -335,8 +335,9 @@ func (d *declarations) addVariable(b *hcl.Block) hcl.Diagnostics {
 		return hcl.Diagnostics{duplicateDiag(fmt.Sprintf("variable %q", name), b.DefRange, prev.DeclRange)}
 	}
 	content, diags := b.Body.Content(variableSchema)
-	v := &Variable{Name: name, Type: cty.DynamicPseudoType, DeclRange: b.DefRange}
+	v := &Variable{Name: name, Type: cty.DynamicPseudoType, DeclRange: b.DefRange, untyped: true}
 	if a, ok := content.Attributes["type"]; ok {
+		v.untyped = false
 		ty, td := typeexpr.TypeConstraint(a.Expr)
 		diags = append(diags, td...)
 		if !td.HasErrors() {

@@ -40,6 +40,10 @@ type Config struct {
 	localOrder     []localExpr
 	dependentsOnce sync.Once
 	dependents     localDependents // see localDependentsOf
+
+	// secrets are the texts of sensitive values, which diagnostics do
+	// not show (see scrub).
+	secrets []string
 }
 
 // AgentNamespace is the rdmaform { agent { namespace } } setting, or "".
@@ -58,7 +62,11 @@ func (c *Config) Eval(expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
 			c.ctx, c.makeCtx = c.makeCtx(), nil
 		}
 	})
-	return expr.Value(c.ctx)
+	v, diags := expr.Value(c.ctx)
+	for i, d := range diags {
+		diags[i] = scrub(d, c.secrets)
+	}
+	return v, diags
 }
 
 // SortedInstances returns every instance in creation order (addrs.Less).
@@ -267,6 +275,10 @@ type Variable struct {
 
 	validations []*variableValidation
 	errored     bool // its value was missing or invalid (reported)
+	// untyped: the block has no type argument, so that a value from the
+	// command line or the environment is a string, as in Terraform (with
+	// type = any it is parsed as an expression).
+	untyped bool
 }
 
 type variableValidation struct {

@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -84,9 +86,12 @@ func (e *evaluator) redactSensitive(diags hcl.Diagnostics) hcl.Diagnostics {
 	for key := range e.graph.nodes {
 		visit(key)
 	}
+	secrets := e.sensitiveStrings(tainted)
+	e.cfg.secrets = secrets
 	out := make(hcl.Diagnostics, len(diags))
 	for i, d := range diags {
-		out[i] = d
+		out[i] = scrub(d, secrets)
+		d = out[i]
 		sd, _ := d.Extra.(*sensitiveDetail)
 		if d.EvalContext == nil || d.Expression == nil {
 			if sd != nil && d.Detail != sd.redacted && sd.shows(nil, tainted) {
@@ -106,6 +111,70 @@ func (e *evaluator) redactSensitive(diags hcl.Diagnostics) hcl.Diagnostics {
 		}
 	}
 	return out
+}
+
+// sensitiveStrings are the texts of the sensitive variables' and tainted
+// locals' values (their strings and numbers, deeply): what a message from
+// a function or hcl itself ("cannot convert \"s3cret\" to number") would
+// quote of them.
+func (e *evaluator) sensitiveStrings(tainted map[string]bool) []string {
+	var out []string
+	collect := func(v cty.Value) {
+		cty.Walk(v, func(_ cty.Path, x cty.Value) (bool, error) {
+			x, _ = x.Unmark()
+			if !x.IsKnown() || x.IsNull() {
+				return true, nil
+			}
+			switch x.Type() {
+			case cty.String:
+				out = append(out, x.AsString())
+			case cty.Number:
+				out = append(out, x.AsBigFloat().Text('f', -1))
+			}
+			return true, nil
+		})
+	}
+	for _, v := range e.decl.variables {
+		if v.Sensitive {
+			collect(v.Value)
+		}
+	}
+	for name, v := range e.locals {
+		if tainted["local."+name] {
+			collect(v)
+		}
+	}
+	// Longest first, so that a secret containing another is replaced whole.
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// scrub returns d with the sensitive texts in its summary and detail
+// replaced by (sensitive value): quoted wherever they appear, and bare
+// when long enough (three characters or more) not to match by chance.
+func scrub(d *hcl.Diagnostic, secrets []string) *hcl.Diagnostic {
+	if len(secrets) == 0 {
+		return d
+	}
+	clean := func(s string) string {
+		for _, x := range secrets {
+			if x == "" {
+				continue
+			}
+			s = strings.ReplaceAll(s, strconv.Quote(x), sensitiveValue)
+			if len(x) >= 3 {
+				s = strings.ReplaceAll(s, x, sensitiveValue)
+			}
+		}
+		return s
+	}
+	summary, detail := clean(d.Summary), clean(d.Detail)
+	if summary == d.Summary && detail == d.Detail {
+		return d
+	}
+	c := *d
+	c.Summary, c.Detail = summary, detail
+	return &c
 }
 
 // redactContext copies ctx (and its parents) with the tainted values

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -488,4 +489,44 @@ func sensitiveOutputErrorLines(t *testing.T, diags hcl.Diagnostics) []int {
 		lines = append(lines, d.Subject.Start.Line)
 	}
 	return lines
+}
+
+// Messages that hcl and the functions write themselves quote the values
+// they could not use: a sensitive one is replaced, when loading and in
+// the console's evaluations.
+func TestFunctionErrorsDoNotQuoteSensitiveValues(t *testing.T) {
+	src := `
+variable "s" {
+  type      = string
+  sensitive = true
+  default   = "topsecret-host!"
+}
+locals {
+  upper = upper(var.s)
+}
+endpoint "e" {
+  address = "10.0.0.1"
+  port    = tonumber(var.s)
+}
+endpoint "f" {
+  address = "10.0.0.1"
+  port    = tonumber(local.upper)
+}
+`
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, VarInputs{})
+	if len(diags) != 2 {
+		t.Fatalf("want two errors, got %v", diags)
+	}
+	for _, d := range diags {
+		if strings.Contains(strings.ToLower(d.Detail+d.Summary), "topsecret") || !strings.Contains(d.Detail, "cannot convert (sensitive value) to number") {
+			t.Errorf("the error shows the sensitive value, or lacks its place: %s: %s", d.Summary, d.Detail)
+		}
+	}
+	for _, x := range []string{`cidrhost(var.s, 1)`, `{for x in [var.s, var.s] : x => 1}`, `parseint(local.upper, 10)`} {
+		e, _ := hclsyntax.ParseExpression([]byte(x), "console", hcl.InitialPos)
+		_, diags := cfg.Eval(e)
+		if !diags.HasErrors() || strings.Contains(strings.ToLower(diags.Error()), "topsecret") {
+			t.Errorf("%s: %v", x, diags)
+		}
+	}
 }

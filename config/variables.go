@@ -112,7 +112,11 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 		r, given := raw[name]
 		switch {
 		case given:
-			val, d := r.value(v.Type, name, v.Sensitive)
+			ty := v.Type
+			if v.untyped && r.expr == nil {
+				ty = cty.String
+			}
+			val, d := r.value(ty, name, v.Sensitive)
 			diags = append(diags, d...)
 			v.Value = val
 			v.errored = d.HasErrors()
@@ -133,7 +137,8 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 
 // value converts a raw value to the variable's type. A string from the
 // command line or the environment is taken literally for a string
-// variable and parsed as an HCL expression otherwise, as Terraform does.
+// variable (or one without a type) and parsed as an HCL expression
+// otherwise, as Terraform does.
 // The errors of a sensitive variable do not quote its value.
 func (r rawValue) value(ty cty.Type, name string, sensitive bool) (cty.Value, hcl.Diagnostics) {
 	var v cty.Value
@@ -149,7 +154,7 @@ func (r rawValue) value(ty cty.Type, name string, sensitive bool) (cty.Value, hc
 					shown = "the value (sensitive, so not shown)"
 				}
 				return cty.UnknownVal(ty), hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid value for variable",
-					Detail: fmt.Sprintf("The value for var.%s from %s is not a %s: %s is not a valid expression of that type (write it as in a .rdmavars file, such as [\"a\", \"b\"] for a list).", name, r.from, ty.FriendlyName(), shown)}}
+					Detail: fmt.Sprintf("The value for var.%s from %s is not %s: %s is not a valid expression of that type (write it as in a .rdmavars file: \"a\" for a string, [\"a\", \"b\"] for a list).", name, r.from, typeWithArticle(ty), shown)}}
 			}
 			expr = e
 		}
@@ -252,4 +257,13 @@ func autoVarFiles(dir string) []string {
 	auto, _ := filepath.Glob(filepath.Join(dir, "*"+AutoVarsSuffix))
 	sort.Strings(auto)
 	return auto
+}
+
+// typeWithArticle names a type in a sentence: "a number", "a list of
+// string", "a value of type any".
+func typeWithArticle(ty cty.Type) string {
+	if ty == cty.DynamicPseudoType {
+		return "a value of type any"
+	}
+	return "a " + ty.FriendlyName()
 }

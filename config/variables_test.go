@@ -163,3 +163,25 @@ endpoint "e" {
 		t.Fatalf("plan-mode diags = %v", diags)
 	}
 }
+
+// A variable without a type takes a -var or RDMAFORM_VAR_ value as a
+// string, as Terraform's does; with type = any it is an expression.
+func TestUntypedVariableValuesAreStrings(t *testing.T) {
+	src := "variable \"addr\" {\n  default = \"d\"\n}\nvariable \"anything\" {\n  type = any\n}\nlocals {\n  a = var.addr\n}\n"
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)},
+		VarInputs{Args: []VarArg{{Value: "addr=10.0.0.1"}, {Value: "anything=[1, 2]"}}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if v := cfg.Variables["addr"].Value; !v.RawEquals(cty.StringVal("10.0.0.1")) {
+		t.Errorf("var.addr = %#v, want the string 10.0.0.1", v)
+	}
+	if v := cfg.Variables["anything"].Value; !v.Type().IsTupleType() {
+		t.Errorf("var.anything = %#v, want a tuple", v)
+	}
+	_, diags = NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)},
+		VarInputs{Args: []VarArg{{Value: "anything=hello world"}}})
+	if !diags.HasErrors() || !strings.Contains(diags[0].Detail, `is not a value of type any: "hello world" is not a valid expression`) {
+		t.Errorf("an invalid expression for type any: %v", diags)
+	}
+}
