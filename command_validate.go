@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
 )
 
@@ -55,12 +56,16 @@ func runValidate(args []string, s streams) int {
 	l.Validate = true
 	l.CoreVersion = Version
 	cfg, diags := l.Load(".", config.VarInputs{})
-	var deviceErr error
 	if *deviceCheck && !diags.HasErrors() {
+		// A failed device query is an error of the validation, so that
+		// -json reports it as one ("valid": false) rather than apart.
+		deviceErr := func(detail string) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot check the RDMA devices", Detail: detail})
+		}
 		if validateDevices == nil {
-			deviceErr = fmt.Errorf("-device-check needs the rdmacm binding, which this build of rdmaform does not include yet; the configuration was checked without the devices")
+			deviceErr("-device-check needs the rdmacm binding, which this build of rdmaform does not include; the configuration was checked without the devices.")
 		} else if devs, err := validateDevices(); err != nil {
-			deviceErr = fmt.Errorf("-device-check could not query the RDMA devices: %v", err)
+			deviceErr(fmt.Sprintf("-device-check could not query the RDMA devices: %v.", err))
 		} else {
 			diags = append(diags, config.CheckDevice(cfg, devs)...)
 		}
@@ -76,17 +81,13 @@ func runValidate(args []string, s streams) int {
 			fmt.Fprintf(s.Err, "Error: %v\n", err)
 			return 1
 		}
-		if !diags.HasErrors() && deviceErr == nil {
+		if !diags.HasErrors() {
 			if color && cfgIsTerminal(s.Out) {
 				fmt.Fprint(s.Out, "\x1b[32m\x1b[1mSuccess!\x1b[0m The configuration is valid.\n")
 			} else {
 				fmt.Fprint(s.Out, "Success! The configuration is valid.\n")
 			}
 		}
-	}
-	if deviceErr != nil {
-		fmt.Fprintf(s.Err, "Error: %v.\n", deviceErr)
-		return 1
 	}
 	if diags.HasErrors() {
 		return 1

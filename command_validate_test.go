@@ -105,6 +105,19 @@ func TestValidateDeviceCheckWithoutBinding(t *testing.T) {
 	}
 }
 
+// A failed device query is an error of the validation: -json says the
+// configuration is not valid, with the reason among its diagnostics.
+func TestValidateDeviceCheckFailureInJSON(t *testing.T) {
+	saved := validateDevices
+	validateDevices = func() (config.DeviceLimits, error) { return nil, errors.New("rdma_get_devices: no such device (ENODEV)") }
+	defer func() { validateDevices = saved }()
+	code, out, errs := validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p" { device = "rxe0" }`}, "-device-check", "-json")
+	if code != 1 || !strings.Contains(out, `"valid": false`) || !strings.Contains(out, `"error_count": 1`) ||
+		!strings.Contains(out, "could not query the RDMA devices: rdma_get_devices: no such device (ENODEV)") || errs != "" {
+		t.Fatalf("code %d, out %q, err %q", code, out, errs)
+	}
+}
+
 type stubDevices struct{}
 
 func (stubDevices) Device(name string) (config.DeviceAttr, error) {

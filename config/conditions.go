@@ -78,7 +78,7 @@ func checkSelfReferences(kind addrs.Kind, trs []hcl.Traversal) hcl.Diagnostics {
 			continue
 		}
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported attribute",
-			Detail:  fmt.Sprintf("A %s has no attribute named %q.%s", kind, a.Name, DidYouMean(a.Name, schema.names())),
+			Detail:  fmt.Sprintf("%s has no attribute named %q.%s", capitalize(withArticle(string(kind))), a.Name, DidYouMean(a.Name, schema.names())),
 			Subject: tr.SourceRange().Ptr()})
 	}
 	return diags

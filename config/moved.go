@@ -54,7 +54,7 @@ func decodeMoved(b *hcl.Block) (*Moved, hcl.Diagnostics) {
 	}
 	switch {
 	case from.Kind != to.Kind:
-		return bad(fmt.Sprintf("A %s cannot move to a %s: an object keeps its kind.", from.Kind, to.Kind))
+		return bad(fmt.Sprintf("%s cannot move to %s: an object keeps its kind.", capitalize(withArticle(string(from.Kind))), withArticle(string(to.Kind))))
 	case fromWhole != toWhole:
 		return bad("Both addresses must name a block (endpoint.client), or both one instance (endpoint.client[0]).")
 	case from == to:

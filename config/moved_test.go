@@ -46,7 +46,7 @@ moved {
 
 func TestMovedBlockErrors(t *testing.T) {
 	for _, c := range []struct{ body, summary, detail string }{
-		{"from = listener.a\n  to = endpoint.a", "Invalid \"moved\" addresses", "A listener cannot move to a endpoint"},
+		{"from = listener.a\n  to = endpoint.a", "Invalid \"moved\" addresses", "A listener cannot move to an endpoint"},
 		{"from = listener.a\n  to = listener.b[0]", "Invalid \"moved\" addresses", "Both addresses must name a block"},
 		{"from = listener.a\n  to = listener.a", "Invalid \"moved\" addresses", "listener.a moves to itself"},
 		{"from = \"listener.a\"\n  to = listener.b", "Invalid address", "written without quotes"},

@@ -134,7 +134,7 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 				}
 			}
 			return bad("Reference to undeclared "+root,
-				fmt.Sprintf("A %s named %q is not declared in this configuration.%s", root, name, DidYouMean(name, names)), hcl.RangeOver(tr[0].SourceRange(), rng))
+				fmt.Sprintf("%s named %q is not declared in this configuration.%s", capitalize(withArticle(root)), name, DidYouMean(name, names)), hcl.RangeOver(tr[0].SourceRange(), rng))
 		}
 		// The attribute follows the name, or an index when the block is
 		// expanded.
@@ -148,7 +148,7 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 			schema := schemas[res.Kind]
 			if schema.Attribute(attr) == nil && schema.NestedBlock(attr) == nil {
 				return bad("Unsupported attribute",
-					fmt.Sprintf("A %s has no attribute named %q.%s", root, attr, DidYouMean(attr, schema.names())), arng)
+					fmt.Sprintf("%s has no attribute named %q.%s", capitalize(withArticle(root)), attr, DidYouMean(attr, schema.names())), arng)
 			}
 			if (r.Count != nil || r.ForEach != nil) && i == 2 {
 				example := "[0]"

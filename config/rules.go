@@ -128,6 +128,11 @@ func quoteOr(list []string) string {
 
 func (c *checker) address(obj cty.Value, t *bodyTemplate, name string) string {
 	s := c.str(obj, name)
+	if v := obj.GetAttr(name); s == "" && v.IsKnown() && !v.IsNull() {
+		c.valueErrorf(t, []string{name}, "Invalid address", fmt.Sprintf("%s must not be empty.", name),
+			"%s must not be empty: give an IPv4 or IPv6 address or a host name (0.0.0.0 or :: for a listener on every address).", name)
+		return s
+	}
 	if s != "" && !validHost(s) {
 		c.valueErrorf(t, []string{name}, "Invalid address", fmt.Sprintf("%s must be an IPv4 or IPv6 address or a host name; got %s.", name, sensitiveValue),
 			"%s must be an IPv4 or IPv6 address or a host name; got %q.", name, s)
@@ -136,7 +141,8 @@ func (c *checker) address(obj cty.Value, t *bodyTemplate, name string) string {
 }
 
 // validHost accepts an IP literal (with an optional IPv6 zone) or an RFC
-// 1123 host name.
+// 1123 host name, whose last label is not all digits (10.0.0.300 is a
+// mistyped address, not a name).
 func validHost(s string) bool {
 	if _, err := netip.ParseAddr(s); err == nil {
 		return true
@@ -144,7 +150,11 @@ func validHost(s string) bool {
 	if len(s) > 253 || strings.ContainsAny(s, ":[]") {
 		return false
 	}
-	for _, label := range strings.Split(strings.TrimSuffix(s, "."), ".") {
+	labels := strings.Split(strings.TrimSuffix(s, "."), ".")
+	if strings.Trim(labels[len(labels)-1], "0123456789") == "" {
+		return false
+	}
+	for _, label := range labels {
 		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
 			return false
 		}

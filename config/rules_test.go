@@ -276,6 +276,19 @@ endpoint "b" {
   address = "10.77.0.1:7471"
   port    = 7471
 }`, "Invalid address", `address must be an IPv4 or IPv6 address or a host name; got "10.77.0.1:7471".`, 2, 13},
+	{"mistyped IPv4 address", `endpoint "a" {
+  address = "10.0.0.300"
+  port    = 7471
+}`, "Invalid address", `address must be an IPv4 or IPv6 address or a host name; got "10.0.0.300".`, 2, 13},
+	{"empty address", `endpoint "a" {
+  address = ""
+  port    = 7471
+}`, "Invalid address", `address must not be empty`, 2, 13},
+	{"empty source address", `endpoint "a" {
+  address        = "10.77.0.1"
+  source_address = ""
+  port           = 7471
+}`, "Invalid address", `source_address must not be empty`, 3, 20},
 	{"computed attribute set", `listener "a" {
   address = "10.77.0.1"
   port    = 7471

@@ -309,9 +309,24 @@ func duplicateDiag(what string, dup, first hcl.Range) *hcl.Diagnostic {
 	return &hcl.Diagnostic{
 		Severity: hcl.DiagError,
 		Summary:  "Duplicate " + what,
-		Detail:   fmt.Sprintf("A %s was already declared at %s. Each may be declared only once.", what, first),
+		Detail:   fmt.Sprintf("%s was already declared at %s. Each may be declared only once.", capitalize(withArticle(what)), first),
 		Subject:  dup.Ptr(),
 	}
+}
+
+// withArticle puts "a" or "an" before a noun: "an endpoint", "a listener".
+func withArticle(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiouAEIOU", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // parseDuration parses a Go duration string; zeroOK allows "0s".
