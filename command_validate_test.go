@@ -109,7 +109,9 @@ func TestValidateDeviceCheckWithoutBinding(t *testing.T) {
 // configuration is not valid, with the reason among its diagnostics.
 func TestValidateDeviceCheckFailureInJSON(t *testing.T) {
 	saved := validateDevices
-	validateDevices = func() (config.DeviceLimits, error) { return nil, errors.New("rdma_get_devices: no such device (ENODEV)") }
+	validateDevices = func() (config.DeviceLimits, error) {
+		return nil, errors.New("rdma_get_devices: no such device (ENODEV)")
+	}
 	defer func() { validateDevices = saved }()
 	code, out, errs := validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p" { device = "rxe0" }`}, "-device-check", "-json")
 	if code != 1 || !strings.Contains(out, `"valid": false`) || !strings.Contains(out, `"error_count": 1`) ||
