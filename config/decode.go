@@ -35,7 +35,7 @@ var metaSchema = &hcl.BodySchema{
 }
 
 var variableSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "description"}, {Name: "sensitive"}},
+	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "description"}, {Name: "sensitive"}, {Name: "nullable"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "validation"}},
 }
 
@@ -338,11 +338,16 @@ func (d *declarations) addVariable(b *hcl.Block) hcl.Diagnostics {
 	v := &Variable{Name: name, Type: cty.DynamicPseudoType, DeclRange: b.DefRange, untyped: true}
 	if a, ok := content.Attributes["type"]; ok {
 		v.untyped = false
-		ty, td := typeexpr.TypeConstraint(a.Expr)
+		ty, defaults, td := typeexpr.TypeConstraintWithDefaults(a.Expr)
 		diags = append(diags, td...)
 		if !td.HasErrors() {
-			v.Type = ty
+			v.Type, v.defaults = ty, defaults
 		}
+	}
+	if a, ok := content.Attributes["nullable"]; ok {
+		n, nd := literal(a, cty.Bool)
+		diags = append(diags, nd...)
+		v.notNullable = !n.IsNull() && n.False()
 	}
 	if a, ok := content.Attributes["description"]; ok {
 		s, sd := literalString(a)
@@ -358,6 +363,9 @@ func (d *declarations) addVariable(b *hcl.Block) hcl.Diagnostics {
 		val, vd := a.Expr.Value(nil)
 		diags = append(diags, vd...)
 		if !vd.HasErrors() {
+			if v.defaults != nil {
+				val = v.defaults.Apply(val)
+			}
 			cv, err := convert.Convert(val, v.Type)
 			if err != nil {
 				diags = append(diags, &hcl.Diagnostic{

@@ -178,6 +178,12 @@
 // checked by CheckDevice with a DeviceLimits (validate -device-check;
 // later plan, through the agent).
 //
+// Variables take Terraform's arguments: type (with optional(type,
+// default) attributes), default, description, sensitive, nullable and
+// validation blocks. A variable without a type takes a -var or
+// RDMAFORM_VAR_ value as a string; with a type other than string, as an
+// expression.
+//
 // In validate mode (Loader.Validate) variables without a value are unknown
 // and a block whose count or for_each is unknown is checked once with
 // unknown keys, as terraform validate does.

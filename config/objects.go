@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -279,6 +280,11 @@ type Variable struct {
 	// command line or the environment is a string, as in Terraform (with
 	// type = any it is parsed as an expression).
 	untyped bool
+	// defaults are the optional(type, default) attributes' defaults.
+	defaults *typeexpr.Defaults
+	// notNullable: nullable = false; a null value takes the default, or
+	// is an error.
+	notNullable bool
 }
 
 type variableValidation struct {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -116,10 +117,20 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 			if v.untyped && r.expr == nil {
 				ty = cty.String
 			}
-			val, d := r.value(ty, name, v.Sensitive)
+			val, d := r.value(ty, v.defaults, name, v.Sensitive)
 			diags = append(diags, d...)
 			v.Value = val
 			v.errored = d.HasErrors()
+			if v.notNullable && !v.errored && val.IsNull() {
+				if v.Default != cty.NilVal && !v.Default.IsNull() {
+					v.Value = v.Default // as Terraform does for nullable = false
+				} else {
+					v.errored = true
+					diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
+						Detail:  fmt.Sprintf("The value for var.%s from %s is null, and the variable is declared nullable = false.", name, r.from),
+						Subject: v.DeclRange.Ptr()})
+				}
+			}
 		case v.Default != cty.NilVal:
 			v.Value = v.Default
 		case l.Validate:
@@ -140,7 +151,7 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 // variable (or one without a type) and parsed as an HCL expression
 // otherwise, as Terraform does.
 // The errors of a sensitive variable do not quote its value.
-func (r rawValue) value(ty cty.Type, name string, sensitive bool) (cty.Value, hcl.Diagnostics) {
+func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, sensitive bool) (cty.Value, hcl.Diagnostics) {
 	var v cty.Value
 	expr := r.expr
 	if expr == nil {
@@ -172,6 +183,9 @@ func (r rawValue) value(ty cty.Type, name string, sensitive bool) (cty.Value, hc
 			return cty.UnknownVal(ty), diags
 		}
 		v, _ = v.UnmarkDeep() // sensitive("x") in a .rdmavars file
+	}
+	if defaults != nil {
+		v = defaults.Apply(v)
 	}
 	cv, err := convert.Convert(v, ty)
 	if err != nil {

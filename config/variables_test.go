@@ -185,3 +185,46 @@ func TestUntypedVariableValuesAreStrings(t *testing.T) {
 		t.Errorf("an invalid expression for type any: %v", diags)
 	}
 }
+
+// optional(type, default) fills a missing attribute, in a default and in
+// a given value; nullable = false makes a null value take the default.
+func TestOptionalDefaultsAndNullable(t *testing.T) {
+	src := `
+variable "peer" {
+  type = object({
+    address = string
+    port    = optional(number, 7471)
+  })
+  default = { address = "10.77.0.1" }
+}
+variable "given" {
+  type = object({
+    address = string
+    port    = optional(number, 7000)
+  })
+}
+variable "backlog" {
+  type     = number
+  default  = 1024
+  nullable = false
+}
+`
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)},
+		VarInputs{Args: []VarArg{{Value: `given={ address = "10.0.0.2" }`}, {Value: "backlog=null"}}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for name, want := range map[string]string{"peer": "7471", "given": "7000"} {
+		if p := cfg.Variables[name].Value.GetAttr("port"); p.IsNull() || p.AsBigFloat().String() != want {
+			t.Errorf("var.%s.port = %#v, want %s", name, p, want)
+		}
+	}
+	if b := cfg.Variables["backlog"].Value; b.IsNull() || b.AsBigFloat().String() != "1024" {
+		t.Errorf("var.backlog = %#v, want its default 1024 for null", b)
+	}
+	_, diags = NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte("variable \"n\" {\n  type = number\n  nullable = false\n}\n")},
+		VarInputs{Args: []VarArg{{Value: "n=null"}}})
+	if !diags.HasErrors() || !strings.Contains(diags[0].Detail, "declared nullable = false") {
+		t.Errorf("null for a non-nullable variable without a default: %v", diags)
+	}
+}
