@@ -99,7 +99,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	level := map[string]int{}
 	for _, comp := range e.graph.order() {
 		if isCycle(comp) {
-			diags = append(diags, cycleDiag(comp))
+			diags = append(diags, e.cycleDiag(comp))
 			continue // members stay unknown
 		}
 		n := comp[0]

@@ -116,7 +116,19 @@ func isCycle(comp []*node) bool {
 
 // cycleDiag is the one diagnostic for a cycle, naming every member and
 // where it is declared.
-func cycleDiag(comp []*node) *hcl.Diagnostic {
+func (e *evaluator) cycleDiag(comp []*node) *hcl.Diagnostic {
+	if len(comp) == 1 {
+		// A block that refers to itself: Terraform's words, and the
+		// reference to change.
+		n := comp[0]
+		for _, r := range e.refs[n.key] {
+			if r.key() == n.key {
+				return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Self-referential block",
+					Detail:  fmt.Sprintf("Configuration for %s may not refer to itself.", n.key),
+					Subject: r.rng.Ptr()}
+			}
+		}
+	}
 	names := make([]string, len(comp))
 	lines := make([]string, len(comp))
 	for i, n := range comp {

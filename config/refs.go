@@ -146,7 +146,17 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 		}
 		if attr, arng, ok := attrAt(i); ok {
 			schema := schemas[res.Kind]
-			if schema.Attribute(attr) == nil && schema.NestedBlock(attr) == nil {
+			unknownAttr := schema.Attribute(attr) == nil && schema.NestedBlock(attr) == nil
+			if unknownAttr && r.ForEach != nil && i == 2 {
+				// listener.m.x.port: the key written as an attribute.
+				example := fmt.Sprintf("%s.%s[%q]", root, name, attr)
+				if next, _, ok := attrAt(3); ok {
+					example += "." + next
+				}
+				return bad("Missing instance key",
+					fmt.Sprintf("%s.%s has for_each, so its attributes belong to its instances, chosen by key: write %s.", root, name, example), tr.SourceRange())
+			}
+			if unknownAttr {
 				return bad("Unsupported attribute",
 					fmt.Sprintf("%s has no attribute named %q.%s", capitalize(withArticle(root)), attr, DidYouMean(attr, schema.names())), arng)
 			}

@@ -54,6 +54,11 @@ func (c *checker) valueErrorf(t *bodyTemplate, names []string, summary, redacted
 	}
 }
 
+// minProbeInterval is the shortest probe interval: every endpoint probes
+// on its own, and probes more often than that would load the data path
+// more than they check it.
+const minProbeInterval = time.Millisecond
+
 // intIn reads a whole number in [lo, hi]; unknown or null gives 0.
 func (c *checker) intIn(obj cty.Value, t *bodyTemplate, name string, lo, hi int64, summary, why string) int {
 	v := obj.GetAttr(name)
@@ -67,9 +72,14 @@ func (c *checker) intIn(obj cty.Value, t *bodyTemplate, name string, lo, hi int6
 		bf := v.AsBigFloat()
 		var acc big.Accuracy
 		n, acc = bf.Int64()
-		if !bf.IsInt() || acc != big.Exact {
+		switch {
+		case !bf.IsInt():
 			c.valueErrorf(t, []string{name}, summary, fmt.Sprintf("%s must be a whole number; got %s.", name, sensitiveValue),
-				"%s must be a whole number; got %s.", name, bf.Text('g', 10))
+				"%s must be a whole number; got %s.", name, bf.Text('g', -1))
+			return 0
+		case acc != big.Exact: // whole, beyond int64
+			c.valueErrorf(t, []string{name}, summary, fmt.Sprintf("%s must be from %d to %d%s; got %s.", name, lo, hi, why, sensitiveValue),
+				"%s must be from %d to %d%s; got %s.", name, lo, hi, why, bf.Text('g', -1))
 			return 0
 		}
 	}
@@ -308,6 +318,11 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 				Interval: c.duration(pv, pt, "interval"),
 				Size:     c.intIn(pv, pt, "size", 1, maxProbeSize, "Invalid probe size", " bytes"),
 				Timeout:  c.duration(pv, pt, "timeout"),
+			}
+			if i := e.Probe.Interval; i > 0 && i < minProbeInterval {
+				c.valueErrorf(pt, []string{"interval"}, "Probe interval too short",
+					fmt.Sprintf("probe.interval must be at least %v. (Its value is sensitive, so it is not shown.)", minProbeInterval),
+					"probe.interval must be at least %v (got %v): a probe is a round trip over the data path, and every endpoint sends its own.", minProbeInterval, i)
 			}
 			if e.QP == nil || (e.QP.Type != "" && e.QP.Type != QPTypeRC) {
 				c.errorf(pt.def, "Probe needs an RC queue pair",

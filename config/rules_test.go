@@ -230,7 +230,28 @@ endpoint "b" {
 	{"self reference", `endpoint "a" {
   address = "10.77.0.1"
   port    = endpoint.a.port
-}`, "Cycle: endpoint.a", "endpoint.a (main.rdma.hcl:1,1-13)", 1, 1},
+}`, "Self-referential block", "Configuration for endpoint.a may not refer to itself.", 3, 13},
+	{"probe interval too short", `endpoint "a" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {}
+  probe {
+    interval = "1ns"
+  }
+}`, "Probe interval too short", "probe.interval must be at least 1ms (got 1ns)", 6, 16},
+	{"whole number out of range", `listener "a" {
+  address = "10.77.0.1"
+  port    = 1e400
+}`, "Invalid port", "port must be from 1 to 65535; got 1e+400.", 3, 13},
+	{"for_each key written as an attribute", `listener "m" {
+  for_each = toset(["x"])
+  address  = "10.77.0.1"
+  port     = 7471
+}
+endpoint "a" {
+  address = "10.77.0.1"
+  port    = listener.m.x.port
+}`, "Missing instance key", `write listener.m["x"].port.`, 8, 13},
 	{"count index without count", `endpoint "a" {
   address = "10.77.0.1"
   port    = 7000 + count.index

@@ -87,8 +87,10 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 	}
 	if dir != "" {
 		var files []string
-		if _, err := os.Stat(filepath.Join(dir, VarsFile)); err == nil {
-			files = append(files, filepath.Join(dir, VarsFile))
+		for _, name := range []string{VarsFile, VarsFile + ".json"} {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				files = append(files, filepath.Join(dir, name))
+			}
 		}
 		files = append(files, autoVarFiles(dir)...)
 		for _, f := range files {
@@ -100,8 +102,13 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 			diags = append(diags, l.readVarFile(a.Value, vars, raw)...)
 			continue
 		}
-		name, v, _ := strings.Cut(a.Value, "=")
+		name, v, found := strings.Cut(a.Value, "=")
 		name = strings.TrimSpace(name)
+		if !found || name == "" {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid -var option",
+				Detail: fmt.Sprintf("The given -var option %q is not correctly specified. Must be a variable name and value separated by an equals sign, like -var=\"key=value\".", a.Value)})
+			continue
+		}
 		if _, declared := vars[name]; !declared {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Value for undeclared variable",
 				Detail: fmt.Sprintf("A variable named %q was assigned with -var, but the configuration declares no such variable.%s", name, DidYouMean(name, mapKeys(vars)))})
@@ -266,9 +273,12 @@ func (v *Variable) validate() hcl.Diagnostics {
 	return diags
 }
 
-// autoVarFiles lists dir's *.auto.rdmavars files in lexical order.
+// autoVarFiles lists dir's *.auto.rdmavars and *.auto.rdmavars.json
+// files in lexical order, as Terraform loads its *.auto.tfvars(.json).
 func autoVarFiles(dir string) []string {
 	auto, _ := filepath.Glob(filepath.Join(dir, "*"+AutoVarsSuffix))
+	asJSON, _ := filepath.Glob(filepath.Join(dir, "*"+AutoVarsSuffix+".json"))
+	auto = append(auto, asJSON...)
 	sort.Strings(auto)
 	return auto
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -226,5 +227,39 @@ variable "backlog" {
 		VarInputs{Args: []VarArg{{Value: "n=null"}}})
 	if !diags.HasErrors() || !strings.Contains(diags[0].Detail, "declared nullable = false") {
 		t.Errorf("null for a non-nullable variable without a default: %v", diags)
+	}
+}
+
+// *.auto.rdmavars.json and rdmaform.rdmavars.json load by themselves, as
+// Terraform's *.auto.tfvars.json do.
+func TestAutoLoadedJSONVariableFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"main.rdma.hcl":          "variable \"p\" {\n  type = number\n}\nvariable \"q\" {\n  type = number\n}\n",
+		"rdmaform.rdmavars.json": `{"q": 1}`,
+		"w.auto.rdmavars.json":   `{"p": 8400}`,
+		"a.auto.rdmavars":        "q = 2\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, diags := NewLoader().Load(dir, VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if p := cfg.Variables["p"].Value; p.AsBigFloat().String() != "8400" {
+		t.Errorf("var.p = %#v, want 8400 from w.auto.rdmavars.json", p)
+	}
+	if q := cfg.Variables["q"].Value; q.AsBigFloat().String() != "2" {
+		t.Errorf("var.q = %#v, want 2 (a.auto.rdmavars after rdmaform.rdmavars.json)", q)
+	}
+}
+
+func TestVarOptionWithoutName(t *testing.T) {
+	_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte("variable \"b\" {\n  default = 1\n}\n")},
+		VarInputs{Args: []VarArg{{Value: "=x"}}})
+	if !diags.HasErrors() || diags[0].Summary != "Invalid -var option" || !strings.Contains(diags[0].Detail, `"=x" is not correctly specified`) {
+		t.Errorf("-var '=x': %v", diags)
 	}
 }
