@@ -23,7 +23,14 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 	}
 	ctx, cancel := e.ctx()
 	defer cancel()
-	sess, err := concurrency.NewSession(e.client, concurrency.WithTTL(int(max(e.opts.LockTTL/time.Second, 1))))
+	// The lease is granted within the call's timeout (an unreachable
+	// cluster fails it rather than blocking), then kept alive by the
+	// session for as long as the lock is held.
+	lease, err := e.client.Grant(ctx, int64(max(e.opts.LockTTL/time.Second, 1)))
+	if err != nil {
+		return "", fmt.Errorf("creating an etcd lease on %s: %w", e.Describe(), err)
+	}
+	sess, err := concurrency.NewSession(e.client, concurrency.WithLease(lease.ID))
 	if err != nil {
 		return "", fmt.Errorf("creating an etcd lease on %s: %w", e.Describe(), err)
 	}

@@ -185,3 +185,26 @@ func newTestEtcd(t testing.TB, endpoint, prefix string) *Etcd {
 func clientv3WithPrefixKeysOnly() []clientv3.OpOption {
 	return []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithKeysOnly()}
 }
+
+// An unreachable cluster fails the lock within the request timeout rather
+// than blocking (the lease was once granted without one).
+func TestEtcdLockFailsWhenTheClusterIsUnreachable(t *testing.T) {
+	e, err := NewEtcd(context.Background(), EtcdOptions{Endpoints: []string{"127.0.0.1:1"}, DialTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Lock(NewLockInfo("OperationTypePlan"))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "creating an etcd lease") {
+			t.Fatalf("Lock: %v, want the lease's failure", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Lock still blocked after 30 s on an unreachable cluster")
+	}
+}
