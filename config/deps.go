@@ -9,7 +9,7 @@ import (
 )
 
 // dependencies fills each Resource's DependsOn: the blocks it references
-// directly, through local values, or by depends_on.
+// directly, through local values, or by depends_on; and each Output's.
 func dependencies(e *evaluator) hcl.Diagnostics {
 	// What local values and variables lead to, memoized: they are shared
 	// by many blocks. A node being visited is part of a cycle, reported
@@ -37,6 +37,15 @@ func dependencies(e *evaluator) hcl.Diagnostics {
 			}
 		}
 		return out
+	}
+	for name, o := range e.decl.outputs {
+		if n := e.graph.nodes["output."+name]; n != nil {
+			deps := reach(n, nil)
+			sort.Slice(deps, func(i, j int) bool {
+				return deps[i].Instance(nil).Less(deps[j].Instance(nil))
+			})
+			o.DependsOn = slices.Compact(deps)
+		}
 	}
 	for _, r := range e.decl.resources {
 		deps := r.DependsOn[:0]

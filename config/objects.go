@@ -300,6 +300,9 @@ type Output struct {
 	Description string
 	Sensitive   bool
 	DeclRange   hcl.Range
+	// DependsOn are the blocks the value references, directly or through
+	// local values.
+	DependsOn []addrs.Resource
 
 	expr hcl.Expression
 	// marked: the value was sensitive (see checkSensitiveOutputs); Value

@@ -95,3 +95,37 @@ func sameJSON(a, b []byte) bool {
 	}
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
+
+// targetedOutputs keeps, of a targeted plan's output changes, those whose
+// value the plan knows: outputs of the blocks the plan covers whole (or of
+// none). An output that reads an object the targets leave out would be
+// computed from its configuration, not from what exists, so it stays as
+// the state records it, as the objects do.
+func targetedOutputs(cfg *config.Config, p *Plan) []OutputChange {
+	planned := map[addrs.Resource]int{}
+	for _, c := range p.Changes {
+		planned[c.Addr.Resource]++
+	}
+	configured := InstancesByResource(cfg)
+	whole := func(r addrs.Resource) bool {
+		return planned[r] > 0 && planned[r] >= len(configured[r])
+	}
+	var out []OutputChange
+	for _, oc := range p.OutputChanges {
+		o := cfg.Outputs[oc.Name]
+		if o != nil && !all(o.DependsOn, whole) {
+			continue
+		}
+		out = append(out, oc)
+	}
+	return out
+}
+
+func all[T any](xs []T, f func(T) bool) bool {
+	for _, x := range xs {
+		if !f(x) {
+			return false
+		}
+	}
+	return true
+}

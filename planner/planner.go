@@ -170,6 +170,9 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		diags = append(diags, checkPreventDestroy(cfg, p)...)
 		if !opts.Destroy {
 			p.OutputChanges = outputChanges(cfg, st, p)
+			if len(opts.Targets) > 0 {
+				p.OutputChanges = targetedOutputs(cfg, p)
+			}
 		}
 		if opts.Devices != nil && !opts.Destroy {
 			diags = append(diags, checkDevices(ctx, cfg, p, opts.Devices)...)
