@@ -299,6 +299,9 @@ func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, o
 type sessionOptions struct {
 	color           bool
 	compactWarnings bool
+	// json: configuration errors go to standard output as a JSON plan
+	// document with errored set (plan -json).
+	json bool
 	// skipPreconditions: a destroy or refresh-only plan does not check
 	// the blocks' preconditions, as Terraform's.
 	skipPreconditions bool
@@ -325,6 +328,13 @@ func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lock
 	}
 	stateOK := <-stateDone
 	cancel()
+	if opts.json && diags.HasErrors() {
+		// plan -json's reader gets the errors as JSON too.
+		if err := render.JSON(s.Out, nil, diags); err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+		}
+		return se, false
+	}
 	se.writeDiags(diags)
 	if diags.HasErrors() {
 		return se, false
@@ -483,7 +493,7 @@ func runPlan(args []string, s streams) int {
 	}
 	color := !f.noColor && !f.jsonOut && cfgIsTerminal(s.Out)
 	needFabric := f.refresh
-	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly}, false, needFabric && connectFabric != nil)
+	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, json: f.jsonOut}, false, needFabric && connectFabric != nil)
 	defer se.close()
 	if !ok {
 		return 1

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -399,5 +400,21 @@ output "port" {
 	code, out, _ = stateCmd(t, dir, "", "output", "-json", "qps")
 	if code != 0 || !regexp.MustCompile(`^\[\d+,\d+\]\n$`).MatchString(out) || out == qps {
 		t.Fatalf("output qps after the replacement: %q (before %q)", out, qps)
+	}
+}
+
+// plan -json reports a configuration error as JSON on standard output, as
+// Terraform's -json does, not as text on standard error.
+func TestPlanJSONReportsConfigurationErrorsAsJSON(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, "endpoint \"e\" {\n  address = \"10.77.0.1\"\n  port    = 99999\n}\n")
+	code, out, errs := stateCmd(t, dir, "", "plan", "-json")
+	var doc struct {
+		Errored     bool
+		Diagnostics []struct{ Severity, Summary, Detail string }
+	}
+	if code != 1 || errs != "" || json.Unmarshal([]byte(out), &doc) != nil || !doc.Errored || len(doc.Diagnostics) != 1 ||
+		doc.Diagnostics[0].Severity != "error" || !strings.Contains(doc.Diagnostics[0].Detail, "port must be from 1 to 65535") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
 }

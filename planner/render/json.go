@@ -140,10 +140,10 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 				out.OutputChanges = map[string]JSONChange{}
 			}
 			ch := JSONChange{Actions: jsonActions(oc.Action), Before: jsonValue(oc.Before), After: jsonValue(oc.After), AfterUnknown: unknownTree(oc.After)}
+			// As Terraform's: the values themselves, with sensitivity
+			// flagged (a plan's JSON holds sensitive values, as the plan
+			// file does).
 			ch.BeforeSensitive, ch.AfterSensitive = oc.Sensitive, oc.Sensitive
-			if oc.Sensitive {
-				ch.Before, ch.After = nil, nil
-			}
 			out.OutputChanges[oc.Name] = ch
 		}
 		out.Summary.Add, out.Summary.Change, out.Summary.Destroy = p.Counts()
