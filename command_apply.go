@@ -198,6 +198,13 @@ func applySavedPlan(path string, f planFlags, color bool, s streams, monitor boo
 		fmt.Fprintf(s.Err, "Error: Failed to read the saved plan\n\n%v\n", err)
 		return 1
 	}
+	if sp.RdmaformVersion != Version {
+		// As Terraform: a plan is only applied by the version that made it.
+		fmt.Fprintf(s.Err, "Error: Saved plan is for a different rdmaform version\n\n"+
+			"The given plan file was created by rdmaform %s, but this is rdmaform %s. Plan\n"+
+			"again with this version.\n", sp.RdmaformVersion, Version)
+		return 1
+	}
 	var vars config.VarArgs
 	for _, v := range sp.Inputs.Vars {
 		vars = append(vars, config.VarArg{File: v.File, Value: v.Value})

@@ -46,7 +46,7 @@ moved {
 		t.Fatalf("the moves touched the fabric: %d creates since, live %v", f.qp-created, f.live)
 	}
 	_, list, _ := stateCmd(t, dir, "", "state", "list")
-	if want := "protection_domain.rxe\nlistener.main\nendpoint.clients[0]\nendpoint.clients[1]\n"; list != want {
+	if want := "endpoint.clients[0]\nendpoint.clients[1]\nlistener.main\nprotection_domain.rxe\n"; list != want {
 		t.Fatalf("state list after the moves:\n%s\nwant\n%s", list, want)
 	}
 	if _, out, _ := stateCmd(t, dir, "", "state", "show", "endpoint.clients[0]"); !strings.Contains(out, `agent_handle = "endpoint.client[0]"`) {

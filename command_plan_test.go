@@ -418,3 +418,27 @@ func TestPlanJSONReportsConfigurationErrorsAsJSON(t *testing.T) {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
 }
+
+// A saved plan is applied only by the rdmaform version that made it.
+func TestSavedPlanFromAnotherVersionIsRefused(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	planFile := filepath.Join(dir, "p.plan")
+	if code, _, errs := stateCmd(t, dir, "", "plan", "-out="+planFile); code != 0 {
+		t.Fatalf("plan -out: %d %s", code, errs)
+	}
+	raw, err := os.ReadFile(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := strings.Replace(string(raw), `"rdmaform_version": "`+Version+`"`, `"rdmaform_version": "9.9.9"`, 1)
+	if other == string(raw) {
+		t.Fatalf("the plan file does not record the version %s:\n%.300s", Version, raw)
+	}
+	os.WriteFile(planFile, []byte(other), 0o644)
+	code, out, errs := stateCmd(t, dir, "", "apply", planFile)
+	if code != 1 || !strings.Contains(errs, "created by rdmaform 9.9.9, but this is rdmaform "+Version) || len(f.live) != 0 {
+		t.Fatalf("apply of another version's plan: %d\n%s\n%s", code, out, errs)
+	}
+}

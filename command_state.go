@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"io"
 	"os"
 
@@ -158,7 +159,15 @@ func runStateList(args []string, s streams) int {
 	if !ok {
 		return 1
 	}
-	for _, a := range matching(st, patterns) {
+	// Terraform's order: by block type and name, then instance key.
+	list := matching(st, patterns)
+	sort.SliceStable(list, func(i, j int) bool {
+		if list[i].Kind != list[j].Kind {
+			return list[i].Kind < list[j].Kind
+		}
+		return list[i].Less(list[j])
+	})
+	for _, a := range list {
 		fmt.Fprintln(s.Out, a)
 	}
 	return 0

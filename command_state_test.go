@@ -47,7 +47,7 @@ const testState = `{"version":1,"lineage":"` + testLineage + `","serial":3,"rdma
 func TestStateListAndShow(t *testing.T) {
 	dir := stateDir(t, testState)
 	code, out, errs := stateCmd(t, dir, "", "state", "list")
-	want := "listener.server\nendpoint.client[3]\nendpoint.client[10]\nendpoint.fanout[\"b\"]\n"
+	want := "endpoint.client[3]\nendpoint.client[10]\nendpoint.fanout[\"b\"]\nlistener.server\n"
 	if code != 0 || out != want {
 		t.Fatalf("state list: %d %q %s", code, out, errs)
 	}
@@ -111,7 +111,7 @@ func TestStateRmMvPullPush(t *testing.T) {
 		t.Fatalf("state rm of nothing: %d %s", code, errs)
 	}
 	_, out, _ = stateCmd(t, dir, "", "state", "list")
-	if out != "listener.main\nendpoint.fanout[\"b\"]\n" {
+	if out != "endpoint.fanout[\"b\"]\nlistener.main\n" {
 		t.Fatalf("after rm and mv: %q", out)
 	}
 	code, pulled, _ := stateCmd(t, dir, "", "state", "pull")
