@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"io"
 	"os"
+	"sort"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
