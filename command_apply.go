@@ -171,6 +171,11 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 // confirm asks Terraform's question and reports whether the answer is
 // exactly "yes".
 func confirm(s streams, destroy, refreshOnly bool) bool {
+	// Ctrl-C at the question is a "no": the caller says the apply is
+	// cancelled and releases the lock, rather than dying of the signal.
+	interrupted := make(chan os.Signal, 1)
+	signal.Notify(interrupted, os.Interrupt)
+	defer signal.Stop(interrupted)
 	switch {
 	case refreshOnly:
 		fmt.Fprint(s.Out, "\nWould you like to update the rdmaform state to reflect these detected changes?\n"+
@@ -185,7 +190,16 @@ func confirm(s streams, destroy, refreshOnly bool) bool {
 			"  rdmaform will perform the actions described above.\n"+
 			"  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")
 	}
-	line, _ := bufio.NewReader(s.In).ReadString('\n')
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(s.In).ReadString('\n')
+		answer <- line
+	}()
+	var line string
+	select {
+	case line = <-answer:
+	case <-interrupted:
+	}
 	fmt.Fprintln(s.Out)
 	return strings.TrimSpace(line) == "yes"
 }
