@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
@@ -198,7 +199,7 @@ func runStateShow(args []string, s streams) int {
 	if o == nil {
 		fmt.Fprintf(s.Err, "Error: No instance found for the given address!\n\n"+
 			"This command requires that the address references one specific instance.\n"+
-			"%s is not in the state. To view the available instances, use\n\"rdmaform state list\".\n", as[0])
+			"%s is not in the state.%s To view the available instances, use\n\"rdmaform state list\".\n", as[0], blockNote(st, as[0]))
 		return 1
 	}
 	writeObjectHuman(s.Out, o)
@@ -366,4 +367,23 @@ func runStatePush(args []string, s streams) int {
 		*cur = *pushed.DeepCopy()
 		return true, true
 	})
+}
+
+// blockNote explains that addr, without a key, names a block whose
+// instances the state holds: " It names a block with instances
+// endpoint.c[0], endpoint.c[1]: give one." ("" otherwise).
+func blockNote(st *state.State, addr addrs.Instance) string {
+	if st == nil || addr.Key != nil {
+		return ""
+	}
+	var insts []string
+	for _, a := range st.Addresses() {
+		if a.Resource == addr.Resource && a.Key != nil {
+			insts = append(insts, a.String())
+		}
+	}
+	if len(insts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" It names a block with instances %s: give one.", strings.Join(insts, ", "))
 }

@@ -48,7 +48,7 @@ func runSetTainted(args []string, s streams, tainted bool) int {
 			fmt.Fprintf(s.Out, "No such resource instance: %s is not in the state; nothing to do (-allow-missing).\n", addr)
 			return false, true
 		case o == nil:
-			fmt.Fprintf(s.Err, "Error: No such resource instance\n\n%s is not in the state (\"rdmaform state list\" lists what it holds).\n", addr)
+			fmt.Fprintf(s.Err, "Error: No such resource instance\n\n%s is not in the state.%s (\"rdmaform state list\" lists what it holds.)\n", addr, blockNote(st, addr))
 			return false, false
 		case !tainted && !o.Tainted:
 			fmt.Fprintf(s.Err, "Error: Resource instance not tainted\n\n%s is not tainted.\n", addr)

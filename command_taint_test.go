@@ -65,3 +65,16 @@ func TestTaintOfWhatIsNotThere(t *testing.T) {
 		t.Fatalf("taint of a bad address: %d\n%s", code, errs)
 	}
 }
+
+// taint and state show of a block with instances say which to name.
+func TestBlockAddressNamesItsInstances(t *testing.T) {
+	dir := stateDir(t, testState)
+	code, _, errs := stateCmd(t, dir, "", "taint", "endpoint.client")
+	if code != 1 || !strings.Contains(errs, "It names a block with instances endpoint.client[3], endpoint.client[10]: give one.") {
+		t.Errorf("taint endpoint.client: %d %s", code, errs)
+	}
+	code, _, errs = stateCmd(t, dir, "", "state", "show", "endpoint.client")
+	if code != 1 || !strings.Contains(errs, "It names a block with instances endpoint.client[3], endpoint.client[10]: give one.") {
+		t.Errorf("state show endpoint.client: %d %s", code, errs)
+	}
+}

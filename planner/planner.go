@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
@@ -178,10 +179,22 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			diags = append(diags, checkDevices(ctx, cfg, p, opts.Devices)...)
 		}
 	}
+	known := knownAddresses(cfg, pre)
 	for _, r := range opts.Replace {
 		if c := p.Change(r); c == nil || !c.Action.IsReplace() {
-			diags = append(diags, sourceless(hcl.DiagWarning, "Replace target not found",
-				fmt.Sprintf("-replace=%s: there is no object at this address in both the state and the configuration, so nothing is replaced.", r)))
+			detail := fmt.Sprintf("-replace=%s: there is no object at this address in both the state and the configuration, so nothing is replaced.", r)
+			if insts := known.instancesOf(r.Resource); r.Key == nil && len(insts) > 0 && insts[0].Key != nil {
+				detail = fmt.Sprintf("-replace=%s names a block with instances (%s): -replace takes one instance, such as -replace='%s'.", r, strings.Join(addrStrings(insts), ", "), insts[0])
+			} else {
+				detail += known.didYouMean(r)
+			}
+			diags = append(diags, sourceless(hcl.DiagWarning, "Replace target not found", detail))
+		}
+	}
+	for _, t := range opts.Targets {
+		if !known.has(t) {
+			diags = append(diags, sourceless(hcl.DiagWarning, "Target not found",
+				fmt.Sprintf("-target=%s matches no object in the configuration or the state, so it selects nothing.%s", t, known.didYouMean(t))))
 		}
 	}
 	if len(opts.Targets) > 0 {

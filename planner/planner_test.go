@@ -385,3 +385,25 @@ output "ports" {
 		t.Fatalf("output changes: %+v", p.OutputChanges)
 	}
 }
+
+// A -target or -replace that matches nothing says so, with the nearest
+// known address; -replace of a block with instances names them.
+func TestUnmatchedTargetsAreNamed(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	_, diags := Make(context.Background(), cfg, st, Options{Targets: []addrs.Instance{mustAddr(t, "endpoint.clinet")}})
+	if !strings.Contains(diagText(diags), `-target=endpoint.clinet matches no object in the configuration or the state, so it selects nothing. Did you mean "endpoint.client"?`) {
+		t.Errorf("typo in -target: %s", diagText(diags))
+	}
+	_, diags = Make(context.Background(), cfg, st, Options{Targets: []addrs.Instance{mustAddr(t, "endpoint.client[9]")}})
+	if !strings.Contains(diagText(diags), "-target=endpoint.client[9] matches no object") {
+		t.Errorf("index out of range in -target: %s", diagText(diags))
+	}
+	_, diags = Make(context.Background(), cfg, st, Options{Replace: []addrs.Instance{mustAddr(t, "endpoint.client")}})
+	if !strings.Contains(diagText(diags), "-replace=endpoint.client names a block with instances (endpoint.client[0], endpoint.client[1]): -replace takes one instance, such as -replace='endpoint.client[0]'.") {
+		t.Errorf("-replace of a block: %s", diagText(diags))
+	}
+	if _, diags = Make(context.Background(), cfg, st, Options{Targets: []addrs.Instance{mustAddr(t, "endpoint.client")}}); strings.Contains(diagText(diags), "matches no object") {
+		t.Errorf("a matching -target is reported: %s", diagText(diags))
+	}
+}

@@ -1,6 +1,10 @@
 package planner
 
 import (
+	"slices"
+	"sort"
+
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 )
 
@@ -77,4 +81,63 @@ func anyInstanceOf(instances map[addrs.Instance]bool, r addrs.Resource) bool {
 		}
 	}
 	return false
+}
+
+// addresses are the instances the configuration declares and the state
+// holds, for telling a user that an address matches none of them.
+type addresses map[addrs.Resource][]addrs.Instance
+
+func knownAddresses(cfg *config.Config, pre *Priors) addresses {
+	out := addresses{}
+	seen := map[addrs.Instance]bool{}
+	add := func(a addrs.Instance) {
+		if !seen[a] {
+			seen[a] = true
+			out[a.Resource] = append(out[a.Resource], a)
+		}
+	}
+	if cfg != nil {
+		for a := range cfg.Instances {
+			add(a)
+		}
+	}
+	for _, pr := range pre.byAddr {
+		add(pr.obj.Addr)
+	}
+	for _, insts := range out {
+		sort.Slice(insts, func(i, j int) bool { return insts[i].Less(insts[j]) })
+	}
+	return out
+}
+
+func (k addresses) instancesOf(r addrs.Resource) []addrs.Instance { return k[r] }
+
+// has reports whether a (a block without a key, or an instance) matches
+// a known instance.
+func (k addresses) has(a addrs.Instance) bool {
+	if a.Key == nil {
+		return len(k[a.Resource]) > 0
+	}
+	return slices.Contains(k[a.Resource], a)
+}
+
+// didYouMean suggests the known block or instance nearest to a.
+func (k addresses) didYouMean(a addrs.Instance) string {
+	var names []string
+	for r, insts := range k {
+		names = append(names, r.String())
+		if a.Key != nil && r == a.Resource {
+			names = append(names, addrStrings(insts)...)
+		}
+	}
+	sort.Strings(names)
+	return config.DidYouMean(a.String(), names)
+}
+
+func addrStrings(as []addrs.Instance) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.String()
+	}
+	return out
 }
