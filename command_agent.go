@@ -64,6 +64,9 @@ func runAgent(args []string, s streams) int {
 	err := agent.Run(ctx, agent.Options{Socket: *socket, LogFile: *logFile, Version: Version, Stderr: s.Err})
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: agent: %v\n", err)
+		// An agent started in the background has no terminal: its log
+		// says why it stopped, for the client that started it.
+		client.LogFatal(client.LogFileFor(*socket, *logFile), err)
 		return 1
 	}
 	return 0

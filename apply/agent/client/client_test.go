@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 		logFile := fs.String("log", "", "")
 		fs.Parse(os.Args[2:])
 		if err := agent.Run(context.Background(), agent.Options{Socket: *socket, LogFile: *logFile}); err != nil {
+			client.LogFatal(client.LogFileFor(*socket, *logFile), err) // as rdmaform agent does
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -174,6 +175,22 @@ func TestLooseSocketDirectoryIsRefused(t *testing.T) {
 	err := agent.Run(context.Background(), agent.Options{Socket: socket, Stderr: &bytes.Buffer{}})
 	if err == nil || !strings.Contains(err.Error(), "must be 0700") {
 		t.Fatalf("a 0755 directory: %v", err)
+	}
+}
+
+// An agent Connect starts that stops at once is reported with its reason
+// at once, not after the wait for it to answer.
+func TestConnectReportsWhyTheAgentItStartedStopped(t *testing.T) {
+	socket := socketIn(t)
+	os.MkdirAll(filepath.Dir(socket), 0o755)
+	os.Chmod(filepath.Dir(socket), 0o755)
+	start := time.Now()
+	_, err := client.Connect(context.Background(), socket, client.StartOptions{Executable: os.Args[0], Wait: time.Minute})
+	if err == nil || !strings.Contains(err.Error(), "but it stopped at once: the socket directory") || !strings.Contains(err.Error(), "must be 0700") {
+		t.Fatalf("Connect: %v", err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the failure took %v to report", took)
 	}
 }
 

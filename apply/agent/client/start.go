@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -35,7 +36,7 @@ func Connect(ctx context.Context, socket string, opts StartOptions) (*Client, er
 	if err == nil || !IsNotRunning(err) {
 		return c, err
 	}
-	pid, logFile, err := Start(socket, opts)
+	pid, logFile, exited, err := start(socket, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -48,6 +49,15 @@ func Connect(ctx context.Context, socket string, opts StartOptions) (*Client, er
 		c, err = Dial(ctx, socket)
 		if err == nil {
 			break
+		}
+		select {
+		case <-exited:
+			why := lastFatal(logFile)
+			if why == "" {
+				why = "see its log " + logFile
+			}
+			return nil, fmt.Errorf("started an agent (pid %d) for %s, but it stopped at once: %s", pid, socket, why)
+		default:
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return nil, fmt.Errorf("started an agent (pid %d) but it did not answer at %s within %v; see its log %s: %w", pid, socket, wait, logFile, err)
@@ -63,23 +73,27 @@ func Connect(ctx context.Context, socket string, opts StartOptions) (*Client, er
 // Start runs `rdmaform agent -socket=SOCKET -log=LOG` in the background and
 // returns its pid and log file without waiting for it to answer.
 func Start(socket string, opts StartOptions) (int, string, error) {
+	pid, logFile, _, err := start(socket, opts)
+	return pid, logFile, err
+}
+
+// start is Start that also returns a channel closed when the agent exits
+// (while this process runs).
+func start(socket string, opts StartOptions) (int, string, <-chan struct{}, error) {
 	exe := opts.Executable
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {
-			return 0, "", fmt.Errorf("finding rdmaform's executable to start an agent: %w", err)
+			return 0, "", nil, fmt.Errorf("finding rdmaform's executable to start an agent: %w", err)
 		}
 	}
-	logFile := opts.LogFile
-	if logFile == "" {
-		logFile = filepath.Join(filepath.Dir(socket), "agent.log")
-	}
+	logFile := LogFileFor(socket, opts.LogFile)
 	if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
-		return 0, "", fmt.Errorf("creating the agent's socket directory: %w", err)
+		return 0, "", nil, fmt.Errorf("creating the agent's socket directory: %w", err)
 	}
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
-		return 0, "", err
+		return 0, "", nil, err
 	}
 	defer devnull.Close()
 	cmd := exec.Command(exe, "agent", "-socket="+socket, "-log="+logFile)
@@ -87,11 +101,53 @@ func Start(socket string, opts StartOptions) (int, string, error) {
 	cmd.Env = agentEnv(os.Environ())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return 0, "", fmt.Errorf("starting an agent (%s agent): %w", exe, err)
+		return 0, "", nil, fmt.Errorf("starting an agent (%s agent): %w", exe, err)
 	}
 	pid := cmd.Process.Pid
-	go cmd.Wait() // reap it should it exit while this process runs
-	return pid, logFile, nil
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }() // reap it should it exit while this process runs
+	return pid, logFile, exited, nil
+}
+
+// LogFileFor is the agent's log file: logFile, or agent.log beside the
+// socket.
+func LogFileFor(socket, logFile string) string {
+	if logFile != "" {
+		return logFile
+	}
+	return filepath.Join(filepath.Dir(socket), "agent.log")
+}
+
+// LogFatal appends why the agent stopped to its log, as a JSON record
+// like its others (best effort: the log may be what failed).
+func LogFatal(logFile string, err error) {
+	f, ferr := os.OpenFile(logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	rec, _ := json.Marshal(map[string]string{"time": time.Now().Format(time.RFC3339Nano), "level": "ERROR", "msg": fatalMsg, "err": err.Error()})
+	f.Write(append(rec, '\n'))
+}
+
+// fatalMsg is the message of the record LogFatal writes.
+const fatalMsg = "agent could not run"
+
+// lastFatal is the reason the last LogFatal record of the log gives, or
+// "".
+func lastFatal(logFile string) string {
+	raw, err := os.ReadFile(logFile)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		var rec struct{ Msg, Err string }
+		if json.Unmarshal([]byte(lines[i]), &rec) == nil && rec.Msg == fatalMsg {
+			return rec.Err
+		}
+	}
+	return ""
 }
 
 // agentEnv is the environment of an agent the CLI starts: the CLI's,
