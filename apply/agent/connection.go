@@ -61,15 +61,6 @@ func (c *connection) run(ctx context.Context) {
 		go c.end()
 		return
 	}
-	if c.id.Connectionless() {
-		// A UD request is answered at once; there is no connection state.
-		facts := factsOf(c.id)
-		c.obj.change(func(s *state) {
-			s.facts = facts
-			s.connectedSince = time.Now()
-			s.record(pb.Status_ESTABLISHED, "accepted", "UD")
-		})
-	}
 	// The echo runs from the accept on: a probe the peer sends as soon as
 	// it sees ESTABLISHED is answered without waiting for this side's
 	// ESTABLISHED to be read.

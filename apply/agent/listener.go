@@ -141,6 +141,23 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 		l.obj.failure(l.obj.status(), "CONNECT_REQUEST", ev.Err)
 		return
 	}
+	if req.Connectionless() {
+		// A UD request is answered (SIDR) and then over: nothing uses the
+		// request's id or QP (echo is for RC connections), and no event
+		// would ever end them, so they go at once rather than pile up
+		// with every endpoint made and destroyed.
+		err := req.StartAccept(l.cfg.accept)
+		req.Close()
+		l.obj.change(func(s *state) {
+			if err != nil {
+				s.lastError = errorInfo(err)
+				s.record(s.status, "error", err.Error())
+				return
+			}
+			s.acceptedTotal++
+		})
+		return
+	}
 	l.mu.Lock()
 	full := l.maxConns > 0 && l.active >= l.maxConns
 	max := l.maxConns
