@@ -131,9 +131,10 @@
 // computed, and whether a change forces replacement. RequiresReplace(kind,
 // path) answers the planner's "# forces replacement" question: address,
 // port, port_space, pd, source_address, every qp attribute and every connect
-// attribute (a connection is negotiated once) force replacement; accept
-// (applies to connections accepted afterwards), reconnect and probe change
-// in place.
+// attribute (a connection is negotiated once), and every accept attribute
+// but max_connections (the listener's connections were accepted with
+// them) force replacement; accept.max_connections, reconnect and probe
+// change in place.
 //
 // # Defaults
 //

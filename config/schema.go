@@ -232,14 +232,16 @@ var schemas = map[addrs.Kind]*Block{
 		Blocks: []*NestedBlock{
 			{Name: "qp", Block: qpBlock, Replace: true},
 			{Name: "accept", Always: true, Block: &Block{Attributes: []*Attribute{
-				// Accept parameters apply to connections accepted after the
-				// change; the listening id itself is unaffected.
-				{Name: "responder_resources", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources)},
-				{Name: "initiator_depth", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources)},
-				{Name: "private_data", Type: cty.String, Description: "sent in the accept reply"},
-				{Name: "reject_private_data", Type: cty.String, Description: "sent when a request is rejected (over max_connections)"},
+				// The agent changes max_connections in place; the other
+				// accept parameters are the listener's for its lifetime
+				// (its connections were accepted with them), so a change
+				// replaces it.
+				{Name: "responder_resources", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources), Replace: true},
+				{Name: "initiator_depth", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources), Replace: true},
+				{Name: "private_data", Type: cty.String, Description: "sent in the accept reply", Replace: true},
+				{Name: "reject_private_data", Type: cty.String, Description: "sent when a request is rejected (over max_connections)", Replace: true},
 				{Name: "max_connections", Type: cty.Number, Description: "null means no limit"},
-				{Name: "echo", Type: cty.Bool, Default: cty.False},
+				{Name: "echo", Type: cty.Bool, Default: cty.False, Replace: true},
 			}}},
 		},
 	},

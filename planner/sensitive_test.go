@@ -53,16 +53,19 @@ func TestSensitiveAttributesPlanned(t *testing.T) {
 		t.Fatalf("SensitiveAttributes for the state: %v", got)
 	}
 
-	// Only the sensitive value changes: an update, sensitive on both sides.
+	// Only the sensitive value changes: a replacement (the listener's
+	// connections were accepted with the other value), sensitive on both
+	// sides.
 	changed := strings.Replace(sensitiveConfig, `"tok-42"`, `"tok-43"`, 1)
 	p = mustPlan(t, load(t, changed), st, Options{})
 	l = p.Change(mustAddr(t, "listener.l"))
-	if l.Action != Update || pathList(l.Changed) != "accept.private_data" ||
+	if l.Action != DeleteThenCreate || pathList(l.Changed) != "accept.private_data" ||
 		pathList(l.BeforeSensitive) != "accept.private_data" || pathList(l.AfterSensitive) != "accept.private_data" {
 		t.Fatalf("update: %s changed %q before %q after %q", l.Action, pathList(l.Changed), pathList(l.BeforeSensitive), pathList(l.AfterSensitive))
 	}
-	if e := p.Change(mustAddr(t, "endpoint.e")); e.Action != NoOp || pathList(e.AfterSensitive) != "connect.private_data" || pathList(e.BeforeSensitive) != "connect.private_data" {
-		t.Fatalf("no-op endpoint.e: %s before %q after %q", e.Action, pathList(e.BeforeSensitive), pathList(e.AfterSensitive))
+	// The endpoint (no reconnect block) is replaced with its listener.
+	if e := p.Change(mustAddr(t, "endpoint.e")); e.Reason != ReasonListenerReplaced || pathList(e.AfterSensitive) != "connect.private_data" || pathList(e.BeforeSensitive) != "connect.private_data" {
+		t.Fatalf("endpoint.e: %s (%s) before %q after %q", e.Action, e.Reason, pathList(e.BeforeSensitive), pathList(e.AfterSensitive))
 	}
 
 	// No longer sensitive: the prior value still is, as the state says.

@@ -49,19 +49,17 @@ func TestHumanSensitive(t *testing.T) {
 	golden(t, "sensitive_create.txt", out)
 
 	st := applied(t, p)
-	// Only sensitive values change: the accept one in place, the
-	// connect one forcing replacement.
+	// Only sensitive values change, each forcing replacement.
 	src := strings.Replace(sensitiveConfig, `"tok-42"`, `"tok-43"`, 1)
 	src = strings.Replace(src, `sensitive("x")`, `sensitive("xy")`, 1)
 	p = plan(t, load(t, src), st, planner.Options{})
 	out = human(p)
 	noSecrets(t, "update", out)
 	for _, want := range []string{
-		"  # listener.l will be updated in-place\n",
-		"          ~ private_data = (sensitive value)\n",
+		"  # listener.l must be replaced\n",
 		"  # endpoint.e must be replaced\n",
 		"          ~ private_data = (sensitive value) # forces replacement\n",
-		"Plan: 1 to add, 1 to change, 1 to destroy.",
+		"Plan: 2 to add, 0 to change, 2 to destroy.",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("update lacks %q:\n%s", want, out)
@@ -73,7 +71,7 @@ func TestHumanSensitive(t *testing.T) {
 	plain := strings.Replace(src, "private_data = local.pd", "private_data = nonsensitive(local.pd)", 1)
 	out = human(plan(t, load(t, plain), st, planner.Options{}))
 	noSecrets(t, "update to a nonsensitive value", out)
-	if !strings.Contains(out, "          ~ private_data = (sensitive value)\n") {
+	if !strings.Contains(out, "          ~ private_data = (sensitive value) # forces replacement\n") {
 		t.Errorf("update to a nonsensitive value:\n%s", out)
 	}
 
