@@ -163,7 +163,7 @@
 // Besides HCL's own checks (unknown blocks and arguments with suggestions,
 // types, required arguments), Load checks: ports 1-65535; backlog 1-65535;
 // QP caps from 1 (max_inline_data from 0) up to static limits no device
-// exceeds (65536 WRs, 64 SGEs, 4096 inline bytes); responder_resources and
+// exceeds (1048576 WRs, 64 SGEs, 4096 inline bytes; probes of up to 4096 bytes); responder_resources and
 // initiator_depth 0-255; retry counts 0-7; private data limits; QP type
 // against port space (tcp: rc; udp and ipoib: ud; ib: any); probe and echo
 // need an RC QP; durations parse and are positive, min_backoff ≤

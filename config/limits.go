@@ -47,8 +47,11 @@ func PrivateDataLimit(ps PortSpace, qp QPType, dir Direction) int {
 // Static sanity limits; the device's own limits are checked by
 // CheckDevice against a live device.
 const (
-	maxWRStatic     = 65536 // above any known device's max_qp_wr
-	maxSGEStatic    = 64    // above any known device's max_sge
-	maxInlineStatic = 4096  // bytes a send WQE can carry inline on any known device
-	maxProbeSize    = 1 << 20
+	maxWRStatic     = 1 << 20 // Soft-RoCE's max_qp_wr, the largest of the devices we know
+	maxSGEStatic    = 64      // above any known device's max_sge
+	maxInlineStatic = 4096    // bytes a send WQE can carry inline on any known device
 )
+
+// MaxProbeSize is the largest probe: the agent echoes and sends probes
+// from registered buffers of this size.
+const MaxProbeSize = 4096

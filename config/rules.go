@@ -205,8 +205,8 @@ func (c *checker) qp(obj cty.Value, t *bodyTemplate, ps PortSpace) *QP {
 	qt := t.child("qp")
 	q := &QP{
 		Type:          QPType(c.oneOf(v, qt, "type", "Invalid QP type", "rc", "uc", "ud")),
-		MaxSendWR:     c.intIn(v, qt, "max_send_wr", 1, maxWRStatic, "Invalid QP capacity", " (no device queues more work requests; -device-check compares with the device's max_qp_wr)"),
-		MaxRecvWR:     c.intIn(v, qt, "max_recv_wr", 1, maxWRStatic, "Invalid QP capacity", " (no device queues more work requests; -device-check compares with the device's max_qp_wr)"),
+		MaxSendWR:     c.intIn(v, qt, "max_send_wr", 1, maxWRStatic, "Invalid QP capacity", " (no device we know queues more work requests; -device-check compares with the device's max_qp_wr)"),
+		MaxRecvWR:     c.intIn(v, qt, "max_recv_wr", 1, maxWRStatic, "Invalid QP capacity", " (no device we know queues more work requests; -device-check compares with the device's max_qp_wr)"),
 		MaxSendSGE:    c.intIn(v, qt, "max_send_sge", 1, maxSGEStatic, "Invalid QP capacity", " (no device takes more scatter/gather entries; -device-check compares with the device's max_sge)"),
 		MaxRecvSGE:    c.intIn(v, qt, "max_recv_sge", 1, maxSGEStatic, "Invalid QP capacity", " (no device takes more scatter/gather entries; -device-check compares with the device's max_sge)"),
 		MaxInlineData: c.intIn(v, qt, "max_inline_data", 0, maxInlineStatic, "Inline data too large", " bytes, the most a send work request can carry inline on any known device"),
@@ -316,7 +316,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			pt := t.child("probe")
 			e.Probe = &Probe{
 				Interval: c.duration(pv, pt, "interval"),
-				Size:     c.intIn(pv, pt, "size", 1, maxProbeSize, "Invalid probe size", " bytes"),
+				Size:     c.intIn(pv, pt, "size", 1, MaxProbeSize, "Invalid probe size", " bytes (the agent's probe buffers)"),
 				Timeout:  c.duration(pv, pt, "timeout"),
 			}
 			if i := e.Probe.Interval; i > 0 && i < minProbeInterval {

@@ -62,7 +62,7 @@ var ruleCases = []ruleCase{
   qp {
     max_send_wr = 0
   }
-}`, "Invalid QP capacity", "max_send_wr must be from 1 to 65536", 5, 19},
+}`, "Invalid QP capacity", "max_send_wr must be from 1 to 1048576", 5, 19},
 	{"absurd cap", `endpoint "x" {
   address = "10.77.0.1"
   port    = 7471

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/rdmacm"
 )
 
@@ -19,7 +20,7 @@ const (
 	// thousand connects to one listener under Soft-RoCE takes seconds to
 	// be answered, so this is generous.
 	establishTimeout = 30 * time.Second
-	maxProbeSize     = 4096
+	maxProbeSize     = config.MaxProbeSize
 )
 
 func portSpace(s string) (rdmacm.PortSpace, error) {
