@@ -20,7 +20,7 @@ func hostDevices() (config.DeviceLimits, error) {
 	}
 	limits := hostDeviceLimits{byName: map[string]config.DeviceAttr{}, routes: map[string]route{}}
 	for _, d := range devs {
-		limits.byName[d.Name] = config.DeviceAttr{Name: d.Name, MaxQPWR: d.Limits.MaxQPWR, MaxSGE: d.Limits.MaxSGE}
+		limits.byName[d.Name] = config.DeviceAttr{Name: d.Name, MaxQPWR: d.Limits.MaxQPWR, MaxSGE: d.Limits.MaxSGE, MaxCQE: d.Limits.MaxCQE}
 	}
 	return limits, nil
 }

@@ -12,6 +12,7 @@ type DeviceAttr struct {
 	Name    string
 	MaxQPWR int // max_qp_wr
 	MaxSGE  int // max_sge
+	MaxCQE  int // max_cqe
 }
 
 // DeviceLimits answers questions about the live devices. The rdmacm
@@ -28,7 +29,9 @@ type DeviceLimits interface {
 // CheckDevice checks the values that depend on the device against live
 // devices: that each protection domain's device exists, that each address
 // is reachable through an RDMA device, and that QP caps fit the device's
-// max_qp_wr and max_sge. Values not known until apply are skipped.
+// max_qp_wr and max_sge, and its max_cqe (a QP's completions, send and
+// receive, share one completion queue). Values not known until apply are
+// skipped.
 func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	errorf := func(rng hcl.Range, summary, format string, args ...any) {
@@ -81,6 +84,11 @@ func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
 				errorf(qt.attrRange(c.name), "Exceeds the device's limit",
 					"%s: %s = %d exceeds %s's %s of %d.", inst.Addr, c.name, c.value, dev.Name, c.limitName, c.limit)
 			}
+		}
+		if n := qp.MaxSendWR + qp.MaxRecvWR; dev.MaxCQE > 0 && n > dev.MaxCQE && qp.MaxSendWR <= dev.MaxQPWR && qp.MaxRecvWR <= dev.MaxQPWR {
+			errorf(qt.attrRange("max_send_wr"), "Exceeds the device's limit",
+				"%s: max_send_wr + max_recv_wr = %d completion entries, more than %s's max_cqe of %d (the QP's sends and receives complete on one completion queue).",
+				inst.Addr, n, dev.Name, dev.MaxCQE)
 		}
 	}
 	return diags

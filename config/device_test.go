@@ -63,3 +63,32 @@ endpoint "e" {
 		}
 	}
 }
+
+// A QP's sends and receives complete on one CQ: their sum must fit the
+// device's max_cqe, though each fits max_qp_wr.
+func TestCheckDeviceMaxCQE(t *testing.T) {
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {
+    max_send_wr = 40000
+  }
+}
+endpoint "fits" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {
+    max_send_wr = 16000
+    max_recv_wr = 16000
+  }
+}
+`)}, VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	diags = CheckDevice(cfg, fakeDevices{"rxe0": {Name: "rxe0", MaxQPWR: 1 << 20, MaxSGE: 32, MaxCQE: 32767}})
+	if len(diags) != 1 || !strings.Contains(diags[0].Detail, "listener.l: max_send_wr + max_recv_wr = 40064 completion entries, more than rxe0's max_cqe of 32767") || diags[0].Subject.Start.Line != 6 {
+		t.Errorf("got %v", diags)
+	}
+}

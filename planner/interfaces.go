@@ -38,6 +38,7 @@ type Device struct {
 	Name    string
 	MaxQPWR int // max_qp_wr
 	MaxSGE  int // max_sge
+	MaxCQE  int // max_cqe
 }
 
 // ErrNoDevice is wrapped by DeviceInfo.DeviceFor when no device serves an

@@ -94,7 +94,7 @@ func (p *cqPool) reserve(n int) (*sharedCQ, error) {
 		return nil, ErrClosed
 	}
 	if n > p.maxCQE {
-		return nil, fmt.Errorf("ibv_create_cq: the QP needs %d completion entries, more than the device's max_cqe of %d", n, p.maxCQE)
+		return nil, &OpError{Op: "ibv_create_cq", Err: fmt.Errorf("the QP needs %d completion entries, more than the device's max_cqe of %d: %w", n, p.maxCQE, syscall.EINVAL)}
 	}
 	for _, cq := range p.cqs {
 		if cq.size-cq.used >= n {

@@ -110,7 +110,7 @@ func (f *Fabric) Devices(ctx context.Context) ([]planner.Device, error) {
 	for _, d := range r.Devices {
 		dev := planner.Device{Name: d.Name}
 		if d.Limits != nil {
-			dev.MaxQPWR, dev.MaxSGE = int(d.Limits.MaxQpWr), int(d.Limits.MaxSge)
+			dev.MaxQPWR, dev.MaxSGE, dev.MaxCQE = int(d.Limits.MaxQpWr), int(d.Limits.MaxSge), int(d.Limits.MaxCqe)
 		}
 		out = append(out, dev)
 	}
@@ -334,14 +334,18 @@ type CallError struct {
 }
 
 func (e *CallError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Call)
+	var parts []string
+	if e.Call != "" {
+		parts = append(parts, e.Call)
+	}
 	if e.Errno != 0 {
-		fmt.Fprintf(&b, ": %s (%s)", e.Errno.Error(), e.Name)
+		parts = append(parts, fmt.Sprintf("%s (%s)", e.Errno.Error(), e.Name))
 	}
 	if m := e.detail(); m != "" {
-		b.WriteString(": " + m)
+		parts = append(parts, m)
 	}
+	var b strings.Builder
+	b.WriteString(strings.Join(parts, ": "))
 	if e.Reason != "" {
 		b.WriteString(" (rejected: " + e.Reason + ")")
 	}

@@ -1,0 +1,24 @@
+package agentfabric
+
+import (
+	"syscall"
+	"testing"
+)
+
+func TestCallErrorSaysCallErrnoAndDetailOnce(t *testing.T) {
+	for _, c := range []struct {
+		e    CallError
+		want string
+	}{
+		{CallError{Call: "rdma_create_ep", Errno: syscall.EADDRINUSE, Name: "EADDRINUSE", Message: "rdma_create_ep: address already in use (EADDRINUSE)"},
+			"rdma_create_ep: address already in use (EADDRINUSE)"},
+		{CallError{Call: "ibv_create_cq", Errno: syscall.EINVAL, Name: "EINVAL", Message: "ibv_create_cq: the QP needs 40064 completion entries, more than the device's max_cqe of 32767: invalid argument"},
+			"ibv_create_cq: invalid argument (EINVAL): the QP needs 40064 completion entries, more than the device's max_cqe of 32767"},
+		{CallError{Message: "the agent is stopping"}, "the agent is stopping"},
+		{CallError{Call: "rdma_connect", Message: "rejected by the peer", Reason: "full"}, "rdma_connect: rejected by the peer (rejected: full)"},
+	} {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.e, got, c.want)
+		}
+	}
+}
