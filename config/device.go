@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/netip"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -61,6 +62,9 @@ func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
 		}
 		if address == "" || !inst.Known(addrAttr) {
 			continue
+		}
+		if ip, err := netip.ParseAddr(address); err == nil && ip.IsUnspecified() && inst.Listener != nil {
+			continue // listens on every device: none to pick
 		}
 		dev, err := dl.DeviceFor(address)
 		if err != nil {

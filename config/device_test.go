@@ -92,3 +92,23 @@ endpoint "fits" {
 		t.Errorf("got %v", diags)
 	}
 }
+
+// A listener on 0.0.0.0 or :: listens on every device: no route to check.
+func TestCheckDeviceWildcardListener(t *testing.T) {
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+listener "any" {
+  address = "0.0.0.0"
+  port    = 7740
+}
+listener "any6" {
+  address = "::"
+  port    = 7740
+}
+`)}, VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if diags = CheckDevice(cfg, fakeDevices{"rxe0": {Name: "rxe0", MaxQPWR: 1 << 20, MaxSGE: 32}}); len(diags) != 0 {
+		t.Errorf("wildcard listeners: %v", diags)
+	}
+}
