@@ -121,6 +121,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	e.cfg.makeCtx = e.fullContext()
 	diags = append(diags, e.checkChecks()...)
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
+	diags = append(diags, checkProbeTargets(e.cfg)...)
 	diags = append(diags, checkMoved(e.cfg)...)
 	diags = append(diags, checkRemoved(e.cfg)...)
 	diags = append(diags, checkImports(e.cfg)...)

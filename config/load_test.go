@@ -80,7 +80,7 @@ listener "u" {
 }
 endpoint "e" {
   address = "10.77.0.1"
-  port    = 7471
+  port    = 7472
   qp {}
   probe {}
   reconnect {}

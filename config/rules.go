@@ -371,6 +371,53 @@ func checkListenerAddresses(cfg *Config) hcl.Diagnostics {
 	return diags
 }
 
+// checkProbeTargets reports endpoints that probe a listener of this
+// configuration that does not echo: every probe would be lost, the
+// endpoint degraded for good.
+func checkProbeTargets(cfg *Config) hcl.Diagnostics {
+	type target struct {
+		host      string
+		port      int
+		portSpace PortSpace
+	}
+	norm := func(h string) string {
+		if ip, err := netip.ParseAddr(h); err == nil {
+			return ip.String()
+		}
+		return h
+	}
+	listeners := map[target]*Instance{}
+	for _, inst := range cfg.SortedInstances() {
+		if l := inst.Listener; l != nil && inst.Known("address") && inst.Known("port") && inst.Known("port_space") && inst.Known("accept") {
+			listeners[target{norm(l.Address), l.Port, l.PortSpace}] = inst
+		}
+	}
+	var diags hcl.Diagnostics
+	for _, inst := range cfg.SortedInstances() {
+		e := inst.Endpoint
+		if e == nil || e.Probe == nil || !inst.Known("address") || !inst.Known("port") || !inst.Known("port_space") {
+			continue
+		}
+		host := norm(e.Address)
+		wildcard := "0.0.0.0"
+		if ip, err := netip.ParseAddr(host); err == nil && ip.Is6() {
+			wildcard = "::"
+		}
+		l := listeners[target{host, e.Port, e.PortSpace}]
+		if l == nil {
+			l = listeners[target{wildcard, e.Port, e.PortSpace}]
+		}
+		if l == nil || l.Listener.Accept.Echo {
+			continue
+		}
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Probe toward a listener that does not echo",
+			Detail: fmt.Sprintf("%s probes %s, which does not echo: every probe would be lost and the endpoint stay degraded. Set accept { echo = true } on %s, or remove the probe block.",
+				inst.Addr, l.Addr, l.Addr),
+			Subject: inst.Resource.body.child("probe").def.Ptr()})
+	}
+	return diags
+}
+
 // addQPBlock says how to give a block without a QP the RC QP it needs.
 func addQPBlock(qp *QP) string {
 	if qp == nil {

@@ -231,6 +231,17 @@ endpoint "b" {
   address = "10.77.0.1"
   port    = endpoint.a.port
 }`, "Self-referential block", "Configuration for endpoint.a may not refer to itself.", 3, 13},
+	{"probe toward a listener that does not echo", `listener "l" {
+  address = "0.0.0.0"
+  port    = 7471
+  qp {}
+}
+endpoint "a" {
+  address = "10.77.0.1"
+  port    = listener.l.port
+  qp {}
+  probe {}
+}`, "Probe toward a listener that does not echo", "endpoint.a probes listener.l, which does not echo", 10, 3},
 	{"probe interval too short", `endpoint "a" {
   address = "10.77.0.1"
   port    = 7471

@@ -26,6 +26,10 @@ listener "loop" {
   qp {
     max_send_wr = 32
   }
+
+  accept {
+    echo = true
+  }
 }
 
 endpoint "client" {

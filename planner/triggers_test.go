@@ -12,6 +12,9 @@ listener "l" {
   qp {
     max_send_wr = 16
   }
+  accept {
+    echo = true
+  }
 }
 
 endpoint "probe" {

@@ -171,6 +171,16 @@ func (p *prober) roundTrip(ctx context.Context, cfg *probeConfig) (time.Duration
 		}
 		p.recvPosted = true
 	}
+	// At most one send in flight: a send the peer never takes (it posts
+	// no receive: it does not echo, and the RNR retries never end) would
+	// otherwise be followed by one more per interval until the send
+	// queue is full.
+	for p.sendPending > 0 {
+		if _, err := p.id.WaitSend(tctx); err != nil {
+			return 0, fmt.Errorf("the previous probe's send has not completed (does the peer echo?): %w", err)
+		}
+		p.sendPending--
+	}
 	var tag [8]byte
 	binary.LittleEndian.PutUint64(tag[:], p.seq)
 	n := min(cfg.size, len(tag))
