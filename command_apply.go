@@ -44,7 +44,10 @@ Options:
   -target=ADDRESS      Limit the changes to this object and its dependencies.
   -replace=ADDRESS     Replace this object even if it has not changed.
   -refresh=false       Do not read the live fabric before planning.
-  -parallelism=N       At most N operations at once (default 10).
+  -parallelism=N       At most N operations at once (default 10). Without
+                       it, every endpoint's connect starts without waiting
+                       for the others' (the agent paces them); with it, at
+                       most N connections are being made at once.
   -no-color            Do not colour the output.
   -compact-warnings    Show warnings as a list of summaries.
   -lock=false          Do not lock the state.
@@ -88,6 +91,7 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 		}
 		return 1
 	}
+	fs.Visit(func(fl *flag.Flag) { f.parallelismSet = f.parallelismSet || fl.Name == "parallelism" })
 	if f.destroy {
 		destroy, name = true, "destroy"
 	}
@@ -145,6 +149,7 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 	// Apply needs the fabric to act, whether or not it refreshes.
 	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly}, true)
 	defer se.close()
+	se.holdSlots = f.parallelismSet
 	if !ok {
 		return 1
 	}
@@ -225,6 +230,7 @@ func applySavedPlan(path string, f planFlags, color bool, s streams, monitor boo
 	}
 	se, ok := openSession(s, vars, sp.Inputs.Env, f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly}, false)
 	defer se.close()
+	se.holdSlots = f.parallelismSet
 	if !ok {
 		return 1
 	}
@@ -300,7 +306,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	trace.mark("recorder open")
 	report := apply.Apply(ctx, p, apply.Options{
 		Fabric: se.conn.Fabric, Recorder: rec, Config: se.cfg, Prior: se.prior,
-		Parallelism: parallelism, Progress: trace.progress(progress), Namespace: se.agentNamespace(),
+		Parallelism: parallelism, HoldSlots: se.holdSlots, Progress: trace.progress(progress), Namespace: se.agentNamespace(),
 	})
 	progress.Flush()
 	trace.mark("walk done")
@@ -314,8 +320,11 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	for _, n := range report.Skipped {
 		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, strings.Join(n.Objects, ", "))
 	}
-	if interrupted || len(report.NotStarted) > 0 {
+	switch {
+	case len(report.NotStarted) > 0:
 		fmt.Fprintf(s.Err, "\nInterrupted: the state records everything that completed. Not started (%d): %s\nRun \"rdmaform apply\" again to finish.\n", len(report.NotStarted), strings.Join(report.NotStarted, ", "))
+	case interrupted:
+		fmt.Fprintf(s.Err, "\nInterrupted after every operation had started: those that completed are recorded in the state.\n")
 	}
 	if closeErr != nil {
 		fmt.Fprintf(s.Err, "\nError: Failed to save the state\n\n%v\n\nThe changes recorded so far are in the state's journal, which the next command\nreplays.\n", closeErr)
@@ -383,8 +392,12 @@ func failedLine(destroy bool, r *apply.Report) string {
 	if destroy {
 		verb = "Destroy"
 	}
-	return fmt.Sprintf("%s failed. Resources: %s; %d failed, %d skipped, %d not started.",
-		verb, resourceCounts(r), len(r.Errors), skipped, len(r.NotStarted))
+	outcome := "failed"
+	if len(r.Errors) == 0 && skipped == 0 && r.Interrupted {
+		outcome = "interrupted"
+	}
+	return fmt.Sprintf("%s %s. Resources: %s; %d failed, %d skipped, %d not started.",
+		verb, outcome, resourceCounts(r), len(r.Errors), skipped, len(r.NotStarted))
 }
 
 func plural(n int, one, many string) string {

@@ -17,7 +17,8 @@ Options:
   -var-file=FILE       Load variable values from a file (repeatable).
   -target=ADDRESS      Destroy only this object and what depends on it.
   -refresh=false       Do not read the live fabric before planning.
-  -parallelism=N       At most N operations at once (default 10).
+  -parallelism=N       At most N operations at once (default 10); given,
+                       it also bounds the disconnects being waited for.
   -no-color            Do not colour the output.
   -compact-warnings    Show warnings as a list of summaries.
   -lock=false          Do not lock the state.

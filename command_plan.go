@@ -114,6 +114,9 @@ type planFlags struct {
 	noColor          bool
 	out              string
 	parallelism      int
+	// parallelismSet: -parallelism was given, so that it bounds the
+	// connections being made, not only the calls that start them.
+	parallelismSet bool
 	lock             lockFlags
 }
 
@@ -195,6 +198,9 @@ type session struct {
 	// written are the diagnostics written so far, so that apply does not
 	// repeat the plan's check warnings when it evaluates them again.
 	written map[string]bool
+	// holdSlots: apply's operations hold their -parallelism slot until
+	// they complete (see apply.Options.HoldSlots).
+	holdSlots bool
 }
 
 // diagKey identifies a diagnostic by what it says and where.

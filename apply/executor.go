@@ -35,8 +35,11 @@ type Options struct {
 	// Parallelism bounds the fabric calls in flight (DefaultParallelism
 	// when 0). With a Starter fabric, an endpoint's create holds a slot
 	// for its call only: the waits for connections are not bounded; with
-	// a DeleteStarter, a delete holds one while it is queued.
+	// a DeleteStarter, a delete holds one while it is queued. With
+	// HoldSlots, each operation holds its slot until it completes, so
+	// that at most Parallelism connections are being made at once.
 	Parallelism int
+	HoldSlots   bool
 	// Progress receives Terraform's progress lines, one whole line per
 	// write.
 	Progress io.Writer
@@ -340,7 +343,9 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	if st, ok := e.Fabric.(Starter); ok {
 		var wait func() (state.Facts, error)
 		wait, err = st.StartCreate(ctx, h, spec, token)
-		release()
+		if !e.HoldSlots {
+			release()
+		}
 		if errors.Is(err, ErrNotStarted) {
 			return ErrNotStarted
 		}
@@ -452,7 +457,9 @@ func (e *executor) delete(c *planner.Change, release func()) error {
 	if ds, ok := e.Fabric.(DeleteStarter); ok {
 		var wait func() error
 		wait, err = ds.StartDelete(e.noCancel, h, token)
-		release()
+		if !e.HoldSlots {
+			release()
+		}
 		if err == nil {
 			err = wait()
 		}

@@ -191,3 +191,45 @@ func TestDeleteStarterWaitsHoldNoParallelismSlot(t *testing.T) {
 		t.Fatalf("left in the state: %v", s.Objects)
 	}
 }
+
+// With HoldSlots (an explicit -parallelism), an endpoint's create holds
+// its slot while it waits for its connection: with parallelism 1, one
+// endpoint waits at a time.
+func TestHoldSlotsBoundsConnectionsBeingMade(t *testing.T) {
+	e := newEnv(t)
+	sf := &starterFabric{fakeFabric: e.fabric, gate: make(chan struct{}), waiting: make(chan string, 3)}
+	cfg := load(t, loopback)
+	if err := e.m.RefreshState(); err != nil {
+		t.Fatal(err)
+	}
+	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
+	if diags.HasErrors() {
+		t.Fatalf("plan: %v", diags)
+	}
+	rec, err := e.m.OpenRecorder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *Report)
+	go func() {
+		done <- Apply(context.Background(), p, Options{Fabric: sf, Recorder: rec, Config: cfg, Parallelism: 1, HoldSlots: true, Progress: e.out})
+	}()
+	for i := 0; i < 3; i++ {
+		select {
+		case <-sf.waiting:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("endpoint %d did not wait", i)
+		}
+		select {
+		case a := <-sf.waiting:
+			t.Fatalf("%s waits beside another with parallelism 1", a)
+		case <-time.After(100 * time.Millisecond):
+		}
+		sf.gate <- struct{}{}
+	}
+	r := <-done
+	rec.Close()
+	if r.Added != 4 || len(r.Errors) != 1 {
+		t.Fatalf("report %+v", r)
+	}
+}
