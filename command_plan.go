@@ -117,7 +117,7 @@ type planFlags struct {
 	// parallelismSet: -parallelism was given, so that it bounds the
 	// connections being made, not only the calls that start them.
 	parallelismSet bool
-	lock             lockFlags
+	lock           lockFlags
 }
 
 func (f *planFlags) register(fs *flag.FlagSet, forPlan bool) {
