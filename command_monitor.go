@@ -68,6 +68,12 @@ func runMonitor(args []string, s streams) int {
 		}
 		c.Close()
 	}
+	if !stdinIsTerminal(s.In) {
+		// The TUI reads keys from a terminal; without one it failed after
+		// switching the screen, and left it switched.
+		fmt.Fprintf(s.Err, "Error: monitor needs a terminal\n\n\"rdmaform status -watch\" prints the objects and their changes without one.\n")
+		return 1
+	}
 	err := tui.Run(opts, s.In, s.Out)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: monitor: %v\n", err)

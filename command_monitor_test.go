@@ -62,3 +62,10 @@ func TestMonitorUsesTheConfiguredAgentSocket(t *testing.T) {
 		t.Errorf("exit code %d, stderr %q", code, stderr)
 	}
 }
+
+func TestMonitorNeedsATerminal(t *testing.T) {
+	code, stdout, stderr := runMonitorForTest("-demo")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "monitor needs a terminal") || !strings.Contains(stderr, "status -watch") {
+		t.Errorf("exit code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
