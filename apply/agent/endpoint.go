@@ -261,6 +261,7 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID) bool {
 				}
 				s.record(pb.Status_REJECTED, ev.Type.String(), fmt.Sprintf("%s: %s", rdmacm.RejectReason(ev.Status), reason))
 			})
+			e.obj.agent.log.Warn("connect rejected", "address", e.obj.address, "reason", rdmacm.RejectReason(ev.Status), "private_data", reason)
 			return false
 		default:
 			status := pb.Status_ERROR

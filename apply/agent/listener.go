@@ -177,6 +177,8 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 			}
 			s.record(s.status, "rejected a request", reason)
 		})
+		a := l.obj.agent
+		a.log.Info("rejected a connect request", "address", l.obj.address, "reason", reason)
 		return
 	}
 	n := l.obj.agent.connSeq.Add(1)

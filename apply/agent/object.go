@@ -131,6 +131,8 @@ func (o *object) failure(status pb.Status, name string, err error) {
 		s.lastError = errorInfo(err)
 		s.record(status, name, err.Error())
 	})
+	// The log tells what went wrong after the object is gone from List.
+	o.agent.log.Warn("failure", "address", o.address, "status", status.String(), "event", name, "err", err.Error())
 }
 
 func (s *state) record(status pb.Status, name, detail string) {
