@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -68,7 +69,8 @@ func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
 		}
 		dev, err := dl.DeviceFor(address)
 		if err != nil {
-			errorf(t.attrRange(addrAttr), "Address not reachable over RDMA", "%s: no RDMA device serves %s: %v.", inst.Addr, address, err)
+			why := strings.TrimPrefix(err.Error(), "no RDMA device serves this address: ") // said already
+			errorf(t.attrRange(addrAttr), "Address not reachable over RDMA", "%s: no RDMA device serves %s: %s.", inst.Addr, address, strings.TrimSuffix(why, "."))
 			continue
 		}
 		if qp == nil {

@@ -1,6 +1,7 @@
 package agentfabric
 
 import (
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -20,5 +21,13 @@ func TestCallErrorSaysCallErrnoAndDetailOnce(t *testing.T) {
 		if got := c.e.Error(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.e, got, c.want)
 		}
+	}
+}
+
+func TestCallErrorSaysTheRejectReasonOnce(t *testing.T) {
+	e := CallError{Call: "rdma_connect", Errno: 111, Name: "ECONNREFUSED", Reason: "rdmaform: listener.lim has reached max_connections = 2",
+		Message: "rdma_connect: REJECTED (reason 28) with 54 bytes of private data: rdmaform: listener.lim has reached max_connections = 2"}
+	if got := e.Error(); strings.Count(got, "has reached max_connections") != 1 {
+		t.Errorf("%q", got)
 	}
 }

@@ -346,7 +346,7 @@ func (e *CallError) Error() string {
 	}
 	var b strings.Builder
 	b.WriteString(strings.Join(parts, ": "))
-	if e.Reason != "" {
+	if e.Reason != "" && !strings.Contains(b.String(), e.Reason) {
 		b.WriteString(" (rejected: " + e.Reason + ")")
 	}
 	return b.String()
