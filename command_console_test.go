@@ -65,3 +65,19 @@ locals {
 		t.Errorf("out = %q, want %q", out.String(), want)
 	}
 }
+
+// As terraform console: no configuration is needed, an expression may
+// span lines while its brackets or heredoc are open, and collections say
+// their type.
+func TestConsoleWithoutConfigurationAndOverLines(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var out, errb bytes.Buffer
+	in := strings.NewReader("[\n  1,\n  2\n]\ntoset([\"b\", \"a\"])\ntomap({a = 1})\n<<EOT\nx\ny\nEOT\ncidrsubnets(\"10.1.0.0/16\", 8)\n")
+	if code := run([]string{"console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("code %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	want := "[\n  1,\n  2,\n]\ntoset([\n  \"a\",\n  \"b\",\n])\ntomap({\n  a = 1\n})\n<<EOT\nx\ny\nEOT\ntolist([\n  \"10.1.0.0/24\",\n])\n"
+	if out.String() != want {
+		t.Errorf("out =\n%s\nwant\n%s", out.String(), want)
+	}
+}

@@ -14,11 +14,21 @@ import (
 // their marks) are (sensitive value).
 func FormatValue(v cty.Value, indent int) string {
 	var b strings.Builder
-	formatValue(&b, v, indent)
+	formatValue(&b, v, indent, false)
 	return b.String()
 }
 
-func formatValue(b *strings.Builder, v cty.Value, indent int) {
+// FormatConsoleValue is FormatValue as terraform console shows a value:
+// sets, lists and maps wrapped in toset(...), tolist(...) and tomap(...)
+// (so that they are told from tuples and objects), and strings of
+// several lines as heredocs.
+func FormatConsoleValue(v cty.Value) string {
+	var b strings.Builder
+	formatValue(&b, v, 0, true)
+	return b.String()
+}
+
+func formatValue(b *strings.Builder, v cty.Value, indent int, console bool) {
 	pad := strings.Repeat("  ", indent)
 	switch {
 	case v.HasMark(sensitiveMark):
@@ -33,6 +43,27 @@ func formatValue(b *strings.Builder, v cty.Value, indent int) {
 	}
 	v, _ = v.Unmark()
 	ty := v.Type()
+	if console {
+		wrapper := ""
+		switch {
+		case ty.IsSetType():
+			wrapper = "toset"
+		case ty.IsListType():
+			wrapper = "tolist"
+		case ty.IsMapType():
+			wrapper = "tomap"
+		}
+		if wrapper != "" {
+			b.WriteString(wrapper + "(")
+			defer b.WriteString(")")
+		}
+		if ty == cty.String && indent == 0 {
+			if s := v.AsString(); strings.Contains(strings.TrimSuffix(s, "\n"), "\n") {
+				b.WriteString("<<EOT\n" + strings.TrimSuffix(s, "\n") + "\nEOT")
+				return
+			}
+		}
+	}
 	switch {
 	case ty == cty.String:
 		b.WriteString(strconv.Quote(v.AsString()))
@@ -49,7 +80,7 @@ func formatValue(b *strings.Builder, v cty.Value, indent int) {
 		for it := v.ElementIterator(); it.Next(); {
 			_, ev := it.Element()
 			b.WriteString(pad + "  ")
-			formatValue(b, ev, indent+1)
+			formatValue(b, ev, indent+1, console)
 			b.WriteString(",\n")
 		}
 		b.WriteString(pad + "]")
@@ -73,7 +104,7 @@ func formatValue(b *strings.Builder, v cty.Value, indent int) {
 				name = strconv.Quote(k)
 			}
 			b.WriteString(pad + "  " + name + strings.Repeat(" ", max(width-len(name), 0)) + " = ")
-			formatValue(b, m[k], indent+1)
+			formatValue(b, m[k], indent+1, console)
 			b.WriteString("\n")
 		}
 		b.WriteString(pad + "}")
