@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -131,4 +132,33 @@ func checkConditions(conds []*Condition, ctx *hcl.EvalContext, summary string) (
 			Detail: text, Subject: c.Condition.Range().Ptr(), Expression: c.Condition, EvalContext: ctx})
 	}
 	return deferred, diags
+}
+
+// checkOutputPreconditions checks the outputs' preconditions with the
+// values known when loading, as Terraform checks them when it evaluates
+// the output; one using values known only after apply is left to then
+// (it is not checked).
+func (e *evaluator) checkOutputPreconditions() hcl.Diagnostics {
+	names := make([]string, 0, len(e.cfg.Outputs))
+	for n, o := range e.cfg.Outputs {
+		if len(o.Preconditions) > 0 {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	ctx := e.cfg.evalContext()
+	var diags hcl.Diagnostics
+	for _, n := range names {
+		_, d := checkConditions(e.cfg.Outputs[n].Preconditions, ctx, "Output value precondition failed")
+		for _, x := range d {
+			if x.Summary == "Output value precondition failed" {
+				x.Detail = fmt.Sprintf("output %q: %s", n, x.Detail)
+			}
+		}
+		diags = append(diags, d...)
+	}
+	return diags
 }

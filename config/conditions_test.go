@@ -108,3 +108,38 @@ check "c" {
 		}
 	}
 }
+
+// An output's preconditions are checked with what is known when loading;
+// one that needs values known only after apply waits.
+func TestOutputPreconditions(t *testing.T) {
+	src := `
+variable "port" {
+  default = 80
+}
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+output "port" {
+  value = var.port
+  precondition {
+    condition     = var.port > 1024
+    error_message = "The port ${var.port} is privileged."
+  }
+}
+output "id" {
+  value = listener.l.id
+  precondition {
+    condition     = listener.l.id != ""
+    error_message = "No id."
+  }
+}
+`
+	_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, VarInputs{})
+	if len(diags) != 1 || diags[0].Summary != "Output value precondition failed" || diags[0].Detail != `output "port": The port 80 is privileged.` || diags[0].Subject.Start.Line != 12 {
+		t.Fatalf("got %v", diags)
+	}
+	if _, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, VarInputs{Args: []VarArg{{Value: "port=8080"}}}); diags.HasErrors() {
+		t.Errorf("a port over 1024: %v", diags)
+	}
+}

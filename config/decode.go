@@ -45,7 +45,7 @@ var validationSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 
 var outputSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "value", Required: true}, {Name: "description"}, {Name: "sensitive"},
-}}
+}, Blocks: []hcl.BlockHeaderSchema{{Type: "precondition"}}}
 
 // bodyTemplate is a block body decoded against its schema but not yet
 // evaluated; each instance evaluates it with its own EvalContext.
@@ -427,6 +427,13 @@ func (d *declarations) addOutput(b *hcl.Block) hcl.Diagnostics {
 		s, sd := literal(a, cty.Bool)
 		diags = append(diags, sd...)
 		o.Sensitive = !s.IsNull() && s.True()
+	}
+	for _, cb := range content.Blocks {
+		c, cd := decodeCondition(cb)
+		diags = append(diags, cd...)
+		if c != nil {
+			o.Preconditions = append(o.Preconditions, c)
+		}
 	}
 	d.outputs[name] = o
 	return diags

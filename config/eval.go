@@ -120,6 +120,9 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	}
 	e.cfg.makeCtx = e.fullContext()
 	diags = append(diags, e.checkChecks()...)
+	if !e.l.SkipPreconditions {
+		diags = append(diags, e.checkOutputPreconditions()...)
+	}
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
 	diags = append(diags, checkProbeTargets(e.cfg)...)
 	diags = append(diags, checkMoved(e.cfg)...)

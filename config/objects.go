@@ -47,6 +47,16 @@ type Config struct {
 	secrets []string
 }
 
+// evalContext is the context of every value, made on first use.
+func (c *Config) evalContext() *hcl.EvalContext {
+	c.ctxOnce.Do(func() {
+		if c.makeCtx != nil {
+			c.ctx, c.makeCtx = c.makeCtx(), nil
+		}
+	})
+	return c.ctx
+}
+
 // AgentNamespace is the rdmaform { agent { namespace } } setting, or "".
 func (c *Config) AgentNamespace() string {
 	if c.Settings != nil && c.Settings.Agent != nil {
@@ -58,12 +68,7 @@ func (c *Config) AgentNamespace() string {
 // Eval evaluates an expression against the configuration's values, as
 // the console does: var.x, local.x, listener.name.port, functions.
 func (c *Config) Eval(expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
-	c.ctxOnce.Do(func() {
-		if c.makeCtx != nil {
-			c.ctx, c.makeCtx = c.makeCtx(), nil
-		}
-	})
-	v, diags := expr.Value(c.ctx)
+	v, diags := expr.Value(c.evalContext())
 	for i, d := range diags {
 		diags[i] = scrub(d, c.secrets)
 	}
@@ -303,6 +308,9 @@ type Output struct {
 	// DependsOn are the blocks the value references, directly or through
 	// local values.
 	DependsOn []addrs.Resource
+	// Preconditions are checked when the value is: when loading, those
+	// whose values are known then (see checkOutputPreconditions).
+	Preconditions []*Condition
 
 	expr hcl.Expression
 	// marked: the value was sensitive (see checkSensitiveOutputs); Value
