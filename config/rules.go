@@ -386,16 +386,26 @@ func checkProbeTargets(cfg *Config) hcl.Diagnostics {
 		}
 		return h
 	}
+	// Listeners are few and probing endpoints may be many: neither is
+	// sorted unless something is reported.
 	listeners := map[target]*Instance{}
-	for _, inst := range cfg.SortedInstances() {
+	var probing []*Instance
+	for _, inst := range cfg.Instances {
 		if l := inst.Listener; l != nil && inst.Known("address") && inst.Known("port") && inst.Known("port_space") && inst.Known("accept") {
 			listeners[target{norm(l.Address), l.Port, l.PortSpace}] = inst
 		}
+		if e := inst.Endpoint; e != nil && e.Probe != nil {
+			probing = append(probing, inst)
+		}
+	}
+	if len(listeners) == 0 || len(probing) == 0 {
+		return nil
 	}
 	var diags hcl.Diagnostics
-	for _, inst := range cfg.SortedInstances() {
+	var reported []*Instance
+	for _, inst := range probing {
 		e := inst.Endpoint
-		if e == nil || e.Probe == nil || !inst.Known("address") || !inst.Known("port") || !inst.Known("port_space") {
+		if !inst.Known("address") || !inst.Known("port") || !inst.Known("port_space") {
 			continue
 		}
 		host := norm(e.Address)
@@ -410,12 +420,27 @@ func checkProbeTargets(cfg *Config) hcl.Diagnostics {
 		if l == nil || l.Listener.Accept.Echo {
 			continue
 		}
+		reported = append(reported, inst)
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Probe toward a listener that does not echo",
 			Detail: fmt.Sprintf("%s probes %s, which does not echo: every probe would be lost and the endpoint stay degraded. Set accept { echo = true } on %s, or remove the probe block.",
 				inst.Addr, l.Addr, l.Addr),
 			Subject: inst.Resource.body.child("probe").def.Ptr()})
 	}
+	sort.Sort(byInstance{reported, diags})
 	return diags
+}
+
+// byInstance sorts diagnostics by the instances they are about.
+type byInstance struct {
+	insts []*Instance
+	diags hcl.Diagnostics
+}
+
+func (b byInstance) Len() int           { return len(b.insts) }
+func (b byInstance) Less(i, j int) bool { return b.insts[i].Addr.Less(b.insts[j].Addr) }
+func (b byInstance) Swap(i, j int) {
+	b.insts[i], b.insts[j] = b.insts[j], b.insts[i]
+	b.diags[i], b.diags[j] = b.diags[j], b.diags[i]
 }
 
 // addQPBlock says how to give a block without a QP the RC QP it needs.

@@ -144,7 +144,7 @@ func (t Trigger) TriggerTarget(inst addrs.Instance) (target addrs.Instance, ever
 // dependency, as in Terraform: the referenced block is planned first).
 func checkTriggers(cfg *Config) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	for _, r := range sortedResources(cfg) {
+	for _, r := range triggered(cfg) {
 		for _, t := range r.Lifecycle.ReplaceTriggeredBy {
 			switch {
 			case cfg.Resources[t.Resource] == nil:
@@ -169,10 +169,14 @@ func resourceNames(cfg *Config, kind addrs.Kind) []string {
 	return out
 }
 
-func sortedResources(cfg *Config) []*Resource {
-	out := make([]*Resource, 0, len(cfg.Resources))
+// triggered are the blocks with replace_triggered_by, sorted: few, so
+// that a configuration of many blocks is not sorted for them.
+func triggered(cfg *Config) []*Resource {
+	var out []*Resource
 	for _, r := range cfg.Resources {
-		out = append(out, r)
+		if len(r.Lifecycle.ReplaceTriggeredBy) > 0 {
+			out = append(out, r)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Addr.Instance(nil).Less(out[j].Addr.Instance(nil)) })
 	return out
@@ -207,8 +211,8 @@ func triggerCycles(cfg *Config) hcl.Diagnostics {
 		mark[r.Addr] = done
 		return false
 	}
-	for _, r := range sortedResources(cfg) {
-		if len(r.Lifecycle.ReplaceTriggeredBy) == 0 || !visit(r, nil) {
+	for _, r := range triggered(cfg) {
+		if !visit(r, nil) {
 			continue
 		}
 		names := make([]string, len(cycle))

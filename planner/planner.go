@@ -179,7 +179,10 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			diags = append(diags, checkDevices(ctx, cfg, p, opts.Devices)...)
 		}
 	}
-	known := knownAddresses(cfg, pre)
+	var known addresses
+	if len(opts.Replace)+len(opts.Targets) > 0 {
+		known = knownAddresses(cfg, pre)
+	}
 	for _, r := range opts.Replace {
 		if c := p.Change(r); c == nil || !c.Action.IsReplace() {
 			detail := fmt.Sprintf("-replace=%s: there is no object at this address in both the state and the configuration, so nothing is replaced.", r)
