@@ -33,7 +33,8 @@ const statusHelp = `Usage: rdmaform [global options] status [options]
 
 Options:
   -json          Print the agent's objects as JSON (its List answer).
-  -watch         After the table, print one line per change until Ctrl-C.
+  -watch         After the table, print a line each time an object's status
+                 or last event changes, until Ctrl-C.
   -no-color      Accepted, as Terraform's commands do: status has no colour.
   -agent=PATH    The agent's socket (default: the rdmaform { agent } setting,
                  then the agent's default: /run/rdmaform/agent.sock for root,
@@ -170,8 +171,13 @@ func watchStatus(c *client.Client, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := stream.Recv(); err != nil { // the snapshot, printed above
+	snapshot, err := stream.Recv() // printed above
+	if err != nil {
 		return err
+	}
+	last := watchFilter{}
+	for _, ch := range snapshot.Changes {
+		last.changed(ch)
 	}
 	for {
 		msg, err := stream.Recv()
@@ -183,6 +189,9 @@ func watchStatus(c *client.Client, w io.Writer) error {
 		}
 		for _, ch := range msg.Changes {
 			o := ch.Object
+			if !last.changed(ch) {
+				continue
+			}
 			status := lowerWord(o.Status.String())
 			if ch.Deleted {
 				status = "deleted"
@@ -190,6 +199,26 @@ func watchStatus(c *client.Client, w io.Writer) error {
 			fmt.Fprintf(w, "%s  %-28s %-13s %s\n", time.Now().Format("15:04:05.000"), o.Address, status, o.LastEvent)
 		}
 	}
+}
+
+// watchFilter remembers each object's status and last event, so that
+// status -watch prints a line when one of them changes: a probe's round
+// trip changes neither, and came every interval.
+type watchFilter map[string]string
+
+// changed records ch and reports whether it says something new.
+func (f watchFilter) changed(ch *pb.Change) bool {
+	o := ch.Object
+	if ch.Deleted {
+		delete(f, o.Address)
+		return true
+	}
+	key := o.Status.String() + "\x00" + o.LastEvent
+	if f[o.Address] == key {
+		return false
+	}
+	f[o.Address] = key
+	return true
 }
 
 func lowerWord(s string) string { return strings.ToLower(s) }

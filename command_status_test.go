@@ -69,3 +69,25 @@ func TestStatusJSONIsStable(t *testing.T) {
 		t.Fatalf("status -json gave\n%s\nwant\n%s", b, want)
 	}
 }
+
+func TestStatusWatchPrintsChangesOnly(t *testing.T) {
+	f := watchFilter{}
+	e := func(status pb.Status, event string) *pb.Change {
+		return &pb.Change{Object: &pb.Object{Address: "endpoint.e", Status: status, LastEvent: event}}
+	}
+	for i, c := range []struct {
+		ch   *pb.Change
+		want bool
+	}{
+		{e(pb.Status_ESTABLISHED, "ESTABLISHED"), true},
+		{e(pb.Status_ESTABLISHED, "ESTABLISHED"), false}, // a probe's round trip
+		{e(pb.Status_DEGRADED, "probe lost"), true},
+		{e(pb.Status_DEGRADED, "probe lost"), false},
+		{&pb.Change{Deleted: true, Object: &pb.Object{Address: "endpoint.e"}}, true},
+		{e(pb.Status_ESTABLISHED, "ESTABLISHED"), true},
+	} {
+		if got := f.changed(c.ch); got != c.want {
+			t.Errorf("change %d: %v, want %v", i, got, c.want)
+		}
+	}
+}
