@@ -215,7 +215,7 @@ type lockFlags struct {
 
 func (l *lockFlags) register(f *flag.FlagSet) {
 	f.BoolVar(&l.lock, "lock", true, "Lock the state while the command runs.")
-	f.DurationVar(&l.timeout, "lock-timeout", 0, "Duration to retry a state lock.")
+	f.Var((*durationFlag)(&l.timeout), "lock-timeout", "Duration to retry a state lock.")
 }
 
 // acquire locks m for operation unless -lock=false, reporting failure to
@@ -280,4 +280,22 @@ func parseFlags(f *flag.FlagSet, args []string) (code int, ok bool) {
 // pass it to every command, as Terraform's accept it.
 func acceptNoColor(f *flag.FlagSet) {
 	f.Bool("no-color", false, "Accepted for Terraform compatibility: this command prints no colour.")
+}
+
+// durationFlag is a duration option whose bad value is explained (Go's
+// flag package says only "parse error").
+type durationFlag time.Duration
+
+func (d *durationFlag) String() string { return time.Duration(*d).String() }
+
+func (d *durationFlag) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration: write a number with a unit, such as 5s, 2m or 1h30m", s)
+	}
+	if v < 0 {
+		return fmt.Errorf("%q is negative", s)
+	}
+	*d = durationFlag(v)
+	return nil
 }
