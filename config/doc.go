@@ -169,7 +169,8 @@
 // need an RC QP; durations parse and are positive, min_backoff ≤
 // max_backoff; addresses are IP literals or host names, and an endpoint's
 // source_address is of its address's family (IPv4 or IPv6); duplicate names;
-// two listeners on the same address, port and port space; count and
+// two listeners on the same address, port and port space (or one of them
+// on every address of the other's family, 0.0.0.0 or ::); count and
 // for_each together; count a whole number up to Loader.MaxInstances;
 // for_each a map or a set of strings; variable validation rules; an output
 // whose value is sensitive (see Functions) must be sensitive too.

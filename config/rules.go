@@ -368,6 +368,54 @@ func checkListenerAddresses(cfg *Config) hcl.Diagnostics {
 		}
 		seen[key] = inst
 	}
+	return append(diags, checkWildcardListeners(listeners)...)
+}
+
+// checkWildcardListeners reports a listener on a port that a listener on
+// every address of its family (0.0.0.0 or ::) also listens on: rdma_cm
+// refuses the second bind (EADDRINUSE), as the kernel does for sockets.
+func checkWildcardListeners(sorted []*Instance) hcl.Diagnostics {
+	type entry struct {
+		inst *Instance
+		ip   netip.Addr
+	}
+	groups := map[string][]entry{}
+	var keys []string
+	for _, inst := range sorted {
+		l := inst.Listener
+		if !inst.Known("address") || !inst.Known("port") || !inst.Known("port_space") || l.Port == 0 || l.PortSpace == "" {
+			continue
+		}
+		ip, err := netip.ParseAddr(l.Address)
+		if err != nil {
+			continue
+		}
+		key := fmt.Sprintf("%d|%s", l.Port, l.PortSpace)
+		if groups[key] == nil {
+			keys = append(keys, key)
+		}
+		groups[key] = append(groups[key], entry{inst, ip})
+	}
+	var diags hcl.Diagnostics
+	for _, key := range keys {
+		g := groups[key]
+		for i, a := range g {
+			for _, b := range g[:i] { // report the later one, once
+				if a.ip.Is6() != b.ip.Is6() || a.ip.IsUnspecified() == b.ip.IsUnspecified() {
+					continue // another family, or both specific (or both wildcards: a duplicate, reported)
+				}
+				wildcard, l := b, a.inst.Listener
+				if a.ip.IsUnspecified() {
+					wildcard = a
+				}
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Listeners on the same port",
+					Detail: fmt.Sprintf("%s and %s (declared at %s) both listen on port %d (%s), and %s listens on every address (%s): the second cannot bind the port (EADDRINUSE).",
+						a.inst.Addr, b.inst.Addr, b.inst.Resource.DeclRange, l.Port, l.PortSpace, wildcard.inst.Addr, wildcard.ip),
+					Subject: a.inst.Resource.body.attrRange("port").Ptr()})
+				break
+			}
+		}
+	}
 	return diags
 }
 

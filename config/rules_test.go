@@ -242,6 +242,18 @@ endpoint "a" {
   qp {}
   probe {}
 }`, "Probe toward a listener that does not echo", "endpoint.a probes listener.l, which does not echo", 10, 3},
+	{"wildcard and specific listeners on one port", `listener "any" {
+  address = "0.0.0.0"
+  port    = 7500
+}
+listener "one" {
+  address = "10.77.0.1"
+  port    = 7500
+}
+listener "v6" {
+  address = "fd77::1"
+  port    = 7500
+}`, "Listeners on the same port", "listener.one and listener.any (declared at main.rdma.hcl:1,1-15) both listen on port 7500 (tcp), and listener.any listens on every address (0.0.0.0)", 7, 13},
 	{"probe interval too short", `endpoint "a" {
   address = "10.77.0.1"
   port    = 7471
