@@ -156,7 +156,7 @@ func decodeChecked(data []byte, source string) (*State, error) {
 		return nil, &DecodeError{Source: source, Msg: fmt.Sprintf(format, args...)}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return fail("the file is empty; a state file holds a JSON object (restore %s.backup, or remove the file to start with no state)", source)
+		return fail("the file is empty; a state file holds a JSON object (restore %s.backup if there is one, or remove the file to start with no state)", source)
 	}
 	// Read the version alone first, so that a newer format is reported as
 	// such rather than as whatever else it changed.
@@ -165,7 +165,7 @@ func decodeChecked(data []byte, source string) (*State, error) {
 		RdmaformVersion any             `json:"rdmaform_version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return fail("%s", jsonProblem(data, err))
+		return fail("%s", jsonProblem(data, err, source))
 	}
 	if head.Version == nil {
 		return fail(`no "version" field: this is not an rdmaform state file`)
@@ -185,7 +185,7 @@ func decodeChecked(data []byte, source string) (*State, error) {
 	var f fileJSON
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&f); err != nil {
-		return fail("%s", jsonProblem(data, err))
+		return fail("%s", jsonProblem(data, err, source))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return fail("unexpected data after the JSON object")
@@ -309,15 +309,15 @@ func validOutputName(n string) bool {
 }
 
 // jsonProblem turns a JSON error into a sentence with a line number.
-func jsonProblem(data []byte, err error) string {
+func jsonProblem(data []byte, err error, source string) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || err.Error() == "unexpected end of JSON input":
-		return "the file is truncated (the JSON document ends early); restore the .backup copy"
+		return truncated(source)
 	case errors.As(err, &syn):
 		if syn.Offset >= int64(len(data)) {
-			return "the file is truncated (the JSON document ends early); restore the .backup copy"
+			return truncated(source)
 		}
 		return fmt.Sprintf("not valid JSON at line %d: %s", lineOf(data, syn.Offset), syn.Error())
 	case errors.As(err, &typ):
@@ -328,6 +328,10 @@ func jsonProblem(data []byte, err error) string {
 		return fmt.Sprintf("field %q must not be a JSON %s (line %d)", field, typ.Value, lineOf(data, typ.Offset))
 	}
 	return "not valid JSON: " + err.Error()
+}
+
+func truncated(source string) string {
+	return fmt.Sprintf("the file is truncated (the JSON document ends early); restore %s.backup if there is one", source)
 }
 
 func lineOf(data []byte, off int64) int {
