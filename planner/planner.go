@@ -342,8 +342,22 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 			continue
 		}
 		reason := ReasonNoConfig
-		if cfg.Resources[pr.obj.Addr.Resource] != nil {
+		if r := cfg.Resources[pr.obj.Addr.Resource]; r != nil {
 			reason = ReasonNoKey
+			switch pr.obj.Addr.Key.(type) {
+			case nil:
+				if r.Count != nil || r.ForEach != nil {
+					reason = ReasonWrongRepetition
+				}
+			case addrs.IntKey:
+				if r.Count == nil {
+					reason = ReasonWrongRepetition
+				}
+			case addrs.StringKey:
+				if r.ForEach == nil {
+					reason = ReasonWrongRepetition
+				}
+			}
 		}
 		p.Changes = append(p.Changes, deleteChange(pr, nil, reason))
 	}

@@ -407,3 +407,17 @@ func TestUnmatchedTargetsAreNamed(t *testing.T) {
 		t.Errorf("a matching -target is reported: %s", diagText(diags))
 	}
 }
+
+// A state instance keyed otherwise than its block repeats says so, as
+// Terraform's "because resource does not use for_each".
+func TestWrongRepetitionReason(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	o := *st.Objects["endpoint.client[0]"]
+	o.Addr = mustAddr(t, `endpoint.client["a"]`)
+	st.SetObject(&o)
+	p := mustPlan(t, cfg, st, Options{})
+	if c := p.Change(mustAddr(t, `endpoint.client["a"]`)); c == nil || c.Action != Delete || c.Reason != ReasonWrongRepetition {
+		t.Fatalf("endpoint.client[\"a\"]: %+v", c)
+	}
+}

@@ -32,6 +32,10 @@ const (
 	// ReasonNoKey: the block still exists but no longer has this
 	// instance key (count or for_each shrank).
 	ReasonNoKey ActionReason = "delete_because_no_instance_key"
+	// ReasonWrongRepetition: the block still exists, but its instances
+	// are keyed otherwise (an index where it has no count, a key where it
+	// has no for_each, none where it has either).
+	ReasonWrongRepetition ActionReason = "delete_because_wrong_repetition"
 	// ReasonDestroyPlan: -destroy.
 	ReasonDestroyPlan ActionReason = "delete_because_destroy_plan"
 )

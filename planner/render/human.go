@@ -233,6 +233,14 @@ func reasonLine(ch *planner.Change) string {
 		return fmt.Sprintf("(because the agent reports it %s and will not bring it back by itself)", ch.LiveStatus)
 	case planner.ReasonNoConfig:
 		return fmt.Sprintf("(because %s is not in configuration)", ch.Addr.Resource)
+	case planner.ReasonWrongRepetition:
+		switch ch.Addr.Key.(type) {
+		case addrs.IntKey:
+			return "(because resource does not use count)"
+		case addrs.StringKey:
+			return "(because resource does not use for_each)"
+		}
+		return "(because resource uses count or for_each)"
 	case planner.ReasonNoKey:
 		switch k := ch.Addr.Key.(type) {
 		case addrs.IntKey:
