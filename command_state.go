@@ -276,6 +276,11 @@ func runStateMv(args []string, s streams) int {
 			moves = append(moves, [2]addrs.Instance{src, dst})
 		}
 		if len(moves) == 0 {
+			if src.Key == nil && dst.Key != nil && len(matching(st, []addrs.Instance{src})) > 0 {
+				fmt.Fprintf(s.Err, "Error: Invalid state move request\n\n%s names a block with instances, which cannot move to the one instance %s.%s Move the block to %s, or one instance at a time.\n",
+					src, dst, blockNote(st, src), dst.Resource)
+				return false, false
+			}
 			fmt.Fprintf(s.Err, noMatch, src)
 			return false, false
 		}

@@ -208,3 +208,12 @@ func TestStateRmLockTimeoutNamesHolder(t *testing.T) {
 		t.Fatalf("state rm -lock=false: %d %s", code, errs)
 	}
 }
+
+func TestStateMvOfABlockToAnInstanceSaysWhy(t *testing.T) {
+	dir := stateDir(t, testState)
+	code, _, errs := stateCmd(t, dir, "", "state", "mv", "endpoint.client", "endpoint.b[0]")
+	if code != 1 || !strings.Contains(errs, "endpoint.client names a block with instances, which cannot move to the one instance endpoint.b[0].") ||
+		!strings.Contains(errs, "Move the block to endpoint.b") {
+		t.Errorf("%d %s", code, errs)
+	}
+}
