@@ -387,18 +387,21 @@ func (d *declarations) addVariable(b *hcl.Block) hcl.Diagnostics {
 			continue
 		}
 		cond := vc.Attributes["condition"]
-		for _, tr := range cond.Expr.Variables() {
-			if r, ok := tr[0].(hcl.TraverseRoot); ok && r.Name == "var" && len(tr) > 1 {
-				if ga, ok := tr[1].(hcl.TraverseAttr); ok && ga.Name == name {
-					continue
-				}
+		invalid := false
+		for _, tr := range append(cond.Expr.Variables(), vc.Attributes["error_message"].Expr.Variables()...) {
+			if r, ok := tr[0].(hcl.TraverseRoot); ok && r.Name == "var" {
+				continue // this variable or another, as Terraform 1.9 allows
 			}
+			invalid = true
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid reference in variable validation",
-				Detail:   fmt.Sprintf("The condition for variable %q can only refer to the variable itself, using var.%s.", name, name),
+				Detail:   fmt.Sprintf("A validation of variable %q can refer to variables only (var.%s, var.other), not %s.", name, name, tr.RootName()),
 				Subject:  tr.SourceRange().Ptr(),
 			})
+		}
+		if invalid {
+			continue // reported; evaluating it would only add errors
 		}
 		v.validations = append(v.validations, &variableValidation{
 			Condition: cond.Expr, ErrorMessage: vc.Attributes["error_message"].Expr, DeclRange: vb.DefRange,

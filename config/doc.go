@@ -182,7 +182,8 @@
 //
 // Variables take Terraform's arguments: type (with optional(type,
 // default) attributes), default, description, sensitive, nullable and
-// validation blocks. A variable without a type takes a -var or
+// validation blocks (whose conditions may use the other variables, as
+// Terraform 1.9's). A variable without a type takes a -var or
 // RDMAFORM_VAR_ value as a string; with a type other than string, as an
 // expression.
 //

@@ -396,7 +396,7 @@ func (e *evaluator) evalNode(key string) hcl.Diagnostics {
 	kind, name, _ := cutDot(key)
 	switch kind {
 	case "var":
-		return e.decl.variables[name].validate()
+		return e.decl.variables[name].validate(e.decl.variables)
 	case "local":
 		v, diags := e.decl.locals[name].Expr.Value(e.ctx(e.refs[key]))
 		if diags.HasErrors() {

@@ -235,11 +235,16 @@ func (l *Loader) readVarFile(path string, vars map[string]*Variable, raw map[str
 	return diags
 }
 
-// validate runs the variable's validation blocks against its value.
-func (v *Variable) validate() hcl.Diagnostics {
+// validate runs the variable's validation blocks against its value and
+// the others' (vars: every variable, each assigned its value already).
+func (v *Variable) validate(vars map[string]*Variable) hcl.Diagnostics {
 	var diags hcl.Diagnostics
+	values := make(map[string]cty.Value, len(vars))
+	for name, o := range vars {
+		values[name] = o.exprValue()
+	}
 	ctx := &hcl.EvalContext{
-		Variables: map[string]cty.Value{"var": cty.ObjectVal(map[string]cty.Value{v.Name: v.exprValue()})},
+		Variables: map[string]cty.Value{"var": cty.ObjectVal(values)},
 		Functions: Functions(),
 	}
 	for _, val := range v.validations {
@@ -261,10 +266,12 @@ func (v *Variable) validate() hcl.Diagnostics {
 			continue
 		}
 		msg := "The value is not valid."
-		if v.Sensitive && len(val.ErrorMessage.Variables()) > 0 {
-			msg = "The error message included a sensitive value, so it will not be displayed."
-		} else if mv, md := val.ErrorMessage.Value(ctx); !md.HasErrors() && mv.IsKnown() && !mv.IsNull() && mv.Type() == cty.String {
-			msg = mv.AsString()
+		if mv, md := val.ErrorMessage.Value(ctx); !md.HasErrors() && mv.IsKnown() && !mv.IsNull() && mv.Type() == cty.String {
+			if mv.HasMark(sensitiveMark) || v.Sensitive && len(val.ErrorMessage.Variables()) > 0 {
+				msg = "The error message included a sensitive value, so it will not be displayed."
+			} else {
+				msg = mv.AsString()
+			}
 		}
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
 			Detail:  fmt.Sprintf("%s\n\nThis was checked by the validation rule at %s.", msg, val.DeclRange),

@@ -263,3 +263,34 @@ func TestVarOptionWithoutName(t *testing.T) {
 		t.Errorf("-var '=x': %v", diags)
 	}
 }
+
+// A validation may use the other variables, as Terraform 1.9's; a
+// reference to anything else is one error, not two.
+func TestValidationUsesOtherVariables(t *testing.T) {
+	src := `
+variable "p" {
+  type    = number
+  default = 7000
+}
+variable "q" {
+  type    = number
+  default = 7001
+  validation {
+    condition     = var.q < var.p
+    error_message = "q must be below p (${var.p})."
+  }
+}
+`
+	_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, VarInputs{})
+	if len(diags) != 1 || !strings.Contains(diags[0].Detail, "q must be below p (7000).") {
+		t.Errorf("q over p: %v", diags)
+	}
+	if _, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, VarInputs{Args: []VarArg{{Value: "q=10"}}}); diags.HasErrors() {
+		t.Errorf("q under p: %v", diags)
+	}
+	bad := strings.Replace(src, "var.q < var.p", "var.q < local.p", 1) + "locals {\n  p = 1\n}\n"
+	_, diags = NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(bad)}, VarInputs{})
+	if len(diags) != 1 || diags[0].Summary != "Invalid reference in variable validation" || !strings.Contains(diags[0].Detail, "not local") {
+		t.Errorf("a local in a validation: %v", diags)
+	}
+}
