@@ -160,6 +160,14 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 				return bad("Unsupported attribute",
 					fmt.Sprintf("%s has no attribute named %q.%s", capitalize(withArticle(root)), attr, DidYouMean(attr, schema.names())), arng)
 			}
+			// Into a nested block: its attribute is checked too
+			// (listener.l.accept.private_data).
+			if nb := schema.NestedBlock(attr); nb != nil {
+				if sub, srng, ok := attrAt(i + 1); ok && nb.Block.Attribute(sub) == nil && nb.Block.NestedBlock(sub) == nil {
+					return bad("Unsupported attribute",
+						fmt.Sprintf("The %s block of %s has no attribute named %q.%s", attr, withArticle(root), sub, DidYouMean(sub, nb.Block.names())), srng)
+				}
+			}
 			if (r.Count != nil || r.ForEach != nil) && i == 2 {
 				example := "[0]"
 				if r.ForEach != nil {

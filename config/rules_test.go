@@ -254,6 +254,17 @@ listener "v6" {
   address = "fd77::1"
   port    = 7500
 }`, "Listeners on the same port", "listener.one and listener.any (declared at main.rdma.hcl:1,1-15) both listen on port 7500 (tcp), and listener.any listens on every address (0.0.0.0)", 7, 13},
+	{"typo in a nested block's attribute", `listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+endpoint "a" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect {
+    private_data = listener.l.accept.privat_data
+  }
+}`, "Unsupported attribute", `The accept block of a listener has no attribute named "privat_data". Did you mean "private_data"?`, 9, 37},
 	{"probe interval too short", `endpoint "a" {
   address = "10.77.0.1"
   port    = 7471
