@@ -124,7 +124,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 		diags = append(diags, e.checkOutputPreconditions()...)
 	}
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
-	diags = append(diags, checkProbeTargets(e.cfg)...)
+	diags = append(diags, checkEndpointTargets(e.cfg)...)
 	diags = append(diags, checkMoved(e.cfg)...)
 	diags = append(diags, checkRemoved(e.cfg)...)
 	diags = append(diags, checkImports(e.cfg)...)

@@ -419,14 +419,14 @@ func checkWildcardListeners(sorted []*Instance) hcl.Diagnostics {
 	return diags
 }
 
-// checkProbeTargets reports endpoints that probe a listener of this
-// configuration that does not echo: every probe would be lost, the
-// endpoint degraded for good.
-func checkProbeTargets(cfg *Config) hcl.Diagnostics {
+// checkEndpointTargets reports endpoints toward a listener of this
+// configuration that cannot serve them: one that listens in another port
+// space (the connect would find no listener), or one that does not echo
+// when the endpoint probes (every probe would be lost).
+func checkEndpointTargets(cfg *Config) hcl.Diagnostics {
 	type target struct {
-		host      string
-		port      int
-		portSpace PortSpace
+		host string
+		port int
 	}
 	norm := func(h string) string {
 		if ip, err := netip.ParseAddr(h); err == nil {
@@ -434,26 +434,26 @@ func checkProbeTargets(cfg *Config) hcl.Diagnostics {
 		}
 		return h
 	}
-	// Listeners are few and probing endpoints may be many: neither is
-	// sorted unless something is reported.
-	listeners := map[target]*Instance{}
-	var probing []*Instance
+	listeners := map[target][]*Instance{}
 	for _, inst := range cfg.Instances {
 		if l := inst.Listener; l != nil && inst.Known("address") && inst.Known("port") && inst.Known("port_space") && inst.Known("accept") {
-			listeners[target{norm(l.Address), l.Port, l.PortSpace}] = inst
-		}
-		if e := inst.Endpoint; e != nil && e.Probe != nil {
-			probing = append(probing, inst)
+			t := target{norm(l.Address), l.Port}
+			listeners[t] = append(listeners[t], inst)
 		}
 	}
-	if len(listeners) == 0 || len(probing) == 0 {
+	if len(listeners) == 0 {
 		return nil
 	}
+	// Endpoints may be many: the diagnostics are sorted, not they.
 	var diags hcl.Diagnostics
 	var reported []*Instance
-	for _, inst := range probing {
+	report := func(inst *Instance, d *hcl.Diagnostic) {
+		reported = append(reported, inst)
+		diags = append(diags, d)
+	}
+	for _, inst := range cfg.Instances {
 		e := inst.Endpoint
-		if !inst.Known("address") || !inst.Known("port") || !inst.Known("port_space") {
+		if e == nil || !inst.Known("address") || !inst.Known("port") || !inst.Known("port_space") {
 			continue
 		}
 		host := norm(e.Address)
@@ -461,18 +461,29 @@ func checkProbeTargets(cfg *Config) hcl.Diagnostics {
 		if ip, err := netip.ParseAddr(host); err == nil && ip.Is6() {
 			wildcard = "::"
 		}
-		l := listeners[target{host, e.Port, e.PortSpace}]
-		if l == nil {
-			l = listeners[target{wildcard, e.Port, e.PortSpace}]
-		}
-		if l == nil || l.Listener.Accept.Echo {
+		there := append(listeners[target{host, e.Port}], listeners[target{wildcard, e.Port}]...)
+		if len(there) == 0 {
 			continue
 		}
-		reported = append(reported, inst)
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Probe toward a listener that does not echo",
-			Detail: fmt.Sprintf("%s probes %s, which does not echo: every probe would be lost and the endpoint stay degraded. Set accept { echo = true } on %s, or remove the probe block.",
-				inst.Addr, l.Addr, l.Addr),
-			Subject: inst.Resource.body.child("probe").def.Ptr()})
+		var l *Instance
+		for _, cand := range there {
+			if cand.Listener.PortSpace == e.PortSpace {
+				l = cand
+			}
+		}
+		switch {
+		case l == nil:
+			other := there[0]
+			report(inst, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Port space mismatch",
+				Detail: fmt.Sprintf("%s connects to port %d in port space %s, but %s listens there in port space %s: the connect would find no listener. Give both the same port_space.",
+					inst.Addr, e.Port, e.PortSpace, other.Addr, other.Listener.PortSpace),
+				Subject: inst.Resource.body.attrRange("port").Ptr()})
+		case e.Probe != nil && !l.Listener.Accept.Echo:
+			report(inst, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Probe toward a listener that does not echo",
+				Detail: fmt.Sprintf("%s probes %s, which does not echo: every probe would be lost and the endpoint stay degraded. Set accept { echo = true } on %s, or remove the probe block.",
+					inst.Addr, l.Addr, l.Addr),
+				Subject: inst.Resource.body.child("probe").def.Ptr()})
+		}
 	}
 	sort.Sort(byInstance{reported, diags})
 	return diags

@@ -265,6 +265,15 @@ endpoint "a" {
     private_data = listener.l.accept.privat_data
   }
 }`, "Unsupported attribute", `The accept block of a listener has no attribute named "privat_data". Did you mean "private_data"?`, 9, 37},
+	{"endpoint in another port space than its listener", `listener "l" {
+  address    = "10.77.0.1"
+  port       = 7471
+  port_space = "ib"
+}
+endpoint "a" {
+  address = "10.77.0.1"
+  port    = listener.l.port
+}`, "Port space mismatch", "endpoint.a connects to port 7471 in port space tcp, but listener.l listens there in port space ib", 8, 13},
 	{"probe interval too short", `endpoint "a" {
   address = "10.77.0.1"
   port    = 7471
