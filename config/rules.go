@@ -452,28 +452,34 @@ func checkEndpointTargets(cfg *Config) hcl.Diagnostics {
 		diags = append(diags, d)
 	}
 	for _, inst := range cfg.Instances {
+		// Endpoints may be many: their typed values say enough (an
+		// attribute not known yet is the zero value).
 		e := inst.Endpoint
-		if e == nil || !inst.Known("address") || !inst.Known("port") || !inst.Known("port_space") {
+		if e == nil || e.Port == 0 || e.Address == "" || e.PortSpace == "" {
 			continue
 		}
-		host := norm(e.Address)
-		wildcard := "0.0.0.0"
-		if ip, err := netip.ParseAddr(host); err == nil && ip.Is6() {
+		host, wildcard := e.Address, "0.0.0.0"
+		if strings.Contains(host, ":") { // IPv6: written in more than one way
 			wildcard = "::"
+			if ip, err := netip.ParseAddr(host); err == nil {
+				host = ip.String()
+			}
 		}
-		there := append(listeners[target{host, e.Port}], listeners[target{wildcard, e.Port}]...)
-		if len(there) == 0 {
+		exact, any := listeners[target{host, e.Port}], listeners[target{wildcard, e.Port}]
+		if len(exact)+len(any) == 0 {
 			continue
 		}
-		var l *Instance
-		for _, cand := range there {
-			if cand.Listener.PortSpace == e.PortSpace {
-				l = cand
+		var l, other *Instance
+		for _, group := range [][]*Instance{exact, any} {
+			for _, cand := range group {
+				if cand.Listener.PortSpace == e.PortSpace {
+					l = cand
+				}
+				other = cand
 			}
 		}
 		switch {
 		case l == nil:
-			other := there[0]
 			report(inst, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Port space mismatch",
 				Detail: fmt.Sprintf("%s connects to port %d in port space %s, but %s listens there in port space %s: the connect would find no listener. Give both the same port_space.",
 					inst.Addr, e.Port, e.PortSpace, other.Addr, other.Listener.PortSpace),
