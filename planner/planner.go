@@ -307,7 +307,15 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 	creating := map[addrs.Resource]bool{} // blocks with an object being created or replaced
 	creatingInst := map[addrs.Instance]bool{}
 	seen := make(map[string]bool, len(cfg.Instances))
-	pl := &planned{byAddr: map[addrs.Instance]*Change{}, byResource: map[addrs.Resource][]*Change{}}
+	// What is planned is kept for replace_triggered_by only: a plan of
+	// 10,000 objects without triggers need not index them.
+	var pl *planned
+	for _, r := range cfg.Resources {
+		if len(r.Lifecycle.ReplaceTriggeredBy) > 0 {
+			pl = &planned{byAddr: map[addrs.Instance]*Change{}, byResource: map[addrs.Resource][]*Change{}}
+			break
+		}
+	}
 	for _, r := range resourceOrder(cfg) {
 		depsCreating := false
 		for _, d := range r.DependsOn {
@@ -324,7 +332,9 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 		}
 		changes := diffInstances(insts, priors, depsCreating, replace, gone)
 		for i, c := range changes {
-			pl.add(c)
+			if pl != nil {
+				pl.add(c)
+			}
 			seen[insts[i].Addr.String()] = true
 			if c.Reason == ReasonFailed {
 				c.LiveStatus = failed[c.Addr]
