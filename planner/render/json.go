@@ -18,11 +18,36 @@ type JSONPlan struct {
 	FormatVersion   string                `json:"format_version"`
 	ResourceDrift   []JSONResourceChange  `json:"resource_drift,omitempty"`
 	ResourceChanges []JSONResourceChange  `json:"resource_changes"`
+	// PlannedValues are the objects as the plan leaves them, as
+	// Terraform's planned_values (values known only after apply absent).
+	PlannedValues *JSONPlannedValues      `json:"planned_values,omitempty"`
 	OutputChanges   map[string]JSONChange `json:"output_changes,omitempty"`
 	Summary         JSONSummary           `json:"summary"`
 	PriorState      *JSONStateID          `json:"prior_state,omitempty"`
 	Diagnostics     []JSONDiagnostic      `json:"diagnostics,omitempty"`
 	Errored         bool                  `json:"errored"`
+}
+
+// JSONPlannedValues is Terraform's planned_values: the root module's
+// objects after the plan, and its outputs.
+type JSONPlannedValues struct {
+	RootModule JSONModule `json:"root_module"`
+}
+
+// JSONModule holds the planned objects.
+type JSONModule struct {
+	Resources []JSONResource `json:"resources"`
+}
+
+// JSONResource is one object as the plan leaves it.
+type JSONResource struct {
+	Address         string `json:"address"`
+	Mode            string `json:"mode"`
+	Type            string `json:"type"`
+	Name            string `json:"name"`
+	Index           any    `json:"index,omitempty"`
+	Values          any    `json:"values"`
+	SensitiveValues any    `json:"sensitive_values"`
 }
 
 // JSONResourceChange is one object's change.
@@ -145,6 +170,16 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 			// file does).
 			ch.BeforeSensitive, ch.AfterSensitive = oc.Sensitive, oc.Sensitive
 			out.OutputChanges[oc.Name] = ch
+		}
+		out.PlannedValues = &JSONPlannedValues{RootModule: JSONModule{Resources: []JSONResource{}}}
+		for _, c := range p.Changes {
+			if c.Action == planner.Delete || c.After.IsNull() {
+				continue
+			}
+			rc := resourceChange(c.Addr)
+			out.PlannedValues.RootModule.Resources = append(out.PlannedValues.RootModule.Resources, JSONResource{
+				Address: rc.Address, Mode: rc.Mode, Type: rc.Type, Name: rc.Name, Index: rc.Index,
+				Values: jsonValue(c.After), SensitiveValues: sensitiveTree(c.After, c.AfterSensitive, nil)})
 		}
 		out.Summary.Add, out.Summary.Change, out.Summary.Destroy = p.Counts()
 		out.Summary.Import = p.Imports()
