@@ -15,17 +15,17 @@ import (
 // shapes a plan: resource_changes with actions, before, after,
 // after_unknown and replace_paths.
 type JSONPlan struct {
-	FormatVersion   string                `json:"format_version"`
-	ResourceDrift   []JSONResourceChange  `json:"resource_drift,omitempty"`
-	ResourceChanges []JSONResourceChange  `json:"resource_changes"`
+	FormatVersion   string               `json:"format_version"`
+	ResourceDrift   []JSONResourceChange `json:"resource_drift,omitempty"`
+	ResourceChanges []JSONResourceChange `json:"resource_changes"`
 	// PlannedValues are the objects as the plan leaves them, as
 	// Terraform's planned_values (values known only after apply absent).
-	PlannedValues *JSONPlannedValues      `json:"planned_values,omitempty"`
-	OutputChanges   map[string]JSONChange `json:"output_changes,omitempty"`
-	Summary         JSONSummary           `json:"summary"`
-	PriorState      *JSONStateID          `json:"prior_state,omitempty"`
-	Diagnostics     []JSONDiagnostic      `json:"diagnostics,omitempty"`
-	Errored         bool                  `json:"errored"`
+	PlannedValues *JSONPlannedValues    `json:"planned_values,omitempty"`
+	OutputChanges map[string]JSONChange `json:"output_changes,omitempty"`
+	Summary       JSONSummary           `json:"summary"`
+	PriorState    *JSONStateID          `json:"prior_state,omitempty"`
+	Diagnostics   []JSONDiagnostic      `json:"diagnostics,omitempty"`
+	Errored       bool                  `json:"errored"`
 }
 
 // JSONPlannedValues is Terraform's planned_values: the root module's
