@@ -19,7 +19,8 @@ type JSONPlan struct {
 	ResourceDrift   []JSONResourceChange `json:"resource_drift,omitempty"`
 	ResourceChanges []JSONResourceChange `json:"resource_changes"`
 	// PlannedValues are the objects as the plan leaves them, as
-	// Terraform's planned_values (values known only after apply absent).
+	// Terraform's planned_values (values known only after apply are null:
+	// resource_changes' after_unknown says which).
 	PlannedValues *JSONPlannedValues    `json:"planned_values,omitempty"`
 	OutputChanges map[string]JSONChange `json:"output_changes,omitempty"`
 	Summary       JSONSummary           `json:"summary"`
