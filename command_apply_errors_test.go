@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -50,24 +48,6 @@ Error: endpoint.e[22]: delete failed: rdma_connect: connection refused (ECONNREF
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe to read while a command writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // Ctrl-C at the approval question cancels the apply as "no" does: a
 // message, exit 1, the lock released; nothing is made.
 func TestInterruptAtTheQuestionCancels(t *testing.T) {
@@ -76,23 +56,23 @@ func TestInterruptAtTheQuestionCancels(t *testing.T) {
 	withTerminal(t)
 	dir := planDir(t, planTestConfig)
 	stdin, _ := io.Pipe() // never answers
-	var out, errb syncBuffer
+	var out, errb lockedBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run([]string{"-chdir=" + dir, "apply", "-no-color"}, streams{In: stdin, Out: &out, Err: &errb})
 	}()
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "Enter a value: ") {
+	for !strings.Contains(string(out.Bytes()), "Enter a value: ") {
 		if time.Now().After(deadline) {
-			t.Fatalf("no question after 10 s:\n%s\n%s", out.String(), errb.String())
+			t.Fatalf("no question after 10 s:\n%s\n%s", string(out.Bytes()), string(errb.Bytes()))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
 	select {
 	case code := <-done:
-		if code != 1 || !strings.Contains(out.String(), "Apply cancelled.") || len(f.live) != 0 {
-			t.Fatalf("exit %d, live %v\n%s\n%s", code, f.live, out.String(), errb.String())
+		if code != 1 || !strings.Contains(string(out.Bytes()), "Apply cancelled.") || len(f.live) != 0 {
+			t.Fatalf("exit %d, live %v\n%s\n%s", code, f.live, string(out.Bytes()), string(errb.Bytes()))
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("apply still waiting 10 s after Ctrl-C")

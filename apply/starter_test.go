@@ -46,22 +46,7 @@ func (s *starterFabric) StartCreate(ctx context.Context, h Handle, spec Spec, to
 func TestStarterWaitsHoldNoParallelismSlot(t *testing.T) {
 	e := newEnv(t)
 	sf := &starterFabric{fakeFabric: e.fabric, gate: make(chan struct{}), waiting: make(chan string, 3)}
-	cfg := load(t, loopback)
-	if err := e.m.RefreshState(); err != nil {
-		t.Fatal(err)
-	}
-	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
-	if diags.HasErrors() {
-		t.Fatalf("plan: %v", diags)
-	}
-	rec, err := e.m.OpenRecorder()
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan *Report)
-	go func() {
-		done <- Apply(context.Background(), p, Options{Fabric: sf, Recorder: rec, Config: cfg, Parallelism: 1, Progress: e.out})
-	}()
+	rec, done := applyLoopback(t, e, Options{Fabric: sf, Parallelism: 1})
 	waiting := map[string]bool{}
 	for len(waiting) < 3 {
 		select {
@@ -198,22 +183,7 @@ func TestDeleteStarterWaitsHoldNoParallelismSlot(t *testing.T) {
 func TestHoldSlotsBoundsConnectionsBeingMade(t *testing.T) {
 	e := newEnv(t)
 	sf := &starterFabric{fakeFabric: e.fabric, gate: make(chan struct{}), waiting: make(chan string, 3)}
-	cfg := load(t, loopback)
-	if err := e.m.RefreshState(); err != nil {
-		t.Fatal(err)
-	}
-	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
-	if diags.HasErrors() {
-		t.Fatalf("plan: %v", diags)
-	}
-	rec, err := e.m.OpenRecorder()
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan *Report)
-	go func() {
-		done <- Apply(context.Background(), p, Options{Fabric: sf, Recorder: rec, Config: cfg, Parallelism: 1, HoldSlots: true, Progress: e.out})
-	}()
+	rec, done := applyLoopback(t, e, Options{Fabric: sf, Parallelism: 1, HoldSlots: true})
 	for i := 0; i < 3; i++ {
 		select {
 		case <-sf.waiting:
@@ -232,4 +202,27 @@ func TestHoldSlotsBoundsConnectionsBeingMade(t *testing.T) {
 	if r.Added != 4 || len(r.Errors) != 1 {
 		t.Fatalf("report %+v", r)
 	}
+}
+
+// applyLoopback plans the loopback configuration from an empty state and
+// starts applying it with opts (its Recorder, Config and Progress set
+// here); done reports the apply.
+func applyLoopback(t *testing.T, e *env, opts Options) (state.Recorder, chan *Report) {
+	t.Helper()
+	cfg := load(t, loopback)
+	if err := e.m.RefreshState(); err != nil {
+		t.Fatal(err)
+	}
+	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
+	if diags.HasErrors() {
+		t.Fatalf("plan: %v", diags)
+	}
+	rec, err := e.m.OpenRecorder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Recorder, opts.Config, opts.Progress = rec, cfg, e.out
+	done := make(chan *Report)
+	go func() { done <- Apply(context.Background(), p, opts) }()
+	return rec, done
 }
