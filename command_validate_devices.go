@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/rdmacm"
 )
 
@@ -37,6 +39,9 @@ type route struct {
 	dev config.DeviceAttr
 	err error
 }
+
+// IsLocal reports whether ip is an address of this host.
+func (h hostDeviceLimits) IsLocal(ip netip.Addr) bool { return planner.IsLocalAddress(ip) }
 
 func (h hostDeviceLimits) Device(name string) (config.DeviceAttr, error) {
 	if d, ok := h.byName[name]; ok {

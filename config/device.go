@@ -28,6 +28,14 @@ type DeviceLimits interface {
 	DeviceFor(address string) (DeviceAttr, error)
 }
 
+// LocalAddresses is what a DeviceLimits may also answer: whether an IP
+// address is one of this host's, which a listener's address and an
+// endpoint's source_address must be (rdma_bind_addr fails with
+// EADDRNOTAVAIL otherwise, though a device routes to the address).
+type LocalAddresses interface {
+	IsLocal(ip netip.Addr) bool
+}
+
 // CheckDevice checks the values that depend on the device against live
 // devices: that each protection domain's device exists, that each address
 // is reachable through an RDMA device, and that QP caps fit the device's
@@ -64,8 +72,14 @@ func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
 		if address == "" || !inst.Known(addrAttr) {
 			continue
 		}
-		if ip, err := netip.ParseAddr(address); err == nil && ip.IsUnspecified() && inst.Listener != nil {
+		ip, ipErr := netip.ParseAddr(address)
+		if ipErr == nil && ip.IsUnspecified() && inst.Listener != nil {
 			continue // listens on every device: none to pick
+		}
+		if la, ok := dl.(LocalAddresses); ok && ipErr == nil && (inst.Listener != nil || addrAttr == "source_address") && !la.IsLocal(ip.WithZone("")) {
+			errorf(t.attrRange(addrAttr), "Address not on this host",
+				"%s: %s is not an address of this host, so it cannot be bound here (rdma_bind_addr would fail with EADDRNOTAVAIL).", inst.Addr, address)
+			continue
 		}
 		dev, err := dl.DeviceFor(address)
 		if err != nil {

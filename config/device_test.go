@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -110,5 +111,47 @@ listener "any6" {
 	}
 	if diags = CheckDevice(cfg, fakeDevices{"rxe0": {Name: "rxe0", MaxQPWR: 1 << 20, MaxSGE: 32}}); len(diags) != 0 {
 		t.Errorf("wildcard listeners: %v", diags)
+	}
+}
+
+// localFakeDevices is fakeDevices that also says which addresses are this
+// host's.
+type localFakeDevices struct {
+	fakeDevices
+	local map[string]bool
+}
+
+func (l localFakeDevices) IsLocal(ip netip.Addr) bool { return l.local[ip.String()] }
+
+// A listener's address and an endpoint's source_address must be this
+// host's, though a device routes to them.
+func TestCheckDeviceLocalAddresses(t *testing.T) {
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+listener "ghost" {
+  address = "10.77.0.1"
+  port    = 7604
+}
+endpoint "e" {
+  address        = "10.77.0.1"
+  source_address = "10.77.0.1"
+  port           = 7471
+}
+endpoint "remote" {
+  address = "10.77.0.1"
+  port    = 7604
+}
+`)}, VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	dl := localFakeDevices{fakeDevices{"rxe0": {Name: "rxe0", MaxQPWR: 1 << 20, MaxSGE: 32}}, map[string]bool{}}
+	diags = CheckDevice(cfg, dl)
+	if len(diags) != 2 || !strings.Contains(diags[0].Detail, "listener.ghost: 10.77.0.1 is not an address of this host") ||
+		!strings.Contains(diags[1].Detail, "endpoint.e: 10.77.0.1 is not an address of this host") {
+		t.Errorf("not local: %v", diags)
+	}
+	dl.local["10.77.0.1"] = true
+	if diags = CheckDevice(cfg, dl); len(diags) != 0 {
+		t.Errorf("local: %v", diags)
 	}
 }

@@ -3,6 +3,8 @@ package planner
 import (
 	"context"
 	"errors"
+	"net"
+	"net/netip"
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
@@ -197,4 +199,31 @@ func (l *deviceLimits) DeviceFor(address string) (config.DeviceAttr, error) {
 	}
 	l.routes[address] = r
 	return r.dev, r.err
+}
+
+// IsLocal reports whether ip is an address of the agent's host, when the
+// DeviceInfo says (a LocalAddresses); else it says yes.
+func (l *deviceLimits) IsLocal(ip netip.Addr) bool {
+	if la, ok := l.di.(config.LocalAddresses); ok {
+		return la.IsLocal(ip)
+	}
+	return true
+}
+
+// IsLocalAddress reports whether ip is assigned to one of this host's
+// interfaces; when the interfaces cannot be read, it says yes, leaving the
+// question to apply.
+func IsLocalAddress(ip netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			if x, ok := netip.AddrFromSlice(n.IP); ok && x.Unmap() == ip.Unmap() {
+				return true
+			}
+		}
+	}
+	return false
 }

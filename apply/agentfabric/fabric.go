@@ -3,6 +3,7 @@ package agentfabric
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"net"
 	"strconv"
 	"strings"
@@ -116,6 +117,10 @@ func (f *Fabric) Devices(ctx context.Context) ([]planner.Device, error) {
 	}
 	return out, nil
 }
+
+// IsLocal reports whether ip is an address of this host, the agent's
+// (its socket is local).
+func (f *Fabric) IsLocal(ip netip.Addr) bool { return planner.IsLocalAddress(ip) }
 
 // DeviceFor names the RDMA device serving address on this host (the agent
 // runs here): see route.go.
