@@ -3,9 +3,9 @@ package planner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
-	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"

@@ -3,8 +3,8 @@ package agentfabric
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
