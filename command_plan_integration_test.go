@@ -529,3 +529,29 @@ func TestImportBlocksAdoptWhatALostStateLeft(t *testing.T) {
 		t.Errorf("%d cm_ids on port 7471 after destroy", n)
 	}
 }
+
+// Addresses this host does not have are refused when planning, with the
+// line: a listener's (apply failed with EADDRNOTAVAIL), and an
+// endpoint's toward a listener in another port space.
+func TestPlanRefusesAddressesThisHostCannotUse(t *testing.T) {
+	addr := os.Getenv("RDMAFORM_TEST_ADDR")
+	e := newE2E(t, `
+listener "ghost" {
+  address = "10.77.0.99"
+  port    = 7604
+}
+`)
+	e.expect(1, []string{"listener.ghost: 10.77.0.99 is not an address of this host", "main.rdma.hcl line 3"}, "plan", "-no-color")
+	e.write(`
+listener "ib" {
+  address    = "` + addr + `"
+  port       = 7605
+  port_space = "ib"
+}
+endpoint "tcp" {
+  address = listener.ib.address
+  port    = listener.ib.port
+}
+`)
+	e.expect(1, []string{"Port space mismatch", "endpoint.tcp connects to port 7605 in port space tcp, but listener.ib listens there in port space ib"}, "plan", "-no-color")
+}
