@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -108,5 +110,46 @@ func TestImportBlockOfWhatTheAgentDoesNotHoldFailsAndKeepsTheRest(t *testing.T) 
 	}
 	if n := stateObjects(t, dir); n != 2 {
 		t.Errorf("the state holds %d objects, want the imported listener and the created endpoint.client[1]", n)
+	}
+}
+
+// Importing an object does not replace what uses it: the object adopted
+// is the one they use, its id the agent's name for it.
+func TestImportBlockLeavesDependentsAlone(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	src := `
+listener "loop" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+
+endpoint "client" {
+  address = listener.loop.address
+  port    = listener.loop.port
+  connect {
+    private_data = "via ${listener.loop.id}"
+  }
+}
+`
+	dir := planDir(t, src)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "state", "rm", "listener.loop"); code != 0 {
+		t.Fatalf("state rm: %d %s", code, errs)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(src+"\nimport {\n  to = listener.loop\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	if code != 2 || !strings.Contains(out, "Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.") || strings.Contains(out, "endpoint.client must be replaced") {
+		t.Fatalf("plan: %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "Resources: 1 imported, 0 added, 0 changed, 0 destroyed.") {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, _ := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after the import: %d\n%s", code, out)
 	}
 }

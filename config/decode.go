@@ -366,6 +366,10 @@ func (d *declarations) addVariable(b *hcl.Block) hcl.Diagnostics {
 			if v.defaults != nil {
 				val = v.defaults.Apply(val)
 			}
+			if val.IsNull() && v.notNullable {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid default value for variable",
+					Detail: "A null default value is not valid when nullable = false.", Subject: a.Expr.Range().Ptr()})
+			}
 			cv, err := convert.Convert(val, v.Type)
 			if err != nil {
 				diags = append(diags, &hcl.Diagnostic{

@@ -127,7 +127,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	diags = append(diags, checkEndpointTargets(e.cfg)...)
 	diags = append(diags, checkMoved(e.cfg)...)
 	diags = append(diags, checkRemoved(e.cfg)...)
-	diags = append(diags, checkImports(e.cfg)...)
+	diags = append(diags, checkImports(e.cfg, e.l.Validate)...)
 	diags = append(diags, checkTriggers(e.cfg)...)
 	diags = append(diags, dependencies(e)...)
 	diags = append(diags, triggerCycles(e.cfg)...)

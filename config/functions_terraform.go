@@ -40,12 +40,9 @@ var indexFunc = function.New(&function.Spec{
 			return cty.NilVal, function.NewArgErrorf(0, "cannot search an empty list")
 		}
 		for it := list.ElementIterator(); it.Next(); {
+			// As Terraform's (and ==): values of different types differ.
 			i, v := it.Element()
-			eq, err := stdlibEquals(v, value)
-			if err != nil {
-				return cty.NilVal, err
-			}
-			if eq {
+			if eq := v.Equals(value); eq.IsKnown() && eq.True() {
 				return i, nil
 			}
 		}
@@ -159,7 +156,10 @@ var lookupFunc = function.New(&function.Spec{
 var transposeFunc = function.New(&function.Spec{
 	Params: []function.Parameter{{Name: "values", Type: cty.Map(cty.List(cty.String))}},
 	Type:   function.StaticReturnType(cty.Map(cty.List(cty.String))),
-	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
+		if !args[0].IsWhollyKnown() {
+			return cty.UnknownVal(retType), nil
+		}
 		out := map[string][]string{}
 		for it := args[0].ElementIterator(); it.Next(); {
 			k, list := it.Element()
@@ -207,6 +207,9 @@ var matchkeysFunc = function.New(&function.Spec{
 	},
 	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
 		values, keys, search := args[0], args[1], args[2]
+		if !keys.IsWhollyKnown() || !search.IsWhollyKnown() || !values.IsKnown() {
+			return cty.UnknownVal(retType), nil
+		}
 		if values.LengthInt() != keys.LengthInt() {
 			return cty.NilVal, errors.New("length of keys and values should be equal")
 		}
@@ -234,6 +237,9 @@ var issensitiveFunc = function.New(&function.Spec{
 	Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType, AllowUnknown: true, AllowNull: true, AllowMarked: true, AllowDynamicType: true}},
 	Type:   function.StaticReturnType(cty.Bool),
 	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		if !args[0].IsKnown() && !args[0].HasMark(sensitiveMark) {
+			return cty.UnknownVal(cty.Bool), nil // it may yet be
+		}
 		return cty.BoolVal(args[0].HasMark(sensitiveMark)), nil
 	},
 })

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
@@ -60,5 +61,21 @@ func TestTerraformsOwnFunctions(t *testing.T) {
 		if _, diags := e.Value(ctx); !diags.HasErrors() || !strings.Contains(diags.Error(), c.err) {
 			t.Errorf("%s: %v, want an error with %q", c.expr, diags, c.err)
 		}
+	}
+}
+
+// Unknown arguments give unknown results; index compares as == does.
+func TestTerraformsOwnFunctionsWithUnknowns(t *testing.T) {
+	ctx := &hcl.EvalContext{Functions: Functions(), Variables: map[string]cty.Value{"u": cty.UnknownVal(cty.String)}}
+	for _, x := range []string{`transpose({l = [u]})`, `matchkeys(["a", "b"], [u, "k"], ["k"])`, `matchkeys(["a", "b"], ["j", "k"], [u])`, `issensitive(u)`} {
+		e, _ := hclsyntax.ParseExpression([]byte(x), "f.hcl", hcl.InitialPos)
+		v, diags := e.Value(ctx)
+		if diags.HasErrors() || v.IsKnown() {
+			t.Errorf("%s = %#v, %v; want unknown", x, v, diags)
+		}
+	}
+	e, _ := hclsyntax.ParseExpression([]byte(`index(["1", "2"], 2)`), "f.hcl", hcl.InitialPos)
+	if _, diags := e.Value(ctx); !diags.HasErrors() || !strings.Contains(diags.Error(), "item not found") {
+		t.Errorf(`index(["1", "2"], 2): %v, want item not found`, diags)
 	}
 }

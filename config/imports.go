@@ -49,7 +49,10 @@ func decodeImport(b *hcl.Block) (*Import, hcl.Diagnostics) {
 // (variables, locals, functions, and objects' attributes known when
 // planning): a target the configuration does not declare, or imported
 // twice, is an error.
-func checkImports(cfg *Config) hcl.Diagnostics {
+//
+// When validating (variables without values are unknown), an id not
+// known yet is not an error.
+func checkImports(cfg *Config, validating bool) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	seen := map[addrs.Instance]*Import{}
 	for _, im := range cfg.Imports {
@@ -84,7 +87,7 @@ func checkImports(cfg *Config) hcl.Diagnostics {
 		if im.id != nil {
 			v, d := cfg.Eval(im.id)
 			diags = append(diags, d...)
-			if d.HasErrors() {
+			if d.HasErrors() || validating && !v.IsWhollyKnown() {
 				continue
 			}
 			if msg := importIDProblem(v); msg != "" {

@@ -66,3 +66,13 @@ func TestImportBlockErrors(t *testing.T) {
 		t.Errorf("two imports of one target: %v", diags)
 	}
 }
+
+func TestImportIDFromAVariableValidates(t *testing.T) {
+	l := NewLoader()
+	l.Validate = true
+	_, diags := l.LoadSources(map[string][]byte{"main.rdma.hcl": []byte(
+		"variable \"old_id\" {\n  type = string\n}\nlistener \"loop\" {\n  address = \"10.77.0.1\"\n  port = 1\n}\nimport {\n  to = listener.loop\n  id = var.old_id\n}\n")}, VarInputs{})
+	if diags.HasErrors() {
+		t.Errorf("validate: %v", diags)
+	}
+}

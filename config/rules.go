@@ -458,25 +458,25 @@ func checkEndpointTargets(cfg *Config) hcl.Diagnostics {
 		if e == nil || e.Port == 0 || e.Address == "" || e.PortSpace == "" {
 			continue
 		}
-		host, wildcard := e.Address, "0.0.0.0"
+		// Only a listener on the very address is this one's target: one
+		// on 0.0.0.0 serves this host's addresses, and whether the
+		// endpoint's is one of them (or a peer's) is not known here.
+		host := e.Address
 		if strings.Contains(host, ":") { // IPv6: written in more than one way
-			wildcard = "::"
 			if ip, err := netip.ParseAddr(host); err == nil {
 				host = ip.String()
 			}
 		}
-		exact, any := listeners[target{host, e.Port}], listeners[target{wildcard, e.Port}]
-		if len(exact)+len(any) == 0 {
+		there := listeners[target{host, e.Port}]
+		if len(there) == 0 {
 			continue
 		}
 		var l, other *Instance
-		for _, group := range [][]*Instance{exact, any} {
-			for _, cand := range group {
-				if cand.Listener.PortSpace == e.PortSpace {
-					l = cand
-				}
-				other = cand
+		for _, cand := range there {
+			if cand.Listener.PortSpace == e.PortSpace {
+				l = cand
 			}
+			other = cand
 		}
 		switch {
 		case l == nil:

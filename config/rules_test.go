@@ -232,7 +232,7 @@ endpoint "b" {
   port    = endpoint.a.port
 }`, "Self-referential block", "Configuration for endpoint.a may not refer to itself.", 3, 13},
 	{"probe toward a listener that does not echo", `listener "l" {
-  address = "0.0.0.0"
+  address = "10.77.0.1"
   port    = 7471
   qp {}
 }
@@ -493,5 +493,25 @@ func TestManyProblemsAtOnce(t *testing.T) {
 		if d.Summary != want[i] {
 			t.Errorf("diagnostic %d = %q, want %q", i, d.Summary, want[i])
 		}
+	}
+}
+
+// An endpoint toward a peer host on the port a wildcard listener of this
+// configuration uses is not taken for one toward that listener.
+func TestProbeTowardAPeerOnAWildcardListenersPort(t *testing.T) {
+	_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+listener "srv" {
+  address = "0.0.0.0"
+  port    = 7471
+}
+endpoint "to_peer" {
+  address = "192.0.2.10"
+  port    = 7471
+  qp {}
+  probe {}
+}
+`)}, VarInputs{})
+	if diags.HasErrors() {
+		t.Errorf("%v", diags)
 	}
 }

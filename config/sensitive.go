@@ -149,9 +149,9 @@ func (e *evaluator) sensitiveStrings(tainted map[string]bool) []string {
 	return out
 }
 
-// scrub returns d with the sensitive texts in its summary and detail
-// replaced by (sensitive value): quoted wherever they appear, and bare
-// when long enough (three characters or more) not to match by chance.
+// scrub returns d with the sensitive texts its summary and detail quote
+// replaced by (sensitive value): hcl and the functions quote the values
+// they could not use. A bare text is left alone: it may be any word.
 func scrub(d *hcl.Diagnostic, secrets []string) *hcl.Diagnostic {
 	if len(secrets) == 0 {
 		return d
@@ -162,9 +162,6 @@ func scrub(d *hcl.Diagnostic, secrets []string) *hcl.Diagnostic {
 				continue
 			}
 			s = strings.ReplaceAll(s, strconv.Quote(x), sensitiveValue)
-			if len(x) >= 3 {
-				s = strings.ReplaceAll(s, x, sensitiveValue)
-			}
 		}
 		return s
 	}

@@ -530,3 +530,17 @@ endpoint "f" {
 		}
 	}
 }
+
+// A sensitive value that is also a word leaves the other messages whole:
+// only quoted texts are replaced.
+func TestScrubLeavesWordsAlone(t *testing.T) {
+	src := "variable \"psk\" {\n  type = string\n  sensitive = true\n  default = \"port\"\n}\nlistener \"l\" {\n  address = \"10.77.0.1\"\n  port = 7471\n}\n"
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	e, _ := hclsyntax.ParseExpression([]byte("listener.l.prot"), "console", hcl.InitialPos)
+	if _, diags := cfg.Eval(e); !diags.HasErrors() || !strings.Contains(diags[0].Summary, "Unsupported attribute") {
+		t.Errorf("%v", diags)
+	}
+}

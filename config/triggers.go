@@ -50,8 +50,6 @@ func decodeTrigger(e hcl.Expression) (Trigger, hcl.Diagnostics) {
 	const usage = "An entry references a protection_domain, listener or endpoint, one of its instances or one of its attributes: endpoint.a, endpoint.a[0], endpoint.a[count.index].qp_num."
 	var head, rest hcl.Traversal
 	switch x := e.(type) {
-	case *hclsyntax.ScopeTraversalExpr:
-		head = x.Traversal
 	case *hclsyntax.IndexExpr: // endpoint.a[count.index]
 		c, ok := x.Collection.(*hclsyntax.ScopeTraversalExpr)
 		if !ok {
@@ -69,7 +67,13 @@ func decodeTrigger(e hcl.Expression) (Trigger, hcl.Diagnostics) {
 		}
 		head, t.Index, rest = c.Traversal, ix.Key, x.Traversal
 	default:
-		return invalid(usage)
+		// A static reference: endpoint.a[0].port in HCL, or the string
+		// "endpoint.a[0].port" in a .rdma.json file.
+		tr, d := hcl.AbsTraversalForExpr(e)
+		if d.HasErrors() {
+			return invalid(usage)
+		}
+		head = tr
 	}
 	kind := addrs.Kind(head.RootName())
 	if schemas[kind] == nil || len(head) < 2 {

@@ -104,3 +104,18 @@ endpoint "e" {
 		}
 	}
 }
+
+func TestReplaceTriggeredByInJSON(t *testing.T) {
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.json": []byte(`{
+  "listener": {"loop": {"address": "10.77.0.1", "port": 7471}},
+  "endpoint": {"e": {"address": "10.77.0.1", "port": 7471,
+    "lifecycle": {"replace_triggered_by": ["listener.loop", "listener.loop.port"]}}}
+}`)}, VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	ts := cfg.Resources[mustInstance(t, "endpoint.e").Resource].Lifecycle.ReplaceTriggeredBy
+	if len(ts) != 2 || ts[0].Resource.String() != "listener.loop" || ts[0].Attr != nil || len(ts[1].Attr) != 1 {
+		t.Errorf("triggers: %+v", ts)
+	}
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,9 +58,14 @@ func formatValue(b *strings.Builder, v cty.Value, indent int, console bool) {
 			b.WriteString(wrapper + "(")
 			defer b.WriteString(")")
 		}
+		// A heredoc holds exactly a string of lines each ending with a
+		// newline; any other string is quoted, so that what is shown
+		// reads back as the same value.
 		if ty == cty.String && indent == 0 {
-			if s := v.AsString(); strings.Contains(strings.TrimSuffix(s, "\n"), "\n") {
-				b.WriteString("<<EOT\n" + strings.TrimSuffix(s, "\n") + "\nEOT")
+			s := v.AsString()
+			body := strings.TrimSuffix(s, "\n")
+			if body != s && strings.Contains(body, "\n") && !slices.Contains(strings.Split(body, "\n"), "EOT") {
+				b.WriteString("<<EOT\n" + body + "\nEOT")
 				return
 			}
 		}

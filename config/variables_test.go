@@ -294,3 +294,10 @@ variable "q" {
 		t.Errorf("a local in a validation: %v", diags)
 	}
 }
+
+func TestNullDefaultOfANonNullableVariable(t *testing.T) {
+	_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte("variable \"port\" {\n  type     = number\n  default  = null\n  nullable = false\n}\n")}, VarInputs{})
+	if !diags.HasErrors() || !strings.Contains(diags[0].Detail, "A null default value is not valid when nullable = false.") {
+		t.Errorf("%v", diags)
+	}
+}

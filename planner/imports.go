@@ -3,23 +3,37 @@ package planner
 import (
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/zclconf/go-cty/cty"
 )
 
-// markImports turns the creation of each import block's target into its
-// import: the state does not hold it, so apply adopts the object the agent
-// holds as the block's id instead of making one. A target the state holds
-// already is left as it is, as in Terraform.
-func (p *Plan) markImports(cfg *config.Config) {
+// importTargets are the import blocks' targets the state does not hold,
+// with the agent's name for each: the plan adopts them instead of
+// creating them. A target the state holds already is left as it is, as in
+// Terraform; one the agent lost (gone) is created again.
+func importTargets(cfg *config.Config, priors map[string]*prior, gone map[addrs.Instance]bool) map[addrs.Instance]string {
+	out := map[addrs.Instance]string{}
 	for _, im := range cfg.Imports {
-		c := p.Change(im.To)
-		if c == nil || c.Action != Create || c.Reason != ReasonNone {
+		if priors[im.To.String()] != nil || gone[im.To] {
 			continue
 		}
-		c.ImportID = im.ID
-		if c.ImportID == "" {
-			c.ImportID = AgentName(im.To, cfg.AgentNamespace())
+		id := im.ID
+		if id == "" {
+			id = AgentName(im.To, cfg.AgentNamespace())
 		}
+		out[im.To] = id
 	}
+	return out
+}
+
+// withID is v with its id attribute set: an imported object's id is the
+// agent's name for it, known when planning.
+func withID(v cty.Value, id string) cty.Value {
+	if v.IsNull() || !v.IsKnown() || v.IsMarked() || !v.Type().IsObjectType() || !v.Type().HasAttribute("id") {
+		return v
+	}
+	m := v.AsValueMap()
+	m["id"] = cty.StringVal(id)
+	return cty.ObjectVal(m)
 }
 
 // AgentName is the name the agent holds a configuration's object at addr

@@ -101,15 +101,23 @@ func sameJSON(a, b []byte) bool {
 // none). An output that reads an object the targets leave out would be
 // computed from its configuration, not from what exists, so it stays as
 // the state records it, as the objects do.
-func targetedOutputs(cfg *config.Config, p *Plan) []OutputChange {
-	planned := map[addrs.Resource]int{}
-	for _, c := range p.Changes {
-		planned[c.Addr.Resource]++
+func targetedOutputs(cfg *config.Config, st *state.State, p *Plan) []OutputChange {
+	// A block is covered whole when every instance it has, configured or
+	// in the state, has its change in the plan.
+	left := map[addrs.Resource]bool{}
+	for a := range cfg.Instances {
+		if p.Change(a) == nil {
+			left[a.Resource] = true
+		}
 	}
-	configured := InstancesByResource(cfg)
-	whole := func(r addrs.Resource) bool {
-		return planned[r] > 0 && planned[r] >= len(configured[r])
+	if st != nil {
+		for _, a := range st.Addresses() {
+			if p.Change(a) == nil {
+				left[a.Resource] = true
+			}
+		}
 	}
+	whole := func(r addrs.Resource) bool { return !left[r] }
 	var out []OutputChange
 	for _, oc := range p.OutputChanges {
 		o := cfg.Outputs[oc.Name]

@@ -70,3 +70,29 @@ func mustOutput(t *testing.T, raw string) *state.Output {
 	t.Helper()
 	return &state.Output{Value: json.RawMessage(raw)}
 }
+
+// An instance the plan deletes does not stand for one it leaves out.
+func TestTargetedOutputsCountInstancesNotChanges(t *testing.T) {
+	src := `
+variable "n" {
+  default = 3
+}
+endpoint "e" {
+  count   = var.n
+  address = "10.77.0.1"
+  port    = 7480
+}
+output "endpoints" {
+  value = [for e in endpoint.e : e.port]
+}
+`
+	st := applied(t, mustPlan(t, load(t, src), nil, Options{}))
+	st.SetOutput("endpoints", mustOutput(t, `[7480,7480,7480]`))
+	changed := strings.NewReplacer("default = 3", "default = 2", "port    = 7480", "port    = 7482").Replace(src)
+	p := mustPlan(t, load(t, changed), st, Options{Targets: []addrs.Instance{mustAddr(t, "endpoint.e[0]"), mustAddr(t, "endpoint.e[2]")}})
+	for _, oc := range p.OutputChanges {
+		if oc.Name == "endpoints" {
+			t.Errorf("endpoint.e[1] is left out, yet the output is planned: %#v", oc.After)
+		}
+	}
+}

@@ -140,9 +140,6 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			c.PrevAddr = m.From
 		}
 	}
-	if cfg != nil && !opts.Destroy {
-		p.markImports(cfg)
-	}
 	if len(opts.Targets) > 0 {
 		p.applyTargets(opts.Targets)
 		diags = append(diags, p.movesOutsideTargets()...)
@@ -172,7 +169,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		if !opts.Destroy {
 			p.OutputChanges = outputChanges(cfg, st, p)
 			if len(opts.Targets) > 0 {
-				p.OutputChanges = targetedOutputs(cfg, p)
+				p.OutputChanges = targetedOutputs(cfg, st, p)
 			}
 		}
 		if opts.Devices != nil && !opts.Destroy {
@@ -306,6 +303,8 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 	byResource := InstancesByResource(cfg)
 	creating := map[addrs.Resource]bool{} // blocks with an object being created or replaced
 	creatingInst := map[addrs.Instance]bool{}
+	imports := importTargets(cfg, priors, gone)
+	imported := map[addrs.Instance]cty.Value{} // imports' planned values, their id known
 	seen := make(map[string]bool, len(cfg.Instances))
 	// What is planned is kept for replace_triggered_by only: a plan of
 	// 10,000 objects without triggers need not index them.
@@ -326,7 +325,7 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 		// Attributes computed from others' attributes known only after
 		// apply are known from what the state records of those, unless
 		// those are created or replaced in this plan.
-		withPriorValues(cfg, insts, priors, creatingInst, depsCreating)
+		withPriorValues(cfg, insts, priors, creatingInst, imported, depsCreating)
 		if len(r.Lifecycle.ReplaceTriggeredBy) > 0 {
 			diags = append(diags, pl.triggered(insts, priors, replace)...)
 		}
@@ -340,6 +339,14 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 				c.LiveStatus = failed[c.Addr]
 			}
 			c.Dependencies = r.DependsOn
+			if id, ok := imports[c.Addr]; ok && c.Action == Create && c.Reason == ReasonNone {
+				// Adopted, not made: what depends on it sees the object
+				// the agent holds (its id is the agent's name for it).
+				c.ImportID = id
+				c.After = withID(c.After, id)
+				imported[c.Addr] = c.After
+				continue
+			}
 			if c.Action.Creates() {
 				creating[r.Addr] = true
 				creatingInst[c.Addr] = true
@@ -385,7 +392,7 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 // evaluated again, so that only the attributes that depend on what is
 // created stay unknown (and count as changed) rather than every unknown
 // one.
-func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[string]*prior, creating map[addrs.Instance]bool, depsCreating bool) {
+func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[string]*prior, creating map[addrs.Instance]bool, imported map[addrs.Instance]cty.Value, depsCreating bool) {
 	// An object's value is the configured one, its unknown attributes
 	// (computed: id, qp_num, ...) from the state.
 	// Each is made once per block, not once per instance referencing it.
@@ -399,14 +406,21 @@ func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[st
 			return m.v, m.ok
 		}
 		pr, inst := priors[a.String()], cfg.Instances[a]
-		if creating[a] || pr == nil || inst == nil || pr.val.IsNull() || !pr.val.IsKnown() || inst.Value.IsNull() || !inst.Value.IsKnown() {
+		known := cty.NilVal // where the unknown attributes come from
+		switch {
+		case imported[a] != cty.NilVal:
+			known = imported[a]
+		case pr != nil && !creating[a]:
+			known = pr.val
+		}
+		if known == cty.NilVal || inst == nil || known.IsNull() || !known.IsKnown() || inst.Value.IsNull() || !inst.Value.IsKnown() {
 			merged[a] = value{}
 			return cty.NilVal, false
 		}
 		m := inst.Value.AsValueMap()
 		for k, v := range m {
-			if !v.IsKnown() && pr.val.Type().HasAttribute(k) {
-				m[k] = pr.val.GetAttr(k)
+			if !v.IsKnown() && known.Type().HasAttribute(k) {
+				m[k] = known.GetAttr(k)
 			}
 		}
 		v := cty.ObjectVal(m)

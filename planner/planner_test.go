@@ -421,3 +421,10 @@ func TestWrongRepetitionReason(t *testing.T) {
 		t.Fatalf("endpoint.client[\"a\"]: %+v", c)
 	}
 }
+
+func TestKnownReplaceAddressIsNoSuggestion(t *testing.T) {
+	_, diags := Make(context.Background(), load(t, loopback), nil, Options{Replace: []addrs.Instance{mustAddr(t, "listener.loop")}})
+	if !strings.Contains(diagText(diags), "Replace target not found") || strings.Contains(diagText(diags), "Did you mean") {
+		t.Errorf("%s", diagText(diags))
+	}
+}

@@ -130,6 +130,8 @@ func (k addresses) didYouMean(a addrs.Instance) string {
 			names = append(names, addrStrings(insts)...)
 		}
 	}
+	// The address itself, known, is no suggestion.
+	names = slices.DeleteFunc(names, func(n string) bool { return n == a.String() })
 	sort.Strings(names)
 	return config.DidYouMean(a.String(), names)
 }

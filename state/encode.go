@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 	"io"
+	"os"
 	"sort"
 	"strings"
 
@@ -156,7 +157,7 @@ func decodeChecked(data []byte, source string) (*State, error) {
 		return nil, &DecodeError{Source: source, Msg: fmt.Sprintf(format, args...)}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return fail("the file is empty; a state file holds a JSON object (restore %s.backup if there is one, or remove the file to start with no state)", source)
+		return fail("the file is empty; a state file holds a JSON object (%sremove the file to start with no state)", backupHint(source))
 	}
 	// Read the version alone first, so that a newer format is reported as
 	// such rather than as whatever else it changed.
@@ -331,7 +332,11 @@ func jsonProblem(data []byte, err error, source string) string {
 }
 
 func truncated(source string) string {
-	return fmt.Sprintf("the file is truncated (the JSON document ends early); restore %s.backup if there is one", source)
+	msg := "the file is truncated (the JSON document ends early)"
+	if h := backupHint(source); h != "" {
+		msg += "; " + strings.TrimSuffix(h, ", or ")
+	}
+	return msg
 }
 
 func lineOf(data []byte, off int64) int {
@@ -339,4 +344,13 @@ func lineOf(data []byte, off int64) int {
 		off = int64(len(data))
 	}
 	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// backupHint names the backup of a local state file to restore, if there
+// is one.
+func backupHint(source string) string {
+	if fi, err := os.Stat(source + ".backup"); err == nil && fi.Mode().IsRegular() {
+		return fmt.Sprintf("restore %s.backup, or ", source)
+	}
+	return ""
 }

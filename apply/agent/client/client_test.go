@@ -287,3 +287,14 @@ func TestMonitorSourceSendsSnapshotThenChanges(t *testing.T) {
 		t.Errorf("Watch after cancel: %v", err)
 	}
 }
+
+// An earlier agent's failure in the log is not this one's reason.
+func TestConnectDoesNotQuoteAnEarlierAgentsFailure(t *testing.T) {
+	socket := socketIn(t)
+	os.MkdirAll(filepath.Dir(socket), 0o700)
+	client.LogFatal(filepath.Join(filepath.Dir(socket), "agent.log"), errors.New("an earlier run's reason"))
+	_, err := client.Connect(context.Background(), socket, client.StartOptions{Executable: "/bin/false", Wait: time.Minute})
+	if err == nil || strings.Contains(err.Error(), "earlier run") || !strings.Contains(err.Error(), "see its log") {
+		t.Fatalf("Connect: %v", err)
+	}
+}

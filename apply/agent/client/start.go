@@ -52,7 +52,7 @@ func Connect(ctx context.Context, socket string, opts StartOptions) (*Client, er
 		}
 		select {
 		case <-exited:
-			why := lastFatal(logFile)
+			why := lastFatal(logFile, pid)
 			if why == "" {
 				why = "see its log " + logFile
 			}
@@ -126,24 +126,27 @@ func LogFatal(logFile string, err error) {
 		return
 	}
 	defer f.Close()
-	rec, _ := json.Marshal(map[string]string{"time": time.Now().Format(time.RFC3339Nano), "level": "ERROR", "msg": fatalMsg, "err": err.Error()})
+	rec, _ := json.Marshal(map[string]any{"time": time.Now().Format(time.RFC3339Nano), "level": "ERROR", "msg": fatalMsg, "err": err.Error(), "pid": os.Getpid()})
 	f.Write(append(rec, '\n'))
 }
 
 // fatalMsg is the message of the record LogFatal writes.
 const fatalMsg = "agent could not run"
 
-// lastFatal is the reason the last LogFatal record of the log gives, or
-// "".
-func lastFatal(logFile string) string {
+// lastFatal is the reason the LogFatal record of the agent pid gives, or
+// "" (the log is appended to by every agent that used it).
+func lastFatal(logFile string, pid int) string {
 	raw, err := os.ReadFile(logFile)
 	if err != nil {
 		return ""
 	}
 	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		var rec struct{ Msg, Err string }
-		if json.Unmarshal([]byte(lines[i]), &rec) == nil && rec.Msg == fatalMsg {
+		var rec struct {
+			Msg, Err string
+			Pid      int
+		}
+		if json.Unmarshal([]byte(lines[i]), &rec) == nil && rec.Msg == fatalMsg && rec.Pid == pid {
 			return rec.Err
 		}
 	}
