@@ -555,3 +555,42 @@ endpoint "tcp" {
 `)
 	e.expect(1, []string{"Port space mismatch", "endpoint.tcp connects to port 7605 in port space tcp, but listener.ib listens there in port space ib"}, "plan", "-no-color")
 }
+
+// replace_triggered_by on the real fabric: a listener replaced replaces
+// the endpoint that names it (a new QP), and the next plan finds nothing
+// to do.
+func TestReplaceTriggeredByOnTheFabric(t *testing.T) {
+	src := `
+listener "l" {
+  address = "` + os.Getenv("RDMAFORM_TEST_ADDR") + `"
+  port    = 7520
+  qp {
+    max_send_wr = 16
+  }
+}
+endpoint "bound" {
+  address = listener.l.address
+  port    = 7520
+  qp {}
+  reconnect {}
+  lifecycle {
+    replace_triggered_by = [listener.l]
+  }
+}
+`
+	e := newE2E(t, src)
+	e.expect(0, []string{"Apply complete! Resources: 2 added"}, "apply", "-auto-approve", "-no-color")
+	qpNum := regexp.MustCompile(`qp_num += \d+`)
+	before := qpNum.FindString(e.expect(0, nil, "state", "show", "endpoint.bound"))
+	e.write(strings.Replace(src, "max_send_wr = 16", "max_send_wr = 32", 1))
+	e.expect(2, []string{"# endpoint.bound will be replaced due to changes in replace_triggered_by", "Plan: 2 to add, 0 to change, 2 to destroy."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Apply complete! Resources: 2 added, 0 changed, 2 destroyed."}, "apply", "-auto-approve", "-no-color")
+	if after := qpNum.FindString(e.expect(0, nil, "state", "show", "endpoint.bound")); before == "" || after == before {
+		t.Errorf("endpoint.bound's QP: %q, then %q: not replaced", before, after)
+	}
+	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Destroy complete! Resources: 2 destroyed."}, "destroy", "-auto-approve", "-no-color")
+	if n := cmIDs(t, "7520"); n != 0 {
+		t.Errorf("%d cm_ids on port 7520 after destroy", n)
+	}
+}
