@@ -594,3 +594,19 @@ endpoint "bound" {
 		t.Errorf("%d cm_ids on port 7520 after destroy", n)
 	}
 }
+
+// A QP whose sends and receives exceed the device's max_cqe (32767 on
+// rxe0) is refused when planning, though each fits max_qp_wr (apply
+// failed at ibv_create_cq).
+func TestPlanRefusesCapsOverMaxCQE(t *testing.T) {
+	e := newE2E(t, `
+listener "wr" {
+  address = "`+os.Getenv("RDMAFORM_TEST_ADDR")+`"
+  port    = 7611
+  qp {
+    max_send_wr = 40000
+  }
+}
+`)
+	e.expect(1, []string{"listener.wr: max_send_wr + max_recv_wr = 40064 completion entries, more than " + os.Getenv("RDMAFORM_TEST_DEVICE") + "'s max_cqe", "main.rdma.hcl line 6"}, "plan", "-no-color")
+}
