@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"io"
 	"io/fs"
 	"os"
@@ -297,5 +298,20 @@ func (d *durationFlag) Set(s string) error {
 		return fmt.Errorf("%q is negative", s)
 	}
 	*d = durationFlag(v)
+	return nil
+}
+
+// countFlag is a whole-number option of at least 1 whose bad value is
+// explained (Go's flag package says only "parse error").
+type countFlag int
+
+func (c *countFlag) String() string { return strconv.Itoa(int(*c)) }
+
+func (c *countFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return fmt.Errorf("%q is not a whole number of at least 1", s)
+	}
+	*c = countFlag(n)
 	return nil
 }

@@ -129,7 +129,8 @@ func (f *planFlags) register(fs *flag.FlagSet, forPlan bool) {
 	fs.BoolVar(&f.input, "input", inputDefault(), "")
 	fs.BoolVar(&f.compactWarnings, "compact-warnings", false, "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
-	fs.IntVar(&f.parallelism, "parallelism", apply.DefaultParallelism, "")
+	f.parallelism = apply.DefaultParallelism
+	fs.Var((*countFlag)(&f.parallelism), "parallelism", "")
 	f.lock.register(fs)
 	if forPlan {
 		fs.BoolVar(&f.destroy, "destroy", false, "")

@@ -419,6 +419,21 @@ func TestPlanJSONReportsConfigurationErrorsAsJSON(t *testing.T) {
 	}
 }
 
+// Bad option values are explained, not just "parse error".
+func TestBadOptionValuesAreExplained(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	for _, c := range []struct{ flag, want string }{
+		{"-parallelism=x", `"x" is not a whole number of at least 1`},
+		{"-parallelism=0", `"0" is not a whole number of at least 1`},
+		{"-lock-timeout=5", `"5" is not a duration: write a number with a unit`},
+	} {
+		if code, _, errs := stateCmd(t, dir, "", "plan", c.flag); code != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("plan %s: %d %s", c.flag, code, errs)
+		}
+	}
+}
+
 // A saved plan is applied only by the rdmaform version that made it.
 func TestSavedPlanFromAnotherVersionIsRefused(t *testing.T) {
 	f := newMemFabric()
