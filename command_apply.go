@@ -99,10 +99,6 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 	defer startProfile(name)()
 	trace = newPhaseTrace(name)
 	defer trace.close()
-	if f.parallelism < 1 {
-		fmt.Fprintf(s.Err, "Error: -parallelism must be at least 1\n")
-		return 1
-	}
 	targets, replace, ok := f.addresses(s.Err)
 	if !ok {
 		return 1

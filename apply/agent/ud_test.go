@@ -53,3 +53,28 @@ func TestUDEndpointAndListenerDeleteWithoutWaiting(t *testing.T) {
 		t.Errorf("%d of the listener's UD requests are left after its delete", n)
 	}
 }
+
+// A probe toward a listener that does not echo is never taken (the peer
+// posts no receive, and RNR retries do not end): the prober keeps one send
+// in flight, so the endpoint is degraded, not failed with
+// rdma_post_send's ENOMEM once its small send queue is full.
+func TestProbeTowardANonEchoingListenerKeepsOneSendInFlight(t *testing.T) {
+	p := startAgent(t)
+	addr, port := testAddr(t), freePort()
+	createListener(t, p, "listener.quiet", &pb.ListenerSpec{Address: addr, Port: port, Qp: smallQP(), Accept: &pb.Accept{}})
+	createEndpoints(t, p, "endpoint.q", 1, func(int) *pb.EndpointSpec {
+		s := endpointSpec(addr, port)
+		s.Qp = &pb.QP{Type: "rc", MaxSendWr: 2, MaxRecvWr: 2, MaxSendSge: 1, MaxRecvSge: 1}
+		s.Probe = &pb.Probe{Interval: int64(50 * time.Millisecond), Size: 64, Timeout: int64(40 * time.Millisecond)}
+		return s
+	})
+	waitList(t, p, time.Minute, "endpoint.q[0] degraded by lost probes", func(objs []*pb.Object) bool {
+		e := byKind(objs, pb.Kind_ENDPOINT, "endpoint.q[0]")
+		return len(e) == 1 && e[0].Status == pb.Status_DEGRADED
+	})
+	time.Sleep(time.Second) // 20 intervals: ten times the send queue
+	e := byKind(list(t, p), pb.Kind_ENDPOINT, "endpoint.q[0]")
+	if len(e) != 1 || e[0].Status != pb.Status_DEGRADED || e[0].LastError.GetErrnoName() == "ENOMEM" {
+		t.Fatalf("endpoint.q[0]: %v, last error %v", e[0].GetStatus(), e[0].GetLastError())
+	}
+}

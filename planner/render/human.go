@@ -248,7 +248,6 @@ func reasonLine(ch *planner.Change) string {
 		case addrs.StringKey:
 			return fmt.Sprintf("(because key [%q] is not in for_each map)", string(k))
 		}
-		return fmt.Sprintf("(because %s no longer uses count or for_each)", ch.Addr.Resource)
 	}
 	return ""
 }
