@@ -64,6 +64,8 @@ type bodyTemplate struct {
 	omitted []*bodyTemplate // empty templates of omitted blocks, by index
 
 	traversals []hcl.Traversal // every reference of the attributes (not nested blocks)
+
+	dynamic *dynamicBlock // a nested block made by a dynamic block
 }
 
 // attrSlot is one attribute of a template.
@@ -102,6 +104,11 @@ func (t *bodyTemplate) child(name string) *bodyTemplate {
 	if c := t.blocks[i]; c != nil {
 		return c
 	}
+	return t.emptyChild(i)
+}
+
+// emptyChild is the template of the i-th nested block when it is omitted.
+func (t *bodyTemplate) emptyChild(i int) *bodyTemplate {
 	if t.omitted == nil {
 		t.omitted = make([]*bodyTemplate, len(t.blocks))
 	}
@@ -167,6 +174,10 @@ func decodeTemplate(body hcl.Body, schema *Block, def hcl.Range, fast bool) (*bo
 		}
 	}
 	for _, b := range content.Blocks {
+		if b.Type == "dynamic" {
+			diags = append(diags, t.addDynamic(b, fast)...)
+			continue
+		}
 		diags = append(diags, t.addBlock(b.Type, b.Body, b.DefRange, fast)...)
 	}
 	return t, diags

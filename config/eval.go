@@ -741,7 +741,24 @@ func evalBodyMapOnce(t *bodyTemplate, ctx *hcl.EvalContext, reuse bool, sens *se
 		if at != "" { // not in the schema today: nested blocks are one level deep
 			sub = at + "." + nb.Name
 		}
-		v, d := evalObject(c, ctx, reuse, nb.Name == "qp", vals["port_space"], sens, sub)
+		cctx := ctx
+		if c.dynamic != nil {
+			dctx, d := c.dynamicContext(ctx, nb.Name)
+			diags = append(diags, d...)
+			switch {
+			case d.HasErrors():
+				vals[nb.Name] = cty.UnknownVal(nb.Block.ImpliedType())
+				continue
+			case dctx == nil && !nb.Always:
+				vals[nb.Name] = cty.NullVal(nb.Block.ImpliedType())
+				continue
+			case dctx == nil:
+				c = t.emptyChild(i)
+			default:
+				cctx = dctx
+			}
+		}
+		v, d := evalObject(c, cctx, reuse, nb.Name == "qp", vals["port_space"], sens, sub)
 		diags = append(diags, d...)
 		vals[nb.Name] = v
 	}

@@ -122,6 +122,15 @@ func (b *Block) names() []string {
 	return n
 }
 
+// blockNames lists the nested block types, for "did you mean".
+func (b *Block) blockNames() []string {
+	var n []string
+	for _, nb := range b.Blocks {
+		n = append(n, nb.Name)
+	}
+	return n
+}
+
 // hclSchema is the HCL body schema of the configurable part of b.
 func (b *Block) hclSchema() *hcl.BodySchema {
 	s := &hcl.BodySchema{}
@@ -132,6 +141,9 @@ func (b *Block) hclSchema() *hcl.BodySchema {
 	}
 	for _, nb := range b.Blocks {
 		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: nb.Name})
+	}
+	if len(b.Blocks) > 0 {
+		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: "dynamic", LabelNames: []string{"type"}})
 	}
 	return s
 }
