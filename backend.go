@@ -266,12 +266,27 @@ func newFlagSetArgs(name, args string, errw io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args; when it fails, code is the exit status: 0 for
-// -help (the help is printed), 1 for a bad option.
+// -help (the help is printed), 1 for a bad option, which is named with a
+// pointer to the help rather than followed by all of it, as Terraform
+// does. Both go to the FlagSet's output.
 func parseFlags(f *flag.FlagSet, args []string) (code int, ok bool) {
-	switch err := f.Parse(args); {
+	out, usage := f.Output(), f.Usage
+	f.SetOutput(io.Discard) // the flag package's own report of the error
+	f.Usage = func() {}
+	err := f.Parse(args)
+	f.SetOutput(out)
+	f.Usage = usage
+	switch {
 	case err == flag.ErrHelp:
+		if usage == nil {
+			fmt.Fprintf(out, "Usage: rdmaform %s [options]\n\nOptions:\n", f.Name())
+			f.PrintDefaults()
+		} else {
+			usage()
+		}
 		return 0, false
 	case err != nil:
+		fmt.Fprintf(out, "Error: Failed to parse command-line flags\n\n%s\n\nFor more help on using this command, run:\n  rdmaform %s -help\n", err, f.Name())
 		return 1, false
 	}
 	return 0, true

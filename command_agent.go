@@ -46,11 +46,8 @@ func runAgent(args []string, s streams) int {
 	socket := fs.String("socket", "", "")
 	logFile := fs.String("log", "", "")
 	acceptNoColor(fs)
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 1
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(s.Err, "Error: agent takes no arguments, got %q\n\n", fs.Args())
@@ -78,11 +75,8 @@ func runAgentClient(verb string, args []string, s streams) int {
 	fs.Usage = func() { fmt.Fprint(s.Err, agentUsage) }
 	socket := fs.String("socket", "", "")
 	acceptNoColor(fs)
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 1
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	*socket = client.ChooseSocket(*socket, configuredAgentSocket())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

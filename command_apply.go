@@ -65,13 +65,12 @@ var stdinIsTerminal = func(r io.Reader) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-func runApply(args []string, s streams) int { return runApplyOrDestroy(args, s, false) }
+func runApply(args []string, s streams) int { return runApplyOrDestroy("apply", args, s) }
 
-func runApplyOrDestroy(args []string, s streams, destroy bool) int {
-	name := "apply"
-	if destroy {
-		name = "destroy"
-	}
+// runApplyOrDestroy runs apply, destroy or refresh (name, for messages),
+// which refresh's options make of apply.
+func runApplyOrDestroy(name string, args []string, s streams) int {
+	destroy := name == "destroy"
 	fs := newFlagSet(name, s.Err)
 	if destroy {
 		fs.Usage = func() { fmt.Fprint(s.Err, destroyHelp) }
@@ -85,11 +84,8 @@ func runApplyOrDestroy(args []string, s streams, destroy bool) int {
 	}
 	autoApprove := fs.Bool("auto-approve", false, "")
 	monitor := fs.Bool("monitor", false, "")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 1
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	fs.Visit(func(fl *flag.Flag) { f.parallelismSet = f.parallelismSet || fl.Name == "parallelism" })
 	if f.destroy {

@@ -25,4 +25,4 @@ Options:
   -lock-timeout=DUR    Retry a held state lock for this long.
 `
 
-func runDestroy(args []string, s streams) int { return runApplyOrDestroy(args, s, true) }
+func runDestroy(args []string, s streams) int { return runApplyOrDestroy("destroy", args, s) }

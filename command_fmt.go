@@ -46,11 +46,8 @@ func runFmt(args []string, s streams) int {
 	check := fs.Bool("check", false, "")
 	recursive := fs.Bool("recursive", false, "")
 	noColor := fs.Bool("no-color", false, "")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 1
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if *check {
 		*write = false

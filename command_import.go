@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 
 	"github.com/rdmaform/rdmaform/apply"
@@ -44,11 +43,8 @@ func runImport(args []string, s streams) int {
 	fs.BoolVar(&f.input, "input", true, "") // import asks nothing
 	f.lock.register(fs)
 	f.refresh = true
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 1
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() < 1 || fs.NArg() > 2 {
 		fmt.Fprintf(s.Err, "Error: import takes an address and, optionally, the agent's name for the object\n\n%s", importHelp)

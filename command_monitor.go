@@ -37,11 +37,8 @@ func runMonitor(args []string, s streams) int {
 	// -demo is for developers until the agent exists: synthetic objects,
 	// labelled as such on screen. It is left out of the usage on purpose.
 	demo := fs.Bool("demo", false, "")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 1
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(s.Err, "Error: monitor takes no arguments, got %q\n\n", fs.Args())

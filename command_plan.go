@@ -484,11 +484,8 @@ func runPlan(args []string, s streams) int {
 	fs.Usage = func() { fmt.Fprint(s.Err, planHelp) }
 	var f planFlags
 	f.register(fs, true)
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 1
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(s.Err, "Error: plan takes no arguments; use -chdir=DIR to plan another directory.\n")

@@ -24,5 +24,5 @@ func runRefresh(args []string, s streams) int {
 			return 0
 		}
 	}
-	return runApplyOrDestroy(append([]string{"-refresh-only", "-auto-approve"}, args...), s, false)
+	return runApplyOrDestroy("refresh", append([]string{"-refresh-only", "-auto-approve"}, args...), s)
 }

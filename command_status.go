@@ -50,11 +50,8 @@ func runStatus(args []string, s streams) int {
 	watch := fs.Bool("watch", false, "")
 	agent := fs.String("agent", "", "")
 	fs.Bool("no-color", false, "") // the table has no colour
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 1
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(s.Err, "Error: status takes no arguments, got %q\n", fs.Args())

@@ -42,11 +42,8 @@ func runValidate(args []string, s streams) int {
 	jsonOut := fs.Bool("json", false, "")
 	noColor := fs.Bool("no-color", false, "")
 	deviceCheck := fs.Bool("device-check", false, "")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 1
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(s.Err, "Error: validate takes no arguments; use -chdir=DIR to validate another directory.\n")

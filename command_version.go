@@ -25,11 +25,8 @@ func runVersion(args []string, s streams) int {
 	fs.Usage = func() { fmt.Fprint(s.Err, versionHelp) }
 	jsonOut := fs.Bool("json", false, "")
 	acceptNoColor(fs)
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 1
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(s.Err, "Error: version takes no arguments, got %q\n", fs.Args())
