@@ -33,6 +33,10 @@ const applyHelp = `Usage: rdmaform [global options] apply [options] [PLAN]
 
 Options:
   -auto-approve        Do not ask for confirmation.
+  -json                Print Terraform's machine-readable UI: one JSON message
+                       per line (planned changes, each change's start and
+                       end, the summary, the outputs); needs -auto-approve
+                       or a saved plan.
   -input=false         Never ask: without -auto-approve, apply refuses.
   -destroy             Destroy every object in the state ("rdmaform destroy").
   -refresh-only        Only record in the state what changed outside rdmaform
@@ -84,8 +88,18 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 	}
 	autoApprove := fs.Bool("auto-approve", false, "")
 	monitor := fs.Bool("monitor", false, "")
+	fs.BoolVar(&f.jsonOut, "json", false, "")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
+	}
+	switch {
+	case f.jsonOut && *monitor:
+		fmt.Fprintf(s.Err, "Error: -json and -monitor cannot be used together\n\n-json prints every change as JSON; -monitor draws the live table in the terminal.\n")
+		return 1
+	case f.jsonOut && !*autoApprove && fs.NArg() == 0:
+		fmt.Fprintf(s.Err, "Error: Plan file or auto-approve required\n\n"+
+			"rdmaform cannot ask for interactive approval when -json is set. You can either\napply a saved plan file, or enable the -auto-approve option.\n")
+		return 1
 	}
 	fs.Visit(func(fl *flag.Flag) { f.parallelismSet = f.parallelismSet || fl.Name == "parallelism" })
 	if f.destroy {
@@ -99,7 +113,12 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 	if !ok {
 		return 1
 	}
-	color := !f.noColor && cfgIsTerminal(s.Out)
+	color := !f.noColor && !f.jsonOut && cfgIsTerminal(s.Out)
+	var ui *jsonUI
+	if f.jsonOut {
+		ui = newJSONUI(s.Out)
+		ui.version()
+	}
 	switch {
 	case fs.NArg() > 1:
 		fmt.Fprintf(s.Err, "Error: %s takes at most one argument, a saved plan\n", name)
@@ -115,7 +134,7 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 			fmt.Fprintf(s.Err, "Error: Can't set variables, -target or -replace when applying a saved plan\n\nThe saved plan already records them.\n")
 			return 1
 		}
-		return applySavedPlan(fs.Arg(0), f, color, s, *monitor)
+		return applySavedPlan(fs.Arg(0), f, color, s, *monitor, ui)
 	}
 	if *monitor && !stdinIsTerminal(s.In) {
 		fmt.Fprintf(s.Err, "Error: -monitor needs a terminal\n\nRun \"rdmaform monitor\" in a terminal instead, while %s runs elsewhere.\n", name)
@@ -139,7 +158,7 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 	}
 
 	// Apply needs the fabric to act, whether or not it refreshes.
-	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly}, true)
+	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui}, true)
 	defer se.close()
 	se.holdSlots = f.parallelismSet
 	if !ok {
@@ -152,9 +171,17 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 		return 1
 	}
 	trace.mark("planned")
-	render.Human(s.Out, p, color)
+	if ui != nil {
+		ui.plan(p)
+	} else {
+		render.Human(s.Out, p, color)
+	}
 	trace.mark("plan printed")
 	if !p.HasChanges() {
+		if ui != nil {
+			ui.summary(destroy, &apply.Report{})
+			return 0
+		}
 		fmt.Fprintf(s.Out, "\n%s\n", completeLine(destroy, &apply.Report{}, color))
 		return 0
 	}
@@ -203,7 +230,7 @@ func confirm(s streams, destroy, refreshOnly bool) bool {
 
 // applySavedPlan carries out a plan saved by plan -out, refusing when the
 // state or the configuration changed since.
-func applySavedPlan(path string, f planFlags, color bool, s streams, monitor bool) int {
+func applySavedPlan(path string, f planFlags, color bool, s streams, monitor bool, ui *jsonUI) int {
 	sp, err := readPlanFile(path)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Failed to read the saved plan\n\n%v\n", err)
@@ -220,7 +247,7 @@ func applySavedPlan(path string, f planFlags, color bool, s streams, monitor boo
 	for _, v := range sp.Inputs.Vars {
 		vars = append(vars, config.VarArg{File: v.File, Value: v.Value})
 	}
-	se, ok := openSession(s, vars, sp.Inputs.Env, f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly}, false)
+	se, ok := openSession(s, vars, sp.Inputs.Env, f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui}, false)
 	defer se.close()
 	se.holdSlots = f.parallelismSet
 	if !ok {
@@ -285,7 +312,12 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
-	progress := newProgressBuffer(s.Out)
+	var progressOut io.Writer = s.Out
+	var events func(apply.Event)
+	if se.ui != nil {
+		progressOut, events = io.Discard, se.ui.hook
+	}
+	progress := newProgressBuffer(progressOut)
 	go func() {
 		select {
 		case <-signals:
@@ -298,7 +330,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	trace.mark("recorder open")
 	report := apply.Apply(ctx, p, apply.Options{
 		Fabric: se.conn.Fabric, Recorder: rec, Config: se.cfg, Prior: se.prior,
-		Parallelism: parallelism, HoldSlots: se.holdSlots, Progress: trace.progress(progress), Namespace: se.agentNamespace(),
+		Parallelism: parallelism, HoldSlots: se.holdSlots, Progress: trace.progress(progress), Events: events, Namespace: se.agentNamespace(),
 	})
 	progress.Flush()
 	trace.mark("walk done")
@@ -308,7 +340,11 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	closeErr := rec.Close()
 	trace.mark("state saved")
 
-	writeApplyErrors(s.Err, report.Errors)
+	if se.ui != nil {
+		se.ui.errored(report.Errors)
+	} else {
+		writeApplyErrors(s.Err, report.Errors)
+	}
 	for _, n := range report.Skipped {
 		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, strings.Join(n.Objects, ", "))
 	}
@@ -338,6 +374,13 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 			"Note that the -target option is not suitable for routine use, and is provided\n"+
 			"only for exceptional situations such as recovering from errors or mistakes, or\n"+
 			"when rdmaform specifically suggests to use it as part of an error message.\n")
+	}
+	if se.ui != nil {
+		se.ui.summary(destroy, report)
+		if !destroy {
+			se.ui.outputs(se.m.State())
+		}
+		return 0
 	}
 	fmt.Fprintf(s.Out, "\n%s\n", completeLine(destroy, report, color))
 	if !destroy {

@@ -12,6 +12,10 @@ const destroyHelp = `Usage: rdmaform [global options] destroy [options]
 
 Options:
   -auto-approve        Do not ask for confirmation.
+  -json                Print Terraform's machine-readable UI: one JSON message
+                       per line (planned changes, each destruction's start and
+                       end, the summary, the outputs); needs -auto-approve
+                       or a saved plan.
   -input=false         Never ask: without -auto-approve, destroy refuses.
   -var 'name=value'    Set a variable (repeatable).
   -var-file=FILE       Load variable values from a file (repeatable).

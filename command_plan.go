@@ -202,6 +202,8 @@ type session struct {
 	// holdSlots: apply's operations hold their -parallelism slot until
 	// they complete (see apply.Options.HoldSlots).
 	holdSlots bool
+	// ui: apply -json's machine-readable output, which diagnostics go to.
+	ui *jsonUI
 }
 
 // diagKey identifies a diagnostic by what it says and where.
@@ -254,6 +256,10 @@ func (se *session) writeDiags(diags hcl.Diagnostics) {
 	}
 	for _, d := range diags {
 		se.written[diagKey(d)] = true
+	}
+	if se.ui != nil {
+		se.ui.diagnostics(diags)
+		return
 	}
 	color := se.color && cfgIsTerminal(se.s.Err)
 	if !se.compactWarnings {
@@ -312,6 +318,8 @@ type sessionOptions struct {
 	// skipPreconditions: a destroy or refresh-only plan does not check
 	// the blocks' preconditions, as Terraform's.
 	skipPreconditions bool
+	// ui: diagnostics go to apply -json's machine-readable output.
+	ui *jsonUI
 }
 
 // openSessionFetching is openSession that, with fetchLive, also connects
@@ -319,7 +327,10 @@ type sessionOptions struct {
 // the agent's socket) has loaded, while the state is still being read:
 // plan's refresh then costs little more than the longer of the two.
 func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric, fetchLive bool) (*session, bool) {
-	se := &session{s: s, loader: config.NewLoader(), color: opts.color, compactWarnings: opts.compactWarnings}
+	se := &session{s: s, loader: config.NewLoader(), color: opts.color, compactWarnings: opts.compactWarnings, ui: opts.ui}
+	if se.ui != nil {
+		se.ui.loader = se.loader
+	}
 	se.loader.SkipPreconditions = opts.skipPreconditions
 	se.loader.CoreVersion = Version
 	ctx, cancel := context.WithCancel(context.Background())

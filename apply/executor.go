@@ -43,6 +43,9 @@ type Options struct {
 	// Progress receives Terraform's progress lines, one whole line per
 	// write.
 	Progress io.Writer
+	// Events, when set, receives each progress line's report as well, for
+	// a machine-readable UI; calls do not overlap.
+	Events func(Event)
 	// NewToken returns a fresh create token (a UUID when nil); it is
 	// called concurrently.
 	NewToken func() string
@@ -278,10 +281,17 @@ func (e *executor) visit(ctx context.Context, i int) error {
 	return nil
 }
 
-func (e *executor) progress(format string, args ...any) {
-	e.outLock.Lock()
-	defer e.outLock.Unlock()
-	fmt.Fprintf(e.Progress, format+"\n", args...)
+// started, ticking and done report an operation's start, its "still
+// running" ticks and its completion; id is the bracketed identity
+// ("qp_num=17"), if the line shows one.
+func (e *executor) started(a addrs.Instance, deposed, action, id, message string) {
+	k, v := splitIdentity(id)
+	e.emit(Event{Type: EventStart, Addr: a, Deposed: deposed, Action: action, IDKey: k, IDValue: v, Message: message})
+}
+
+func (e *executor) done(a addrs.Instance, deposed, action string, elapsed time.Duration, id, message string) {
+	k, v := splitIdentity(id)
+	e.emit(Event{Type: EventComplete, Addr: a, Deposed: deposed, Action: action, Elapsed: elapsed, IDKey: k, IDValue: v, Message: message})
 }
 
 // valueOf is an object's value as the configuration sees it now: what
@@ -335,9 +345,9 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 		h.Name = replacementName(h.Name, prior, token)
 		deposed = &state.DeposedObject{AgentHandle: handleOf(prior).Name, CreateToken: prior.Facts.CreateToken}
 	}
-	e.progress("%s: Creating...", c.Addr)
+	e.started(c.Addr, "", "create", "", fmt.Sprintf("%s: Creating...", c.Addr))
 	start := time.Now()
-	stopStill := e.still(c.Addr.String(), "creating")
+	stopStill := e.still(c.Addr, "", c.Addr.String(), "create", "creating")
 	defer stopStill()
 	var facts state.Facts
 	if st, ok := e.Fabric.(Starter); ok {
@@ -377,7 +387,8 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 		e.mu.Unlock()
 	}
 	e.setID(c.Addr, final)
-	e.progress("%s: Creation complete after %s [%s]", c.Addr, elapsed(start), identityOf(c.Addr, final.planned, final.attr))
+	id := identityOf(c.Addr, final.planned, final.attr)
+	e.done(c.Addr, "", "create", time.Since(start), id, fmt.Sprintf("%s: Creation complete after %s [%s]", c.Addr, elapsed(start), id))
 	return e.postconditions(c.Addr, inst, final)
 }
 
@@ -408,13 +419,14 @@ func (e *executor) update(c *planner.Change) error {
 			return OpError{c.Addr, "precondition", err}
 		}
 	}
-	e.progress("%s: Modifying... [%s]", c.Addr, identity(c.Addr, c.Before))
+	before := identity(c.Addr, c.Before)
+	e.started(c.Addr, "", "update", before, fmt.Sprintf("%s: Modifying... [%s]", c.Addr, before))
 	start := time.Now()
 	h, prior := HandleIn(c.Addr, e.Namespace), e.priorObject(c.Addr)
 	if prior != nil {
 		h = handleOf(prior)
 	}
-	stopStill := e.still(c.Addr.String(), "modifying")
+	stopStill := e.still(c.Addr, "", c.Addr.String(), "update", "modifying")
 	facts, err := e.Fabric.Update(e.noCancel, h, spec, c.Changed)
 	stopStill()
 	if err != nil {
@@ -437,7 +449,8 @@ func (e *executor) update(c *planner.Change) error {
 	if err := e.record(c, final, facts); err != nil {
 		return err
 	}
-	e.progress("%s: Modifications complete after %s [%s]", c.Addr, elapsed(start), identityOf(c.Addr, final.planned, final.attr))
+	id := identityOf(c.Addr, final.planned, final.attr)
+	e.done(c.Addr, "", "update", time.Since(start), id, fmt.Sprintf("%s: Modifications complete after %s [%s]", c.Addr, elapsed(start), id))
 	return e.postconditions(c.Addr, inst, final)
 }
 
@@ -446,13 +459,15 @@ func (e *executor) delete(c *planner.Change, release func()) error {
 	if prior := e.priorObject(c.Addr); prior != nil {
 		h, token = handleOf(prior), prior.Facts.CreateToken
 	}
-	label := c.Addr.String()
+	label, deposed := c.Addr.String(), ""
 	if c.Action == planner.CreateThenDelete {
-		label += " (deposed object " + planner.DeposedKey(token) + ")"
+		deposed = planner.DeposedKey(token)
+		label += " (deposed object " + deposed + ")"
 	}
-	e.progress("%s: Destroying... [%s]", label, identity(c.Addr, c.Before))
+	before := identity(c.Addr, c.Before)
+	e.started(c.Addr, deposed, "delete", before, fmt.Sprintf("%s: Destroying... [%s]", label, before))
 	start := time.Now()
-	stopStill := e.still(label, "destroying")
+	stopStill := e.still(c.Addr, deposed, label, "delete", "destroying")
 	var err error
 	if ds, ok := e.Fabric.(DeleteStarter); ok {
 		var wait func() error
@@ -486,7 +501,7 @@ func (e *executor) delete(c *planner.Change, release func()) error {
 	} else if err := e.Recorder.Record(state.DeleteObject(c.Addr)); err != nil {
 		return OpError{c.Addr, "record", fmt.Errorf("destroyed, but the state could not record it: %w", err)}
 	}
-	e.progress("%s: Destruction complete after %s", label, elapsed(start))
+	e.done(c.Addr, deposed, "delete", time.Since(start), "", fmt.Sprintf("%s: Destruction complete after %s", label, elapsed(start)))
 	return nil
 }
 
@@ -499,10 +514,11 @@ type replacement struct {
 // destroyDeposed destroys an object a stopped create_before_destroy left
 // deposed, then records its replacement without it.
 func (e *executor) destroyDeposed(d planner.Deposed) *OpError {
-	label := fmt.Sprintf("%s (deposed object %s)", d.Addr, planner.DeposedKey(d.Token))
-	e.progress("%s: Destroying... [id=%s]", label, d.Handle)
+	deposed := planner.DeposedKey(d.Token)
+	label := fmt.Sprintf("%s (deposed object %s)", d.Addr, deposed)
+	e.started(d.Addr, deposed, "delete", "id="+d.Handle, fmt.Sprintf("%s: Destroying... [id=%s]", label, d.Handle))
 	start := time.Now()
-	stopStill := e.still(label, "destroying")
+	stopStill := e.still(d.Addr, deposed, label, "delete", "destroying")
 	err := e.Fabric.Delete(e.noCancel, Handle{Addr: d.Addr, Name: d.Handle}, d.Token)
 	stopStill()
 	if err != nil {
@@ -516,7 +532,7 @@ func (e *executor) destroyDeposed(d planner.Deposed) *OpError {
 		}
 	}
 	e.report.Destroyed++
-	e.progress("%s: Destruction complete after %s", label, elapsed(start))
+	e.done(d.Addr, deposed, "delete", time.Since(start), "", fmt.Sprintf("%s: Destruction complete after %s", label, elapsed(start)))
 	return nil
 }
 

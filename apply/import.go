@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
@@ -77,7 +78,8 @@ func (e *executor) importObject(ctx context.Context, c *planner.Change) error {
 	if !ok {
 		return OpError{c.Addr, "import", errors.New("this fabric cannot import objects")}
 	}
-	e.progress("%s: Importing... [id=%s]", c.Addr, c.ImportID)
+	start := time.Now()
+	e.started(c.Addr, "", "import", "id="+c.ImportID, fmt.Sprintf("%s: Importing... [id=%s]", c.Addr, c.ImportID))
 	final, err := e.adopt(e.noCancel, im, c, c.ImportID)
 	if err != nil {
 		var oe OpError
@@ -87,7 +89,7 @@ func (e *executor) importObject(ctx context.Context, c *planner.Change) error {
 		return OpError{c.Addr, "import", err}
 	}
 	e.setID(c.Addr, final)
-	e.progress("%s: Import complete [id=%s]", c.Addr, c.ImportID)
+	e.done(c.Addr, "", "import", time.Since(start), "id="+c.ImportID, fmt.Sprintf("%s: Import complete [id=%s]", c.Addr, c.ImportID))
 	return e.postconditions(c.Addr, e.Config.Instances[c.Addr], final)
 }
 

@@ -1,8 +1,11 @@
 package apply
 
 import (
+	"fmt"
 	"sync"
 	"time"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
 )
 
 // DefaultStillInterval is how often, as Terraform does, apply says that an
@@ -13,7 +16,7 @@ const DefaultStillInterval = 10 * time.Second
 // running, until the returned stop is called. stop may be called more than
 // once; once it returns, nothing more is said, so the operation's last
 // line comes after its last "Still" line.
-func (e *executor) still(label, verb string) (stop func()) {
+func (e *executor) still(a addrs.Instance, deposed, label, action, verb string) (stop func()) {
 	interval := e.StillInterval
 	if interval <= 0 {
 		interval = DefaultStillInterval
@@ -30,7 +33,9 @@ func (e *executor) still(label, verb string) (stop func()) {
 		if stopped {
 			return
 		}
-		e.progress("%s: Still %s... [%s elapsed]", label, verb, time.Since(start).Truncate(time.Second))
+		d := time.Since(start)
+		e.emit(Event{Type: EventProgress, Addr: a, Deposed: deposed, Action: action, Elapsed: d,
+			Message: fmt.Sprintf("%s: Still %s... [%s elapsed]", label, verb, d.Truncate(time.Second))})
 		t.Reset(interval)
 	})
 	return func() {

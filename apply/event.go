@@ -1,0 +1,53 @@
+package apply
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+)
+
+// Event is one progress report of an apply, as Terraform's UI hooks carry
+// them: the start of an operation on an object, a "still running" tick,
+// or its completion. Message is the human progress line.
+type Event struct {
+	Type    EventType
+	Addr    addrs.Instance
+	Deposed string // the deposed object's key, when the operation is on one
+	Action  string // "create", "update", "delete" or "import"
+	// Elapsed is the operation's time so far (Progress, Complete).
+	Elapsed time.Duration
+	// IDKey and IDValue name the object as the bracketed part of the
+	// line does ("qp_num", "17"); empty when the line names none.
+	IDKey, IDValue string
+	Message        string
+}
+
+// EventType is what an Event reports.
+type EventType int
+
+const (
+	EventStart EventType = iota
+	EventProgress
+	EventComplete
+)
+
+// emit writes ev's line to Progress and hands ev to Events.
+func (e *executor) emit(ev Event) {
+	e.outLock.Lock()
+	defer e.outLock.Unlock()
+	fmt.Fprintln(e.Progress, ev.Message)
+	if e.Events != nil {
+		e.Events(ev)
+	}
+}
+
+// splitIdentity splits "qp_num=17" into its key and value.
+func splitIdentity(id string) (string, string) {
+	for i := 0; i < len(id); i++ {
+		if id[i] == '=' {
+			return id[:i], id[i+1:]
+		}
+	}
+	return "", ""
+}
