@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,8 +14,6 @@ import (
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/config/addrs"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 )
 
 func init() {
@@ -225,19 +221,4 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// stableJSON is m in protojson's mapping, indented by two spaces. protojson
-// varies its whitespace on purpose (so that nobody depends on its bytes);
-// scripts reading status -json may, so it is re-indented.
-func stableJSON(m proto.Message) ([]byte, error) {
-	b, err := protojson.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
 }

@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 )
@@ -89,5 +93,34 @@ func TestStatusWatchPrintsChangesOnly(t *testing.T) {
 		if got := f.changed(c.ch); got != c.want {
 			t.Errorf("change %d: %v, want %v", i, got, c.want)
 		}
+	}
+}
+
+// status -json's 64-bit integers are numbers, as scripts compare them,
+// and it carries what protojson's mapping does (names, enums, bytes),
+// which a protojson reader still accepts.
+func TestStatusJSONNumbersAreNumbers(t *testing.T) {
+	list := &pb.ListResponse{Objects: []*pb.Object{{
+		Address: "endpoint.a[0]", Status: pb.Status_DEGRADED, ConnectedSince: 1_764_460_800_123_456_789,
+		Probe: &pb.ProbeStats{Last: 1500, Sent: 10, Lost: 3}, Facts: &pb.Facts{QpNum: 17},
+	}}}
+	b, err := stableJSON(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&doc); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	o := doc["objects"].([]any)[0].(map[string]any)
+	probe := o["probe"].(map[string]any)
+	if o["status"] != "DEGRADED" || o["connectedSince"] != json.Number("1764460800123456789") || probe["lost"] != json.Number("3") || probe["last"] != json.Number("1500") {
+		t.Errorf("status -json (64-bit integers must be JSON numbers):\n%s", b)
+	}
+	var back pb.ListResponse
+	if err := protojson.Unmarshal(b, &back); err != nil || !proto.Equal(&back, list) {
+		t.Errorf("protojson reads back %v (%v), want %v", &back, err, list)
 	}
 }
