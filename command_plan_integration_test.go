@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -609,4 +610,56 @@ listener "wr" {
 }
 `)
 	e.expect(1, []string{"listener.wr: max_send_wr + max_recv_wr = 40064 completion entries, more than " + os.Getenv("RDMAFORM_TEST_DEVICE") + "'s max_cqe", "main.rdma.hcl line 6"}, "plan", "-no-color")
+}
+
+// A dynamic block turns an endpoint's probe on and off on the fabric (an
+// in-place update each way), and apply -json reports the real QP numbers
+// in Terraform's UI messages.
+func TestDynamicProbeAndApplyJSONOnTheFabric(t *testing.T) {
+	src := `
+variable "probe" {
+  type    = bool
+  default = false
+}
+listener "l" {
+  address = "` + os.Getenv("RDMAFORM_TEST_ADDR") + `"
+  port    = 7531
+  qp {}
+  accept {
+    echo = true
+  }
+}
+endpoint "e" {
+  address = listener.l.address
+  port    = listener.l.port
+  qp {}
+  dynamic "probe" {
+    for_each = var.probe ? ["20ms"] : []
+    content {
+      interval = probe.value
+    }
+  }
+}
+`
+	e := newE2E(t, src)
+	out := e.expect(0, []string{`"type":"apply_complete"`, `"id_key":"qp_num"`, `"operation":"apply"`}, "apply", "-json", "-auto-approve")
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Fatalf("apply -json printed a line that is not JSON: %q", line)
+		}
+	}
+	e.expect(2, []string{"+ probe {", "Plan: 0 to add, 1 to change, 0 to destroy."}, "plan", "-no-color", "-detailed-exitcode", "-var", "probe=true")
+	e.expect(0, []string{"1 changed"}, "apply", "-auto-approve", "-no-color", "-var", "probe=true")
+	deadline := time.Now().Add(20 * time.Second)
+	for !regexp.MustCompile(`endpoint\.e +endpoint +established .* [0-9.]+(µs|ms)`).MatchString(e.expect(0, nil, "status")) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no probe round trip in status after 20 s:\n%s", e.expect(0, nil, "status"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	e.expect(2, []string{"- probe {", "Plan: 0 to add, 1 to change, 0 to destroy."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{`"operation":"destroy"`}, "destroy", "-json", "-auto-approve")
+	if n := cmIDs(t, "7531"); n != 0 {
+		t.Errorf("%d cm_ids on port 7531 after destroy", n)
+	}
 }
