@@ -179,7 +179,10 @@ func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, s
 	}
 	if expr != nil {
 		var diags hcl.Diagnostics
-		v, diags = expr.Value(&hcl.EvalContext{Functions: Functions()})
+		// As Terraform: values are literals, evaluated without functions
+		// or variables, so a JSON file's strings are taken as written
+		// ("${x}" stays "${x}").
+		v, diags = expr.Value(nil)
 		if diags.HasErrors() {
 			if sensitive && r.expr == nil {
 				// A -var or environment value has no source to point at;
@@ -189,7 +192,6 @@ func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, s
 			}
 			return cty.UnknownVal(ty), diags
 		}
-		v, _ = v.UnmarkDeep() // sensitive("x") in a .rdmavars file
 	}
 	if defaults != nil {
 		v = defaults.Apply(v)

@@ -301,3 +301,43 @@ func TestNullDefaultOfANonNullableVariable(t *testing.T) {
 		t.Errorf("%v", diags)
 	}
 }
+
+// Variable files hold literal values, as Terraform's: a JSON file's
+// strings are taken as written, templates included, and an HCL file may
+// not call functions or refer to anything.
+func TestVariableFilesAreLiteral(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"main.rdma.hcl":        "variable \"s\" {\n  type = string\n}\nvariable \"t\" {\n  type = list(string)\n}\n",
+		"w.auto.rdmavars.json": `{"s": "pa$${word}", "t": ["${upper(\"x\")}", "x${def}y", "%{ if true }z%{ endif }"]}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, diags := NewLoader().Load(dir, VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if s := cfg.Variables["s"].Value.AsString(); s != "pa$${word}" {
+		t.Errorf("var.s = %q, want the JSON string as written", s)
+	}
+	var got []string
+	for _, v := range cfg.Variables["t"].Value.AsValueSlice() {
+		got = append(got, v.AsString())
+	}
+	if want := []string{`${upper("x")}`, "x${def}y", "%{ if true }z%{ endif }"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("var.t = %q, want %q", got, want)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, "w.auto.rdmavars.json"), []byte(`{"s": "a", "t": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "x.auto.rdmavars"), []byte("s = upper(\"a\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags = NewLoader().Load(dir, VarInputs{})
+	if !diags.HasErrors() || diags[0].Summary != "Function calls not allowed" || diags[0].Subject == nil || diags[0].Subject.Filename != filepath.Join(dir, "x.auto.rdmavars") {
+		t.Errorf("a function call in a variables file: %v", diags)
+	}
+}
