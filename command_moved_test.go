@@ -157,3 +157,42 @@ func TestTargetedPlanMustCoverMoves(t *testing.T) {
 		t.Fatalf("a targeted plan covering the moves: %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// Adding count to a block, or taking it away, moves its object between
+// listener.loop and listener.loop[0] as Terraform's implied moves do,
+// rather than replacing it (which would drop its connections).
+func TestAddingOrRemovingCountMovesTheObject(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	created := f.qp
+	counted := strings.NewReplacer("listener \"loop\" {\n", "listener \"loop\" {\n  count   = 1\n", "listener.loop.", "listener.loop[0].").Replace(planTestConfig)
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(counted), 0o644)
+	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	if code != 2 || !strings.Contains(out, "# listener.loop has moved to listener.loop[0]") ||
+		!strings.Contains(out, "Plan: 0 to add, 0 to change, 0 to destroy.") || strings.Contains(out, "will be") {
+		t.Fatalf("plan after adding count: %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("apply after adding count: %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, _ := stateCmd(t, dir, "", "plan", "-detailed-exitcode"); code != 0 || f.qp != created {
+		t.Fatalf("after the implied move: plan exit %d, %d objects made", code, f.qp-created)
+	}
+
+	// Back to a single object; a moved block, when there is one, wins.
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(planTestConfig), 0o644)
+	code, out, errs = stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	if code != 2 || !strings.Contains(out, "# listener.loop[0] has moved to listener.loop") || strings.Contains(out, "will be") {
+		t.Fatalf("plan after removing count: %d\n%s\n%s", code, out, errs)
+	}
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(strings.NewReplacer(`listener "loop"`, `listener "main"`, "listener.loop", "listener.main").Replace(planTestConfig)+
+		"moved {\n  from = listener.loop[0]\n  to   = listener.main\n}\n"), 0o644)
+	code, out, errs = stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	if code != 2 || !strings.Contains(out, "# listener.loop[0] has moved to listener.main") || strings.Contains(out, "will be") {
+		t.Fatalf("plan with a moved block: %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -55,12 +55,13 @@ func decodeMoved(b *hcl.Block) (*Moved, hcl.Diagnostics) {
 	switch {
 	case from.Kind != to.Kind:
 		return bad(fmt.Sprintf("%s cannot move to %s: an object keeps its kind.", capitalize(withArticle(string(from.Kind))), withArticle(string(to.Kind))))
-	case fromWhole != toWhole:
-		return bad("Both addresses must name a block (endpoint.client), or both one instance (endpoint.client[0]).")
 	case from == to:
 		return bad(fmt.Sprintf("%s moves to itself.", from))
 	}
-	m.From, m.To, m.Whole = from, to, fromWhole
+	// A block moved to one instance, or one instance to a block, is the
+	// block's single object (endpoint.client, without count) moving, as
+	// Terraform reads "from = aws_instance.a  to = aws_instance.a[0]".
+	m.From, m.To, m.Whole = from, to, fromWhole && toWhole
 	return m, diags
 }
 

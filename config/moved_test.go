@@ -44,10 +44,23 @@ moved {
 	}
 }
 
+// A block moved to one of its instances is its single object moving, as
+// Terraform's "from = aws_instance.a  to = aws_instance.a[0]".
+func TestMovedBlockToAnInstance(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"main.rdma.hcl": "moved {\n  from = listener.a\n  to   = listener.a[0]\n}\n"})
+	m := cfg.Moved[0]
+	a := addrs.Resource{Kind: addrs.Listener, Name: "a"}
+	if to, ok := m.Target(a.Instance(addrs.NoKey)); m.Whole || !ok || to != a.Instance(addrs.IntKey(0)) {
+		t.Errorf("listener.a to listener.a[0]: %+v -> %v %v", m, to, ok)
+	}
+	if _, ok := m.Target(a.Instance(addrs.IntKey(1))); ok {
+		t.Error("the move applies to listener.a[1]")
+	}
+}
+
 func TestMovedBlockErrors(t *testing.T) {
 	for _, c := range []struct{ body, summary, detail string }{
 		{"from = listener.a\n  to = endpoint.a", "Invalid \"moved\" addresses", "A listener cannot move to an endpoint"},
-		{"from = listener.a\n  to = listener.b[0]", "Invalid \"moved\" addresses", "Both addresses must name a block"},
 		{"from = listener.a\n  to = listener.a", "Invalid \"moved\" addresses", "listener.a moves to itself"},
 		{"from = \"listener.a\"\n  to = listener.b", "Invalid address", "written without quotes"},
 		{"from = var.x\n  to = listener.b", "Invalid address", "must be the address of a protection_domain, listener or endpoint"},

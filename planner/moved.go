@@ -24,18 +24,22 @@ type Move struct {
 // object whose new address is already taken keeps its address, with a
 // warning, as in Terraform. It returns the moves by old address.
 func (p *Plan) applyMoves(cfg *config.Config, priors map[string]*prior) (map[addrs.Instance]addrs.Instance, hcl.Diagnostics) {
-	if cfg == nil || len(cfg.Moved) == 0 || len(priors) == 0 {
+	if cfg == nil || len(priors) == 0 {
+		return nil, nil
+	}
+	moves := append(cfg.Moved[:len(cfg.Moved):len(cfg.Moved)], impliedMoves(cfg, priors)...)
+	if len(moves) == 0 {
 		return nil, nil
 	}
 	var diags hcl.Diagnostics
 	moved := map[addrs.Instance]addrs.Instance{}
 	taken := map[addrs.Instance]bool{}
 	for _, a := range sortedPriorAddrs(priors) {
-		to := target(cfg.Moved, a)
+		to := target(moves, a)
 		if to == a {
 			continue
 		}
-		if _, held := priors[to.String()]; held && target(cfg.Moved, to) == to || taken[to] {
+		if _, held := priors[to.String()]; held && target(moves, to) == to || taken[to] {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Unresolved object address change",
 				Detail: fmt.Sprintf("A moved block moves %s to %s, but the state already records an object there: %s keeps its address.", a, to, a)})
 			continue
@@ -69,6 +73,37 @@ func (p *Plan) applyMoves(cfg *config.Config, priors map[string]*prior) (map[add
 	}
 	sortMoves(p.Moves)
 	return moved, diags
+}
+
+// impliedMoves are Terraform's moves for a block that gained or lost
+// count: its object at listener.l is listener.l[0] once the block has
+// count, and listener.l[0] is listener.l once it has neither count nor
+// for_each, unless a moved block says where the object goes or the state
+// already records an object at the new address. Without them, adding
+// count = 1 would replace the object, dropping its connections.
+func impliedMoves(cfg *config.Config, priors map[string]*prior) []*config.Moved {
+	var out []*config.Moved
+	for _, pr := range priors {
+		a := pr.obj.Addr
+		r := cfg.Resources[a.Resource]
+		if r == nil {
+			continue
+		}
+		to := a
+		switch {
+		case a.Key == addrs.NoKey && r.Count != nil:
+			to.Key = addrs.IntKey(0)
+		case a.Key == addrs.IntKey(0) && r.Count == nil && r.ForEach == nil:
+			to.Key = addrs.NoKey
+		default:
+			continue
+		}
+		if _, held := priors[to.String()]; held || target(cfg.Moved, a) != a {
+			continue
+		}
+		out = append(out, &config.Moved{From: a, To: to})
+	}
+	return out
 }
 
 // movedTo is a copy of o at the address to, keeping the name the agent
