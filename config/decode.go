@@ -44,7 +44,7 @@ var validationSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 }}
 
 var outputSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "value", Required: true}, {Name: "description"}, {Name: "sensitive"},
+	{Name: "value", Required: true}, {Name: "description"}, {Name: "sensitive"}, {Name: "depends_on"},
 }, Blocks: []hcl.BlockHeaderSchema{{Type: "precondition"}}}
 
 // bodyTemplate is a block body decoded against its schema but not yet
@@ -446,6 +446,11 @@ func (d *declarations) addOutput(b *hcl.Block) hcl.Diagnostics {
 		diags = append(diags, sd...)
 		o.Sensitive = !s.IsNull() && s.True()
 	}
+	if a, ok := content.Attributes["depends_on"]; ok {
+		trs, d := dependsOnTraversals(a)
+		diags = append(diags, d...)
+		o.dependsOn = trs
+	}
 	for _, cb := range content.Blocks {
 		c, cd := decodeCondition(cb)
 		diags = append(diags, cd...)
@@ -455,6 +460,21 @@ func (d *declarations) addOutput(b *hcl.Block) hcl.Diagnostics {
 	}
 	d.outputs[name] = o
 	return diags
+}
+
+// dependsOnTraversals reads a depends_on list: static references, checked
+// against the declarations when the graph is built.
+func dependsOnTraversals(a *hcl.Attribute) ([]hcl.Traversal, hcl.Diagnostics) {
+	exprs, diags := hcl.ExprList(a.Expr)
+	var trs []hcl.Traversal
+	for _, e := range exprs {
+		tr, td := hcl.AbsTraversalForExpr(e)
+		diags = append(diags, td...)
+		if !td.HasErrors() {
+			trs = append(trs, tr)
+		}
+	}
+	return trs, diags
 }
 
 // addResource declares the resource of block b, decoded already.
@@ -492,15 +512,9 @@ func decodeResource(b *hcl.Block) (*Resource, hcl.Diagnostics) {
 		r.ForEach = nil
 	}
 	if a, ok := meta.Attributes["depends_on"]; ok {
-		exprs, ed := hcl.ExprList(a.Expr)
-		diags = append(diags, ed...)
-		for _, e := range exprs {
-			tr, td := hcl.AbsTraversalForExpr(e)
-			diags = append(diags, td...)
-			if !td.HasErrors() {
-				r.dependsOn = append(r.dependsOn, tr)
-			}
-		}
+		trs, d := dependsOnTraversals(a)
+		diags = append(diags, d...)
+		r.dependsOn = trs
 	}
 	for _, lb := range meta.Blocks {
 		diags = append(diags, r.decodeLifecycle(lb)...)

@@ -204,8 +204,10 @@ func (e *evaluator) buildGraph() hcl.Diagnostics {
 	for name, o := range e.decl.outputs {
 		refs, d := e.decl.collectRefs([]hcl.Expression{o.expr}, "")
 		diags = append(diags, d...)
+		extra, d := e.dependsOnKeys(o.dependsOn)
+		diags = append(diags, d...)
 		e.refs["output."+name] = refs
-		e.graph.add("output."+name, o.DeclRange, refs)
+		e.graph.add("output."+name, o.DeclRange, refs, extra...)
 	}
 	// Blocks are typed concurrently, in batches, then entered in order.
 	rs := make([]*Resource, 0, len(e.decl.resources))
@@ -263,8 +265,17 @@ func (e *evaluator) resourceNode(r *Resource) ([]*reference, *node, hcl.Diagnost
 			}
 		}
 	}
-	var extra []string
-	for _, tr := range r.dependsOn {
+	extra, d := e.dependsOnKeys(r.dependsOn)
+	diags = append(diags, d...)
+	return refs, newNode(r.key, r.DeclRange, refs, extra...), diags
+}
+
+// dependsOnKeys checks a depends_on list and returns the graph keys of the
+// blocks it names.
+func (e *evaluator) dependsOnKeys(trs []hcl.Traversal) ([]string, hcl.Diagnostics) {
+	var keys []string
+	var diags hcl.Diagnostics
+	for _, tr := range trs {
 		ref, d := e.decl.parseRef(tr, "")
 		diags = append(diags, d...)
 		if d.HasErrors() {
@@ -275,9 +286,9 @@ func (e *evaluator) resourceNode(r *Resource) ([]*reference, *node, hcl.Diagnost
 				Detail: "depends_on lists whole blocks, such as listener.storage or endpoint.client[0]; not attributes or variables.", Subject: tr.SourceRange().Ptr()})
 			continue
 		}
-		extra = append(extra, ref.key())
+		keys = append(keys, ref.key())
 	}
-	return refs, newNode(r.key, r.DeclRange, refs, extra...), diags
+	return keys, diags
 }
 
 // fullContext returns the maker of a context holding every value of the

@@ -312,7 +312,8 @@ type Output struct {
 	// whose values are known then (see checkOutputPreconditions).
 	Preconditions []*Condition
 
-	expr hcl.Expression
+	expr      hcl.Expression
+	dependsOn []hcl.Traversal
 	// marked: the value was sensitive (see checkSensitiveOutputs); Value
 	// itself carries no marks.
 	marked bool

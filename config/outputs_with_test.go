@@ -71,3 +71,27 @@ output "port" {
 		t.Errorf("port = %#v", out["port"])
 	}
 }
+
+// An output's depends_on, as Terraform's, names blocks the output then
+// depends on; anything else is refused.
+func TestOutputDependsOn(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"main.rdma.hcl": `
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+output "o" {
+  value      = "x"
+  depends_on = [listener.l]
+}
+`})
+	if d := cfg.Outputs["o"].DependsOn; len(d) != 1 || d[0].String() != "listener.l" {
+		t.Errorf("output o depends on %v, want listener.l", d)
+	}
+	for _, bad := range []string{"[listener.nope]", "[var.x]", "[listener.l.port]"} {
+		_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte("variable \"x\" {\n  default = 1\n}\nlistener \"l\" {\n  address = \"10.77.0.1\"\n  port    = 7471\n}\noutput \"o\" {\n  value      = 1\n  depends_on = " + bad + "\n}\n")}, VarInputs{})
+		if !diags.HasErrors() || diags[0].Subject == nil || diags[0].Subject.Start.Line != 10 {
+			t.Errorf("depends_on = %s: %v", bad, diags)
+		}
+	}
+}
