@@ -23,10 +23,12 @@ const validateHelp = `Usage: rdmaform [global options] validate [options]
 
   Checks the configuration in the current directory (see -chdir): syntax,
   types, references, and the RDMA rules (ports, QP caps, private data
-  limits, port spaces). Values in rdmaform.rdmavars and *.auto.rdmavars
-  are used and checked; -var, -var-file and RDMAFORM_VAR_* are not (as in
-  Terraform, validate takes no variable options). Variables without a
-  value are treated as unknown.
+  limits, port spaces). Unlike Terraform's validate, which reads no
+  variable files, it uses and checks the values in the files that load by
+  themselves (rdmaform.rdmavars, *.auto.rdmavars and their .json forms),
+  so a bad value there fails validation; like Terraform's, it takes no
+  -var or -var-file and ignores RDMAFORM_VAR_*. Variables without a value
+  are treated as unknown.
 
 Options:
   -json          Print the result as JSON.
