@@ -81,3 +81,18 @@ func TestConsoleWithoutConfigurationAndOverLines(t *testing.T) {
 		t.Errorf("out =\n%s\nwant\n%s", out.String(), want)
 	}
 }
+
+// A failing precondition is plan's business: the console still evaluates.
+func TestConsoleDespiteAFailingPrecondition(t *testing.T) {
+	dir := t.TempDir()
+	src := "listener \"l\" {\n  address = \"10.77.0.1\"\n  port    = 7471\n  lifecycle {\n    precondition {\n      condition     = 7471 > 8000\n      error_message = \"port too low\"\n    }\n  }\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	code := run([]string{"console"}, streams{In: strings.NewReader("listener.l.port\n"), Out: &out, Err: &errb})
+	if code != 0 || strings.TrimSpace(out.String()) != "7471" {
+		t.Errorf("console: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+}
