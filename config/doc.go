@@ -83,7 +83,8 @@
 // hashes (md5, sha1, sha256, sha512); formatdate and timeadd; cidrhost,
 // cidrnetmask, cidrsubnet and cidrsubnets; tostring, tonumber, tobool,
 // tolist, toset and tomap; try and can; sensitive, nonsensitive and
-// issensitive. There is no file access (file, templatefile).
+// issensitive; file, fileset, templatefile and the path functions read
+// paths relative to the working directory (the configuration's).
 //
 // A sensitive variable's value is sensitive in expressions, as is what
 // sensitive() returns, and so is what is computed from them (through

@@ -67,6 +67,9 @@ func Functions() map[string]function.Function {
 			"alltrue": allTrueFunc, "anytrue": anyTrueFunc, "one": oneFunc, "sum": sumFunc,
 			"sensitive": sensitiveFunc, "nonsensitive": nonsensitiveFunc, "issensitive": issensitiveFunc,
 		}
+		for name, f := range fileFunctions() {
+			funcs[name] = f
+		}
 	})
 	return funcs
 }

@@ -1,0 +1,72 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// The file functions read from the working directory, as Terraform's do
+// from the root module's; the hashes and timecmp give Terraform's answers.
+func TestFileAndPathFunctions(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"peer.txt":       "10.77.0.2\n",
+		"hello.tftpl":    "qp=${qp} %{ for p in ports }${p};%{ endfor }",
+		"bad.tftpl":      "${nope}",
+		"keys/a.pub":     "a",
+		"keys/b.pub":     "b",
+		"keys/notes.txt": "",
+	} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	ctx := &hcl.EvalContext{Functions: Functions()}
+	for _, c := range []struct{ expr, want string }{
+		{`trimspace(file("peer.txt"))`, `"10.77.0.2"`},
+		{`filebase64("keys/a.pub")`, `"YQ=="`},
+		{`fileexists("peer.txt")`, `true`},
+		{`fileset(".", "keys/*.pub")`, `["keys/a.pub","keys/b.pub"]`},
+		{`templatefile("hello.tftpl", { qp = 17, ports = [7471, 7472] })`, `"qp=17 7471;7472;"`},
+		{`basename("a/b/c.txt")`, `"c.txt"`},
+		{`dirname("a/b/c.txt")`, `"a/b"`},
+		{`base64sha256("hello world")`, `"uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek="`},
+		{`length(base64sha512("x"))`, `88`},
+		{`uuidv5("dns", "rdmaform.example")`, `"4ba7338c-087b-5812-8c4e-5e4952aa4379"`},
+		{`timecmp("2026-11-30T00:00:00Z", "2026-11-29T23:00:00-02:00")`, `-1`},
+		{`timecmp("2026-11-30T01:00:00+01:00", "2026-11-30T00:00:00Z")`, `0`},
+	} {
+		e, diags := hclsyntax.ParseExpression([]byte(c.expr), "f.hcl", hcl.InitialPos)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", c.expr, diags)
+		}
+		v, diags := e.Value(ctx)
+		if diags.HasErrors() {
+			t.Errorf("%s: %v", c.expr, diags)
+			continue
+		}
+		raw, err := ctyjson.Marshal(v, v.Type())
+		if got := string(raw); err != nil || got != c.want {
+			t.Errorf("%s = %s, want %s", c.expr, got, c.want)
+		}
+	}
+	for _, c := range []struct{ expr, err string }{
+		{`file("missing.txt")`, "no file exists"},
+		{`templatefile("bad.tftpl", {})`, `vars map does not contain key "nope"`},
+		{`templatefile("missing.tftpl", {})`, "no file exists at missing.tftpl"},
+		{`timecmp("yesterday", "2026-11-30T00:00:00Z")`, "not a valid RFC3339 timestamp"},
+	} {
+		e, _ := hclsyntax.ParseExpression([]byte(c.expr), "f.hcl", hcl.InitialPos)
+		if _, diags := e.Value(ctx); !diags.HasErrors() || !strings.Contains(diags.Error(), c.err) {
+			t.Errorf("%s: %v, want an error with %q", c.expr, diags, c.err)
+		}
+	}
+}
