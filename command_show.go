@@ -110,6 +110,7 @@ type showJSONModule struct {
 
 type showJSONResource struct {
 	Address       string          `json:"address"`
+	Mode          string          `json:"mode"` // "managed", as every object is
 	Type          string          `json:"type"`
 	Name          string          `json:"name"`
 	Index         any             `json:"index,omitempty"`
@@ -145,7 +146,7 @@ func stateJSON(st *state.State) showJSON {
 
 func objectJSON(o *state.Object) showJSONResource {
 	r := showJSONResource{
-		Address: o.Addr.String(), Type: string(o.Addr.Kind), Name: o.Addr.Name,
+		Address: o.Addr.String(), Mode: "managed", Type: string(o.Addr.Kind), Name: o.Addr.Name,
 		SchemaVersion: o.SchemaVersion, Values: o.Attributes, Facts: o.Facts, Tainted: o.Tainted,
 	}
 	switch k := o.Addr.Key.(type) {

@@ -68,8 +68,8 @@ func TestShowJSONAndFile(t *testing.T) {
 			}
 			RootModule struct {
 				Resources []struct {
-					Address, Type, Name string
-					Index               any
+					Address, Mode, Type, Name string
+					Index                     any
 					Values              map[string]any
 					Facts               map[string]any
 					DependsOn           []string `json:"depends_on"`
@@ -85,7 +85,7 @@ func TestShowJSONAndFile(t *testing.T) {
 		t.Fatalf("show -json: %+v", v)
 	}
 	c := rs[1]
-	if c.Address != "endpoint.client[3]" || c.Type != "endpoint" || c.Name != "client" || c.Index != float64(3) ||
+	if c.Address != "endpoint.client[3]" || c.Mode != "managed" || c.Type != "endpoint" || c.Name != "client" || c.Index != float64(3) ||
 		c.Values["device"] != "mlx5_0" || c.Facts["qp_num"] != float64(123) || len(c.DependsOn) != 1 {
 		t.Fatalf("resource: %+v", c)
 	}
