@@ -70,9 +70,9 @@ func TestShowJSONAndFile(t *testing.T) {
 				Resources []struct {
 					Address, Mode, Type, Name string
 					Index                     any
-					Values              map[string]any
-					Facts               map[string]any
-					DependsOn           []string `json:"depends_on"`
+					Values                    map[string]any
+					Facts                     map[string]any
+					DependsOn                 []string `json:"depends_on"`
 				}
 			} `json:"root_module"`
 		}
