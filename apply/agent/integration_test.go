@@ -494,3 +494,23 @@ func dumpHistory(objs []*pb.Object) string {
 	}
 	return b.String()
 }
+
+// accept.reject_private_data is what a request over max_connections gets
+// back instead of the agent's own reason.
+func TestMaxConnectionsRejectsWithTheConfiguredPrivateData(t *testing.T) {
+	p := startAgent(t)
+	addr, port := testAddr(t), freePort()
+	spec := echoListener(addr, port, 1)
+	spec.Accept.RejectPrivateData = []byte("full")
+	createListener(t, p, "listener.full", spec)
+	createEndpoints(t, p, "endpoint.f", 2, func(int) *pb.EndpointSpec { return endpointSpec(addr, port) })
+	objs := waitList(t, p, time.Minute, "1 established and 1 rejected", func(objs []*pb.Object) bool {
+		eps := byKind(objs, pb.Kind_ENDPOINT, "endpoint.f[")
+		return countStatus(eps, pb.Status_ESTABLISHED) == 1 && countStatus(eps, pb.Status_REJECTED) == 1
+	})
+	for _, o := range byKind(objs, pb.Kind_ENDPOINT, "endpoint.f[") {
+		if o.Status == pb.Status_REJECTED && o.RejectReason != "full" {
+			t.Errorf("%s: reject reason %q, want the configured \"full\"", o.Address, o.RejectReason)
+		}
+	}
+}

@@ -168,7 +168,11 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 	if full {
 		reason := fmt.Sprintf("rdmaform: %s has reached max_connections = %d", l.obj.address, max)
 		reason = reason[:min(len(reason), rdmacm.MaxPrivateData(l.cfg.portSpace, rdmacm.Reject))]
-		err := req.Reject([]byte(reason))
+		data := []byte(reason)
+		if l.cfg.rejectData != nil {
+			data = l.cfg.rejectData
+		}
+		err := req.Reject(data)
 		req.Close()
 		l.obj.change(func(s *state) {
 			s.rejectedTotal++

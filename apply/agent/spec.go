@@ -76,6 +76,9 @@ type listenerConfig struct {
 	backlog   int
 	accept    rdmacm.ConnParam
 	echo      bool
+	// rejectData is sent when a request is over max_connections (nil: a
+	// reason naming the limit).
+	rejectData []byte
 }
 
 func checkListener(s *pb.ListenerSpec) (listenerConfig, error) {
@@ -107,6 +110,10 @@ func checkListener(s *pb.ListenerSpec) (listenerConfig, error) {
 		c.accept.PrivateData = a.PrivateData
 		if max := rdmacm.MaxPrivateData(c.portSpace, rdmacm.Accept); len(a.PrivateData) > max {
 			return c, fmt.Errorf("accept.private_data has %d bytes: an accept carries at most %d in port space %s", len(a.PrivateData), max, c.portSpace)
+		}
+		c.rejectData = a.RejectPrivateData
+		if max := rdmacm.MaxPrivateData(c.portSpace, rdmacm.Reject); len(a.RejectPrivateData) > max {
+			return c, fmt.Errorf("accept.reject_private_data has %d bytes: a reject carries at most %d in port space %s", len(a.RejectPrivateData), max, c.portSpace)
 		}
 		c.echo = a.Echo
 		if c.echo && c.qpType != rdmacm.RC {

@@ -21,7 +21,7 @@ func listenerSpec(l *config.Listener) *pb.ListenerSpec {
 		Address: l.Address, Port: uint32(l.Port), PortSpace: string(l.PortSpace), Backlog: int32(l.Backlog),
 		ProtectionDomain: l.PD, Qp: qpSpec(l.QP),
 		Accept: &pb.Accept{ResponderResources: uint32(l.Accept.ResponderResources), InitiatorDepth: uint32(l.Accept.InitiatorDepth),
-			PrivateData: l.Accept.PrivateData, MaxConnections: uint32(l.Accept.MaxConnections), Echo: l.Accept.Echo},
+			PrivateData: l.Accept.PrivateData, RejectPrivateData: l.Accept.RejectPrivateData, MaxConnections: uint32(l.Accept.MaxConnections), Echo: l.Accept.Echo},
 	}
 }
 

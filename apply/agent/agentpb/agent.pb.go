@@ -770,9 +770,12 @@ type Accept struct {
 	// reject's private data.
 	MaxConnections uint32 `protobuf:"varint,4,opt,name=max_connections,json=maxConnections,proto3" json:"max_connections,omitempty"`
 	// Echo every message received on accepted RC connections (probes).
-	Echo          bool `protobuf:"varint,5,opt,name=echo,proto3" json:"echo,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Echo bool `protobuf:"varint,5,opt,name=echo,proto3" json:"echo,omitempty"`
+	// Sent in the reject of a request beyond max_connections; empty: a
+	// reason naming the listener and its limit.
+	RejectPrivateData []byte `protobuf:"bytes,6,opt,name=reject_private_data,json=rejectPrivateData,proto3" json:"reject_private_data,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Accept) Reset() {
@@ -838,6 +841,13 @@ func (x *Accept) GetEcho() bool {
 		return x.Echo
 	}
 	return false
+}
+
+func (x *Accept) GetRejectPrivateData() []byte {
+	if x != nil {
+		return x.RejectPrivateData
+	}
+	return nil
 }
 
 type ListenerSpec struct {
@@ -3208,13 +3218,14 @@ const file_agent_proto_rawDesc = "" +
 	"maxRecvSge\x12&\n" +
 	"\x0fmax_inline_data\x18\x06 \x01(\rR\rmaxInlineData\x12\x1c\n" +
 	"\n" +
-	"sq_sig_all\x18\a \x01(\bR\bsqSigAll\"\xc2\x01\n" +
+	"sq_sig_all\x18\a \x01(\bR\bsqSigAll\"\xf2\x01\n" +
 	"\x06Accept\x12/\n" +
 	"\x13responder_resources\x18\x01 \x01(\rR\x12responderResources\x12'\n" +
 	"\x0finitiator_depth\x18\x02 \x01(\rR\x0einitiatorDepth\x12!\n" +
 	"\fprivate_data\x18\x03 \x01(\fR\vprivateData\x12'\n" +
 	"\x0fmax_connections\x18\x04 \x01(\rR\x0emaxConnections\x12\x12\n" +
-	"\x04echo\x18\x05 \x01(\bR\x04echo\"\xfc\x01\n" +
+	"\x04echo\x18\x05 \x01(\bR\x04echo\x12.\n" +
+	"\x13reject_private_data\x18\x06 \x01(\fR\x11rejectPrivateData\"\xfc\x01\n" +
 	"\fListenerSpec\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x12\x1d\n" +
