@@ -76,6 +76,8 @@ func (e Event) String() string {
 	s := e.Type.String()
 	if e.Type == Rejected {
 		s += fmt.Sprintf(" (reason %d: %s)", e.Status, RejectReason(e.Status))
+	} else if e.Type == Unreachable && e.Status > 0 {
+		s += fmt.Sprintf(" (SIDR status %d: %s)", e.Status, SIDRStatus(e.Status))
 	} else if e.Status != 0 {
 		s += fmt.Sprintf(" (status %d)", e.Status)
 	}
@@ -83,6 +85,25 @@ func (e Event) String() string {
 		s += ": " + e.Err.Error()
 	}
 	return s
+}
+
+// SIDRStatus explains the status of a UD id's SIDR reply, which an
+// UNREACHABLE event carries when positive (IBTA Table 117; a negative
+// status is an errno).
+func SIDRStatus(code int) string {
+	switch code {
+	case 1:
+		return "service ID not supported: no UD listener on that port"
+	case 2:
+		return "rejected by the remote consumer"
+	case 3:
+		return "no QP available"
+	case 4:
+		return "redirected"
+	case 5:
+		return "unsupported class version"
+	}
+	return "unknown status"
 }
 
 // RejectReason explains an IB CM reject reason, as carried in a REJECTED

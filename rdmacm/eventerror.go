@@ -30,6 +30,9 @@ func (e *EventError) Unwrap() error {
 		if e.Event.Status < 0 {
 			return syscall.Errno(-e.Event.Status)
 		}
+		if e.Event.Type == Unreachable && (e.Event.Status == 1 || e.Event.Status == 2) {
+			return syscall.ECONNREFUSED // SIDR: no listener, or refused
+		}
 		return syscall.EHOSTUNREACH
 	case DeviceRemoval:
 		return syscall.ENODEV

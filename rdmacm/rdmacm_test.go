@@ -116,6 +116,11 @@ func TestEventErrorMapsToErrno(t *testing.T) {
 	if !errors.Is(unreach, syscall.ETIMEDOUT) {
 		t.Error("UNREACHABLE with -ETIMEDOUT must unwrap to ETIMEDOUT")
 	}
+	// A UD id's SIDR reply status is no errno: 1 is "no listener".
+	sidr := &EventError{Op: "rdma_resolve_route", Event: Event{Type: Unreachable, Status: 1}}
+	if !errors.Is(sidr, syscall.ECONNREFUSED) || !strings.Contains(sidr.Error(), "SIDR status 1: service ID not supported: no UD listener on that port") {
+		t.Errorf("SIDR status 1: %v", sidr)
+	}
 	if !errors.Is(&EventError{Event: Event{Type: DeviceRemoval}}, syscall.ENODEV) {
 		t.Error("DEVICE_REMOVAL must unwrap to ENODEV")
 	}
