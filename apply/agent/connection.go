@@ -49,6 +49,14 @@ func (c *connection) start() {
 		c.obj.st.lastError = errorInfo(err)
 		c.obj.st.record(pb.Status_ERROR, "error", err.Error())
 		c.failed = true
+		// The connection goes at once: the listener keeps the trace (its
+		// peer sees only a reject).
+		l := c.listener
+		l.obj.change(func(s *state) {
+			s.lastError = errorInfo(err)
+			s.record(s.status, "accept failed", err.Error())
+		})
+		l.obj.agent.log.Warn("accept failed", "listener", l.obj.address, "error", err.Error())
 	}
 }
 

@@ -514,3 +514,24 @@ func TestMaxConnectionsRejectsWithTheConfiguredPrivateData(t *testing.T) {
 		}
 	}
 }
+
+// An accept the device refuses (responder_resources over rxe0's
+// max_qp_rd_atom) leaves its trace on the listener, whose peers see only
+// a reject.
+func TestFailedAcceptIsRecordedOnTheListener(t *testing.T) {
+	p := startAgent(t)
+	addr, port := testAddr(t), freePort()
+	spec := echoListener(addr, port, 0)
+	spec.Accept.ResponderResources = 200
+	createListener(t, p, "listener.greedy", spec)
+	createEndpoints(t, p, "endpoint.g", 1, func(int) *pb.EndpointSpec { return endpointSpec(addr, port) })
+	objs := waitList(t, p, time.Minute, "the endpoint refused and the listener's error", func(objs []*pb.Object) bool {
+		l := byKind(objs, pb.Kind_LISTENER, "listener.greedy")
+		eps := byKind(objs, pb.Kind_ENDPOINT, "endpoint.g[")
+		return len(l) == 1 && l[0].LastError != nil && len(eps) == 1 && eps[0].Status != pb.Status_CONNECTING && eps[0].Status != pb.Status_ESTABLISHED
+	})
+	l := byKind(objs, pb.Kind_LISTENER, "listener.greedy")[0]
+	if l.LastError.Call != "rdma_accept" || l.Status != pb.Status_LISTENING {
+		t.Errorf("listener: %s, last error %v", l.Status, l.LastError)
+	}
+}
