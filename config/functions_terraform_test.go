@@ -35,20 +35,7 @@ func TestTerraformsOwnFunctions(t *testing.T) {
 		{`issensitive("s")`, `false`},
 		{`yamldecode("a: 1")`, `{"a":1}`},
 	} {
-		e, diags := hclsyntax.ParseExpression([]byte(c.expr), "f.hcl", hcl.InitialPos)
-		if diags.HasErrors() {
-			t.Fatalf("%s: %v", c.expr, diags)
-		}
-		v, diags := e.Value(ctx)
-		if diags.HasErrors() {
-			t.Errorf("%s: %v", c.expr, diags)
-			continue
-		}
-		v, _ = v.UnmarkDeep()
-		raw, err := ctyjson.Marshal(v, v.Type())
-		if got := string(raw); err != nil || got != c.want {
-			t.Errorf("%s = %s, want %s", c.expr, got, c.want)
-		}
+		checkExpr(t, ctx, c.expr, c.want)
 	}
 	for _, c := range []struct{ expr, err string }{
 		{`index([5, 6, 7], 1)`, "item not found"},
@@ -77,5 +64,25 @@ func TestTerraformsOwnFunctionsWithUnknowns(t *testing.T) {
 	e, _ := hclsyntax.ParseExpression([]byte(`index(["1", "2"], 2)`), "f.hcl", hcl.InitialPos)
 	if _, diags := e.Value(ctx); !diags.HasErrors() || !strings.Contains(diags.Error(), "item not found") {
 		t.Errorf(`index(["1", "2"], 2): %v, want item not found`, diags)
+	}
+}
+
+// checkExpr evaluates expr in ctx and compares its value, unmarked, in
+// cty's JSON form with want.
+func checkExpr(t *testing.T, ctx *hcl.EvalContext, expr, want string) {
+	t.Helper()
+	e, diags := hclsyntax.ParseExpression([]byte(expr), "f.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatalf("%s: %v", expr, diags)
+	}
+	v, diags := e.Value(ctx)
+	if diags.HasErrors() {
+		t.Errorf("%s: %v", expr, diags)
+		return
+	}
+	v, _ = v.UnmarkDeep()
+	raw, err := ctyjson.Marshal(v, v.Type())
+	if got := string(raw); err != nil || got != want {
+		t.Errorf("%s = %s, want %s", expr, got, want)
 	}
 }
