@@ -206,7 +206,7 @@ listener "a" {
 		t.Errorf("with port = 70002 in rdmaform.rdmavars: code %d, err %q; want it checked", code, errs)
 	}
 	_, _, help := validateIn(t, map[string]string{}, "-help")
-	if !strings.Contains(help, "rdmaform.rdmavars") || !strings.Contains(help, "RDMAFORM_VAR_* are not") {
+	if !strings.Contains(help, "rdmaform.rdmavars") || !strings.Contains(help, "ignores RDMAFORM_VAR_*") {
 		t.Errorf("the help does not say which variable values validate uses:\n%s", help)
 	}
 }
