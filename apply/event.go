@@ -2,6 +2,7 @@ package apply
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -44,10 +45,6 @@ func (e *executor) emit(ev Event) {
 
 // splitIdentity splits "qp_num=17" into its key and value.
 func splitIdentity(id string) (string, string) {
-	for i := 0; i < len(id); i++ {
-		if id[i] == '=' {
-			return id[:i], id[i+1:]
-		}
-	}
-	return "", ""
+	k, v, _ := strings.Cut(id, "=")
+	return k, v
 }
