@@ -55,16 +55,9 @@ func (u *jsonUI) version() {
 
 // uiResource is an object's address as Terraform's UI messages give it.
 func uiResource(a addrs.Instance) map[string]any {
-	var key any
-	switch k := a.Key.(type) {
-	case addrs.IntKey:
-		key = int(k)
-	case addrs.StringKey:
-		key = string(k)
-	}
 	return map[string]any{
 		"addr": a.String(), "module": "", "resource": a.String(), "implied_provider": "rdmaform",
-		"resource_type": string(a.Kind), "resource_name": a.Name, "resource_key": key,
+		"resource_type": string(a.Kind), "resource_name": a.Name, "resource_key": addrs.KeyValue(a.Key),
 	}
 }
 

@@ -148,12 +148,7 @@ func objectJSON(o *state.Object) showJSONResource {
 	r := showJSONResource{
 		Address: o.Addr.String(), Mode: "managed", Type: string(o.Addr.Kind), Name: o.Addr.Name,
 		SchemaVersion: o.SchemaVersion, Values: o.Attributes, Facts: o.Facts, Tainted: o.Tainted,
-	}
-	switch k := o.Addr.Key.(type) {
-	case addrs.IntKey:
-		r.Index = int(k)
-	case addrs.StringKey:
-		r.Index = string(k)
+		Index: addrs.KeyValue(o.Addr.Key),
 	}
 	if len(r.Values) == 0 {
 		r.Values = json.RawMessage("{}")

@@ -45,6 +45,18 @@ type StringKey string
 func (k IntKey) keyString() string    { return "[" + strconv.Itoa(int(k)) + "]" }
 func (k StringKey) keyString() string { return "[" + strconv.Quote(string(k)) + "]" }
 
+// KeyValue is k as Terraform's JSON outputs give an instance's index: a
+// number, a string, or nil without a key.
+func KeyValue(k Key) any {
+	switch k := k.(type) {
+	case IntKey:
+		return int(k)
+	case StringKey:
+		return string(k)
+	}
+	return nil
+}
+
 // Resource is a block: kind and name, without an instance key.
 type Resource struct {
 	Kind Kind

@@ -194,14 +194,7 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 }
 
 func resourceChange(a addrs.Instance) JSONResourceChange {
-	rc := JSONResourceChange{Address: a.String(), Mode: "managed", Type: string(a.Kind), Name: a.Name}
-	switch k := a.Key.(type) {
-	case addrs.IntKey:
-		rc.Index = int(k)
-	case addrs.StringKey:
-		rc.Index = string(k)
-	}
-	return rc
+	return JSONResourceChange{Address: a.String(), Mode: "managed", Type: string(a.Kind), Name: a.Name, Index: addrs.KeyValue(a.Key)}
 }
 
 func jsonActions(a planner.Action) []string {
