@@ -79,3 +79,19 @@ func TestDeviceChecksOnlyAskWhenCreating(t *testing.T) {
 		t.Fatalf("a plan creating an endpoint did not check the devices: %s", diagText(diags))
 	}
 }
+
+// An agent whose only device is being removed lists none: each object
+// to create then gets its own error at its block, rather than the plan one
+// error about listing devices.
+func TestDeviceChecksWithoutAnyDevice(t *testing.T) {
+	_, diags := Make(context.Background(), load(t, loopback), nil, Options{Devices: fakeDevices{}})
+	text := diagText(diags)
+	for _, want := range []string{"no RDMA device serves 10.77.0.1", "rxe0"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "Failed to list the RDMA devices") {
+		t.Errorf("an empty device list is an answer:\n%s", text)
+	}
+}

@@ -81,6 +81,18 @@ func TestDeviceRemovalIsReported(t *testing.T) {
 		}
 	}
 	t.Logf("after rdma link delete: %s; e.g. %s", summary(objs), objs[len(objs)-1].LastError.Message)
+	// A plan asks for the devices now: the device going away is an
+	// answer (no device), not an error that stops the plan.
+	devs, err := p.Devices(ctxFor(t, 10*time.Second), &pb.DevicesRequest{})
+	if err != nil {
+		t.Errorf("Devices while %s is being removed: %v (want a list without it)", dev, err)
+	} else {
+		for _, d := range devs.Devices {
+			if d.Name == dev {
+				t.Logf("Devices still lists %s while it is being removed", dev)
+			}
+		}
+	}
 	select {
 	case <-deleted:
 		t.Fatal("rdma link delete finished while the agent still ran: Soft-RoCE should wait for it")

@@ -61,6 +61,12 @@ func (s *service) Info(context.Context, *pb.InfoRequest) (*pb.InfoResponse, erro
 
 func (s *service) Devices(context.Context, *pb.DevicesRequest) (*pb.DevicesResponse, error) {
 	devs, err := rdmacm.Devices()
+	if errors.Is(err, errNoDevice) {
+		// No device at all (none on this host, or the last one being
+		// removed) is an answer, not a failure: the plan then says, per
+		// object, that no RDMA device serves its address.
+		devs, err = nil, nil
+	}
 	if err != nil {
 		return nil, status.Error(codes.FailedPrecondition, err.Error())
 	}

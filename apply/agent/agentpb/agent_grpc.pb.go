@@ -53,7 +53,8 @@ const (
 type AgentClient interface {
 	// Info describes the agent: pid, socket, start time, version.
 	Info(ctx context.Context, in *InfoRequest, opts ...grpc.CallOption) (*InfoResponse, error)
-	// Devices lists the RDMA devices with their ports and limits.
+	// Devices lists the RDMA devices with their ports and limits: none (no
+	// error) when the host has no device or its last one is being removed.
 	Devices(ctx context.Context, in *DevicesRequest, opts ...grpc.CallOption) (*DevicesResponse, error)
 	// The Create calls are idempotent by address plus token: a retried
 	// request (same address, same token) returns the object it made and
@@ -239,7 +240,8 @@ func (c *agentClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts ..
 type AgentServer interface {
 	// Info describes the agent: pid, socket, start time, version.
 	Info(context.Context, *InfoRequest) (*InfoResponse, error)
-	// Devices lists the RDMA devices with their ports and limits.
+	// Devices lists the RDMA devices with their ports and limits: none (no
+	// error) when the host has no device or its last one is being removed.
 	Devices(context.Context, *DevicesRequest) (*DevicesResponse, error)
 	// The Create calls are idempotent by address plus token: a retried
 	// request (same address, same token) returns the object it made and
