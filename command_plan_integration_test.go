@@ -555,6 +555,16 @@ endpoint "tcp" {
 }
 `)
 	e.expect(1, []string{"Port space mismatch", "endpoint.tcp connects to port 7605 in port space tcp, but listener.ib listens there in port space ib"}, "plan", "-no-color")
+	// RDMA_PS_IPOIB on Soft-RoCE, an Ethernet port: rdma_create_ep would
+	// fail with EINVAL, so the plan refuses it at the port_space.
+	e.write(`
+listener "ipoib" {
+  address    = "` + addr + `"
+  port       = 7606
+  port_space = "ipoib"
+}
+`)
+	e.expect(1, []string{"Port space needs InfiniBand", `listener.ipoib: port_space = "ipoib" needs an InfiniBand port`, "link layer is Ethernet", "main.rdma.hcl line 5"}, "plan", "-no-color")
 }
 
 // replace_triggered_by on the real fabric: a listener replaced replaces

@@ -15,6 +15,9 @@ type DeviceAttr struct {
 	MaxQPWR int // max_qp_wr
 	MaxSGE  int // max_sge
 	MaxCQE  int // max_cqe
+	// LinkLayer is its first port's link layer, "InfiniBand" or
+	// "Ethernet" (RoCE); "" when not known.
+	LinkLayer string
 }
 
 // DeviceLimits answers questions about the live devices. The rdmacm
@@ -89,6 +92,11 @@ func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
 				"%s: %s is not an address of this host, so it cannot be bound here (rdma_bind_addr would fail with EADDRNOTAVAIL).", inst.Addr, address)
 			continue
 		}
+		if ps := portSpaceOf(inst); ps == "ipoib" && dev.LinkLayer != "" && dev.LinkLayer != "InfiniBand" {
+			errorf(t.attrRange("port_space"), "Port space needs InfiniBand",
+				"%s: port_space = \"ipoib\" needs an InfiniBand port, but %s is reached through %s, whose link layer is %s (RoCE): rdma_create_ep would fail with EINVAL. Use \"tcp\" (or \"ib\", which RoCE also carries).",
+				inst.Addr, address, dev.Name, dev.LinkLayer)
+		}
 		if qp == nil {
 			continue
 		}
@@ -114,4 +122,14 @@ func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+func portSpaceOf(inst *Instance) PortSpace {
+	switch {
+	case inst.Listener != nil:
+		return inst.Listener.PortSpace
+	case inst.Endpoint != nil:
+		return inst.Endpoint.PortSpace
+	}
+	return ""
 }

@@ -155,3 +155,30 @@ endpoint "remote" {
 		t.Errorf("local: %v", diags)
 	}
 }
+
+// RDMA_PS_IPOIB needs an InfiniBand port: on RoCE rdma_create_ep fails
+// with EINVAL, so the device check says so at the port_space.
+func TestCheckDeviceIPoIBNeedsInfiniBand(t *testing.T) {
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+listener "l" {
+  address    = "10.77.0.1"
+  port       = 7471
+  port_space = "ipoib"
+}
+endpoint "tcp" {
+  address = "10.77.0.1"
+  port    = 7472
+}
+`)}, VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	diags = CheckDevice(cfg, fakeDevices{"rxe0": {Name: "rxe0", MaxQPWR: 1 << 20, MaxSGE: 32, LinkLayer: "Ethernet"}})
+	if len(diags) != 1 || diags[0].Summary != "Port space needs InfiniBand" || diags[0].Subject.Start.Line != 5 ||
+		!strings.Contains(diags[0].Detail, `listener.l: port_space = "ipoib" needs an InfiniBand port, but 10.77.0.1 is reached through rxe0, whose link layer is Ethernet`) {
+		t.Errorf("ipoib on Ethernet: %v", diags)
+	}
+	if diags = CheckDevice(cfg, fakeDevices{"rxe0": {Name: "rxe0", MaxQPWR: 1 << 20, MaxSGE: 32, LinkLayer: "InfiniBand"}}); len(diags) != 0 {
+		t.Errorf("ipoib on InfiniBand: %v", diags)
+	}
+}

@@ -168,7 +168,8 @@
 // initiator_depth 0-255; retry counts 0-7; private data limits; QP type
 // against port space (tcp: rc; udp and ipoib: ud; ib: any); probe and echo
 // need an RC QP; durations parse and are positive, min_backoff ≤
-// max_backoff; addresses are IP literals or host names, and an endpoint's
+// max_backoff; addresses are IP literals or host names, an IPv6
+// link-local address names its interface (fe80::1%eth0), and an endpoint's
 // source_address is of its address's family (IPv4 or IPv6); duplicate names;
 // two listeners on the same address, port and port space (or one of them
 // on every address of the other's family, 0.0.0.0 or ::); count and
@@ -179,7 +180,8 @@
 // in their "with var.x as ..." line, and not in their details, which say
 // "(sensitive value)" instead. Values that depend on the live device are
 // checked by CheckDevice with a DeviceLimits (validate -device-check;
-// later plan, through the agent).
+// later plan, through the agent): QP caps within its limits, addresses it
+// serves, and port space ipoib only on an InfiniBand port.
 //
 // Variables take Terraform's arguments: type (with optional(type,
 // default) attributes), default, description, sensitive, nullable and

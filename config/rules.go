@@ -147,6 +147,13 @@ func (c *checker) address(obj cty.Value, t *bodyTemplate, name string) string {
 		c.valueErrorf(t, []string{name}, "Invalid address", fmt.Sprintf("%s must be an IPv4 or IPv6 address or a host name; got %s.", name, sensitiveValue),
 			"%s must be an IPv4 or IPv6 address or a host name; got %q.", name, s)
 	}
+	if ip, err := netip.ParseAddr(s); err == nil && ip.Is6() && ip.Zone() == "" && (ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast()) {
+		// The kernel cannot tell which link is meant: rdma_bind_addr and
+		// rdma_resolve_addr fail with EINVAL.
+		c.valueErrorf(t, []string{name}, "Link-local address without a zone",
+			fmt.Sprintf("%s is an IPv6 link-local address without its interface; rdma_bind_addr and rdma_resolve_addr would fail with EINVAL. Add the interface, as in fe80::1%%eth0.", name),
+			"%s = %q is an IPv6 link-local address: name the interface it is on, as in \"%s%%IFACE\" (for Soft-RoCE, the rxe device's netdev); without it rdma_bind_addr and rdma_resolve_addr fail with EINVAL.", name, s, s)
+	}
 	return s
 }
 

@@ -344,6 +344,15 @@ endpoint "a" {
   address = "10.0.0.300"
   port    = 7471
 }`, "Invalid address", `address must be an IPv4 or IPv6 address or a host name; got "10.0.0.300".`, 2, 13},
+	{"link-local address without a zone", `listener "a" {
+  address = "fe80::a082:88ff:fe9d:901"
+  port    = 7471
+}`, "Link-local address without a zone", `name the interface it is on, as in "fe80::a082:88ff:fe9d:901%IFACE"`, 2, 13},
+	{"link-local source address without a zone", `endpoint "a" {
+  address        = "fe80::1%rxedummy0"
+  source_address = "fe80::2"
+  port           = 7471
+}`, "Link-local address without a zone", `source_address = "fe80::2" is an IPv6 link-local address`, 3, 20},
 	{"empty address", `endpoint "a" {
   address = ""
   port    = 7471

@@ -39,6 +39,8 @@ type Device struct {
 	MaxQPWR int // max_qp_wr
 	MaxSGE  int // max_sge
 	MaxCQE  int // max_cqe
+	// LinkLayer is its first port's: "InfiniBand" or "Ethernet".
+	LinkLayer string
 }
 
 // ErrNoDevice is wrapped by DeviceInfo.DeviceFor when no device serves an

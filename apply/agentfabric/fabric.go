@@ -113,6 +113,9 @@ func (f *Fabric) Devices(ctx context.Context) ([]planner.Device, error) {
 		if d.Limits != nil {
 			dev.MaxQPWR, dev.MaxSGE, dev.MaxCQE = int(d.Limits.MaxQpWr), int(d.Limits.MaxSge), int(d.Limits.MaxCqe)
 		}
+		if len(d.Ports) > 0 {
+			dev.LinkLayer = d.Ports[0].LinkLayer
+		}
 		out = append(out, dev)
 	}
 	return out, nil
