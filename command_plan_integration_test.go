@@ -565,6 +565,19 @@ listener "ipoib" {
 }
 `)
 	e.expect(1, []string{"Port space needs InfiniBand", `listener.ipoib: port_space = "ipoib" needs an InfiniBand port`, "link layer is Ethernet", "main.rdma.hcl line 5"}, "plan", "-no-color")
+	// Responder resources over the device's max_qp_rd_atom (128 on
+	// Soft-RoCE): rdma_accept would fail with EINVAL.
+	e.write(`
+listener "rd" {
+  address = "` + addr + `"
+  port    = 7607
+  qp {}
+  accept {
+    responder_resources = 4000 % 256
+  }
+}
+`)
+	e.expect(1, []string{"Exceeds the device's limit", "listener.rd: accept.responder_resources = 160 exceeds rxe0's max_qp_rd_atom of", "rdma_accept would fail with EINVAL"}, "plan", "-no-color")
 }
 
 // replace_triggered_by on the real fabric: a listener replaced replaces

@@ -15,6 +15,10 @@ type DeviceAttr struct {
 	MaxQPWR int // max_qp_wr
 	MaxSGE  int // max_sge
 	MaxCQE  int // max_cqe
+	// MaxQPRdAtom and MaxQPInitRdAtom bound a connection's
+	// responder_resources and initiator_depth (max_qp_rd_atom,
+	// max_qp_init_rd_atom).
+	MaxQPRdAtom, MaxQPInitRdAtom int
 	// LinkLayer is its first port's link layer, "InfiniBand" or
 	// "Ethernet" (RoCE); "" when not known.
 	LinkLayer string
@@ -97,6 +101,7 @@ func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
 				"%s: port_space = \"ipoib\" needs an InfiniBand port, but %s is reached through %s, whose link layer is %s (RoCE): rdma_create_ep would fail with EINVAL. Use \"tcp\" (or \"ib\", which RoCE also carries).",
 				inst.Addr, address, dev.Name, dev.LinkLayer)
 		}
+		diags = append(diags, checkRdAtoms(inst, t, dev)...)
 		if qp == nil {
 			continue
 		}
@@ -132,4 +137,42 @@ func portSpaceOf(inst *Instance) PortSpace {
 		return inst.Endpoint.PortSpace
 	}
 	return ""
+}
+
+// checkRdAtoms checks responder_resources and initiator_depth against the
+// device, as librdmacm does before rdma_accept and rdma_connect on the tcp
+// port space: above the device's limit they fail with EINVAL, except 255
+// (RDMA_MAX_RESP_RES, RDMA_MAX_INIT_DEPTH), which asks for its maximum.
+func checkRdAtoms(inst *Instance, t *bodyTemplate, dev DeviceAttr) hcl.Diagnostics {
+	if portSpaceOf(inst) != PortSpaceTCP {
+		return nil
+	}
+	block, call, resp, init := "connect", "rdma_connect", 0, 0
+	switch {
+	case inst.Listener != nil:
+		block, call = "accept", "rdma_accept"
+		resp, init = inst.Listener.Accept.ResponderResources, inst.Listener.Accept.InitiatorDepth
+	case inst.Endpoint != nil:
+		resp, init = inst.Endpoint.Connect.ResponderResources, inst.Endpoint.Connect.InitiatorDepth
+	}
+	if !inst.Known(block) {
+		return nil
+	}
+	bt := t.child(block)
+	var diags hcl.Diagnostics
+	for _, c := range []struct {
+		name, limitName string
+		value, limit    int
+	}{
+		{"responder_resources", "max_qp_rd_atom", resp, dev.MaxQPRdAtom},
+		{"initiator_depth", "max_qp_init_rd_atom", init, dev.MaxQPInitRdAtom},
+	} {
+		if c.limit > 0 && c.value != 255 && c.value > c.limit {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Exceeds the device's limit",
+				Detail: fmt.Sprintf("%s: %s.%s = %d exceeds %s's %s of %d: %s would fail with EINVAL. 255 asks for the device's maximum.",
+					inst.Addr, block, c.name, c.value, dev.Name, c.limitName, c.limit, call),
+				Subject: bt.attrRange(c.name).Ptr()})
+		}
+	}
+	return diags
 }

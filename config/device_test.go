@@ -182,3 +182,56 @@ endpoint "tcp" {
 		t.Errorf("ipoib on InfiniBand: %v", diags)
 	}
 }
+
+// librdmacm refuses responder_resources and initiator_depth above the
+// device's max_qp_rd_atom and max_qp_init_rd_atom (EINVAL from rdma_accept
+// or rdma_connect), except 255, its "as many as the device allows".
+func TestCheckDeviceRdAtoms(t *testing.T) {
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {}
+  accept {
+    responder_resources = 200
+    initiator_depth     = 255
+  }
+}
+endpoint "e" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {}
+  connect {
+    initiator_depth = 129
+  }
+}
+endpoint "ok" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {}
+  connect {
+    responder_resources = 128
+    initiator_depth     = 255
+  }
+}
+`)}, VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	diags = CheckDevice(cfg, fakeDevices{"rxe0": {Name: "rxe0", MaxQPWR: 1 << 20, MaxSGE: 32, MaxQPRdAtom: 128, MaxQPInitRdAtom: 128}})
+	want := []struct {
+		detail string
+		line   int
+	}{
+		{"listener.l: accept.responder_resources = 200 exceeds rxe0's max_qp_rd_atom of 128: rdma_accept would fail with EINVAL.", 7},
+		{"endpoint.e: connect.initiator_depth = 129 exceeds rxe0's max_qp_init_rd_atom of 128: rdma_connect would fail with EINVAL.", 16},
+	}
+	if len(diags) != len(want) {
+		t.Fatalf("got %d diagnostics, want %d: %v", len(diags), len(want), diags)
+	}
+	for i, w := range want {
+		if d := diags[i]; !strings.Contains(d.Detail, w.detail) || d.Subject.Start.Line != w.line {
+			t.Errorf("diagnostic %d = %q at %s; want %q at line %d", i, d.Detail, d.Subject, w.detail, w.line)
+		}
+	}
+}

@@ -180,8 +180,10 @@
 // in their "with var.x as ..." line, and not in their details, which say
 // "(sensitive value)" instead. Values that depend on the live device are
 // checked by CheckDevice with a DeviceLimits (validate -device-check;
-// later plan, through the agent): QP caps within its limits, addresses it
-// serves, and port space ipoib only on an InfiniBand port.
+// later plan, through the agent): QP caps within its limits,
+// responder_resources and initiator_depth within max_qp_rd_atom and
+// max_qp_init_rd_atom (255 asks for the maximum), addresses it serves, and
+// port space ipoib only on an InfiniBand port.
 //
 // Variables take Terraform's arguments: type (with optional(type,
 // default) attributes), default, description, sensitive, nullable and

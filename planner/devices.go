@@ -40,7 +40,8 @@ func checkDevices(ctx context.Context, cfg *config.Config, p *Plan, di DeviceInf
 	}
 	limits := &deviceLimits{ctx: ctx, di: di, devices: map[string]config.DeviceAttr{}, routes: map[string]route{}}
 	for _, d := range devs {
-		limits.devices[d.Name] = config.DeviceAttr{Name: d.Name, MaxQPWR: d.MaxQPWR, MaxSGE: d.MaxSGE, MaxCQE: d.MaxCQE, LinkLayer: d.LinkLayer}
+		limits.devices[d.Name] = config.DeviceAttr{Name: d.Name, MaxQPWR: d.MaxQPWR, MaxSGE: d.MaxSGE, MaxCQE: d.MaxCQE, LinkLayer: d.LinkLayer,
+			MaxQPRdAtom: d.MaxQPRdAtom, MaxQPInitRdAtom: d.MaxQPInitRdAtom}
 	}
 	diags := config.CheckDevice(sub, limits)
 	byResource := InstancesByResource(cfg)

@@ -39,6 +39,8 @@ type Device struct {
 	MaxQPWR int // max_qp_wr
 	MaxSGE  int // max_sge
 	MaxCQE  int // max_cqe
+	// MaxQPRdAtom and MaxQPInitRdAtom: max_qp_rd_atom, max_qp_init_rd_atom.
+	MaxQPRdAtom, MaxQPInitRdAtom int
 	// LinkLayer is its first port's: "InfiniBand" or "Ethernet".
 	LinkLayer string
 }

@@ -112,6 +112,7 @@ func (f *Fabric) Devices(ctx context.Context) ([]planner.Device, error) {
 		dev := planner.Device{Name: d.Name}
 		if d.Limits != nil {
 			dev.MaxQPWR, dev.MaxSGE, dev.MaxCQE = int(d.Limits.MaxQpWr), int(d.Limits.MaxSge), int(d.Limits.MaxCqe)
+			dev.MaxQPRdAtom, dev.MaxQPInitRdAtom = int(d.Limits.MaxQpRdAtom), int(d.Limits.MaxQpInitRdAtom)
 		}
 		if len(d.Ports) > 0 {
 			dev.LinkLayer = d.Ports[0].LinkLayer
