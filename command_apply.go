@@ -177,7 +177,7 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 		render.Human(s.Out, p, color)
 	}
 	trace.mark("plan printed")
-	if !p.HasChanges() {
+	if !p.HasChanges() && !p.RefreshesFacts() {
 		if ui != nil {
 			ui.summary(destroy, &apply.Report{})
 			return 0
@@ -185,7 +185,9 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 		fmt.Fprintf(s.Out, "\n%s\n", completeLine(destroy, &apply.Report{}, color))
 		return 0
 	}
-	if !*autoApprove && !confirm(s, destroy, p.RefreshOnly) {
+	// Facts refreshed, and nothing else, are recorded without a question,
+	// as Terraform's apply saves its refreshed state.
+	if p.HasChanges() && !*autoApprove && !confirm(s, destroy, p.RefreshOnly) {
 		fmt.Fprintf(s.Out, "\n%s cancelled.\n", strings.ToUpper(name[:1])+name[1:])
 		return 1
 	}

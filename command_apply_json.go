@@ -64,8 +64,12 @@ func uiResource(a addrs.Instance) map[string]any {
 // plan reports each planned change and the plan's summary.
 func (u *jsonUI) plan(p *planner.Plan) {
 	for _, d := range p.Drift {
-		u.write("info", fmt.Sprintf("%s: Drift detected (delete)", d.Addr), "resource_drift",
-			map[string]any{"change": map[string]any{"resource": uiResource(d.Addr), "action": "delete"}})
+		action := "delete"
+		if !d.Deleted() {
+			action = "update"
+		}
+		u.write("info", fmt.Sprintf("%s: Drift detected (%s)", d.Addr, action), "resource_drift",
+			map[string]any{"change": map[string]any{"resource": uiResource(d.Addr), "action": action}})
 	}
 	for _, c := range p.Changes {
 		action, verb := "noop", ""

@@ -412,6 +412,9 @@ type liveFetch struct {
 	connErr error
 	live    map[string]planner.LiveObject
 	liveErr error
+	// facts is the connection's own reader of facts, if it has one (the
+	// connection's Refresher becomes this fetch).
+	facts planner.FactsReader
 }
 
 func startLiveFetch(socket string) *liveFetch {
@@ -420,6 +423,7 @@ func startLiveFetch(socket string) *liveFetch {
 		defer close(f.done)
 		f.conn, f.connErr = connectFabric(context.Background(), socket, &f.notify)
 		if f.connErr == nil {
+			f.facts, _ = f.conn.Refresher.(planner.FactsReader)
 			f.live, f.liveErr = f.conn.Refresher.Live(context.Background())
 		}
 	}()
@@ -443,6 +447,16 @@ func (f *liveFetch) Live(ctx context.Context) (map[string]planner.LiveObject, er
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// Facts reads the facts of some objects from the agent, when its
+// connection can (see planner.FactsReader).
+func (f *liveFetch) Facts(ctx context.Context, handles []string) (map[string]state.Facts, error) {
+	<-f.done
+	if f.facts == nil {
+		return map[string]state.Facts{}, nil
+	}
+	return f.facts.Facts(ctx, handles)
 }
 
 // rdmaVarEnv returns the RDMAFORM_VAR_* entries of the environment, which

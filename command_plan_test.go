@@ -53,6 +53,33 @@ type memFabric struct {
 	live map[string]string // address -> token
 	fail map[string]error
 	qp   uint32
+	// reconnects counts, per address, the reconnections reconnect
+	// simulated: each is on QP 200 + its count.
+	reconnects map[string]int
+}
+
+// reconnect simulates the agent reconnecting the endpoint at address on
+// a new connection.
+func (f *memFabric) reconnect(address string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.reconnects == nil {
+		f.reconnects = map[string]int{}
+	}
+	f.reconnects[address]++
+}
+
+func (f *memFabric) Facts(_ context.Context, handles []string) (map[string]state.Facts, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]state.Facts{}
+	for _, h := range handles {
+		if _, ok := f.live[h]; ok {
+			n := f.reconnects[h]
+			out[h] = state.Facts{Device: "rxe0", Status: "established", QPNum: uint32(200 + n), LocalPort: 40000 + n, Reconnects: n}
+		}
+	}
+	return out, nil
 }
 
 func (f *memFabric) Create(_ context.Context, h apply.Handle, _ apply.Spec, token string) (state.Facts, error) {
@@ -101,7 +128,7 @@ func (f *memFabric) Live(context.Context) (map[string]planner.LiveObject, error)
 	defer f.mu.Unlock()
 	out := map[string]planner.LiveObject{}
 	for a, tok := range f.live {
-		out[a] = planner.LiveObject{Token: tok, Status: "established"}
+		out[a] = planner.LiveObject{Token: tok, Status: "established", Reconnects: f.reconnects[a]}
 	}
 	return out, nil
 }

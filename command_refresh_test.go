@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rdmaform/rdmaform/apply"
 	"github.com/rdmaform/rdmaform/state"
 )
 
@@ -191,5 +193,69 @@ func TestUnknownCommandSuggestsTheNearest(t *testing.T) {
 	dir := planDir(t, planTestConfig)
 	if code, _, errs := stateCmd(t, dir, "", "aply"); code != 1 || !strings.Contains(errs, `rdmaform has no command named "aply". Did you mean "apply"?`) {
 		t.Fatalf("aply: %d\n%s", code, errs)
+	}
+}
+
+// An endpoint the agent reconnected is on a new QP: the refresh reads its
+// facts, the plan shows it changed and re-evaluates the outputs using its
+// qp_num, apply records the new facts (without a question when nothing
+// else changes), and a refresh drops the outputs of objects gone.
+func TestReconnectedEndpointsFactsAreRefreshed(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig+`
+output "qp" {
+  value = endpoint.client[0].qp_num
+}
+`)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply: %d\n%s%s", code, out, errs)
+	}
+	f.reconnect("endpoint.client[0]")
+	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	for _, want := range []string{"# endpoint.client[0] has changed", "~ qp_num", "-> 201", "Changes to Outputs:", "~ qp", "-> 201"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s%s", want, out, errs)
+		}
+	}
+	if code != 2 {
+		t.Errorf("plan exit %d, want 2 (an output changes)", code)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply: %d\n%s%s", code, out, errs)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "output", "qp"); strings.TrimSpace(out) != "201" {
+		t.Errorf("output qp = %q after apply, want 201", out)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode"); code != 0 || strings.Contains(out, "has changed") {
+		t.Errorf("plan after recording the new facts: exit %d\n%s%s", code, out, errs)
+	}
+
+	// Nothing uses client[1]'s facts: its reconnect is no change, but
+	// apply records it, asking nothing.
+	f.reconnect("endpoint.client[1]")
+	code, out, errs = stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	if code != 0 || !strings.Contains(out, "# endpoint.client[1] has changed") || !strings.Contains(out, "No changes.") || !strings.Contains(out, "records them in the state") {
+		t.Errorf("plan: exit %d, want 0 with the change shown\n%s%s", code, out, errs)
+	}
+	withTerminal(t)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-no-color"); code != 0 || strings.Contains(out, "Enter a value") || !strings.Contains(out, "Apply complete! Resources: 0 added, 0 changed, 0 destroyed.") {
+		t.Fatalf("apply: %d\n%s%s", code, out, errs)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "state", "show", "endpoint.client[1]"); !strings.Contains(out, "qp_num") || !strings.Contains(out, "201") {
+		t.Errorf("state show after apply:\n%s", out)
+	}
+
+	// The agent loses client[0]: refresh drops it, and the output made
+	// from it, which can no longer be computed.
+	f.Delete(context.Background(), apply.Handle{Name: "endpoint.client[0]"}, "")
+	if code, out, errs := stateCmd(t, dir, "", "refresh", "-no-color"); code != 0 {
+		t.Fatalf("refresh: %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "output", "qp"); code == 0 {
+		t.Errorf("output qp after refresh: %d %q %q, want it gone", code, out, errs)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "output", "port"); strings.TrimSpace(out) != "7471" {
+		t.Errorf("output port = %q after refresh, want 7471 (it needs no live object)", out)
 	}
 }

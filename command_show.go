@@ -333,7 +333,7 @@ func factFields(f state.Facts) []field {
 	b, _ := json.Marshal(f)
 	var m map[string]json.RawMessage
 	json.Unmarshal(b, &m)
-	order := []string{"agent_handle", "create_token", "device", "port_num", "qp_num", "qp_type", "local_address", "local_port", "remote_address", "remote_port", "status", "created_at"}
+	order := []string{"agent_handle", "create_token", "device", "port_num", "qp_num", "qp_type", "local_address", "local_port", "remote_address", "remote_port", "status", "reconnects", "created_at"}
 	var out []field
 	for _, k := range order {
 		if v, ok := m[k]; ok {

@@ -143,9 +143,10 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 		}
 	}
 	// Objects the agent lost are dropped from the state first; those still
-	// configured are recorded again when re-created.
+	// configured are recorded again when re-created. Those it holds with
+	// new facts (reconnected) are recorded with them.
 	for _, d := range p.Drift {
-		if err := e.Recorder.Record(state.DeleteObject(d.Addr)); err != nil {
+		if err := e.recordDrift(d); err != nil {
 			e.report.Errors = append(e.report.Errors, OpError{d.Addr, "record", err})
 			return &e.report
 		}
@@ -534,6 +535,25 @@ func (e *executor) destroyDeposed(d planner.Deposed) *OpError {
 	e.report.Destroyed++
 	e.done(d.Addr, deposed, "delete", time.Since(start), "", fmt.Sprintf("%s: Destruction complete after %s", label, elapsed(start)))
 	return nil
+}
+
+// recordDrift records what the refresh found of one object.
+func (e *executor) recordDrift(d planner.Drift) error {
+	if d.Deleted() {
+		return e.Recorder.Record(state.DeleteObject(d.Addr))
+	}
+	prior := e.priorObject(d.Addr)
+	if prior == nil {
+		return nil // gone from the state since the plan: nothing to refresh
+	}
+	v, _ := d.After.UnmarkDeep()
+	raw, err := ctyjson.Marshal(v, v.Type())
+	if err != nil {
+		return fmt.Errorf("its refreshed attributes could not be encoded: %w", err)
+	}
+	o := prior.DeepCopy()
+	o.Attributes, o.Facts = raw, d.Facts
+	return e.Recorder.Record(state.PutObject(o))
 }
 
 func (e *executor) record(c *planner.Change, final applied, facts state.Facts) error {

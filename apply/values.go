@@ -30,34 +30,14 @@ func appliedOf(planned cty.Value, facts state.Facts, pd string, addr addrs.Insta
 		return a
 	}
 	a.set = make(map[string]cty.Value, 8)
-	id := facts.AgentHandle
-	if id == "" {
-		id = addr.String()
-	}
 	set := func(name string, v cty.Value) {
 		if planned.Type().HasAttribute(name) && !planned.GetAttr(name).IsKnown() {
 			a.set[name] = v
 		}
 	}
-	str := func(s string) cty.Value {
-		if s == "" {
-			return cty.NullVal(cty.String)
-		}
-		return cty.StringVal(s)
+	for name, v := range planner.FactAttributes(facts, addr) {
+		set(name, v)
 	}
-	num := func(n int64, present bool) cty.Value {
-		if !present {
-			return cty.NullVal(cty.Number)
-		}
-		return cty.NumberIntVal(n)
-	}
-	set("id", cty.StringVal(id))
-	set("status", str(facts.Status))
-	set("device", str(facts.Device))
-	set("port_num", num(int64(facts.PortNum), facts.PortNum != 0))
-	set("qp_num", num(int64(facts.QPNum), facts.QPNum != 0))
-	set("local_address", str(facts.LocalAddr))
-	set("local_port", num(int64(facts.LocalPort), facts.LocalPort != 0))
 	if pd != "" {
 		set("pd", cty.StringVal(pd))
 	}

@@ -21,6 +21,10 @@ type LiveObject struct {
 	Token string
 	// Status is the agent's word (established, listening, error, ...).
 	Status string
+	// Reconnects counts the endpoint's reconnections: one the state
+	// recorded with another count is on a new connection, whose facts
+	// the refresh reads (see FactsReader).
+	Reconnects int
 }
 
 // DeviceInfo answers device questions at plan time. The agent implements it.

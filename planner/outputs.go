@@ -30,6 +30,27 @@ func outputChanges(cfg *config.Config, st *state.State, p *Plan) []OutputChange 
 	for _, c := range p.Changes {
 		objectsChange = objectsChange || c.Action != NoOp
 	}
+	return compareOutputs(cfg, st, values, objectsChange, false)
+}
+
+// refreshedOutputs are the outputs of a refresh-only plan: evaluated with
+// the refreshed objects, so that one using an object the agent no longer
+// holds, which cannot be computed any more, is removed from the state, as
+// Terraform's refresh-only apply does.
+func refreshedOutputs(cfg *config.Config, st *state.State, priors map[string]*prior) []OutputChange {
+	values := cfg.OutputsWith(func(a addrs.Instance) (cty.Value, bool) {
+		if pr, ok := priors[a.String()]; ok {
+			return pr.val, true
+		}
+		return cty.NilVal, false
+	})
+	return compareOutputs(cfg, st, values, false, true)
+}
+
+// compareOutputs compares the outputs' values with the state's. One not
+// wholly known is an update when objectsChange; with unknownDeletes it is
+// removed; otherwise it is left as the state has it.
+func compareOutputs(cfg *config.Config, st *state.State, values map[string]cty.Value, objectsChange, unknownDeletes bool) []OutputChange {
 	var out []OutputChange
 	names := make([]string, 0, len(cfg.Outputs))
 	for n := range cfg.Outputs {
@@ -47,6 +68,10 @@ func outputChanges(cfg *config.Config, st *state.State, p *Plan) []OutputChange 
 			continue
 		}
 		if !v.IsWhollyKnown() {
+			if unknownDeletes {
+				out = append(out, OutputChange{Name: n, Action: Delete, Before: decodeOutput(so), After: cty.NullVal(cty.DynamicPseudoType), Sensitive: so.Sensitive})
+				continue
+			}
 			if objectsChange {
 				out = append(out, OutputChange{Name: n, Action: Update, Before: decodeOutput(so), After: v, Sensitive: o.Sensitive || so.Sensitive})
 			}

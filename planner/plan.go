@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -15,7 +16,8 @@ type Plan struct {
 	// Drift lists objects the state records but the agent no longer
 	// holds, found by the refresh. Those still configured are re-created
 	// (their Change says ReasonGone); the others are dropped from the
-	// state by apply.
+	// state by apply. It also lists the objects the agent holds with
+	// other facts (After set), which apply records as refreshed.
 	Drift []Drift
 	// OutputChanges are the root outputs whose value changes.
 	OutputChanges []OutputChange
@@ -57,17 +59,27 @@ type Forget struct {
 	Handle string // the agent's name for it, which keeps holding it
 }
 
-// Drift is an object the agent no longer holds.
+// Drift is an object the agent no longer holds (deleted) or holds with
+// other facts (changed: an endpoint that reconnected on a new QP).
 type Drift struct {
 	Addr   addrs.Instance
 	Before cty.Value
+	// After is the object as refreshed, when the agent still holds it;
+	// cty.NilVal when it is deleted.
+	After cty.Value
+	// Facts are the refreshed facts, with After.
+	Facts state.Facts
 	// BeforeSensitive lists Before's sensitive attributes, as the state
 	// records them.
 	BeforeSensitive []cty.Path
 	// Status is what the agent said instead, if it holds another object
 	// at the address (another create token); "" when it holds nothing.
+	// For a changed object, its live status.
 	Status string
 }
+
+// Deleted reports whether the agent no longer holds the object.
+func (d Drift) Deleted() bool { return d.After == cty.NilVal }
 
 // Deposed is an object replaced by a create_before_destroy replacement
 // and not yet destroyed: the state records it with its replacement.
@@ -132,14 +144,33 @@ func (p *Plan) Imports() int {
 }
 
 // HasChanges reports whether applying the plan would change anything:
-// an object, an output, or the state (drift).
+// an object, an output, or the state (objects deleted outside rdmaform;
+// in a refresh-only plan, also objects whose facts changed). As in
+// Terraform, facts that changed live are no change of a normal plan,
+// whose apply records them all the same (see RefreshesFacts).
 func (p *Plan) HasChanges() bool {
 	for _, c := range p.Changes {
 		if c.Action != NoOp {
 			return true
 		}
 	}
-	return len(p.OutputChanges) > 0 || len(p.Drift) > 0 || len(p.Deposed) > 0 || len(p.Moves) > 0 || len(p.Forgets) > 0
+	for _, d := range p.Drift {
+		if d.Deleted() || p.RefreshOnly {
+			return true
+		}
+	}
+	return len(p.OutputChanges) > 0 || len(p.Deposed) > 0 || len(p.Moves) > 0 || len(p.Forgets) > 0
+}
+
+// RefreshesFacts reports whether the refresh found objects whose facts
+// changed live (endpoints that reconnected), which apply records.
+func (p *Plan) RefreshesFacts() bool {
+	for _, d := range p.Drift {
+		if !d.Deleted() {
+			return true
+		}
+	}
+	return false
 }
 
 // Change returns the change of addr, or nil.

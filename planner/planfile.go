@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -100,6 +101,10 @@ type driftFile struct {
 	Before          string     `json:"before"`
 	BeforeSensitive [][]string `json:"before_sensitive,omitempty"`
 	Status          string     `json:"status,omitempty"`
+	// After and Facts are a changed object's refreshed value and facts;
+	// absent for a deleted one.
+	After string       `json:"after,omitempty"`
+	Facts *state.Facts `json:"facts,omitempty"`
 }
 
 type outputFile struct {
@@ -132,7 +137,12 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 		f.Changes = append(f.Changes, cf)
 	}
 	for _, d := range p.Drift {
-		f.Drift = append(f.Drift, driftFile{Addr: d.Addr.String(), Before: encodeValue(d.Before), BeforeSensitive: pathsToStrings(d.BeforeSensitive), Status: d.Status})
+		df := driftFile{Addr: d.Addr.String(), Before: encodeValue(d.Before), BeforeSensitive: pathsToStrings(d.BeforeSensitive), Status: d.Status}
+		if !d.Deleted() {
+			facts := d.Facts
+			df.After, df.Facts = encodeValue(d.After), &facts
+		}
+		f.Drift = append(f.Drift, df)
 	}
 	for _, d := range p.Deposed {
 		f.Deposed = append(f.Deposed, deposedFile{Addr: d.Addr.String(), Handle: d.Handle, Token: d.Token})
@@ -209,7 +219,11 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 		p.Changes = append(p.Changes, c)
 	}
 	for _, d := range f.Drift {
-		p.Drift = append(p.Drift, Drift{Addr: parseAddr(d.Addr), Before: decode(d.Before), BeforeSensitive: stringsToPaths(d.BeforeSensitive), Status: d.Status})
+		dr := Drift{Addr: parseAddr(d.Addr), Before: decode(d.Before), BeforeSensitive: stringsToPaths(d.BeforeSensitive), Status: d.Status}
+		if d.After != "" && d.Facts != nil {
+			dr.After, dr.Facts = decode(d.After), *d.Facts
+		}
+		p.Drift = append(p.Drift, dr)
 	}
 	for _, d := range f.Deposed {
 		p.Deposed = append(p.Deposed, Deposed{Addr: parseAddr(d.Addr), Handle: d.Handle, Token: d.Token})

@@ -97,6 +97,8 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			p.Drift = append(p.Drift, dr)
 			delete(priors, a.String())
 		}
+		diags = append(diags, p.refreshFacts(ctx, opts.Refresher, live, priors)...)
+		sort.SliceStable(p.Drift, func(i, j int) bool { return p.Drift[i].Addr.Less(p.Drift[j].Addr) })
 	}
 	for _, pr := range pre.byAddr {
 		if d := pr.obj.Facts.Deposed; d != nil {
@@ -110,7 +112,9 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	sort.Slice(p.Deposed, func(i, j int) bool { return p.Deposed[i].Addr.Less(p.Deposed[j].Addr) })
 	gone := make(map[addrs.Instance]bool, len(p.Drift))
 	for _, dr := range p.Drift {
-		gone[dr.Addr] = true
+		if dr.Deleted() {
+			gone[dr.Addr] = true
+		}
 	}
 
 	if opts.RefreshOnly {
@@ -119,6 +123,8 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		p.Deposed = nil
 		if len(opts.Targets) > 0 {
 			p.applyTargets(opts.Targets)
+		} else if cfg != nil {
+			p.OutputChanges = refreshedOutputs(cfg, st, priors)
 		}
 		return p, diags
 	}

@@ -40,18 +40,22 @@ type Object struct {
 
 // Facts are the runtime facts of a created object.
 type Facts struct {
-	AgentHandle string    `json:"agent_handle,omitempty"`
-	CreateToken string    `json:"create_token,omitempty"`
-	Device      string    `json:"device,omitempty"`
-	PortNum     int       `json:"port_num,omitempty"`
-	QPNum       uint32    `json:"qp_num,omitempty"`
-	QPType      string    `json:"qp_type,omitempty"`
-	LocalAddr   string    `json:"local_address,omitempty"`
-	LocalPort   int       `json:"local_port,omitempty"`
-	RemoteAddr  string    `json:"remote_address,omitempty"`
-	RemotePort  int       `json:"remote_port,omitempty"`
-	Status      string    `json:"status,omitempty"`
-	CreatedAt   time.Time `json:"created_at,omitzero"`
+	AgentHandle string `json:"agent_handle,omitempty"`
+	CreateToken string `json:"create_token,omitempty"`
+	Device      string `json:"device,omitempty"`
+	PortNum     int    `json:"port_num,omitempty"`
+	QPNum       uint32 `json:"qp_num,omitempty"`
+	QPType      string `json:"qp_type,omitempty"`
+	LocalAddr   string `json:"local_address,omitempty"`
+	LocalPort   int    `json:"local_port,omitempty"`
+	RemoteAddr  string `json:"remote_address,omitempty"`
+	RemotePort  int    `json:"remote_port,omitempty"`
+	Status      string `json:"status,omitempty"`
+	// Reconnects is the agent's count of the endpoint's reconnections
+	// when these facts were read: a refresh finding another count reads
+	// the facts of the new connection.
+	Reconnects int       `json:"reconnects,omitempty"`
+	CreatedAt  time.Time `json:"created_at,omitzero"`
 	// Deposed is the object a create_before_destroy replacement replaces,
 	// recorded with the replacement until it is destroyed: an apply
 	// stopped in between leaves it here, for the next plan to destroy,

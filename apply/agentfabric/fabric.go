@@ -52,6 +52,7 @@ var (
 	_ apply.DeleteStarter = (*Fabric)(nil)
 	_ planner.Refresher   = (*Fabric)(nil)
 	_ planner.DeviceInfo  = (*Fabric)(nil)
+	_ planner.FactsReader = (*Fabric)(nil)
 )
 
 // New adapts an agent client (client.Client embeds pb.AgentClient).
@@ -83,7 +84,7 @@ func (f *Fabric) Live(ctx context.Context) (map[string]planner.LiveObject, error
 		for i := range t.Len() {
 			row := t.Row(i)
 			if row.Kind != pb.Kind_CONNECTION { // accepted by a listener, not managed on their own
-				out[row.Address] = planner.LiveObject{Token: row.Token, Status: statusWord(row.Status)}
+				out[row.Address] = planner.LiveObject{Token: row.Token, Status: statusWord(row.Status), Reconnects: int(row.Reconnects)}
 			}
 		}
 		return out, nil
@@ -91,7 +92,7 @@ func (f *Fabric) Live(ctx context.Context) (map[string]planner.LiveObject, error
 	out := make(map[string]planner.LiveObject, len(r.Objects))
 	for _, o := range r.Objects {
 		if o.Kind != pb.Kind_CONNECTION {
-			out[o.Address] = planner.LiveObject{Token: o.Token, Status: statusWord(o.Status)}
+			out[o.Address] = planner.LiveObject{Token: o.Token, Status: statusWord(o.Status), Reconnects: int(o.Reconnects)}
 		}
 	}
 	return out, nil
@@ -100,6 +101,26 @@ func (f *Fabric) Live(ctx context.Context) (map[string]planner.LiveObject, error
 // managedKinds are the kinds of objects rdmaform manages: not the
 // connections listeners accept.
 var managedKinds = []pb.Kind{pb.Kind_PROTECTION_DOMAIN, pb.Kind_LISTENER, pb.Kind_ENDPOINT}
+
+// Facts reads the facts of the objects with these handles, in one round
+// trip: the refresh asks for the endpoints that reconnected.
+func (f *Fabric) Facts(ctx context.Context, handles []string) (map[string]state.Facts, error) {
+	r, err := f.agent.List(ctx, &pb.ListRequest{Full: true, Filter: &pb.Filter{Prefixes: handles, Kinds: managedKinds}})
+	if err != nil {
+		return nil, fmt.Errorf("reading the facts of the agent's objects: %w", err)
+	}
+	want := make(map[string]bool, len(handles))
+	for _, h := range handles {
+		want[h] = true
+	}
+	out := make(map[string]state.Facts, len(handles))
+	for _, o := range r.Objects {
+		if want[o.Address] { // a prefix also matches endpoint.a1 for endpoint.a
+			out[o.Address] = factsOf(o)
+		}
+	}
+	return out, nil
+}
 
 // Devices lists the agent's devices with their limits.
 func (f *Fabric) Devices(ctx context.Context) ([]planner.Device, error) {
@@ -417,7 +438,7 @@ func rpcError(err error) error {
 }
 
 func factsOf(o *pb.Object) state.Facts {
-	f := state.Facts{AgentHandle: o.Address, Status: statusWord(o.Status)}
+	f := state.Facts{AgentHandle: o.Address, Status: statusWord(o.Status), Reconnects: int(o.Reconnects)}
 	if o.CreatedAt != 0 {
 		f.CreatedAt = time.Unix(0, o.CreatedAt).UTC()
 	}

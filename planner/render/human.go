@@ -87,6 +87,10 @@ func writeNoChanges(b *strings.Builder, c colorizer, p *planner.Plan) {
 		return
 	}
 	b.WriteString("\n" + c.style("No changes.", green, bold) + c.style(" Your fabric matches the configuration.", bold) + "\n\n")
+	if p.RefreshesFacts() {
+		b.WriteString("Your configuration already matches the changes detected above. \"rdmaform\napply\" records them in the state, as \"rdmaform apply -refresh-only\" does.\n")
+		return
+	}
 	if p.Refreshed {
 		b.WriteString("rdmaform has compared the live fabric against your configuration and found\nno differences, so no changes are needed.\n")
 	} else {
@@ -101,6 +105,15 @@ func writeDrift(b *strings.Builder, c colorizer, p *planner.Plan) {
 	b.WriteString("\n" + c.style("Note: Objects have changed outside of rdmaform", bold) + "\n\n")
 	b.WriteString("rdmaform detected the following changes made outside of rdmaform since the\nlast \"rdmaform apply\":\n")
 	for _, d := range p.Drift {
+		if !d.Deleted() {
+			b.WriteString("\n" + c.style(fmt.Sprintf("  # %s has changed", d.Addr), bold) + "\n")
+			b.WriteString("  # (the agent reconnected it: a new connection, with its own QP and port)\n")
+			fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, planner.Update.Symbol()), d.Addr.Kind, d.Addr.Name)
+			w := &blockWriter{b: b, c: c, beforeSens: d.BeforeSensitive, afterSens: d.BeforeSensitive}
+			w.body(config.Schema(d.Addr.Kind), d.Before, d.After, planner.Update, nil, 1)
+			b.WriteString("    }\n")
+			continue
+		}
 		b.WriteString("\n" + c.style(fmt.Sprintf("  # %s has been deleted", d.Addr), bold) + "\n")
 		if d.Status != "" {
 			fmt.Fprintf(b, "  # (the agent holds another object at this address, %s, made by another create token)\n", d.Status)

@@ -129,6 +129,11 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 			rc.Change = JSONChange{Actions: []string{"delete"}, Before: jsonValue(d.Before), AfterUnknown: false,
 				BeforeSensitive: sensitiveTree(d.Before, d.BeforeSensitive, nil), AfterSensitive: false}
 			rc.ActionReason = "deleted_outside"
+			if !d.Deleted() {
+				rc.Change.Actions, rc.Change.After = []string{"update"}, jsonValue(d.After)
+				rc.Change.AfterSensitive = sensitiveTree(d.After, d.BeforeSensitive, nil)
+				rc.ActionReason = ""
+			}
 			out.ResourceDrift = append(out.ResourceDrift, rc)
 		}
 		for _, c := range p.Changes {

@@ -1,0 +1,144 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// FactsReader is what a Refresher may also do: read the live facts of some
+// objects. The refresh asks it for the endpoints that reconnected since the
+// state recorded them, which are on a new QP and port.
+type FactsReader interface {
+	// Facts returns the facts of the objects with these agent handles
+	// that the agent holds, keyed by handle.
+	Facts(ctx context.Context, handles []string) (map[string]state.Facts, error)
+}
+
+// FactAttributes are the computed attributes facts give an object: id (the
+// agent's handle, or addr when it has none), status, device, port_num,
+// qp_num, local_address and local_port; null where the fact is unknown.
+func FactAttributes(f state.Facts, addr addrs.Instance) map[string]cty.Value {
+	id := f.AgentHandle
+	if id == "" {
+		id = addr.String()
+	}
+	str := func(s string) cty.Value {
+		if s == "" {
+			return cty.NullVal(cty.String)
+		}
+		return cty.StringVal(s)
+	}
+	num := func(n int64) cty.Value {
+		if n == 0 {
+			return cty.NullVal(cty.Number)
+		}
+		return cty.NumberIntVal(n)
+	}
+	return map[string]cty.Value{
+		"id":            cty.StringVal(id),
+		"status":        str(f.Status),
+		"device":        str(f.Device),
+		"port_num":      num(int64(f.PortNum)),
+		"qp_num":        num(int64(f.QPNum)),
+		"local_address": str(f.LocalAddr),
+		"local_port":    num(int64(f.LocalPort)),
+	}
+}
+
+// connectionFacts are the attributes a new connection changes.
+var connectionFacts = []string{"device", "port_num", "qp_num", "local_address", "local_port"}
+
+// refreshFacts brings the recorded facts of the endpoints that reconnected
+// since the state recorded them (the agent counts their reconnects) up to
+// date: each whose connection attributes changed becomes a drift "has
+// changed", and its prior the refreshed object, so that what depends on
+// its qp_num or local_port is planned with the live values.
+func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]LiveObject, priors map[string]*prior) hcl.Diagnostics {
+	fr, ok := r.(FactsReader)
+	if !ok {
+		return nil
+	}
+	var handles []string
+	byHandle := map[string]addrs.Instance{}
+	for _, a := range sortedPriorAddrs(priors) {
+		pr := priors[a.String()]
+		h := agentHandle(pr.obj)
+		lo := live[h]
+		if a.Kind == addrs.Endpoint && lo.Status == "established" && lo.Reconnects != pr.obj.Facts.Reconnects {
+			handles = append(handles, h)
+			byHandle[h] = a
+		}
+	}
+	if len(handles) == 0 {
+		return nil
+	}
+	facts, err := fr.Facts(ctx, handles)
+	if err != nil {
+		return hcl.Diagnostics{sourceless(hcl.DiagError, "Failed to refresh from the agent", err.Error())}
+	}
+	var diags hcl.Diagnostics
+	for _, h := range handles {
+		f, ok := facts[h]
+		a := byHandle[h]
+		pr := priors[a.String()]
+		if !ok || f.Status != "established" || pr.val.IsNull() || !pr.val.IsKnown() {
+			continue // gone or down since the listing: the next plan sees it
+		}
+		f.AgentHandle, f.CreateToken, f.CreatedAt, f.Deposed = pr.obj.Facts.AgentHandle, pr.obj.Facts.CreateToken, pr.obj.Facts.CreatedAt, pr.obj.Facts.Deposed
+		refreshed, changed := withFacts(pr.val, f, a)
+		if !changed {
+			continue
+		}
+		np, d := refreshedPrior(pr, refreshed, f)
+		if d != nil {
+			diags = append(diags, d)
+			continue
+		}
+		p.Drift = append(p.Drift, Drift{Addr: a, Before: pr.val, After: np.val, Facts: f,
+			BeforeSensitive: stringsToPaths(pr.obj.SensitiveAttributes), Status: f.Status})
+		priors[a.String()] = np
+	}
+	return diags
+}
+
+// withFacts is v with the connection attributes (and status) the facts
+// give; changed says whether a connection attribute differs.
+func withFacts(v cty.Value, f state.Facts, a addrs.Instance) (cty.Value, bool) {
+	attrs := FactAttributes(f, a)
+	m := v.AsValueMap()
+	changed := false
+	for _, name := range connectionFacts {
+		old, ok := m[name]
+		if !ok {
+			continue
+		}
+		if nv := attrs[name]; !old.RawEquals(nv) {
+			m[name] = nv
+			changed = true
+		}
+	}
+	if _, ok := m["status"]; ok {
+		m["status"] = attrs["status"]
+	}
+	return cty.ObjectVal(m), changed
+}
+
+// refreshedPrior is pr's object with the refreshed value and facts,
+// decoded as the state would hold it.
+func refreshedPrior(pr *prior, v cty.Value, f state.Facts) (*prior, *hcl.Diagnostic) {
+	ty := config.Schema(pr.obj.Addr.Kind).ImpliedType()
+	raw, err := ctyjson.Marshal(v, ty)
+	if err != nil {
+		return nil, sourceless(hcl.DiagError, "Failed to refresh from the agent", fmt.Sprintf("%s: the refreshed attributes could not be encoded: %v.", pr.obj.Addr, err))
+	}
+	o := pr.obj.DeepCopy()
+	o.Attributes, o.Facts = raw, f
+	return decodePrior(o, nestedCache{})
+}
