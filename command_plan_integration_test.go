@@ -686,3 +686,56 @@ endpoint "e" {
 		t.Errorf("%d cm_ids on port 7531 after destroy", n)
 	}
 }
+
+// An endpoint with a reconnect policy reconnects, on a new QP, when its
+// listener is replaced: the next plan shows it changed and its output
+// with the new qp_num, apply records it, and the QP the state now names
+// is the kernel's.
+func TestReconnectedEndpointIsRefreshedOnTheFabric(t *testing.T) {
+	addr := os.Getenv("RDMAFORM_TEST_ADDR")
+	e := newE2E(t, `
+listener "l" {
+  address = "`+addr+`"
+  port    = 7608
+  qp {}
+}
+endpoint "k" {
+  address = listener.l.address
+  port    = listener.l.port
+  qp {}
+  reconnect {
+    min_backoff = "100ms"
+  }
+}
+output "k_qp" {
+  value = endpoint.k.qp_num
+}
+`)
+	e.expect(0, []string{"Apply complete! Resources: 2 added"}, "apply", "-auto-approve", "-no-color")
+	_, first, _ := e.rdmaform("output", "-raw", "k_qp")
+	e.expect(0, []string{"Resources: 1 added, 0 changed, 1 destroyed."}, "apply", "-auto-approve", "-no-color", "-replace=listener.l", "-target=listener.l")
+	var out string
+	waitFor(t, 20*time.Second, func() bool {
+		_, out, _ = e.rdmaform("plan", "-no-color")
+		return strings.Contains(out, "# endpoint.k has changed")
+	}, "a plan showing the reconnected endpoint", &out)
+	for _, want := range []string{"~ qp_num", first + " -> ", "Changes to Outputs:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+	e.expect(0, []string{"Apply complete! Resources: 0 added, 0 changed, 0 destroyed."}, "apply", "-auto-approve", "-no-color")
+	_, now, _ := e.rdmaform("output", "-raw", "k_qp")
+	if now == first || now == "" {
+		t.Fatalf("output k_qp = %q after the reconnect, was %q", now, first)
+	}
+	qps, err := exec.Command("rdma", "resource", "show", "qp").CombinedOutput()
+	if err != nil {
+		t.Fatalf("rdma resource show qp: %v\n%s", err, qps)
+	}
+	if !regexp.MustCompile(`lqpn ` + regexp.QuoteMeta(now) + `\b`).Match(qps) {
+		t.Errorf("the kernel has no QP %s:\n%s", now, qps)
+	}
+	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Destroy complete! Resources: 2 destroyed."}, "destroy", "-auto-approve", "-no-color")
+}
