@@ -116,6 +116,11 @@ func writeStatusTable(w io.Writer, objects []*pb.Object) {
 		if p := o.Probe; p != nil && p.Last > 0 {
 			rtt = time.Duration(p.Last).Round(time.Microsecond).String()
 		}
+		if o.Status == pb.Status_RECONNECTING || o.Status == pb.Status_CONNECTING {
+			// The facts are those of the connection that ended: the
+			// new one has no port, QP or round trip yet.
+			local, qp, rtt = "", "", ""
+		}
 		event := o.LastEvent
 		if e := o.LastError; e != nil && (o.Status == pb.Status_ERROR || o.Status == pb.Status_REJECTED) {
 			event = fmt.Sprintf("%s: %s", e.Call, e.ErrnoName)

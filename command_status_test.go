@@ -50,6 +50,34 @@ func TestStatusTableOrderAndTotals(t *testing.T) {
 	}
 }
 
+// A reconnecting endpoint has no connection: its last one's local port,
+// QP and round trip are not shown as if current.
+func TestStatusTableHidesTheFactsOfAnEndedConnection(t *testing.T) {
+	facts := &pb.Facts{LocalAddr: "10.77.0.1:39851", RemoteAddr: "10.77.0.1:7570", Device: "rxe0", Port: 1, QpNum: 31, QpType: "rc"}
+	objs := []*pb.Object{
+		{Address: "endpoint.up", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED, Facts: facts, Probe: &pb.ProbeStats{Last: 940000}},
+		{Address: "endpoint.re", Kind: pb.Kind_ENDPOINT, Status: pb.Status_RECONNECTING, Facts: facts, Probe: &pb.ProbeStats{Last: 940000}},
+	}
+	var b bytes.Buffer
+	writeStatusTable(&b, objs)
+	for _, line := range strings.Split(b.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 9 {
+			continue
+		}
+		switch f[0] {
+		case "endpoint.up":
+			if f[3] != "10.77.0.1:39851" || f[6] != "31" || f[8] != "940µs" {
+				t.Errorf("established row: %q", line)
+			}
+		case "endpoint.re":
+			if f[3] != "-" || f[4] != "10.77.0.1:7570" || f[6] != "-" || f[7] != "-" {
+				t.Errorf("reconnecting row: %q", line)
+			}
+		}
+	}
+}
+
 // status -json is indented the same way every time (protojson varies its
 // spacing on purpose), so that scripts may compare or grep it.
 func TestStatusJSONIsStable(t *testing.T) {
