@@ -14,6 +14,7 @@ import (
 
 	"github.com/rdmaform/rdmaform/apply"
 	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/planner/render"
 )
@@ -352,7 +353,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	}
 	switch {
 	case len(report.NotStarted) > 0:
-		fmt.Fprintf(s.Err, "\nInterrupted: the state records everything that completed. Not started (%d): %s\nRun \"rdmaform apply\" again to finish.\n", len(report.NotStarted), strings.Join(report.NotStarted, ", "))
+		fmt.Fprintf(s.Err, "\nInterrupted: the state records everything that completed. Not started (%d): %s\nRun \"rdmaform apply\" again to finish.\n", len(report.NotStarted), objectList(report.NotStarted))
 	case interrupted:
 		fmt.Fprintf(s.Err, "\nInterrupted after every operation had started: those that completed are recorded in the state.\n")
 	}
@@ -465,4 +466,38 @@ func writeOutputs(se *session, w io.Writer, color bool) {
 		}
 		fmt.Fprintf(w, "%s = %s\n", n, renderValue(o.Value, ""))
 	}
+}
+
+// objectList lists operations ("endpoint.c[3] (create)") one by one when
+// they are few, else per block and operation, so that 1,000 endpoints not
+// started make one line: "endpoint.c: 998 instances (create)".
+func objectList(ops []string) string {
+	const few = 10
+	if len(ops) <= few {
+		return strings.Join(ops, ", ")
+	}
+	type group struct{ block, op string }
+	var order []group
+	counts := map[group]int{}
+	first := map[group]string{}
+	for _, o := range ops {
+		addr, op, _ := strings.Cut(o, " ")
+		g := group{block: addr, op: op}
+		if inst, err := addrs.ParseInstance(addr); err == nil {
+			g.block = inst.Resource.String()
+		}
+		if counts[g] == 0 {
+			order = append(order, g)
+			first[g] = o
+		}
+		counts[g]++
+	}
+	parts := make([]string, len(order))
+	for i, g := range order {
+		parts[i] = first[g]
+		if counts[g] > 1 {
+			parts[i] = fmt.Sprintf("%s: %d instances %s", g.block, counts[g], g.op)
+		}
+	}
+	return strings.Join(parts, ", ")
 }

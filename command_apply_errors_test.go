@@ -81,3 +81,20 @@ func TestInterruptAtTheQuestionCancels(t *testing.T) {
 		t.Error("the lock's info file is left behind")
 	}
 }
+
+// A long list of operations (1,000 endpoints not started) is summed up
+// per block; a short one is listed.
+func TestObjectListSumsUpLongLists(t *testing.T) {
+	short := []string{"endpoint.c[0] (create)", "listener.l (delete)"}
+	if got := objectList(short); got != "endpoint.c[0] (create), listener.l (delete)" {
+		t.Errorf("short list: %q", got)
+	}
+	var long []string
+	for i := range 998 {
+		long = append(long, fmt.Sprintf("endpoint.c[%d] (create)", i))
+	}
+	long = append(long, `endpoint.m["a"] (delete)`, "listener.l (create)")
+	if got, want := objectList(long), `endpoint.c: 998 instances (create), endpoint.m["a"] (delete), listener.l (create)`; got != want {
+		t.Errorf("long list:\n got %q\nwant %q", got, want)
+	}
+}
