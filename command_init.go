@@ -30,6 +30,8 @@ Options:
                        nothing.
   -upgrade             Accepted for Terraform compatibility; there are no
                        providers or modules to upgrade.
+  -backend=false       Do not read or check the backend (as in CI before
+                       validate, which needs none).
   -no-color            Accepted for Terraform compatibility.
 `
 
@@ -52,6 +54,7 @@ func runInit(args []string, s streams) int {
 	acceptNoColor(f)
 	f.Bool("input", true, "")
 	f.Bool("upgrade", false, "")
+	withBackend := f.Bool("backend", true, "")
 	if code, ok := parseFlags(f, args); !ok {
 		return code
 	}
@@ -62,6 +65,12 @@ func runInit(args []string, s streams) int {
 	if *migrate && *reconfigure {
 		fmt.Fprintln(s.Err, "Error: -migrate-state and -reconfigure are mutually exclusive")
 		return 1
+	}
+	if !*withBackend {
+		// As Terraform's: nothing to set up without the backend (CI runs
+		// init -backend=false before validate).
+		fmt.Fprint(s.Out, "Skipping the backend (-backend=false).\n\nrdmaform has been successfully initialized!\n")
+		return 0
 	}
 	b, ok := configuredBackend(".", s.Err)
 	if !ok {

@@ -111,3 +111,22 @@ func TestInitMigrateLocalToEtcdAndBack(t *testing.T) {
 		t.Fatalf("after migrating back:\n%s", out)
 	}
 }
+
+// init -backend=false (CI, before validate) reads no backend: a backend
+// block naming an unreachable etcd does not matter.
+func TestInitWithoutBackend(t *testing.T) {
+	dir := planDir(t, planTestConfig+`
+rdmaform {
+  backend "etcd" {
+    endpoints = ["127.0.0.1:1"]
+  }
+}
+`)
+	code, out, errs := stateCmd(t, dir, "", "init", "-backend=false")
+	if code != 0 || !strings.Contains(out, "successfully initialized") {
+		t.Errorf("init -backend=false: %d %q %q", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".rdmaform", "backend.json")); err == nil {
+		t.Error("init -backend=false recorded a backend")
+	}
+}

@@ -160,6 +160,10 @@ func runStateList(args []string, s streams) int {
 	if !ok {
 		return 1
 	}
+	if st == nil {
+		fmt.Fprint(s.Err, "No state file was found!\n\nState management commands require a state. Run this command in a directory\nwhere rdmaform has been applied, or configure the backend that holds it.\n")
+		return 1
+	}
 	// Terraform's order: by block type and name, then instance key.
 	list := matching(st, patterns)
 	sort.SliceStable(list, func(i, j int) bool {

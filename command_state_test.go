@@ -217,3 +217,12 @@ func TestStateMvOfABlockToAnInstanceSaysWhy(t *testing.T) {
 		t.Errorf("%d %s", code, errs)
 	}
 }
+
+// As Terraform's, state list without a state says so and fails.
+func TestStateListWithoutStateSaysSo(t *testing.T) {
+	dir := planDir(t, planTestConfig)
+	code, out, errs := stateCmd(t, dir, "", "state", "list")
+	if code != 1 || out != "" || !strings.Contains(errs, "No state file was found!") {
+		t.Errorf("state list without a state: %d %q %q", code, out, errs)
+	}
+}

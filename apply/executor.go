@@ -673,6 +673,10 @@ func (e *executor) recordOutputs() {
 				e.report.UnknownOutputs = append(e.report.UnknownOutputs, oc.Name)
 				continue
 			}
+			if v.IsNull() { // known only now to be null: no output, as in Terraform
+				ch = state.DeleteOutput(oc.Name)
+				break
+			}
 			raw, err := ctyjson.Marshal(v, v.Type())
 			if err != nil {
 				e.report.UnknownOutputs = append(e.report.UnknownOutputs, oc.Name)

@@ -199,7 +199,7 @@ func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, s
 	cv, err := convert.Convert(v, ty)
 	if err != nil {
 		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
-			Detail: fmt.Sprintf("The value for var.%s from %s is not a %s: %s.", name, r.from, ty.FriendlyName(), err)}
+			Detail: fmt.Sprintf("The value for var.%s from %s is not %s: %s.", name, r.from, withArticle(ty.FriendlyName()), err)}
 		if r.expr != nil {
 			d.Subject = r.expr.Range().Ptr()
 		}

@@ -63,8 +63,17 @@ func compareOutputs(cfg *config.Config, st *state.State, values map[string]cty.V
 		if st != nil {
 			so = st.Outputs[n]
 		}
+		// As in Terraform, a null output is no output: not shown as
+		// added, and removed from the state when it becomes null.
+		isNull := v.IsKnown() && v.IsNull()
 		if so == nil {
-			out = append(out, OutputChange{Name: n, Action: Create, Before: cty.NullVal(cty.DynamicPseudoType), After: v, Sensitive: o.Sensitive})
+			if !isNull {
+				out = append(out, OutputChange{Name: n, Action: Create, Before: cty.NullVal(cty.DynamicPseudoType), After: v, Sensitive: o.Sensitive})
+			}
+			continue
+		}
+		if isNull {
+			out = append(out, OutputChange{Name: n, Action: Delete, Before: decodeOutput(so), After: cty.NullVal(cty.DynamicPseudoType), Sensitive: so.Sensitive})
 			continue
 		}
 		if !v.IsWhollyKnown() {

@@ -96,3 +96,32 @@ output "endpoints" {
 		}
 	}
 }
+
+// As in Terraform, a null output is no output: a new one is not planned,
+// and one that becomes null leaves the state.
+func TestNullOutputsAreNotKept(t *testing.T) {
+	src := `
+listener "l" {
+  count   = 0
+  address = "10.77.0.1"
+  port    = 7480
+}
+output "one" {
+  value = one(listener.l[*].port)
+}
+output "kept" {
+  value = "v"
+}
+`
+	p := mustPlan(t, load(t, src), nil, Options{})
+	if len(p.OutputChanges) != 1 || p.OutputChanges[0].Name != "kept" {
+		t.Errorf("outputs planned from nothing: %+v, want only kept", p.OutputChanges)
+	}
+	st := applied(t, p)
+	st.SetOutput("one", mustOutput(t, `7480`))
+	st.SetOutput("kept", mustOutput(t, `"v"`))
+	p = mustPlan(t, load(t, src), st, Options{})
+	if len(p.OutputChanges) != 1 || p.OutputChanges[0].Name != "one" || p.OutputChanges[0].Action != Delete {
+		t.Errorf("an output become null: %+v, want one deleted", p.OutputChanges)
+	}
+}
