@@ -579,6 +579,7 @@ func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
 // path, checking every step against the schema.
 func schemaPath(b *Block, tr hcl.Traversal) (cty.Path, hcl.Diagnostics) {
 	var path cty.Path
+	inBlock := false // the last step named a nested block
 	for _, step := range tr {
 		var name string
 		switch s := step.(type) {
@@ -586,6 +587,19 @@ func schemaPath(b *Block, tr hcl.Traversal) (cty.Path, hcl.Diagnostics) {
 			name = s.Name
 		case hcl.TraverseAttr:
 			name = s.Name
+		case hcl.TraverseIndex:
+			// Terraform's spellings: connect["timeout"] for connect.timeout,
+			// and qp[0] for the one qp block (a list in providers' schemas).
+			if k := s.Key; k.IsKnown() && !k.IsNull() && k.Type() == cty.String {
+				name = k.AsString()
+				break
+			}
+			if k := s.Key; inBlock && k.IsKnown() && !k.IsNull() && k.Type() == cty.Number && k.RawEquals(cty.Zero) {
+				inBlock = false
+				continue
+			}
+			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid ignore_changes entry",
+				Detail: "An entry is an attribute name or a path of names, such as qp.max_send_wr (or qp[0].max_send_wr, connect[\"timeout\"]).", Subject: step.SourceRange().Ptr()}}
 		default:
 			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid ignore_changes entry",
 				Detail: "An entry is an attribute name or a path of names, such as qp.max_send_wr.", Subject: step.SourceRange().Ptr()}}
@@ -595,12 +609,13 @@ func schemaPath(b *Block, tr hcl.Traversal) (cty.Path, hcl.Diagnostics) {
 				Detail: fmt.Sprintf("%q is not a block, so it has no attribute %q.", path[len(path)-1].(cty.GetAttrStep).Name, name), Subject: step.SourceRange().Ptr()}}
 		}
 		path = append(path, cty.GetAttrStep{Name: name})
+		inBlock = false
 		if b.Attribute(name) != nil {
 			b = nil
 			continue
 		}
 		if nb := b.NestedBlock(name); nb != nil {
-			b = nb.Block
+			b, inBlock = nb.Block, true
 			continue
 		}
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unsupported attribute",

@@ -57,7 +57,8 @@
 //     private data as bytes; fields whose value is unknown are zero;
 //   - Resource: the block, with DependsOn (the blocks referenced directly,
 //     through locals, or by depends_on) and Lifecycle (prevent_destroy,
-//     create_before_destroy, ignore_changes as attribute paths).
+//     create_before_destroy, ignore_changes as attribute paths, qp.max_send_wr
+//     or in Terraform's spellings qp[0].max_send_wr and connect["timeout"]).
 //
 // Outputs are evaluated (they may be unknown); Variables and Locals keep
 // their values. OutputsWith evaluates the outputs again with objects'

@@ -143,7 +143,7 @@ endpoint "e" {
   qp {}
   lifecycle {
     prevent_destroy = true
-    ignore_changes  = [qp.max_send_wr, probe]
+    ignore_changes  = [qp[0].max_send_wr, probe, connect["timeout"]]
   }
 }
 endpoint "f" {
@@ -161,8 +161,9 @@ endpoint "f" {
 		t.Errorf("ports a=%d b=%d", a.Endpoint.Port, b.Endpoint.Port)
 	}
 	lc := a.Resource.Lifecycle
-	if !lc.PreventDestroy || lc.CreateBeforeDestroy || len(lc.IgnoreChanges) != 2 ||
-		!lc.IgnoreChanges[0].Equals(cty.GetAttrPath("qp").GetAttr("max_send_wr")) || !lc.IgnoreChanges[1].Equals(cty.GetAttrPath("probe")) {
+	if !lc.PreventDestroy || lc.CreateBeforeDestroy || len(lc.IgnoreChanges) != 3 ||
+		!lc.IgnoreChanges[0].Equals(cty.GetAttrPath("qp").GetAttr("max_send_wr")) || !lc.IgnoreChanges[1].Equals(cty.GetAttrPath("probe")) ||
+		!lc.IgnoreChanges[2].Equals(cty.GetAttrPath("connect").GetAttr("timeout")) {
 		t.Errorf("lifecycle = %+v", lc)
 	}
 	f := instance(t, cfg, "endpoint.f")

@@ -398,6 +398,13 @@ endpoint "a" {
     ignore_changes = [qp.max_sned_wr]
   }
 }`, "Unsupported attribute", `There is no attribute named "max_sned_wr" here. Did you mean "max_send_wr"?`, 5, 25},
+	{"ignore_changes index on an attribute", `endpoint "a" {
+  address = "10.77.0.1"
+  port    = 7471
+  lifecycle {
+    ignore_changes = [port[0]]
+  }
+}`, "Invalid ignore_changes entry", `such as qp.max_send_wr`, 5, 27},
 	{"unknown function", `endpoint "a" {
   address = cidrhots("10.77.0.0/24", 1)
   port    = 7471

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
@@ -67,11 +68,13 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 	}
 	var handles []string
 	byHandle := map[string]addrs.Instance{}
-	for _, a := range sortedPriorAddrs(priors) {
-		pr := priors[a.String()]
+	for _, pr := range priors { // most plans find none: no sorting first
+		a := pr.obj.Addr
+		if a.Kind != addrs.Endpoint {
+			continue
+		}
 		h := agentHandle(pr.obj)
-		lo := live[h]
-		if a.Kind == addrs.Endpoint && lo.Status == "established" && lo.Reconnects != pr.obj.Facts.Reconnects {
+		if lo := live[h]; lo.Status == "established" && lo.Reconnects != pr.obj.Facts.Reconnects {
 			handles = append(handles, h)
 			byHandle[h] = a
 		}
@@ -79,6 +82,7 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 	if len(handles) == 0 {
 		return nil
 	}
+	sort.Slice(handles, func(i, j int) bool { return byHandle[handles[i]].Less(byHandle[handles[j]]) })
 	facts, err := fr.Facts(ctx, handles)
 	if err != nil {
 		return hcl.Diagnostics{sourceless(hcl.DiagError, "Failed to refresh from the agent", err.Error())}
