@@ -30,7 +30,9 @@ const applyHelp = `Usage: rdmaform [global options] apply [options] [PLAN]
   each completed change in the state.
 
   With PLAN, a file saved by "rdmaform plan -out=PLAN", carries out exactly
-  that plan without asking, if the state has not changed since.
+  that plan without asking, if the state has not changed since and the
+  configuration and variable files are as they were (unlike Terraform,
+  which applies a saved plan whatever the files say now).
 
 Options:
   -auto-approve        Do not ask for confirmation.
