@@ -466,7 +466,7 @@ func writeOutputs(se *session, w io.Writer, color bool) {
 			fmt.Fprintf(w, "%s = <sensitive>\n", n)
 			continue
 		}
-		fmt.Fprintf(w, "%s = %s\n", n, renderValue(o.Value, ""))
+		fmt.Fprintf(w, "%s = %s\n", n, formatOutput(o))
 	}
 }
 

@@ -60,7 +60,7 @@ locals {
 	if code := run([]string{"console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 0 {
 		t.Fatalf("code %d: %s", code, errb.String())
 	}
-	want := "(sensitive value)\n(sensitive value)\n(sensitive value)\n{\n  a = (sensitive value)\n  b = 1\n}\n(sensitive value)\n\"tok-42\"\n"
+	want := "(sensitive value)\n(sensitive value)\n(sensitive value)\n{\n  \"a\" = (sensitive value)\n  \"b\" = 1\n}\n(sensitive value)\n\"tok-42\"\n"
 	if out.String() != want {
 		t.Errorf("out = %q, want %q", out.String(), want)
 	}
@@ -76,7 +76,7 @@ func TestConsoleWithoutConfigurationAndOverLines(t *testing.T) {
 	if code := run([]string{"console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 0 {
 		t.Fatalf("code %d\n%s\n%s", code, out.String(), errb.String())
 	}
-	want := "[\n  1,\n  2,\n]\ntoset([\n  \"a\",\n  \"b\",\n])\ntomap({\n  a = 1\n})\n<<EOT\nx\ny\nEOT\ntolist([\n  \"10.1.0.0/24\",\n])\n"
+	want := "[\n  1,\n  2,\n]\ntoset([\n  \"a\",\n  \"b\",\n])\ntomap({\n  \"a\" = 1\n})\n<<EOT\nx\ny\nEOT\ntolist([\n  \"10.1.0.0/24\",\n])\n"
 	if out.String() != want {
 		t.Errorf("out =\n%s\nwant\n%s", out.String(), want)
 	}

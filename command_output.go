@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/state"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 func init() {
@@ -40,7 +42,14 @@ func runOutput(args []string, s streams) int {
 	}
 	if f.NArg() == 0 {
 		if *jsonOut {
-			return writeJSON(s, outputsJSON(st))
+			// Indented, as terraform output -json prints all outputs.
+			b, err := json.MarshalIndent(outputsJSON(st), "", "  ")
+			if err != nil {
+				fmt.Fprintf(s.Err, "Error: %v\n", err)
+				return 1
+			}
+			fmt.Fprintln(s.Out, string(b))
+			return 0
 		}
 		if len(st.Outputs) == 0 {
 			fmt.Fprintln(s.Err, "Warning: No outputs found\n\nThe state has no outputs. Define an output in the configuration with the\n`output` keyword and run `rdmaform apply` for it to become available.")
@@ -51,7 +60,7 @@ func runOutput(args []string, s streams) int {
 			if o.Sensitive {
 				fmt.Fprintf(s.Out, "%s = <sensitive>\n", n)
 			} else {
-				fmt.Fprintf(s.Out, "%s = %s\n", n, renderValue(o.Value, ""))
+				fmt.Fprintf(s.Out, "%s = %s\n", n, formatOutput(o))
 			}
 		}
 		return 0
@@ -84,7 +93,22 @@ func runOutput(args []string, s streams) int {
 			return 1
 		}
 	default:
-		fmt.Fprintln(s.Out, renderValue(o.Value, ""))
+		fmt.Fprintln(s.Out, formatOutput(o))
 	}
 	return 0
+}
+
+// formatOutput shows an output's value as terraform output does, in the
+// console's syntax: its type says tolist, toset or tomap where a
+// collection is not a tuple or an object. A state without the type shows
+// the JSON value in HCL syntax.
+func formatOutput(o *state.Output) string {
+	if len(o.Type) > 0 {
+		if ty, err := ctyjson.UnmarshalType(o.Type); err == nil {
+			if v, err := ctyjson.Unmarshal(o.Value, ty); err == nil {
+				return config.FormatConsoleValue(v)
+			}
+		}
+	}
+	return renderValue(o.Value, "")
 }

@@ -19,10 +19,10 @@ func FormatValue(v cty.Value, indent int) string {
 	return b.String()
 }
 
-// FormatConsoleValue is FormatValue as terraform console shows a value:
-// sets, lists and maps wrapped in toset(...), tolist(...) and tomap(...)
-// (so that they are told from tuples and objects), and strings of
-// several lines as heredocs.
+// FormatConsoleValue is FormatValue as terraform console and terraform
+// output show a value: sets, lists and maps wrapped in toset(...),
+// tolist(...) and tomap(...) (so that they are told from tuples and
+// objects), every key quoted, and strings of several lines as heredocs.
 func FormatConsoleValue(v cty.Value) string {
 	var b strings.Builder
 	formatValue(&b, v, 0, true)
@@ -106,8 +106,11 @@ func formatValue(b *strings.Builder, v cty.Value, indent int, console bool) {
 		b.WriteString("{\n")
 		for _, k := range keys {
 			name := k
-			if !hclIdent(k) {
+			if !hclIdent(k) || console {
 				name = strconv.Quote(k)
+			}
+			if console {
+				width = 0 // the console quotes every key and aligns none, as Terraform's
 			}
 			b.WriteString(pad + "  " + name + strings.Repeat(" ", max(width-len(name), 0)) + " = ")
 			formatValue(b, m[k], indent+1, console)
