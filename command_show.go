@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
@@ -205,7 +206,7 @@ func writeObjectHuman(w io.Writer, o *state.Object) {
 		tainted = " (tainted)"
 	}
 	fmt.Fprintf(w, "# %s:%s\n%s %q {\n", o.Addr, tainted, o.Addr.Kind, o.Addr.Name)
-	writeAttrs(w, rawObjectFields(o.Attributes, o.SensitiveAttributes), "    ")
+	writeBody(w, config.Schema(o.Addr.Kind), objectMembers(o.Attributes, o.SensitiveAttributes), "    ")
 	facts := factFields(o.Facts)
 	if len(facts) > 0 {
 		fmt.Fprintf(w, "\n    facts {\n")
@@ -266,37 +267,10 @@ func decodeObject(raw json.RawMessage) map[string]any {
 // sensitiveLeaf stands in for a sensitive value in what show prints.
 type sensitiveLeaf struct{}
 
-// rawObjectFields renders the members of a JSON object, sorted, skipping
-// nulls; the values at the paths sensitive lists show as (sensitive
-// value).
-func rawObjectFields(raw json.RawMessage, sensitive [][]string) []field {
-	if len(sensitive) > 0 {
-		return hiddenObjectFields(raw, sensitive)
-	}
-	var m map[string]json.RawMessage
-	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	names := make([]string, 0, len(m))
-	for k, v := range m {
-		if string(v) != "null" {
-			names = append(names, k)
-		}
-	}
-	sort.Strings(names)
-	out := make([]field, 0, len(names))
-	for _, k := range names {
-		out = append(out, field{hclKey(k), renderValue(m[k], "")})
-	}
-	return out
-}
-
-// hiddenObjectFields is rawObjectFields with sensitive values.
-func hiddenObjectFields(raw json.RawMessage, sensitive [][]string) []field {
+// objectMembers decodes an object's JSON attributes, with the values at
+// the paths sensitive lists as sensitiveLeaf.
+func objectMembers(raw json.RawMessage, sensitive [][]string) map[string]any {
 	m := decodeObject(raw)
-	if m == nil {
-		return nil
-	}
 	for _, p := range sensitive {
 		at := m
 		for i, name := range p {
@@ -313,6 +287,13 @@ func hiddenObjectFields(raw json.RawMessage, sensitive [][]string) []field {
 			}
 		}
 	}
+	return m
+}
+
+// writeBody prints an object's members as terraform show does: the
+// attributes (nulls skipped) aligned, then each nested block the schema
+// declares as a block of its own.
+func writeBody(w io.Writer, schema *config.Block, m map[string]any, indent string) {
 	names := make([]string, 0, len(m))
 	for k, v := range m {
 		if v != nil {
@@ -320,13 +301,25 @@ func hiddenObjectFields(raw json.RawMessage, sensitive [][]string) []field {
 		}
 	}
 	sort.Strings(names)
-	out := make([]field, 0, len(names))
+	var attrs []field
+	var blocks []string
 	for _, k := range names {
+		if schema != nil && schema.NestedBlock(k) != nil {
+			if _, ok := m[k].(map[string]any); ok {
+				blocks = append(blocks, k)
+				continue
+			}
+		}
 		var b strings.Builder
 		renderAny(&b, m[k], "")
-		out = append(out, field{hclKey(k), b.String()})
+		attrs = append(attrs, field{hclKey(k), b.String()})
 	}
-	return out
+	writeAttrs(w, attrs, indent)
+	for _, k := range blocks {
+		fmt.Fprintf(w, "\n%s%s {\n", indent, k)
+		writeBody(w, schema.NestedBlock(k).Block, m[k].(map[string]any), indent+"    ")
+		fmt.Fprintf(w, "%s}\n", indent)
+	}
 }
 
 func factFields(f state.Facts) []field {

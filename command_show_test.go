@@ -114,12 +114,13 @@ func TestShowSensitiveAttributes(t *testing.T) {
 			t.Fatalf("%v: %d %s", args, code, errs)
 		}
 		want := `listener "l" {
-    accept  = {
+    address = "10.77.0.1"
+    port    = (sensitive value)
+
+    accept {
         echo         = false
         private_data = (sensitive value)
     }
-    address = "10.77.0.1"
-    port    = (sensitive value)
 }`
 		if strings.Contains(out, "tok-42") || strings.Contains(out, "7801") || !strings.Contains(out, want) {
 			t.Errorf("%v shows\n%s\nwant\n%s", args, out, want)
