@@ -10,6 +10,10 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 func init() {
@@ -20,10 +24,12 @@ const consoleHelp = `Usage: rdmaform [global options] console [options]
 
   Reads expressions from standard input and prints their values, evaluated
   against the configuration in the current directory (or none): variables,
-  locals, listener.NAME.port, functions. An expression whose brackets or
-  heredoc are open goes on on the next lines. Values known only after
-  apply print as (known after apply); sets, lists and maps as toset(...),
-  tolist(...) and tomap(...). Type exit or end the input to leave.
+  locals, listener.NAME.port, functions. Objects the state records read
+  as recorded (endpoint.NAME.qp_num is the QP apply made); the others'
+  values known only after apply print as (known after apply). Sets, lists
+  and maps print as toset(...), tolist(...) and tomap(...). An expression
+  whose brackets or heredoc are open goes on on the next lines. Type exit
+  or end the input to leave.
 
 Options:
   -var 'name=value'   Set a variable (repeatable).
@@ -56,6 +62,13 @@ func runConsole(args []string, s streams) int {
 		_ = l.WriteDiagnostics(s.Err, diags, color, 0)
 		return 1
 	}
+	// As terraform console, objects read as the state records them: their
+	// QP numbers and ports, not (known after apply).
+	st, ok := loadState(s)
+	if !ok {
+		return 1
+	}
+	recorded := stateValues(st)
 	interactive := stdinIsTerminal(s.In)
 	prompt := func(more bool) {
 		if interactive {
@@ -87,7 +100,7 @@ func runConsole(args []string, s streams) int {
 		name := fmt.Sprintf("<console-input-%d>", n)
 		expr, d := hclsyntax.ParseExpression([]byte(line+"\n"), name, hcl.InitialPos)
 		if !d.HasErrors() {
-			val, ed := cfg.Eval(expr)
+			val, ed := cfg.EvalWith(expr, recorded)
 			d = append(d, ed...)
 			if !d.HasErrors() {
 				fmt.Fprintln(s.Out, config.FormatConsoleValue(val))
@@ -117,4 +130,36 @@ func unfinished(src string) bool {
 		}
 	}
 	return depth > 0
+}
+
+// stateValues looks up objects' values in st (nil: none), decoded once
+// each, with their sensitive attributes marked.
+func stateValues(st *state.State) func(addrs.Instance) (cty.Value, bool) {
+	decoded := map[addrs.Instance]cty.Value{}
+	return func(a addrs.Instance) (cty.Value, bool) {
+		if v, ok := decoded[a]; ok {
+			return v, v != cty.NilVal
+		}
+		var v cty.Value
+		if st == nil {
+			return cty.NilVal, false
+		}
+		if o := st.Object(a); o != nil && len(o.Attributes) > 0 {
+			if schema := config.Schema(a.Kind); schema != nil {
+				if dv, err := ctyjson.Unmarshal(o.Attributes, schema.ImpliedType()); err == nil {
+					paths := make([]cty.Path, 0, len(o.SensitiveAttributes))
+					for _, p := range o.SensitiveAttributes {
+						var path cty.Path
+						for _, name := range p {
+							path = path.GetAttr(name)
+						}
+						paths = append(paths, path)
+					}
+					v = config.MarkSensitive(dv, paths)
+				}
+			}
+		}
+		decoded[a] = v
+		return v, v != cty.NilVal
+	}
 }

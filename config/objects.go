@@ -318,3 +318,28 @@ type Output struct {
 	// itself carries no marks.
 	marked bool
 }
+
+// EvalWith is Eval with the objects valueOf knows (the state's, in the
+// console) in place of their configured values, whose computed attributes
+// are unknown until apply.
+func (c *Config) EvalWith(expr hcl.Expression, valueOf func(addrs.Instance) (cty.Value, bool)) (cty.Value, hcl.Diagnostics) {
+	v, diags := expr.Value(c.contextWith(expr.Variables(), valueOf))
+	for i, d := range diags {
+		diags[i] = scrub(d, c.secrets)
+	}
+	return v, diags
+}
+
+// MarkSensitive marks the values at paths of v sensitive, as values
+// derived from a sensitive variable are: the console shows them as
+// (sensitive value).
+func MarkSensitive(v cty.Value, paths []cty.Path) cty.Value {
+	if len(paths) == 0 {
+		return v
+	}
+	pvm := make([]cty.PathValueMarks, len(paths))
+	for i, p := range paths {
+		pvm[i] = cty.PathValueMarks{Path: p, Marks: cty.NewValueMarks(sensitiveMark)}
+	}
+	return v.MarkWithPaths(pvm)
+}
