@@ -161,7 +161,7 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 	}
 
 	// Apply needs the fabric to act, whether or not it refreshes.
-	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui}, true)
+	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui, input: f.input && ui == nil}, true)
 	defer se.close()
 	se.holdSlots = f.parallelismSet
 	if !ok {

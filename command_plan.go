@@ -49,8 +49,8 @@ Options:
   -json                Print the plan as JSON.
   -no-color            Do not colour the output.
   -compact-warnings    Show warnings as a list of summaries.
-  -input=false         Accepted for Terraform compatibility; plan asks
-                       nothing.
+  -input=false         Do not ask, on a terminal, for the value of a
+                       variable that has none (an error instead).
   -lock=false          Do not lock the state.
   -lock-timeout=DUR    Retry a held state lock for this long.
   -parallelism=N       Accepted for Terraform compatibility; plan makes one
@@ -320,6 +320,9 @@ type sessionOptions struct {
 	skipPreconditions bool
 	// ui: diagnostics go to apply -json's machine-readable output.
 	ui *jsonUI
+	// input: a variable without a value is asked for on the terminal, as
+	// Terraform does (not with -input=false).
+	input bool
 }
 
 // openSessionFetching is openSession that, with fetchLive, also connects
@@ -333,6 +336,9 @@ func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lock
 	}
 	se.loader.SkipPreconditions = opts.skipPreconditions
 	se.loader.CoreVersion = Version
+	if opts.input && stdinIsTerminal(s.In) {
+		se.loader.Ask = askVariable(s)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var stateErrs bytes.Buffer
 	stateDone := make(chan bool, 1)
@@ -359,7 +365,7 @@ func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lock
 	}
 	se.cfg = cfg
 	se.inputs = planner.Inputs{ConfigDigest: configDigest(se.loader), Env: env}
-	for _, v := range vars {
+	for _, v := range append(vars[:len(vars):len(vars)], se.loader.Asked...) {
 		se.inputs.Vars = append(se.inputs.Vars, planner.VarInput{File: v.File, Value: v.Value})
 	}
 	if !stateOK {
@@ -522,7 +528,7 @@ func runPlan(args []string, s streams) int {
 	}
 	color := !f.noColor && !f.jsonOut && cfgIsTerminal(s.Out)
 	needFabric := f.refresh
-	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, json: f.jsonOut}, false, needFabric && connectFabric != nil)
+	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, json: f.jsonOut, input: f.input && !f.jsonOut}, false, needFabric && connectFabric != nil)
 	defer se.close()
 	if !ok {
 		return 1
@@ -625,4 +631,31 @@ func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
 	}
 	render.Human(s.Out, sp.Plan, color && cfgIsTerminal(s.Out))
 	return 0
+}
+
+// askVariable asks on the terminal for a variable's value, as Terraform
+// does: its name, its description, "Enter a value:". It reads standard
+// input a byte at a time, so that nothing after the line is taken from
+// the confirmation that may follow.
+func askVariable(s streams) func(name, description string) (string, bool) {
+	return func(name, description string) (string, bool) {
+		fmt.Fprintf(s.Out, "var.%s\n", name)
+		if description != "" {
+			fmt.Fprintf(s.Out, "  %s\n\n", description)
+		}
+		fmt.Fprint(s.Out, "  Enter a value: ")
+		var line []byte
+		b := make([]byte, 1)
+		for {
+			n, err := s.In.Read(b)
+			if n == 1 && b[0] != '\n' {
+				line = append(line, b[0])
+				continue
+			}
+			if n == 1 || err != nil {
+				fmt.Fprintln(s.Out)
+				return strings.TrimSuffix(string(line), "\r"), n == 1 || len(line) > 0
+			}
+		}
+	}
 }

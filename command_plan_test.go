@@ -484,3 +484,35 @@ func TestSavedPlanFromAnotherVersionIsRefused(t *testing.T) {
 		t.Fatalf("apply of another version's plan: %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// On a terminal, as Terraform does, plan asks for a variable that has no
+// value (name order, with its description); a saved plan records the
+// answer; -input=false asks nothing.
+func TestPlanAsksForVariablesOnATerminal(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	withTerminal(t)
+	dir := planDir(t, `
+variable "port" {
+  type        = number
+  description = "The listener's port"
+}
+variable "addr" {}
+listener "l" {
+  address = var.addr
+  port    = var.port
+}
+`)
+	code, out, errs := stateCmd(t, dir, "10.77.0.1\n7480\n", "plan", "-no-color", "-out=p.plan")
+	if code != 0 || !strings.Contains(out, "var.addr\n  Enter a value: \nvar.port\n  The listener's port\n\n  Enter a value: ") ||
+		!regexp.MustCompile(`\+ port += 7480`).MatchString(out) ||
+		!regexp.MustCompile(`\+ address += "10.77.0.1"`).MatchString(out) {
+		t.Fatalf("plan: %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-no-color", "p.plan"); code != 0 || strings.Contains(out, "Enter a value") {
+		t.Fatalf("apply of the saved plan: %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-input=false"); code != 1 || strings.Contains(out, "Enter a value") || !strings.Contains(errs, "No value for required variable") {
+		t.Errorf("plan -input=false: %d\n%s%s", code, out, errs)
+	}
+}

@@ -42,6 +42,14 @@ type Loader struct {
 	// SkipPreconditions does not check the blocks' preconditions: a
 	// destroy, a refresh-only plan or a graph need not meet them.
 	SkipPreconditions bool
+	// Ask, when set, is asked for the value of each variable that has
+	// none (no input, no default), in name order, as Terraform prompts
+	// on a terminal; its answer reads as a -var value. No answer (false)
+	// leaves the variable without one.
+	Ask func(name, description string) (string, bool)
+	// Asked are Ask's answers as -var options, for a saved plan to
+	// record with the others.
+	Asked VarArgs
 }
 
 func (l *Loader) maxInstances() int {

@@ -116,6 +116,21 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 		}
 		raw[name] = rawValue{str: v, from: "-var"}
 	}
+	if l.Ask != nil && !l.Validate {
+		var missing []string
+		for name, v := range vars {
+			if _, given := raw[name]; !given && v.Default == cty.NilVal {
+				missing = append(missing, name)
+			}
+		}
+		sort.Strings(missing)
+		for _, name := range missing {
+			if answer, ok := l.Ask(name, vars[name].Description); ok {
+				raw[name] = rawValue{str: answer, from: "the prompt"}
+				l.Asked = append(l.Asked, VarArg{Value: name + "=" + answer})
+			}
+		}
+	}
 	for name, v := range vars {
 		r, given := raw[name]
 		switch {
