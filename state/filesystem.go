@@ -21,7 +21,8 @@ type LocalOptions struct {
 
 // Filesystem is the local backend: one JSON file, replaced atomically on
 // every write, its previous version kept as PATH.backup. The lock is a
-// flock on .PATH.lock, with the holder described in .PATH.lock.info; the
+// flock on .PATH.lock (removed on unlock), with the holder described in
+// .PATH.lock.info; the
 // journal of an apply in progress is PATH.journal.
 type Filesystem struct {
 	path, backupPath, lockPath, infoPath, journalPath string

@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
 )
@@ -227,5 +230,59 @@ func TestNoPersistWhileRecording(t *testing.T) {
 	}
 	if err := m.WriteState(New()); err == nil {
 		t.Fatal("WriteState while recording succeeded")
+	}
+}
+
+// Unlock leaves no lock file behind, as Terraform's local lock; lockers
+// racing with unlocks still exclude each other (a flock taken on a file
+// just removed is let go and taken again on the path's file).
+func TestFilesystemLockLeavesNoFileAndExcludes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), DefaultPath)
+	a := NewFilesystem(LocalOptions{Path: p})
+	id, err := a.Lock(NewLockInfo("OperationTypeApply"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Unlock(id); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(p), ".*lock*")); len(left) != 0 {
+		t.Fatalf("left after unlock: %v", left)
+	}
+
+	var inside, most atomic.Int32
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := NewFilesystem(LocalOptions{Path: p})
+			for got := 0; got < 25; {
+				id, err := m.Lock(NewLockInfo("OperationTypePlan"))
+				if err != nil {
+					continue // held by another: try again
+				}
+				n := inside.Add(1)
+				for {
+					if old := most.Load(); n <= old || most.CompareAndSwap(old, n) {
+						break
+					}
+				}
+				time.Sleep(100 * time.Microsecond) // long enough to overlap a wrong second holder
+				if inside.Load() != 1 {
+					most.Store(max(most.Load(), 2))
+				}
+				inside.Add(-1)
+				if err := m.Unlock(id); err != nil {
+					t.Error(err)
+					return
+				}
+				got++
+			}
+		}()
+	}
+	wg.Wait()
+	if most.Load() != 1 {
+		t.Errorf("%d lockers held the lock at once", most.Load())
 	}
 }

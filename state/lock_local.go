@@ -25,32 +25,9 @@ func (f *Filesystem) Lock(info *LockInfo) (string, error) {
 	if f.lockFile != nil {
 		return "", &LockError{Info: f.readLockInfo(), Err: fmt.Errorf("%s is already locked by this process", f.path)}
 	}
-	lf, err := os.OpenFile(f.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	lf, err := f.flockLockFile()
 	if err != nil {
-		return "", fmt.Errorf("opening lock file: %w", err)
-	}
-	// While the flock is held but the info absent, the holder is between
-	// taking the flock and writing its info, or between removing it and
-	// releasing the flock: look again rather than report an unknown holder.
-	for try := 0; ; try++ {
-		err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
-			lf.Close()
-			return "", fmt.Errorf("locking %s: %w", f.lockPath, err)
-		}
-		li := f.readLockInfo()
-		if li == nil && try < 100 {
-			time.Sleep(5 * time.Millisecond)
-			continue
-		}
-		lf.Close()
-		if li == nil {
-			li = f.unknownHolder()
-		}
-		return "", &LockError{Info: li, Err: fmt.Errorf("%s is locked by another process", f.path)}
+		return "", err
 	}
 	li := *info
 	li.ID, li.Path = newLockID(), f.path
@@ -73,6 +50,13 @@ func (f *Filesystem) Unlock(id string) error {
 		return fmt.Errorf("lock ID %q does not match the held lock %q", id, f.lockID)
 	}
 	rmErr := os.Remove(f.infoPath)
+	// The lock file goes too, as Terraform leaves no lock file behind:
+	// removed while the flock is held, so that whoever opened it before
+	// finds, once they hold its flock, that the path names no file or
+	// another one, and starts again (see flockLockFile).
+	if err := os.Remove(f.lockPath); err != nil && !errors.Is(err, fs.ErrNotExist) && rmErr == nil {
+		rmErr = err
+	}
 	err := f.lockFile.Close() // releases the flock
 	f.lockFile, f.lockID = nil, ""
 	if rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
@@ -116,6 +100,54 @@ func (f *Filesystem) ForceUnlock(id string) error {
 }
 
 // flockHeld reports whether some process holds the flock.
+// flockLockFile opens (creating it) the lock file and takes its flock
+// without waiting. Unlock removes the file while holding its flock, so a
+// flock taken on a file that is no longer (or no longer the file) at the
+// path locks nothing: it starts again with the path's file.
+func (f *Filesystem) flockLockFile() (*os.File, error) {
+	for {
+		lf, err := os.OpenFile(f.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("opening lock file: %w", err)
+		}
+		if err := f.flockOrHolder(lf); err != nil {
+			lf.Close()
+			return nil, err
+		}
+		var held, atPath unix.Stat_t
+		if unix.Fstat(int(lf.Fd()), &held) == nil && unix.Stat(f.lockPath, &atPath) == nil && held.Ino == atPath.Ino && held.Dev == atPath.Dev {
+			return lf, nil
+		}
+		lf.Close() // removed by the holder that just unlocked: again
+	}
+}
+
+// flockOrHolder takes lf's flock without waiting, or returns a LockError
+// naming the holder. While the flock is held but the info absent, the
+// holder is between taking the flock and writing its info, or between
+// removing it and releasing the flock: it looks again rather than report
+// an unknown holder.
+func (f *Filesystem) flockOrHolder(lf *os.File) error {
+	for try := 0; ; try++ {
+		err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			return fmt.Errorf("locking %s: %w", f.lockPath, err)
+		}
+		li := f.readLockInfo()
+		if li == nil && try < 100 {
+			time.Sleep(5 * time.Millisecond)
+			continue
+		}
+		if li == nil {
+			li = f.unknownHolder()
+		}
+		return &LockError{Info: li, Err: fmt.Errorf("%s is locked by another process", f.path)}
+	}
+}
+
 func (f *Filesystem) flockHeld() (bool, error) {
 	f.mu.Lock()
 	mine := f.lockFile != nil
