@@ -221,6 +221,10 @@ output "qp" {
 	if code != 2 {
 		t.Errorf("plan exit %d, want 2 (an output changes)", code)
 	}
+	_, out, _ = stateCmd(t, dir, "", "plan", "-json")
+	if !strings.Contains(out, `"resource_drift":[{"address":"endpoint.client[0]"`) || !strings.Contains(out, `"actions":["update"]`) || !strings.Contains(out, `"qp_num":201`) {
+		t.Errorf("plan -json lacks the drift as an update:\n%s", out)
+	}
 	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
 		t.Fatalf("apply: %d\n%s%s", code, out, errs)
 	}
