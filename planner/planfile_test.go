@@ -51,3 +51,27 @@ func TestPlanFileRoundTrip(t *testing.T) {
 		t.Fatalf("future format: %v", err)
 	}
 }
+
+// Drift survives a saved plan: a deleted object as deleted, a changed one
+// with its refreshed value and facts, which apply records.
+func TestPlanFileKeepsDrift(t *testing.T) {
+	cfg := load(t, loopback)
+	p := mustPlan(t, cfg, nil, Options{})
+	after := p.Changes[0].After
+	p.Drift = []Drift{
+		{Addr: mustAddr(t, "endpoint.client[0]"), Before: after},
+		{Addr: mustAddr(t, "endpoint.client[1]"), Before: after, After: after, Facts: state.Facts{QPNum: 19, LocalPort: 40001, Reconnects: 2}, Status: "established"},
+	}
+	var b bytes.Buffer
+	if err := WritePlanFile(&b, &SavedPlan{Plan: p, RdmaformVersion: "0.1.0"}); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := ReadPlanFile(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := sp.Plan.Drift
+	if len(q) != 2 || !q[0].Deleted() || q[1].Deleted() || q[1].Facts.QPNum != 19 || q[1].Facts.Reconnects != 2 || !q[1].After.RawEquals(after) {
+		t.Fatalf("drift after the round trip: %+v", q)
+	}
+}
