@@ -333,13 +333,4 @@ func (c *Config) EvalWith(expr hcl.Expression, valueOf func(addrs.Instance) (cty
 // MarkSensitive marks the values at paths of v sensitive, as values
 // derived from a sensitive variable are: the console shows them as
 // (sensitive value).
-func MarkSensitive(v cty.Value, paths []cty.Path) cty.Value {
-	if len(paths) == 0 {
-		return v
-	}
-	pvm := make([]cty.PathValueMarks, len(paths))
-	for i, p := range paths {
-		pvm[i] = cty.PathValueMarks{Path: p, Marks: cty.NewValueMarks(sensitiveMark)}
-	}
-	return v.MarkWithPaths(pvm)
-}
+func MarkSensitive(v cty.Value, paths []cty.Path) cty.Value { return markSensitive(v, paths) }
