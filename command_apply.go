@@ -483,7 +483,10 @@ func objectList(ops []string) string {
 	counts := map[group]int{}
 	first := map[group]string{}
 	for _, o := range ops {
-		addr, op, _ := strings.Cut(o, " ")
+		addr, op := o, "" // "ADDR (op)", where a key may hold spaces
+		if i := strings.LastIndex(o, " ("); i >= 0 {
+			addr, op = o[:i], o[i+1:]
+		}
 		g := group{block: addr, op: op}
 		if inst, err := addrs.ParseInstance(addr); err == nil {
 			g.block = inst.Resource.String()

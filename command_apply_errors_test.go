@@ -93,8 +93,8 @@ func TestObjectListSumsUpLongLists(t *testing.T) {
 	for i := range 998 {
 		long = append(long, fmt.Sprintf("endpoint.c[%d] (create)", i))
 	}
-	long = append(long, `endpoint.m["a"] (delete)`, "listener.l (create)")
-	if got, want := objectList(long), `endpoint.c: 998 instances (create), endpoint.m["a"] (delete), listener.l (create)`; got != want {
+	long = append(long, `endpoint.m["a b"] (delete)`, `endpoint.m["c d"] (delete)`, "listener.l (create)")
+	if got, want := objectList(long), `endpoint.c: 998 instances (create), endpoint.m: 2 instances (delete), listener.l (create)`; got != want {
 		t.Errorf("long list:\n got %q\nwant %q", got, want)
 	}
 }
