@@ -114,7 +114,7 @@ func TestConsoleReadsTheState(t *testing.T) {
 	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply: %d\n%s%s", code, out, errs)
 	}
-	code, out, errs = stateCmd(t, dir, "endpoint.client[0].qp_num\nendpoint.client[1].qp_num > endpoint.client[0].qp_num\nlistener.loop.id\n", "console")
+	code, out, errs = stateCmd(t, dir, "endpoint.client[0].qp_num\nendpoint.client[1].qp_num != endpoint.client[0].qp_num\nlistener.loop.id\n", "console")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 3 || lines[0] == "(known after apply)" || lines[1] != "true" || lines[2] != `"listener.loop"` {
 		t.Errorf("console after apply: %d %q %q", code, out, errs)
