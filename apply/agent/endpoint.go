@@ -240,7 +240,7 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID) bool {
 				return false
 			}
 			if errors.Is(err, context.DeadlineExceeded) {
-				err = &agentError{Call: "rdma_connect", Err: syscall.ETIMEDOUT, Msg: fmt.Sprintf("no ESTABLISHED within %v of rdma_connect", establishTimeout)}
+				err = &agentError{Call: "rdma_connect", Err: syscall.ETIMEDOUT, Msg: fmt.Sprintf("no ESTABLISHED within %v of rdma_connect: the peer never answered (no host at the address, or a listener whose backlog was full dropped the request)", establishTimeout)}
 			}
 			e.obj.failure(pb.Status_ERROR, "error", err)
 			return false
