@@ -107,9 +107,10 @@ func applied(t testing.TB, p *Plan) *state.State {
 // fakeRefresher serves the state's objects as live, minus those in gone,
 // with the status in status or else "established".
 type fakeRefresher struct {
-	st     *state.State
-	gone   map[string]bool
-	status map[string]string
+	st          *state.State
+	gone        map[string]bool
+	status      map[string]string
+	connections map[string]int
 }
 
 func (f fakeRefresher) Live(context.Context) (map[string]LiveObject, error) {
@@ -120,7 +121,7 @@ func (f fakeRefresher) Live(context.Context) (map[string]LiveObject, error) {
 			if status == "" {
 				status = "established"
 			}
-			out[k] = LiveObject{Token: o.Facts.CreateToken, Status: status}
+			out[k] = LiveObject{Token: o.Facts.CreateToken, Status: status, Connections: f.connections[k]}
 		}
 	}
 	return out, nil

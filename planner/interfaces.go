@@ -25,6 +25,8 @@ type LiveObject struct {
 	// recorded with another count is on a new connection, whose facts
 	// the refresh reads (see FactsReader).
 	Reconnects int
+	// Connections counts a listener's accepted connections.
+	Connections int
 }
 
 // DeviceInfo answers device questions at plan time. The agent implements it.

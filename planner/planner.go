@@ -76,8 +76,10 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	}
 
 	failed := map[addrs.Instance]string{} // live status of objects failed for good
+	var live map[string]LiveObject
 	if opts.Refresher != nil && len(priors) > 0 {
-		live, err := opts.Refresher.Live(ctx)
+		var err error
+		live, err = opts.Refresher.Live(ctx)
 		if err != nil {
 			return p, append(diags, sourceless(hcl.DiagError, "Failed to refresh from the agent", err.Error()))
 		}
@@ -169,6 +171,9 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			}
 			return cty.NilVal, false
 		})...)
+	}
+	if live != nil {
+		diags = append(diags, connectionsOverNewLimit(p, live, pre)...)
 	}
 	if cfg != nil {
 		diags = append(diags, checkPreventDestroy(cfg, p)...)

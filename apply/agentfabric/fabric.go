@@ -84,7 +84,7 @@ func (f *Fabric) Live(ctx context.Context) (map[string]planner.LiveObject, error
 		for i := range t.Len() {
 			row := t.Row(i)
 			if row.Kind != pb.Kind_CONNECTION { // accepted by a listener, not managed on their own
-				out[row.Address] = planner.LiveObject{Token: row.Token, Status: statusWord(row.Status), Reconnects: int(row.Reconnects)}
+				out[row.Address] = planner.LiveObject{Token: row.Token, Status: statusWord(row.Status), Reconnects: int(row.Reconnects), Connections: int(row.Connections)}
 			}
 		}
 		return out, nil
@@ -92,7 +92,7 @@ func (f *Fabric) Live(ctx context.Context) (map[string]planner.LiveObject, error
 	out := make(map[string]planner.LiveObject, len(r.Objects))
 	for _, o := range r.Objects {
 		if o.Kind != pb.Kind_CONNECTION {
-			out[o.Address] = planner.LiveObject{Token: o.Token, Status: statusWord(o.Status), Reconnects: int(o.Reconnects)}
+			out[o.Address] = planner.LiveObject{Token: o.Token, Status: statusWord(o.Status), Reconnects: int(o.Reconnects), Connections: int(o.Connections)}
 		}
 	}
 	return out, nil

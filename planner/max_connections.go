@@ -1,0 +1,46 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// connectionsOverNewLimit warns of a listener whose max_connections an
+// update lowers below the connections it holds: they are kept (the limit
+// applies to new requests), which a user lowering it may not expect.
+func connectionsOverNewLimit(p *Plan, live map[string]LiveObject, pre *Priors) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, c := range p.Changes {
+		if c.Action != Update || c.After.IsNull() || !c.After.Type().IsObjectType() || !c.After.Type().HasAttribute("accept") {
+			continue
+		}
+		pr := pre.byAddr[c.Addr.String()]
+		if pr == nil {
+			continue
+		}
+		limit, ok := maxConnections(c.After)
+		if !ok || limit == 0 {
+			continue
+		}
+		if n := live[agentHandle(pr.obj)].Connections; n > limit {
+			diags = append(diags, sourceless(hcl.DiagWarning, "Connections over the new max_connections",
+				fmt.Sprintf("%s holds %d connections and the update lowers accept.max_connections to %d: they are kept, and the limit applies to new requests (the agent rejects them until fewer than %d remain).", c.Addr, n, limit, limit)))
+		}
+	}
+	return diags
+}
+
+func maxConnections(v cty.Value) (int, bool) {
+	a := v.GetAttr("accept")
+	if !a.IsKnown() || a.IsNull() || !a.Type().HasAttribute("max_connections") {
+		return 0, false
+	}
+	m := a.GetAttr("max_connections")
+	if !m.IsKnown() || m.IsNull() {
+		return 0, false
+	}
+	n, _ := m.AsBigFloat().Int64()
+	return int(n), true
+}
