@@ -24,3 +24,18 @@ func TestTargetingWarnsAsTerraformDoes(t *testing.T) {
 		t.Fatalf("apply without -target warns:\n%s", errs)
 	}
 }
+
+// destroy -target takes the objects that depend on the target too (they
+// must go first), and the plan says, for each, which block brought it.
+func TestDestroyTargetSaysWhyDependentsGo(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply: %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := stateCmd(t, dir, "", "plan", "-destroy", "-target=listener.loop", "-no-color")
+	if code != 0 || strings.Count(out, "# (because it depends on listener.loop, which -target destroys: it goes first)") != 2 {
+		t.Fatalf("plan -destroy -target: %d\n%s%s", code, out, errs)
+	}
+}

@@ -47,6 +47,10 @@ type Change struct {
 	// ImportID is, for a Create an import block turns into an import, the
 	// agent's name for the object apply adopts; "" otherwise.
 	ImportID string
+	// TargetedVia is, in a targeted destroy plan, the block whose
+	// destruction brings this object's (it depends on that block, so it
+	// goes first); the zero Resource otherwise.
+	TargetedVia addrs.Resource
 }
 
 // Importing reports whether apply adopts the object rather than making it.

@@ -94,6 +94,7 @@ type changeFile struct {
 	Dependencies    []string   `json:"dependencies,omitempty"`
 	LiveStatus      string     `json:"live_status,omitempty"`
 	ImportID        string     `json:"import_id,omitempty"`
+	TargetedVia     string     `json:"targeted_via,omitempty"`
 }
 
 type driftFile struct {
@@ -133,6 +134,9 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 			BeforeSensitive: pathsToStrings(c.BeforeSensitive), AfterSensitive: pathsToStrings(c.AfterSensitive)}
 		for _, d := range c.Dependencies {
 			cf.Dependencies = append(cf.Dependencies, d.String())
+		}
+		if c.TargetedVia.Kind != "" {
+			cf.TargetedVia = c.TargetedVia.String()
 		}
 		f.Changes = append(f.Changes, cf)
 	}
@@ -215,6 +219,9 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 			BeforeSensitive: stringsToPaths(cf.BeforeSensitive), AfterSensitive: stringsToPaths(cf.AfterSensitive)}
 		for _, d := range cf.Dependencies {
 			c.Dependencies = append(c.Dependencies, parseAddr(d).Resource)
+		}
+		if cf.TargetedVia != "" {
+			c.TargetedVia = parseAddr(cf.TargetedVia).Resource
 		}
 		p.Changes = append(p.Changes, c)
 	}

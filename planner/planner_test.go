@@ -332,6 +332,16 @@ func TestDestroyTargetIncludesDependents(t *testing.T) {
 	if got := actions(p); got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
+	// Each object the target brings says which block brought it.
+	for _, c := range p.Changes {
+		want := addrs.Resource{}
+		if c.Addr.Kind == addrs.Endpoint {
+			want = mustAddr(t, "listener.loop").Resource
+		}
+		if c.TargetedVia != want {
+			t.Errorf("%s: brought by %q, want %q", c.Addr, c.TargetedVia, want)
+		}
+	}
 }
 
 func TestStateWithBadAttributesIsAnError(t *testing.T) {

@@ -23,6 +23,7 @@ func (p *Plan) applyTargets(targets []addrs.Instance) {
 		}
 	}
 	selected := func(c *Change) bool { return instances[c.Addr] || blocks[c.Addr.Resource] }
+	via := map[addrs.Resource]addrs.Resource{} // destroy: the block that brought another in
 
 	// Close over dependencies at block granularity, iterating to a fixed
 	// point (the number of blocks bounds the rounds).
@@ -36,6 +37,7 @@ func (p *Plan) applyTargets(targets []addrs.Instance) {
 				for _, d := range c.Dependencies {
 					if blocks[d] || anyInstanceOf(instances, d) {
 						blocks[c.Addr.Resource], changed = true, true
+						via[c.Addr.Resource] = d
 						break
 					}
 				}
@@ -54,6 +56,9 @@ func (p *Plan) applyTargets(targets []addrs.Instance) {
 	kept := p.Changes[:0]
 	for _, c := range p.Changes {
 		if selected(c) {
+			if d, ok := via[c.Addr.Resource]; ok && !instances[c.Addr] {
+				c.TargetedVia = d
+			}
 			kept = append(kept, c)
 		}
 	}

@@ -237,6 +237,9 @@ func reasonLine(ch *planner.Change) string {
 	if ch.Importing() {
 		return fmt.Sprintf("(imported from %q)", ch.ImportID)
 	}
+	if ch.TargetedVia.Kind != "" {
+		return fmt.Sprintf("(because it depends on %s, which -target destroys: it goes first)", ch.TargetedVia)
+	}
 	switch ch.Reason {
 	case planner.ReasonGone:
 		return "(because the agent no longer holds it)"
