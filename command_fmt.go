@@ -21,7 +21,10 @@ const fmtHelp = `Usage: rdmaform [global options] fmt [options] [FILE|DIR ...]
 
   Rewrites .rdma.hcl and .rdmavars files in the canonical style. With no
   arguments it formats the current directory; "-" formats standard input
-  to standard output. A file with syntax errors is reported and left
+  to standard output. As Terraform's fmt, it also unquotes an expression
+  that is one interpolation ("${var.a}" becomes var.a) and turns legacy
+  variable types into type constraints (type = "string" becomes string,
+  list becomes list(any)). A file with syntax errors is reported and left
   untouched.
 
 Options:

@@ -14,11 +14,12 @@ func (l *Loader) Format(src []byte, filename string) ([]byte, hcl.Diagnostics) {
 	if _, diags := l.parser.ParseHCL(src, filename); diags.HasErrors() {
 		return nil, diags
 	}
-	_, diags := hclwrite.ParseConfig(src, filename, hcl.InitialPos)
+	f, diags := hclwrite.ParseConfig(src, filename, hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	return hclwrite.Format(src), nil
+	upgradeBody(f.Body(), false)
+	return hclwrite.Format(f.Bytes()), nil
 }
 
 // UnifiedDiff returns a unified diff of a and b by lines, with three lines

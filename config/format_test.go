@@ -31,3 +31,68 @@ func TestUnifiedDiff(t *testing.T) {
 		t.Errorf("no trailing newline: diff =\n%s", got)
 	}
 }
+
+// As Terraform's fmt: an expression that is one interpolation loses its
+// quotes, and legacy variable types become type constraints; templates
+// with more in them, and comments, stay.
+func TestFormatUpgradesAsTerraform(t *testing.T) {
+	src := `variable "a" {
+  type = "string"
+}
+variable "l" {
+  type = list # a comment
+}
+variable "m" {
+  type = "map"
+}
+listener "x" {
+  address = "${var.a}"
+  port    = "${var.p + 1}" // kept comment
+  name    = "${var.a}-${var.b}"
+  tag     = "x${var.a}"
+  nested  = "${format("%s", "${var.a}")}"
+  multi   = "${
+    var.c ? 1 : 2
+  }"
+  lines   = "${var.c ?
+  1 : 2}"
+  qp {
+    type = "${var.t}"
+  }
+}
+`
+	want := `variable "a" {
+  type = string
+}
+variable "l" {
+  type = list(any) # a comment
+}
+variable "m" {
+  type = map(string)
+}
+listener "x" {
+  address = var.a
+  port    = var.p + 1 // kept comment
+  name    = "${var.a}-${var.b}"
+  tag     = "x${var.a}"
+  nested  = format("%s", "${var.a}")
+  multi   = var.c ? 1 : 2
+  lines = (var.c ?
+  1 : 2)
+  qp {
+    type = var.t
+  }
+}
+`
+	out, diags := NewLoader().Format([]byte(src), "u.rdma.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if string(out) != want {
+		t.Errorf("Format =\n%s\nwant\n%s\n%s", out, want, UnifiedDiff([]byte(want), out, "want", "got"))
+	}
+	again, _ := NewLoader().Format(out, "u.rdma.hcl")
+	if string(again) != string(out) {
+		t.Errorf("not idempotent:\n%s", UnifiedDiff(out, again, "once", "twice"))
+	}
+}
