@@ -153,3 +153,30 @@ endpoint "client" {
 		t.Fatalf("plan after the import: %d\n%s", code, out)
 	}
 }
+
+// An import block with for_each adopts one object per element.
+func TestImportBlockWithForEachAdoptsEach(t *testing.T) {
+	f := newMemFabric()
+	f.live["endpoint.client[0]"] = "tok-0"
+	f.live["endpoint.client[1]"] = "tok-1"
+	withFabric(t, f)
+	dir := planDir(t, `
+endpoint "client" {
+  count   = 2
+  address = "10.77.0.1"
+  port    = 7471
+}
+
+import {
+  for_each = range(2)
+  to       = endpoint.client[each.value]
+}
+`)
+	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	if code != 0 || !strings.Contains(out, "Apply complete! Resources: 2 imported, 0 added, 0 changed, 0 destroyed.") {
+		t.Fatalf("apply: %d\n%s%s", code, out, errs)
+	}
+	if n := stateObjects(t, dir); n != 2 {
+		t.Errorf("%d objects in the state, want 2", n)
+	}
+}

@@ -123,7 +123,9 @@
 // the planner relabels the objects instead of replacing them. from must
 // no longer be declared, and both name the same kind. import { to =
 // endpoint.client[0]  id = "..." } (Config.Imports) adopts the object the
-// agent holds as id when the state does not hold to. removed { from =
+// agent holds as id when the state does not hold to; with for_each (a
+// map, a set of strings or a list), to = endpoint.client[each.key] and id
+// may use each.key and each.value, and Imports holds one per element. removed { from =
 // endpoint.old  lifecycle { destroy = false } } (Config.Removed) says the
 // planner forgets the state's objects there rather than destroying them.
 //

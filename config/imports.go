@@ -23,9 +23,12 @@ type Import struct {
 	toRange hcl.Range
 	id      hcl.Expression // nil without an id attribute
 	whole   bool           // to named a block without an index
+	// forEach and key are a for_each import's: To holds the block, and
+	// key (using each.key or each.value) gives each instance's key.
+	forEach, key hcl.Expression
 }
 
-var importSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "to", Required: true}, {Name: "id"}}}
+var importSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "to", Required: true}, {Name: "id"}, {Name: "for_each"}}}
 
 func decodeImport(b *hcl.Block) (*Import, hcl.Diagnostics) {
 	content, diags := b.Body.Content(importSchema)
@@ -33,6 +36,9 @@ func decodeImport(b *hcl.Block) (*Import, hcl.Diagnostics) {
 		return nil, diags
 	}
 	to := content.Attributes["to"]
+	if fe, ok := content.Attributes["for_each"]; ok {
+		return decodeImportForEach(b, to, fe.Expr, content.Attributes["id"])
+	}
 	addr, whole, d := movedAddress(to)
 	diags = append(diags, d...)
 	if diags.HasErrors() {
@@ -53,7 +59,7 @@ func decodeImport(b *hcl.Block) (*Import, hcl.Diagnostics) {
 // When validating (variables without values are unknown), an id not
 // known yet is not an error.
 func checkImports(cfg *Config, validating bool) hcl.Diagnostics {
-	var diags hcl.Diagnostics
+	diags := expandImports(cfg, validating)
 	seen := map[addrs.Instance]*Import{}
 	for _, im := range cfg.Imports {
 		res := cfg.Resources[im.To.Resource]

@@ -76,3 +76,58 @@ func TestImportIDFromAVariableValidates(t *testing.T) {
 		t.Errorf("validate: %v", diags)
 	}
 }
+
+// As Terraform's import blocks, one with for_each imports an instance per
+// element: each.key and each.value in to's index and in id, over a map, a
+// set of strings or a list.
+func TestImportBlocksWithForEach(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"main.rdma.hcl": `
+listener "main" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+endpoint "byname" {
+  for_each = toset(["a", "b"])
+  address  = listener.main.address
+  port     = listener.main.port
+}
+endpoint "bycount" {
+  count   = 2
+  address = listener.main.address
+  port    = listener.main.port
+}
+import {
+  for_each = { a = "old-a", b = "old-b" }
+  to       = endpoint.byname[each.key]
+  id       = each.value
+}
+import {
+  for_each = ["x", "y"]
+  to       = endpoint.bycount[each.key]
+  id       = "endpoint.client[${each.key}]@${each.value}"
+}
+`})
+	var got []string
+	for _, im := range cfg.Imports {
+		got = append(got, im.To.String()+" "+im.ID)
+	}
+	want := `endpoint.byname["a"] old-a,endpoint.byname["b"] old-b,endpoint.bycount[0] endpoint.client[0]@x,endpoint.bycount[1] endpoint.client[1]@y`
+	if strings.Join(got, ",") != want {
+		t.Errorf("imports:\n%s\nwant\n%s", strings.Join(got, ","), want)
+	}
+
+	for _, c := range []struct{ body, summary, detail string }{
+		{"for_each = 3\n  to = endpoint.bycount[each.key]", "Invalid for_each argument", "must be a map, a set of strings or a list; got number"},
+		{"for_each = [\"a\"]\n  to = endpoint.bycount", "Invalid import target", "such as endpoint.client[each.key]"},
+		{"for_each = [\"a\"]\n  to = endpoint.bycount[each.value]", "Configuration for import target does not exist", `endpoint.bycount["a"] is not one of`},
+		{"for_each = [\"a\", \"b\"]\n  to = endpoint.bycount[0]", "Invalid import target", "from each.key or each.value"},
+		{"for_each = toset([1])\n  to = endpoint.bycount[each.key]", "Invalid for_each argument", "holds strings"},
+	} {
+		_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(
+			"endpoint \"bycount\" {\n  count = 2\n  address = \"10.77.0.1\"\n  port = 1\n}\n" +
+				"import {\n  " + c.body + "\n}\n")}, VarInputs{})
+		if !diags.HasErrors() || diags[0].Summary != c.summary || !strings.Contains(diags[0].Detail, c.detail) || diags[0].Subject == nil || diags[0].Subject.Start.Line < 7 {
+			t.Errorf("import { %s }: got %v, want %q containing %q", c.body, diags, c.summary, c.detail)
+		}
+	}
+}
