@@ -18,7 +18,9 @@ func init() {
 const stateUsage = `Usage: rdmaform [global options] state <subcommand> [options] [args]
 
   Advanced state management. Subcommands:
-    list [ADDRESS...]       List objects in the state
+    list [-id=ID] [ADDRESS...]
+                            List objects in the state (-id: those the agent
+                            knows as ID)
     show ADDRESS            Show one object in the state
     rm [options] ADDRESS... Remove objects from the state (not from the fabric)
     mv [options] SRC DST    Move an object to a new address
@@ -149,6 +151,7 @@ const noMatch = "Error: Invalid target address\n\nNo matching objects found for 
 func runStateList(args []string, s streams) int {
 	f := newFlagSetArgs("state list", "[ADDRESS ...]", s.Err)
 	acceptNoColor(f)
+	id := f.String("id", "", "Only the objects whose id (the agent's name for them) is this.")
 	if code, ok := parseFlags(f, args); !ok {
 		return code
 	}
@@ -173,9 +176,23 @@ func runStateList(args []string, s streams) int {
 		return list[i].Less(list[j])
 	})
 	for _, a := range list {
+		if *id != "" && agentID(st.Object(a)) != *id {
+			continue
+		}
 		fmt.Fprintln(s.Out, a)
 	}
 	return 0
+}
+
+// agentID is an object's id attribute: the agent's name for it.
+func agentID(o *state.Object) string {
+	if o == nil {
+		return ""
+	}
+	if o.Facts.AgentHandle != "" {
+		return o.Facts.AgentHandle
+	}
+	return o.Addr.String()
 }
 
 func runStateShow(args []string, s streams) int {

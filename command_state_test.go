@@ -226,3 +226,21 @@ func TestStateListWithoutStateSaysSo(t *testing.T) {
 		t.Errorf("state list without a state: %d %q %q", code, out, errs)
 	}
 }
+
+// state list -id=ID lists the objects the agent knows by that name, as
+// Terraform's -id filters by the object's id attribute.
+func TestStateListByID(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := stateCmd(t, dir, "", "state", "list", "-id=endpoint.client[1]")
+	if code != 0 || out != "endpoint.client[1]\n" {
+		t.Errorf("state list -id: %d %q %q", code, out, errs)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "state", "list", "-id=nothing"); out != "" {
+		t.Errorf("state list -id=nothing: %q", out)
+	}
+}
