@@ -17,6 +17,7 @@ import (
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/planner/render"
+	"golang.org/x/sys/unix"
 )
 
 func init() {
@@ -65,11 +66,14 @@ Options:
 // confirmation can be asked; tests replace it.
 var stdinIsTerminal = func(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminal(f)
+}
+
+// isTerminal reports whether f is a terminal: /dev/null is a character
+// device too, but answers no terminal ioctl.
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 func runApply(args []string, s streams) int { return runApplyOrDestroy("apply", args, s) }

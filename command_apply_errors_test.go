@@ -98,3 +98,15 @@ func TestObjectListSumsUpLongLists(t *testing.T) {
 		t.Errorf("long list:\n got %q\nwant %q", got, want)
 	}
 }
+
+// /dev/null is a character device but no terminal: apply refuses to ask.
+func TestDevNullIsNoTerminal(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if stdinIsTerminal(f) {
+		t.Error("/dev/null taken for a terminal")
+	}
+}

@@ -94,12 +94,11 @@ func runValidate(args []string, s streams) int {
 	return 0
 }
 
-// cfgIsTerminal reports whether w is a character device (a terminal).
+// cfgIsTerminal reports whether w is a terminal that takes colour.
 func cfgIsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return isTerminal(f)
 }

@@ -45,6 +45,9 @@ variable "l" {
 variable "m" {
   type = "map"
 }
+variable "s" {
+  type = set
+}
 listener "x" {
   address = "${var.a}"
   port    = "${var.p + 1}" // kept comment
@@ -69,6 +72,9 @@ variable "l" {
 }
 variable "m" {
   type = map(string)
+}
+variable "s" {
+  type = set(any)
 }
 listener "x" {
   address = var.a

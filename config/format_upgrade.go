@@ -30,7 +30,8 @@ func upgradeBody(b *hclwrite.Body, isVariable bool) {
 
 // modernType is the type constraint for a legacy one: the strings
 // "string", "list" and "map" (0.11's types, whose elements were strings)
-// and the bare keywords list and map (any element type); nil otherwise.
+// and the bare keywords list, map and set (any element type); nil
+// otherwise.
 func modernType(tokens hclwrite.Tokens) hclwrite.Tokens {
 	tokens = withoutSpace(tokens)
 	var name string
@@ -41,6 +42,8 @@ func modernType(tokens hclwrite.Tokens) hclwrite.Tokens {
 			name = "list(any)"
 		case "map":
 			name = "map(any)"
+		case "set":
+			name = "set(any)"
 		}
 	case len(tokens) == 3 && tokens[0].Type == hclsyntax.TokenOQuote && tokens[1].Type == hclsyntax.TokenQuotedLit && tokens[2].Type == hclsyntax.TokenCQuote:
 		switch string(tokens[1].Bytes) {
