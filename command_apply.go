@@ -41,7 +41,8 @@ Options:
                        per line (planned changes, each change's start and
                        end, the summary, the outputs); needs -auto-approve
                        or a saved plan.
-  -input=false         Never ask: without -auto-approve, apply refuses.
+  -input=false         Never ask: without -auto-approve, apply refuses a plan
+                       that changes anything.
   -destroy             Destroy every object in the state ("rdmaform destroy").
   -refresh-only        Only record in the state what changed outside rdmaform
                        (objects the agent no longer holds); change no object.
@@ -153,17 +154,6 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 			return executeWithMonitor(se, p, parallelism, destroy, color, f.noColor)
 		}
 	}
-	if !*autoApprove && !f.input {
-		fmt.Fprintf(s.Err, "Error: No confirmation with -input=false\n\n"+
-			"-input=false forbids asking whether to %s, so rdmaform will not %s. Add\n-auto-approve to %s without asking, or apply a plan saved with\n\"rdmaform plan -out=FILE\".\n", name, name, name)
-		return 1
-	}
-	if !*autoApprove && !stdinIsTerminal(s.In) {
-		fmt.Fprintf(s.Err, "Error: No terminal to confirm the %s\n\n"+
-			"rdmaform %s asks for confirmation on a terminal, and standard input is not\none. Run it with -auto-approve to %s without asking, or save a plan with\n\"rdmaform plan -out=FILE\" and apply that file.\n", name, name, name)
-		return 1
-	}
-
 	// Apply needs the fabric to act, whether or not it refreshes.
 	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui, input: f.input && ui == nil}, true)
 	defer se.close()
@@ -193,8 +183,20 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 		return 0
 	}
 	// Facts refreshed, and nothing else, are recorded without a question,
-	// as Terraform's apply saves its refreshed state.
-	if p.HasChanges() && !*autoApprove && !confirm(s, destroy, p.RefreshOnly) {
+	// as Terraform's apply saves its refreshed state; only a plan that
+	// changes something needs approval, and only then a terminal.
+	needsApproval := p.HasChanges() && !*autoApprove
+	if needsApproval && !f.input {
+		fmt.Fprintf(s.Err, "\nError: No confirmation with -input=false\n\n"+
+			"-input=false forbids asking whether to %s, so rdmaform will not %s. Add\n-auto-approve to %s without asking, or apply a plan saved with\n\"rdmaform plan -out=FILE\".\n", name, name, name)
+		return 1
+	}
+	if needsApproval && !stdinIsTerminal(s.In) {
+		fmt.Fprintf(s.Err, "\nError: No terminal to confirm the %s\n\n"+
+			"rdmaform %s asks for confirmation on a terminal, and standard input is not\none. Run it with -auto-approve to %s without asking, or save a plan with\n\"rdmaform plan -out=FILE\" and apply that file.\n", name, name, name)
+		return 1
+	}
+	if needsApproval && !confirm(s, destroy, p.RefreshOnly) {
 		fmt.Fprintf(s.Out, "\n%s cancelled.\n", strings.ToUpper(name[:1])+name[1:])
 		return 1
 	}

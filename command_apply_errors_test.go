@@ -110,3 +110,27 @@ func TestDevNullIsNoTerminal(t *testing.T) {
 		t.Error("/dev/null taken for a terminal")
 	}
 }
+
+// As Terraform's, apply needs approval (a terminal, input allowed) only
+// when the plan changes something: with nothing to do it succeeds from a
+// pipe and with -input=false.
+func TestApplyAsksOnlyWhenSomethingChanges(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	code, out, errs := stateCmd(t, dir, "", "apply", "-no-color")
+	if code != 1 || !strings.Contains(errs, "No terminal to confirm the apply") || !strings.Contains(out, "Plan: 4 to add") {
+		t.Fatalf("apply with changes from a pipe: %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "apply", "-input=false"); code != 1 || !strings.Contains(errs, "No confirmation with -input=false") {
+		t.Fatalf("apply -input=false with changes: %d\n%s", code, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply -auto-approve: %d\n%s%s", code, out, errs)
+	}
+	for _, args := range [][]string{{"apply", "-no-color"}, {"apply", "-input=false", "-no-color"}} {
+		if code, out, errs := stateCmd(t, dir, "", args...); code != 0 || !strings.Contains(out, "Apply complete! Resources: 0 added, 0 changed, 0 destroyed.") {
+			t.Errorf("%v with nothing to do: %d\n%s%s", args, code, out, errs)
+		}
+	}
+}

@@ -16,7 +16,8 @@ Options:
                        per line (planned changes, each destruction's start and
                        end, the summary, the outputs); needs -auto-approve
                        or a saved plan.
-  -input=false         Never ask: without -auto-approve, destroy refuses.
+  -input=false         Never ask: without -auto-approve, destroy refuses a
+                       plan that destroys anything.
   -var 'name=value'    Set a variable (repeatable).
   -var-file=FILE       Load variable values from a file (repeatable).
   -target=ADDRESS      Destroy only this object and what depends on it.
