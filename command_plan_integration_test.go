@@ -353,7 +353,7 @@ endpoint "e" {
 	var out string
 	waitFor(t, 10*time.Second, func() bool {
 		_, out, _ = e.rdmaform("plan", "-no-color", "-detailed-exitcode")
-		return strings.Contains(out, "(because the agent reports it disconnected and will not bring it back by itself)")
+		return strings.Contains(out, "(because the agent reports it disconnected")
 	}, "a plan replacing the disconnected endpoint", &out)
 	e.expect(0, []string{"Resources: 1 added, 0 changed, 1 destroyed."}, "apply", "-auto-approve", "-no-color")
 	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")

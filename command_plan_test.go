@@ -438,10 +438,17 @@ func TestPlanJSONReportsConfigurationErrorsAsJSON(t *testing.T) {
 	code, out, errs := stateCmd(t, dir, "", "plan", "-json")
 	var doc struct {
 		Errored     bool
-		Diagnostics []struct{ Severity, Summary, Detail string }
+		Diagnostics []struct {
+			Severity, Summary, Detail string
+			Range                     *struct {
+				Filename string
+				Start    struct{ Line, Column int }
+			}
+		}
 	}
 	if code != 1 || errs != "" || json.Unmarshal([]byte(out), &doc) != nil || !doc.Errored || len(doc.Diagnostics) != 1 ||
-		doc.Diagnostics[0].Severity != "error" || !strings.Contains(doc.Diagnostics[0].Detail, "port must be from 1 to 65535") {
+		doc.Diagnostics[0].Severity != "error" || !strings.Contains(doc.Diagnostics[0].Detail, "port must be from 1 to 65535") ||
+		doc.Diagnostics[0].Range == nil || doc.Diagnostics[0].Range.Filename != "main.rdma.hcl" || doc.Diagnostics[0].Range.Start.Line != 3 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
 }

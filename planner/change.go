@@ -41,6 +41,9 @@ type Change struct {
 	// LiveStatus is what the agent reported of an object replaced because
 	// it failed (ReasonFailed).
 	LiveStatus string
+	// LiveError is the agent's last error for that object ("CALL: ERRNO"),
+	// if any.
+	LiveError string
 	// PrevAddr is where the state records the object when a moved block
 	// moves it to Addr (see Plan.Moves); the zero Instance otherwise.
 	PrevAddr addrs.Instance

@@ -27,6 +27,9 @@ type LiveObject struct {
 	Reconnects int
 	// Connections counts a listener's accepted connections.
 	Connections int
+	// Error is the agent's last error, "CALL: ERRNO" (DEVICE_REMOVAL:
+	// ENODEV), or "".
+	Error string
 }
 
 // DeviceInfo answers device questions at plan time. The agent implements it.

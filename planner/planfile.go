@@ -93,6 +93,7 @@ type changeFile struct {
 	AfterSensitive  [][]string `json:"after_sensitive,omitempty"`
 	Dependencies    []string   `json:"dependencies,omitempty"`
 	LiveStatus      string     `json:"live_status,omitempty"`
+	LiveError       string     `json:"live_error,omitempty"`
 	ImportID        string     `json:"import_id,omitempty"`
 	TargetedVia     string     `json:"targeted_via,omitempty"`
 }
@@ -130,7 +131,7 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 	for _, c := range p.Changes {
 		cf := changeFile{Addr: c.Addr.String(), Action: c.Action.String(), Reason: string(c.Reason),
 			Before: encodeValue(c.Before), After: encodeValue(c.After),
-			RequiredReplace: pathsToStrings(c.RequiredReplace), Changed: pathsToStrings(c.Changed), LiveStatus: c.LiveStatus, ImportID: c.ImportID,
+			RequiredReplace: pathsToStrings(c.RequiredReplace), Changed: pathsToStrings(c.Changed), LiveStatus: c.LiveStatus, LiveError: c.LiveError, ImportID: c.ImportID,
 			BeforeSensitive: pathsToStrings(c.BeforeSensitive), AfterSensitive: pathsToStrings(c.AfterSensitive)}
 		for _, d := range c.Dependencies {
 			cf.Dependencies = append(cf.Dependencies, d.String())
@@ -215,7 +216,7 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 		}
 		c := &Change{Addr: parseAddr(cf.Addr), Action: action, Reason: ActionReason(cf.Reason),
 			Before: decode(cf.Before), After: decode(cf.After),
-			RequiredReplace: stringsToPaths(cf.RequiredReplace), Changed: stringsToPaths(cf.Changed), LiveStatus: cf.LiveStatus, ImportID: cf.ImportID,
+			RequiredReplace: stringsToPaths(cf.RequiredReplace), Changed: stringsToPaths(cf.Changed), LiveStatus: cf.LiveStatus, LiveError: cf.LiveError, ImportID: cf.ImportID,
 			BeforeSensitive: stringsToPaths(cf.BeforeSensitive), AfterSensitive: stringsToPaths(cf.AfterSensitive)}
 		for _, d := range cf.Dependencies {
 			c.Dependencies = append(c.Dependencies, parseAddr(d).Resource)

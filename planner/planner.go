@@ -75,7 +75,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		diags = append(diags, p.applyForgets(cfg, priors)...)
 	}
 
-	failed := map[addrs.Instance]string{} // live status of objects failed for good
+	failed := map[addrs.Instance]LiveObject{} // objects failed for good, as the agent holds them
 	var live map[string]LiveObject
 	if opts.Refresher != nil && len(priors) > 0 {
 		var err error
@@ -88,7 +88,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			lo, ok := live[agentHandle(pr.obj)]
 			if ok && (pr.obj.Facts.CreateToken == "" || lo.Token == pr.obj.Facts.CreateToken) {
 				if failedForGood(pr, lo.Status) {
-					failed[a] = lo.Status
+					failed[a] = lo
 				}
 				continue
 			}
@@ -297,7 +297,7 @@ func sortedPriorAddrs(priors map[string]*prior) []addrs.Instance {
 // diffConfig adds a change for every configured instance, in dependency
 // order so that each knows whether what it depends on is being created,
 // and a delete for every state object no longer configured.
-func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map[addrs.Instance]bool, failed map[addrs.Instance]string, opts Options) hcl.Diagnostics {
+func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map[addrs.Instance]bool, failed map[addrs.Instance]LiveObject, opts Options) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	replace := make(map[addrs.Instance]ActionReason, len(opts.Replace)+len(failed))
 	for a := range failed {
@@ -347,7 +347,7 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 			}
 			seen[insts[i].Addr.String()] = true
 			if c.Reason == ReasonFailed {
-				c.LiveStatus = failed[c.Addr]
+				c.LiveStatus, c.LiveError = failed[c.Addr].Status, failed[c.Addr].Error
 			}
 			c.Dependencies = r.DependsOn
 			if id, ok := imports[c.Addr]; ok && c.Action == Create && c.Reason == ReasonNone {

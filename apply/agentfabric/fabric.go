@@ -84,7 +84,7 @@ func (f *Fabric) Live(ctx context.Context) (map[string]planner.LiveObject, error
 		for i := range t.Len() {
 			row := t.Row(i)
 			if row.Kind != pb.Kind_CONNECTION { // accepted by a listener, not managed on their own
-				out[row.Address] = planner.LiveObject{Token: row.Token, Status: statusWord(row.Status), Reconnects: int(row.Reconnects), Connections: int(row.Connections)}
+				out[row.Address] = planner.LiveObject{Token: row.Token, Status: statusWord(row.Status), Reconnects: int(row.Reconnects), Connections: int(row.Connections), Error: errorWords(row.LastError)}
 			}
 		}
 		return out, nil
@@ -92,7 +92,7 @@ func (f *Fabric) Live(ctx context.Context) (map[string]planner.LiveObject, error
 	out := make(map[string]planner.LiveObject, len(r.Objects))
 	for _, o := range r.Objects {
 		if o.Kind != pb.Kind_CONNECTION {
-			out[o.Address] = planner.LiveObject{Token: o.Token, Status: statusWord(o.Status), Reconnects: int(o.Reconnects), Connections: int(o.Connections)}
+			out[o.Address] = planner.LiveObject{Token: o.Token, Status: statusWord(o.Status), Reconnects: int(o.Reconnects), Connections: int(o.Connections), Error: errorWords(o.LastError)}
 		}
 	}
 	return out, nil
@@ -476,4 +476,17 @@ func streamEnded(address string, err error) error {
 		return fmt.Errorf("the agent stopped before %s was established (%s); the objects it held are gone with it: \"rdmaform plan\" shows what to create again", address, st.Message())
 	}
 	return fmt.Errorf("the agent's change stream ended before %s was established: %v", address, err)
+}
+
+// errorWords is an agent error as "CALL: ERRNO" (DEVICE_REMOVAL: ENODEV).
+func errorWords(e *pb.ErrorInfo) string {
+	switch {
+	case e == nil || e.Call == "" && e.ErrnoName == "":
+		return ""
+	case e.ErrnoName == "":
+		return e.Call
+	case e.Call == "":
+		return e.ErrnoName
+	}
+	return e.Call + ": " + e.ErrnoName
 }

@@ -246,7 +246,14 @@ func reasonLine(ch *planner.Change) string {
 	case planner.ReasonListenerReplaced:
 		return "(because the listener it connects to is replaced: without a reconnect block its connection would end)"
 	case planner.ReasonFailed:
-		return fmt.Sprintf("(because the agent reports it %s and will not bring it back by itself)", ch.LiveStatus)
+		what := "it " + ch.LiveStatus
+		if ch.LiveStatus == "error" {
+			what = "an error"
+		}
+		if ch.LiveError != "" {
+			what += " (" + ch.LiveError + ")"
+		}
+		return fmt.Sprintf("(because the agent reports %s and will not bring it back by itself)", what)
 	case planner.ReasonNoConfig:
 		return fmt.Sprintf("(because %s is not in configuration)", ch.Addr.Resource)
 	case planner.ReasonWrongRepetition:

@@ -295,3 +295,20 @@ Changes to Outputs:
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// An object replaced because it failed says what the agent reported, in
+// words that read: "an error (DEVICE_REMOVAL: ENODEV)", "it rejected".
+func TestReasonLineOfAFailedObject(t *testing.T) {
+	for _, c := range []struct {
+		status, err, want string
+	}{
+		{"error", "DEVICE_REMOVAL: ENODEV", "(because the agent reports an error (DEVICE_REMOVAL: ENODEV) and will not bring it back by itself)"},
+		{"rejected", "rdma_connect: ECONNREFUSED", "(because the agent reports it rejected (rdma_connect: ECONNREFUSED) and will not bring it back by itself)"},
+		{"disconnected", "", "(because the agent reports it disconnected and will not bring it back by itself)"},
+	} {
+		ch := &planner.Change{Reason: planner.ReasonFailed, LiveStatus: c.status, LiveError: c.err}
+		if got := reasonLine(ch); got != c.want {
+			t.Errorf("%s: %q, want %q", c.status, got, c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math/big"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/zclconf/go-cty/cty"
@@ -102,12 +103,10 @@ type JSONStateID struct {
 	Serial  uint64 `json:"serial"`
 }
 
-// JSONDiagnostic is a warning or error met while planning.
-type JSONDiagnostic struct {
-	Severity string `json:"severity"`
-	Summary  string `json:"summary"`
-	Detail   string `json:"detail,omitempty"`
-}
+// JSONDiagnostic is a warning or error met while planning, with its
+// source range when it has one (validate -json's form, without the
+// snippet).
+type JSONDiagnostic = config.JSONDiagnostic
 
 // JSON writes p (nil when planning failed early) and diags as one JSON
 // document followed by a newline.
@@ -118,7 +117,13 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 		if d.Severity == hcl.DiagWarning {
 			sev = "warning"
 		}
-		out.Diagnostics = append(out.Diagnostics, JSONDiagnostic{Severity: sev, Summary: d.Summary, Detail: d.Detail})
+		jd := JSONDiagnostic{Severity: sev, Summary: d.Summary, Detail: d.Detail}
+		if r := d.Subject; r != nil {
+			jd.Range = &config.JSONRange{Filename: r.Filename,
+				Start: config.JSONPos{Line: r.Start.Line, Column: r.Start.Column, Byte: r.Start.Byte},
+				End:   config.JSONPos{Line: r.End.Line, Column: r.End.Column, Byte: r.End.Byte}}
+		}
+		out.Diagnostics = append(out.Diagnostics, jd)
 	}
 	if p != nil {
 		if p.Prior.Exists {
