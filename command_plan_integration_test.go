@@ -717,7 +717,8 @@ output "k_qp" {
 	var out string
 	waitFor(t, 20*time.Second, func() bool {
 		_, out, _ = e.rdmaform("plan", "-no-color")
-		return strings.Contains(out, "# endpoint.k has changed")
+		// Reconnecting first (its status), then on a new QP.
+		return strings.Contains(out, "# endpoint.k has changed") && strings.Contains(out, "~ qp_num")
 	}, "a plan showing the reconnected endpoint", &out)
 	for _, want := range []string{"~ qp_num", first + " -> ", "Changes to Outputs:"} {
 		if !strings.Contains(out, want) {

@@ -56,6 +56,9 @@ type memFabric struct {
 	// reconnects counts, per address, the reconnections reconnect
 	// simulated: each is on QP 200 + its count.
 	reconnects map[string]int
+	// status is the live status of the addresses it names; the others
+	// are established.
+	status map[string]string
 }
 
 // reconnect simulates the agent reconnecting the endpoint at address on
@@ -128,7 +131,11 @@ func (f *memFabric) Live(context.Context) (map[string]planner.LiveObject, error)
 	defer f.mu.Unlock()
 	out := map[string]planner.LiveObject{}
 	for a, tok := range f.live {
-		out[a] = planner.LiveObject{Token: tok, Status: "established", Reconnects: f.reconnects[a]}
+		status := f.status[a]
+		if status == "" {
+			status = "established"
+		}
+		out[a] = planner.LiveObject{Token: tok, Status: status, Reconnects: f.reconnects[a]}
 	}
 	return out, nil
 }

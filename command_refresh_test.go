@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -261,5 +262,49 @@ output "qp" {
 	}
 	if _, out, _ := stateCmd(t, dir, "", "output", "port"); strings.TrimSpace(out) != "7471" {
 		t.Errorf("output port = %q after refresh, want 7471 (it needs no live object)", out)
+	}
+}
+
+// The refresh records a status the agent reports changed (an endpoint
+// reconnecting): plan shows it, a check on the status warns, refresh
+// records it, and it changes back once the endpoint is up again.
+func TestRefreshRecordsALiveStatus(t *testing.T) {
+	f := newMemFabric()
+	f.status = map[string]string{}
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig+`
+check "up" {
+  assert {
+    condition     = endpoint.client[0].status == "established"
+    error_message = "endpoint.client[0] is ${endpoint.client[0].status}"
+  }
+}
+`)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply: %d\n%s%s", code, out, errs)
+	}
+	f.mu.Lock()
+	f.status["endpoint.client[0]"] = "reconnecting"
+	f.mu.Unlock()
+	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	for _, want := range []string{"# endpoint.client[0] has changed", "# (the agent reports it reconnecting)", `~ status`, `"established" -> "reconnecting"`, "No changes."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 0 || !strings.Contains(errs, "endpoint.client[0] is reconnecting") {
+		t.Errorf("plan: exit %d (want 0), check warning in:\n%s", code, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "refresh", "-no-color"); code != 0 {
+		t.Fatalf("refresh: %d\n%s%s", code, out, errs)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "state", "show", "endpoint.client[0]"); !regexp.MustCompile(`\n    status += "reconnecting"`).MatchString(out) {
+		t.Errorf("state show after refresh:\n%s", out)
+	}
+	f.mu.Lock()
+	delete(f.status, "endpoint.client[0]")
+	f.mu.Unlock()
+	if _, out, _ := stateCmd(t, dir, "", "plan", "-no-color"); !strings.Contains(out, `"reconnecting" -> "established"`) {
+		t.Errorf("plan once up again:\n%s", out)
 	}
 }

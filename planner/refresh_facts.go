@@ -56,51 +56,59 @@ func FactAttributes(f state.Facts, addr addrs.Instance) map[string]cty.Value {
 // connectionFacts are the attributes a new connection changes.
 var connectionFacts = []string{"device", "port_num", "qp_num", "local_address", "local_port"}
 
-// refreshFacts brings the recorded facts of the endpoints that reconnected
-// since the state recorded them (the agent counts their reconnects) up to
-// date: each whose connection attributes changed becomes a drift "has
-// changed", and its prior the refreshed object, so that what depends on
-// its qp_num or local_port is planned with the live values.
+// refreshFacts brings the recorded facts up to date with the agent's:
+// the endpoints that reconnected since the state recorded them (the agent
+// counts their reconnects) get their new connection's facts, read in one
+// more round trip, and every object whose status changed (an endpoint
+// reconnecting, a listener whose device went) its status. Each changed
+// object becomes a drift "has changed", and its prior the refreshed
+// object, so that what depends on its qp_num, local_port or status (an
+// output, a check) is planned with the live values.
 func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]LiveObject, priors map[string]*prior) hcl.Diagnostics {
-	fr, ok := r.(FactsReader)
-	if !ok {
-		return nil
-	}
+	fr, canRead := r.(FactsReader)
 	var handles []string
 	byHandle := map[string]addrs.Instance{}
+	refreshed := map[addrs.Instance]state.Facts{}
 	for _, pr := range priors { // most plans find none: no sorting first
-		a := pr.obj.Addr
-		if a.Kind != addrs.Endpoint {
-			continue
-		}
+		a, recorded := pr.obj.Addr, pr.obj.Facts
 		h := agentHandle(pr.obj)
-		if lo := live[h]; lo.Status == "established" && lo.Reconnects != pr.obj.Facts.Reconnects {
+		lo, held := live[h]
+		switch {
+		case !held || pr.val.IsNull() || !pr.val.IsKnown():
+		case canRead && a.Kind == addrs.Endpoint && lo.Status == "established" && lo.Reconnects != recorded.Reconnects:
 			handles = append(handles, h)
 			byHandle[h] = a
+		case recorded.Status != "" && lo.Status != "" && lo.Status != recorded.Status:
+			f := recorded
+			f.Status = lo.Status
+			refreshed[a] = f
 		}
 	}
-	if len(handles) == 0 {
-		return nil
+	if len(handles) > 0 {
+		facts, err := fr.Facts(ctx, handles)
+		if err != nil {
+			return hcl.Diagnostics{sourceless(hcl.DiagError, "Failed to refresh from the agent", err.Error())}
+		}
+		for _, h := range handles {
+			if f, ok := facts[h]; ok && f.Status == "established" { // else gone or down since the listing: the next plan sees it
+				refreshed[byHandle[h]] = f
+			}
+		}
 	}
-	sort.Slice(handles, func(i, j int) bool { return byHandle[handles[i]].Less(byHandle[handles[j]]) })
-	facts, err := fr.Facts(ctx, handles)
-	if err != nil {
-		return hcl.Diagnostics{sourceless(hcl.DiagError, "Failed to refresh from the agent", err.Error())}
+	addrList := make([]addrs.Instance, 0, len(refreshed))
+	for a := range refreshed {
+		addrList = append(addrList, a)
 	}
+	sort.Slice(addrList, func(i, j int) bool { return addrList[i].Less(addrList[j]) })
 	var diags hcl.Diagnostics
-	for _, h := range handles {
-		f, ok := facts[h]
-		a := byHandle[h]
-		pr := priors[a.String()]
-		if !ok || f.Status != "established" || pr.val.IsNull() || !pr.val.IsKnown() {
-			continue // gone or down since the listing: the next plan sees it
-		}
+	for _, a := range addrList {
+		f, pr := refreshed[a], priors[a.String()]
 		f.AgentHandle, f.CreateToken, f.CreatedAt, f.Deposed = pr.obj.Facts.AgentHandle, pr.obj.Facts.CreateToken, pr.obj.Facts.CreatedAt, pr.obj.Facts.Deposed
-		refreshed, changed := withFacts(pr.val, f, a)
+		v, changed := withFacts(pr.val, f, a, byHandle[agentHandle(pr.obj)] == a)
 		if !changed {
 			continue
 		}
-		np, d := refreshedPrior(pr, refreshed, f)
+		np, d := refreshedPrior(pr, v, f)
 		if d != nil {
 			diags = append(diags, d)
 			continue
@@ -112,24 +120,24 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 	return diags
 }
 
-// withFacts is v with the connection attributes (and status) the facts
-// give; changed says whether a connection attribute differs.
-func withFacts(v cty.Value, f state.Facts, a addrs.Instance) (cty.Value, bool) {
+// withFacts is v with the status the facts give and, for a new
+// connection, its attributes (device, port, QP number, local address and
+// port); changed says whether any of them differs.
+func withFacts(v cty.Value, f state.Facts, a addrs.Instance, newConnection bool) (cty.Value, bool) {
 	attrs := FactAttributes(f, a)
 	m := v.AsValueMap()
 	changed := false
-	for _, name := range connectionFacts {
-		old, ok := m[name]
-		if !ok {
-			continue
-		}
-		if nv := attrs[name]; !old.RawEquals(nv) {
-			m[name] = nv
+	set := func(name string) {
+		if old, ok := m[name]; ok && !old.RawEquals(attrs[name]) {
+			m[name] = attrs[name]
 			changed = true
 		}
 	}
-	if _, ok := m["status"]; ok {
-		m["status"] = attrs["status"]
+	set("status")
+	if newConnection {
+		for _, name := range connectionFacts {
+			set(name)
+		}
 	}
 	return cty.ObjectVal(m), changed
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // Human writes p as terraform plan does: changes made outside rdmaform,
@@ -107,7 +108,11 @@ func writeDrift(b *strings.Builder, c colorizer, p *planner.Plan) {
 	for _, d := range p.Drift {
 		if !d.Deleted() {
 			b.WriteString("\n" + c.style(fmt.Sprintf("  # %s has changed", d.Addr), bold) + "\n")
-			b.WriteString("  # (the agent reconnected it: a new connection, with its own QP and port)\n")
+			if sameAttr(d.Before, d.After, "qp_num") && sameAttr(d.Before, d.After, "local_port") {
+				fmt.Fprintf(b, "  # (the agent reports it %s)\n", d.Status)
+			} else {
+				b.WriteString("  # (the agent reconnected it: a new connection, with its own QP and port)\n")
+			}
 			fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, planner.Update.Symbol()), d.Addr.Kind, d.Addr.Name)
 			w := &blockWriter{b: b, c: c, beforeSens: d.BeforeSensitive, afterSens: d.BeforeSensitive}
 			w.body(config.Schema(d.Addr.Kind), d.Before, d.After, planner.Update, nil, 1)
@@ -299,4 +304,14 @@ func writeOutputChanges(b *strings.Builder, c colorizer, ocs []planner.OutputCha
 		}
 		fmt.Fprintf(b, "  %s %s = %s\n", c.symbol(oc.Action.Symbol()), pad(oc.Name, width), text)
 	}
+}
+
+// sameAttr reports whether a and b have the same value of the attribute
+// name (or neither has it).
+func sameAttr(a, b cty.Value, name string) bool {
+	has := func(v cty.Value) bool { return v.IsKnown() && !v.IsNull() && v.Type().IsObjectType() && v.Type().HasAttribute(name) }
+	if !has(a) || !has(b) {
+		return has(a) == has(b)
+	}
+	return a.GetAttr(name).RawEquals(b.GetAttr(name))
 }
