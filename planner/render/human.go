@@ -309,7 +309,9 @@ func writeOutputChanges(b *strings.Builder, c colorizer, ocs []planner.OutputCha
 // sameAttr reports whether a and b have the same value of the attribute
 // name (or neither has it).
 func sameAttr(a, b cty.Value, name string) bool {
-	has := func(v cty.Value) bool { return v.IsKnown() && !v.IsNull() && v.Type().IsObjectType() && v.Type().HasAttribute(name) }
+	has := func(v cty.Value) bool {
+		return v.IsKnown() && !v.IsNull() && v.Type().IsObjectType() && v.Type().HasAttribute(name)
+	}
 	if !has(a) || !has(b) {
 		return has(a) == has(b)
 	}
