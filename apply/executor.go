@@ -159,6 +159,28 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 		if e.Config != nil && !p.Destroy {
 			e.report.Checks = e.Config.ChecksWith(e.valueOf)
 		}
+	} else if e.Config != nil {
+		// As Terraform, the outputs that use nothing the apply left
+		// undone are recorded all the same; the others keep their
+		// recorded values until an apply completes.
+		undone := map[addrs.Resource]bool{}
+		for i, res := range results {
+			if n := e.graph.Nodes[i]; res.Outcome != Done && n.Change != nil {
+				undone[n.Change.Addr.Resource] = true
+			}
+		}
+		e.recordOutputsIf(func(name string) bool {
+			o := e.Config.Outputs[name]
+			if o == nil {
+				return true // removed from the configuration: deleted
+			}
+			for _, r := range o.DependsOn {
+				if undone[r] {
+					return false
+				}
+			}
+			return true
+		})
 	}
 	return &e.report
 }
@@ -643,7 +665,10 @@ func (e *executor) collect(ctx context.Context, results []Result) {
 
 // recordOutputs records the outputs that changed and whose values are
 // known.
-func (e *executor) recordOutputs() {
+func (e *executor) recordOutputs() { e.recordOutputsIf(func(string) bool { return true }) }
+
+// recordOutputsIf records the plan's output changes that keep says to.
+func (e *executor) recordOutputsIf(keep func(name string) bool) {
 	// Outputs known only after apply are evaluated again with the values
 	// apply made (the others keep the plan's).
 	var values map[string]cty.Value
@@ -659,6 +684,9 @@ func (e *executor) recordOutputs() {
 		})
 	}
 	for _, oc := range e.plan.OutputChanges {
+		if !keep(oc.Name) {
+			continue
+		}
 		var ch state.Change
 		switch oc.Action {
 		case planner.Delete:

@@ -293,7 +293,35 @@ func TestFailureSkipsDependentsWithOneNote(t *testing.T) {
 		t.Fatalf("state keeps %d objects", len(st.Objects))
 	}
 	if _, ok := st.Outputs["port"]; ok {
-		t.Fatal("outputs recorded after a failed apply")
+		t.Fatal("an output of the listener that failed was recorded")
+	}
+}
+
+// As Terraform's, a failed apply records the outputs that use nothing it
+// left undone (constants, the objects it made), not the others.
+func TestFailedApplyRecordsTheOutputsItCan(t *testing.T) {
+	e := newEnv(t)
+	e.fabric.fail["listener.loop"] = fmt.Errorf("rdma_listen: %w", syscall.EADDRINUSE)
+	src := loopback + `
+output "constant" {
+  value = "c"
+}
+output "pd" {
+  value = protection_domain.rxe.id
+}
+`
+	_, r := e.run(context.Background(), load(t, src), planner.Options{}, 10)
+	if len(r.Errors) != 1 {
+		t.Fatalf("errors %+v", r.Errors)
+	}
+	st := e.current()
+	for name, want := range map[string]string{"constant": `"c"`, "pd": `"protection_domain.rxe"`} {
+		if o := st.Outputs[name]; o == nil || string(o.Value) != want {
+			t.Errorf("output %s = %+v, want %s", name, o, want)
+		}
+	}
+	if _, ok := st.Outputs["port"]; ok {
+		t.Error("an output of the listener that failed was recorded")
 	}
 }
 
