@@ -261,7 +261,16 @@ output "qp" {
 		t.Errorf("output qp after refresh: %d %q %q, want it gone", code, out, errs)
 	}
 	if _, out, _ := stateCmd(t, dir, "", "output", "port"); strings.TrimSpace(out) != "7471" {
-		t.Errorf("output port = %q after refresh, want 7471 (it needs no live object)", out)
+		t.Errorf("output port = %q after refresh, want 7471 (listener.loop is still held)", out)
+	}
+	// The listener goes too: its port output, made from its configured
+	// attribute, goes with it.
+	f.Delete(context.Background(), apply.Handle{Name: "listener.loop"}, "")
+	if code, out, errs := stateCmd(t, dir, "", "refresh", "-no-color"); code != 0 {
+		t.Fatalf("refresh: %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := stateCmd(t, dir, "", "output", "port"); code == 0 {
+		t.Errorf("output port after listener.loop went: %q, want it gone", out)
 	}
 }
 

@@ -42,7 +42,8 @@ func refreshedOutputs(cfg *config.Config, st *state.State, priors map[string]*pr
 		if pr, ok := priors[a.String()]; ok {
 			return pr.val, true
 		}
-		return cty.NilVal, false
+		// Not held: not even its configured attributes stand for it.
+		return cty.DynamicVal, true
 	})
 	return compareOutputs(cfg, st, values, false, true)
 }
