@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
@@ -286,7 +288,7 @@ func encodeValue(v cty.Value) string {
 	if err1 != nil || err2 != nil {
 		return ""
 	}
-	b, _ := json.Marshal(savedValue{Type: ty, Value: val, Unknowns: pathsToStrings(unknowns)})
+	b, _ := json.Marshal(savedValue{Type: ty, Value: val, Unknowns: valuePathsToStrings(unknowns)})
 	return base64.StdEncoding.EncodeToString(b)
 }
 
@@ -313,7 +315,7 @@ func decodeValue(s string) (cty.Value, error) {
 	if len(sv.Unknowns) == 0 {
 		return v, nil
 	}
-	unknowns := stringsToPaths(sv.Unknowns)
+	unknowns := stringsToValuePaths(sv.Unknowns)
 	return cty.Transform(v, func(p cty.Path, x cty.Value) (cty.Value, error) {
 		for _, u := range unknowns {
 			if u.Equals(p) {
@@ -344,6 +346,54 @@ func stringsToPaths(ss [][]string) []cty.Path {
 		var p cty.Path
 		for _, name := range s {
 			p = p.GetAttr(name)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// valuePathsToStrings writes paths into a value: attribute names as they
+// are, and element steps as [N] or ["key"] (which no attribute name
+// starts with), so that an unknown element of a list stays one element.
+func valuePathsToStrings(ps []cty.Path) [][]string {
+	out := make([][]string, 0, len(ps))
+	for _, p := range ps {
+		s := make([]string, 0, len(p))
+		for _, step := range p {
+			switch st := step.(type) {
+			case cty.GetAttrStep:
+				s = append(s, st.Name)
+			case cty.IndexStep:
+				if st.Key.Type() == cty.String {
+					s = append(s, "["+strconv.Quote(st.Key.AsString())+"]")
+				} else if st.Key.Type() == cty.Number {
+					s = append(s, "["+st.Key.AsBigFloat().Text('f', -1)+"]")
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// stringsToValuePaths reads valuePathsToStrings's paths.
+func stringsToValuePaths(ss [][]string) []cty.Path {
+	var out []cty.Path
+	for _, s := range ss {
+		var p cty.Path
+		for _, step := range s {
+			inner, isIndex := strings.CutPrefix(step, "[")
+			inner, _ = strings.CutSuffix(inner, "]")
+			switch {
+			case !isIndex:
+				p = p.GetAttr(step)
+			case strings.HasPrefix(inner, `"`):
+				key, _ := strconv.Unquote(inner)
+				p = p.Index(cty.StringVal(key))
+			default:
+				n, _ := strconv.Atoi(inner)
+				p = p.Index(cty.NumberIntVal(int64(n)))
+			}
 		}
 		out = append(out, p)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
+	"github.com/zclconf/go-cty/cty"
 )
 
 func TestPlanFileRoundTrip(t *testing.T) {
@@ -73,5 +74,22 @@ func TestPlanFileKeepsDrift(t *testing.T) {
 	q := sp.Plan.Drift
 	if len(q) != 2 || !q[0].Deleted() || q[1].Deleted() || q[1].Facts.QPNum != 19 || q[1].Facts.Reconnects != 2 || !q[1].After.RawEquals(after) {
 		t.Fatalf("drift after the round trip: %+v", q)
+	}
+}
+
+// A value partly unknown keeps its known parts through a saved plan: an
+// unknown element of a list stays one element, as plan showed it.
+func TestSavedValuesKeepTheirKnownElements(t *testing.T) {
+	v := cty.ObjectVal(map[string]cty.Value{
+		"list": cty.TupleVal([]cty.Value{cty.NumberIntVal(23), cty.UnknownVal(cty.Number)}),
+		"map":  cty.MapVal(map[string]cty.Value{"a b": cty.UnknownVal(cty.String), "c": cty.StringVal("d")}),
+		"attr": cty.UnknownVal(cty.String),
+	})
+	got, err := decodeValue(encodeValue(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.RawEquals(v) {
+		t.Errorf("after the round trip: %#v, want %#v", got, v)
 	}
 }

@@ -135,7 +135,7 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 				BeforeSensitive: sensitiveTree(d.Before, d.BeforeSensitive, nil), AfterSensitive: false}
 			rc.ActionReason = "deleted_outside"
 			if !d.Deleted() {
-				rc.Change.Actions, rc.Change.After = []string{"update"}, jsonValue(d.After)
+				rc.Change.Actions, rc.Change.After, rc.Change.AfterUnknown = []string{"update"}, jsonValue(d.After), unknownTree(d.After)
 				rc.Change.AfterSensitive = sensitiveTree(d.After, d.BeforeSensitive, nil)
 				rc.ActionReason = ""
 			}
