@@ -1,8 +1,11 @@
 package planner
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
@@ -84,4 +87,33 @@ func failedForGood(pr *prior, status string) bool {
 	}
 	r := pr.val.GetAttr("reconnect")
 	return r.IsKnown() && r.IsNull()
+}
+
+// listenerReplacements lists the endpoints replaced with the listener they
+// connect to (ReasonListenerReplaced).
+func (p *Plan) listenerReplacements() []addrs.Instance {
+	var out []addrs.Instance
+	for _, c := range p.Changes {
+		if c.Reason == ReasonListenerReplaced {
+			out = append(out, c.Addr)
+		}
+	}
+	return out
+}
+
+// cutOffOutsideTargets warns of the endpoints among cutOff that -target
+// left out: their listener is replaced, and without a reconnect block they
+// stay disconnected until a later apply replaces them.
+func (p *Plan) cutOffOutsideTargets(cutOff []addrs.Instance) hcl.Diagnostics {
+	var left []string
+	for _, a := range cutOff {
+		if p.Change(a) == nil {
+			left = append(left, a.String())
+		}
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	return hcl.Diagnostics{sourceless(hcl.DiagWarning, "Endpoints left disconnected",
+		fmt.Sprintf("%s connect to a listener this plan replaces and have no reconnect block, and -target leaves them out: they stay disconnected after this apply, until one that includes them (the next plan replaces them). Add them to -target to replace them with the listener.", strings.Join(left, ", ")))}
 }

@@ -149,8 +149,10 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		}
 	}
 	if len(opts.Targets) > 0 {
+		cutOff := p.listenerReplacements()
 		p.applyTargets(opts.Targets)
 		diags = append(diags, p.movesOutsideTargets()...)
+		diags = append(diags, p.cutOffOutsideTargets(cutOff)...)
 	}
 	if opts.NoCreateBeforeDestroy {
 		diags = append(diags, destroyFirst(p)...)

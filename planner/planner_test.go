@@ -202,6 +202,26 @@ func TestListenerReplacementReplacesEndpointsWithoutReconnect(t *testing.T) {
 	}
 }
 
+// -target on a replaced listener leaves out the endpoints its
+// replacement would cut off: the plan warns that they stay disconnected.
+func TestTargetedListenerReplacementWarnsOfEndpointsLeftOut(t *testing.T) {
+	noReconnect := strings.Replace(loopback, "  reconnect {\n    min_backoff = \"100ms\"\n  }\n", "", 1)
+	cfg := load(t, noReconnect)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	l := mustAddr(t, "listener.loop")
+	p, diags := Make(t.Context(), cfg, st, Options{Replace: []addrs.Instance{l}, Targets: []addrs.Instance{l}})
+	if c := p.Change(mustAddr(t, "endpoint.client[0]")); c != nil {
+		t.Fatalf("endpoint.client[0] planned despite -target: %v", c.Action)
+	}
+	if text := diagText(diags); !strings.Contains(text, "endpoint.client[0], endpoint.client[1] connect to a listener this plan replaces and have no reconnect block, and -target leaves them out") {
+		t.Errorf("no warning:\n%s", text)
+	}
+	_, diags = Make(t.Context(), load(t, loopback), applied(t, mustPlan(t, load(t, loopback), nil, Options{})), Options{Replace: []addrs.Instance{l}, Targets: []addrs.Instance{l}})
+	if strings.Contains(diagText(diags), "left disconnected") {
+		t.Errorf("endpoints with a reconnect block are not left disconnected:\n%s", diagText(diags))
+	}
+}
+
 func TestOrphansAreDeleted(t *testing.T) {
 	cfg := load(t, loopback)
 	st := applied(t, mustPlan(t, cfg, nil, Options{}))
