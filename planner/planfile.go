@@ -288,7 +288,7 @@ func encodeValue(v cty.Value) string {
 	if err1 != nil || err2 != nil {
 		return ""
 	}
-	b, _ := json.Marshal(savedValue{Type: ty, Value: val, Unknowns: valuePathsToStrings(unknowns)})
+	b, _ := json.Marshal(savedValue{Type: ty, Value: val, Unknowns: pathsToStrings(unknowns)})
 	return base64.StdEncoding.EncodeToString(b)
 }
 
@@ -315,7 +315,7 @@ func decodeValue(s string) (cty.Value, error) {
 	if len(sv.Unknowns) == 0 {
 		return v, nil
 	}
-	unknowns := stringsToValuePaths(sv.Unknowns)
+	unknowns := stringsToPaths(sv.Unknowns)
 	return cty.Transform(v, func(p cty.Path, x cty.Value) (cty.Value, error) {
 		for _, u := range unknowns {
 			if u.Equals(p) {
@@ -326,36 +326,13 @@ func decodeValue(s string) (cty.Value, error) {
 	})
 }
 
-func pathsToStrings(ps []cty.Path) [][]string {
-	var out [][]string
-	for _, p := range ps {
-		var s []string
-		for _, step := range p {
-			if ga, ok := step.(cty.GetAttrStep); ok {
-				s = append(s, ga.Name)
-			}
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-func stringsToPaths(ss [][]string) []cty.Path {
-	var out []cty.Path
-	for _, s := range ss {
-		var p cty.Path
-		for _, name := range s {
-			p = p.GetAttr(name)
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-// valuePathsToStrings writes paths into a value: attribute names as they
+// pathsToStrings writes paths (nil for none): attribute names as they
 // are, and element steps as [N] or ["key"] (which no attribute name
 // starts with), so that an unknown element of a list stays one element.
-func valuePathsToStrings(ps []cty.Path) [][]string {
+func pathsToStrings(ps []cty.Path) [][]string {
+	if len(ps) == 0 {
+		return nil
+	}
 	out := make([][]string, 0, len(ps))
 	for _, p := range ps {
 		s := make([]string, 0, len(p))
@@ -376,8 +353,8 @@ func valuePathsToStrings(ps []cty.Path) [][]string {
 	return out
 }
 
-// stringsToValuePaths reads valuePathsToStrings's paths.
-func stringsToValuePaths(ss [][]string) []cty.Path {
+// stringsToPaths reads pathsToStrings's paths.
+func stringsToPaths(ss [][]string) []cty.Path {
 	var out []cty.Path
 	for _, s := range ss {
 		var p cty.Path
