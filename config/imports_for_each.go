@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"math/big"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -78,16 +77,19 @@ func expandImports(cfg *Config, validating bool) hcl.Diagnostics {
 			}
 			ctx := cfg.evalContext().NewChild()
 			ctx.Variables = map[string]cty.Value{"each": cty.ObjectVal(map[string]cty.Value{"key": k, "value": e})}
-			to, ok := expandedTarget(im, ctx, cfg, &diags)
-			if !ok {
+			kv, d := cfg.evalIn(im.key, ctx)
+			diags = append(diags, d...)
+			if d.HasErrors() {
 				continue
 			}
-			x := &Import{To: to, DeclRange: im.DeclRange, toRange: im.toRange}
+			key, ok := keyOf(kv)
+			if !ok {
+				errorf(im.key.Range(), "Invalid import target", "The index in to must be a string or a whole number.")
+				continue
+			}
+			x := &Import{To: addrs.Instance{Resource: im.To.Resource, Key: key}, DeclRange: im.DeclRange, toRange: im.toRange}
 			if im.id != nil {
-				idv, d := im.id.Value(ctx)
-				for i, dg := range d {
-					d[i] = scrub(dg, cfg.secrets)
-				}
+				idv, d := cfg.evalIn(im.id, ctx)
 				diags = append(diags, d...)
 				if d.HasErrors() {
 					continue
@@ -103,29 +105,4 @@ func expandImports(cfg *Config, validating bool) hcl.Diagnostics {
 	}
 	cfg.Imports = out
 	return diags
-}
-
-// expandedTarget is a for_each import's instance for one element.
-func expandedTarget(im *Import, ctx *hcl.EvalContext, cfg *Config, diags *hcl.Diagnostics) (addrs.Instance, bool) {
-	kv, d := im.key.Value(ctx)
-	for i, dg := range d {
-		d[i] = scrub(dg, cfg.secrets)
-	}
-	*diags = append(*diags, d...)
-	if d.HasErrors() {
-		return addrs.Instance{}, false
-	}
-	to := addrs.Instance{Resource: im.To.Resource}
-	switch {
-	case kv.IsKnown() && !kv.IsNull() && kv.Type() == cty.String:
-		to.Key = addrs.StringKey(kv.AsString())
-	case kv.IsKnown() && !kv.IsNull() && kv.Type() == cty.Number && kv.AsBigFloat().IsInt() && kv.AsBigFloat().Cmp(big.NewFloat(0)) >= 0:
-		n, _ := kv.AsBigFloat().Int64()
-		to.Key = addrs.IntKey(int(n))
-	default:
-		*diags = append(*diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid import target",
-			Detail: "The index in to must be a string or a whole number.", Subject: im.key.Range().Ptr()})
-		return addrs.Instance{}, false
-	}
-	return to, true
 }

@@ -92,16 +92,26 @@ func movedAddress(a *hcl.Attribute) (addr addrs.Instance, whole bool, diags hcl.
 	if !ok {
 		return invalid(fmt.Sprintf("%s may end with an index only, such as [0] or [\"a\"].", a.Name))
 	}
-	switch k := idx.Key; {
-	case k.Type() == cty.String:
-		addr.Key = addrs.StringKey(k.AsString())
-	case k.Type() == cty.Number && k.AsBigFloat().IsInt() && k.AsBigFloat().Sign() >= 0:
-		n, _ := k.AsBigFloat().Int64()
-		addr.Key = addrs.IntKey(int(n))
-	default:
+	key, ok := keyOf(idx.Key)
+	if !ok {
 		return invalid(fmt.Sprintf("%s: an index is a whole number or a string.", a.Name))
 	}
+	addr.Key = key
 	return addr, false, nil
+}
+
+// keyOf is the instance key an index value names: a string, or a
+// whole number from 0.
+func keyOf(k cty.Value) (addrs.Key, bool) {
+	switch {
+	case !k.IsKnown() || k.IsNull():
+	case k.Type() == cty.String:
+		return addrs.StringKey(k.AsString()), true
+	case k.Type() == cty.Number && k.AsBigFloat().IsInt() && k.AsBigFloat().Sign() >= 0:
+		n, _ := k.AsBigFloat().Int64()
+		return addrs.IntKey(int(n)), true
+	}
+	return nil, false
 }
 
 // checkMoved reports moved blocks whose from is still in the

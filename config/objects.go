@@ -68,7 +68,13 @@ func (c *Config) AgentNamespace() string {
 // Eval evaluates an expression against the configuration's values, as
 // the console does: var.x, local.x, listener.name.port, functions.
 func (c *Config) Eval(expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
-	v, diags := expr.Value(c.evalContext())
+	return c.evalIn(expr, c.evalContext())
+}
+
+// evalIn evaluates expr in ctx, its diagnostics quoting no sensitive
+// value.
+func (c *Config) evalIn(expr hcl.Expression, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
+	v, diags := expr.Value(ctx)
 	for i, d := range diags {
 		diags[i] = scrub(d, c.secrets)
 	}
@@ -323,11 +329,7 @@ type Output struct {
 // console) in place of their configured values, whose computed attributes
 // are unknown until apply.
 func (c *Config) EvalWith(expr hcl.Expression, valueOf func(addrs.Instance) (cty.Value, bool)) (cty.Value, hcl.Diagnostics) {
-	v, diags := expr.Value(c.contextWith(expr.Variables(), valueOf))
-	for i, d := range diags {
-		diags[i] = scrub(d, c.secrets)
-	}
-	return v, diags
+	return c.evalIn(expr, c.contextWith(expr.Variables(), valueOf))
 }
 
 // MarkSensitive marks the values at paths of v sensitive, as values
