@@ -458,7 +458,11 @@ func (f *liveFetch) Live(ctx context.Context) (map[string]planner.LiveObject, er
 // Facts reads the facts of some objects from the agent, when its
 // connection can (see planner.FactsReader).
 func (f *liveFetch) Facts(ctx context.Context, handles []string) (map[string]state.Facts, error) {
-	<-f.done
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	if f.facts == nil {
 		return map[string]state.Facts{}, nil
 	}

@@ -738,5 +738,33 @@ output "k_qp" {
 		t.Errorf("the kernel has no QP %s:\n%s", now, qps)
 	}
 	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
-	e.expect(0, []string{"Destroy complete! Resources: 2 destroyed."}, "destroy", "-auto-approve", "-no-color")
+
+	// The listener goes for good: the endpoint keeps reconnecting, and
+	// the refresh records its status, which a check sees.
+	e.write(`
+endpoint "k" {
+  address = "` + addr + `"
+  port    = 7608
+  qp {}
+  reconnect {
+    min_backoff = "100ms"
+  }
+}
+check "up" {
+  assert {
+    condition     = endpoint.k.status == "established"
+    error_message = "endpoint.k is ${endpoint.k.status}"
+  }
+}
+`)
+	e.expect(0, []string{"Resources: 0 added, 0 changed, 1 destroyed."}, "apply", "-auto-approve", "-no-color")
+	var errs string
+	waitFor(t, 20*time.Second, func() bool {
+		_, out, errs = e.rdmaform("plan", "-no-color")
+		return strings.Contains(out, `"established" -> "reconnecting"`)
+	}, "a plan showing the endpoint reconnecting", &out)
+	if !strings.Contains(errs, "endpoint.k is reconnecting") {
+		t.Errorf("the check did not see the live status:\n%s%s", out, errs)
+	}
+	e.expect(0, []string{"Destroy complete! Resources: 1 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }
