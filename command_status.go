@@ -14,6 +14,7 @@ import (
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"google.golang.org/protobuf/proto"
 )
 
 func init() {
@@ -24,11 +25,14 @@ const statusHelp = `Usage: rdmaform [global options] status [options]
 
   Prints what the agent holds, live: every protection domain, listener,
   accepted connection and endpoint with its status, addresses, QP number,
-  device and last probe round trip. For people and scripts; "rdmaform
-  monitor" is the interactive view.
+  device and last probe round trip. An endpoint connecting again shows no
+  QP, local port or round trip: they belonged to the connection that
+  ended. For people and scripts; "rdmaform monitor" is the interactive
+  view.
 
 Options:
-  -json          Print the agent's objects as JSON (its List answer).
+  -json          Print the agent's objects as JSON (its List answer, less
+                 the facts of connections that ended).
   -watch         After the table, print a line each time an object's status
                  or last event changes, until Ctrl-C.
   -no-color      Accepted, as Terraform's commands do: status has no colour.
@@ -71,6 +75,7 @@ func runStatus(args []string, s streams) int {
 		return 1
 	}
 	if *asJSON {
+		list.Objects = currentFacts(list.Objects)
 		b, err := stableJSON(list)
 		if err != nil {
 			fmt.Fprintf(s.Err, "Error: %v\n", err)
@@ -90,12 +95,24 @@ func runStatus(args []string, s streams) int {
 	return 0
 }
 
+// currentFacts is objects with their current facts (client.CurrentFacts).
+func currentFacts(objects []*pb.Object) []*pb.Object {
+	for i, o := range objects {
+		if f := client.CurrentFacts(o); f != o.Facts {
+			o = proto.CloneOf(o)
+			o.Facts = f
+			objects[i] = o
+		}
+	}
+	return objects
+}
+
 func writeStatusTable(w io.Writer, objects []*pb.Object) {
 	if len(objects) == 0 {
 		fmt.Fprintln(w, "The agent holds no objects.")
 		return
 	}
-	objects = append([]*pb.Object(nil), objects...)
+	objects = currentFacts(append([]*pb.Object(nil), objects...))
 	sort.SliceStable(objects, func(i, j int) bool { return statusOrder(objects[i], objects[j]) })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ADDRESS\tKIND\tSTATUS\tLOCAL\tREMOTE\tDEVICE\tQP\tRTT\tLAST EVENT")
@@ -116,10 +133,8 @@ func writeStatusTable(w io.Writer, objects []*pb.Object) {
 		if p := o.Probe; p != nil && p.Last > 0 {
 			rtt = time.Duration(p.Last).Round(time.Microsecond).String()
 		}
-		if o.Status == pb.Status_RECONNECTING || o.Status == pb.Status_CONNECTING {
-			// The facts are those of the connection that ended: the
-			// new one has no port, QP or round trip yet.
-			local, qp, rtt = "", "", ""
+		if client.BetweenConnections(o) {
+			rtt = "" // the connection that ended had it
 		}
 		event := o.LastEvent
 		if e := o.LastError; e != nil && (o.Status == pb.Status_ERROR || o.Status == pb.Status_REJECTED) {

@@ -78,6 +78,25 @@ func TestStatusTableHidesTheFactsOfAnEndedConnection(t *testing.T) {
 	}
 }
 
+// status -json, as the table, shows no QP or local port of a connection
+// that ended, and leaves the agent's own list as it was.
+func TestStatusJSONLeavesOutTheFactsOfAnEndedConnection(t *testing.T) {
+	facts := &pb.Facts{LocalAddr: "10.77.0.1:39851", RemoteAddr: "10.77.0.1:7570", Device: "rxe0", Port: 1, QpNum: 31, QpType: "rc", QpState: "RTS"}
+	up := &pb.Object{Address: "endpoint.up", Status: pb.Status_ESTABLISHED, Facts: facts}
+	re := &pb.Object{Address: "endpoint.re", Status: pb.Status_RECONNECTING, Facts: facts}
+	got := currentFacts([]*pb.Object{up, re})
+	if got[0] != up || got[0].Facts.QpNum != 31 {
+		t.Errorf("an established endpoint's facts changed: %v", got[0].Facts)
+	}
+	f := got[1].Facts
+	if f.QpNum != 0 || f.LocalAddr != "" || f.QpState != "" || f.RemoteAddr != "10.77.0.1:7570" || f.Device != "rxe0" || f.QpType != "rc" {
+		t.Errorf("a reconnecting endpoint's facts: %v", f)
+	}
+	if facts.QpNum != 31 {
+		t.Errorf("the list's own facts were changed: %v", facts)
+	}
+}
+
 // status -json is indented the same way every time (protojson varies its
 // spacing on purpose), so that scripts may compare or grep it.
 func TestStatusJSONIsStable(t *testing.T) {

@@ -92,7 +92,7 @@ func MonitorObject(o *pb.Object) tui.Object {
 		LastEventAt:    timeOf(o.LastEventAt),
 		Config:         settings(o),
 	}
-	if f := o.Facts; f != nil {
+	if f := CurrentFacts(o); f != nil {
 		out.LocalAddr, out.RemoteAddr, out.QPNum = f.LocalAddr, f.RemoteAddr, f.QpNum
 		out.QPType, out.Device, out.Port = strings.ToUpper(f.QpType), f.Device, int(f.Port)
 	}
