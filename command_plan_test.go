@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -529,4 +530,49 @@ listener "l" {
 	if code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-input=false"); code != 1 || strings.Contains(out, "Enter a value") || !strings.Contains(errs, "No value for required variable") {
 		t.Errorf("plan -input=false: %d\n%s%s", code, out, errs)
 	}
+}
+
+// plan -json and show -json of a saved plan carry the root variables'
+// values, as Terraform's "variables".
+func TestPlanJSONHasTheVariables(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, `
+variable "port" {
+  type    = number
+  default = 7471
+}
+variable "tags" {
+  type = map(string)
+}
+listener "l" {
+  address = "10.77.0.1"
+  port    = var.port
+}
+`)
+	want := map[string]any{"port": map[string]any{"value": 7000.0}, "tags": map[string]any{"value": map[string]any{"rack": "a"}}}
+	check := func(what, out string) {
+		t.Helper()
+		var doc struct {
+			Variables map[string]any `json:"variables"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, out)
+		}
+		if !reflect.DeepEqual(doc.Variables, want) {
+			t.Errorf("%s: variables %v, want %v", what, doc.Variables, want)
+		}
+	}
+	code, out, errs := stateCmd(t, dir, "", "plan", "-json", "-var", "port=7000", "-var", `tags={rack="a"}`)
+	if code != 0 {
+		t.Fatalf("plan -json: %d %s", code, errs)
+	}
+	check("plan -json", out)
+	if code, _, errs := stateCmd(t, dir, "", "plan", "-out=p", "-var", "port=7000", "-var", `tags={rack="a"}`); code != 0 {
+		t.Fatalf("plan -out: %d %s", code, errs)
+	}
+	code, out, errs = stateCmd(t, dir, "", "show", "-json", "p")
+	if code != 0 {
+		t.Fatalf("show -json p: %d %s", code, errs)
+	}
+	check("show -json of the saved plan", out)
 }

@@ -33,6 +33,10 @@ type Plan struct {
 	// them first.
 	Deposed []Deposed
 
+	// Variables are the root variables' values the plan was made with,
+	// sorted by name, for plan -json's "variables" (Terraform's).
+	Variables []Variable
+
 	Destroy bool
 	// RefreshOnly: the plan only records the drift in the state.
 	RefreshOnly bool
@@ -43,6 +47,12 @@ type Plan struct {
 	// Prior identifies the state the plan was made from: apply of a saved
 	// plan refuses to run if the state has changed since.
 	Prior StateID
+}
+
+// Variable is one root variable's value in a plan.
+type Variable struct {
+	Name  string
+	Value cty.Value
 }
 
 // StateID identifies one version of a state.

@@ -47,22 +47,23 @@ type SavedPlan struct {
 }
 
 type planFile struct {
-	Magic           string        `json:"format"`
-	FormatVersion   int           `json:"format_version"`
-	RdmaformVersion string        `json:"rdmaform_version"`
-	Prior           StateID       `json:"prior_state"`
-	Destroy         bool          `json:"destroy,omitempty"`
-	RefreshOnly     bool          `json:"refresh_only,omitempty"`
-	Refreshed       bool          `json:"refreshed,omitempty"`
-	Targets         []string      `json:"targets,omitempty"`
-	Replace         []string      `json:"replace,omitempty"`
-	Inputs          Inputs        `json:"inputs"`
-	Changes         []changeFile  `json:"changes"`
-	Drift           []driftFile   `json:"drift,omitempty"`
-	Deposed         []deposedFile `json:"deposed,omitempty"`
-	Outputs         []outputFile  `json:"output_changes,omitempty"`
-	Moves           []moveFile    `json:"moves,omitempty"`
-	Forgets         []forgetFile  `json:"forgets,omitempty"`
+	Magic           string         `json:"format"`
+	FormatVersion   int            `json:"format_version"`
+	RdmaformVersion string         `json:"rdmaform_version"`
+	Prior           StateID        `json:"prior_state"`
+	Destroy         bool           `json:"destroy,omitempty"`
+	RefreshOnly     bool           `json:"refresh_only,omitempty"`
+	Refreshed       bool           `json:"refreshed,omitempty"`
+	Targets         []string       `json:"targets,omitempty"`
+	Replace         []string       `json:"replace,omitempty"`
+	Inputs          Inputs         `json:"inputs"`
+	Changes         []changeFile   `json:"changes"`
+	Drift           []driftFile    `json:"drift,omitempty"`
+	Deposed         []deposedFile  `json:"deposed,omitempty"`
+	Outputs         []outputFile   `json:"output_changes,omitempty"`
+	Variables       []variableFile `json:"variables,omitempty"`
+	Moves           []moveFile     `json:"moves,omitempty"`
+	Forgets         []forgetFile   `json:"forgets,omitempty"`
 }
 
 type forgetFile struct {
@@ -109,6 +110,11 @@ type driftFile struct {
 	// absent for a deleted one.
 	After string       `json:"after,omitempty"`
 	Facts *state.Facts `json:"facts,omitempty"`
+}
+
+type variableFile struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 type outputFile struct {
@@ -162,6 +168,9 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 	}
 	for _, o := range p.OutputChanges {
 		f.Outputs = append(f.Outputs, outputFile{Name: o.Name, Action: o.Action.String(), Before: encodeValue(o.Before), After: encodeValue(o.After), Sensitive: o.Sensitive})
+	}
+	for _, v := range p.Variables {
+		f.Variables = append(f.Variables, variableFile{Name: v.Name, Value: encodeValue(v.Value)})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
@@ -241,6 +250,9 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 	for _, o := range f.Outputs {
 		action, _ := ParseAction(o.Action)
 		p.OutputChanges = append(p.OutputChanges, OutputChange{Name: o.Name, Action: action, Before: decode(o.Before), After: decode(o.After), Sensitive: o.Sensitive})
+	}
+	for _, v := range f.Variables {
+		p.Variables = append(p.Variables, Variable{Name: v.Name, Value: decode(v.Value)})
 	}
 	for _, m := range f.Moves {
 		p.Moves = append(p.Moves, Move{From: parseAddr(m.From), To: parseAddr(m.To)})

@@ -61,6 +61,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	if st != nil {
 		p.Prior = StateID{Exists: true, Lineage: st.Lineage, Serial: st.Serial}
 	}
+	p.Variables = variablesOf(cfg)
 	pre := opts.Priors
 	if pre == nil || pre.st != st {
 		pre = DecodePriors(st)

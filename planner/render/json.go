@@ -16,9 +16,12 @@ import (
 // shapes a plan: resource_changes with actions, before, after,
 // after_unknown and replace_paths.
 type JSONPlan struct {
-	FormatVersion   string               `json:"format_version"`
-	ResourceDrift   []JSONResourceChange `json:"resource_drift,omitempty"`
-	ResourceChanges []JSONResourceChange `json:"resource_changes"`
+	FormatVersion string `json:"format_version"`
+	// Variables are the root variables' values, as Terraform's (which
+	// holds sensitive ones too, as the saved plan does).
+	Variables       map[string]JSONVariable `json:"variables,omitempty"`
+	ResourceDrift   []JSONResourceChange    `json:"resource_drift,omitempty"`
+	ResourceChanges []JSONResourceChange    `json:"resource_changes"`
 	// PlannedValues are the objects as the plan leaves them, as
 	// Terraform's planned_values (values known only after apply are null:
 	// resource_changes' after_unknown says which).
@@ -28,6 +31,11 @@ type JSONPlan struct {
 	PriorState    *JSONStateID          `json:"prior_state,omitempty"`
 	Diagnostics   []JSONDiagnostic      `json:"diagnostics,omitempty"`
 	Errored       bool                  `json:"errored"`
+}
+
+// JSONVariable is one root variable's value.
+type JSONVariable struct {
+	Value any `json:"value"`
 }
 
 // JSONPlannedValues is Terraform's planned_values: the root module's
@@ -128,6 +136,12 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 	if p != nil {
 		if p.Prior.Exists {
 			out.PriorState = &JSONStateID{Lineage: p.Prior.Lineage, Serial: p.Prior.Serial}
+		}
+		for _, v := range p.Variables {
+			if out.Variables == nil {
+				out.Variables = map[string]JSONVariable{}
+			}
+			out.Variables[v.Name] = JSONVariable{Value: jsonValue(v.Value)}
 		}
 		for _, d := range p.Drift {
 			rc := resourceChange(d.Addr)
