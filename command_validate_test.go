@@ -93,6 +93,12 @@ func TestValidateJSON(t *testing.T) {
 		d.Range.Start.Line != 3 || d.Range.Start.Column != 13 || d.Snippet == nil || d.Snippet.Code != "  port    = 0" {
 		t.Errorf("diagnostic = %+v range %+v snippet %+v", d, d.Range, d.Snippet)
 	}
+	if d.Snippet != nil && (d.Snippet.Context == nil || *d.Snippet.Context != `listener "a"`) {
+		t.Errorf("snippet context %v, want listener \"a\"", d.Snippet.Context)
+	}
+	if !strings.Contains(out, `"values": []`) {
+		t.Errorf("snippet values: want an empty list as Terraform's\n%s", out)
+	}
 }
 
 func TestValidateDeviceCheckWithoutBinding(t *testing.T) {

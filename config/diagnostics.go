@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hcled"
 )
 
 // WriteDiagnostics renders diags for people: severity, summary,
@@ -171,12 +172,17 @@ type JSONPos struct {
 	Byte   int `json:"byte"`
 }
 
-// JSONSnippet is the source line(s) a diagnostic points at.
+// JSONSnippet is the source line(s) a diagnostic points at. Context is
+// the block they are in (`listener "a"`), null at the top level; Values
+// is always empty (Terraform lists the values of the expression's
+// references there).
 type JSONSnippet struct {
-	StartLine            int    `json:"start_line"`
-	Code                 string `json:"code"`
-	HighlightStartOffset int    `json:"highlight_start_offset"`
-	HighlightEndOffset   int    `json:"highlight_end_offset"`
+	Context              *string `json:"context"`
+	StartLine            int     `json:"start_line"`
+	Code                 string  `json:"code"`
+	HighlightStartOffset int     `json:"highlight_start_offset"`
+	HighlightEndOffset   int     `json:"highlight_end_offset"`
+	Values               []any   `json:"values"`
 }
 
 // JSON converts diags to their machine-readable form.
@@ -199,6 +205,9 @@ func (l *Loader) JSON(diags hcl.Diagnostics) JSONDiagnostics {
 			}
 			if f := files[r.Filename]; f != nil {
 				jd.Snippet = snippet(f.Bytes, *r)
+				if c := hcled.ContextString(f, r.Start.Byte); jd.Snippet != nil && c != "" {
+					jd.Snippet.Context = &c
+				}
 			}
 		}
 		out.Diagnostics = append(out.Diagnostics, jd)
@@ -235,5 +244,6 @@ func snippet(src []byte, r hcl.Range) *JSONSnippet {
 		Code:                 string(src[start:end]),
 		HighlightStartOffset: r.Start.Byte - start,
 		HighlightEndOffset:   r.End.Byte - start,
+		Values:               []any{},
 	}
 }
