@@ -25,11 +25,18 @@ const (
 	DirReject  Direction = "reject"
 )
 
+// Datagram reports whether a port space and QP type ("" for the port
+// space's natural type) make datagram (UD) ids, which exchange SIDR
+// requests and replies rather than connections.
+func Datagram(ps PortSpace, qp QPType) bool {
+	return ps == PortSpaceUDP || ps == PortSpaceIPoIB || (ps == PortSpaceIB && qp == QPTypeUD)
+}
+
 // PrivateDataLimit is the most private data librdmacm carries in the
 // given direction for a port space and QP type ("" when no QP is given:
 // the port space's natural type).
 func PrivateDataLimit(ps PortSpace, qp QPType, dir Direction) int {
-	datagram := ps == PortSpaceUDP || ps == PortSpaceIPoIB || (ps == PortSpaceIB && qp == QPTypeUD)
+	datagram := Datagram(ps, qp)
 	switch {
 	case datagram && dir == DirConnect:
 		return privateDataSIDRReq

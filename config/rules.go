@@ -192,7 +192,7 @@ func (c *checker) privateData(obj cty.Value, t *bodyTemplate, name string, ps Po
 	if ps != "" && (qp != "" || ps != PortSpaceIB) {
 		if limit := PrivateDataLimit(ps, qp, dir); len(s) > limit {
 			kind := "connection"
-			if ps == PortSpaceUDP || ps == PortSpaceIPoIB || qp == QPTypeUD {
+			if Datagram(ps, qp) || qp == QPTypeUD {
 				kind = "datagram (SIDR)"
 			}
 			c.attrErrorf(t, name, "Private data too long",
@@ -272,6 +272,10 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 				RejectPrivateData:  c.privateData(a, at, "reject_private_data", l.PortSpace, qt, DirReject),
 				MaxConnections:     c.intIn(a, at, "max_connections", 1, 1<<20, "Invalid accept parameter", " (omit it for no limit)"),
 				Echo:               c.boolean(a, "echo"),
+			}
+			if l.Accept.MaxConnections > 0 && Datagram(l.PortSpace, qt) {
+				c.attrErrorf(at, "max_connections", "No connections to limit",
+					"max_connections limits the connections a listener holds; a datagram (UD) listener on the %s port space answers SIDR requests without making connections, so it has none to limit. Remove max_connections.", l.PortSpace)
 			}
 			if l.Accept.Echo && (l.QP == nil || (l.QP.Type != "" && l.QP.Type != QPTypeRC)) {
 				c.attrErrorf(at, "echo", "Echo needs an RC queue pair",

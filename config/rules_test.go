@@ -336,6 +336,25 @@ endpoint "a" {
     echo = true
   }
 }`, "Echo needs an RC queue pair", "needs a qp block", 5, 12},
+	{"max_connections on a UD listener", `listener "a" {
+  address    = "10.77.0.1"
+  port       = 7471
+  port_space = "udp"
+  accept {
+    max_connections = 4
+  }
+}`, "No connections to limit", "a datagram (UD) listener on the udp port space answers SIDR requests", 6, 23},
+	{"max_connections on a UD listener of the IB port space", `listener "a" {
+  address    = "10.77.0.1"
+  port       = 7471
+  port_space = "ib"
+  qp {
+    type = "ud"
+  }
+  accept {
+    max_connections = 4
+  }
+}`, "No connections to limit", "on the ib port space", 9, 23},
 	{"bad address", `listener "a" {
   address = "10.77.0.1:7471"
   port    = 7471
