@@ -90,30 +90,30 @@ func backendFromSettings(s *config.Settings) *backendConfig {
 	return b
 }
 
-// open returns the manager for b; dir is the configuration directory.
+// open returns the manager of the default workspace's state; dir is the
+// configuration directory.
 func (b *backendConfig) open(dir string) (state.Full, error) {
-	rel := func(p string) string {
-		if p == "" || filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(dir, p)
-	}
+	return b.openWorkspace(dir, config.DefaultWorkspace)
+}
+
+// openWorkspace returns the manager of workspace name's state.
+func (b *backendConfig) openWorkspace(dir, name string) (state.Full, error) {
 	switch b.Type {
 	case "local":
-		return state.NewFilesystem(state.LocalOptions{Path: rel(b.statePath())}), nil
-	case "etcd":
-		var d time.Duration
-		if b.DialTimeout != "" {
-			var err error
-			if d, err = time.ParseDuration(b.DialTimeout); err != nil {
-				return nil, fmt.Errorf("etcd backend: dial_timeout: %v", err)
-			}
+		p := b.statePath()
+		if name != config.DefaultWorkspace {
+			p = filepath.Join(localWorkspaces, name, state.DefaultPath)
 		}
-		return state.NewEtcd(context.Background(), state.EtcdOptions{
-			Endpoints: b.Endpoints, Prefix: b.Prefix,
-			CAFile: rel(b.CAFile), CertFile: rel(b.CertFile), KeyFile: rel(b.KeyFile),
-			DialTimeout: d,
-		})
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return state.NewFilesystem(state.LocalOptions{Path: p}), nil
+	case "etcd":
+		o, err := b.etcdOptions(dir)
+		if err != nil {
+			return nil, err
+		}
+		return state.NewEtcd(context.Background(), o.ForWorkspace(name))
 	}
 	return nil, fmt.Errorf("unknown backend type %q", b.Type)
 }
@@ -190,7 +190,24 @@ func openStateManager(dir string, errw io.Writer) (state.Full, bool) {
 			"or \"rdmaform init -reconfigure\" to use the new backend without moving it.\n", prev, b)
 		return nil, false
 	}
-	m, err := b.open(dir)
+	ws, err := currentWorkspace(dir)
+	if err != nil {
+		fmt.Fprintf(errw, "Error: %v\n", err)
+		return nil, false
+	}
+	if ws != config.DefaultWorkspace {
+		exists, err := b.hasWorkspace(dir, ws)
+		if err != nil {
+			fmt.Fprintf(errw, "Error: Failed to list the workspaces\n\n%v\n", err)
+			return nil, false
+		}
+		if !exists {
+			fmt.Fprintf(errw, "Error: Currently selected workspace %q does not exist\n\n"+
+				"Run \"rdmaform workspace new %s\" to make it, or \"rdmaform workspace select default\" to go back.\n", ws, ws)
+			return nil, false
+		}
+	}
+	m, err := b.openWorkspace(dir, ws)
 	if err != nil {
 		fmt.Fprintf(errw, "Error: Failed to open the state backend\n\n%v\n", err)
 		return nil, false

@@ -254,6 +254,16 @@ func applySavedPlan(path string, f planFlags, color bool, s streams, monitor boo
 			"again with this version.\n", sp.RdmaformVersion, Version)
 		return 1
 	}
+	planned := sp.Inputs.Workspace
+	if planned == "" {
+		planned = config.DefaultWorkspace
+	}
+	if ws := workspaceOrDefault("."); ws != planned {
+		fmt.Fprintf(s.Err, "Error: Saved plan is for another workspace\n\n"+
+			"%s was made in workspace %q, but the selected workspace is %q. Select %q\n"+
+			"(\"rdmaform workspace select %s\") or make a new plan.\n", path, planned, ws, planned, planned)
+		return 1
+	}
 	var vars config.VarArgs
 	for _, v := range sp.Inputs.Vars {
 		vars = append(vars, config.VarArg{File: v.File, Value: v.Value})

@@ -149,7 +149,7 @@ func (u *jsonUI) errored(errs []apply.OpError) {
 func (u *jsonUI) diagnostics(diags hcl.Diagnostics) {
 	l := u.loader
 	if l == nil {
-		l = config.NewLoader()
+		l = newConfigLoader()
 	}
 	for i, d := range l.JSON(diags).Diagnostics {
 		level, prefix := "error", "Error: "

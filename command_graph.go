@@ -35,7 +35,7 @@ func runGraph(args []string, s streams) int {
 		fmt.Fprintf(s.Err, "Error: graph takes no arguments; use -chdir=DIR to graph another directory.\n")
 		return 1
 	}
-	l := config.NewLoader()
+	l := newConfigLoader()
 	l.Validate = true // variables without a value are unknown: the graph does not need them
 	l.SkipPreconditions = true
 	l.CoreVersion = Version

@@ -330,7 +330,7 @@ type sessionOptions struct {
 // the agent's socket) has loaded, while the state is still being read:
 // plan's refresh then costs little more than the longer of the two.
 func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric, fetchLive bool) (*session, bool) {
-	se := &session{s: s, loader: config.NewLoader(), color: opts.color, compactWarnings: opts.compactWarnings, ui: opts.ui}
+	se := &session{s: s, loader: newConfigLoader(), color: opts.color, compactWarnings: opts.compactWarnings, ui: opts.ui}
 	if se.ui != nil {
 		se.ui.loader = se.loader
 	}
@@ -365,6 +365,9 @@ func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lock
 	}
 	se.cfg = cfg
 	se.inputs = planner.Inputs{ConfigDigest: configDigest(se.loader), Env: env}
+	if ws := se.loader.Workspace; ws != config.DefaultWorkspace {
+		se.inputs.Workspace = ws
+	}
 	for _, v := range append(vars[:len(vars):len(vars)], se.loader.Asked...) {
 		se.inputs.Vars = append(se.inputs.Vars, planner.VarInput{File: v.File, Value: v.Value})
 	}

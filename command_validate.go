@@ -51,7 +51,7 @@ func runValidate(args []string, s streams) int {
 		fmt.Fprintf(s.Err, "Error: validate takes no arguments; use -chdir=DIR to validate another directory.\n")
 		return 1
 	}
-	l := config.NewLoader()
+	l := newConfigLoader()
 	l.Validate = true
 	l.CoreVersion = Version
 	cfg, diags := l.Load(".", config.VarInputs{})

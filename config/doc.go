@@ -33,7 +33,8 @@
 // outputs and blocks (protection_domain, listener, endpoint) whose bodies
 // are decoded but not evaluated. Each expression's references
 // (hcl.Expression.Variables) are typed (var.x, local.x, listener.x[0].port,
-// count.index, each.key) and checked: undeclared objects and attributes are
+// count.index, each.key, rdmaform.workspace: the Loader's Workspace) and
+// checked: undeclared objects and attributes are
 // errors with "did you mean". The references and depends_on form a
 // dependency graph; a cycle is one diagnostic naming every member with its
 // location. Phase two evaluates the nodes in dependency order, each with an

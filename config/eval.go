@@ -80,6 +80,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 		res:    map[addrs.Resource]cty.Value{},
 		funcs:  Functions(),
 		cfg: &Config{
+			Workspace: l.workspace(),
 			Settings:  settings,
 			Variables: decl.variables,
 			Locals:    map[string]cty.Value{},
@@ -294,18 +295,23 @@ func (e *evaluator) dependsOnKeys(trs []hcl.Traversal) ([]string, hcl.Diagnostic
 // fullContext returns the maker of a context holding every value of the
 // configuration, for Config.Eval, which makes it on first use.
 func (e *evaluator) fullContext() func() *hcl.EvalContext {
-	variables, locals, res, funcs := e.decl.variables, e.locals, e.res, e.funcs
+	variables, locals, res, funcs, ws := e.decl.variables, e.locals, e.res, e.funcs, e.cfg.Workspace
 	return func() *hcl.EvalContext {
-		return fullContext(variables, locals, res, funcs)
+		return fullContext(ws, variables, locals, res, funcs)
 	}
 }
 
-func fullContext(variables map[string]*Variable, locals map[string]cty.Value, res map[addrs.Resource]cty.Value, funcs map[string]function.Function) *hcl.EvalContext {
+// rdmaformValue is the rdmaform object of expressions: rdmaform.workspace.
+func rdmaformValue(workspace string) cty.Value {
+	return cty.ObjectVal(map[string]cty.Value{"workspace": cty.StringVal(workspace)})
+}
+
+func fullContext(workspace string, variables map[string]*Variable, locals map[string]cty.Value, res map[addrs.Resource]cty.Value, funcs map[string]function.Function) *hcl.EvalContext {
 	vars := map[string]cty.Value{}
 	for name, v := range variables {
 		vars[name] = v.exprValue()
 	}
-	roots := map[string]cty.Value{"var": cty.ObjectVal(vars), "local": cty.ObjectVal(locals)}
+	roots := map[string]cty.Value{"var": cty.ObjectVal(vars), "local": cty.ObjectVal(locals), "rdmaform": rdmaformValue(workspace)}
 	kinds := map[string]map[string]cty.Value{}
 	for addr, v := range res {
 		if kinds[string(addr.Kind)] == nil {
@@ -399,6 +405,12 @@ func (e *evaluator) newCtx(refs []*reference) *hcl.EvalContext {
 	}
 	for root, m := range objs {
 		vars[root] = cty.ObjectVal(m)
+	}
+	for _, r := range refs {
+		if r.kind == refRdmaform {
+			vars["rdmaform"] = rdmaformValue(e.cfg.Workspace)
+			break
+		}
 	}
 	return &hcl.EvalContext{Variables: vars, Functions: e.funcs}
 }

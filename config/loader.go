@@ -50,6 +50,20 @@ type Loader struct {
 	// Asked are Ask's answers as -var options, for a saved plan to
 	// record with the others.
 	Asked VarArgs
+	// Workspace is the selected workspace, rdmaform.workspace in
+	// expressions ("" is DefaultWorkspace).
+	Workspace string
+}
+
+// DefaultWorkspace is the workspace every working directory starts in,
+// as Terraform's.
+const DefaultWorkspace = "default"
+
+func (l *Loader) workspace() string {
+	if l.Workspace == "" {
+		return DefaultWorkspace
+	}
+	return l.Workspace
 }
 
 func (l *Loader) maxInstances() int {

@@ -13,6 +13,8 @@ import (
 
 // Config is an evaluated configuration: the desired state.
 type Config struct {
+	// Workspace is the workspace the configuration was loaded for.
+	Workspace string
 	Settings  *Settings
 	Variables map[string]*Variable
 	Locals    map[string]cty.Value
@@ -57,12 +59,23 @@ func (c *Config) evalContext() *hcl.EvalContext {
 	return c.ctx
 }
 
-// AgentNamespace is the rdmaform { agent { namespace } } setting, or "".
+// AgentNamespace is the namespace the agent holds this configuration's
+// objects under: the rdmaform { agent { namespace } } setting, or "";
+// in a workspace other than the default, the workspace's name joined to
+// it (NAMESPACE.WORKSPACE), so that workspaces of one configuration do
+// not share objects.
 func (c *Config) AgentNamespace() string {
+	ns := ""
 	if c.Settings != nil && c.Settings.Agent != nil {
-		return c.Settings.Agent.Namespace
+		ns = c.Settings.Agent.Namespace
 	}
-	return ""
+	if c.Workspace == "" || c.Workspace == DefaultWorkspace {
+		return ns
+	}
+	if ns == "" {
+		return c.Workspace
+	}
+	return ns + "." + c.Workspace
 }
 
 // Eval evaluates an expression against the configuration's values, as

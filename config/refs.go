@@ -18,6 +18,7 @@ const (
 	refResource
 	refCount
 	refEach
+	refRdmaform // rdmaform.workspace
 	refInvalid // reported already; evaluates to an unknown value
 )
 
@@ -48,7 +49,7 @@ func (r *reference) key() string {
 	return ""
 }
 
-var rootNames = []string{"var", "local", "count", "each", string(addrs.ProtectionDomain), string(addrs.Listener), string(addrs.Endpoint)}
+var rootNames = []string{"var", "local", "count", "each", "rdmaform", string(addrs.ProtectionDomain), string(addrs.Listener), string(addrs.Endpoint)}
 
 // parseRef types a traversal and checks it against the declarations.
 // expand says which of count/each the enclosing block offers ("" none).
@@ -88,6 +89,19 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 			ref.kind = refLocal
 		}
 		ref.name = name
+		return ref, nil
+	case "rdmaform", "terraform":
+		name, rng, ok := attrAt(1)
+		if !ok || name != "workspace" {
+			if !ok {
+				rng = tr[len(tr)-1].SourceRange()
+			}
+			return bad("Invalid reference", root+" has only rdmaform.workspace, the selected workspace's name.", hcl.RangeOver(tr[0].SourceRange(), rng))
+		}
+		if root == "terraform" {
+			return bad("Reference to unknown name", "rdmaform's name for Terraform's terraform.workspace is rdmaform.workspace.", hcl.RangeOver(tr[0].SourceRange(), rng))
+		}
+		ref.kind = refRdmaform
 		return ref, nil
 	case "count", "each":
 		if expand != root {
@@ -185,7 +199,7 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 		return ref, nil
 	}
 	return bad("Reference to unknown name",
-		fmt.Sprintf("There is nothing named %q; references start with var., local., protection_domain., listener., endpoint., count. or each.%s", root, DidYouMean(root, rootNames)), tr[0].SourceRange())
+		fmt.Sprintf("There is nothing named %q; references start with var., local., protection_domain., listener., endpoint., count., each. or rdmaform.%s", root, DidYouMean(root, rootNames)), tr[0].SourceRange())
 }
 
 // collectRefs types every reference in exprs and in extra.

@@ -31,6 +31,8 @@ type Inputs struct {
 	Env  []string   `json:"env,omitempty"`
 	// ConfigDigest is a digest of the configuration and variable files.
 	ConfigDigest string `json:"config_digest"`
+	// Workspace is the workspace the plan was made in ("" the default).
+	Workspace string `json:"workspace,omitempty"`
 }
 
 // VarInput mirrors config.VarArg.

@@ -84,12 +84,7 @@ func NewEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 	if len(opts.Endpoints) == 0 {
 		return nil, errors.New(`etcd backend: "endpoints" is empty`)
 	}
-	if opts.Prefix == "" {
-		opts.Prefix = "rdmaform/"
-	}
-	if !strings.HasSuffix(opts.Prefix, "/") {
-		opts.Prefix += "/"
-	}
+	opts.Prefix = normalPrefix(opts.Prefix)
 	if opts.DialTimeout == 0 {
 		opts.DialTimeout = 5 * time.Second
 	}

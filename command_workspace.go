@@ -1,0 +1,297 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/rdmaform/rdmaform/config"
+)
+
+func init() {
+	register(command{Name: "workspace", Synopsis: "Workspace management", Run: runWorkspace, Subcommands: true})
+}
+
+const workspaceUsage = `Usage: rdmaform [global options] workspace <subcommand> [options] [args]
+
+  Workspaces, as Terraform's: each keeps its own state for the same
+  configuration, and the agent holds each one's objects apart (under the
+  agent namespace NAME, or NAMESPACE.NAME with an agent { namespace }
+  setting). rdmaform.workspace is the selected one's name in expressions,
+  for example to give each workspace its own ports. Subcommands:
+    list                    List the workspaces; * marks the selected one
+    show                    Print the selected workspace's name
+    new NAME                Make a workspace and select it
+    select [-or-create] NAME
+                            Select a workspace (-or-create: make it first
+                            when it does not exist)
+    delete [-force] NAME    Delete a workspace and its state (-force: even
+                            when its state still records objects)
+
+  The local backend keeps workspace NAME's state in
+  rdmaform.rdmastate.d/NAME/rdmaform.rdmastate; etcd under PREFIX/env:/NAME/.
+  The selection is recorded in .rdmaform/environment; RDMAFORM_WORKSPACE
+  overrides it.
+`
+
+func runWorkspace(args []string, s streams) int {
+	if len(args) == 0 {
+		fmt.Fprint(s.Err, workspaceUsage)
+		return 1
+	}
+	switch args[0] {
+	case "-help", "--help", "-h", "--h", "help":
+		fmt.Fprint(s.Out, workspaceUsage)
+		return 0
+	}
+	sub := map[string]func([]string, streams) int{
+		"list": runWorkspaceList, "show": runWorkspaceShow, "new": runWorkspaceNew,
+		"select": runWorkspaceSelect, "delete": runWorkspaceDelete,
+	}[args[0]]
+	if sub == nil {
+		fmt.Fprintf(s.Err, "Error: rdmaform workspace has no subcommand %q.\n\n%s", args[0], workspaceUsage)
+		return 1
+	}
+	return sub(args[1:], s)
+}
+
+// workspaceArgs parses a subcommand's options and its one NAME argument
+// (none when name is nil).
+func workspaceArgs(sub, synopsis string, args []string, s streams, name *string, register func(*flag.FlagSet)) bool {
+	f := newFlagSetArgs("workspace "+sub, synopsis, s.Err)
+	acceptNoColor(f)
+	if register != nil {
+		register(f)
+	}
+	if _, ok := parseFlags(f, args); !ok {
+		return false
+	}
+	want := 0
+	if name != nil {
+		want = 1
+	}
+	if f.NArg() != want {
+		if want == 0 {
+			fmt.Fprintf(s.Err, "Error: workspace %s takes no arguments, got %q\n", sub, f.Args())
+		} else {
+			fmt.Fprintf(s.Err, "Error: Expected a single argument: NAME\n\nUsage: rdmaform workspace %s %s\n", sub, synopsis)
+		}
+		return false
+	}
+	if name != nil {
+		*name = f.Arg(0)
+		if err := checkWorkspaceName(*name); err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			return false
+		}
+	}
+	return true
+}
+
+// workspaceBackend is the configured backend, after the checks every
+// state command makes (the one init recorded).
+func workspaceBackend(s streams) (*backendConfig, bool) {
+	b, ok := configuredBackend(".", s.Err)
+	if !ok {
+		return nil, false
+	}
+	prev, err := recordedBackend(".")
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		return nil, false
+	}
+	if prev != nil && !prev.equal(b) {
+		fmt.Fprintf(s.Err, "Error: Backend initialization required, please run \"rdmaform init\"\n\nThe backend configuration changed from %s to %s.\n", prev, b)
+		return nil, false
+	}
+	return b, true
+}
+
+// overridden refuses to change the selection while RDMAFORM_WORKSPACE
+// makes it.
+func overridden(s streams) bool {
+	if v := os.Getenv(workspaceEnv); v != "" {
+		fmt.Fprintf(s.Err, "Error: The selected workspace is currently overridden using the %s\nenvironment variable (%q). To select another workspace, change or unset it.\n", workspaceEnv, v)
+		return true
+	}
+	return false
+}
+
+func runWorkspaceList(args []string, s streams) int {
+	if !workspaceArgs("list", "", args, s, nil, nil) {
+		return 1
+	}
+	b, ok := workspaceBackend(s)
+	if !ok {
+		return 1
+	}
+	names, err := b.workspaces(".")
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces\n\n%v\n", err)
+		return 1
+	}
+	current := workspaceOrDefault(".")
+	for _, n := range names {
+		mark := " "
+		if n == current {
+			mark = "*"
+		}
+		fmt.Fprintf(s.Out, "%s %s\n", mark, n)
+	}
+	fmt.Fprintln(s.Out)
+	return 0
+}
+
+func runWorkspaceShow(args []string, s streams) int {
+	if !workspaceArgs("show", "", args, s, nil, nil) {
+		return 1
+	}
+	name, err := currentWorkspace(".")
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(s.Out, name)
+	return 0
+}
+
+func runWorkspaceNew(args []string, s streams) int {
+	var name string
+	if !workspaceArgs("new", "NAME", args, s, &name, nil) || overridden(s) {
+		return 1
+	}
+	b, ok := workspaceBackend(s)
+	if !ok {
+		return 1
+	}
+	exists, err := b.hasWorkspace(".", name)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces\n\n%v\n", err)
+		return 1
+	}
+	if exists {
+		fmt.Fprintf(s.Err, "Error: Workspace %q already exists\n", name)
+		return 1
+	}
+	return makeAndSelect(b, name, s)
+}
+
+func makeAndSelect(b *backendConfig, name string, s streams) int {
+	if err := b.createWorkspace(".", name); err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to make workspace %q\n\n%v\n", name, err)
+		return 1
+	}
+	if err := recordWorkspace(".", name); err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to select workspace %q\n\n%v\n", name, err)
+		return 1
+	}
+	fmt.Fprintf(s.Out, "Created and switched to workspace %q!\n\n"+
+		"You're now on a new, empty workspace. Workspaces isolate their state,\n"+
+		"so if you run \"rdmaform plan\" rdmaform will not see any existing state\n"+
+		"for this configuration.\n", name)
+	return 0
+}
+
+func runWorkspaceSelect(args []string, s streams) int {
+	var name string
+	var orCreate bool
+	ok := workspaceArgs("select", "[-or-create] NAME", args, s, &name, func(f *flag.FlagSet) {
+		f.BoolVar(&orCreate, "or-create", false, "Make the workspace when it does not exist.")
+	})
+	if !ok || overridden(s) {
+		return 1
+	}
+	b, ok := workspaceBackend(s)
+	if !ok {
+		return 1
+	}
+	exists, err := b.hasWorkspace(".", name)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces\n\n%v\n", err)
+		return 1
+	}
+	if !exists {
+		if orCreate {
+			return makeAndSelect(b, name, s)
+		}
+		fmt.Fprintf(s.Err, "Error: Workspace %q doesn't exist.\n\nYou can create this workspace with the \"new\" subcommand\nor include the \"-or-create\" flag with the \"select\" subcommand.\n", name)
+		return 1
+	}
+	if workspaceOrDefault(".") == name {
+		fmt.Fprintf(s.Out, "You're already on workspace %q.\n", name)
+		return 0
+	}
+	if err := recordWorkspace(".", name); err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to select workspace %q\n\n%v\n", name, err)
+		return 1
+	}
+	fmt.Fprintf(s.Out, "Switched to workspace %q.\n", name)
+	return 0
+}
+
+func runWorkspaceDelete(args []string, s streams) int {
+	var name string
+	var force bool
+	var lf lockFlags
+	ok := workspaceArgs("delete", "[-force] NAME", args, s, &name, func(f *flag.FlagSet) {
+		f.BoolVar(&force, "force", false, "Delete the workspace even when its state records objects.")
+		lf.register(f)
+	})
+	if !ok {
+		return 1
+	}
+	if name == config.DefaultWorkspace {
+		fmt.Fprintln(s.Err, "Error: Can't delete the default workspace\n\nThe default workspace always exists.")
+		return 1
+	}
+	if workspaceOrDefault(".") == name {
+		fmt.Fprintf(s.Err, "Error: Workspace %q is your active workspace\n\nYou cannot delete the selected workspace. Select another one (\"rdmaform workspace select default\") and try again.\n", name)
+		return 1
+	}
+	b, ok := workspaceBackend(s)
+	if !ok {
+		return 1
+	}
+	exists, err := b.hasWorkspace(".", name)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces\n\n%v\n", err)
+		return 1
+	}
+	if !exists {
+		fmt.Fprintf(s.Err, "Error: Workspace %q doesn't exist.\n", name)
+		return 1
+	}
+	m, err := b.openWorkspace(".", name)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to open the state backend\n\n%v\n", err)
+		return 1
+	}
+	defer m.Close()
+	unlock, ok := lf.acquire(m, "OperationTypeWorkspaceDelete", s.Err)
+	if !ok {
+		return 1
+	}
+	if !refreshState(m, s.Err) {
+		unlock()
+		return 1
+	}
+	if st := m.State(); st != nil && len(st.Objects) > 0 && !force {
+		unlock()
+		fmt.Fprintf(s.Err, "Error: Workspace is not empty\n\nWorkspace %q is currently tracking the following objects:\n", name)
+		for _, a := range st.Addresses() {
+			fmt.Fprintf(s.Err, "  - %s\n", a)
+		}
+		fmt.Fprintf(s.Err, "\nDeleting this workspace would make rdmaform lose track of them while the agent\n"+
+			"keeps them. Destroy them first (\"rdmaform workspace select %s\", then\n"+
+			"\"rdmaform destroy\"), or delete with -force to leave them to the agent.\n", name)
+		return 1
+	}
+	// The lock lives with the state being deleted: release it first.
+	unlock()
+	if err := b.deleteWorkspace(".", name); err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to delete workspace %q\n\n%v\n", name, err)
+		return 1
+	}
+	fmt.Fprintf(s.Out, "Deleted workspace %q!\n", name)
+	return 0
+}
