@@ -19,7 +19,7 @@ const (
 	refCount
 	refEach
 	refRdmaform // rdmaform.workspace
-	refInvalid // reported already; evaluates to an unknown value
+	refInvalid  // reported already; evaluates to an unknown value
 )
 
 // reference is one traversal of an expression, typed: var.x, local.x,
