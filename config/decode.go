@@ -211,6 +211,8 @@ func (t *bodyTemplate) addBlock(typ string, body hcl.Body, def hcl.Range, fast b
 // declarations is the outcome of phase one.
 type declarations struct {
 	settingsBlocks hcl.Blocks
+	// settingsOverrides are the override files' rdmaform blocks.
+	settingsOverrides hcl.Blocks
 	variables      map[string]*Variable
 	locals         map[string]*hcl.Attribute
 	outputs        map[string]*Output
@@ -238,6 +240,25 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 	runConcurrently(jobs)
 	for _, cd := range contentDiags {
 		diags = append(diags, cd...)
+	}
+	var overrides []*hcl.BodyContent
+	base := contents[:0:0]
+	for i, f := range files {
+		if contents[i] == nil {
+			continue
+		}
+		if isOverrideFile(fileName(f)) {
+			overrides = append(overrides, contents[i])
+		} else {
+			base = append(base, contents[i])
+		}
+	}
+	var overrideLocals []*hcl.Attribute
+	if len(overrides) > 0 {
+		var od hcl.Diagnostics
+		overrideLocals, d.settingsOverrides, od = applyOverrides(base, overrides)
+		diags = append(diags, od...)
+		contents = base
 	}
 	decoded := decodeResources(contents)
 	d.resources = make(map[addrs.Resource]*Resource, len(decoded))
@@ -300,6 +321,7 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 			}
 		}
 	}
+	diags = append(diags, d.overrideLocals(overrideLocals)...)
 	return d, diags
 }
 

@@ -4,7 +4,9 @@
 // # Files
 //
 // A configuration is every *.rdma.hcl file of one directory (and
-// *.rdma.json, HCL's JSON syntax), read together. Variable values come from
+// *.rdma.json, HCL's JSON syntax), read together; override files
+// (override.rdma.hcl, *_override.rdma.hcl) are merged into the blocks of the
+// others (see override.go). Variable values come from
 // -var 'name=value', -var-file=FILE, the environment (RDMAFORM_VAR_name),
 // and the auto-loaded rdmaform.rdmavars and *.auto.rdmavars files, with
 // Terraform's precedence (see VarInputs). Commands collect -var and

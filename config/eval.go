@@ -67,6 +67,8 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	diags = append(diags, d...)
 	settings, d := decodeSettings(decl.settingsBlocks)
 	diags = append(diags, d...)
+	settings, d = overrideSettings(settings, decl.settingsOverrides)
+	diags = append(diags, d...)
 	if l.CoreVersion != "" {
 		diags = append(diags, checkCoreVersion(settings, l.CoreVersion)...)
 	}

@@ -97,13 +97,19 @@ func LoadBackend(dir string) (*Settings, hcl.Diagnostics) {
 // Loader can then render the diagnostics.
 func (l *Loader) LoadBackend(dir string) (*Settings, []*hcl.File, hcl.Diagnostics) {
 	files, diags := l.parseDir(dir)
-	var blocks hcl.Blocks
+	var blocks, overrides hcl.Blocks
 	for _, f := range files {
 		content, _, d := f.Body.PartialContent(settingsOnlySchema)
 		diags = append(diags, d...)
-		blocks = append(blocks, content.Blocks...)
+		if isOverrideFile(fileName(f)) {
+			overrides = append(overrides, content.Blocks...)
+		} else {
+			blocks = append(blocks, content.Blocks...)
+		}
 	}
 	s, d := decodeSettings(blocks)
+	diags = append(diags, d...)
+	s, d = overrideSettings(s, overrides)
 	diags = append(diags, d...)
 	if l.CoreVersion != "" {
 		diags = append(diags, checkCoreVersion(s, l.CoreVersion)...)
