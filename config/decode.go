@@ -213,14 +213,14 @@ type declarations struct {
 	settingsBlocks hcl.Blocks
 	// settingsOverrides are the override files' rdmaform blocks.
 	settingsOverrides hcl.Blocks
-	variables      map[string]*Variable
-	locals         map[string]*hcl.Attribute
-	outputs        map[string]*Output
-	resources      map[addrs.Resource]*Resource
-	moved          []*Moved
-	removed        []*Removed
-	imports        []*Import
-	checks         []*Check
+	variables         map[string]*Variable
+	locals            map[string]*hcl.Attribute
+	outputs           map[string]*Output
+	resources         map[addrs.Resource]*Resource
+	moved             []*Moved
+	removed           []*Removed
+	imports           []*Import
+	checks            []*Check
 }
 
 func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
