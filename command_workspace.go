@@ -57,14 +57,14 @@ func runWorkspace(args []string, s streams) int {
 
 // workspaceArgs parses a subcommand's options and its one NAME argument
 // (none when name is nil).
-func workspaceArgs(sub, synopsis string, args []string, s streams, name *string, register func(*flag.FlagSet)) bool {
+func workspaceArgs(sub, synopsis string, args []string, s streams, name *string, register func(*flag.FlagSet)) (code int, ok bool) {
 	f := newFlagSetArgs("workspace "+sub, synopsis, s.Err)
 	acceptNoColor(f)
 	if register != nil {
 		register(f)
 	}
-	if _, ok := parseFlags(f, args); !ok {
-		return false
+	if code, ok := parseFlags(f, args); !ok {
+		return code, false
 	}
 	want := 0
 	if name != nil {
@@ -76,16 +76,16 @@ func workspaceArgs(sub, synopsis string, args []string, s streams, name *string,
 		} else {
 			fmt.Fprintf(s.Err, "Error: Expected a single argument: NAME\n\nUsage: rdmaform workspace %s %s\n", sub, synopsis)
 		}
-		return false
+		return 1, false
 	}
 	if name != nil {
 		*name = f.Arg(0)
 		if err := checkWorkspaceName(*name); err != nil {
 			fmt.Fprintf(s.Err, "Error: %v\n", err)
-			return false
+			return 1, false
 		}
 	}
-	return true
+	return 0, true
 }
 
 // workspaceBackend is the configured backend, after the checks every
@@ -118,8 +118,8 @@ func overridden(s streams) bool {
 }
 
 func runWorkspaceList(args []string, s streams) int {
-	if !workspaceArgs("list", "", args, s, nil, nil) {
-		return 1
+	if code, ok := workspaceArgs("list", "", args, s, nil, nil); !ok {
+		return code
 	}
 	b, ok := workspaceBackend(s)
 	if !ok {
@@ -143,8 +143,8 @@ func runWorkspaceList(args []string, s streams) int {
 }
 
 func runWorkspaceShow(args []string, s streams) int {
-	if !workspaceArgs("show", "", args, s, nil, nil) {
-		return 1
+	if code, ok := workspaceArgs("show", "", args, s, nil, nil); !ok {
+		return code
 	}
 	name, err := currentWorkspace(".")
 	if err != nil {
@@ -157,7 +157,10 @@ func runWorkspaceShow(args []string, s streams) int {
 
 func runWorkspaceNew(args []string, s streams) int {
 	var name string
-	if !workspaceArgs("new", "NAME", args, s, &name, nil) || overridden(s) {
+	if code, ok := workspaceArgs("new", "NAME", args, s, &name, nil); !ok {
+		return code
+	}
+	if overridden(s) {
 		return 1
 	}
 	b, ok := workspaceBackend(s)
@@ -195,10 +198,13 @@ func makeAndSelect(b *backendConfig, name string, s streams) int {
 func runWorkspaceSelect(args []string, s streams) int {
 	var name string
 	var orCreate bool
-	ok := workspaceArgs("select", "[-or-create] NAME", args, s, &name, func(f *flag.FlagSet) {
+	code, ok := workspaceArgs("select", "[-or-create] NAME", args, s, &name, func(f *flag.FlagSet) {
 		f.BoolVar(&orCreate, "or-create", false, "Make the workspace when it does not exist.")
 	})
-	if !ok || overridden(s) {
+	if !ok {
+		return code
+	}
+	if overridden(s) {
 		return 1
 	}
 	b, ok := workspaceBackend(s)
@@ -233,12 +239,12 @@ func runWorkspaceDelete(args []string, s streams) int {
 	var name string
 	var force bool
 	var lf lockFlags
-	ok := workspaceArgs("delete", "[-force] NAME", args, s, &name, func(f *flag.FlagSet) {
+	code, ok := workspaceArgs("delete", "[-force] NAME", args, s, &name, func(f *flag.FlagSet) {
 		f.BoolVar(&force, "force", false, "Delete the workspace even when its state records objects.")
 		lf.register(f)
 	})
 	if !ok {
-		return 1
+		return code
 	}
 	if name == config.DefaultWorkspace {
 		fmt.Fprintln(s.Err, "Error: Can't delete the default workspace\n\nThe default workspace always exists.")

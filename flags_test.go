@@ -16,7 +16,8 @@ func everyCommand() []string {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	variants := map[string][]string{"state": {"state list", "state show", "state rm", "state mv", "state pull", "state push"}, "agent": {"agent", "agent status", "agent stop"}}
+	variants := map[string][]string{"state": {"state list", "state show", "state rm", "state mv", "state pull", "state push"}, "agent": {"agent", "agent status", "agent stop"},
+		"workspace": {"workspace list", "workspace show", "workspace new", "workspace select", "workspace delete"}}
 	var out []string
 	for _, name := range names {
 		out = append(out, append([]string{name}, variants[name]...)[min(1, len(variants[name])):]...)
