@@ -147,3 +147,44 @@ func TestPreconditionsDoNotStopDestroy(t *testing.T) {
 		t.Fatalf("destroy: %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// A postcondition of an object the plan leaves as it is is checked while
+// planning, against the object as refreshed, as Terraform does: apply
+// would change nothing there and never check it.
+func TestPostconditionsOfUnchangedObjectsAtPlan(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, `
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+endpoint "e" {
+  address = listener.l.address
+  port    = listener.l.port
+  lifecycle {
+    postcondition {
+      condition     = self.status == "established"
+      error_message = "endpoint.e is ${self.status}."
+    }
+  }
+}
+`)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
+		t.Fatalf("plan with the postcondition met: %d\n%s\n%s", code, out, errs)
+	}
+	f.mu.Lock()
+	f.status = map[string]string{"endpoint.e": "reconnecting"}
+	f.mu.Unlock()
+	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color")
+	if code != 1 || !strings.Contains(errs, "Resource postcondition failed") || !strings.Contains(errs, "endpoint.e is reconnecting.") || !strings.Contains(errs, "main.rdma.hcl line 11") {
+		t.Fatalf("plan with the postcondition failing on the refreshed object: %d\n%s\n%s", code, out, errs)
+	}
+	// -refresh=false checks the state as recorded.
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-refresh=false", "-detailed-exitcode", "-no-color"); code != 0 {
+		t.Fatalf("plan -refresh=false: %d\n%s\n%s", code, out, errs)
+	}
+}

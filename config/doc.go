@@ -113,7 +113,8 @@
 // checked per instance while loading; one that uses values known only
 // after apply sets Instance.PreconditionsAfterApply and apply checks it
 // before making the object. Postconditions may use self, the object as
-// made; apply checks them (Config.CheckConditions). Check blocks
+// made; apply checks them (Config.CheckConditions), and the planner
+// those of objects it leaves unchanged (CheckKnownPostconditions). Check blocks
 // (Config.Checks) hold assertions about the whole configuration; loading
 // checks their references, the planner and apply evaluate them
 // (ChecksWith) and warn.

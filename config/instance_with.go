@@ -36,9 +36,37 @@ func (c *Config) InstanceWith(addr addrs.Instance, valueOf func(addrs.Instance) 
 // apply, as InstanceWith evaluates. A false condition is an error with its
 // error_message.
 func (c *Config) CheckConditions(addr addrs.Instance, self cty.Value, valueOf func(addrs.Instance) (cty.Value, bool)) hcl.Diagnostics {
+	deferred, diags := c.checkInstanceConditions(addr, self, valueOf)
+	if deferred && !diags.HasErrors() {
+		summary := "Resource precondition failed"
+		if self != cty.NilVal {
+			summary = "Resource postcondition failed"
+		}
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
+			Detail: "The condition is still unknown once the objects it uses are made."})
+	}
+	return diags
+}
+
+// HasPostconditions reports whether the block of addr has postconditions.
+func (c *Config) HasPostconditions(addr addrs.Instance) bool {
+	inst := c.Instances[addr]
+	return inst != nil && inst.Resource != nil && len(inst.Resource.Lifecycle.Postconditions) > 0
+}
+
+// CheckKnownPostconditions checks addr's postconditions against self as
+// the plan leaves it, as Terraform does while planning: a condition that
+// is not known yet (it uses a value known only after apply) is left for
+// apply.
+func (c *Config) CheckKnownPostconditions(addr addrs.Instance, self cty.Value, valueOf func(addrs.Instance) (cty.Value, bool)) hcl.Diagnostics {
+	_, diags := c.checkInstanceConditions(addr, self, valueOf)
+	return diags
+}
+
+func (c *Config) checkInstanceConditions(addr addrs.Instance, self cty.Value, valueOf func(addrs.Instance) (cty.Value, bool)) (bool, hcl.Diagnostics) {
 	inst := c.Instances[addr]
 	if inst == nil || inst.Resource == nil || inst.Resource.body == nil {
-		return nil
+		return false, nil
 	}
 	r := inst.Resource
 	conds, summary := r.Lifecycle.Preconditions, "Resource precondition failed"
@@ -46,7 +74,7 @@ func (c *Config) CheckConditions(addr addrs.Instance, self cty.Value, valueOf fu
 		conds, summary = r.Lifecycle.Postconditions, "Resource postcondition failed"
 	}
 	if len(conds) == 0 {
-		return nil
+		return false, nil
 	}
 	ctx, diags := c.instanceContext(addr, r, valueOf)
 	if self != cty.NilVal {
@@ -54,12 +82,7 @@ func (c *Config) CheckConditions(addr addrs.Instance, self cty.Value, valueOf fu
 		ctx.Variables = map[string]cty.Value{"self": self}
 	}
 	deferred, d := checkConditions(conds, ctx, summary)
-	diags = append(diags, d...)
-	if deferred && !diags.HasErrors() {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
-			Detail: "The condition is still unknown once the objects it uses are made."})
-	}
-	return diags
+	return deferred, append(diags, d...)
 }
 
 // instanceContext is the evaluation context of addr, an instance of r,

@@ -175,6 +175,9 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			return cty.NilVal, false
 		})...)
 	}
+	if cfg != nil && !opts.Destroy {
+		diags = append(diags, p.checkUnchangedPostconditions(cfg)...)
+	}
 	if live != nil {
 		diags = append(diags, connectionsOverNewLimit(p, live, pre)...)
 	}
