@@ -107,6 +107,20 @@ func workspaceBackend(s streams) (*backendConfig, bool) {
 	return b, true
 }
 
+// workspaceBackendHas is workspaceBackend, and whether it has workspace
+// name.
+func workspaceBackendHas(s streams, name string) (b *backendConfig, exists, ok bool) {
+	if b, ok = workspaceBackend(s); !ok {
+		return nil, false, false
+	}
+	exists, err := b.hasWorkspace(".", name)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces\n\n%v\n", err)
+		return nil, false, false
+	}
+	return b, exists, true
+}
+
 // overridden refuses to change the selection while RDMAFORM_WORKSPACE
 // makes it.
 func overridden(s streams) bool {
@@ -163,13 +177,8 @@ func runWorkspaceNew(args []string, s streams) int {
 	if overridden(s) {
 		return 1
 	}
-	b, ok := workspaceBackend(s)
+	b, exists, ok := workspaceBackendHas(s, name)
 	if !ok {
-		return 1
-	}
-	exists, err := b.hasWorkspace(".", name)
-	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces\n\n%v\n", err)
 		return 1
 	}
 	if exists {
@@ -207,13 +216,8 @@ func runWorkspaceSelect(args []string, s streams) int {
 	if overridden(s) {
 		return 1
 	}
-	b, ok := workspaceBackend(s)
+	b, exists, ok := workspaceBackendHas(s, name)
 	if !ok {
-		return 1
-	}
-	exists, err := b.hasWorkspace(".", name)
-	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces\n\n%v\n", err)
 		return 1
 	}
 	if !exists {
@@ -254,13 +258,8 @@ func runWorkspaceDelete(args []string, s streams) int {
 		fmt.Fprintf(s.Err, "Error: Workspace %q is your active workspace\n\nYou cannot delete the selected workspace. Select another one (\"rdmaform workspace select default\") and try again.\n", name)
 		return 1
 	}
-	b, ok := workspaceBackend(s)
+	b, exists, ok := workspaceBackendHas(s, name)
 	if !ok {
-		return 1
-	}
-	exists, err := b.hasWorkspace(".", name)
-	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces\n\n%v\n", err)
 		return 1
 	}
 	if !exists {
