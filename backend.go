@@ -242,20 +242,39 @@ func (l *lockFlags) acquire(m state.Locker, operation string, errw io.Writer) (f
 	return l.acquireCtx(context.Background(), m, operation, errw, errw)
 }
 
-// acquireCtx is acquire that stops waiting for a held lock when ctx ends,
-// reporting a failure to errw and a failure to unlock to unlockw.
-func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation string, errw, unlockw io.Writer) (func(), bool) {
+// acquireCtx is acquire that stops waiting for a held lock when ctx ends
+// (silently: the caller says why it stopped), reporting a failure to errw;
+// while -lock-timeout waits for a lock someone holds, it says so on livew,
+// as it happens, and a failure to unlock goes there too.
+func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation string, errw, livew io.Writer) (func(), bool) {
 	if !l.lock {
 		return func() {}, true
 	}
-	id, err := state.LockWithTimeout(ctx, m, state.NewLockInfo(operation), l.timeout)
+	id, err := m.Lock(state.NewLockInfo(operation))
+	if err != nil && l.timeout > 0 {
+		var le *state.LockError
+		if errors.As(err, &le) && le.Info != nil {
+			// Said once the wait is noticeable: a configuration error
+			// found meanwhile ends it at once, with nothing to say.
+			info := le.Info
+			t := time.AfterFunc(500*time.Millisecond, func() {
+				fmt.Fprintf(livew, "Acquiring state lock: it is held by %s (%s, %s, lock ID %s); waiting up to %v for it (-lock-timeout).\n",
+					info.Who, info.Operation, info.Created.Local().Format("2006-01-02 15:04:05"), info.ID, l.timeout)
+			})
+			defer t.Stop()
+		}
+		id, err = state.LockWithTimeout(ctx, m, state.NewLockInfo(operation), l.timeout)
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil, false
+	}
 	if err != nil {
 		fmt.Fprintf(errw, "Error: %v\n", err)
 		return nil, false
 	}
 	return func() {
 		if err := m.Unlock(id); err != nil {
-			fmt.Fprintf(unlockw, "Error releasing the state lock\n\n%v\n\nThe lock ID is %s; release it with \"rdmaform force-unlock %s\".\n", err, id, id)
+			fmt.Fprintf(livew, "Error releasing the state lock\n\n%v\n\nThe lock ID is %s; release it with \"rdmaform force-unlock %s\".\n", err, id, id)
 		}
 	}, true
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"syscall"
 
@@ -162,9 +161,12 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 		return 1
 	}
 	trace.mark("session open (configuration, state, lock, agent)")
+	if se.intr.interrupted() {
+		return 1
+	}
 	p, diags, ok := se.makePlan(&f, targets, replace)
 	se.writeDiags(diags)
-	if !ok {
+	if !ok || se.intr.interrupted() {
 		return 1
 	}
 	trace.mark("planned")
@@ -174,6 +176,9 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 		render.Human(s.Out, p, color)
 	}
 	trace.mark("plan printed")
+	if se.intr.interrupted() {
+		return 1
+	}
 	if !p.HasChanges() && !p.RefreshesFacts() {
 		if ui != nil {
 			ui.summary(destroy, &apply.Report{})
@@ -196,7 +201,7 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 			"rdmaform %s asks for confirmation on a terminal, and standard input is not\none. Run it with -auto-approve to %s without asking, or save a plan with\n\"rdmaform plan -out=FILE\" and apply that file.\n", name, name, name)
 		return 1
 	}
-	if needsApproval && !confirm(s, destroy, p.RefreshOnly) {
+	if needsApproval && !confirm(s, destroy, p.RefreshOnly, se.intr) {
 		fmt.Fprintf(s.Out, "\n%s cancelled.\n", strings.ToUpper(name[:1])+name[1:])
 		return 1
 	}
@@ -205,12 +210,10 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 
 // confirm asks Terraform's question and reports whether the answer is
 // exactly "yes".
-func confirm(s streams, destroy, refreshOnly bool) bool {
+func confirm(s streams, destroy, refreshOnly bool, intr *interrupts) bool {
 	// Ctrl-C at the question is a "no": the caller says the apply is
 	// cancelled and releases the lock, rather than dying of the signal.
-	interrupted := make(chan os.Signal, 1)
-	signal.Notify(interrupted, os.Interrupt)
-	defer signal.Stop(interrupted)
+	intr.setNotice(func() {})
 	switch {
 	case refreshOnly:
 		fmt.Fprint(s.Out, "\nWould you like to update the rdmaform state to reflect these detected changes?\n"+
@@ -233,7 +236,7 @@ func confirm(s streams, destroy, refreshOnly bool) bool {
 	var line string
 	select {
 	case line = <-answer:
-	case <-interrupted:
+	case <-intr.Done():
 	}
 	fmt.Fprintln(s.Out)
 	return strings.TrimSpace(line) == "yes"
@@ -330,8 +333,6 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	var progressOut io.Writer = s.Out
 	var events func(apply.Event)
@@ -339,11 +340,13 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		progressOut, events = io.Discard, se.ui.hook
 	}
 	progress := newProgressBuffer(progressOut)
+	se.intr.setNotice(func() {
+		progress.Flush()
+		fmt.Fprintln(s.Err, "\nInterrupt received. Stopping: no new operations start; those in flight finish and are recorded.")
+	})
 	go func() {
 		select {
-		case <-signals:
-			progress.Flush()
-			fmt.Fprintln(s.Err, "\nInterrupt received. Stopping: no new operations start; those in flight finish and are recorded.")
+		case <-se.intr.Done():
 			cancel()
 		case <-done:
 		}
@@ -356,7 +359,6 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	progress.Flush()
 	trace.mark("walk done")
 	close(done)
-	signal.Stop(signals)
 	interrupted := ctx.Err() != nil
 	closeErr := rec.Close()
 	trace.mark("state saved")

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/rdmaform/rdmaform/state"
 	"io"
 	"os"
 	"path/filepath"
@@ -132,5 +133,79 @@ func TestApplyAsksOnlyWhenSomethingChanges(t *testing.T) {
 		if code, out, errs := stateCmd(t, dir, "", args...); code != 0 || !strings.Contains(out, "Apply complete! Resources: 0 added, 0 changed, 0 destroyed.") {
 			t.Errorf("%v with nothing to do: %d\n%s%s", args, code, out, errs)
 		}
+	}
+}
+
+// runUntil runs args in the background until out shows marker, then
+// sends sig to this process, and returns the exit code.
+func runUntil(t *testing.T, args []string, stdin io.Reader, marker string, sig syscall.Signal) (int, string) {
+	t.Helper()
+	var out lockedBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(args, streams{In: stdin, Out: &out, Err: &out}) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(string(out.Bytes()), marker) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q after 10 s:\n%s", marker, string(out.Bytes()))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	syscall.Kill(os.Getpid(), sig)
+	select {
+	case code := <-done:
+		return code, string(out.Bytes())
+	case <-time.After(10 * time.Second):
+		t.Fatalf("still running 10 s after %v:\n%s", sig, string(out.Bytes()))
+	}
+	return 0, ""
+}
+
+// A hang-up (the terminal closed) while apply asks for a variable stops
+// it as Ctrl-C does: exit 1, nothing made, the lock and its info file
+// released.
+func TestHangUpAtAVariablePromptReleasesTheLock(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	withTerminal(t)
+	dir := planDir(t, `
+variable "port" {
+  type = number
+}
+listener "l" {
+  address = "10.77.0.1"
+  port    = var.port
+}
+`)
+	stdin, w := io.Pipe() // never answers
+	defer w.Close()
+	code, out := runUntil(t, []string{"-chdir=" + dir, "apply", "-no-color"}, stdin, "Enter a value: ", syscall.SIGHUP)
+	if code != 1 || !strings.Contains(out, "Interrupt received. Stopping: nothing has been changed.") || len(f.live) != 0 {
+		t.Fatalf("exit %d, live %v\n%s", code, f.live, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".rdmaform.rdmastate.lock.info")); err == nil {
+		t.Error("the lock's info file is left behind")
+	}
+	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
+	id, err := m.Lock(state.NewLockInfo("OperationTypeApply"))
+	if err != nil {
+		t.Fatalf("the lock is still held: %v", err)
+	}
+	m.Unlock(id)
+}
+
+// SIGTERM while waiting for a lock another apply holds stops the wait.
+func TestTerminateWhileWaitingForTheLock(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
+	id, err := m.Lock(state.NewLockInfo("OperationTypeApply"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Unlock(id)
+	start := time.Now()
+	code, out := runUntil(t, []string{"-chdir=" + dir, "plan", "-lock-timeout=5m", "-no-color"}, strings.NewReader(""), "Acquiring state lock: it is held by", syscall.SIGTERM)
+	if code != 1 || !strings.Contains(out, "Interrupt received") || time.Since(start) > 30*time.Second {
+		t.Fatalf("exit %d after %v\n%s", code, time.Since(start), out)
 	}
 }

@@ -204,6 +204,8 @@ type session struct {
 	holdSlots bool
 	// ui: apply -json's machine-readable output, which diagnostics go to.
 	ui *jsonUI
+	// intr stops the command on an interrupt (see interrupts).
+	intr *interrupts
 }
 
 // diagKey identifies a diagnostic by what it says and where.
@@ -242,6 +244,9 @@ func (se *session) close() {
 	}
 	if se.m != nil {
 		se.m.Close()
+	}
+	if se.intr != nil {
+		se.intr.stop()
 	}
 }
 
@@ -330,16 +335,23 @@ type sessionOptions struct {
 // the agent's socket) has loaded, while the state is still being read:
 // plan's refresh then costs little more than the longer of the two.
 func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric, fetchLive bool) (*session, bool) {
-	se := &session{s: s, loader: newConfigLoader(), color: opts.color, compactWarnings: opts.compactWarnings, ui: opts.ui}
+	se := &session{s: s, loader: newConfigLoader(), color: opts.color, compactWarnings: opts.compactWarnings, ui: opts.ui, intr: watchInterrupts(s.Err)}
 	if se.ui != nil {
 		se.ui.loader = se.loader
 	}
 	se.loader.SkipPreconditions = opts.skipPreconditions
 	se.loader.CoreVersion = Version
 	if opts.input && stdinIsTerminal(s.In) {
-		se.loader.Ask = askVariable(s)
+		se.loader.Ask = askVariable(s, se.intr.Done())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-se.intr.Done(): // stop waiting for a held lock
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	var stateErrs bytes.Buffer
 	stateDone := make(chan bool, 1)
 	go func() { stateDone <- se.openState(ctx, lock, operation, &stateErrs) }()
@@ -570,11 +582,14 @@ func runPlan(args []string, s streams) int {
 	} else {
 		se.writeDiags(diags)
 	}
-	if !ok {
+	if !ok || se.intr.interrupted() {
 		return 1
 	}
 	if !f.jsonOut {
 		render.Human(s.Out, p, color)
+	}
+	if se.intr.interrupted() {
+		return 1 // stopped by the user: save no plan
 	}
 	if f.out != "" {
 		if err := writePlanFile(f.out, &planner.SavedPlan{Plan: p, Inputs: se.inputs, RdmaformVersion: Version}); err != nil {
@@ -644,25 +659,45 @@ func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
 // does: its name, its description, "Enter a value:". It reads standard
 // input a byte at a time, so that nothing after the line is taken from
 // the confirmation that may follow.
-func askVariable(s streams) func(name, description string) (string, bool) {
+func askVariable(s streams, interrupted <-chan struct{}) func(name, description string) (string, bool) {
 	return func(name, description string) (string, bool) {
+		select {
+		case <-interrupted:
+			return "", false
+		default:
+		}
 		fmt.Fprintf(s.Out, "var.%s\n", name)
 		if description != "" {
 			fmt.Fprintf(s.Out, "  %s\n\n", description)
 		}
 		fmt.Fprint(s.Out, "  Enter a value: ")
-		var line []byte
-		b := make([]byte, 1)
-		for {
-			n, err := s.In.Read(b)
-			if n == 1 && b[0] != '\n' {
-				line = append(line, b[0])
-				continue
+		type answer struct {
+			line string
+			ok   bool
+		}
+		answered := make(chan answer, 1)
+		go func() {
+			var line []byte
+			b := make([]byte, 1)
+			for {
+				n, err := s.In.Read(b)
+				if n == 1 && b[0] != '\n' {
+					line = append(line, b[0])
+					continue
+				}
+				if n == 1 || err != nil {
+					answered <- answer{strings.TrimSuffix(string(line), "\r"), n == 1 || len(line) > 0}
+					return
+				}
 			}
-			if n == 1 || err != nil {
-				fmt.Fprintln(s.Out)
-				return strings.TrimSuffix(string(line), "\r"), n == 1 || len(line) > 0
-			}
+		}()
+		select {
+		case a := <-answered:
+			fmt.Fprintln(s.Out)
+			return a.line, a.ok
+		case <-interrupted: // the read is left to end with the process
+			fmt.Fprintln(s.Out)
+			return "", false
 		}
 	}
 }
