@@ -170,6 +170,34 @@ func writeBackendRecord(dir string, b *backendConfig) error {
 	return os.Rename(tmp, filepath.Join(d, backendFile))
 }
 
+// checkInitialized refuses b, the configured backend, unless init
+// recorded it, as Terraform refuses a backend it has not initialised: a
+// backend block added or changed since would otherwise switch to another
+// state without a word. The local backend with its defaults needs no init.
+func checkInitialized(dir string, b *backendConfig, errw io.Writer) bool {
+	prev, err := recordedBackend(dir)
+	if err != nil {
+		fmt.Fprintf(errw, "Error: %v\n", err)
+		return false
+	}
+	switch {
+	case prev == nil && !b.equal(&backendConfig{Type: "local"}):
+		fmt.Fprintf(errw, "Error: Backend initialization required, please run \"rdmaform init\"\n\n"+
+			"Reason: Initial configuration of the requested backend, %s.\n\n"+
+			"The configuration names a state backend that \"rdmaform init\" has not set up in\n"+
+			"this directory. Run \"rdmaform init\" to use it (with -migrate-state to move the\n"+
+			"state kept so far, %s, into it).\n", b, &backendConfig{Type: "local"})
+		return false
+	case prev != nil && !prev.equal(b):
+		fmt.Fprintf(errw, "Error: Backend initialization required, please run \"rdmaform init\"\n\n"+
+			"The backend configuration changed from %s to %s.\n"+
+			"Run \"rdmaform init -migrate-state\" to move the state to the new backend,\n"+
+			"or \"rdmaform init -reconfigure\" to use the new backend without moving it.\n", prev, b)
+		return false
+	}
+	return true
+}
+
 // openStateManager opens the state backend the configuration in dir names.
 // If `init` recorded a different backend, it refuses: the user must run
 // init (with -migrate-state to move the state).
@@ -178,16 +206,7 @@ func openStateManager(dir string, errw io.Writer) (state.Full, bool) {
 	if !ok {
 		return nil, false
 	}
-	prev, err := recordedBackend(dir)
-	if err != nil {
-		fmt.Fprintf(errw, "Error: %v\n", err)
-		return nil, false
-	}
-	if prev != nil && !prev.equal(b) {
-		fmt.Fprintf(errw, "Error: Backend initialization required, please run \"rdmaform init\"\n\n"+
-			"The backend configuration changed from %s to %s.\n"+
-			"Run \"rdmaform init -migrate-state\" to move the state to the new backend,\n"+
-			"or \"rdmaform init -reconfigure\" to use the new backend without moving it.\n", prev, b)
+	if !checkInitialized(dir, b, errw) {
 		return nil, false
 	}
 	ws, err := currentWorkspace(dir)

@@ -130,3 +130,23 @@ rdmaform {
 		t.Error("init -backend=false recorded a backend")
 	}
 }
+
+// A backend block added to a directory whose state init never set up is
+// refused until init, as Terraform's: a plan would otherwise read another
+// (empty) state and plan every object again.
+func TestBackendBlockWithoutInitIsRefused(t *testing.T) {
+	dir := stateDir(t, testState)
+	writeConfig(t, dir, "rdmaform {\n  backend \"local\" {\n    path = \"elsewhere.rdmastate\"\n  }\n}\n")
+	for _, args := range [][]string{{"plan"}, {"state", "list"}, {"output"}} {
+		code, out, errs := stateCmd(t, dir, "", args...)
+		if code != 1 || !strings.Contains(errs, `Backend initialization required, please run "rdmaform init"`) || !strings.Contains(errs, "local (elsewhere.rdmastate)") {
+			t.Errorf("%s: %d\n%s%s", strings.Join(args, " "), code, out, errs)
+		}
+	}
+	if code, out, errs := stateCmd(t, dir, "", "init", "-migrate-state", "-force-copy"); code != 0 {
+		t.Fatalf("init -migrate-state: %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "endpoint.client[10]") {
+		t.Errorf("state list after init: %d\n%s%s", code, out, errs)
+	}
+}

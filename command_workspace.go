@@ -95,16 +95,7 @@ func workspaceBackend(s streams) (*backendConfig, bool) {
 	if !ok {
 		return nil, false
 	}
-	prev, err := recordedBackend(".")
-	if err != nil {
-		fmt.Fprintf(s.Err, "Error: %v\n", err)
-		return nil, false
-	}
-	if prev != nil && !prev.equal(b) {
-		fmt.Fprintf(s.Err, "Error: Backend initialization required, please run \"rdmaform init\"\n\nThe backend configuration changed from %s to %s.\n", prev, b)
-		return nil, false
-	}
-	return b, true
+	return b, checkInitialized(".", b, s.Err)
 }
 
 // workspaceBackendHas is workspaceBackend, and whether it has workspace

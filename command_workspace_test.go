@@ -159,6 +159,13 @@ func TestWorkspacesOnEtcd(t *testing.T) {
 		}
 		return out + errs
 	}
+	if out := cmd(1, "plan"); !strings.Contains(out, `Backend initialization required, please run "rdmaform init"`) {
+		t.Errorf("plan with an etcd backend init has not set up:\n%s", out)
+	}
+	if out := cmd(1, "workspace", "list"); !strings.Contains(out, "Backend initialization required") {
+		t.Errorf("workspace list with an etcd backend init has not set up:\n%s", out)
+	}
+	cmd(0, "init")
 	cmd(0, "apply", "-auto-approve")
 	cmd(0, "workspace", "new", "blue")
 	cmd(0, "workspace", "new", "green")
