@@ -7,6 +7,8 @@ import (
 
 	"github.com/rdmaform/rdmaform/apply"
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/state"
 )
 
 func init() {
@@ -78,6 +80,13 @@ func runImport(args []string, s streams) int {
 			"you must first remove the existing object from the state (rdmaform state rm).\n", addr)
 		return 1
 	}
+	if holder := stateHolderOf(se.prior, id); holder != nil {
+		fmt.Fprintf(s.Err, "Error: Object already managed by rdmaform\n\n"+
+			"The agent's %s is in the state already, as %s (an object keeps the name it\n"+
+			"was made under when a moved block or \"state mv\" gives it a new address).\n"+
+			"Importing it again would manage one connection under two addresses.\n", id, holder.Addr)
+		return 1
+	}
 	p, diags, ok := se.makePlan(&f, nil, nil)
 	se.writeDiags(diags)
 	if !ok {
@@ -106,4 +115,17 @@ func runImport(args []string, s streams) int {
 		"rdmaform state and will henceforth be managed by rdmaform.\n",
 		addr, addr.Kind, successLine("Import successful!", color))
 	return 0
+}
+
+// stateHolderOf is the object of st the agent holds by name, or nil.
+func stateHolderOf(st *state.State, name string) *state.Object {
+	if st == nil {
+		return nil
+	}
+	for _, o := range st.Objects {
+		if planner.AgentHandle(o) == name {
+			return o
+		}
+	}
+	return nil
 }

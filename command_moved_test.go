@@ -196,3 +196,102 @@ func TestAddingOrRemovingCountMovesTheObject(t *testing.T) {
 		t.Fatalf("plan with a moved block: %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// A new object at the address a moved block moved another from is made
+// under another agent name: the moved object keeps holding the first one.
+func TestNewObjectAtAMovedFromAddress(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	const listener = `
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+`
+	endpoint := func(name string) string {
+		return "endpoint \"" + name + "\" {\n  address = listener.l.address\n  port    = listener.l.port\n}\n"
+	}
+	dir := planDir(t, listener+endpoint("client"))
+	apply := func(what string) {
+		t.Helper()
+		if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+			t.Fatalf("%s: %d\n%s\n%s", what, code, out, errs)
+		}
+	}
+	apply("apply")
+	writeConfig(t, dir, listener+endpoint("worker")+"moved {\n  from = endpoint.client\n  to   = endpoint.worker\n}\n")
+	apply("apply of the move")
+	writeConfig(t, dir, listener+endpoint("worker")+endpoint("client"))
+	apply("apply of a new endpoint.client")
+	names := liveNames(f)
+	if len(names) != 3 || names[0] != "endpoint.client" || !strings.HasPrefix(names[1], "endpoint.client#") {
+		t.Fatalf("the agent holds %v: want the moved endpoint.client and a new endpoint.client#...", names)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
+		t.Fatalf("plan after: %d\n%s\n%s", code, out, errs)
+	}
+	// Each is destroyed under its own name.
+	writeConfig(t, dir, listener+endpoint("worker"))
+	apply("apply without endpoint.client")
+	if names := liveNames(f); strings.Join(names, " ") != "endpoint.client listener.l" {
+		t.Fatalf("after endpoint.client left the configuration the agent holds %v: want endpoint.worker's endpoint.client", names)
+	}
+}
+
+// state mv keeps the name the agent holds the object by, as a moved block
+// does: the next plan finds it at its new address.
+func TestStateMvKeepsTheAgentName(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, "listener \"l\" {\n  address = \"10.77.0.1\"\n  port    = 7471\n}\n")
+	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatal(errs)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "state", "mv", "listener.l", "listener.m"); code != 0 {
+		t.Fatal(errs)
+	}
+	writeConfig(t, dir, "listener \"m\" {\n  address = \"10.77.0.1\"\n  port    = 7471\n}\n")
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
+		t.Fatalf("plan after state mv: %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// import refuses an agent object the state holds already under another
+// address (moved there): one connection would be managed twice.
+func TestImportRefusesAnObjectTheStateHolds(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	const listener = "listener \"l\" {\n  address = \"10.77.0.1\"\n  port    = 7471\n}\n"
+	dir := planDir(t, listener)
+	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatal(errs)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "state", "mv", "listener.l", "listener.m"); code != 0 {
+		t.Fatal(errs)
+	}
+	writeConfig(t, dir, listener+strings.ReplaceAll(strings.ReplaceAll(listener, `"l"`, `"m"`), "7471", "7472"))
+	code, _, errs := stateCmd(t, dir, "", "import", "listener.l")
+	if code != 1 || !strings.Contains(errs, "The agent's listener.l is in the state already, as listener.m") {
+		t.Fatalf("import of an object the state holds as listener.m: %d\n%s", code, errs)
+	}
+}
+
+// An import block naming an agent object the state holds under another
+// address is refused at plan.
+func TestImportBlockRefusesAnObjectTheStateHolds(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	const listener = "listener \"l\" {\n  address = \"10.77.0.1\"\n  port    = 7471\n}\n"
+	dir := planDir(t, listener)
+	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatal(errs)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "state", "mv", "listener.l", "listener.m"); code != 0 {
+		t.Fatal(errs)
+	}
+	writeConfig(t, dir, listener+strings.ReplaceAll(strings.ReplaceAll(listener, `"l"`, `"m"`), "7471", "7472")+"import {\n  to = listener.l\n}\n")
+	code, _, errs := stateCmd(t, dir, "", "plan", "-no-color")
+	if code != 1 || !strings.Contains(errs, "Object already managed by rdmaform") || !strings.Contains(errs, "the agent's listener.l, which the state holds already, as listener.m") {
+		t.Fatalf("plan importing an object the state holds as listener.m: %d\n%s", code, errs)
+	}
+}

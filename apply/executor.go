@@ -113,6 +113,7 @@ type executor struct {
 	// replacements are the create_before_destroy replacements made, kept
 	// to be recorded again without their deposed object once it is gone.
 	replacements map[addrs.Instance]replacement
+	held         heldNames
 	report       Report
 	outLock      sync.Mutex
 }
@@ -256,6 +257,7 @@ func newExecutor(ctx context.Context, p *planner.Plan, opts Options) *executor {
 		finals:   map[addrs.Instance]applied{},
 
 		replacements: map[addrs.Instance]replacement{},
+		held:         heldNames{prior: opts.Prior},
 	}
 	if opts.Config != nil {
 		e.byResource = planner.InstancesByResource(opts.Config)
@@ -367,6 +369,8 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 		// it is destroyed.
 		h.Name = replacementName(h.Name, prior, token)
 		deposed = &state.DeposedObject{AgentHandle: handleOf(prior).Name, CreateToken: prior.Facts.CreateToken}
+	} else {
+		h.Name = e.held.freeName(h.Name, c.Addr, token)
 	}
 	e.started(c.Addr, "", "create", "", fmt.Sprintf("%s: Creating...", c.Addr))
 	start := time.Now()

@@ -66,6 +66,11 @@ func replacementName(base string, prior *state.Object, token string) string {
 	if prior == nil || handleOf(prior).Name != base {
 		return base
 	}
+	return suffixed(base, token)
+}
+
+// suffixed is base with a suffix from token, which no other object has.
+func suffixed(base, token string) string {
 	suffix := token
 	if len(suffix) > 8 {
 		suffix = suffix[:8]

@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
@@ -10,8 +13,14 @@ import (
 // with the agent's name for each: the plan adopts them instead of
 // creating them. A target the state holds already is left as it is, as in
 // Terraform; one the agent lost (gone) is created again.
-func importTargets(cfg *config.Config, priors map[string]*prior, gone map[addrs.Instance]bool) map[addrs.Instance]string {
+//
+// An object the state holds already under another address (a moved
+// object keeps the name it was made under) is refused: one connection
+// would be managed twice.
+func importTargets(cfg *config.Config, priors map[string]*prior, gone map[addrs.Instance]bool) (map[addrs.Instance]string, hcl.Diagnostics) {
 	out := map[addrs.Instance]string{}
+	var held map[string]addrs.Instance
+	var diags hcl.Diagnostics
 	for _, im := range cfg.Imports {
 		if priors[im.To.String()] != nil || gone[im.To] {
 			continue
@@ -20,9 +29,21 @@ func importTargets(cfg *config.Config, priors map[string]*prior, gone map[addrs.
 		if id == "" {
 			id = AgentName(im.To, cfg.AgentNamespace())
 		}
+		if held == nil {
+			held = make(map[string]addrs.Instance, len(priors))
+			for _, pr := range priors {
+				held[AgentHandle(pr.obj)] = pr.obj.Addr
+			}
+		}
+		if holder, ok := held[id]; ok {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Object already managed by rdmaform",
+				Detail: fmt.Sprintf("%s imports the agent's %s, which the state holds already, as %s (an object keeps the name it was made under when a moved block or \"state mv\" gives it a new address). Importing it again would manage one connection under two addresses.", im.To, id, holder),
+				Subject: im.DeclRange.Ptr()})
+			continue
+		}
 		out[im.To] = id
 	}
-	return out
+	return out, diags
 }
 
 // withID is v with its id attribute set: an imported object's id is the

@@ -24,7 +24,7 @@ func connectionsOverNewLimit(p *Plan, live map[string]LiveObject, pre *Priors) h
 		if !ok || limit == 0 {
 			continue
 		}
-		if n := live[agentHandle(pr.obj)].Connections; n > limit {
+		if n := live[AgentHandle(pr.obj)].Connections; n > limit {
 			diags = append(diags, sourceless(hcl.DiagWarning, "Connections over the new max_connections",
 				fmt.Sprintf("%s holds %d connections and the update lowers accept.max_connections to %d: they are kept, and the limit applies to new requests (the agent rejects them until fewer than %d remain).", c.Addr, n, limit, limit)))
 		}

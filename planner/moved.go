@@ -111,7 +111,7 @@ func impliedMoves(cfg *config.Config, priors map[string]*prior) []*config.Moved 
 func movedTo(o *state.Object, to addrs.Instance) *state.Object {
 	c := *o
 	c.Addr = to
-	c.Facts.AgentHandle = agentHandle(o)
+	c.Facts.AgentHandle = AgentHandle(o)
 	return &c
 }
 

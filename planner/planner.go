@@ -86,7 +86,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		}
 		for _, a := range sortedPriorAddrs(priors) {
 			pr := priors[a.String()]
-			lo, ok := live[agentHandle(pr.obj)]
+			lo, ok := live[AgentHandle(pr.obj)]
 			if ok && (pr.obj.Facts.CreateToken == "" || lo.Token == pr.obj.Facts.CreateToken) {
 				if failedForGood(pr, lo.Status) {
 					failed[a] = lo
@@ -320,7 +320,8 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 	byResource := InstancesByResource(cfg)
 	creating := map[addrs.Resource]bool{} // blocks with an object being created or replaced
 	creatingInst := map[addrs.Instance]bool{}
-	imports := importTargets(cfg, priors, gone)
+	imports, idiags := importTargets(cfg, priors, gone)
+	diags = append(diags, idiags...)
 	imported := map[addrs.Instance]cty.Value{} // imports' planned values, their id known
 	seen := make(map[string]bool, len(cfg.Instances))
 	// What is planned is kept for replace_triggered_by only: a plan of
@@ -545,10 +546,11 @@ func deleteChange(pr *prior, inst *config.Instance, reason ActionReason) *Change
 	return c
 }
 
-// agentHandle is the agent's name for o: its address, unless it was made
-// by a create_before_destroy replacement while the object it replaced
-// held the address.
-func agentHandle(o *state.Object) string {
+// AgentHandle is the agent's name for o: its address, unless it was made
+// under a namespace or by a create_before_destroy replacement while the
+// object it replaced held the address, or moved since (a moved object
+// keeps the name it was made under).
+func AgentHandle(o *state.Object) string {
 	if o.Facts.AgentHandle != "" {
 		return o.Facts.AgentHandle
 	}

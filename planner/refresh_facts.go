@@ -71,7 +71,7 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 	refreshed := map[addrs.Instance]state.Facts{}
 	for _, pr := range priors { // most plans find none: no sorting first
 		a, recorded := pr.obj.Addr, pr.obj.Facts
-		h := agentHandle(pr.obj)
+		h := AgentHandle(pr.obj)
 		lo, held := live[h]
 		switch {
 		case !held || pr.val.IsNull() || !pr.val.IsKnown():
@@ -104,7 +104,7 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 	for _, a := range addrList {
 		f, pr := refreshed[a], priors[a.String()]
 		f.AgentHandle, f.CreateToken, f.CreatedAt, f.Deposed = pr.obj.Facts.AgentHandle, pr.obj.Facts.CreateToken, pr.obj.Facts.CreatedAt, pr.obj.Facts.Deposed
-		v, changed := withFacts(pr.val, f, a, byHandle[agentHandle(pr.obj)] == a)
+		v, changed := withFacts(pr.val, f, a, byHandle[AgentHandle(pr.obj)] == a)
 		if !changed {
 			continue
 		}

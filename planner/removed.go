@@ -24,7 +24,7 @@ func (p *Plan) applyForgets(cfg *config.Config, priors map[string]*prior) hcl.Di
 			}
 			pr := priors[a.String()]
 			delete(priors, a.String())
-			p.Forgets = append(p.Forgets, Forget{Addr: a, Handle: agentHandle(pr.obj)})
+			p.Forgets = append(p.Forgets, Forget{Addr: a, Handle: AgentHandle(pr.obj)})
 			break
 		}
 	}

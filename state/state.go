@@ -75,6 +75,10 @@ func (s *State) MoveObject(src, dst addrs.Instance) error {
 		return fmt.Errorf("cannot move %s to %s: %s already exists in the state", src, dst, dst)
 	}
 	s.RemoveObject(src)
+	if o.Facts.AgentHandle == "" {
+		// The agent keeps holding it by the name it was made under.
+		o.Facts.AgentHandle = src.String()
+	}
 	o.Addr = dst
 	s.SetObject(o)
 	return nil
