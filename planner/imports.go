@@ -37,7 +37,7 @@ func importTargets(cfg *config.Config, priors map[string]*prior, gone map[addrs.
 		}
 		if holder, ok := held[id]; ok {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Object already managed by rdmaform",
-				Detail: fmt.Sprintf("%s imports the agent's %s, which the state holds already, as %s (an object keeps the name it was made under when a moved block or \"state mv\" gives it a new address). Importing it again would manage one connection under two addresses.", im.To, id, holder),
+				Detail:  fmt.Sprintf("%s imports the agent's %s, which the state holds already, as %s (an object keeps the name it was made under when a moved block or \"state mv\" gives it a new address). Importing it again would manage one connection under two addresses.", im.To, id, holder),
 				Subject: im.DeclRange.Ptr()})
 			continue
 		}
