@@ -372,6 +372,8 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, strings.Join(n.Objects, ", "))
 	}
 	switch {
+	case report.FabricGone != nil && len(report.NotStarted) > 0:
+		fmt.Fprintf(s.Err, "\nStopped: the agent is gone, so no further operation was started. The state records\neverything that completed. Not started (%d): %s\nRun \"rdmaform apply\" again to finish.\n", len(report.NotStarted), objectList(report.NotStarted))
 	case len(report.NotStarted) > 0:
 		fmt.Fprintf(s.Err, "\nInterrupted: the state records everything that completed. Not started (%d): %s\nRun \"rdmaform apply\" again to finish.\n", len(report.NotStarted), objectList(report.NotStarted))
 	case interrupted:

@@ -71,6 +71,9 @@ type Report struct {
 	Skipped []SkipNote
 	// NotStarted lists the operations left when the walk was stopped.
 	NotStarted []string
+	// FabricGone is the first error that said the fabric is gone (the
+	// agent exited), which stopped the walk; nil otherwise.
+	FabricGone error
 	// Interrupted: the context was cancelled during the walk.
 	Interrupted bool
 	// UnknownOutputs lists outputs not recorded because their value is
@@ -89,6 +92,8 @@ type OpError struct {
 }
 
 func (e OpError) Error() string { return fmt.Sprintf("%s: %s failed: %v", e.Addr, e.Op, e.Err) }
+
+func (e OpError) Unwrap() error { return e.Err }
 
 // SkipNote names the objects skipped because of one failed operation.
 type SkipNote struct {
@@ -153,7 +158,22 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 		}
 	}
 
-	results := Walk(ctx, e.graph, func(i int) error { return e.visit(ctx, i) })
+	// The walk also stops, as on Ctrl-C, once the fabric is gone: every
+	// operation left would fail the same way.
+	walkCtx, stopWalk := context.WithCancel(ctx)
+	defer stopWalk()
+	results := Walk(walkCtx, e.graph, func(i int) error {
+		err := e.visit(walkCtx, i)
+		if errors.Is(err, ErrFabricGone) {
+			e.mu.Lock()
+			if e.report.FabricGone == nil {
+				e.report.FabricGone = err
+			}
+			e.mu.Unlock()
+			stopWalk()
+		}
+		return err
+	})
 	e.collect(ctx, results)
 	if len(e.report.Errors) == 0 && !e.report.Interrupted {
 		e.recordOutputs()

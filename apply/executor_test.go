@@ -347,6 +347,29 @@ func TestInterruptFinishesInFlightAndStops(t *testing.T) {
 	}
 }
 
+// Once the fabric says it is gone (the agent exited), the walk starts
+// nothing more: the operations left would all fail the same way.
+func TestFabricGoneStopsTheWalk(t *testing.T) {
+	e := newEnv(t)
+	gone := fmt.Errorf("the agent stopped: %w", ErrFabricGone)
+	e.fabric.fail["endpoint.client[0]"] = gone
+	e.fabric.fail["endpoint.client[1]"] = gone
+	e.fabric.fail["endpoint.client[2]"] = gone
+	_, r := e.run(context.Background(), load(t, loopback), planner.Options{}, 1)
+	if !errors.Is(r.FabricGone, ErrFabricGone) || len(r.Errors) != 1 || len(r.NotStarted) != 2 || r.Added != 2 {
+		t.Fatalf("report %+v", r)
+	}
+	endpoints := 0
+	for _, c := range e.fabric.calls {
+		if strings.HasPrefix(c, "create endpoint.") {
+			endpoints++
+		}
+	}
+	if endpoints != 1 {
+		t.Errorf("%d endpoint creates were started; after the first said the fabric is gone, none should be (calls %v)", endpoints, e.fabric.calls)
+	}
+}
+
 func TestDestroyDeletesInReverseOrder(t *testing.T) {
 	e := newEnv(t)
 	cfg := load(t, loopback)

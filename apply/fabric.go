@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -112,3 +113,8 @@ type DeleteStarter interface {
 	// wait for.
 	StartDelete(ctx context.Context, h Handle, token string) (wait func() error, err error)
 }
+
+// ErrFabricGone is what a Fabric's error wraps when the fabric itself is
+// gone (the agent exited or is stopping): apply then starts no further
+// operation, as every one would fail the same way.
+var ErrFabricGone = errors.New("the fabric is gone")

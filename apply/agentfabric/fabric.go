@@ -216,7 +216,7 @@ func (f *Fabric) createEndpoint(ctx context.Context, address string, e *config.E
 func (f *Fabric) startEndpoint(ctx context.Context, stop <-chan struct{}, address string, e *config.Endpoint, token string) (func() (state.Facts, error), error) {
 	f.watchOnce.Do(func() { f.watch, f.watchErr = startWatcher(ctx, f.agent) })
 	if f.watchErr != nil {
-		return nil, fmt.Errorf("watching the agent: %w", f.watchErr)
+		return nil, fmt.Errorf("watching the agent: %w", rpcError(f.watchErr))
 	}
 	f.connectOnce.Do(func() { f.connecting = make(chan struct{}, max(f.MaxConnecting, 1)) })
 	select {
@@ -423,8 +423,22 @@ func lastErrorSuffix(o *pb.Object) string {
 	return "; last error: " + objectError(o).Error()
 }
 
+// agentGone is the error of a call the agent did not answer because it
+// stopped or is stopping (gRPC's Unavailable): apply then starts no
+// further operation.
+type agentGone struct{ detail string }
+
+func (e *agentGone) Error() string {
+	return fmt.Sprintf("the agent stopped (%s): the objects it held are gone with it; \"rdmaform apply\" starts a new agent and makes them again", e.detail)
+}
+
+func (e *agentGone) Unwrap() error { return apply.ErrFabricGone }
+
 // rpcError keeps the agent's message and drops gRPC's prefix.
 func rpcError(err error) error {
+	if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
+		return &agentGone{detail: st.Message()}
+	}
 	if st, ok := status.FromError(err); ok {
 		if st.Code() == codes.AlreadyExists {
 			return fmt.Errorf("agent: %s (%s). Another configuration, or this one with a lost state, made it: "+
@@ -473,7 +487,7 @@ func pathString(p cty.Path) string {
 // stream: most often the agent stopped, and its objects with it.
 func streamEnded(address string, err error) error {
 	if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
-		return fmt.Errorf("the agent stopped before %s was established (%s); the objects it held are gone with it: \"rdmaform plan\" shows what to create again", address, st.Message())
+		return &agentGone{detail: fmt.Sprintf("before %s was established: %s", address, st.Message())}
 	}
 	return fmt.Errorf("the agent's change stream ended before %s was established: %v", address, err)
 }

@@ -2,10 +2,12 @@ package agentfabric
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rdmaform/rdmaform/apply"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/config"
 	"google.golang.org/grpc/codes"
@@ -58,8 +60,14 @@ func TestSettledStatusesCoverEveryEndOfTheWait(t *testing.T) {
 // A stream that ends because the agent went away says so, and what to do.
 func TestStreamEndedSaysTheAgentStopped(t *testing.T) {
 	err := streamEnded("endpoint.e[3]", status.Error(codes.Unavailable, "error reading from server: EOF"))
-	if want := `the agent stopped before endpoint.e[3] was established (error reading from server: EOF); the objects it held are gone with it: "rdmaform plan" shows what to create again`; err.Error() != want {
+	if want := `the agent stopped (before endpoint.e[3] was established: error reading from server: EOF): the objects it held are gone with it; "rdmaform apply" starts a new agent and makes them again`; err.Error() != want {
 		t.Errorf("got %q", err)
+	}
+	if !errors.Is(err, apply.ErrFabricGone) {
+		t.Errorf("%q does not say the fabric is gone: apply would go on", err)
+	}
+	if err := rpcError(status.Error(codes.Unavailable, "the agent is stopping")); !errors.Is(err, apply.ErrFabricGone) {
+		t.Errorf("an Unavailable call: %q does not say the fabric is gone", err)
 	}
 	if err := streamEnded("endpoint.e[3]", status.Error(codes.Internal, "boom")); !strings.Contains(err.Error(), "change stream ended before endpoint.e[3]") {
 		t.Errorf("got %q", err)
