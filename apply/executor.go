@@ -392,6 +392,12 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	} else {
 		h.Name = e.held.freeName(h.Name, c.Addr, token)
 	}
+	if ctx.Err() != nil {
+		return ErrNotStarted
+	}
+	if err := e.recordPending(c, planned, pd, h, token, deposed); err != nil {
+		return err
+	}
 	e.started(c.Addr, "", "create", "", fmt.Sprintf("%s: Creating...", c.Addr))
 	start := time.Now()
 	stopStill := e.still(c.Addr, "", c.Addr.String(), "create", "creating")
@@ -404,6 +410,9 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 			release()
 		}
 		if errors.Is(err, ErrNotStarted) {
+			if uerr := e.unpend(c); uerr != nil {
+				return uerr
+			}
 			return ErrNotStarted
 		}
 		if err == nil {
@@ -414,6 +423,9 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	}
 	stopStill()
 	if err != nil {
+		if uerr := e.unpend(c); uerr != nil {
+			return uerr
+		}
 		return OpError{c.Addr, "create", err}
 	}
 	facts.CreateToken = token
@@ -607,11 +619,7 @@ func (e *executor) record(c *planner.Change, final applied, facts state.Facts) e
 	if err != nil {
 		return OpError{c.Addr, "record", fmt.Errorf("made, but its attributes could not be encoded for the state: %w", err)}
 	}
-	deps := make([]addrs.Instance, len(c.Dependencies))
-	for i, d := range c.Dependencies {
-		deps[i] = addrs.Instance{Resource: d}
-	}
-	o := &state.Object{Addr: c.Addr, Attributes: raw, Dependencies: deps, Facts: facts, SensitiveAttributes: c.SensitiveAttributes()}
+	o := &state.Object{Addr: c.Addr, Attributes: raw, Dependencies: dependencyAddrs(c), Facts: facts, SensitiveAttributes: c.SensitiveAttributes()}
 	if err := e.Recorder.Record(state.PutObject(o)); err != nil {
 		return OpError{c.Addr, "record", fmt.Errorf("made, but the state could not record it (the object exists without being in the state): %w", err)}
 	}
@@ -619,6 +627,45 @@ func (e *executor) record(c *planner.Change, final applied, facts state.Facts) e
 	e.finals[c.Addr] = final
 	e.mu.Unlock()
 	return nil
+}
+
+// recordPending records, before the agent is asked to make the object,
+// that it is being made with token: an apply killed before it records the
+// outcome leaves the state naming what the agent may hold, which the next
+// refresh adopts or drops (state.Facts.Pending).
+func (e *executor) recordPending(c *planner.Change, planned cty.Value, pd string, h Handle, token string, deposed *state.DeposedObject) error {
+	facts := state.Facts{AgentHandle: h.Name, CreateToken: token, Status: "creating", Pending: true, Deposed: deposed, CreatedAt: time.Now().UTC()}
+	raw, err := appliedOf(planned, facts, pd, c.Addr).marshal()
+	if err != nil {
+		return OpError{c.Addr, "record", fmt.Errorf("its attributes could not be encoded for the state: %w", err)}
+	}
+	o := &state.Object{Addr: c.Addr, Attributes: raw, Dependencies: dependencyAddrs(c), Facts: facts, SensitiveAttributes: c.SensitiveAttributes()}
+	if err := e.Recorder.Record(state.PutObject(o)); err != nil {
+		return OpError{c.Addr, "record", fmt.Errorf("the state could not record that it is being made, so it was not: %w", err)}
+	}
+	return nil
+}
+
+// unpend undoes recordPending when the create failed or did not start:
+// the state holds again what it held before (the object a
+// create_before_destroy replacement replaces, or nothing).
+func (e *executor) unpend(c *planner.Change) error {
+	ch := state.DeleteObject(c.Addr)
+	if prior := e.priorObject(c.Addr); prior != nil && c.Action == planner.CreateThenDelete {
+		ch = state.PutObject(prior)
+	}
+	if err := e.Recorder.Record(ch); err != nil {
+		return OpError{c.Addr, "record", fmt.Errorf("the create failed, and the state still records it as being made: %w", err)}
+	}
+	return nil
+}
+
+func dependencyAddrs(c *planner.Change) []addrs.Instance {
+	deps := make([]addrs.Instance, len(c.Dependencies))
+	for i, d := range c.Dependencies {
+		deps[i] = addrs.Instance{Resource: d}
+	}
+	return deps
 }
 
 func (e *executor) setID(a addrs.Instance, final applied) {

@@ -58,7 +58,10 @@ type fakeFabric struct {
 	inFlight int
 	maxIn    int
 	started  chan string // receives each address as its call starts, if set
-	qp       uint32
+	// proceed, if set, is waited on after started: the test looks at the
+	// state while the call is in flight.
+	proceed chan struct{}
+	qp      uint32
 }
 
 func newFakeFabric() *fakeFabric {
@@ -76,6 +79,9 @@ func (f *fakeFabric) begin(op string, name string) error {
 	f.mu.Unlock()
 	if f.started != nil {
 		f.started <- name
+		if f.proceed != nil {
+			<-f.proceed
+		}
 	}
 	time.Sleep(f.delay)
 	return err
@@ -344,6 +350,65 @@ func TestInterruptFinishesInFlightAndStops(t *testing.T) {
 	}
 	if len(e.current().Objects) != 2 {
 		t.Fatal("in-flight create not recorded")
+	}
+}
+
+// Before the fabric is asked for an object, the state (as another process
+// reads it, journal included) records it as being made, with the create
+// token the fabric gets: a process killed during the call leaves what the
+// next refresh needs to adopt it.
+func TestCreateIsRecordedAsPendingFirst(t *testing.T) {
+	e := newEnv(t)
+	e.fabric.started = make(chan string) // each call waits for the check
+	e.fabric.proceed = make(chan struct{})
+	checked := make(chan error, 1)
+	go func() {
+		var err error
+		for name := range e.fabric.started {
+			if name != "listener.loop" {
+				e.fabric.proceed <- struct{}{}
+				continue
+			}
+			o := e.current().Objects[name]
+			switch {
+			case o == nil:
+				err = fmt.Errorf("%s is not in the state while the fabric makes it", name)
+			case !o.Facts.Pending || o.Facts.CreateToken == "" || o.Facts.Status != "creating":
+				err = fmt.Errorf("%s is recorded as %+v while the fabric makes it", name, o.Facts)
+			}
+			e.fabric.proceed <- struct{}{}
+		}
+		checked <- err
+	}()
+	_, r := e.run(context.Background(), load(t, loopback), planner.Options{}, 10)
+	close(e.fabric.started)
+	if err := <-checked; err != nil {
+		t.Fatal(err)
+	}
+	if r.Failed() {
+		t.Fatalf("report %+v", r)
+	}
+	st := e.current()
+	for a, o := range st.Objects {
+		if o.Facts.Pending {
+			t.Errorf("%s is still pending after it was made", a)
+		}
+		if tok := e.fabric.live[handleOf(o).Name]; tok != o.Facts.CreateToken {
+			t.Errorf("%s: the state records token %q, the fabric got %q", a, o.Facts.CreateToken, tok)
+		}
+	}
+}
+
+// A create that fails leaves no pending object in the state.
+func TestFailedCreateLeavesNothingPending(t *testing.T) {
+	e := newEnv(t)
+	e.fabric.fail["endpoint.client[1]"] = errors.New("rdma_connect: connection refused (ECONNREFUSED)")
+	_, r := e.run(context.Background(), load(t, loopback), planner.Options{}, 10)
+	if !r.Failed() {
+		t.Fatalf("report %+v", r)
+	}
+	if o := e.current().Objects["endpoint.client[1]"]; o != nil {
+		t.Errorf("the failed create left %+v in the state", o.Facts)
 	}
 }
 

@@ -86,6 +86,10 @@ type Drift struct {
 	// at the address (another create token); "" when it holds nothing.
 	// For a changed object, its live status.
 	Status string
+	// Pending: the state recorded the object as asked of the agent by an
+	// apply that did not record the outcome (it was killed): changed, the
+	// agent made it and the plan adopts it; deleted, it did not.
+	Pending bool
 }
 
 // Deleted reports whether the agent no longer holds the object.

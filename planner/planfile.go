@@ -110,8 +110,9 @@ type driftFile struct {
 	Status          string     `json:"status,omitempty"`
 	// After and Facts are a changed object's refreshed value and facts;
 	// absent for a deleted one.
-	After string       `json:"after,omitempty"`
-	Facts *state.Facts `json:"facts,omitempty"`
+	After   string       `json:"after,omitempty"`
+	Facts   *state.Facts `json:"facts,omitempty"`
+	Pending bool         `json:"pending,omitempty"`
 }
 
 type variableFile struct {
@@ -152,7 +153,7 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 		f.Changes = append(f.Changes, cf)
 	}
 	for _, d := range p.Drift {
-		df := driftFile{Addr: d.Addr.String(), Before: encodeValue(d.Before), BeforeSensitive: pathsToStrings(d.BeforeSensitive), Status: d.Status}
+		df := driftFile{Addr: d.Addr.String(), Before: encodeValue(d.Before), BeforeSensitive: pathsToStrings(d.BeforeSensitive), Status: d.Status, Pending: d.Pending}
 		if !d.Deleted() {
 			facts := d.Facts
 			df.After, df.Facts = encodeValue(d.After), &facts
@@ -240,7 +241,7 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 		p.Changes = append(p.Changes, c)
 	}
 	for _, d := range f.Drift {
-		dr := Drift{Addr: parseAddr(d.Addr), Before: decode(d.Before), BeforeSensitive: stringsToPaths(d.BeforeSensitive), Status: d.Status}
+		dr := Drift{Addr: parseAddr(d.Addr), Before: decode(d.Before), BeforeSensitive: stringsToPaths(d.BeforeSensitive), Status: d.Status, Pending: d.Pending}
 		if d.After != "" && d.Facts != nil {
 			dr.After, dr.Facts = decode(d.After), *d.Facts
 		}

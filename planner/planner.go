@@ -93,7 +93,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 				}
 				continue
 			}
-			dr := Drift{Addr: a, Before: pr.val, BeforeSensitive: stringsToPaths(pr.obj.SensitiveAttributes)}
+			dr := Drift{Addr: a, Before: pr.val, BeforeSensitive: stringsToPaths(pr.obj.SensitiveAttributes), Pending: pr.obj.Facts.Pending}
 			if ok {
 				dr.Status = lo.Status
 			}

@@ -69,12 +69,19 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 	var handles []string
 	byHandle := map[string]addrs.Instance{}
 	refreshed := map[addrs.Instance]state.Facts{}
+	pending := map[addrs.Instance]bool{}
 	for _, pr := range priors { // most plans find none: no sorting first
 		a, recorded := pr.obj.Addr, pr.obj.Facts
 		h := AgentHandle(pr.obj)
 		lo, held := live[h]
 		switch {
 		case !held || pr.val.IsNull() || !pr.val.IsKnown():
+		case recorded.Pending && canRead:
+			// Made by an apply killed before it recorded the outcome:
+			// every fact is read, as after a create.
+			handles = append(handles, h)
+			byHandle[h] = a
+			pending[a] = true
 		case canRead && a.Kind == addrs.Endpoint && lo.Status == "established" && lo.Reconnects != recorded.Reconnects:
 			handles = append(handles, h)
 			byHandle[h] = a
@@ -90,8 +97,9 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 			return hcl.Diagnostics{sourceless(hcl.DiagError, "Failed to refresh from the agent", err.Error())}
 		}
 		for _, h := range handles {
-			if f, ok := facts[h]; ok && f.Status == "established" { // else gone or down since the listing: the next plan sees it
-				refreshed[byHandle[h]] = f
+			a := byHandle[h]
+			if f, ok := facts[h]; ok && (f.Status == "established" || pending[a]) { // else gone or down since the listing: the next plan sees it
+				refreshed[a] = f
 			}
 		}
 	}
@@ -104,8 +112,8 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 	for _, a := range addrList {
 		f, pr := refreshed[a], priors[a.String()]
 		f.AgentHandle, f.CreateToken, f.CreatedAt, f.Deposed = pr.obj.Facts.AgentHandle, pr.obj.Facts.CreateToken, pr.obj.Facts.CreatedAt, pr.obj.Facts.Deposed
-		v, changed := withFacts(pr.val, f, a, byHandle[AgentHandle(pr.obj)] == a)
-		if !changed {
+		v, changed := withFacts(pr.val, f, a, byHandle[AgentHandle(pr.obj)] == a, pending[a])
+		if !changed && !pending[a] {
 			continue
 		}
 		np, d := refreshedPrior(pr, v, f)
@@ -114,7 +122,7 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 			continue
 		}
 		p.Drift = append(p.Drift, Drift{Addr: a, Before: pr.val, After: np.val, Facts: f,
-			BeforeSensitive: stringsToPaths(pr.obj.SensitiveAttributes), Status: f.Status})
+			BeforeSensitive: stringsToPaths(pr.obj.SensitiveAttributes), Status: f.Status, Pending: pending[a]})
 		priors[a.String()] = np
 	}
 	return diags
@@ -122,8 +130,9 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 
 // withFacts is v with the status the facts give and, for a new
 // connection, its attributes (device, port, QP number, local address and
-// port); changed says whether any of them differs.
-func withFacts(v cty.Value, f state.Facts, a addrs.Instance, newConnection bool) (cty.Value, bool) {
+// port), and for an object just made every fact (its id too); changed
+// says whether any of them differs.
+func withFacts(v cty.Value, f state.Facts, a addrs.Instance, newConnection, made bool) (cty.Value, bool) {
 	attrs := FactAttributes(f, a)
 	m := v.AsValueMap()
 	changed := false
@@ -136,6 +145,11 @@ func withFacts(v cty.Value, f state.Facts, a addrs.Instance, newConnection bool)
 	set("status")
 	if newConnection {
 		for _, name := range connectionFacts {
+			set(name)
+		}
+	}
+	if made {
+		for name := range attrs {
 			set(name)
 		}
 	}

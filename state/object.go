@@ -56,6 +56,11 @@ type Facts struct {
 	// the facts of the new connection.
 	Reconnects int       `json:"reconnects,omitempty"`
 	CreatedAt  time.Time `json:"created_at,omitzero"`
+	// Pending: apply asked the agent to make the object (with
+	// CreateToken) and had not recorded the outcome: a process killed
+	// meanwhile leaves it so, and the next refresh adopts the object if
+	// the agent made it, or drops it if not.
+	Pending bool `json:"pending,omitempty"`
 	// Deposed is the object a create_before_destroy replacement replaces,
 	// recorded with the replacement until it is destroyed: an apply
 	// stopped in between leaves it here, for the next plan to destroy,

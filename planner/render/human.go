@@ -108,9 +108,12 @@ func writeDrift(b *strings.Builder, c colorizer, p *planner.Plan) {
 	for _, d := range p.Drift {
 		if !d.Deleted() {
 			b.WriteString("\n" + c.style(fmt.Sprintf("  # %s has changed", d.Addr), bold) + "\n")
-			if sameAttr(d.Before, d.After, "qp_num") && sameAttr(d.Before, d.After, "local_port") {
+			switch {
+			case d.Pending:
+				fmt.Fprintf(b, "  # (an interrupted apply asked the agent for it and did not record it; the\n  # agent made it, %s, and rdmaform records it now)\n", d.Status)
+			case sameAttr(d.Before, d.After, "qp_num") && sameAttr(d.Before, d.After, "local_port"):
 				fmt.Fprintf(b, "  # (the agent reports it %s)\n", d.Status)
-			} else {
+			default:
 				b.WriteString("  # (the agent reconnected it: a new connection, with its own QP and port)\n")
 			}
 			fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, planner.Update.Symbol()), d.Addr.Kind, d.Addr.Name)
@@ -120,9 +123,12 @@ func writeDrift(b *strings.Builder, c colorizer, p *planner.Plan) {
 			continue
 		}
 		b.WriteString("\n" + c.style(fmt.Sprintf("  # %s has been deleted", d.Addr), bold) + "\n")
-		if d.Status != "" {
+		switch {
+		case d.Pending:
+			b.WriteString("  # (an interrupted apply asked the agent for it, and the agent did not make it)\n")
+		case d.Status != "":
 			fmt.Fprintf(b, "  # (the agent holds another object at this address, %s, made by another create token)\n", d.Status)
-		} else {
+		default:
 			b.WriteString("  # (the agent no longer holds it: the agent restarted, or its device was removed)\n")
 		}
 	}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rdmaform/rdmaform/state"
+)
+
+// markPending rewrites the state as an apply killed after asking the agent
+// for the objects at addrs leaves it: each recorded as being made, with
+// its create token and none of the facts the agent would have reported.
+func markPending(t *testing.T, dir string, addrs ...string) {
+	t.Helper()
+	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
+	if err := m.RefreshState(); err != nil {
+		t.Fatal(err)
+	}
+	st := m.State().DeepCopy()
+	for _, a := range addrs {
+		o := st.Objects[a]
+		if o == nil {
+			t.Fatalf("no %s in the state", a)
+		}
+		var attrs map[string]any
+		if err := json.Unmarshal(o.Attributes, &attrs); err != nil {
+			t.Fatal(err)
+		}
+		for _, computed := range []string{"id", "qp_num", "device", "port_num", "local_address", "local_port"} {
+			attrs[computed] = nil
+		}
+		attrs["status"] = "creating"
+		raw, _ := json.Marshal(attrs)
+		o.Attributes = raw
+		o.Facts = state.Facts{AgentHandle: o.Facts.AgentHandle, CreateToken: o.Facts.CreateToken, Status: "creating", Pending: true}
+	}
+	if err := m.WriteState(st); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.PersistState(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// After an apply was killed (kill -9, OOM) between asking the agent for
+// objects and recording them, the next plan adopts those the agent made
+// with the recorded create token (reading their facts) and makes the
+// others; nothing is refused as "already exists".
+func TestObjectsOfAKilledApplyAreAdoptedOrMade(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig+"\noutput \"qp1\" {\n  value = endpoint.client[1].qp_num\n}\n")
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	markPending(t, dir, "endpoint.client[0]", "endpoint.client[1]")
+	f.mu.Lock()
+	delete(f.live, "endpoint.client[0]") // the agent never got to it
+	f.mu.Unlock()
+	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color")
+	if code != 0 {
+		t.Fatalf("plan: %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"# endpoint.client[0] has been deleted", "(an interrupted apply asked the agent for it, and the agent did not make it)",
+		"# endpoint.client[1] has changed", "(an interrupted apply asked the agent for it and did not record it",
+		"# endpoint.client[0] will be created", "Plan: 1 to add, 0 to change, 0 to destroy.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "endpoint.client[1] will be") {
+		t.Errorf("the object the agent made is planned again:\n%s", out)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply after the killed one: %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
+		t.Fatalf("plan after: %d\n%s\n%s", code, out, errs)
+	}
+	_, out, _ = stateCmd(t, dir, "", "state", "show", "endpoint.client[1]")
+	if !regexp.MustCompile(`status\s+= "established"`).MatchString(out) || !regexp.MustCompile(`qp_num\s+= \d+`).MatchString(out) || strings.Contains(out, "pending") {
+		t.Errorf("the adopted object's state:\n%s", out)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "output", "qp1"); out == "null\n" || out == "" {
+		t.Errorf("an output of the adopted object: %q", out)
+	}
+}
+
+// A pending object no longer in the configuration is destroyed by the
+// next apply, as any object the configuration dropped.
+func TestPendingObjectOutOfTheConfigurationIsDestroyed(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatal(errs)
+	}
+	markPending(t, dir, "endpoint.client[1]")
+	writeConfig(t, dir, strings.Replace(planTestConfig, "count   = 2", "count   = 1", 1))
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "endpoint.client[1]: Destruction complete") {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	if _, ok := f.live["endpoint.client[1]"]; ok {
+		t.Error("the pending object is left in the agent")
+	}
+}
