@@ -768,3 +768,61 @@ check "up" {
 	}
 	e.expect(0, []string{"Destroy complete! Resources: 1 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }
+
+// An apply killed with SIGKILL in the middle of making 300 endpoints
+// leaves the state naming every object it had asked the agent for: the
+// next plan adopts those the agent made (no "already exists"), apply
+// makes the rest, and destroy leaves no cm_id on the port.
+func TestKilledApplyIsRecoveredOnTheFabric(t *testing.T) {
+	addr, port := os.Getenv("RDMAFORM_TEST_ADDR"), "7613"
+	e := newE2E(t, fmt.Sprintf(`
+listener "l" {
+  address = %q
+  port    = %s
+}
+endpoint "e" {
+  count   = 300
+  address = listener.l.address
+  port    = listener.l.port
+}
+`, addr, port))
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(exe, "-chdir="+e.dir, "apply", "-auto-approve", "-no-color")
+	c.Env = append(os.Environ(), asCLIEnv+"=1")
+	var out lockedBuffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for strings.Count(string(out.Bytes()), "Creation complete") < 20 {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			c.Wait()
+			t.Fatalf("apply made fewer than 20 objects in 2 minutes:\n%s", out.Bytes())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.Process.Kill()
+	c.Wait()
+	made := strings.Count(string(out.Bytes()), "Creation complete")
+	t.Logf("killed apply after %d creations were reported", made)
+	plan := e.expect(0, nil, "plan", "-no-color")
+	if strings.Contains(plan, "already exists") {
+		t.Fatalf("plan after the killed apply:\n%s", plan)
+	}
+	if made < 301 && !strings.Contains(plan, "an interrupted apply") && !strings.Contains(plan, "will be created") {
+		t.Fatalf("plan after the killed apply says nothing of what it left:\n%s", plan)
+	}
+	e.expect(0, []string{"Apply complete!"}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{"No changes."}, "plan", "-detailed-exitcode", "-no-color")
+	_, list, _ := e.rdmaform("state", "list")
+	if n := strings.Count(list, "endpoint.e["); n != 300 {
+		t.Fatalf("the state lists %d endpoints after the recovery, want 300", n)
+	}
+	e.expect(0, []string{"Destroy complete!"}, "destroy", "-auto-approve", "-no-color")
+	waitFor(t, 30*time.Second, func() bool { return cmIDs(t, port) == 0 }, "no cm_id on the port after destroy")
+}
