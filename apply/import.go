@@ -43,7 +43,7 @@ func Import(ctx context.Context, p *planner.Plan, addr addrs.Instance, id string
 		if len(missing) == 1 {
 			them = "it"
 		}
-		return fmt.Errorf("%s refers to %s, which the state does not hold: import %s first", addr, strings.Join(missing, ", "), them)
+		return fmt.Errorf("%s refers to %s, which the state does not hold: import %s first, or, if the agent does not hold %s either, make %s with \"rdmaform apply -target=%s\"", addr, strings.Join(missing, ", "), them, them, them, strings.Join(missing, " -target="))
 	}
 	_, err := newExecutor(ctx, p, opts).adopt(ctx, im, c, id)
 	return err
