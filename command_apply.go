@@ -48,6 +48,8 @@ Options:
                        (objects the agent no longer holds); change no object.
   -monitor             Watch the objects change in the monitor while apply
                        runs (q leaves it; apply's own report follows).
+                       Skipped, with a note, when standard output is not a
+                       terminal.
   -var 'name=value'    Set a variable (repeatable).
   -var-file=FILE       Load variable values from a file (repeatable).
   -target=ADDRESS      Limit the changes to this object and its dependencies.
@@ -67,6 +69,13 @@ Options:
 // confirmation can be asked; tests replace it.
 var stdinIsTerminal = func(r io.Reader) bool {
 	f, ok := r.(*os.File)
+	return ok && isTerminal(f)
+}
+
+// stdoutIsTerminal reports whether w is a terminal the monitor can draw
+// on; tests replace it.
+var stdoutIsTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
 	return ok && isTerminal(f)
 }
 
@@ -127,6 +136,16 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 		ui = newJSONUI(s.Out)
 		ui.version()
 	}
+	if *monitor && !stdoutIsTerminal(s.Out) {
+		// Drawn into a file, the monitor would leave the terminal blank
+		// and wait for a q nobody knows to press.
+		fmt.Fprintf(s.Err, "Note: -monitor is skipped: standard output is not a terminal.\n")
+		*monitor = false
+	}
+	if *monitor && !stdinIsTerminal(s.In) {
+		fmt.Fprintf(s.Err, "Error: -monitor needs a terminal\n\nRun \"rdmaform monitor\" in a terminal instead, while %s runs elsewhere.\n", name)
+		return 1
+	}
 	switch {
 	case fs.NArg() > 1:
 		fmt.Fprintf(s.Err, "Error: %s takes at most one argument, a saved plan\n", name)
@@ -143,10 +162,6 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 			return 1
 		}
 		return applySavedPlan(fs.Arg(0), f, color, s, *monitor, ui)
-	}
-	if *monitor && !stdinIsTerminal(s.In) {
-		fmt.Fprintf(s.Err, "Error: -monitor needs a terminal\n\nRun \"rdmaform monitor\" in a terminal instead, while %s runs elsewhere.\n", name)
-		return 1
 	}
 	run := execute
 	if *monitor {
