@@ -382,7 +382,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		writeApplyErrors(s.Err, report.Errors)
 	}
 	for _, n := range report.Skipped {
-		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, strings.Join(n.Objects, ", "))
+		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, objectList(n.Objects))
 	}
 	switch {
 	case len(report.NotStarted) > 0:
@@ -503,7 +503,8 @@ func writeOutputs(se *session, w io.Writer, color bool) {
 
 // objectList lists operations ("endpoint.c[3] (create)") one by one when
 // they are few, else per block and operation, so that 1,000 endpoints not
-// started make one line: "endpoint.c: 998 instances (create)".
+// started make one line: "endpoint.c: 998 instances (create)"; past a few
+// blocks, it says how many more there are rather than naming them all.
 func objectList(ops []string) string {
 	const few = 10
 	if len(ops) <= few {
@@ -528,12 +529,20 @@ func objectList(ops []string) string {
 		}
 		counts[g]++
 	}
-	parts := make([]string, len(order))
+	var parts []string
+	left := 0 // operations in the groups past the first few
 	for i, g := range order {
-		parts[i] = first[g]
-		if counts[g] > 1 {
-			parts[i] = fmt.Sprintf("%s: %d instances %s", g.block, counts[g], g.op)
+		switch {
+		case i >= few:
+			left += counts[g]
+		case counts[g] > 1:
+			parts = append(parts, fmt.Sprintf("%s: %d instances %s", g.block, counts[g], g.op))
+		default:
+			parts = append(parts, first[g])
 		}
+	}
+	if left > 0 {
+		return fmt.Sprintf("%s and %d more", strings.Join(parts, ", "), left)
 	}
 	return strings.Join(parts, ", ")
 }
