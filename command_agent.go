@@ -29,12 +29,37 @@ const agentUsage = `Usage: rdmaform agent [options]
   disconnects everything and exits.
 
 Options:
-  -socket=PATH  The socket (default: the rdmaform { agent { socket } } setting
-                of the configuration here, else /run/rdmaform/agent.sock for
-                root, $XDG_RUNTIME_DIR/rdmaform/agent.sock otherwise).
-  -log=FILE     The JSON log (default: agent.log beside the socket); a text
+` + agentSocketOption + `  -log=FILE     The JSON log (default: agent.log beside the socket); a text
                 log also goes to stderr.
 `
+
+// agentSocketOption is how agent, agent stop and agent status find the
+// agent.
+const agentSocketOption = `  -socket=PATH  The socket (default: the rdmaform { agent { socket } } setting
+                of the configuration here, else /run/rdmaform/agent.sock for
+                root, $XDG_RUNTIME_DIR/rdmaform/agent.sock otherwise).
+`
+
+const agentStopHelp = `Usage: rdmaform agent stop [options]
+
+  Asks the agent to stop: it disconnects and destroys every object it
+  holds, of every configuration that uses it, and exits. The states still
+  record those objects: the next plan shows them deleted outside rdmaform
+  and creates them again. To remove one configuration's objects, run
+  "rdmaform destroy" in its directory instead. When no agent runs, there
+  is nothing to do and no error.
+
+Options:
+` + agentSocketOption
+
+const agentStatusHelp = `Usage: rdmaform agent status [options]
+
+  Prints the agent's pid, socket, log, version and uptime, and how many
+  objects it holds, by kind and status. "rdmaform status" lists the
+  objects themselves.
+
+Options:
+` + agentSocketOption
 
 func runAgent(args []string, s streams) int {
 	if len(args) > 0 && (args[0] == "stop" || args[0] == "status") {
@@ -72,7 +97,11 @@ func runAgent(args []string, s streams) int {
 func runAgentClient(verb string, args []string, s streams) int {
 	fs := flag.NewFlagSet("agent "+verb, flag.ContinueOnError)
 	fs.SetOutput(s.Err)
-	fs.Usage = func() { fmt.Fprint(s.Err, agentUsage) }
+	help := agentStatusHelp
+	if verb == "stop" {
+		help = agentStopHelp
+	}
+	fs.Usage = func() { fmt.Fprint(s.Err, help) }
 	socket := fs.String("socket", "", "")
 	acceptNoColor(fs)
 	if code, ok := parseFlags(fs, args); !ok {

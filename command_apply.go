@@ -47,6 +47,8 @@ Options:
                        (objects the agent no longer holds); change no object.
   -monitor             Watch the objects change in the monitor while apply
                        runs (q leaves it; apply's own report follows).
+                       Skipped, with a note, when standard output is not a
+                       terminal.
   -var 'name=value'    Set a variable (repeatable).
   -var-file=FILE       Load variable values from a file (repeatable).
   -target=ADDRESS      Limit the changes to this object and its dependencies.
@@ -66,6 +68,13 @@ Options:
 // confirmation can be asked; tests replace it.
 var stdinIsTerminal = func(r io.Reader) bool {
 	f, ok := r.(*os.File)
+	return ok && isTerminal(f)
+}
+
+// stdoutIsTerminal reports whether w is a terminal the monitor can draw
+// on; tests replace it.
+var stdoutIsTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
 	return ok && isTerminal(f)
 }
 
@@ -126,6 +135,16 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 		ui = newJSONUI(s.Out)
 		ui.version()
 	}
+	if *monitor && !stdoutIsTerminal(s.Out) {
+		// Drawn into a file, the monitor would leave the terminal blank
+		// and wait for a q nobody knows to press.
+		fmt.Fprintf(s.Err, "Note: -monitor is skipped: standard output is not a terminal.\n")
+		*monitor = false
+	}
+	if *monitor && !stdinIsTerminal(s.In) {
+		fmt.Fprintf(s.Err, "Error: -monitor needs a terminal\n\nRun \"rdmaform monitor\" in a terminal instead, while %s runs elsewhere.\n", name)
+		return 1
+	}
 	switch {
 	case fs.NArg() > 1:
 		fmt.Fprintf(s.Err, "Error: %s takes at most one argument, a saved plan\n", name)
@@ -142,10 +161,6 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 			return 1
 		}
 		return applySavedPlan(fs.Arg(0), f, color, s, *monitor, ui)
-	}
-	if *monitor && !stdinIsTerminal(s.In) {
-		fmt.Fprintf(s.Err, "Error: -monitor needs a terminal\n\nRun \"rdmaform monitor\" in a terminal instead, while %s runs elsewhere.\n", name)
-		return 1
 	}
 	run := execute
 	if *monitor {
@@ -369,7 +384,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		writeApplyErrors(s.Err, report.Errors)
 	}
 	for _, n := range report.Skipped {
-		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, strings.Join(n.Objects, ", "))
+		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, objectList(n.Objects))
 	}
 	switch {
 	case report.FabricGone != nil && len(report.NotStarted) > 0:
@@ -492,7 +507,8 @@ func writeOutputs(se *session, w io.Writer, color bool) {
 
 // objectList lists operations ("endpoint.c[3] (create)") one by one when
 // they are few, else per block and operation, so that 1,000 endpoints not
-// started make one line: "endpoint.c: 998 instances (create)".
+// started make one line: "endpoint.c: 998 instances (create)"; past a few
+// blocks, it says how many more there are rather than naming them all.
 func objectList(ops []string) string {
 	const few = 10
 	if len(ops) <= few {
@@ -517,12 +533,20 @@ func objectList(ops []string) string {
 		}
 		counts[g]++
 	}
-	parts := make([]string, len(order))
+	var parts []string
+	left := 0 // operations in the groups past the first few
 	for i, g := range order {
-		parts[i] = first[g]
-		if counts[g] > 1 {
-			parts[i] = fmt.Sprintf("%s: %d instances %s", g.block, counts[g], g.op)
+		switch {
+		case i >= few:
+			left += counts[g]
+		case counts[g] > 1:
+			parts = append(parts, fmt.Sprintf("%s: %d instances %s", g.block, counts[g], g.op))
+		default:
+			parts = append(parts, first[g])
 		}
+	}
+	if left > 0 {
+		return fmt.Sprintf("%s and %d more", strings.Join(parts, ", "), left)
 	}
 	return strings.Join(parts, ", ")
 }

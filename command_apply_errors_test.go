@@ -98,6 +98,30 @@ func TestObjectListSumsUpLongLists(t *testing.T) {
 	if got, want := objectList(long), `endpoint.c: 998 instances (create), endpoint.m: 2 instances (delete), listener.l (create)`; got != want {
 		t.Errorf("long list:\n got %q\nwant %q", got, want)
 	}
+	// Past ten blocks, the rest are counted, not named.
+	var blocks []string
+	for b := range 12 {
+		blocks = append(blocks, fmt.Sprintf("endpoint.b%d[0] (create)", b), fmt.Sprintf("endpoint.b%d[1] (create)", b))
+	}
+	got := objectList(blocks)
+	if !strings.HasPrefix(got, "endpoint.b0: 2 instances (create), ") || !strings.Contains(got, ", endpoint.b9: 2 instances (create) and 4 more") ||
+		strings.Contains(got, "endpoint.b10") {
+		t.Errorf("twelve blocks: %q", got)
+	}
+}
+
+// The note on the objects a failure left unchanged sums them up as the
+// other long lists are, instead of naming each of 150 endpoints.
+func TestSkippedObjectsNoteSumsUpLongLists(t *testing.T) {
+	f := newMemFabric()
+	f.fail["listener.loop"] = fmt.Errorf("rdma_listen: %w (EADDRINUSE)", syscall.EADDRINUSE)
+	withFabric(t, f)
+	dir := planDir(t, strings.Replace(planTestConfig, "count   = 2", "count   = 150", 1))
+	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	want := "\nNote: 150 objects were not changed because listener.loop failed: endpoint.client: 150 instances (create)\n"
+	if code != 1 || !strings.Contains(errs, want) {
+		t.Fatalf("exit %d, stderr lacks %q:\n%s\n%s", code, want, out, errs)
+	}
 }
 
 // /dev/null is a character device but no terminal: apply refuses to ask.

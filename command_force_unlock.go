@@ -10,11 +10,33 @@ func init() {
 	register(command{Name: "force-unlock", Synopsis: "Release a stuck lock on the current state", Run: runForceUnlock})
 }
 
+const forceUnlockHelp = `Usage: rdmaform [global options] force-unlock [options] LOCK_ID
+
+  Removes the lock on the state of the configuration here (its backend and
+  workspace), as Terraform's force-unlock does. LOCK_ID is the lock's ID,
+  which a command refused by the lock prints with who holds it. It asks
+  first, showing the holder, and removes the lock only when the ID
+  matches. Nothing changes on the fabric.
+
+  A lock normally goes with its holder: a local lock when its process
+  exits, an etcd lock when its lease expires (the holder renews it while
+  it runs). A local lock whose process still runs is not removed: stop
+  that process instead. An etcd lock is removed even then: make sure its
+  holder is stuck or gone, as two commands changing one state at once can
+  lose each other's changes.
+
+Options:
+  -force       Do not ask for confirmation.
+  -no-color    Accepted for Terraform compatibility: force-unlock prints no
+               colour.
+`
+
 // runForceUnlock implements `rdmaform force-unlock [-force] LOCK_ID`. It
 // asks for confirmation on standard input unless -force.
 func runForceUnlock(args []string, s streams) int {
-	f := newFlagSetArgs("force-unlock", "LOCK_ID", s.Err)
-	force := f.Bool("force", false, "Don't ask for confirmation.")
+	f := newFlagSet("force-unlock", s.Err)
+	f.Usage = func() { fmt.Fprint(s.Err, forceUnlockHelp) }
+	force := f.Bool("force", false, "")
 	acceptNoColor(f)
 	if code, ok := parseFlags(f, args); !ok {
 		return code

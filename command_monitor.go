@@ -65,10 +65,18 @@ func runMonitor(args []string, s streams) int {
 		}
 		c.Close()
 	}
-	if !stdinIsTerminal(s.In) {
-		// The TUI reads keys from a terminal; without one it failed after
-		// switching the screen, and left it switched.
-		fmt.Fprintf(s.Err, "Error: monitor needs a terminal\n\n\"rdmaform status -watch\" prints the objects and their changes without one.\n")
+	// The TUI reads keys from a terminal and draws on one: without a
+	// terminal to read, it failed after switching the screen and left it
+	// switched; drawn into a file, it left the terminal blank.
+	notTerminal := ""
+	switch {
+	case !stdinIsTerminal(s.In):
+		notTerminal = "Standard input"
+	case !stdoutIsTerminal(s.Out):
+		notTerminal = "Standard output"
+	}
+	if notTerminal != "" {
+		fmt.Fprintf(s.Err, "Error: monitor needs a terminal\n\n%s is not a terminal. \"rdmaform status -watch\" prints the objects and\ntheir changes without one.\n", notTerminal)
 		return 1
 	}
 	err := tui.Run(opts, s.In, s.Out)

@@ -64,8 +64,23 @@ func TestMonitorUsesTheConfiguredAgentSocket(t *testing.T) {
 }
 
 func TestMonitorNeedsATerminal(t *testing.T) {
+	withStdoutTerminal(t)
 	code, stdout, stderr := runMonitorForTest("-demo")
-	if code != 1 || stdout != "" || !strings.Contains(stderr, "monitor needs a terminal") || !strings.Contains(stderr, "status -watch") {
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "monitor needs a terminal") ||
+		!strings.Contains(stderr, "Standard input is not a terminal") || !strings.Contains(stderr, "status -watch") {
+		t.Errorf("exit code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// With standard output redirected to a file, the monitor refuses rather
+// than draw into the file and leave the terminal blank.
+func TestMonitorNeedsATerminalForItsOutput(t *testing.T) {
+	withTerminal(t)
+	var code int
+	var stdout, stderr string
+	within(t, func() { code, stdout, stderr = runMonitorForTest("-demo") })
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "monitor needs a terminal") ||
+		!strings.Contains(stderr, "Standard output is not a terminal") {
 		t.Errorf("exit code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -14,14 +14,31 @@ func init() {
 	register(command{Name: "output", Synopsis: "Show output values from the state", Run: runOutput})
 }
 
+const outputHelp = `Usage: rdmaform [global options] output [options] [NAME]
+
+  Prints the output values recorded in the state, as Terraform's output
+  does: every output as NAME = VALUE (a sensitive one as <sensitive>), or
+  NAME's value alone (shown even when sensitive, since it was asked for by
+  name). Apply records the outputs: one added to the configuration shows
+  after the next apply.
+
+Options:
+  -json        Print JSON: every output with its value, type and whether it
+               is sensitive, or NAME's value.
+  -raw         Print NAME's value, a string, number or bool, without quotes
+               or a newline, for scripts.
+  -no-color    Accepted for Terraform compatibility: output has no colour.
+`
+
 // runOutput implements `rdmaform output [-json|-raw] [-no-color] [NAME]` as Terraform
 // does: all outputs as NAME = VALUE (sensitive ones hidden), or one
 // output's value (shown even if sensitive, since it was asked for by name).
 func runOutput(args []string, s streams) int {
-	f := newFlagSetArgs("output", "[NAME]", s.Err)
-	jsonOut := f.Bool("json", false, "Print machine-readable JSON.")
-	raw := f.Bool("raw", false, "Print a string, number or bool value without quotes.")
-	f.Bool("no-color", false, "Accepted for Terraform compatibility: output has no colour.")
+	f := newFlagSet("output", s.Err)
+	f.Usage = func() { fmt.Fprint(s.Err, outputHelp) }
+	jsonOut := f.Bool("json", false, "")
+	raw := f.Bool("raw", false, "")
+	f.Bool("no-color", false, "")
 	if code, ok := parseFlags(f, args); !ok {
 		return code
 	}

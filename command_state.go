@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +28,107 @@ const stateUsage = `Usage: rdmaform [global options] state <subcommand> [options
     pull                    Print the raw state to stdout
     push [options] FILE     Replace the state with FILE ("-" for stdin)
 `
+
+// The subcommands' helps, as "rdmaform state SUBCOMMAND -help" prints them.
+const (
+	stateListHelp = `Usage: rdmaform [global options] state list [options] [ADDRESS ...]
+
+  Lists the objects in the state, one address a line, as Terraform's state
+  list does. Given addresses, it lists only those objects; an address
+  without an instance key (endpoint.client) stands for every instance of
+  its block.
+
+Options:
+  -id=ID       Only the objects whose id (the agent's name for them, as
+               "rdmaform status" shows it) is ID.
+  -no-color    Accepted for Terraform compatibility: state list prints no
+               colour.
+`
+	stateShowHelp = `Usage: rdmaform [global options] state show [options] ADDRESS
+
+  Shows one object as the state records it, as Terraform's state show
+  does: its attributes, and the facts apply learned of it (the agent's
+  handle, the device, QP number, local port, status). ADDRESS names one
+  instance; "rdmaform state list" lists them. "rdmaform status" shows the
+  object live.
+
+Options:
+  -no-color    Accepted for Terraform compatibility: state show prints no
+               colour.
+`
+	stateRmHelp = `Usage: rdmaform [global options] state rm [options] ADDRESS ...
+
+  Removes objects from the state without destroying them, as Terraform's
+  state rm does: rdmaform forgets them, and the agent keeps holding them
+  (an endpoint stays connected). An address without an instance key
+  (endpoint.client) removes every instance of its block; an address that
+  matches nothing is an error, and then nothing is removed.
+
+  While the configuration still declares a forgotten object, the next apply
+  tries to create it, which the agent refuses as long as it holds the
+  object: remove its block too, or adopt the object again with
+  "rdmaform import".
+  A removed { from = ADDRESS  lifecycle { destroy = false } } block forgets
+  objects through a plan instead.
+
+Options:
+  -dry-run             Only print what would be removed.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -no-color            Accepted for Terraform compatibility: state rm
+                       prints no colour.
+`
+	stateMvHelp = `Usage: rdmaform [global options] state mv [options] SOURCE DESTINATION
+
+  Moves an object in the state to another address, as Terraform's state mv
+  does, for example after its block was renamed: endpoint.client[0] to
+  'endpoint.clients["a"]'. Addresses without instance keys move a whole
+  block, every instance keeping its key (endpoint.client to endpoint.peer).
+  Nothing changes on the fabric: the agent keeps holding the object under
+  its first name. A moved { from = ...  to = ... } block moves objects
+  through a plan instead.
+
+Options:
+  -dry-run             Only print what would be moved.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -no-color            Accepted for Terraform compatibility: state mv
+                       prints no colour.
+`
+	statePullHelp = `Usage: rdmaform [global options] state pull [options]
+
+  Prints the state as JSON on standard output, as Terraform's state pull
+  does, read from the configured backend (the local file or etcd); nothing
+  when there is no state. "rdmaform state push" writes such a file back.
+
+Options:
+  -no-color    Accepted for Terraform compatibility: state pull prints no
+               colour.
+`
+	statePushHelp = `Usage: rdmaform [global options] state push [options] PATH
+
+  Replaces the state in the configured backend (the local file or etcd)
+  with the state file at PATH, or standard input when PATH is "-", as
+  Terraform's state push does. Unless -force, it refuses a state of
+  another lineage, an older serial, or the same serial with other content.
+  Nothing changes on the fabric.
+
+Options:
+  -force               Write the state even when the lineages differ or
+                       its serial is older.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -no-color            Accepted for Terraform compatibility: state push
+                       prints no colour.
+`
+)
+
+// newStateFlagSet is the flag set of "state NAME", whose -help prints help.
+func newStateFlagSet(name, help string, errw io.Writer) *flag.FlagSet {
+	f := newFlagSet("state "+name, errw)
+	f.Usage = func() { fmt.Fprint(errw, help) }
+	return f
+}
 
 func runState(args []string, s streams) int {
 	if len(args) == 0 {
@@ -149,9 +251,9 @@ func matching(st *state.State, patterns []addrs.Instance) []addrs.Instance {
 const noMatch = "Error: Invalid target address\n\nNo matching objects found for %s. To view the available instances, use\n\"rdmaform state list\". Please modify the address to reference a specific\ninstance.\n"
 
 func runStateList(args []string, s streams) int {
-	f := newFlagSetArgs("state list", "[ADDRESS ...]", s.Err)
+	f := newStateFlagSet("list", stateListHelp, s.Err)
 	acceptNoColor(f)
-	id := f.String("id", "", "Only the objects whose id (the agent's name for them) is this.")
+	id := f.String("id", "", "")
 	if code, ok := parseFlags(f, args); !ok {
 		return code
 	}
@@ -196,7 +298,7 @@ func agentID(o *state.Object) string {
 }
 
 func runStateShow(args []string, s streams) int {
-	f := newFlagSetArgs("state show", "ADDRESS", s.Err)
+	f := newStateFlagSet("show", stateShowHelp, s.Err)
 	acceptNoColor(f)
 	if code, ok := parseFlags(f, args); !ok {
 		return code
@@ -228,11 +330,11 @@ func runStateShow(args []string, s streams) int {
 }
 
 func runStateRm(args []string, s streams) int {
-	f := newFlagSetArgs("state rm", "ADDRESS ...", s.Err)
+	f := newStateFlagSet("rm", stateRmHelp, s.Err)
 	acceptNoColor(f)
 	var lf lockFlags
 	lf.register(f)
-	dry := f.Bool("dry-run", false, "Only print what would be removed.")
+	dry := f.Bool("dry-run", false, "")
 	if code, ok := parseFlags(f, args); !ok {
 		return code
 	}
@@ -268,11 +370,11 @@ func runStateRm(args []string, s streams) int {
 }
 
 func runStateMv(args []string, s streams) int {
-	f := newFlagSetArgs("state mv", "SOURCE DESTINATION", s.Err)
+	f := newStateFlagSet("mv", stateMvHelp, s.Err)
 	acceptNoColor(f)
 	var lf lockFlags
 	lf.register(f)
-	dry := f.Bool("dry-run", false, "Only print what would be moved.")
+	dry := f.Bool("dry-run", false, "")
 	if code, ok := parseFlags(f, args); !ok {
 		return code
 	}
@@ -324,7 +426,7 @@ func runStateMv(args []string, s streams) int {
 }
 
 func runStatePull(args []string, s streams) int {
-	f := newFlagSet("state pull", s.Err)
+	f := newStateFlagSet("pull", statePullHelp, s.Err)
 	acceptNoColor(f)
 	if code, ok := parseFlags(f, args); !ok {
 		return code
@@ -346,11 +448,11 @@ func runStatePull(args []string, s streams) int {
 }
 
 func runStatePush(args []string, s streams) int {
-	f := newFlagSetArgs("state push", "PATH", s.Err)
+	f := newStateFlagSet("push", statePushHelp, s.Err)
 	acceptNoColor(f)
 	var lf lockFlags
 	lf.register(f)
-	force := f.Bool("force", false, "Write the state even if lineages differ or the serial is lower.")
+	force := f.Bool("force", false, "")
 	if code, ok := parseFlags(f, args); !ok {
 		return code
 	}

@@ -12,6 +12,45 @@ func init() {
 	register(command{Name: "untaint", Synopsis: "Remove the tainted mark from an object", Run: runUntaint})
 }
 
+const taintHelp = `Usage: rdmaform [global options] taint [options] ADDRESS
+
+  Marks an object in the state as tainted, as Terraform's taint does: the
+  next plan replaces it ("is tainted, so must be replaced"), for example a
+  connection you no longer trust. Nothing changes on the fabric until that
+  apply; "rdmaform untaint ADDRESS" takes the mark away. To replace an
+  object in one apply, without a mark in the state, use
+  "rdmaform apply -replace=ADDRESS".
+
+  ADDRESS names one instance, such as endpoint.client[0] or
+  'endpoint.peer["a"]' (quoted for the shell).
+
+Options:
+  -allow-missing       Succeed, and change nothing, when the state does not
+                       hold ADDRESS.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -no-color            Accepted for Terraform compatibility: taint prints
+                       no colour.
+`
+
+const untaintHelp = `Usage: rdmaform [global options] untaint [options] ADDRESS
+
+  Takes away the tainted mark that "rdmaform taint" put on an object in the
+  state, as Terraform's untaint does: the next plan no longer replaces it
+  for that reason. Nothing changes on the fabric.
+
+  ADDRESS names one instance, such as endpoint.client[0] or
+  'endpoint.peer["a"]' (quoted for the shell).
+
+Options:
+  -allow-missing       Succeed, and change nothing, when the state does not
+                       hold ADDRESS.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -no-color            Accepted for Terraform compatibility: untaint prints
+                       no colour.
+`
+
 func runTaint(args []string, s streams) int   { return runSetTainted(args, s, true) }
 func runUntaint(args []string, s streams) int { return runSetTainted(args, s, false) }
 
@@ -20,15 +59,16 @@ func runUntaint(args []string, s streams) int { return runSetTainted(args, s, fa
 // object ("is tainted, so must be replaced"). As in Terraform, -replace on
 // plan or apply is the better way for a single apply.
 func runSetTainted(args []string, s streams, tainted bool) int {
-	name, operation := "untaint", "OperationTypeUntaint"
+	name, operation, help := "untaint", "OperationTypeUntaint", untaintHelp
 	if tainted {
-		name, operation = "taint", "OperationTypeTaint"
+		name, operation, help = "taint", "OperationTypeTaint", taintHelp
 	}
-	f := newFlagSetArgs(name, "ADDRESS", s.Err)
+	f := newFlagSet(name, s.Err)
+	f.Usage = func() { fmt.Fprint(s.Err, help) }
 	acceptNoColor(f)
 	var lf lockFlags
 	lf.register(f)
-	allowMissing := f.Bool("allow-missing", false, "Succeed (and change nothing) when the object is not in the state.")
+	allowMissing := f.Bool("allow-missing", false, "")
 	if code, ok := parseFlags(f, args); !ok {
 		return code
 	}

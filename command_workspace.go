@@ -34,6 +34,67 @@ const workspaceUsage = `Usage: rdmaform [global options] workspace <subcommand> 
   overrides it.
 `
 
+// workspaceHelps are the subcommands' helps, as "rdmaform workspace
+// SUBCOMMAND -help" prints them.
+var workspaceHelps = map[string]string{
+	"list": `Usage: rdmaform [global options] workspace list [options]
+
+  Lists the workspaces of the configuration's backend, as Terraform's
+  workspace list does; * marks the selected one.
+
+Options:
+  -no-color    Accepted for Terraform compatibility: workspace list prints
+               no colour.
+`,
+	"show": `Usage: rdmaform [global options] workspace show [options]
+
+  Prints the name of the selected workspace, as Terraform's workspace show
+  does (RDMAFORM_WORKSPACE, when set, selects it).
+
+Options:
+  -no-color    Accepted for Terraform compatibility: workspace show prints
+               no colour.
+`,
+	"new": `Usage: rdmaform [global options] workspace new [options] NAME
+
+  Makes a workspace with an empty state of its own and selects it, as
+  Terraform's workspace new does. Its objects are held by the agent under
+  the namespace NAME (NAMESPACE.NAME with an agent { namespace } setting),
+  apart from the other workspaces' objects.
+
+Options:
+  -no-color    Accepted for Terraform compatibility: workspace new prints
+               no colour.
+`,
+	"select": `Usage: rdmaform [global options] workspace select [options] NAME
+
+  Selects the workspace NAME, as Terraform's workspace select does: the
+  next commands use its state, and rdmaform.workspace is its name in
+  expressions. The selection is recorded in .rdmaform/environment.
+
+Options:
+  -or-create    Make the workspace first when it does not exist.
+  -no-color     Accepted for Terraform compatibility: workspace select
+                prints no colour.
+`,
+	"delete": `Usage: rdmaform [global options] workspace delete [options] NAME
+
+  Deletes the workspace NAME and its state, as Terraform's workspace
+  delete does. It refuses the selected workspace and the default one, and
+  a workspace whose state still records objects unless -force: those
+  objects would stay in the agent with no state to manage them, so
+  destroy them first.
+
+Options:
+  -force               Delete the workspace even when its state records
+                       objects (the agent keeps them).
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -no-color            Accepted for Terraform compatibility: workspace
+                       delete prints no colour.
+`,
+}
+
 func runWorkspace(args []string, s streams) int {
 	if len(args) == 0 {
 		fmt.Fprint(s.Err, workspaceUsage)
@@ -58,7 +119,8 @@ func runWorkspace(args []string, s streams) int {
 // workspaceArgs parses a subcommand's options and its one NAME argument
 // (none when name is nil).
 func workspaceArgs(sub, synopsis string, args []string, s streams, name *string, register func(*flag.FlagSet)) (code int, ok bool) {
-	f := newFlagSetArgs("workspace "+sub, synopsis, s.Err)
+	f := newFlagSet("workspace "+sub, s.Err)
+	f.Usage = func() { fmt.Fprint(s.Err, workspaceHelps[sub]) }
 	acceptNoColor(f)
 	if register != nil {
 		register(f)
@@ -199,7 +261,7 @@ func runWorkspaceSelect(args []string, s streams) int {
 	var name string
 	var orCreate bool
 	code, ok := workspaceArgs("select", "[-or-create] NAME", args, s, &name, func(f *flag.FlagSet) {
-		f.BoolVar(&orCreate, "or-create", false, "Make the workspace when it does not exist.")
+		f.BoolVar(&orCreate, "or-create", false, "")
 	})
 	if !ok {
 		return code
@@ -235,7 +297,7 @@ func runWorkspaceDelete(args []string, s streams) int {
 	var force bool
 	var lf lockFlags
 	code, ok := workspaceArgs("delete", "[-force] NAME", args, s, &name, func(f *flag.FlagSet) {
-		f.BoolVar(&force, "force", false, "Delete the workspace even when its state records objects.")
+		f.BoolVar(&force, "force", false, "")
 		lf.register(f)
 	})
 	if !ok {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -49,6 +50,44 @@ func TestBadOptionPointsAtTheHelp(t *testing.T) {
 		errs.Reset()
 		if code := run(append(strings.Fields(cmd), "-help"), streams{In: strings.NewReader(""), Out: &out, Err: &errs}); code != 0 || !strings.Contains(errs.String(), "Usage: rdmaform") {
 			t.Errorf("rdmaform %s -help: exit %d\n%s", cmd, code, errs.String())
+		}
+	}
+}
+
+// Every command's -help says what the command does, in a paragraph after
+// the usage lines, and lists its options aligned with their values spelled
+// (-lock-timeout=DUR), not in the flag package's raw form; every option in
+// its Options section is one the command accepts.
+func TestEveryCommandHelpDescribesIt(t *testing.T) {
+	option := regexp.MustCompile(`^  (-[a-z-]+)`)
+	for _, cmd := range everyCommand() {
+		var out, errs bytes.Buffer
+		run(append(strings.Fields(cmd), "-help"), streams{In: strings.NewReader(""), Out: &out, Err: &errs})
+		help := out.String() + errs.String()
+		if !strings.HasPrefix(help, "Usage: rdmaform") {
+			t.Errorf("rdmaform %s -help does not start with its usage:\n%s", cmd, help)
+			continue
+		}
+		_, rest, _ := strings.Cut(help, "\n\n")
+		if !strings.HasPrefix(rest, "  ") || strings.HasPrefix(rest, "  -") {
+			t.Errorf("rdmaform %s -help has no paragraph after its usage:\n%s", cmd, help)
+		}
+		if strings.Contains(help, "\n    \t") {
+			t.Errorf("rdmaform %s -help lists options in the flag package's raw form:\n%s", cmd, help)
+		}
+		_, options, _ := strings.Cut(help, "\nOptions:\n")
+		for _, l := range strings.Split(options, "\n") {
+			m := option.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			// A value the option refuses is reported as such; an option
+			// the command lacks, as not defined.
+			var out, errs bytes.Buffer
+			run(append(strings.Fields(cmd), m[1]+"=x", "-help"), streams{In: strings.NewReader(""), Out: &out, Err: &errs})
+			if strings.Contains(errs.String(), "flag provided but not defined") {
+				t.Errorf("rdmaform %s -help lists %s, which the command does not accept", cmd, m[1])
+			}
 		}
 	}
 }

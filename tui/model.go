@@ -69,6 +69,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyMsg:
 		cmd = m.handleKey(msg)
 	}
+	if m.showDetail && m.table.selectedObject() == nil {
+		// No row is shown (a filter matches nothing): the selection the
+		// table keeps for when rows come back is not on screen, so there
+		// is nothing to detail.
+		m.showDetail = false
+		m.setFocus(focusTable)
+	}
 	m.detail.show(m.table.selected)
 	m.layout()
 	return m, cmd

@@ -1,8 +1,13 @@
 // Command connect establishes RC connections over librdmacm through
 // rdmaform's binding, as rping does by hand: a listener, N endpoints,
 // a few data-path round trips on each, then a clean disconnect and destroy.
-// It prints every step. Run it where an RDMA device serves -addr, or inside
-// the Soft-RoCE testbed: scripts/demo.
+// It prints every step. Run it where an RDMA device serves -addr
+// (go run ./examples/connect -addr=ADDRESS), or inside the Soft-RoCE
+// testbed, built on the host first since the guest has no network and no
+// module cache:
+//
+//	go build -o .cache/connect ./examples/connect
+//	scripts/vm-run -- .cache/connect -count=4 -rounds=5
 package main
 
 import (

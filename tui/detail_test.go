@@ -1,0 +1,34 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+// The detail belongs to a row on screen: enter while a filter matches
+// nothing opens none, and a detail whose object the filter hides closes.
+func TestDetailOnlyForARowOnScreen(t *testing.T) {
+	m := newTestModel(120, 30, fixtureObjects())
+	press(m, "/", "z", "z", "z", "enter")
+	if len(m.table.rows) != 0 {
+		t.Fatalf("the filter zzz shows %d rows", len(m.table.rows))
+	}
+	press(m, "enter")
+	if view := m.View(); m.showDetail || strings.Contains(view, "── ") {
+		t.Errorf("enter with no row opened a detail:\n%s", view)
+	}
+
+	press(m, "esc", "j", "j", "enter")
+	shown := m.table.selected
+	if !m.showDetail || !strings.Contains(m.View(), "── "+shown) {
+		t.Fatalf("enter on %s opened no detail:\n%s", shown, m.View())
+	}
+	press(m, "/", "z", "z", "z")
+	if view := m.View(); m.showDetail || strings.Contains(view, "── ") {
+		t.Errorf("the detail of %s stays open while the filter hides it:\n%s", shown, view)
+	}
+	press(m, "esc") // leaves the filter's input and clears the filter
+	if m.table.selected != shown || m.showDetail {
+		t.Errorf("after the filter: selected %s, detail open %v; want %s, closed", m.table.selected, m.showDetail, shown)
+	}
+}
