@@ -256,8 +256,9 @@ func TestStateMvKeepsTheAgentName(t *testing.T) {
 	}
 }
 
-// import refuses an agent object the state holds already under another
-// address (moved there): one connection would be managed twice.
+// import, and an import block at plan, refuse an agent object the state
+// holds already under another address (moved there): one connection would
+// be managed twice.
 func TestImportRefusesAnObjectTheStateHolds(t *testing.T) {
 	f := newMemFabric()
 	withFabric(t, f)
@@ -269,28 +270,14 @@ func TestImportRefusesAnObjectTheStateHolds(t *testing.T) {
 	if code, _, errs := stateCmd(t, dir, "", "state", "mv", "listener.l", "listener.m"); code != 0 {
 		t.Fatal(errs)
 	}
-	writeConfig(t, dir, listener+strings.ReplaceAll(strings.ReplaceAll(listener, `"l"`, `"m"`), "7471", "7472"))
+	both := listener + strings.ReplaceAll(strings.ReplaceAll(listener, `"l"`, `"m"`), "7471", "7472")
+	writeConfig(t, dir, both)
 	code, _, errs := stateCmd(t, dir, "", "import", "listener.l")
 	if code != 1 || !strings.Contains(errs, "The agent's listener.l is in the state already, as listener.m") {
 		t.Fatalf("import of an object the state holds as listener.m: %d\n%s", code, errs)
 	}
-}
-
-// An import block naming an agent object the state holds under another
-// address is refused at plan.
-func TestImportBlockRefusesAnObjectTheStateHolds(t *testing.T) {
-	f := newMemFabric()
-	withFabric(t, f)
-	const listener = "listener \"l\" {\n  address = \"10.77.0.1\"\n  port    = 7471\n}\n"
-	dir := planDir(t, listener)
-	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
-		t.Fatal(errs)
-	}
-	if code, _, errs := stateCmd(t, dir, "", "state", "mv", "listener.l", "listener.m"); code != 0 {
-		t.Fatal(errs)
-	}
-	writeConfig(t, dir, listener+strings.ReplaceAll(strings.ReplaceAll(listener, `"l"`, `"m"`), "7471", "7472")+"import {\n  to = listener.l\n}\n")
-	code, _, errs := stateCmd(t, dir, "", "plan", "-no-color")
+	writeConfig(t, dir, both+"import {\n  to = listener.l\n}\n")
+	code, _, errs = stateCmd(t, dir, "", "plan", "-no-color")
 	if code != 1 || !strings.Contains(errs, "Object already managed by rdmaform") || !strings.Contains(errs, "the agent's listener.l, which the state holds already, as listener.m") {
 		t.Fatalf("plan importing an object the state holds as listener.m: %d\n%s", code, errs)
 	}
