@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,7 +11,7 @@ import (
 
 // markPending rewrites the state as an apply killed after asking the agent
 // for the objects at addrs leaves it: each recorded as being made, with
-// its create token and none of the facts the agent would have reported.
+// its agent name and create token, and no attributes yet.
 func markPending(t *testing.T, dir string, addrs ...string) {
 	t.Helper()
 	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
@@ -25,16 +24,7 @@ func markPending(t *testing.T, dir string, addrs ...string) {
 		if o == nil {
 			t.Fatalf("no %s in the state", a)
 		}
-		var attrs map[string]any
-		if err := json.Unmarshal(o.Attributes, &attrs); err != nil {
-			t.Fatal(err)
-		}
-		for _, computed := range []string{"id", "qp_num", "device", "port_num", "local_address", "local_port"} {
-			attrs[computed] = nil
-		}
-		attrs["status"] = "creating"
-		raw, _ := json.Marshal(attrs)
-		o.Attributes = raw
+		o.Attributes, o.SensitiveAttributes = nil, nil
 		o.Facts = state.Facts{AgentHandle: o.Facts.AgentHandle, CreateToken: o.Facts.CreateToken, Status: "creating", Pending: true}
 	}
 	if err := m.WriteState(st); err != nil {
@@ -46,9 +36,9 @@ func markPending(t *testing.T, dir string, addrs ...string) {
 }
 
 // After an apply was killed (kill -9, OOM) between asking the agent for
-// objects and recording them, the next plan adopts those the agent made
-// with the recorded create token (reading their facts) and makes the
-// others; nothing is refused as "already exists".
+// objects and recording them, the next plan adopts (imports) those the
+// agent made with the recorded create token and makes the others; nothing
+// is refused as "already exists".
 func TestObjectsOfAKilledApplyAreAdoptedOrMade(t *testing.T) {
 	f := newMemFabric()
 	withFabric(t, f)
@@ -66,14 +56,14 @@ func TestObjectsOfAKilledApplyAreAdoptedOrMade(t *testing.T) {
 	}
 	for _, want := range []string{
 		"# endpoint.client[0] has been deleted", "(an interrupted apply asked the agent for it, and the agent did not make it)",
-		"# endpoint.client[1] has changed", "(an interrupted apply asked the agent for it and did not record it",
-		"# endpoint.client[0] will be created", "Plan: 1 to add, 0 to change, 0 to destroy.",
+		"# endpoint.client[1] will be imported", "(an interrupted apply asked the agent for it and did not record it",
+		"# endpoint.client[0] will be created", "Plan: 1 to import, 1 to add, 0 to change, 0 to destroy.",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "endpoint.client[1] will be") {
+	if strings.Contains(out, "endpoint.client[1] will be created") {
 		t.Errorf("the object the agent made is planned again:\n%s", out)
 	}
 	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
@@ -102,10 +92,13 @@ func TestPendingObjectOutOfTheConfigurationIsDestroyed(t *testing.T) {
 	}
 	markPending(t, dir, "endpoint.client[1]")
 	writeConfig(t, dir, strings.Replace(planTestConfig, "count   = 2", "count   = 1", 1))
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "endpoint.client[1]: Destruction complete") {
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "(made by an interrupted apply, and no longer in the configuration)") || !strings.Contains(out, "Destruction complete") {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
 	if _, ok := f.live["endpoint.client[1]"]; ok {
 		t.Error("the pending object is left in the agent")
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
+		t.Errorf("plan after: %d\n%s\n%s", code, out, errs)
 	}
 }

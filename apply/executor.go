@@ -395,7 +395,7 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	if ctx.Err() != nil {
 		return ErrNotStarted
 	}
-	if err := e.recordPending(c, planned, pd, h, token, deposed); err != nil {
+	if err := e.recordPending(c, h, token, deposed); err != nil {
 		return err
 	}
 	e.started(c.Addr, "", "create", "", fmt.Sprintf("%s: Creating...", c.Addr))
@@ -583,10 +583,21 @@ func (e *executor) destroyDeposed(d planner.Deposed) *OpError {
 	if err != nil {
 		return &OpError{d.Addr, "delete", fmt.Errorf("its deposed object %s: %w", d.Handle, err)}
 	}
-	if prior := e.priorObject(d.Addr); prior != nil && prior.Facts.Deposed != nil {
+	var ch *state.Change
+	switch prior := e.priorObject(d.Addr); {
+	case prior == nil:
+	case prior.Facts.Pending && handleOf(prior).Name == d.Handle:
+		// Made by an interrupted apply, and no longer configured.
+		del := state.DeleteObject(d.Addr)
+		ch = &del
+	case prior.Facts.Deposed != nil:
 		o := prior.DeepCopy()
 		o.Facts.Deposed = nil
-		if err := e.Recorder.Record(state.PutObject(o)); err != nil {
+		put := state.PutObject(o)
+		ch = &put
+	}
+	if ch != nil {
+		if err := e.Recorder.Record(*ch); err != nil {
 			return &OpError{d.Addr, "record", fmt.Errorf("its deposed object was destroyed, but the state could not record it: %w", err)}
 		}
 	}
@@ -630,16 +641,14 @@ func (e *executor) record(c *planner.Change, final applied, facts state.Facts) e
 }
 
 // recordPending records, before the agent is asked to make the object,
-// that it is being made with token: an apply killed before it records the
-// outcome leaves the state naming what the agent may hold, which the next
-// refresh adopts or drops (state.Facts.Pending).
-func (e *executor) recordPending(c *planner.Change, planned cty.Value, pd string, h Handle, token string, deposed *state.DeposedObject) error {
-	facts := state.Facts{AgentHandle: h.Name, CreateToken: token, Status: "creating", Pending: true, Deposed: deposed, CreatedAt: time.Now().UTC()}
-	raw, err := appliedOf(planned, facts, pd, c.Addr).marshal()
-	if err != nil {
-		return OpError{c.Addr, "record", fmt.Errorf("its attributes could not be encoded for the state: %w", err)}
-	}
-	o := &state.Object{Addr: c.Addr, Attributes: raw, Dependencies: dependencyAddrs(c), Facts: facts, SensitiveAttributes: c.SensitiveAttributes()}
+// that it is being made: its agent name and create token, no attributes
+// yet (small and quick to write, as every create pays for it). An apply
+// killed before it records the outcome leaves the state naming what the
+// agent may hold, which the next plan adopts or drops
+// (state.Facts.Pending).
+func (e *executor) recordPending(c *planner.Change, h Handle, token string, deposed *state.DeposedObject) error {
+	facts := state.Facts{AgentHandle: h.Name, CreateToken: token, Status: "creating", Pending: true, Deposed: deposed}
+	o := &state.Object{Addr: c.Addr, Dependencies: dependencyAddrs(c), Facts: facts}
 	if err := e.Recorder.Record(state.PutObject(o)); err != nil {
 		return OpError{c.Addr, "record", fmt.Errorf("the state could not record that it is being made, so it was not: %w", err)}
 	}

@@ -87,8 +87,8 @@ type Drift struct {
 	// For a changed object, its live status.
 	Status string
 	// Pending: the state recorded the object as asked of the agent by an
-	// apply that did not record the outcome (it was killed): changed, the
-	// agent made it and the plan adopts it; deleted, it did not.
+	// apply that did not record the outcome (it was killed), and the
+	// agent does not hold it.
 	Pending bool
 }
 
@@ -101,6 +101,9 @@ type Deposed struct {
 	Addr   addrs.Instance
 	Handle string // the agent's name for it
 	Token  string // its create token
+	// Pending: not a replaced object but one an interrupted apply asked
+	// the agent for, which the configuration no longer declares.
+	Pending bool
 }
 
 // DeposedKey is how plans and progress lines name a deposed object, as

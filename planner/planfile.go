@@ -79,9 +79,10 @@ type moveFile struct {
 }
 
 type deposedFile struct {
-	Addr   string `json:"address"`
-	Handle string `json:"agent_handle"`
-	Token  string `json:"create_token,omitempty"`
+	Addr    string `json:"address"`
+	Handle  string `json:"agent_handle"`
+	Token   string `json:"create_token,omitempty"`
+	Pending bool   `json:"pending,omitempty"`
 }
 
 type changeFile struct {
@@ -161,7 +162,7 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 		f.Drift = append(f.Drift, df)
 	}
 	for _, d := range p.Deposed {
-		f.Deposed = append(f.Deposed, deposedFile{Addr: d.Addr.String(), Handle: d.Handle, Token: d.Token})
+		f.Deposed = append(f.Deposed, deposedFile{Addr: d.Addr.String(), Handle: d.Handle, Token: d.Token, Pending: d.Pending})
 	}
 	for _, m := range p.Moves {
 		f.Moves = append(f.Moves, moveFile{From: m.From.String(), To: m.To.String()})
@@ -248,7 +249,7 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 		p.Drift = append(p.Drift, dr)
 	}
 	for _, d := range f.Deposed {
-		p.Deposed = append(p.Deposed, Deposed{Addr: parseAddr(d.Addr), Handle: d.Handle, Token: d.Token})
+		p.Deposed = append(p.Deposed, Deposed{Addr: parseAddr(d.Addr), Handle: d.Handle, Token: d.Token, Pending: d.Pending})
 	}
 	for _, o := range f.Outputs {
 		action, _ := ParseAction(o.Action)

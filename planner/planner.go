@@ -78,12 +78,14 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 
 	failed := map[addrs.Instance]LiveObject{} // objects failed for good, as the agent holds them
 	var live map[string]LiveObject
+	var adoptPending map[addrs.Instance]string
 	if opts.Refresher != nil && len(priors) > 0 {
 		var err error
 		live, err = opts.Refresher.Live(ctx)
 		if err != nil {
 			return p, append(diags, sourceless(hcl.DiagError, "Failed to refresh from the agent", err.Error()))
 		}
+		adoptPending = p.takePending(cfg, priors, live, opts)
 		for _, a := range sortedPriorAddrs(priors) {
 			pr := priors[a.String()]
 			lo, ok := live[AgentHandle(pr.obj)]
@@ -102,6 +104,8 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		}
 		diags = append(diags, p.refreshFacts(ctx, opts.Refresher, live, priors)...)
 		sort.SliceStable(p.Drift, func(i, j int) bool { return p.Drift[i].Addr.Less(p.Drift[j].Addr) })
+	} else {
+		adoptPending = p.takePending(cfg, priors, nil, opts)
 	}
 	for _, pr := range pre.byAddr {
 		if d := pr.obj.Facts.Deposed; d != nil {
@@ -140,7 +144,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			p.Changes = append(p.Changes, deleteChange(pr, inst, ReasonDestroyPlan))
 		}
 	} else if cfg != nil {
-		diags = append(diags, p.diffConfig(cfg, priors, gone, failed, opts)...)
+		diags = append(diags, p.diffConfig(cfg, priors, gone, failed, adoptPending, opts)...)
 		p.replaceCutOffEndpoints()
 	}
 	p.sortChanges()
@@ -303,7 +307,7 @@ func sortedPriorAddrs(priors map[string]*prior) []addrs.Instance {
 // diffConfig adds a change for every configured instance, in dependency
 // order so that each knows whether what it depends on is being created,
 // and a delete for every state object no longer configured.
-func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map[addrs.Instance]bool, failed map[addrs.Instance]LiveObject, opts Options) hcl.Diagnostics {
+func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map[addrs.Instance]bool, failed map[addrs.Instance]LiveObject, adoptPending map[addrs.Instance]string, opts Options) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	replace := make(map[addrs.Instance]ActionReason, len(opts.Replace)+len(failed))
 	for a := range failed {
@@ -322,6 +326,9 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 	creatingInst := map[addrs.Instance]bool{}
 	imports, idiags := importTargets(cfg, priors, gone)
 	diags = append(diags, idiags...)
+	for a, h := range adoptPending {
+		imports[a] = h
+	}
 	imported := map[addrs.Instance]cty.Value{} // imports' planned values, their id known
 	seen := make(map[string]bool, len(cfg.Instances))
 	// What is planned is kept for replace_triggered_by only: a plan of
@@ -361,6 +368,9 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 				// Adopted, not made: what depends on it sees the object
 				// the agent holds (its id is the agent's name for it).
 				c.ImportID = id
+				if _, ok := adoptPending[c.Addr]; ok {
+					c.Reason = ReasonInterruptedApply
+				}
 				c.After = withID(c.After, id)
 				imported[c.Addr] = c.After
 				continue

@@ -26,6 +26,10 @@ const (
 	// ReasonGone: the state records the object but the agent no longer
 	// holds it (agent restarted, device removed): it is created again.
 	ReasonGone ActionReason = "create_because_gone"
+	// ReasonInterruptedApply: an apply that was killed asked the agent
+	// for the object (the state records it as pending) and the agent
+	// holds it: the plan adopts it (an import).
+	ReasonInterruptedApply ActionReason = "import_because_interrupted_apply"
 	// ReasonNoConfig: the object is in the state but not in the
 	// configuration.
 	ReasonNoConfig ActionReason = "delete_because_no_resource_config"

@@ -69,19 +69,12 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 	var handles []string
 	byHandle := map[string]addrs.Instance{}
 	refreshed := map[addrs.Instance]state.Facts{}
-	pending := map[addrs.Instance]bool{}
 	for _, pr := range priors { // most plans find none: no sorting first
 		a, recorded := pr.obj.Addr, pr.obj.Facts
 		h := AgentHandle(pr.obj)
 		lo, held := live[h]
 		switch {
 		case !held || pr.val.IsNull() || !pr.val.IsKnown():
-		case recorded.Pending && canRead:
-			// Made by an apply killed before it recorded the outcome:
-			// every fact is read, as after a create.
-			handles = append(handles, h)
-			byHandle[h] = a
-			pending[a] = true
 		case canRead && a.Kind == addrs.Endpoint && lo.Status == "established" && lo.Reconnects != recorded.Reconnects:
 			handles = append(handles, h)
 			byHandle[h] = a
@@ -97,9 +90,8 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 			return hcl.Diagnostics{sourceless(hcl.DiagError, "Failed to refresh from the agent", err.Error())}
 		}
 		for _, h := range handles {
-			a := byHandle[h]
-			if f, ok := facts[h]; ok && (f.Status == "established" || pending[a]) { // else gone or down since the listing: the next plan sees it
-				refreshed[a] = f
+			if f, ok := facts[h]; ok && f.Status == "established" { // else gone or down since the listing: the next plan sees it
+				refreshed[byHandle[h]] = f
 			}
 		}
 	}
@@ -112,8 +104,8 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 	for _, a := range addrList {
 		f, pr := refreshed[a], priors[a.String()]
 		f.AgentHandle, f.CreateToken, f.CreatedAt, f.Deposed = pr.obj.Facts.AgentHandle, pr.obj.Facts.CreateToken, pr.obj.Facts.CreatedAt, pr.obj.Facts.Deposed
-		v, changed := withFacts(pr.val, f, a, byHandle[AgentHandle(pr.obj)] == a, pending[a])
-		if !changed && !pending[a] {
+		v, changed := withFacts(pr.val, f, a, byHandle[AgentHandle(pr.obj)] == a)
+		if !changed {
 			continue
 		}
 		np, d := refreshedPrior(pr, v, f)
@@ -122,7 +114,7 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 			continue
 		}
 		p.Drift = append(p.Drift, Drift{Addr: a, Before: pr.val, After: np.val, Facts: f,
-			BeforeSensitive: stringsToPaths(pr.obj.SensitiveAttributes), Status: f.Status, Pending: pending[a]})
+			BeforeSensitive: stringsToPaths(pr.obj.SensitiveAttributes), Status: f.Status})
 		priors[a.String()] = np
 	}
 	return diags
@@ -130,9 +122,8 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 
 // withFacts is v with the status the facts give and, for a new
 // connection, its attributes (device, port, QP number, local address and
-// port), and for an object just made every fact (its id too); changed
-// says whether any of them differs.
-func withFacts(v cty.Value, f state.Facts, a addrs.Instance, newConnection, made bool) (cty.Value, bool) {
+// port); changed says whether any of them differs.
+func withFacts(v cty.Value, f state.Facts, a addrs.Instance, newConnection bool) (cty.Value, bool) {
 	attrs := FactAttributes(f, a)
 	m := v.AsValueMap()
 	changed := false
@@ -145,11 +136,6 @@ func withFacts(v cty.Value, f state.Facts, a addrs.Instance, newConnection, made
 	set("status")
 	if newConnection {
 		for _, name := range connectionFacts {
-			set(name)
-		}
-	}
-	if made {
-		for name := range attrs {
 			set(name)
 		}
 	}

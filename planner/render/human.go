@@ -108,12 +108,9 @@ func writeDrift(b *strings.Builder, c colorizer, p *planner.Plan) {
 	for _, d := range p.Drift {
 		if !d.Deleted() {
 			b.WriteString("\n" + c.style(fmt.Sprintf("  # %s has changed", d.Addr), bold) + "\n")
-			switch {
-			case d.Pending:
-				fmt.Fprintf(b, "  # (an interrupted apply asked the agent for it and did not record it; the\n  # agent made it, %s, and rdmaform records it now)\n", d.Status)
-			case sameAttr(d.Before, d.After, "qp_num") && sameAttr(d.Before, d.After, "local_port"):
+			if sameAttr(d.Before, d.After, "qp_num") && sameAttr(d.Before, d.After, "local_port") {
 				fmt.Fprintf(b, "  # (the agent reports it %s)\n", d.Status)
-			default:
+			} else {
 				b.WriteString("  # (the agent reconnected it: a new connection, with its own QP and port)\n")
 			}
 			fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, planner.Update.Symbol()), d.Addr.Kind, d.Addr.Name)
@@ -212,7 +209,11 @@ func writeMoved(b *strings.Builder, c colorizer, ch *planner.Change) {
 // replacement left behind.
 func writeDeposed(b *strings.Builder, c colorizer, d planner.Deposed) {
 	b.WriteString(c.style(fmt.Sprintf("  # %s (deposed object %s) will be destroyed", d.Addr, planner.DeposedKey(d.Token)), bold) + "\n")
-	b.WriteString("  # (left by a create_before_destroy replacement whose apply stopped before destroying it)\n")
+	if d.Pending {
+		b.WriteString("  # (made by an interrupted apply, and no longer in the configuration)\n")
+	} else {
+		b.WriteString("  # (left by a create_before_destroy replacement whose apply stopped before destroying it)\n")
+	}
 	fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, planner.Delete.Symbol()), d.Addr.Kind, d.Addr.Name)
 	fmt.Fprintf(b, "      %s id = %q -> null\n", c.symbol("-"), d.Handle)
 	b.WriteString("    }\n")
@@ -245,6 +246,9 @@ func headline(ch *planner.Change) string {
 
 // reasonLine explains a change, as Terraform's "(because ...)" lines.
 func reasonLine(ch *planner.Change) string {
+	if ch.Importing() && ch.Reason == planner.ReasonInterruptedApply {
+		return fmt.Sprintf("(an interrupted apply asked the agent for it and did not record it: the agent\n  # holds it, as %q, so it is adopted rather than made again)", ch.ImportID)
+	}
 	if ch.Importing() {
 		return fmt.Sprintf("(imported from %q)", ch.ImportID)
 	}

@@ -1,0 +1,45 @@
+package planner
+
+import (
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+)
+
+// takePending takes out of priors the objects an apply recorded as being
+// made and was killed before it recorded the outcome (state.Facts.Pending:
+// no attributes yet, only the agent's name and the create token). One the
+// agent holds with that token is adopted, as an import block would, when
+// the configuration still declares it (the returned map: address to agent
+// name), and destroyed (deposed) otherwise; one it does not hold is a drift
+// the plan shows, and leaves the state. Without a refresh (live is nil)
+// each is taken as held: apply finds out.
+func (p *Plan) takePending(cfg *config.Config, priors map[string]*prior, live map[string]LiveObject, opts Options) map[addrs.Instance]string {
+	var adopt map[addrs.Instance]string
+	for key, pr := range priors {
+		f := pr.obj.Facts
+		if !f.Pending {
+			continue
+		}
+		delete(priors, key)
+		a, h := pr.obj.Addr, AgentHandle(pr.obj)
+		if live != nil {
+			if lo, held := live[h]; !held || lo.Token != f.CreateToken {
+				dr := Drift{Addr: a, Before: pr.val, Pending: true}
+				if held {
+					dr.Status = lo.Status
+				}
+				p.Drift = append(p.Drift, dr)
+				continue
+			}
+		}
+		if cfg != nil && !opts.Destroy && cfg.Instances[a] != nil {
+			if adopt == nil {
+				adopt = map[addrs.Instance]string{}
+			}
+			adopt[a] = h
+			continue
+		}
+		p.Deposed = append(p.Deposed, Deposed{Addr: a, Handle: h, Token: f.CreateToken, Pending: true})
+	}
+	return adopt
+}
