@@ -29,12 +29,13 @@ type LiveListener struct {
 
 // checkHeldPorts refuses a listener the plan creates (or replaces) on an
 // address and port that a listener the agent holds for another
-// configuration binds: apply would fail to bind it (EADDRINUSE), for a
-// replacement after destroying the listener it replaces and its
-// endpoints. The listeners of this state are left to the configuration's
-// own check (they are either configured, or destroyed by this plan), and
-// one held under the very name a listener is created as to apply's
-// refusal of a name already taken.
+// configuration binds: apply would fail to bind it (EADDRINUSE, or
+// EADDRNOTAVAIL where a wildcard is involved), for a replacement after
+// destroying the listener it replaces and its endpoints. The listeners of
+// this state are left to the configuration's own check (they are either
+// configured, or destroyed by this plan), and one held under the very
+// name a listener is created as to apply's refusal of a name already
+// taken.
 func checkHeldPorts(ctx context.Context, cfg *config.Config, p *Plan, r Refresher, pre *Priors) hcl.Diagnostics {
 	lr, ok := r.(ListenerReader)
 	if !ok {
