@@ -433,9 +433,10 @@ type liveFetch struct {
 	connErr error
 	live    map[string]planner.LiveObject
 	liveErr error
-	// facts is the connection's own reader of facts, if it has one (the
-	// connection's Refresher becomes this fetch).
-	facts planner.FactsReader
+	// facts and listeners are the connection's own readers, if it has
+	// them (the connection's Refresher becomes this fetch).
+	facts     planner.FactsReader
+	listeners planner.ListenerReader
 }
 
 func startLiveFetch(socket string) *liveFetch {
@@ -445,6 +446,7 @@ func startLiveFetch(socket string) *liveFetch {
 		f.conn, f.connErr = connectFabric(context.Background(), socket, &f.notify)
 		if f.connErr == nil {
 			f.facts, _ = f.conn.Refresher.(planner.FactsReader)
+			f.listeners, _ = f.conn.Refresher.(planner.ListenerReader)
 			f.live, f.liveErr = f.conn.Refresher.Live(context.Background())
 		}
 	}()
@@ -482,6 +484,20 @@ func (f *liveFetch) Facts(ctx context.Context, handles []string) (map[string]sta
 		return map[string]state.Facts{}, nil
 	}
 	return f.facts.Facts(ctx, handles)
+}
+
+// Listeners lists the agent's listeners, when its connection can (see
+// planner.ListenerReader).
+func (f *liveFetch) Listeners(ctx context.Context) ([]planner.LiveListener, error) {
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if f.listeners == nil {
+		return nil, nil
+	}
+	return f.listeners.Listeners(ctx)
 }
 
 // rdmaVarEnv returns the RDMAFORM_VAR_* entries of the environment, which

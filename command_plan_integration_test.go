@@ -395,6 +395,57 @@ func TestTwoConfigurationsWithTheSameAddresses(t *testing.T) {
 	a.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }
 
+// Two configurations on one agent, each in its namespace (the audit's
+// case): b moving its listener to a's port is refused by plan, and by
+// apply before it destroys anything; apply without the refresh (so
+// without the check) destroys b's listener and endpoints and fails,
+// naming a's listener.
+func TestPortHeldByAnotherConfigurationOnTheFabric(t *testing.T) {
+	addr := os.Getenv("RDMAFORM_TEST_ADDR")
+	src := func(port int) string {
+		return fmt.Sprintf(`variable "port" {
+  type    = number
+  default = %d
+}
+
+listener "loop" {
+  address = %q
+  port    = var.port
+  qp {}
+}
+
+endpoint "c" {
+  count   = 2
+  address = listener.loop.address
+  port    = listener.loop.port
+  qp {}
+}
+`, port, addr)
+	}
+	settings := func(e *e2e, namespace string) {
+		os.WriteFile(filepath.Join(e.dir, "settings.rdma.hcl"), []byte("rdmaform {\n  agent {\n    socket    = \""+e.socket+"\"\n    namespace = \""+namespace+"\"\n  }\n}\n"), 0o644)
+	}
+	a := newE2E(t, src(7610))
+	settings(a, "a")
+	a.expect(0, []string{"Apply complete! Resources: 3 added"}, "apply", "-auto-approve", "-no-color")
+	b := &e2e{t: t, dir: t.TempDir(), socket: a.socket, stop: func() {}}
+	b.write(src(7611))
+	settings(b, "b")
+	b.expect(0, []string{"Apply complete! Resources: 3 added"}, "apply", "-auto-approve", "-no-color")
+
+	refusal := []string{"Error: Port held by another configuration", "main.rdma.hcl line 8",
+		fmt.Sprintf("listener.loop: %s:7610 (tcp) is held by listener.loop@a, which this agent holds for another configuration; choose another port, or destroy that listener first.", addr)}
+	b.expect(1, refusal, "plan", "-no-color", "-var", "port=7610")
+	b.expect(1, refusal, "apply", "-auto-approve", "-no-color", "-var", "port=7610")
+	if n := cmIDs(t, "7611"); n < 5 {
+		t.Fatalf("kernel shows %d cm_ids on port 7611 after the refused apply, want b's listener and 2 connections each way", n)
+	}
+	b.expect(1, []string{fmt.Sprintf("Error: listener.loop: create failed: rdma_create_ep: address already in use (EADDRINUSE): %s:7610 is held by listener.loop@a", addr)},
+		"apply", "-auto-approve", "-no-color", "-refresh=false", "-var", "port=7610")
+	b.expect(0, nil, "destroy", "-auto-approve", "-no-color", "-var", "port=7610")
+	a.expect(0, []string{"Destroy complete! Resources: 3 destroyed."}, "destroy", "-auto-approve", "-no-color")
+}
+
 // Renaming blocks with moved blocks keeps the live connections: the plan
 // only relabels, apply touches no object, and the QPs are the same.
 func TestMovedBlocksKeepTheConnections(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -60,6 +61,9 @@ type memFabric struct {
 	// status is the live status of the addresses it names; the others
 	// are established.
 	status map[string]string
+	// listeners, when not nil, records what the listeners created bind,
+	// for plan's check of ports other configurations hold.
+	listeners map[string]planner.LiveListener
 }
 
 // reconnect simulates the agent reconnecting the endpoint at address on
@@ -86,7 +90,7 @@ func (f *memFabric) Facts(_ context.Context, handles []string) (map[string]state
 	return out, nil
 }
 
-func (f *memFabric) Create(_ context.Context, h apply.Handle, _ apply.Spec, token string) (state.Facts, error) {
+func (f *memFabric) Create(_ context.Context, h apply.Handle, spec apply.Spec, token string) (state.Facts, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.fail[h.Name]; err != nil {
@@ -96,6 +100,9 @@ func (f *memFabric) Create(_ context.Context, h apply.Handle, _ apply.Spec, toke
 		return state.Facts{}, fmt.Errorf("%s already exists (made by another create request)", h.Name)
 	}
 	f.live[h.Name] = token
+	if l := spec.Listener; l != nil && f.listeners != nil {
+		f.listeners[h.Name] = planner.LiveListener{Handle: h.Name, Address: l.Address, Port: l.Port, PortSpace: string(l.PortSpace)}
+	}
 	f.qp++
 	facts := state.Facts{Device: "rxe0", Status: "established"}
 	if h.Addr.Kind == addrs.Endpoint {
@@ -124,7 +131,21 @@ func (f *memFabric) Delete(_ context.Context, h apply.Handle, token string) erro
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.live, h.Name)
+	delete(f.listeners, h.Name)
 	return nil
+}
+
+// Listeners lists the listeners recorded (none unless f.listeners was
+// made).
+func (f *memFabric) Listeners(context.Context) ([]planner.LiveListener, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []planner.LiveListener
+	for _, l := range f.listeners {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Handle < out[j].Handle })
+	return out, nil
 }
 
 func (f *memFabric) Live(context.Context) (map[string]planner.LiveObject, error) {

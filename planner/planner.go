@@ -196,6 +196,9 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		if opts.Devices != nil && !opts.Destroy {
 			diags = append(diags, checkDevices(ctx, cfg, p, opts.Devices)...)
 		}
+		if opts.Refresher != nil && !opts.Destroy {
+			diags = append(diags, checkHeldPorts(ctx, cfg, p, opts.Refresher, pre)...)
+		}
 	}
 	var known addresses
 	if len(opts.Replace)+len(opts.Targets) > 0 {

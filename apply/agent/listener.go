@@ -61,6 +61,7 @@ func (l *listener) run(ctx context.Context) {
 	}
 	if err != nil {
 		if ctx.Err() == nil {
+			err = a.namingPortHolders(l, err)
 			l.obj.failure(pb.Status_ERROR, "error", err)
 			a.log.Error("listener failed", "address", l.obj.address, "err", err)
 		}

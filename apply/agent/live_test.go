@@ -3,11 +3,13 @@ package agent
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agentfabric"
+	"github.com/rdmaform/rdmaform/planner"
 )
 
 // plan's refresh (agentfabric's Live) reads this agent's table List: every
@@ -40,5 +42,29 @@ func TestRefreshReadsTheTableList(t *testing.T) {
 		if o := live[addr]; o.Token != "tok-"+addr || o.Status != "established" {
 			t.Errorf("%s: %+v", addr, o)
 		}
+	}
+}
+
+// plan's check of ports held by other configurations (agentfabric's
+// Listeners) reads the listeners' specs from this agent's full List.
+func TestPlanReadsTheListenersSpecs(t *testing.T) {
+	a := New(nil)
+	c := serve(t, a)
+	fakeListener(t, a, "listener.loop@a", &pb.ListenerSpec{Address: "10.77.0.1", Port: 7610}, pb.Status_LISTENING, true)
+	fakeListener(t, a, "listener.any@b", &pb.ListenerSpec{Address: "::", Port: 7611, PortSpace: "udp"}, pb.Status_CREATING, false)
+	fakeListener(t, a, "listener.failed@c", &pb.ListenerSpec{Address: "10.77.0.1", Port: 7612}, pb.Status_ERROR, false)
+	fakeObject(a, "endpoint.e@a", "", pb.Kind_ENDPOINT, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got, err := agentfabric.New(c).Listeners(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []planner.LiveListener{
+		{Handle: "listener.any@b", Address: "::", Port: 7611, PortSpace: "udp"},
+		{Handle: "listener.loop@a", Address: "10.77.0.1", Port: 7610, PortSpace: "tcp"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 }
