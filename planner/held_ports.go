@@ -58,7 +58,7 @@ func checkHeldPorts(ctx context.Context, cfg *config.Config, p *Plan, r Refreshe
 	}
 	ours := make(map[string]bool, len(pre.byAddr)+len(creating))
 	for _, pr := range pre.byAddr {
-		ours[agentHandle(pr.obj)] = true
+		ours[AgentHandle(pr.obj)] = true
 		if d := pr.obj.Facts.Deposed; d != nil {
 			ours[d.AgentHandle] = true
 		}

@@ -22,7 +22,7 @@ func (a sharedAgent) Live(context.Context) (map[string]LiveObject, error) {
 	out := map[string]LiveObject{}
 	if a.st != nil {
 		for _, o := range a.st.Objects {
-			out[agentHandle(o)] = LiveObject{Token: o.Facts.CreateToken, Status: "established"}
+			out[AgentHandle(o)] = LiveObject{Token: o.Facts.CreateToken, Status: "established"}
 		}
 	}
 	for _, l := range a.others {
@@ -39,7 +39,7 @@ func (a sharedAgent) Listeners(context.Context) ([]LiveListener, error) {
 	if a.st != nil {
 		for _, o := range a.st.Objects {
 			if o.Addr.Kind == "listener" {
-				out = append(out, LiveListener{Handle: agentHandle(o), Address: "10.77.0.1", Port: 7471, PortSpace: "tcp"})
+				out = append(out, LiveListener{Handle: AgentHandle(o), Address: "10.77.0.1", Port: 7471, PortSpace: "tcp"})
 			}
 		}
 	}
