@@ -135,6 +135,7 @@ rdmaform {
 // refused until init, as Terraform's: a plan would otherwise read another
 // (empty) state and plan every object again.
 func TestBackendBlockWithoutInitIsRefused(t *testing.T) {
+	withFabric(t, newMemFabric()) // plan connects while the state opens: no real agent in a test
 	dir := stateDir(t, testState)
 	writeConfig(t, dir, "rdmaform {\n  backend \"local\" {\n    path = \"elsewhere.rdmastate\"\n  }\n}\n")
 	for _, args := range [][]string{{"plan"}, {"state", "list"}, {"output"}} {

@@ -30,7 +30,7 @@ func TestMonitorInTmux(t *testing.T) {
 		t.Fatal("tmux is not installed (scripts/deps installs it)")
 	}
 	if held := heldRDMADevices(); len(held) > 0 {
-		t.Fatalf("this test process holds %v open (a test with an in-process agent ran first), so deleting the device cannot finish: such tests belong in files that sort after this one", held)
+		t.Fatalf("%v hold RDMA devices open (a test with an in-process agent, or one that let plan start an agent in the background, ran first), so deleting the device cannot finish: such tests belong in files that sort after this one, or use withFabric", held)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -157,14 +157,19 @@ func TestMonitorInTmux(t *testing.T) {
 	}
 }
 
-// heldRDMADevices lists the RDMA device files this process has open
-// (librdmacm keeps a device open once any id used it).
+// heldRDMADevices lists the processes that hold an RDMA device file open
+// (librdmacm keeps a device open once any id used it), as "PID COMMAND".
 func heldRDMADevices() []string {
 	var held []string
-	fds, _ := os.ReadDir("/proc/self/fd")
-	for _, fd := range fds {
-		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(target, "/dev/infiniband/") {
-			held = append(held, target)
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		fds, _ := os.ReadDir(filepath.Join(p, "fd"))
+		for _, fd := range fds {
+			if target, err := os.Readlink(filepath.Join(p, "fd", fd.Name())); err == nil && strings.HasPrefix(target, "/dev/infiniband/") {
+				cmd, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+				held = append(held, filepath.Base(p)+" "+strings.ReplaceAll(strings.TrimRight(string(cmd), "\x00"), "\x00", " "))
+				break
+			}
 		}
 	}
 	return held
