@@ -489,7 +489,8 @@ func TestRemovedBlockForgetsWithoutDisconnecting(t *testing.T) {
 
 // Postconditions check what the agent reports of the objects made:
 // a connection's status and device pass, a wrong expectation fails the
-// apply with its message and keeps the object.
+// plan for an unchanged object, and the apply that makes one with its
+// message, keeping the object.
 func TestPostconditionsOnLiveFacts(t *testing.T) {
 	dev := os.Getenv("RDMAFORM_TEST_DEVICE")
 	src := `
@@ -511,7 +512,9 @@ endpoint "e" {
 	e := newE2E(t, src)
 	e.expect(0, []string{"Apply complete! Resources: 2 added"}, "apply", "-auto-approve", "-no-color")
 	e.write(strings.Replace(src, `self.device == "`+dev+`"`, `self.device == "mlx5_9"`, 1) + "\n")
-	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	// The object is unchanged: plan checks the postcondition against it
+	// as the agent reports it, as Terraform does.
+	e.expect(1, []string{"Resource postcondition failed", "endpoint.e is established on " + dev + "."}, "plan", "-no-color", "-detailed-exitcode")
 	e.expect(0, nil, "taint", "endpoint.e")
 	e.expect(1, []string{"endpoint.e: postcondition failed: endpoint.e is established on " + dev + "."}, "apply", "-auto-approve", "-no-color")
 	e.expect(0, []string{"Destroy complete! Resources: 2 destroyed."}, "destroy", "-auto-approve", "-no-color")

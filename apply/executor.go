@@ -119,6 +119,7 @@ type executor struct {
 	// to be recorded again without their deposed object once it is gone.
 	replacements map[addrs.Instance]replacement
 	held         heldNames
+	making       map[addrs.Instance]making // written before the walk, then only read
 	report       Report
 	outLock      sync.Mutex
 }
@@ -158,6 +159,10 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 		}
 	}
 
+	if err := e.recordMaking(); err != nil {
+		e.report.Errors = append(e.report.Errors, *err)
+		return &e.report
+	}
 	// The walk also stops, as on Ctrl-C, once the fabric is gone: every
 	// operation left would fail the same way.
 	walkCtx, stopWalk := context.WithCancel(ctx)
@@ -278,6 +283,7 @@ func newExecutor(ctx context.Context, p *planner.Plan, opts Options) *executor {
 
 		replacements: map[addrs.Instance]replacement{},
 		held:         heldNames{prior: opts.Prior},
+		making:       map[addrs.Instance]making{},
 	}
 	if opts.Config != nil {
 		e.byResource = planner.InstancesByResource(opts.Config)
@@ -381,22 +387,15 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 			return OpError{c.Addr, "precondition", err}
 		}
 	}
-	token := e.NewToken()
-	h, deposed := HandleIn(c.Addr, e.Namespace), (*state.DeposedObject)(nil)
-	if prior := e.priorObject(c.Addr); prior != nil && c.Action == planner.CreateThenDelete {
-		// The prior object still holds its name: the replacement takes
-		// another, and the state keeps the prior one as deposed until
-		// it is destroyed.
-		h.Name = replacementName(h.Name, prior, token)
-		deposed = &state.DeposedObject{AgentHandle: handleOf(prior).Name, CreateToken: prior.Facts.CreateToken}
-	} else {
-		h.Name = e.held.freeName(h.Name, c.Addr, token)
-	}
+	mk := e.making[c.Addr]
+	h, token, deposed := mk.handle, mk.token, mk.deposed
 	if ctx.Err() != nil {
 		return ErrNotStarted
 	}
-	if err := e.recordPending(c, h, token, deposed); err != nil {
-		return err
+	if mk.late {
+		if err := e.Recorder.Record(state.PutObject(mk.pendingObject(c))); err != nil {
+			return OpError{c.Addr, "record", fmt.Errorf("the state could not record that it is being made, so it was not: %w", err)}
+		}
 	}
 	e.started(c.Addr, "", "create", "", fmt.Sprintf("%s: Creating...", c.Addr))
 	start := time.Now()
@@ -410,10 +409,12 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 			release()
 		}
 		if errors.Is(err, ErrNotStarted) {
-			if uerr := e.unpend(c); uerr != nil {
-				return uerr
+			if mk.late { // collect leaves those alone: see making.late
+				if uerr := e.unpend(c); uerr != nil {
+					return uerr
+				}
 			}
-			return ErrNotStarted
+			return ErrNotStarted // collect records that it was not made
 		}
 		if err == nil {
 			facts, err = wait()
@@ -640,33 +641,82 @@ func (e *executor) record(c *planner.Change, final applied, facts state.Facts) e
 	return nil
 }
 
-// recordPending records, before the agent is asked to make the object,
-// that it is being made: its agent name and create token, no attributes
-// yet (small and quick to write, as every create pays for it). An apply
-// killed before it records the outcome leaves the state naming what the
-// agent may hold, which the next plan adopts or drops
-// (state.Facts.Pending).
-func (e *executor) recordPending(c *planner.Change, h Handle, token string, deposed *state.DeposedObject) error {
-	facts := state.Facts{AgentHandle: h.Name, CreateToken: token, Status: "creating", Pending: true, Deposed: deposed}
-	o := &state.Object{Addr: c.Addr, Dependencies: dependencyAddrs(c), Facts: facts}
-	if err := e.Recorder.Record(state.PutObject(o)); err != nil {
-		return OpError{c.Addr, "record", fmt.Errorf("the state could not record that it is being made, so it was not: %w", err)}
+// making is how apply makes one object: the agent's name for it, its
+// create token and, for a create_before_destroy replacement, the object
+// it replaces.
+type making struct {
+	handle  Handle
+	token   string
+	deposed *state.DeposedObject
+	// late: a replacement that destroys first, whose object the state
+	// records until the delete completes; it is recorded as being made
+	// once the create starts.
+	late bool
+}
+
+// pendingObject is what the state records of an object being made.
+func (mk making) pendingObject(c *planner.Change) *state.Object {
+	facts := state.Facts{AgentHandle: mk.handle.Name, CreateToken: mk.token, Status: "creating", Pending: true, Deposed: mk.deposed}
+	return &state.Object{Addr: c.Addr, Dependencies: dependencyAddrs(c), Facts: facts}
+}
+
+// recordMaking chooses the name and token of every object the plan
+// creates and records each, before the walk asks the agent for any, as
+// being made: its agent name and create token, no attributes yet (small,
+// and submitted together, so that the walk waits for one write rather
+// than one per object). An apply killed before it records an outcome
+// leaves the state naming what the agent may hold, which the next plan
+// adopts or drops (state.Facts.Pending).
+func (e *executor) recordMaking() *OpError {
+	var last *state.Pending
+	var lastAddr addrs.Instance
+	for _, c := range e.plan.Changes {
+		if !c.Action.Creates() || c.Importing() {
+			continue
+		}
+		token := e.NewToken()
+		h, deposed := HandleIn(c.Addr, e.Namespace), (*state.DeposedObject)(nil)
+		if prior := e.priorObject(c.Addr); prior != nil && c.Action == planner.CreateThenDelete {
+			// The prior object still holds its name: the replacement
+			// takes another, and the state keeps the prior one as
+			// deposed until it is destroyed.
+			h.Name = replacementName(h.Name, prior, token)
+			deposed = &state.DeposedObject{AgentHandle: handleOf(prior).Name, CreateToken: prior.Facts.CreateToken}
+		} else {
+			h.Name = e.held.freeName(h.Name, c.Addr, token)
+		}
+		mk := making{handle: h, token: token, deposed: deposed, late: c.Action == planner.DeleteThenCreate}
+		e.making[c.Addr] = mk
+		if !mk.late {
+			last, lastAddr = e.Recorder.Submit(state.PutObject(mk.pendingObject(c))), c.Addr
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	// Durable in submission order: the last one durable, all are.
+	if err := last.Wait(); err != nil {
+		return &OpError{lastAddr, "record", fmt.Errorf("the state could not record the objects to make, so none was made: %w", err)}
 	}
 	return nil
 }
 
-// unpend undoes recordPending when the create failed or did not start:
+// unpend undoes recordMaking when the create failed or did not start:
 // the state holds again what it held before (the object a
 // create_before_destroy replacement replaces, or nothing).
 func (e *executor) unpend(c *planner.Change) error {
-	ch := state.DeleteObject(c.Addr)
-	if prior := e.priorObject(c.Addr); prior != nil && c.Action == planner.CreateThenDelete {
-		ch = state.PutObject(prior)
-	}
-	if err := e.Recorder.Record(ch); err != nil {
+	if err := e.Recorder.Record(e.unmade(c)); err != nil {
 		return OpError{c.Addr, "record", fmt.Errorf("the create failed, and the state still records it as being made: %w", err)}
 	}
 	return nil
+}
+
+// unmade is the change that records c's object as not made.
+func (e *executor) unmade(c *planner.Change) state.Change {
+	if prior := e.priorObject(c.Addr); prior != nil && c.Action == planner.CreateThenDelete {
+		return state.PutObject(prior)
+	}
+	return state.DeleteObject(c.Addr)
 }
 
 func dependencyAddrs(c *planner.Change) []addrs.Instance {
@@ -696,6 +746,7 @@ func (e *executor) priorObject(a addrs.Instance) *state.Object {
 func (e *executor) collect(ctx context.Context, results []Result) {
 	r := &e.report
 	skipped := map[int][]string{}
+	var unmade []*planner.Change
 	for i, res := range results {
 		n := e.graph.Nodes[i]
 		switch res.Outcome {
@@ -724,11 +775,26 @@ func (e *executor) collect(ctx context.Context, results []Result) {
 		case Skipped:
 			if n.Change != nil {
 				skipped[res.Cause] = append(skipped[res.Cause], fmt.Sprintf("%s (%s)", n.Change.Addr, opName(n.Op)))
+				unmade = append(unmade, n.Change)
 			}
 		case NotStarted:
 			if n.Change != nil {
 				r.NotStarted = append(r.NotStarted, fmt.Sprintf("%s (%s)", n.Change.Addr, opName(n.Op)))
+				unmade = append(unmade, n.Change)
 			}
+		}
+	}
+	// Objects recorded as being made and never asked for are not.
+	var last *state.Pending
+	var lastAddr addrs.Instance
+	for _, c := range unmade {
+		if mk, ok := e.making[c.Addr]; ok && !mk.late && c.Action.Creates() {
+			last, lastAddr = e.Recorder.Submit(e.unmade(c)), c.Addr
+		}
+	}
+	if last != nil {
+		if err := last.Wait(); err != nil {
+			r.Errors = append(r.Errors, OpError{lastAddr, "record", fmt.Errorf("the objects not made are still recorded as being made: %w", err)})
 		}
 	}
 	causes := make([]int, 0, len(skipped))

@@ -399,6 +399,33 @@ func TestCreateIsRecordedAsPendingFirst(t *testing.T) {
 	}
 }
 
+// An apply stopped before it starts anything leaves the state as it was:
+// the objects it recorded as being made are recorded as not made, and a
+// replacement that destroys first keeps its object's record (the agent
+// still holds it).
+func TestStoppedApplyLeavesTheStateAsItWas(t *testing.T) {
+	e := newEnv(t)
+	e.run(context.Background(), load(t, loopback), planner.Options{}, 10)
+	before := e.current()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	src := strings.Replace(loopback, "port    = 7471", "port    = 7472", 1) // replaces the listener, destroying first
+	src = strings.Replace(src, "count   = 3", "count   = 5", 1)                // and makes two endpoints
+	_, r := e.run(ctx, load(t, src), planner.Options{}, 10)
+	if !r.Interrupted || len(r.NotStarted) == 0 {
+		t.Fatalf("report %+v", r)
+	}
+	after := e.current()
+	if len(after.Objects) != len(before.Objects) {
+		t.Fatalf("the state holds %v, want %v", after.Addresses(), before.Addresses())
+	}
+	for a, o := range after.Objects {
+		if o.Facts.Pending || o.Facts.CreateToken != before.Objects[a].Facts.CreateToken {
+			t.Errorf("%s is recorded as %+v, want as before: %+v", a, o.Facts, before.Objects[a].Facts)
+		}
+	}
+}
+
 // A create that fails leaves no pending object in the state.
 func TestFailedCreateLeavesNothingPending(t *testing.T) {
 	e := newEnv(t)
