@@ -410,7 +410,7 @@ func TestStoppedApplyLeavesTheStateAsItWas(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	src := strings.Replace(loopback, "port    = 7471", "port    = 7472", 1) // replaces the listener, destroying first
-	src = strings.Replace(src, "count   = 3", "count   = 5", 1)                // and makes two endpoints
+	src = strings.Replace(src, "count   = 3", "count   = 5", 1)             // and makes two endpoints
 	_, r := e.run(ctx, load(t, src), planner.Options{}, 10)
 	if !r.Interrupted || len(r.NotStarted) == 0 {
 		t.Fatalf("report %+v", r)
