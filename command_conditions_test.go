@@ -52,6 +52,9 @@ endpoint "late" {
 	if _, ok := f.live["endpoint.late"]; ok {
 		t.Fatal("the precondition failed, yet endpoint.late was made")
 	}
+	if _, out, _ := stateCmd(t, dir, "", "state", "list"); strings.Contains(out, "endpoint.late") {
+		t.Fatalf("the precondition failed, yet the state records endpoint.late (as being made?):\n%s", out)
+	}
 
 	// The same when the block's attributes use values known only after
 	// apply too (apply evaluates the instance anew).

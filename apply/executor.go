@@ -374,21 +374,31 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	if c.Importing() {
 		return e.importObject(ctx, c)
 	}
+	mk := e.making[c.Addr]
+	h, token, deposed := mk.handle, mk.token, mk.deposed
+	// Failing before the agent is asked, the object is not made: the
+	// state must not record it as being made.
+	notMade := func(err error) error {
+		if !mk.late {
+			if uerr := e.unpend(c); uerr != nil {
+				return uerr
+			}
+		}
+		return err
+	}
 	inst, planned, err := resolveAfterApply(e.Config, c.Addr, c.After, e.valueOf)
 	if err != nil {
-		return OpError{c.Addr, "create", err}
+		return notMade(OpError{c.Addr, "create", err})
 	}
 	spec, pd, err := specFor(e.Config, e.byResource, inst, planned, e.lookupID)
 	if err != nil {
-		return OpError{c.Addr, "create", err}
+		return notMade(OpError{c.Addr, "create", err})
 	}
 	if e.Config.Instances[c.Addr].PreconditionsAfterApply { // inst may be evaluated anew, without it
 		if err := conditionsError(e.Config.CheckConditions(c.Addr, cty.NilVal, e.valueOf)); err != nil {
-			return OpError{c.Addr, "precondition", err}
+			return notMade(OpError{c.Addr, "precondition", err})
 		}
 	}
-	mk := e.making[c.Addr]
-	h, token, deposed := mk.handle, mk.token, mk.deposed
 	if ctx.Err() != nil {
 		return ErrNotStarted
 	}
