@@ -880,3 +880,33 @@ endpoint "e" {
 	e.expect(0, []string{"Destroy complete!"}, "destroy", "-auto-approve", "-no-color")
 	waitFor(t, 30*time.Second, func() bool { return cmIDs(t, port) == 0 }, "no cm_id on the port after destroy")
 }
+
+// Two workspaces of one configuration on one agent: each has its own state
+// and its own objects (the agent names the second's @staging), ports from
+// rdmaform.workspace; each destroy leaves the other's connections, checked
+// in the kernel's own view.
+func TestWorkspacesOnTheFabric(t *testing.T) {
+	src := strings.Replace(loopbackConfig(t), "port    = 7471", `port    = rdmaform.workspace == "default" ? 7614 : 7615`, 1)
+	e := newE2E(t, src)
+	e.expect(0, []string{"Apply complete! Resources: 6 added"}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{`Created and switched to workspace "staging"!`}, "workspace", "new", "staging")
+	e.expect(2, []string{"Plan: 6 to add", "7615"}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Apply complete! Resources: 6 added"}, "apply", "-auto-approve", "-no-color")
+	status := e.expect(0, []string{"listener.loop@staging", "endpoint.client[3]@staging"}, "status", "-no-color")
+	if !regexp.MustCompile(`(?m)^listener\.loop\s`).MatchString(status) {
+		t.Fatalf("status lacks the default workspace's listener.loop:\n%s", status)
+	}
+	if a, b := cmIDs(t, "7614"), cmIDs(t, "7615"); a < 9 || b < 9 {
+		t.Fatalf("kernel shows %d cm_ids on port 7614 and %d on 7615, want at least 9 each", a, b)
+	}
+	e.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
+	waitFor(t, 30*time.Second, func() bool { return cmIDs(t, "7615") == 0 }, "no cm_id on staging's port after its destroy")
+	if n := cmIDs(t, "7614"); n < 9 {
+		t.Fatalf("the default workspace's connections went with staging's: %d cm_ids on 7614", n)
+	}
+	e.expect(0, nil, "workspace", "select", "default")
+	e.expect(0, []string{"Deleted workspace \"staging\"!"}, "workspace", "delete", "staging")
+	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+	e.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
+	waitFor(t, 30*time.Second, func() bool { return cmIDs(t, "7614") == 0 }, "no cm_id on the default workspace's port after its destroy")
+}
