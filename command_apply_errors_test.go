@@ -221,12 +221,7 @@ listener "l" {
 func TestTerminateWhileWaitingForTheLock(t *testing.T) {
 	withFabric(t, newMemFabric())
 	dir := planDir(t, planTestConfig)
-	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
-	id, err := m.Lock(state.NewLockInfo("OperationTypeApply"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Unlock(id)
+	holdLock(t, dir)
 	start := time.Now()
 	code, out := runUntil(t, []string{"-chdir=" + dir, "plan", "-lock-timeout=5m", "-no-color"}, strings.NewReader(""), "Acquiring state lock: it is held by", syscall.SIGTERM)
 	if code != 1 || !strings.Contains(out, "Interrupt received") || time.Since(start) > 30*time.Second {

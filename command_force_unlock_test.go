@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rdmaform/rdmaform/state"
 )
 
 func TestForceUnlockLocal(t *testing.T) {
@@ -34,12 +32,7 @@ func TestForceUnlockLocal(t *testing.T) {
 
 func TestForceUnlockRefusesLiveLocalHolder(t *testing.T) {
 	dir := stateDir(t, testState)
-	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
-	id, err := m.Lock(state.NewLockInfo("OperationTypeApply"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Unlock(id)
+	id := holdLock(t, dir)
 	code, _, errs := stateCmd(t, dir, "", "force-unlock", "-force", id)
 	if code != 1 || !strings.Contains(errs, "still running") || !strings.Contains(errs, id) {
 		t.Fatalf("force-unlock of a live local holder: %d %s", code, errs)

@@ -374,15 +374,23 @@ func TestPlanJSONAndBadAddresses(t *testing.T) {
 	}
 }
 
-func TestPlanWaitsForTheLock(t *testing.T) {
-	withFabric(t, newMemFabric())
-	dir := planDir(t, planTestConfig)
+// holdLock takes the state lock of the local state in dir, as another
+// apply would, until the test ends; it returns the lock's ID.
+func holdLock(t *testing.T, dir string) string {
+	t.Helper()
 	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
 	id, err := m.Lock(state.NewLockInfo("OperationTypeApply"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Unlock(id)
+	t.Cleanup(func() { m.Unlock(id) })
+	return id
+}
+
+func TestPlanWaitsForTheLock(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	holdLock(t, dir)
 	code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve")
 	if code != 1 || !strings.Contains(errs, "lock") {
 		t.Fatalf("apply under a held lock: %d %s", code, errs)
@@ -395,12 +403,7 @@ func TestPlanWaitsForTheLock(t *testing.T) {
 func TestConfigErrorDoesNotWaitForTheLock(t *testing.T) {
 	withFabric(t, newMemFabric())
 	dir := planDir(t, planTestConfig+"\nendpoint \"broken\" {\n  port = 1\n}\n")
-	m := state.NewFilesystem(state.LocalOptions{Path: filepath.Join(dir, "rdmaform.rdmastate")})
-	id, err := m.Lock(state.NewLockInfo("OperationTypeApply"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Unlock(id)
+	holdLock(t, dir)
 	start := time.Now()
 	code, _, errs := stateCmd(t, dir, "", "plan", "-lock-timeout=2m")
 	if took := time.Since(start); took > time.Minute {
