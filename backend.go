@@ -101,10 +101,10 @@ func (b *backendConfig) openWorkspace(dir, name string) (state.Full, error) {
 	switch b.Type {
 	case "local":
 		p := b.statePath()
-		if name != config.DefaultWorkspace {
-			p = filepath.Join(localWorkspaces, name, state.DefaultPath)
-		}
-		if !filepath.IsAbs(p) {
+		switch {
+		case name != config.DefaultWorkspace:
+			p = filepath.Join(localWorkspaceDir(dir, name), state.DefaultPath)
+		case !filepath.IsAbs(p):
 			p = filepath.Join(dir, p)
 		}
 		return state.NewFilesystem(state.LocalOptions{Path: p}), nil

@@ -53,10 +53,7 @@ func HandleIn(a addrs.Instance, namespace string) Handle {
 
 // handleOf is the handle the state records for o.
 func handleOf(o *state.Object) Handle {
-	if o.Facts.AgentHandle != "" {
-		return Handle{Addr: o.Addr, Name: o.Facts.AgentHandle}
-	}
-	return HandleOf(o.Addr)
+	return Handle{Addr: o.Addr, Name: planner.AgentHandle(o)}
 }
 
 // replacementName is the name a create_before_destroy replacement of
