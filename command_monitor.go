@@ -19,6 +19,9 @@ func init() {
 const monitorUsage = `Usage: rdmaform monitor [options]
 
   Shows every object the agent holds and how each connection is doing, live.
+  Run in a configuration's directory, it shows that configuration's objects
+  under their addresses in its state, also those the agent holds under
+  another name (moved ones, create_before_destroy replacements).
 
 Options:
   -agent=PATH   The agent's socket (default: the rdmaform { agent { socket } }
@@ -47,7 +50,7 @@ func runMonitor(args []string, s streams) int {
 	}
 	socket := client.ChooseSocket(*agent, configuredAgentSocket())
 	opts := tui.Options{
-		Source:  client.MonitorSource{Socket: socket},
+		Source:  client.MonitorSource{Socket: socket, Names: workingDirNames()},
 		Target:  socket,
 		NoColor: *noColor || os.Getenv("NO_COLOR") != "",
 	}

@@ -249,6 +249,14 @@ func TestFanoutEndToEnd(t *testing.T) {
 			}
 		}
 		e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
+		// The replacements are held under other names (the first under a #
+		// suffix); status, run where the configuration is, shows each
+		// under its address, and its accepted connection under its
+		// listener's.
+		status := e.expect(0, []string{`endpoint.svc["metadata"]`, `listener.svc["journal"]/conn/`}, "status")
+		if strings.Contains(status, "#") {
+			t.Fatalf("replacement %d: status shows the agent's names:\n%s", i+1, status)
+		}
 	}
 	e.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
 	for _, port := range []string{"7471", "7472", "7473"} {

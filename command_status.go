@@ -30,6 +30,10 @@ const statusHelp = `Usage: rdmaform [global options] status [options]
   ended. For people and scripts; "rdmaform monitor" is the interactive
   view.
 
+  Run in a configuration's directory, it shows that configuration's
+  objects under their addresses in its state, also those the agent holds
+  under another name (moved ones, create_before_destroy replacements).
+
 Options:
   -json          Print the agent's objects as JSON (its List answer, less
                  the facts of connections that ended).
@@ -74,6 +78,10 @@ func runStatus(args []string, s streams) int {
 		fmt.Fprintf(s.Err, "Error: Listing the agent's objects\n\n%v\n", err)
 		return 1
 	}
+	names := workingDirNames()
+	for i, o := range list.Objects {
+		list.Objects[i] = names.Shown(o)
+	}
 	if *asJSON {
 		list.Objects = currentFacts(list.Objects)
 		b, err := stableJSON(list)
@@ -88,7 +96,7 @@ func runStatus(args []string, s streams) int {
 	if !*watch {
 		return 0
 	}
-	if err := watchStatus(c, s.Out); err != nil {
+	if err := watchStatus(c, names, s.Out); err != nil {
 		fmt.Fprintf(s.Err, "Error: The agent's watch stream ended\n\n%v\n", err)
 		return 1
 	}
@@ -179,7 +187,7 @@ func statusOrder(a, b *pb.Object) bool {
 }
 
 // watchStatus prints one line per change, as `kubectl get -w` does.
-func watchStatus(c *client.Client, w io.Writer) error {
+func watchStatus(c *client.Client, names client.Names, w io.Writer) error {
 	stream, err := c.Watch(context.Background(), &pb.WatchRequest{})
 	if err != nil {
 		return err
@@ -201,7 +209,7 @@ func watchStatus(c *client.Client, w io.Writer) error {
 			return err
 		}
 		for _, ch := range msg.Changes {
-			o := ch.Object
+			o := names.Shown(ch.Object)
 			if !last.changed(ch) {
 				continue
 			}

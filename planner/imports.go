@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
@@ -64,4 +65,19 @@ func AgentName(addr addrs.Instance, namespace string) string {
 		return addr.String()
 	}
 	return addr.String() + "@" + namespace
+}
+
+// NamespaceOf is the agent namespace an agent name was made under (the
+// inverse of AgentName's), "" for none. A # suffix, which a name taken
+// because another object held the usual one carries, is not part of it. An
+// instance key's "@" or "#" is inside the key's brackets, which a
+// namespace never contains.
+func NamespaceOf(name string) string {
+	if i := strings.LastIndexByte(name, '#'); i >= 0 && !strings.ContainsAny(name[i:], `]"`) {
+		name = name[:i]
+	}
+	if i := strings.LastIndexByte(name, '@'); i >= 0 && !strings.ContainsAny(name[i:], `]"`) {
+		return name[i+1:]
+	}
+	return ""
 }

@@ -13,6 +13,8 @@ import (
 // MonitorSource is the agent's watch stream as the monitor reads it.
 type MonitorSource struct {
 	Socket string
+	// Names are the names to show for the agent's (nil: the agent's own).
+	Names Names
 }
 
 var _ tui.Source = MonitorSource{}
@@ -51,7 +53,7 @@ func (m MonitorSource) Watch(ctx context.Context, snapshot func([]tui.Object, tu
 	}
 	objs := make([]tui.Object, len(first.Objects))
 	for i, o := range first.Objects {
-		objs[i] = MonitorObject(o)
+		objs[i] = MonitorObject(m.Names.Shown(o))
 	}
 	snapshot(objs, info)
 	for {
@@ -63,11 +65,12 @@ func (m MonitorSource) Watch(ctx context.Context, snapshot func([]tui.Object, tu
 			return err
 		}
 		for _, ch := range msg.Changes {
+			o := m.Names.Shown(ch.Object)
 			if ch.Deleted {
-				update(tui.Update{Object: tui.Object{Address: ch.Object.Address, Parent: ch.Object.Parent}, Deleted: true})
+				update(tui.Update{Object: tui.Object{Address: o.Address, Parent: o.Parent}, Deleted: true})
 				continue
 			}
-			update(tui.Update{Object: MonitorObject(ch.Object)})
+			update(tui.Update{Object: MonitorObject(o)})
 		}
 	}
 }
