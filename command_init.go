@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/state"
 )
 
@@ -70,6 +71,12 @@ func runInit(args []string, s streams) int {
 		// As Terraform's: nothing to set up without the backend (CI runs
 		// init -backend=false before validate).
 		fmt.Fprint(s.Out, "Skipping the backend (-backend=false).\n\nrdmaform has been successfully initialized!\n")
+		return 0
+	}
+	if _, diags := config.LoadBackend("."); len(diags) == 1 && diags[0].Summary == "No configuration files" {
+		// As Terraform's: nothing to initialise, and no backend recorded
+		// that a configuration written next would contradict.
+		fmt.Fprint(s.Out, "rdmaform initialized in an empty directory!\n\nThe directory has no rdmaform configuration files (*.rdma.hcl). You may\nbegin working with rdmaform immediately by creating configuration files.\n")
 		return 0
 	}
 	b, ok := configuredBackend(".", s.Err)

@@ -36,6 +36,20 @@ func TestInitRecordsBackend(t *testing.T) {
 	}
 }
 
+// As Terraform's: init in a directory without configuration files says
+// so, succeeds, and records no backend.
+func TestInitInAnEmptyDirectory(t *testing.T) {
+	dir := stateDir(t, "")
+	os.Remove(filepath.Join(dir, "main.rdma.hcl"))
+	code, out, errs := stateCmd(t, dir, "", "init")
+	if code != 0 || !strings.Contains(out, "initialized in an empty directory") || strings.Contains(out, "Initializing the backend") {
+		t.Fatalf("init: %d %s %s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".rdmaform")); !os.IsNotExist(err) {
+		t.Fatalf("init in an empty directory made .rdmaform: %v", err)
+	}
+}
+
 func TestInitMigrateLocalToLocal(t *testing.T) {
 	dir := stateDir(t, testState)
 	if code, _, errs := stateCmd(t, dir, "", "init"); code != 0 {
