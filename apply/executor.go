@@ -390,7 +390,7 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	if err != nil {
 		return notMade(OpError{c.Addr, "create", err})
 	}
-	spec, pd, err := specFor(e.Config, e.byResource, inst, planned, e.lookupID)
+	spec, pd, err := specFor(e.Config, e.byResource, inst, planned, e.lookupID, e.valueOf)
 	if err != nil {
 		return notMade(OpError{c.Addr, "create", err})
 	}
@@ -480,7 +480,7 @@ func (e *executor) update(c *planner.Change) error {
 	if err != nil {
 		return OpError{c.Addr, "update", err}
 	}
-	spec, pd, err := specFor(e.Config, e.byResource, inst, planned, e.lookupID)
+	spec, pd, err := specFor(e.Config, e.byResource, inst, planned, e.lookupID, e.valueOf)
 	if err != nil {
 		return OpError{c.Addr, "update", err}
 	}

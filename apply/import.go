@@ -56,7 +56,7 @@ func (e *executor) adopt(ctx context.Context, im Importer, c *planner.Change, id
 	if err != nil {
 		return applied{}, err
 	}
-	spec, pd, err := specFor(e.Config, e.byResource, inst, planned, e.lookupID)
+	spec, pd, err := specFor(e.Config, e.byResource, inst, planned, e.lookupID, e.valueOf)
 	if err != nil {
 		return applied{}, err
 	}

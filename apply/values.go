@@ -100,9 +100,10 @@ func (a applied) marshal() ([]byte, error) {
 
 // specFor builds the fabric spec of a configured instance, resolving its
 // protection domain: the planned value when known, otherwise the id of
-// the protection domain it depends on, as just created (ids).
-func specFor(cfg *config.Config, byResource map[addrs.Resource][]*config.Instance, inst *config.Instance, planned cty.Value, ids func(addrs.Instance) (string, bool)) (Spec, string, error) {
-	addr := inst.Addr
+// the protection domain it depends on, as just created (ids), or, when
+// its block depends on several, the pd the instance evaluates to with
+// the values objects have now (valueOf).
+func specFor(cfg *config.Config, byResource map[addrs.Resource][]*config.Instance, inst *config.Instance, planned cty.Value, ids func(addrs.Instance) (string, bool), valueOf func(addrs.Instance) (cty.Value, bool)) (Spec, string, error) {
 	if err := unknownsBesidesPD(inst, planned); err != nil {
 		return Spec{}, "", err
 	}
@@ -113,13 +114,9 @@ func specFor(cfg *config.Config, byResource map[addrs.Resource][]*config.Instanc
 		case v.IsKnown() && !v.IsNull():
 			pd = v.AsString()
 		case !v.IsKnown():
-			pdInst := planner.ProtectionDomainOf(cfg, byResource, inst)
-			if pdInst == nil {
-				return Spec{}, "", fmt.Errorf("%s: cannot tell which protection domain pd refers to; it is known only after apply and the block depends on no single protection domain", addr)
-			}
-			id, ok := ids(pdInst.Addr)
-			if !ok {
-				return Spec{}, "", fmt.Errorf("%s: its protection domain %s has no id", addr, pdInst.Addr)
+			id, err := pdAfterApply(cfg, byResource, inst, ids, valueOf)
+			if err != nil {
+				return Spec{}, "", err
 			}
 			pd = id
 		}
@@ -139,6 +136,32 @@ func specFor(cfg *config.Config, byResource map[addrs.Resource][]*config.Instanc
 		s.Endpoint = &c
 	}
 	return s, pd, nil
+}
+
+// pdAfterApply is the id of inst's protection domain, made during this
+// apply: the one its block depends on, without evaluating anything, or
+// else what its pd evaluates to now (pd = var.fast ? protection_domain.a.id
+// : protection_domain.b.id).
+func pdAfterApply(cfg *config.Config, byResource map[addrs.Resource][]*config.Instance, inst *config.Instance, ids func(addrs.Instance) (string, bool), valueOf func(addrs.Instance) (cty.Value, bool)) (string, error) {
+	if pdInst := planner.ProtectionDomainOf(cfg, byResource, inst); pdInst != nil {
+		id, ok := ids(pdInst.Addr)
+		if !ok {
+			return "", fmt.Errorf("%s: its protection domain %s has no id", inst.Addr, pdInst.Addr)
+		}
+		return id, nil
+	}
+	again, diags := cfg.InstanceWith(inst.Addr, valueOf)
+	if diags.HasErrors() {
+		return "", fmt.Errorf("%s: evaluating pd with the protection domains made: %s", inst.Addr, diags.Error())
+	}
+	if !again.Known("pd") {
+		return "", fmt.Errorf("%s: pd is still unknown once the protection domains it references are made", inst.Addr)
+	}
+	v := again.Value.GetAttr("pd")
+	if v.IsNull() {
+		return "", nil
+	}
+	return v.AsString(), nil
 }
 
 // resolveAfterApply evaluates the instance at addr again when its

@@ -123,20 +123,20 @@ func checkPDDevice(cfg *config.Config, byResource map[addrs.Resource][]*config.I
 
 // ProtectionDomainOf finds the protection domain an instance's pd
 // attribute names: by value when it is known (a protection domain's id is
-// its address), otherwise the only protection domain instance among the
-// blocks it depends on; nil when there is none or it is ambiguous.
-// byResource is InstancesByResource(cfg).
+// the agent's name for it: its address, under the configuration's
+// namespace, or the name it was made under before a moved block),
+// otherwise the only protection domain instance among the blocks it
+// depends on; nil when there is none or it is ambiguous. byResource is
+// InstancesByResource(cfg).
 func ProtectionDomainOf(cfg *config.Config, byResource map[addrs.Resource][]*config.Instance, inst *config.Instance) *config.Instance {
 	if inst.Known("pd") {
 		v := inst.Value.GetAttr("pd")
 		if v.IsNull() {
 			return nil
 		}
-		a, err := addrs.ParseInstance(v.AsString())
-		if err != nil {
-			return nil
+		if a, err := addrs.ParseInstance(AddressOf(v.AsString())); err == nil && cfg.Instances[a] != nil {
+			return cfg.Instances[a]
 		}
-		return cfg.Instances[a]
 	}
 	var found *config.Instance
 	for _, d := range inst.Resource.DependsOn {

@@ -73,11 +73,23 @@ func AgentName(addr addrs.Instance, namespace string) string {
 // instance key's "@" or "#" is inside the key's brackets, which a
 // namespace never contains.
 func NamespaceOf(name string) string {
+	_, ns := splitAgentName(name)
+	return ns
+}
+
+// AddressOf is the address part of an agent name: without its namespace
+// and # suffix.
+func AddressOf(name string) string {
+	addr, _ := splitAgentName(name)
+	return addr
+}
+
+func splitAgentName(name string) (addr, namespace string) {
 	if i := strings.LastIndexByte(name, '#'); i >= 0 && !strings.ContainsAny(name[i:], `]"`) {
 		name = name[:i]
 	}
 	if i := strings.LastIndexByte(name, '@'); i >= 0 && !strings.ContainsAny(name[i:], `]"`) {
-		return name[i+1:]
+		return name[:i], name[i+1:]
 	}
-	return ""
+	return name, ""
 }

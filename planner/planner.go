@@ -353,6 +353,9 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 		// Attributes computed from others' attributes known only after
 		// apply are known from what the state records of those, unless
 		// those are created or replaced in this plan.
+		if !depsCreating {
+			withPriorPD(cfg, insts, priors, byResource)
+		}
 		withPriorValues(cfg, insts, priors, creatingInst, imported, depsCreating)
 		if len(r.Lifecycle.ReplaceTriggeredBy) > 0 {
 			diags = append(diags, pl.triggered(insts, priors, replace)...)
@@ -459,7 +462,7 @@ func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[st
 		return v, true
 	}
 	if len(insts) == 0 || !depsCreating && !cfg.UsesValuesAfterApply(insts[0].Resource) {
-		return // pd alone (a protection domain's id) takes the prior's in reconcile
+		return // pd alone (a protection domain's id) is the state's (withPriorPD)
 	}
 	for i, inst := range insts {
 		if priors[inst.Addr.String()] == nil {
