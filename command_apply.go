@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/rdmaform/rdmaform/apply"
 	"github.com/rdmaform/rdmaform/config"
@@ -318,10 +319,41 @@ func applySavedPlan(path string, f planFlags, color bool, s streams, monitor boo
 		return 1
 	}
 	se.conn = conn
+	if !sameAgent(s, path, sp.Inputs.Agent, conn, se.agentSocket()) {
+		return 1
+	}
 	if monitor {
 		return executeWithMonitor(se, sp.Plan, f.parallelism, sp.Plan.Destroy, color, f.noColor)
 	}
 	return execute(se, sp.Plan, f.parallelism, sp.Plan.Destroy, color)
+}
+
+// sameAgent refuses a saved plan made against another run of the agent
+// than the one serving now, as a stale plan: the agent restarted (or a
+// new one was started for this apply), so the objects the plan counts on
+// as live are gone, and carrying it out would fail on them or leave the
+// state recording objects that are not there.
+func sameAgent(s streams, path string, planned *planner.AgentIdentity, conn *fabricConn, socket string) bool {
+	if planned == nil || conn.Agent == nil {
+		return true
+	}
+	now, err := conn.Agent(context.Background())
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Asking the agent who it is\n\n%v\n", err)
+		return false
+	}
+	if now == *planned {
+		return true
+	}
+	if socket == "" {
+		socket = "the agent's socket"
+	}
+	fmt.Fprintf(s.Err, "Error: Saved plan is stale\n\n"+
+		"%s was made against the rdmaform agent with pid %d, started %s; the agent at\n"+
+		"%s now is pid %d, started %s. The agent restarted since the\n"+
+		"plan, and the objects it held are gone. Make a new plan.\n",
+		path, planned.PID, time.Unix(0, planned.StartedAt).Format(time.RFC3339), socket, now.PID, time.Unix(0, now.StartedAt).Format(time.RFC3339))
+	return false
 }
 
 func describeStateID(id planner.StateID) string {

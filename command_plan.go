@@ -66,6 +66,10 @@ type fabricConn struct {
 	// CreateBeforeDestroy: the fabric can hold a replacement beside the
 	// object it replaces (the agent can, under another name).
 	CreateBeforeDestroy bool
+	// Agent identifies the agent serving (nil: the fabric has no such
+	// identity), so that apply of a saved plan can tell that the agent
+	// it was made against is gone.
+	Agent func(context.Context) (planner.AgentIdentity, error)
 }
 
 // connectFabric reaches the agent at socket (the configured one, or ""
@@ -608,6 +612,14 @@ func runPlan(args []string, s streams) int {
 		return 1 // stopped by the user: save no plan
 	}
 	if f.out != "" {
+		if p.Refreshed && se.conn != nil && se.conn.Agent != nil {
+			id, err := se.conn.Agent(context.Background())
+			if err != nil {
+				fmt.Fprintf(s.Err, "Error: Asking the agent who it is, for the plan file\n\n%v\n", err)
+				return 1
+			}
+			se.inputs.Agent = &id
+		}
 		if err := writePlanFile(f.out, &planner.SavedPlan{Plan: p, Inputs: se.inputs, RdmaformVersion: Version}); err != nil {
 			fmt.Fprintf(s.Err, "Error: Failed to write the plan file\n\n%v\n", err)
 			return 1

@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/apply/agentfabric"
+	"github.com/rdmaform/rdmaform/planner"
 )
 
 // Plan, apply and destroy reach the fabric through the agent, starting one
@@ -19,6 +21,13 @@ func init() {
 		f := agentfabric.New(c)
 		// A create_before_destroy replacement is created under another
 		// name while the object it replaces holds the address.
-		return &fabricConn{Refresher: f, Devices: f, Fabric: f, Close: func() error { f.Close(); return c.Close() }, CreateBeforeDestroy: true}, nil
+		identity := func(ctx context.Context) (planner.AgentIdentity, error) {
+			info, err := c.Info(ctx, &pb.InfoRequest{})
+			if err != nil {
+				return planner.AgentIdentity{}, err
+			}
+			return planner.AgentIdentity{PID: int(info.Pid), StartedAt: info.StartedAt}, nil
+		}
+		return &fabricConn{Refresher: f, Devices: f, Fabric: f, Close: func() error { f.Close(); return c.Close() }, CreateBeforeDestroy: true, Agent: identity}, nil
 	}
 }

@@ -64,6 +64,8 @@ type memFabric struct {
 	// listeners, when not nil, records what the listeners created bind,
 	// for plan's check of ports other configurations hold.
 	listeners map[string]planner.LiveListener
+	// identity is the agent's, which a saved plan records.
+	identity planner.AgentIdentity
 }
 
 // reconnect simulates the agent reconnecting the endpoint at address on
@@ -173,7 +175,12 @@ func withFabric(t testing.TB, f *memFabric) {
 		return
 	}
 	connectFabric = func(context.Context, string, io.Writer) (*fabricConn, error) {
-		return &fabricConn{Refresher: f, Fabric: f, CreateBeforeDestroy: true}, nil
+		identity := func(context.Context) (planner.AgentIdentity, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			return f.identity, nil
+		}
+		return &fabricConn{Refresher: f, Fabric: f, CreateBeforeDestroy: true, Agent: identity}, nil
 	}
 }
 
@@ -298,6 +305,44 @@ func TestApplyConfirmation(t *testing.T) {
 	code, out, _ = stateCmd(t, dir, "no\n", "destroy")
 	if code != 1 || !strings.Contains(out, "Do you really want to destroy all resources?") || !strings.Contains(out, "Destroy cancelled.") || len(f.live) != 4 {
 		t.Fatalf("destroy answer no: %d\n%s", code, out)
+	}
+}
+
+// A saved plan holds for the agent it was refreshed from: once that agent
+// restarted (another pid or start time), its objects are gone, and apply
+// refuses the plan as stale rather than carry it out against them.
+func TestSavedPlanAppliesOnlyWithItsAgent(t *testing.T) {
+	f := newMemFabric()
+	f.identity = planner.AgentIdentity{PID: 311, StartedAt: 1_700_000_000_000_000_000}
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	writeConfig(t, dir, strings.Replace(planTestConfig, "count   = 2", "count   = 3", 1))
+	planFile := filepath.Join(dir, "p.plan")
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-out="+planFile); code != 0 || !strings.Contains(out, "1 to add") {
+		t.Fatalf("plan -out: %d\n%s\n%s", code, out, errs)
+	}
+	f.mu.Lock()
+	f.identity = planner.AgentIdentity{PID: 402, StartedAt: 1_700_000_100_000_000_000}
+	f.live = map[string]string{}
+	f.mu.Unlock()
+	code, out, errs := stateCmd(t, dir, "", "apply", planFile)
+	if code != 1 || !strings.Contains(errs, "Saved plan is stale") || !strings.Contains(errs, "pid 311") || !strings.Contains(errs, "is pid 402") || len(liveNames(f)) != 0 {
+		t.Fatalf("apply of a plan made against another agent: %d\n%s\n%s", code, out, errs)
+	}
+
+	// Against the agent it was made with, it applies.
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	writeConfig(t, dir, strings.Replace(planTestConfig, "count   = 2", "count   = 4", 1))
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-out="+planFile); code != 0 {
+		t.Fatalf("plan -out: %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "apply", planFile); code != 0 || !strings.Contains(out, "Apply complete! Resources: 1 added") {
+		t.Fatalf("apply of a plan made against this agent: %d\n%s\n%s", code, out, errs)
 	}
 }
 

@@ -33,6 +33,16 @@ type Inputs struct {
 	ConfigDigest string `json:"config_digest"`
 	// Workspace is the workspace the plan was made in ("" the default).
 	Workspace string `json:"workspace,omitempty"`
+	// Agent is the agent the plan was refreshed from (nil when it was
+	// not): objects are live only in it, so the plan holds for it alone.
+	Agent *AgentIdentity `json:"agent,omitempty"`
+}
+
+// AgentIdentity tells one run of an agent from another: a restarted
+// agent has another pid or start time (and none of the objects).
+type AgentIdentity struct {
+	PID       int   `json:"pid"`
+	StartedAt int64 `json:"started_at"` // Unix nanoseconds
 }
 
 // VarInput mirrors config.VarArg.
