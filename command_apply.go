@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rdmaform/rdmaform/apply"
+	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
@@ -319,7 +320,7 @@ func applySavedPlan(path string, f planFlags, color bool, s streams, monitor boo
 		return 1
 	}
 	se.conn = conn
-	if !sameAgent(s, path, sp.Inputs.Agent, conn, se.agentSocket()) {
+	if !sameAgent(s, path, sp.Inputs.Agent, conn, client.ChooseSocket("", se.agentSocket())) {
 		return 1
 	}
 	if monitor {
@@ -344,9 +345,6 @@ func sameAgent(s streams, path string, planned *planner.AgentIdentity, conn *fab
 	}
 	if now == *planned {
 		return true
-	}
-	if socket == "" {
-		socket = "the agent's socket"
 	}
 	fmt.Fprintf(s.Err, "Error: Saved plan is stale\n\n"+
 		"%s was made against the rdmaform agent with pid %d, started %s; the agent at\n"+
