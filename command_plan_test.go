@@ -66,6 +66,9 @@ type memFabric struct {
 	listeners map[string]planner.LiveListener
 	// identity is the agent's, which a saved plan records.
 	identity planner.AgentIdentity
+	// made are the facts Create reported, which Facts reports until the
+	// object reconnects.
+	made map[string]state.Facts
 }
 
 // reconnect simulates the agent reconnecting the endpoint at address on
@@ -84,9 +87,18 @@ func (f *memFabric) Facts(_ context.Context, handles []string) (map[string]state
 	defer f.mu.Unlock()
 	out := map[string]state.Facts{}
 	for _, h := range handles {
-		if _, ok := f.live[h]; ok {
-			n := f.reconnects[h]
+		if _, ok := f.live[h]; !ok {
+			continue
+		}
+		if n := f.reconnects[h]; n > 0 {
 			out[h] = state.Facts{Device: "rxe0", Status: "established", QPNum: uint32(200 + n), LocalPort: 40000 + n, Reconnects: n}
+		} else {
+			out[h] = f.made[h]
+		}
+		if st, ok := f.status[h]; ok {
+			fs := out[h]
+			fs.Status = st
+			out[h] = fs
 		}
 	}
 	return out, nil
@@ -110,6 +122,10 @@ func (f *memFabric) Create(_ context.Context, h apply.Handle, spec apply.Spec, t
 	if h.Addr.Kind == addrs.Endpoint {
 		facts.QPNum = 16 + f.qp
 	}
+	if f.made == nil {
+		f.made = map[string]state.Facts{}
+	}
+	f.made[h.Name] = facts
 	return facts, nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -315,5 +316,50 @@ check "up" {
 	f.mu.Unlock()
 	if _, out, _ := stateCmd(t, dir, "", "plan", "-no-color"); !strings.Contains(out, `"reconnecting" -> "established"`) {
 		t.Errorf("plan once up again:\n%s", out)
+	}
+}
+
+// A refresh-only plan reads every object's facts from the agent, as
+// Terraform's refresh reads every object: a state whose QP number was
+// edited (or restored from an old backup) gets the live one back, and the
+// output made from it follows; a normal plan does not read them.
+func TestRefreshOnlyReadsEveryObjectsFacts(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig+"\noutput \"qp0\" {\n  value = endpoint.client[0].qp_num\n}\n")
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply: %d\n%s%s", code, out, errs)
+	}
+	_, live, _ := stateCmd(t, dir, "", "output", "qp0")
+	live = strings.TrimSpace(live)
+	path := filepath.Join(dir, "rdmaform.rdmastate")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The attribute, not the facts the state keeps beside it.
+	loc := regexp.MustCompile(`"qp_num": ?` + live + `\b`).FindStringIndex(string(raw))
+	if loc == nil {
+		t.Fatalf("no qp_num %s in the state:\n%s", live, raw)
+	}
+	edited := string(raw[:loc[0]]) + `"qp_num": 999` + string(raw[loc[1]:])
+	if edited == string(raw) {
+		t.Fatalf("no qp_num %s in the state:\n%s", live, raw)
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := stateCmd(t, dir, "", "plan", "-refresh-only", "-no-color")
+	if code != 0 || !strings.Contains(out, "# endpoint.client[0] has changed") || !strings.Contains(out, "999 -> "+live) {
+		t.Fatalf("plan -refresh-only: %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-refresh-only", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply -refresh-only: %d\n%s%s", code, out, errs)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "output", "qp0"); strings.TrimSpace(out) != live {
+		t.Fatalf("output qp0 after the refresh: %q, want %s", out, live)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-refresh-only", "-no-color", "-detailed-exitcode"); code != 0 || !strings.Contains(out, "No changes") {
+		t.Fatalf("plan -refresh-only after: %d\n%s%s", code, out, errs)
 	}
 }

@@ -64,8 +64,14 @@ var connectionFacts = []string{"device", "port_num", "qp_num", "local_address", 
 // object becomes a drift "has changed", and its prior the refreshed
 // object, so that what depends on its qp_num, local_port or status (an
 // output, a check) is planned with the live values.
+//
+// A refresh-only plan, which the user asks for to bring the state up to
+// date with the fabric, reads the facts of every object the agent holds,
+// as Terraform's refresh reads every object: a state restored from a
+// backup, or edited, gets the live QP numbers and ports back.
 func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]LiveObject, priors map[string]*prior) hcl.Diagnostics {
 	fr, canRead := r.(FactsReader)
+	readAll := canRead && p.RefreshOnly
 	var handles []string
 	byHandle := map[string]addrs.Instance{}
 	refreshed := map[addrs.Instance]state.Facts{}
@@ -75,6 +81,9 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 		lo, held := live[h]
 		switch {
 		case !held || pr.val.IsNull() || !pr.val.IsKnown():
+		case readAll:
+			handles = append(handles, h)
+			byHandle[h] = a
 		case canRead && a.Kind == addrs.Endpoint && lo.Status == "established" && lo.Reconnects != recorded.Reconnects:
 			handles = append(handles, h)
 			byHandle[h] = a
@@ -90,7 +99,9 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 			return hcl.Diagnostics{sourceless(hcl.DiagError, "Failed to refresh from the agent", err.Error())}
 		}
 		for _, h := range handles {
-			if f, ok := facts[h]; ok && f.Status == "established" { // else gone or down since the listing: the next plan sees it
+			// A reconnected endpoint not established again is gone or
+			// down since the listing: the next plan sees it.
+			if f, ok := facts[h]; ok && (readAll || f.Status == "established") {
 				refreshed[byHandle[h]] = f
 			}
 		}

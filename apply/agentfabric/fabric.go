@@ -102,10 +102,20 @@ func (f *Fabric) Live(ctx context.Context) (map[string]planner.LiveObject, error
 // connections listeners accept.
 var managedKinds = []pb.Kind{pb.Kind_PROTECTION_DOMAIN, pb.Kind_LISTENER, pb.Kind_ENDPOINT}
 
+// maxFactPrefixes is how many handles Facts asks the agent for by name.
+const maxFactPrefixes = 64
+
 // Facts reads the facts of the objects with these handles, in one round
 // trip: the refresh asks for the endpoints that reconnected.
 func (f *Fabric) Facts(ctx context.Context, handles []string) (map[string]state.Facts, error) {
-	r, err := f.agent.List(ctx, &pb.ListRequest{Full: true, Filter: &pb.Filter{Prefixes: handles, Kinds: managedKinds}})
+	filter := &pb.Filter{Prefixes: handles, Kinds: managedKinds}
+	if len(handles) > maxFactPrefixes {
+		// The agent matches each object against each prefix: for many
+		// (a refresh-only plan asks for every object), all of them,
+		// picked below, cost less.
+		filter.Prefixes = nil
+	}
+	r, err := f.agent.List(ctx, &pb.ListRequest{Full: true, Filter: filter})
 	if err != nil {
 		return nil, fmt.Errorf("reading the facts of the agent's objects: %w", err)
 	}
