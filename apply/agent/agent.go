@@ -48,6 +48,10 @@ type Agent struct {
 
 	chMu sync.Mutex
 	ch   *rdmacm.EventChannel
+	// dialChs are the endpoints' channels (see dialChannel); dialNext
+	// picks the next.
+	dialChs  []*rdmacm.EventChannel
+	dialNext atomic.Uint64
 
 	aiMu sync.Mutex
 	ais  map[aiKey]*rdmacm.AddrInfo
@@ -94,6 +98,42 @@ func (a *Agent) channel() (*rdmacm.EventChannel, error) {
 	return ch, nil
 }
 
+// dialChannels is how many event channels the endpoints share, apart from
+// the listeners' (channel). librdmacm completes a connect inside the event
+// read that returns its ESTABLISHED (the QP moved to RTR and RTS, the RTU
+// sent): a millisecond each in the Soft-RoCE VM, so one channel's loop,
+// reading one event after another, was the pace at which a thousand
+// endpoints came up. Two loops complete two connects at once, as the
+// separate processes of cmtime's client and server do.
+const dialChannels = 2
+
+// dialChannel is the event channel of the next endpoint, in turn among
+// dialChannels, made on first use.
+func (a *Agent) dialChannel() (*rdmacm.EventChannel, error) {
+	if _, err := a.channel(); err != nil {
+		return nil, err
+	}
+	a.chMu.Lock()
+	defer a.chMu.Unlock()
+	if a.dialChs == nil {
+		if a.closing.Load() {
+			return nil, errStopping
+		}
+		for range dialChannels {
+			ch, err := rdmacm.NewEventChannel()
+			if err != nil {
+				for _, c := range a.dialChs {
+					c.Close()
+				}
+				a.dialChs = nil
+				return nil, err
+			}
+			a.dialChs = append(a.dialChs, ch)
+		}
+	}
+	return a.dialChs[a.dialNext.Add(1)%uint64(len(a.dialChs))], nil
+}
+
 // warm opens the event channel ahead of the first object (Run calls it as
 // the agent starts serving): librdmacm initialises itself on the first
 // channel, which took 0.2-0.7 s of CPU in the Soft-RoCE VM, and the first
@@ -101,11 +141,11 @@ func (a *Agent) channel() (*rdmacm.EventChannel, error) {
 // with its reason, to whatever needs the channel later.
 func (a *Agent) warm() {
 	start := time.Now()
-	if _, err := a.channel(); err != nil {
+	if _, err := a.dialChannel(); err != nil { // the listeners' channel first
 		a.log.Debug("no event channel yet", "err", err)
 		return
 	}
-	a.log.Debug("event channel open", "took", time.Since(start).Round(time.Millisecond).String())
+	a.log.Debug("event channels open", "took", time.Since(start).Round(time.Millisecond).String())
 }
 
 type aiKey struct {
@@ -150,7 +190,7 @@ func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPI
 		return nil, ctx.Err()
 	}
 	defer func() { <-a.dialSem }()
-	ch, err := a.channel()
+	ch, err := a.dialChannel()
 	if err != nil {
 		return nil, err
 	}
@@ -561,6 +601,9 @@ func (a *Agent) Close() error {
 	}
 	a.stop()
 	a.chMu.Lock()
+	for _, ch := range a.dialChs {
+		errs = append(errs, ch.Close())
+	}
 	if a.ch != nil {
 		errs = append(errs, a.ch.Close())
 	}

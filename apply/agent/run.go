@@ -76,6 +76,7 @@ func Run(ctx context.Context, opts Options) error {
 		log.Info("removed a stale socket", "socket", socket)
 	}
 
+	defer tuneGC()()
 	a := New(log)
 	go a.warm()
 	info := &pb.InfoResponse{
