@@ -11,6 +11,15 @@ type Completion struct {
 	Text   string // ibv_wc_status_str of Status
 }
 
+// StatusFlushed is IBV_WC_WR_FLUSH_ERR: the work request was flushed
+// because the QP went to the error state, which every disconnection does;
+// the completion that made it go there, if any, came first with its own
+// status.
+const StatusFlushed = 5
+
+// Flushed reports whether the work request was flushed (StatusFlushed).
+func (e *CompletionError) Flushed() bool { return e.Completion.Status == StatusFlushed }
+
 // CompletionError is a work request that completed with an error status.
 type CompletionError struct {
 	Op         string // "send" or "recv"

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -77,7 +78,25 @@ func (c *connection) run(ctx context.Context) {
 		go func() {
 			defer close(c.echoDone)
 			if err := ec.run(ctx); err != nil {
-				c.obj.failure(c.obj.status(), "echo", err)
+				// The QP failed (a completion's error status puts it in the
+				// error state) or could not take a work request: the
+				// connection carries nothing any more, though the CM knows
+				// nothing of it. It is recorded with the QP's state and
+				// ended, so that its peer learns of it (DISCONNECTED).
+				facts := factsOf(c.id)
+				c.obj.change(func(s *state) {
+					if facts != nil {
+						s.facts = facts
+					}
+				})
+				c.obj.failure(pb.Status_ERROR, "echo failed", err)
+				// The connection goes at its DISCONNECTED: its listener
+				// keeps the trace.
+				c.listener.obj.change(func(s *state) {
+					s.lastError = errorInfo(err)
+					s.record(s.status, "echo failed", fmt.Sprintf("%s: %v", c.obj.address, err))
+				})
+				c.id.Disconnect()
 			}
 		}()
 	}
@@ -181,14 +200,14 @@ func newEchoer(id *rdmacm.ID) (*echoer, error) {
 	return &echoer{id: id, bufs: [2]*rdmacm.Buffer{b}}, nil
 }
 
-// run echoes until the connection goes (a nil error: its events say why)
-// or posting fails.
+// run echoes until the connection goes (a nil error: its events say why),
+// a work request completes with an error (the QP failed) or posting fails.
 func (e *echoer) run(ctx context.Context) error {
 	for i := 0; ; i++ {
 		cur := e.bufs[i%2]
 		comp, err := e.id.WaitRecv(ctx)
 		if err != nil {
-			return nil
+			return echoError(ctx, err)
 		}
 		if e.bufs[1] == nil {
 			if e.bufs[1], err = e.id.RegisterBuffer(maxProbeSize); err != nil {
@@ -202,7 +221,16 @@ func (e *echoer) run(ctx context.Context) error {
 			return err
 		}
 		if _, err := e.id.WaitSend(ctx); err != nil {
-			return nil
+			return echoError(ctx, err)
 		}
 	}
+}
+
+// echoError is what ends the echo loop: nothing when the connection is
+// going (its events say why), else the QP's failure.
+func echoError(ctx context.Context, err error) error {
+	if ctx.Err() != nil || connectionGoing(err) {
+		return nil
+	}
+	return err
 }

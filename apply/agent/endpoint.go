@@ -173,11 +173,12 @@ func (e *endpoint) session(ctx context.Context, attempt int) bool {
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	probeFailed := make(chan struct{})
+	var probeWhy string // written before probeFailed is closed
 	probeDone := make(chan struct{})
 	go func() {
 		defer close(probeDone)
 		if e.cfg.qpType == rdmacm.RC {
-			e.probeLoop(sctx, id, func() { close(probeFailed); stop() })
+			e.probeLoop(sctx, id, func(why string) { probeWhy = why; close(probeFailed); stop() })
 		}
 	}()
 	defer func() {
@@ -196,8 +197,18 @@ func (e *endpoint) session(ctx context.Context, attempt int) bool {
 			select {
 			case <-probeFailed:
 				stop()
+				facts := factsOf(id) // the QP's state now (ERR, when it failed)
 				disconnect(id)
-				e.obj.event(pb.Status_DISCONNECTED, "probe run failed", "disconnected to reconnect")
+				then := "disconnected"
+				if e.policy() != nil {
+					then = "disconnected to reconnect"
+				}
+				e.obj.change(func(s *state) {
+					if facts != nil {
+						s.facts = facts
+					}
+					s.record(pb.Status_DISCONNECTED, "probe run failed", probeWhy+": "+then)
+				})
 			default:
 				e.obj.failure(pb.Status_ERROR, "error", err)
 			}

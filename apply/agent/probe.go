@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"syscall"
 	"time"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
@@ -58,21 +59,33 @@ func (p *probeStats) add(rtt time.Duration, lost bool) {
 }
 
 // prober sends probes over one connection and matches replies by sequence
-// number, so that a late reply is never taken for the current one.
+// number, so that a late reply is never taken for the current one. It
+// keeps a receive posted in each of its reply buffers: the late echo of a
+// probe that timed out takes one, and the next probe's echo finds the
+// other, rather than meeting an empty receive queue (an RNR NAK, which
+// after connect.rnr_retry_count retries puts the echoing QP in error).
 type prober struct {
 	id          *rdmacm.ID
-	msg, reply  *rdmacm.Buffer
+	msg         *rdmacm.Buffer
+	replies     []*rdmacm.Buffer // the receive of replies[i] has work request id i
+	posted      []bool
 	seq         uint64
-	recvPosted  bool
 	sendPending int // sends whose completion was not yet taken
 }
 
+// replySlots is how many receives a prober keeps posted, when the QP's
+// receive queue has room.
+const replySlots = 2
+
 // probeLoop probes at each interval while the probe config says so, until
-// ctx ends; fail is called once after failedRun lost probes in a row when
-// the endpoint has a reconnect policy.
-func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func()) {
+// ctx ends. fail is called once, with why, when the connection is to end:
+// after failedRun lost probes in a row when the endpoint has a reconnect
+// policy, or at once when the QP failed (a completion's error status: the
+// QP is in the error state, and carries nothing any more).
+func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func(why string)) {
 	var p *prober
 	var wait *time.Timer
+	degraded := false // as last logged
 	for {
 		cfg := e.probeConfig()
 		if cfg == nil {
@@ -85,7 +98,7 @@ func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func()) {
 		}
 		if p == nil {
 			var err error
-			if p, err = newProber(id); err != nil {
+			if p, err = newProber(id, min(replySlots, max(1, int(e.cfg.qp.MaxRecvWR)))); err != nil {
 				e.obj.failure(e.obj.status(), "probe", err)
 				return
 			}
@@ -112,13 +125,26 @@ func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func()) {
 				s.record(pb.Status_ESTABLISHED, "probe answered", fmt.Sprintf("round trip %v", rtt))
 			}
 		})
-		if lost && e.failedRun() && e.policy() != nil {
-			fail()
+		if lost != degraded {
+			if lost {
+				e.obj.agent.log.Warn("endpoint degraded: a probe was lost", "address", e.obj.address, "err", err.Error())
+			} else {
+				e.obj.agent.log.Info("endpoint answers probes again", "address", e.obj.address, "round_trip", rtt.String())
+			}
+			degraded = lost
+		}
+		if lost && !errors.Is(err, syscall.ETIMEDOUT) {
+			if connectionGoing(err) {
+				return // its CM events say why
+			}
+			// The QP failed: probing it again is pointless, and the
+			// connection is dead to data though the CM knows nothing.
+			e.obj.agent.log.Warn("probe failed: ending the connection", "address", e.obj.address, "err", err.Error())
+			fail("probe failed: " + err.Error())
 			return
 		}
-		if lost && !errors.Is(err, context.DeadlineExceeded) {
-			// The QP failed (a completion error): probing it again is
-			// pointless; its CM events will say what happened.
+		if lost && e.failedRun() && e.policy() != nil {
+			fail(fmt.Sprintf("%d probes in a row lost", failedRun))
 			return
 		}
 		// One timer for the loop, re-armed each interval (Reset needs no
@@ -146,17 +172,59 @@ func (e *endpoint) failedRun() bool {
 	return e.obj.st.probe != nil && e.obj.st.probe.consecutiveLost >= failedRun
 }
 
-func newProber(id *rdmacm.ID) (*prober, error) {
+func newProber(id *rdmacm.ID, slots int) (*prober, error) {
 	msg, err := id.RegisterBuffer(maxProbeSize)
 	if err != nil {
 		return nil, err
 	}
-	reply, err := id.RegisterBuffer(maxProbeSize)
-	if err != nil {
-		msg.Close()
-		return nil, err
+	p := &prober{id: id, msg: msg, posted: make([]bool, slots)}
+	for range slots {
+		reply, err := id.RegisterBuffer(maxProbeSize)
+		if err != nil {
+			for _, b := range append(p.replies, msg) {
+				b.Close()
+			}
+			return nil, err
+		}
+		p.replies = append(p.replies, reply)
 	}
-	return &prober{id: id, msg: msg, reply: reply}, nil
+	return p, nil
+}
+
+// takeLateEchoes takes the receive completions already there, without
+// waiting, marking their buffers to be posted again.
+func (p *prober) takeLateEchoes() error {
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // WaitRecv still returns what is queued
+	for {
+		c, err := p.id.WaitRecv(done)
+		if errors.Is(err, context.Canceled) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if i := int(c.WRID); i < len(p.posted) {
+			p.posted[i] = false
+		}
+	}
+}
+
+// connectionGoing tells a data-path error that only says the connection
+// is ending (its work requests flushed, its id closed), which the CM's
+// events report, from a failure of the QP itself.
+func connectionGoing(err error) bool {
+	var ce *rdmacm.CompletionError
+	return errors.As(err, &ce) && ce.Flushed() || errors.Is(err, rdmacm.ErrClosed)
+}
+
+// timedOut is a probe's wait that ran out: a lost probe, as rping's
+// ETIMEDOUT wait, rather than a failed QP.
+func timedOut(err error, what string, timeout time.Duration) error {
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &agentError{Call: "ibv_poll_cq", Err: syscall.ETIMEDOUT, Msg: fmt.Sprintf("%s within the probe timeout (%v)", what, timeout)}
 }
 
 // roundTrip sends one probe of cfg.size bytes carrying its sequence number
@@ -165,11 +233,19 @@ func (p *prober) roundTrip(ctx context.Context, cfg *probeConfig) (time.Duration
 	p.seq++
 	tctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
-	if !p.recvPosted {
-		if err := p.id.PostRecv(p.reply, 0); err != nil {
-			return 0, err
+	// Echoes that came after their probe's timeout took receives: take
+	// their completions and post those receives again before the probe
+	// goes, so that its echo finds one.
+	if err := p.takeLateEchoes(); err != nil {
+		return 0, err
+	}
+	for i, b := range p.replies {
+		if !p.posted[i] {
+			if err := p.id.PostRecv(b, uint64(i)); err != nil {
+				return 0, err
+			}
+			p.posted[i] = true
 		}
-		p.recvPosted = true
 	}
 	// At most one send in flight: a send the peer never takes (it posts
 	// no receive: it does not echo, and the RNR retries never end) would
@@ -177,7 +253,7 @@ func (p *prober) roundTrip(ctx context.Context, cfg *probeConfig) (time.Duration
 	// queue is full.
 	for p.sendPending > 0 {
 		if _, err := p.id.WaitSend(tctx); err != nil {
-			return 0, fmt.Errorf("the previous probe's send has not completed (does the peer echo?): %w", err)
+			return 0, timedOut(err, "no acknowledgement of the previous probe's send (the peer takes no message: does it echo?)", cfg.timeout)
 		}
 		p.sendPending--
 	}
@@ -192,26 +268,30 @@ func (p *prober) roundTrip(ctx context.Context, cfg *probeConfig) (time.Duration
 	p.sendPending++
 	for p.sendPending > 0 {
 		if _, err := p.id.WaitSend(tctx); err != nil {
-			return 0, err
+			return 0, timedOut(err, "no acknowledgement of the probe's send", cfg.timeout)
 		}
 		p.sendPending--
 	}
 	for {
 		c, err := p.id.WaitRecv(tctx)
 		if err != nil {
-			return 0, err
+			return 0, timedOut(err, "no echo of the probe", cfg.timeout)
 		}
-		p.recvPosted = false
-		buf := p.reply.Bytes() // nil once the id is closing
+		i := int(c.WRID)
+		if i >= len(p.replies) {
+			return 0, fmt.Errorf("ibv_poll_cq: a receive completion with work request id %d, which no probe posted", c.WRID)
+		}
+		p.posted[i] = false
+		buf := p.replies[i].Bytes() // nil once the id is closing
 		if len(buf) < n {
 			return 0, rdmacm.ErrClosed
 		}
 		got := buf[:min(c.Bytes, n)]
 		match := len(got) == n && string(got) == string(tag[:n])
-		if err := p.id.PostRecv(p.reply, 0); err != nil {
+		if err := p.id.PostRecv(p.replies[i], uint64(i)); err != nil {
 			return 0, err
 		}
-		p.recvPosted = true
+		p.posted[i] = true
 		if match {
 			return time.Since(start), nil
 		}
