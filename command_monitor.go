@@ -63,7 +63,10 @@ func runMonitor(args []string, s streams) int {
 		c, err := client.Dial(ctx, socket)
 		cancel()
 		if err != nil {
-			fmt.Fprintf(s.Err, "Error: %v\n\nStart one with `rdmaform agent -socket=%s`, or let apply start it.\n", err, socket)
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			if client.IsNotRunning(err) {
+				fmt.Fprintf(s.Err, "\nStart one with `rdmaform agent -socket=%s`, or let apply start it.\n", socket)
+			}
 			return 1
 		}
 		c.Close()

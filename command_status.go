@@ -66,7 +66,10 @@ func runStatus(args []string, s streams) int {
 	c, err := client.Dial(ctx, socket)
 	cancel()
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: %v\n\nplan and apply start an agent when none runs; \"rdmaform agent\" runs one by hand.\n", err)
+		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		if client.IsNotRunning(err) {
+			fmt.Fprintln(s.Err, "\nplan and apply start an agent when none runs; \"rdmaform agent\" runs one by hand.")
+		}
 		return 1
 	}
 	defer c.Close()

@@ -410,7 +410,9 @@ func TestUnauthorisedPeerIsRefused(t *testing.T) {
 	}
 	// With the agent's own modes, the directory keeps others out.
 	out, err := run()
-	if err == nil || !strings.Contains(out, "DIAL FAILED") || !strings.Contains(out, "permission denied") {
+	// The client says whose the agent is rather than that none runs (which
+	// would have plan start one).
+	if err == nil || !strings.Contains(out, "DIAL FAILED") || !strings.Contains(out, "permission denied") || !strings.Contains(out, "belongs to uid 0, not to you (uid 65534)") {
 		t.Fatalf("uid 65534 through the 0700 directory: %v: %s", err, out)
 	}
 	t.Logf("uid 65534 with the default modes: %s", strings.TrimSpace(out))
@@ -420,7 +422,7 @@ func TestUnauthorisedPeerIsRefused(t *testing.T) {
 	}
 	os.Chmod(p.socket, 0o666)
 	out, err = run()
-	if err == nil || !strings.Contains(out, "DIAL FAILED") {
+	if err == nil || !strings.Contains(out, "DIAL FAILED") || !strings.Contains(out, "belongs to uid 0, not to you (uid 65534)") {
 		t.Fatalf("uid 65534 with open modes got in: %v: %s", err, out)
 	}
 	t.Logf("uid 65534 with open modes: %s", strings.TrimSpace(out))

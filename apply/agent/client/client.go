@@ -65,7 +65,7 @@ func (c *Client) Check(ctx context.Context) error {
 	defer cancel()
 	r, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{Service: "rdmaform.agent.v1.Agent"})
 	if err != nil {
-		return &NotRunning{Socket: c.Socket, Err: err}
+		return unanswered(c.Socket, err)
 	}
 	if r.Status != healthpb.HealthCheckResponse_SERVING {
 		return &NotRunning{Socket: c.Socket, Err: fmt.Errorf("the agent reports %s", r.Status)}
