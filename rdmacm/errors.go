@@ -18,6 +18,9 @@ var ErrClosed = errors.New("rdmacm: use of a closed resource")
 type OpError struct {
 	Op  string // the C call, for example "rdma_create_ep"
 	Err error  // usually a syscall.Errno
+	// Detail says what the call was given, when the errno alone does not
+	// tell what to change.
+	Detail string
 }
 
 func (e *OpError) Error() string {
@@ -29,6 +32,9 @@ func (e *OpError) Error() string {
 		if errno == syscall.ENODEV {
 			msg += noDeviceHint()
 		}
+	}
+	if e.Detail != "" {
+		msg += ": " + e.Detail
 	}
 	return msg
 }

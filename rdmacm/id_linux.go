@@ -143,7 +143,15 @@ func (id *ID) createQP(pd *PD, q QPInit) error {
 	}).split()
 	if ret != 0 {
 		pool.release(cq, share)
-		return opError("rdma_create_qp", errno)
+		err := opError("rdma_create_qp", errno)
+		if errno == syscall.EINVAL {
+			// The limits ibv_query_device reports are checked before
+			// (QPInit.Validate); the inline data size has none to check.
+			err.(*OpError).Detail = fmt.Sprintf("%s refused the QP (max_send_wr %d, max_recv_wr %d, max_send_sge %d, max_recv_sge %d, max_inline_data %d); "+
+				"max_inline_data is the one cap not checked against the device's limits beforehand (the device reports none): try a smaller one",
+				C.GoString(C.ibv_get_device_name(verbs.device)), q.MaxSendWR, q.MaxRecvWR, q.MaxSendSGE, q.MaxRecvSGE, q.MaxInlineData)
+		}
+		return err
 	}
 	id.cq, id.cqPool, id.cqShare, id.hasQP = cq, pool, share, true
 	return nil

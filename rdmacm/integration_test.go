@@ -441,6 +441,15 @@ func TestCapsOverDeviceLimitsRefusedInGo(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "exceeds the device limit") {
 		t.Fatalf("max_send_wr over the limit: %v", err)
 	}
+	// The device reports no inline limit: the kernel refuses what is over
+	// it, and the error says which cap that must be.
+	qp = DefaultQPInit()
+	qp.MaxInlineData = 1 << 16
+	ai = addrInfo(t, testAddr(t), freePort(), Hints{Flags: NumericHost, PortSpace: PSTCP, QPType: RC})
+	_, err = Dial(ctxFor(t, 30*time.Second), ai, pd, &qp, ch, 0)
+	if !errors.Is(err, syscall.EINVAL) || !strings.Contains(err.Error(), "rdma_create_qp") || !strings.Contains(err.Error(), "max_inline_data 65536") {
+		t.Fatalf("max_inline_data over the device's: %v", err)
+	}
 	big := ConnParam{PrivateData: make([]byte, 57)}
 	id := dial(t, ch, testAddr(t), freePort(), PSTCP, nil)
 	if err := id.StartConnect(big); err == nil || !strings.Contains(err.Error(), "exceeds the 56 bytes") {
