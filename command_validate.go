@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/planner"
 )
 
 func init() {
@@ -67,6 +68,7 @@ func runValidate(args []string, s streams) int {
 			deviceErr(fmt.Sprintf("-device-check could not query the RDMA devices: %v.", err))
 		} else {
 			diags = append(diags, config.CheckDevice(cfg, devs)...)
+			diags = append(diags, planner.CheckPDDevices(cfg, cfg.SortedInstances(), devs)...)
 		}
 	}
 	if *jsonOut {

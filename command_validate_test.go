@@ -151,6 +151,42 @@ func TestValidateDeviceCheckWithDevices(t *testing.T) {
 	}
 }
 
+// twoDevices has rxe0, serving every address, and rxe1.
+type twoDevices struct{}
+
+func (twoDevices) Device(name string) (config.DeviceAttr, error) {
+	if name == "rxe0" || name == "rxe1" {
+		return config.DeviceAttr{Name: name, MaxQPWR: 16384, MaxSGE: 32}, nil
+	}
+	return config.DeviceAttr{}, errors.New("no such device")
+}
+
+func (twoDevices) DeviceFor(string) (config.DeviceAttr, error) {
+	return config.DeviceAttr{Name: "rxe0", MaxQPWR: 16384, MaxSGE: 32}, nil
+}
+
+// validate -device-check refuses a protection domain on another device
+// than the one serving the address of what uses it, as plan does.
+func TestValidateDeviceCheckRefusesAProtectionDomainOnAnotherDevice(t *testing.T) {
+	saved := validateDevices
+	validateDevices = func() (config.DeviceLimits, error) { return twoDevices{}, nil }
+	defer func() { validateDevices = saved }()
+	code, _, errs := validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p1" {
+  device = "rxe1"
+}
+
+listener "crossl" {
+  address = "10.77.0.1"
+  port    = 7471
+  pd      = protection_domain.p1.id
+}
+`}, "-device-check", "-no-color")
+	if code != 1 || !strings.Contains(errs, "Protection domain on another device") ||
+		!strings.Contains(errs, "listener.crossl uses protection_domain.p1, which is on device rxe1, but its address 10.77.0.1 is served by device rxe0") {
+		t.Fatalf("code %d, err %q", code, errs)
+	}
+}
+
 func TestValidateExamples(t *testing.T) {
 	t.Chdir(".") // run changes the directory; restore it afterwards
 	dirs, _ := filepath.Glob("examples/*/main.rdma.hcl")

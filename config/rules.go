@@ -147,6 +147,13 @@ func (c *checker) address(obj cty.Value, t *bodyTemplate, name string) string {
 		c.valueErrorf(t, []string{name}, "Invalid address", fmt.Sprintf("%s must be an IPv4 or IPv6 address or a host name; got %s.", name, sensitiveValue),
 			"%s must be an IPv4 or IPv6 address or a host name; got %q.", name, s)
 	}
+	if ip, err := netip.ParseAddr(s); err == nil && ip.Is4In6() {
+		// The kernel's RDMA CM takes it for an IPv6 address, which no
+		// interface has (as rping -a ::ffff:10.0.0.1 finds).
+		c.valueErrorf(t, []string{name}, "IPv4-mapped address",
+			fmt.Sprintf("%s is an IPv4-mapped IPv6 address, which the kernel's RDMA CM does not route (rdma_resolve_addr fails with ENETUNREACH, rdma_bind_addr with EADDRNOTAVAIL): write the IPv4 address.", name),
+			"%s = %q is an IPv4-mapped IPv6 address, which the kernel's RDMA CM does not route (rdma_resolve_addr fails with ENETUNREACH, rdma_bind_addr with EADDRNOTAVAIL): write %q.", name, s, ip.Unmap().String())
+	}
 	if ip, err := netip.ParseAddr(s); err == nil && ip.Is6() && ip.Zone() == "" && (ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast()) {
 		// The kernel cannot tell which link is meant: rdma_bind_addr and
 		// rdma_resolve_addr fail with EINVAL.

@@ -372,6 +372,10 @@ endpoint "a" {
   source_address = "fe80::2"
   port           = 7471
 }`, "Link-local address without a zone", `source_address = "fe80::2" is an IPv6 link-local address`, 3, 20},
+	{"IPv4-mapped address", `endpoint "a" {
+  address = "::ffff:10.77.0.1"
+  port    = 7471
+}`, "IPv4-mapped address", `address = "::ffff:10.77.0.1" is an IPv4-mapped IPv6 address, which the kernel's RDMA CM does not route (rdma_resolve_addr fails with ENETUNREACH, rdma_bind_addr with EADDRNOTAVAIL): write "10.77.0.1".`, 2, 13},
 	{"empty address", `endpoint "a" {
   address = ""
   port    = 7471

@@ -44,11 +44,20 @@ func checkDevices(ctx context.Context, cfg *config.Config, p *Plan, di DeviceInf
 			MaxQPRdAtom: d.MaxQPRdAtom, MaxQPInitRdAtom: d.MaxQPInitRdAtom}
 	}
 	diags := config.CheckDevice(sub, limits)
+	diags = append(diags, CheckPDDevices(cfg, sub.SortedInstances(), limits)...)
+	return onePerBlock(diags)
+}
+
+// CheckPDDevices checks that each of insts (of cfg) with a protection
+// domain uses one on the device its address is served by (checkPDDevice):
+// plan's check, which validate -device-check makes too.
+func CheckPDDevices(cfg *config.Config, insts []*config.Instance, limits config.DeviceLimits) hcl.Diagnostics {
+	var diags hcl.Diagnostics
 	byResource := InstancesByResource(cfg)
-	for _, inst := range sub.SortedInstances() {
+	for _, inst := range insts {
 		diags = append(diags, checkPDDevice(cfg, byResource, inst, limits)...)
 	}
-	return onePerBlock(diags)
+	return diags
 }
 
 // onePerBlock keeps the first of the diagnostics that share a summary and
@@ -90,7 +99,7 @@ func onePerBlock(diags hcl.Diagnostics) hcl.Diagnostics {
 // checkPDDevice reports a listener or endpoint whose protection domain is
 // on another device than the one its address resolves to: a PD serves one
 // device only, and rdma_create_qp would fail at apply with EINVAL.
-func checkPDDevice(cfg *config.Config, byResource map[addrs.Resource][]*config.Instance, inst *config.Instance, limits *deviceLimits) hcl.Diagnostics {
+func checkPDDevice(cfg *config.Config, byResource map[addrs.Resource][]*config.Instance, inst *config.Instance, limits config.DeviceLimits) hcl.Diagnostics {
 	var address string
 	switch {
 	case inst.Listener != nil:
