@@ -25,10 +25,11 @@ const statusHelp = `Usage: rdmaform [global options] status [options]
 
   Prints what the agent holds, live: every protection domain, listener,
   accepted connection and endpoint with its status, addresses, QP number,
-  device and last probe round trip. An endpoint connecting again shows no
-  QP, local port or round trip: they belonged to the connection that
-  ended. For people and scripts; "rdmaform monitor" is the interactive
-  view.
+  device, last probe round trip and probes lost of those sent. An endpoint
+  connecting again shows no QP, local port or round trip: they belonged to
+  the connection that ended; nor does a degraded one show a round trip
+  (its last probes were lost). For people and scripts; "rdmaform monitor"
+  is the interactive view.
 
   Run in a configuration's directory, it shows that configuration's
   objects under their addresses in its state, also those the agent holds
@@ -126,7 +127,7 @@ func writeStatusTable(w io.Writer, objects []*pb.Object) {
 	objects = currentFacts(append([]*pb.Object(nil), objects...))
 	sort.SliceStable(objects, func(i, j int) bool { return statusOrder(objects[i], objects[j]) })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ADDRESS\tKIND\tSTATUS\tLOCAL\tREMOTE\tDEVICE\tQP\tRTT\tLAST EVENT")
+	fmt.Fprintln(tw, "ADDRESS\tKIND\tSTATUS\tLOCAL\tREMOTE\tDEVICE\tQP\tRTT\tLOST\tLAST EVENT")
 	counts := map[string]int{}
 	for _, o := range objects {
 		status := lowerWord(o.Status.String())
@@ -141,8 +142,14 @@ func writeStatusTable(w io.Writer, objects []*pb.Object) {
 				qp = fmt.Sprintf("%d %s", f.QpNum, f.QpType)
 			}
 		}
-		if p := o.Probe; p != nil && p.Last > 0 {
-			rtt = time.Duration(p.Last).Round(time.Microsecond).String()
+		var lost string
+		if p := o.Probe; p != nil {
+			if p.Last > 0 && !p.Degraded {
+				// A degraded endpoint's last answered probe is not how it
+				// is doing now.
+				rtt = time.Duration(p.Last).Round(time.Microsecond).String()
+			}
+			lost = fmt.Sprintf("%d/%d", p.Lost, p.Sent) // as ping's loss, of all probes sent
 		}
 		if client.BetweenConnections(o) {
 			rtt = "" // the connection that ended had it
@@ -151,8 +158,13 @@ func writeStatusTable(w io.Writer, objects []*pb.Object) {
 		if e := o.LastError; e != nil && (o.Status == pb.Status_ERROR || o.Status == pb.Status_REJECTED) {
 			event = fmt.Sprintf("%s: %s", e.Call, e.ErrnoName)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Address, lowerWord(o.Kind.String()), status,
-			dash(local), dash(remote), dash(device), dash(qp), dash(rtt), dash(event))
+		if o.Kind == pb.Kind_LISTENER && o.GetListener().GetPortSpace() == "udp" && o.AcceptedTotal > 0 {
+			// A datagram listener answers each request and keeps nothing:
+			// the count is all there is to list.
+			event = fmt.Sprintf("%s; answered %d requests", dash(event), o.AcceptedTotal)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Address, lowerWord(o.Kind.String()), status,
+			dash(local), dash(remote), dash(device), dash(qp), dash(rtt), dash(lost), dash(event))
 	}
 	tw.Flush()
 	var parts []string

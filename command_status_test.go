@@ -171,3 +171,33 @@ func TestStatusJSONNumbersAreNumbers(t *testing.T) {
 		t.Errorf("protojson reads back %v (%v), want %v", &back, err, list)
 	}
 }
+
+// A degraded endpoint shows its probes lost, not its last answered round
+// trip; a datagram listener shows how many requests it answered.
+func TestStatusTableShowsProbeLossAndAnsweredRequests(t *testing.T) {
+	facts := &pb.Facts{LocalAddr: "10.77.0.1:39851", RemoteAddr: "10.77.0.1:7570", Device: "rxe0", Port: 1, QpNum: 31, QpType: "rc"}
+	objs := []*pb.Object{
+		{Address: "endpoint.up", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED, Facts: facts, Probe: &pb.ProbeStats{Last: 940000, Sent: 120, Lost: 1}},
+		{Address: "endpoint.bad", Kind: pb.Kind_ENDPOINT, Status: pb.Status_DEGRADED, Facts: facts, LastEvent: "probe lost",
+			Probe: &pb.ProbeStats{Last: 982000, Sent: 85, Lost: 84, ConsecutiveLost: 4, Degraded: true}},
+		{Address: "listener.ud", Kind: pb.Kind_LISTENER, Status: pb.Status_LISTENING, LastEvent: "listening", AcceptedTotal: 3,
+			Spec: &pb.Object_Listener{Listener: &pb.ListenerSpec{PortSpace: "udp"}}},
+	}
+	var b bytes.Buffer
+	writeStatusTable(&b, objs)
+	rows := map[string][]string{}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			rows[f[0]] = f
+		}
+	}
+	if f := rows["endpoint.up"]; len(f) < 10 || f[8] != "940µs" || f[9] != "1/120" {
+		t.Errorf("established row: %q", f)
+	}
+	if f := rows["endpoint.bad"]; len(f) < 10 || f[8] != "-" || f[9] != "84/85" {
+		t.Errorf("degraded row: %q", f)
+	}
+	if !strings.Contains(b.String(), "listening; answered 3 requests") {
+		t.Errorf("the datagram listener's answered requests are missing:\n%s", b.String())
+	}
+}

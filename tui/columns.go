@@ -112,10 +112,15 @@ func reconnectsCell(r row, _ time.Time) string {
 }
 
 func rttCell(r row, _ time.Time) string {
-	if r.obj.Probe == nil || r.obj.Probe.Sent == 0 {
+	p := r.obj.Probe
+	if p == nil || p.Sent == 0 {
 		return ""
 	}
-	return rtt(r.obj.Probe.Last)
+	if p.Degraded {
+		// Its last answered probe is not how it is doing now.
+		return "lost " + strconv.FormatUint(p.Lost, 10)
+	}
+	return rtt(p.Last)
 }
 
 func lastEventCell(r row, now time.Time) string {
