@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os/signal"
@@ -88,7 +89,7 @@ func runAgent(args []string, s streams) int {
 		fmt.Fprintf(s.Err, "Error: agent: %v\n", err)
 		// An agent started in the background has no terminal: its log
 		// says why it stopped, for the client that started it.
-		client.LogFatal(client.LogFileFor(*socket, *logFile), err)
+		client.LogFatal(client.LogFileFor(*socket, *logFile), err, errors.Is(err, agent.ErrAgentRunning))
 		return 1
 	}
 	return 0

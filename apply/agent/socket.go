@@ -60,8 +60,8 @@ func lockSocket(socket string) (*socketLock, error) {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			pid := strings.TrimSpace(string(b))
-			return nil, fmt.Errorf("%w (pid %s) on %s: stop it with `rdmaform agent stop -socket=%s`, or give this one another -socket: %w",
-				ErrAgentRunning, pid, socket, socket, err)
+			return nil, fmt.Errorf("%w (pid %s) on %s: stop it with `rdmaform agent stop -socket=%s`, or give this one another -socket",
+				ErrAgentRunning, pid, socket, socket)
 		}
 		return nil, fmt.Errorf("flock %s: %w", path, err)
 	}

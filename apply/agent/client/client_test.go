@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 		logFile := fs.String("log", "", "")
 		fs.Parse(os.Args[2:])
 		if err := agent.Run(context.Background(), agent.Options{Socket: *socket, LogFile: *logFile}); err != nil {
-			client.LogFatal(client.LogFileFor(*socket, *logFile), err) // as rdmaform agent does
+			client.LogFatal(client.LogFileFor(*socket, *logFile), err, errors.Is(err, agent.ErrAgentRunning)) // as rdmaform agent does
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -145,7 +145,8 @@ func TestSecondAgentIsRefused(t *testing.T) {
 	socket := socketIn(t)
 	runAgent(t, socket)
 	err := agent.Run(context.Background(), agent.Options{Socket: socket, Stderr: &bytes.Buffer{}})
-	if !errors.Is(err, agent.ErrAgentRunning) || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
+	if !errors.Is(err, agent.ErrAgentRunning) || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) ||
+		strings.HasSuffix(err.Error(), "resource temporarily unavailable") {
 		t.Fatalf("second agent: %v", err)
 	}
 	t.Logf("second agent: %v", err)
@@ -292,7 +293,7 @@ func TestMonitorSourceSendsSnapshotThenChanges(t *testing.T) {
 func TestConnectDoesNotQuoteAnEarlierAgentsFailure(t *testing.T) {
 	socket := socketIn(t)
 	os.MkdirAll(filepath.Dir(socket), 0o700)
-	client.LogFatal(filepath.Join(filepath.Dir(socket), "agent.log"), errors.New("an earlier run's reason"))
+	client.LogFatal(filepath.Join(filepath.Dir(socket), "agent.log"), errors.New("an earlier run's reason"), false)
 	_, err := client.Connect(context.Background(), socket, client.StartOptions{Executable: "/bin/false", Wait: time.Minute})
 	if err == nil || strings.Contains(err.Error(), "earlier run") || !strings.Contains(err.Error(), "see its log") {
 		t.Fatalf("Connect: %v", err)

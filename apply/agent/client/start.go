@@ -119,19 +119,26 @@ func LogFileFor(socket, logFile string) string {
 }
 
 // LogFatal appends why the agent stopped to its log, as a JSON record
-// like its others (best effort: the log may be what failed).
-func LogFatal(logFile string, err error) {
+// like its others (best effort: the log may be what failed). othersRun
+// says that another agent serves the socket and goes on: the record is a
+// warning then, so that its log does not read as if it had failed.
+func LogFatal(logFile string, err error, othersRun bool) {
 	f, ferr := os.OpenFile(logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if ferr != nil {
 		return
 	}
 	defer f.Close()
-	rec, _ := json.Marshal(map[string]any{"time": time.Now().Format(time.RFC3339Nano), "level": "ERROR", "msg": fatalMsg, "err": err.Error(), "pid": os.Getpid()})
+	level := "ERROR"
+	if othersRun {
+		level = "WARN"
+	}
+	rec, _ := json.Marshal(map[string]any{"time": time.Now().Format(time.RFC3339Nano), "level": level, "msg": fatalMsg, "err": err.Error(), "pid": os.Getpid()})
 	f.Write(append(rec, '\n'))
 }
 
-// fatalMsg is the message of the record LogFatal writes.
-const fatalMsg = "agent could not run"
+// fatalMsg is the message of the record LogFatal writes, with the pid of
+// the process that could not run as an agent.
+const fatalMsg = "an agent process could not run"
 
 // lastFatal is the reason the LogFatal record of the agent pid gives, or
 // "" (the log is appended to by every agent that used it).
