@@ -66,6 +66,56 @@ locals {
 	}
 }
 
+// An attribute of an object computed from a sensitive value (a variable,
+// a for_each map's value) is hidden too, as plan hides it, when the
+// state does not record the object yet.
+func TestConsoleHidesSensitiveAttributesOfObjects(t *testing.T) {
+	dir := t.TempDir()
+	src := `variable "pw" {
+  type      = string
+  default   = "hunter2"
+  sensitive = true
+}
+
+variable "m" {
+  type      = map(string)
+  default   = { a = "v-secret" }
+  sensitive = true
+}
+
+listener "l" {
+  address = "10.0.0.1"
+  port    = 7000
+  qp {}
+  accept {
+    private_data = var.pw
+  }
+}
+
+endpoint "e" {
+  for_each = { for k in ["a"] : k => k }
+  address  = "10.0.0.1"
+  port     = 7000
+  connect {
+    private_data = var.m[each.key]
+  }
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	in := strings.NewReader("listener.l.accept.private_data\nupper(listener.l.accept.private_data)\nendpoint.e[\"a\"].connect.private_data\nlistener.l.port\n")
+	if code := run([]string{"console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("code %d: %s", code, errb.String())
+	}
+	want := "(sensitive value)\n(sensitive value)\n(sensitive value)\n7000\n"
+	if out.String() != want || strings.Contains(out.String()+errb.String(), "hunter2") || strings.Contains(out.String(), "v-secret") {
+		t.Errorf("out = %q, want %q", out.String(), want)
+	}
+}
+
 // As terraform console: no configuration is needed, an expression may
 // span lines while its brackets or heredoc are open, and collections say
 // their type.

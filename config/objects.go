@@ -342,7 +342,19 @@ type Output struct {
 // console) in place of their configured values, whose computed attributes
 // are unknown until apply.
 func (c *Config) EvalWith(expr hcl.Expression, valueOf func(addrs.Instance) (cty.Value, bool)) (cty.Value, hcl.Diagnostics) {
-	return c.evalIn(expr, c.contextWith(expr.Variables(), valueOf))
+	// An object valueOf does not know is its configured value, with what
+	// comes from sensitive values marked, as the state's are: the console
+	// shows them as (sensitive value).
+	marked := func(a addrs.Instance) (cty.Value, bool) {
+		if v, ok := valueOf(a); ok {
+			return v, true
+		}
+		if inst := c.Instances[a]; inst != nil && len(inst.Sensitive) > 0 {
+			return markSensitive(inst.Value, inst.Sensitive), true
+		}
+		return cty.NilVal, false
+	}
+	return c.evalIn(expr, c.contextWith(expr.Variables(), marked))
 }
 
 // MarkSensitive marks the values at paths of v sensitive, as values
