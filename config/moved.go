@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -134,6 +135,56 @@ func checkMoved(cfg *Config) hcl.Diagnostics {
 				Detail: fmt.Sprintf("This statement declares a move from %s, but that object is still declared at %s.\n\n"+
 					"Change your configuration so that %s is declared as %s instead.", fromString(m), where, fromString(m), toString(m)),
 				Subject: m.DeclRange.Ptr()})
+		}
+	}
+	return append(diags, checkMovedGraph(cfg.Moved)...)
+}
+
+// checkMovedGraph refuses, as Terraform does, two moves of one object to
+// different places, two objects moved to one place, and moves that come
+// back to where they started (a chain a to b, b to c is fine).
+func checkMovedGraph(moves []*Moved) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	byFrom, byTo := map[string]*Moved{}, map[string]*Moved{}
+	next := map[string]string{}
+	for _, m := range moves {
+		from, to := fromString(m), toString(m)
+		if prev := byFrom[from]; prev != nil && toString(prev) != to {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Ambiguous move statements",
+				Detail: fmt.Sprintf("A statement at %s declared that %s moved to %s, but this statement instead declares that it moved to %s.\n\n"+
+					"Each object can move to only one destination.", prev.DeclRange, from, toString(prev), to),
+				Subject: m.DeclRange.Ptr()})
+			continue
+		}
+		if prev := byTo[to]; prev != nil && fromString(prev) != from {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Ambiguous move statements",
+				Detail: fmt.Sprintf("A statement at %s declared that %s moved to %s, but this statement instead declares that %s moved there.\n\n"+
+					"Each object can have moved from only one source.", prev.DeclRange, fromString(prev), to, from),
+				Subject: m.DeclRange.Ptr()})
+			continue
+		}
+		byFrom[from], byTo[to], next[from] = m, m, to
+	}
+	reported := map[string]bool{}
+	for _, m := range moves {
+		start := fromString(m)
+		seen := map[string]bool{start: true}
+		path := []string{start}
+		for at, ok := next[start]; ok && !reported[start]; at, ok = next[at] {
+			path = append(path, at)
+			if at == start {
+				for _, p := range path {
+					reported[p] = true
+				}
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cyclic dependency in move statements",
+					Detail: fmt.Sprintf("The move statements form a cycle: %s. An object can move only to where nothing moves it away from.", strings.Join(path, " to ")),
+					Subject: m.DeclRange.Ptr()})
+				break
+			}
+			if seen[at] {
+				break // a cycle that does not pass through start: reported from its own members
+			}
+			seen[at] = true
 		}
 	}
 	return diags

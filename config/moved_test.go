@@ -76,6 +76,38 @@ func TestMovedBlockErrors(t *testing.T) {
 	}
 }
 
+// As Terraform's: one object moved to two places, two objects to one, and
+// moves that come back where they started are refused; a chain is fine.
+func TestAmbiguousOrCyclicMovesAreRefused(t *testing.T) {
+	moved := func(pairs ...string) string {
+		var b strings.Builder
+		for i := 0; i < len(pairs); i += 2 {
+			b.WriteString("moved {\n  from = " + pairs[i] + "\n  to   = " + pairs[i+1] + "\n}\n")
+		}
+		return b.String()
+	}
+	for _, c := range []struct {
+		name, src, detail string
+	}{
+		{"two destinations", moved("endpoint.x", "endpoint.c", "endpoint.x", "endpoint.d"), "declared that endpoint.x moved to endpoint.c, but this statement instead declares that it moved to endpoint.d"},
+		{"two sources", moved("endpoint.x", "endpoint.c", "endpoint.y", "endpoint.c"), "declared that endpoint.x moved to endpoint.c, but this statement instead declares that endpoint.y moved there"},
+		{"cycle", moved("endpoint.a", "endpoint.b", "endpoint.b", "endpoint.a"), "endpoint.a to endpoint.b to endpoint.a"},
+		{"longer cycle", moved("endpoint.a", "endpoint.b", "endpoint.b", "endpoint.c", "endpoint.c", "endpoint.a"), "endpoint.a to endpoint.b to endpoint.c to endpoint.a"},
+	} {
+		_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(c.src)}, VarInputs{})
+		found := false
+		for _, d := range diags {
+			found = found || strings.Contains(d.Detail, c.detail) && d.Subject != nil
+		}
+		if !diags.HasErrors() || !found {
+			t.Errorf("%s: %v", c.name, diags)
+		}
+	}
+	if _, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(moved("endpoint.a", "endpoint.b", "endpoint.b", "endpoint.c"))}, VarInputs{}); diags.HasErrors() {
+		t.Errorf("a chain of moves is refused: %v", diags)
+	}
+}
+
 func TestRemovedBlocks(t *testing.T) {
 	cfg := mustLoad(t, map[string]string{"main.rdma.hcl": "removed {\n  from = endpoint.old\n  lifecycle {\n    destroy = false\n  }\n}\n"})
 	r := cfg.Removed[0]
