@@ -538,7 +538,13 @@ func decodeResource(b *hcl.Block) (*Resource, hcl.Diagnostics) {
 		diags = append(diags, d...)
 		r.dependsOn = trs
 	}
-	for _, lb := range meta.Blocks {
+	for i, lb := range meta.Blocks {
+		if i > 0 {
+			// As Terraform's: a second block would silently override the
+			// first (prevent_destroy = false after true).
+			diags = append(diags, duplicateDiag("lifecycle block", lb.DefRange, meta.Blocks[0].DefRange))
+			continue
+		}
 		diags = append(diags, r.decodeLifecycle(lb)...)
 	}
 	body, bd := decodeBodyTemplate(rest, schemas[addr.Kind], b.DefRange)

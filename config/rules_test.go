@@ -372,6 +372,16 @@ endpoint "a" {
   source_address = "fe80::2"
   port           = 7471
 }`, "Link-local address without a zone", `source_address = "fe80::2" is an IPv6 link-local address`, 3, 20},
+	{"second lifecycle block", `endpoint "a" {
+  address = "10.77.0.1"
+  port    = 7471
+  lifecycle {
+    prevent_destroy = true
+  }
+  lifecycle {
+    prevent_destroy = false
+  }
+}`, "Duplicate lifecycle block", "A lifecycle block was already declared at main.rdma.hcl:4", 7, 3},
 	{"IPv4-mapped address", `endpoint "a" {
   address = "::ffff:10.77.0.1"
   port    = 7471
