@@ -20,6 +20,7 @@ import (
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/planner/render"
 	"github.com/rdmaform/rdmaform/state"
+	"golang.org/x/sys/unix"
 )
 
 func init() {
@@ -683,12 +684,32 @@ func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
 	return 0
 }
 
+// withoutEcho turns the terminal's echo off while a secret is typed, if r
+// is a terminal, and returns how to turn it back on.
+func withoutEcho(r io.Reader) (restore func()) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return func() {}
+	}
+	fd := int(f.Fd())
+	was, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return func() {}
+	}
+	quiet := *was
+	quiet.Lflag &^= unix.ECHO
+	if unix.IoctlSetTermios(fd, unix.TCSETS, &quiet) != nil {
+		return func() {}
+	}
+	return func() { unix.IoctlSetTermios(fd, unix.TCSETS, was) }
+}
+
 // askVariable asks on the terminal for a variable's value, as Terraform
 // does: its name, its description, "Enter a value:". It reads standard
 // input a byte at a time, so that nothing after the line is taken from
 // the confirmation that may follow.
-func askVariable(s streams, interrupted <-chan struct{}) func(name, description string) (string, bool) {
-	return func(name, description string) (string, bool) {
+func askVariable(s streams, interrupted <-chan struct{}) func(name, description string, sensitive bool) (string, bool) {
+	return func(name, description string, sensitive bool) (string, bool) {
 		select {
 		case <-interrupted:
 			return "", false
@@ -699,6 +720,10 @@ func askVariable(s streams, interrupted <-chan struct{}) func(name, description 
 			fmt.Fprintf(s.Out, "  %s\n\n", description)
 		}
 		fmt.Fprint(s.Out, "  Enter a value: ")
+		if sensitive {
+			// As Terraform's prompt: what is typed is not shown.
+			defer withoutEcho(s.In)()
+		}
 		type answer struct {
 			line string
 			ok   bool

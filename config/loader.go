@@ -46,7 +46,7 @@ type Loader struct {
 	// none (no input, no default), in name order, as Terraform prompts
 	// on a terminal; its answer reads as a -var value. No answer (false)
 	// leaves the variable without one.
-	Ask func(name, description string) (string, bool)
+	Ask func(name, description string, sensitive bool) (string, bool)
 	// Asked are Ask's answers as -var options, for a saved plan to
 	// record with the others.
 	Asked VarArgs

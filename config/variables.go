@@ -125,7 +125,7 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 		}
 		sort.Strings(missing)
 		for _, name := range missing {
-			if answer, ok := l.Ask(name, vars[name].Description); ok {
+			if answer, ok := l.Ask(name, vars[name].Description, vars[name].Sensitive); ok {
 				raw[name] = rawValue{str: answer, from: "the prompt"}
 				l.Asked = append(l.Asked, VarArg{Value: name + "=" + answer})
 			}
