@@ -177,7 +177,7 @@ func checkMovedGraph(moves []*Moved) hcl.Diagnostics {
 					reported[p] = true
 				}
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cyclic dependency in move statements",
-					Detail: fmt.Sprintf("The move statements form a cycle: %s. An object can move only to where nothing moves it away from.", strings.Join(path, " to ")),
+					Detail:  fmt.Sprintf("The move statements form a cycle: %s. An object can move only to where nothing moves it away from.", strings.Join(path, " to ")),
 					Subject: m.DeclRange.Ptr()})
 				break
 			}
