@@ -183,8 +183,11 @@ func TestListenerSideKilledThenBack(t *testing.T) {
 	t.Logf("%v after the kill: %s", time.Since(killed).Round(time.Millisecond), summary(objs))
 	for _, o := range byKind(objs, pb.Kind_ENDPOINT, "endpoint.r[") {
 		sawDisconnect := false
+		// By the CM's DISCONNECTED, or first by a probe whose send the
+		// dead peer's side failed (remote operation error), which ends the
+		// connection too.
 		for _, h := range o.History {
-			sawDisconnect = sawDisconnect || h.Name == "DISCONNECTED"
+			sawDisconnect = sawDisconnect || h.Status == pb.Status_DISCONNECTED
 		}
 		if !sawDisconnect {
 			t.Errorf("%s never reported DISCONNECTED: %v", o.Address, o.History)
