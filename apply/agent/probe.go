@@ -191,13 +191,20 @@ func newProber(id *rdmacm.ID, slots int) (*prober, error) {
 	return p, nil
 }
 
+// alreadyDone is a context that has ended: a wait on it returns what is
+// queued and nothing more (one for every probe, rather than one made per
+// probe).
+var alreadyDone = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
 // takeLateEchoes takes the receive completions already there, without
 // waiting, marking their buffers to be posted again.
 func (p *prober) takeLateEchoes() error {
-	done, cancel := context.WithCancel(context.Background())
-	cancel() // WaitRecv still returns what is queued
 	for {
-		c, err := p.id.WaitRecv(done)
+		c, err := p.id.WaitRecv(alreadyDone)
 		if errors.Is(err, context.Canceled) {
 			return nil
 		}
