@@ -88,8 +88,10 @@ func (c *connection) run(ctx context.Context) {
 					if facts != nil {
 						s.facts = facts
 					}
+					s.lastError = errorInfo(err)
+					s.record(pb.Status_ERROR, "echo failed", err.Error())
 				})
-				c.obj.failure(pb.Status_ERROR, "echo failed", err)
+				c.obj.agent.log.Warn("echo failed: ending the connection", "address", c.obj.address, "err", err.Error())
 				// The connection goes at its DISCONNECTED: its listener
 				// keeps the trace.
 				c.listener.obj.change(func(s *state) {

@@ -211,10 +211,8 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 // drainRequests rejects the connect requests queued on a listener that
 // stops serving, so their ids do not outlive it.
 func drainRequests(id *rdmacm.ID) {
-	done, cancel := context.WithCancel(context.Background())
-	cancel() // NextEvent still returns what is queued
 	for {
-		ev, err := id.NextEvent(done)
+		ev, err := id.NextEvent(alreadyDone) // what is queued
 		if err != nil {
 			return
 		}
