@@ -198,5 +198,6 @@ func (b *backendConfig) deleteWorkspace(dir, name string) error {
 func newConfigLoader() *config.Loader {
 	l := config.NewLoader()
 	l.Workspace = workspaceOrDefault(".")
+	l.StartDir = startDir
 	return l
 }

@@ -170,3 +170,29 @@ func TestConsoleReadsTheState(t *testing.T) {
 		t.Errorf("console after apply: %d %q %q", code, out, errs)
 	}
 }
+
+// path.module and path.root are "." (the configuration's directory, which
+// -chdir makes the working one) and path.cwd the directory rdmaform was
+// started in, before -chdir, as in Terraform; file() reads beside the
+// configuration through path.module.
+func TestConsolePathValues(t *testing.T) {
+	start := t.TempDir()
+	sub := filepath.Join(start, "cfg")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{"main.rdma.hcl": "locals {\n  hello = file(\"${path.module}/hello.txt\")\n}\n", "hello.txt": "hi"} {
+		if err := os.WriteFile(filepath.Join(sub, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(start)
+	var out, errb bytes.Buffer
+	in := strings.NewReader("path.module\npath.root\npath.cwd\nlocal.hello\n")
+	if code := run([]string{"-chdir=cfg", "console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("code %d: %s", code, errb.String())
+	}
+	if want := "\".\"\n\".\"\n\"" + start + "\"\n\"hi\"\n"; out.String() != want {
+		t.Errorf("out = %q, want %q", out.String(), want)
+	}
+}

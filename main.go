@@ -48,14 +48,22 @@ func main() {
 	os.Exit(run(os.Args[1:], streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 }
 
+// startDir is the directory rdmaform was started in when -chdir left it
+// ("" otherwise): path.cwd in expressions, as Terraform's.
+var startDir string
+
 // run parses the global options Terraform places before the subcommand
 // (-chdir, -version, -help) and dispatches.
 func run(args []string, s streams) int {
+	startDir = ""
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		opt := strings.TrimLeft(args[0], "-")
 		switch {
 		case strings.HasPrefix(opt, "chdir="):
 			dir := strings.TrimPrefix(opt, "chdir=")
+			if wd, err := os.Getwd(); err == nil && startDir == "" {
+				startDir = wd
+			}
 			if err := os.Chdir(dir); err != nil {
 				fmt.Fprintf(s.Err, "Error: Invalid -chdir option: %v\n", err)
 				return 1

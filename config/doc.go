@@ -35,7 +35,8 @@
 // outputs and blocks (protection_domain, listener, endpoint) whose bodies
 // are decoded but not evaluated. Each expression's references
 // (hcl.Expression.Variables) are typed (var.x, local.x, listener.x[0].port,
-// count.index, each.key, rdmaform.workspace: the Loader's Workspace) and
+// count.index, each.key, rdmaform.workspace: the Loader's Workspace;
+// path.module, path.root and path.cwd: see below) and
 // checked: undeclared objects and attributes are
 // errors with "did you mean". The references and depends_on form a
 // dependency graph; a cycle is one diagnostic naming every member with its
@@ -88,7 +89,11 @@
 // cidrnetmask, cidrsubnet and cidrsubnets; tostring, tonumber, tobool,
 // tolist, toset and tomap; try and can; sensitive, nonsensitive and
 // issensitive; file, fileset, templatefile and the path functions read
-// paths relative to the working directory (the configuration's).
+// paths relative to the working directory (the configuration's). As in
+// Terraform's root module, path.module and path.root are "." (that
+// directory: file("${path.module}/peer.txt")), and path.cwd is the
+// absolute directory rdmaform was started in, before -chdir (the
+// Loader's StartDir).
 //
 // A sensitive variable's value is sensitive in expressions, as is what
 // sensitive() returns, and so is what is computed from them (through

@@ -83,6 +83,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 		funcs:  Functions(),
 		cfg: &Config{
 			Workspace: l.workspace(),
+			cwd:       l.cwd(),
 			Settings:  settings,
 			Variables: decl.variables,
 			Locals:    map[string]cty.Value{},
@@ -297,23 +298,45 @@ func (e *evaluator) dependsOnKeys(trs []hcl.Traversal) ([]string, hcl.Diagnostic
 // fullContext returns the maker of a context holding every value of the
 // configuration, for Config.Eval, which makes it on first use.
 func (e *evaluator) fullContext() func() *hcl.EvalContext {
-	variables, locals, res, funcs, ws := e.decl.variables, e.locals, e.res, e.funcs, e.cfg.Workspace
+	variables, locals, res, funcs, b := e.decl.variables, e.locals, e.res, e.funcs, e.cfg.builtins()
 	return func() *hcl.EvalContext {
-		return fullContext(ws, variables, locals, res, funcs)
+		return fullContext(b, variables, locals, res, funcs)
 	}
 }
 
-// rdmaformValue is the rdmaform object of expressions: rdmaform.workspace.
-func rdmaformValue(workspace string) cty.Value {
-	return cty.ObjectVal(map[string]cty.Value{"workspace": cty.StringVal(workspace)})
+// builtins are the values of the names every expression has besides the
+// configuration's own: rdmaform.workspace and path.*.
+type builtins struct {
+	workspace string
+	cwd       string // path.cwd
 }
 
-func fullContext(workspace string, variables map[string]*Variable, locals map[string]cty.Value, res map[addrs.Resource]cty.Value, funcs map[string]function.Function) *hcl.EvalContext {
+// rdmaformValue is the rdmaform object of expressions: rdmaform.workspace.
+func (b builtins) rdmaformValue() cty.Value {
+	return cty.ObjectVal(map[string]cty.Value{"workspace": cty.StringVal(b.workspace)})
+}
+
+// pathNames are the attributes of path.
+var pathNames = []string{"module", "root", "cwd"}
+
+// pathValue is the path object of expressions. There are no modules:
+// path.module and path.root are the configuration's directory, "." as
+// Terraform gives its root module's (relative paths are read from it);
+// path.cwd is the absolute directory rdmaform was started in.
+func (b builtins) pathValue() cty.Value {
+	cwd := cty.UnknownVal(cty.String)
+	if b.cwd != "" {
+		cwd = cty.StringVal(b.cwd)
+	}
+	return cty.ObjectVal(map[string]cty.Value{"module": cty.StringVal("."), "root": cty.StringVal("."), "cwd": cwd})
+}
+
+func fullContext(b builtins, variables map[string]*Variable, locals map[string]cty.Value, res map[addrs.Resource]cty.Value, funcs map[string]function.Function) *hcl.EvalContext {
 	vars := map[string]cty.Value{}
 	for name, v := range variables {
 		vars[name] = v.exprValue()
 	}
-	roots := map[string]cty.Value{"var": cty.ObjectVal(vars), "local": cty.ObjectVal(locals), "rdmaform": rdmaformValue(workspace)}
+	roots := map[string]cty.Value{"var": cty.ObjectVal(vars), "local": cty.ObjectVal(locals), "rdmaform": b.rdmaformValue(), "path": b.pathValue()}
 	kinds := map[string]map[string]cty.Value{}
 	for addr, v := range res {
 		if kinds[string(addr.Kind)] == nil {
@@ -409,9 +432,11 @@ func (e *evaluator) newCtx(refs []*reference) *hcl.EvalContext {
 		vars[root] = cty.ObjectVal(m)
 	}
 	for _, r := range refs {
-		if r.kind == refRdmaform {
-			vars["rdmaform"] = rdmaformValue(e.cfg.Workspace)
-			break
+		switch r.kind {
+		case refRdmaform:
+			vars["rdmaform"] = e.cfg.builtins().rdmaformValue()
+		case refPath:
+			vars["path"] = e.cfg.builtins().pathValue()
 		}
 	}
 	return &hcl.EvalContext{Variables: vars, Functions: e.funcs}

@@ -53,6 +53,23 @@ type Loader struct {
 	// Workspace is the selected workspace, rdmaform.workspace in
 	// expressions ("" is DefaultWorkspace).
 	Workspace string
+	// StartDir is path.cwd in expressions: the directory rdmaform was
+	// started in, before -chdir, as Terraform's ("" is the working
+	// directory).
+	StartDir string
+}
+
+// cwd is path.cwd, absolute; "" if the working directory is unknown.
+func (l *Loader) cwd() string {
+	dir := l.StartDir
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	return abs
 }
 
 // DefaultWorkspace is the workspace every working directory starts in,

@@ -44,10 +44,15 @@ type Config struct {
 	dependentsOnce sync.Once
 	dependents     localDependents // see localDependentsOf
 
+	// cwd is path.cwd (see Loader.StartDir).
+	cwd string
+
 	// secrets are the texts of sensitive values, which diagnostics do
 	// not show (see scrub).
 	secrets []string
 }
+
+func (c *Config) builtins() builtins { return builtins{workspace: c.Workspace, cwd: c.cwd} }
 
 // evalContext is the context of every value, made on first use.
 func (c *Config) evalContext() *hcl.EvalContext {

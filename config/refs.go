@@ -19,6 +19,7 @@ const (
 	refCount
 	refEach
 	refRdmaform // rdmaform.workspace
+	refPath     // path.module, path.root, path.cwd
 	refInvalid  // reported already; evaluates to an unknown value
 )
 
@@ -49,7 +50,7 @@ func (r *reference) key() string {
 	return ""
 }
 
-var rootNames = []string{"var", "local", "count", "each", "rdmaform", string(addrs.ProtectionDomain), string(addrs.Listener), string(addrs.Endpoint)}
+var rootNames = []string{"var", "local", "count", "each", "rdmaform", "path", string(addrs.ProtectionDomain), string(addrs.Listener), string(addrs.Endpoint)}
 
 // parseRef types a traversal and checks it against the declarations.
 // expand says which of count/each the enclosing block offers ("" none).
@@ -102,6 +103,16 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 			return bad("Reference to unknown name", "rdmaform's name for Terraform's terraform.workspace is rdmaform.workspace.", hcl.RangeOver(tr[0].SourceRange(), rng))
 		}
 		ref.kind = refRdmaform
+		return ref, nil
+	case "path":
+		name, rng, ok := attrAt(1)
+		if !ok || !contains(pathNames, name) {
+			if !ok {
+				rng = tr[len(tr)-1].SourceRange()
+			}
+			return bad("Invalid reference", "path has only path.module and path.root (the configuration's directory, \".\" as paths are relative to it) and path.cwd (the directory rdmaform was started in, before -chdir).", hcl.RangeOver(tr[0].SourceRange(), rng))
+		}
+		ref.kind = refPath
 		return ref, nil
 	case "count", "each":
 		if expand != root {
@@ -199,7 +210,7 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 		return ref, nil
 	}
 	return bad("Reference to unknown name",
-		fmt.Sprintf("There is nothing named %q; references start with var., local., protection_domain., listener., endpoint., count., each. or rdmaform.%s", root, DidYouMean(root, rootNames)), tr[0].SourceRange())
+		fmt.Sprintf("There is nothing named %q; references start with var., local., protection_domain., listener., endpoint., count., each., rdmaform. or path.%s", root, DidYouMean(root, rootNames)), tr[0].SourceRange())
 }
 
 // collectRefs types every reference in exprs and in extra.
