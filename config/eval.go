@@ -72,7 +72,8 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	if l.CoreVersion != "" {
 		diags = append(diags, checkCoreVersion(settings, l.CoreVersion)...)
 	}
-	diags = append(diags, l.assignVariables(dir, decl.variables, vars)...)
+	d, unreadable := l.assignVariables(dir, decl.variables, vars)
+	diags = append(diags, d...)
 
 	e := &evaluator{
 		l:      l,
@@ -95,6 +96,13 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 			Removed:   decl.removed,
 			Imports:   decl.imports,
 		},
+	}
+	if unreadable {
+		// As Terraform, which stops at a variable file it cannot read:
+		// nothing is evaluated, so that nothing is reported of values the
+		// file may have set.
+		e.cfg.makeCtx = e.fullContext()
+		return e.cfg, diags
 	}
 	diags = append(diags, e.buildGraph()...)
 	// Nodes of one level depend only on nodes of lower levels, so each

@@ -72,9 +72,18 @@ type rawValue struct {
 
 // assignVariables gives every variable its value from the inputs, the
 // default or (in validate mode) an unknown value.
-func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarInputs) hcl.Diagnostics {
-	var diags hcl.Diagnostics
+//
+// unreadable says that a variable file could not be read or parsed: as
+// Terraform, which stops there, it reports no variable as missing a
+// value (the file may be the one setting it); the caller evaluates
+// nothing.
+func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarInputs) (diags hcl.Diagnostics, unreadable bool) {
 	raw := map[string]rawValue{}
+	readFile := func(path string) {
+		d, ok := l.readVarFile(path, vars, raw)
+		diags = append(diags, d...)
+		unreadable = unreadable || !ok
+	}
 	for _, kv := range in.Env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || !strings.HasPrefix(k, EnvPrefix) {
@@ -94,12 +103,12 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 		}
 		files = append(files, autoVarFiles(dir)...)
 		for _, f := range files {
-			diags = append(diags, l.readVarFile(f, vars, raw)...)
+			readFile(f)
 		}
 	}
 	for _, a := range in.Args {
 		if a.File {
-			diags = append(diags, l.readVarFile(a.Value, vars, raw)...)
+			readFile(a.Value)
 			continue
 		}
 		name, v, found := strings.Cut(a.Value, "=")
@@ -116,7 +125,7 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 		}
 		raw[name] = rawValue{str: v, from: "-var"}
 	}
-	if l.Ask != nil && !l.Validate {
+	if l.Ask != nil && !l.Validate && !unreadable {
 		var missing []string
 		for name, v := range vars {
 			if _, given := raw[name]; !given && v.Default == cty.NilVal {
@@ -157,6 +166,9 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 			v.Value = v.Default
 		case l.Validate:
 			v.Value = cty.UnknownVal(v.Type)
+		case unreadable:
+			v.Value = cty.UnknownVal(v.Type)
+			v.errored = true
 		default:
 			v.Value = cty.UnknownVal(v.Type)
 			v.errored = true
@@ -165,7 +177,7 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 				Subject: v.DeclRange.Ptr()})
 		}
 	}
-	return diags
+	return diags, unreadable
 }
 
 // value converts a raw value to the variable's type. A string from the
@@ -223,23 +235,26 @@ func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, s
 	return cv, nil
 }
 
-func (l *Loader) readVarFile(path string, vars map[string]*Variable, raw map[string]rawValue) hcl.Diagnostics {
+// readVarFile takes the values a variable file gives into raw; ok is
+// false when the file could not be read or parsed, so that none of its
+// values is known.
+func (l *Loader) readVarFile(path string, vars map[string]*Variable, raw map[string]rawValue) (diags hcl.Diagnostics, ok bool) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Failed to read variables file", Detail: err.Error()}}
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Failed to read variables file", Detail: err.Error()}}, false
 	}
 	var f *hcl.File
-	var diags hcl.Diagnostics
 	if strings.HasSuffix(path, ".json") {
 		f, diags = l.parser.ParseJSON(src, path)
 	} else {
 		f, diags = l.parser.ParseHCL(src, path)
 	}
 	if diags.HasErrors() {
-		return diags
+		return diags, false
 	}
 	attrs, d := f.Body.JustAttributes()
 	diags = append(diags, d...)
+	ok = !d.HasErrors() // a block in place of a value is a syntax error too
 	for name, a := range attrs {
 		if _, declared := vars[name]; !declared {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Value for undeclared variable",
@@ -249,7 +264,7 @@ func (l *Loader) readVarFile(path string, vars map[string]*Variable, raw map[str
 		}
 		raw[name] = rawValue{expr: a.Expr, from: path}
 	}
-	return diags
+	return diags, ok
 }
 
 // validate runs the variable's validation blocks against its value and

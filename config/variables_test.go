@@ -110,6 +110,35 @@ func TestVariableErrors(t *testing.T) {
 	}
 }
 
+// A variable file that cannot be read or parsed is reported alone, as
+// Terraform stops there: not followed by "No value for required variable"
+// for the variables it may set, nor by errors of values computed from them.
+func TestUnreadableVariableFileReportedAlone(t *testing.T) {
+	dir := writeDir(t, map[string]string{
+		"main.rdma.hcl":  varsConfig + "locals {\n  n = var.name + 1\n}\n",
+		"bad.rdmavars":   "name = \"x\"\nport = [1,\n",
+		"block.rdmavars": "name {\n}\n",
+	})
+	for _, tc := range []struct {
+		file, summary string
+		line          int
+	}{
+		{"bad.rdmavars", "Missing expression", 3},
+		{"block.rdmavars", `Unexpected "name" block`, 1},
+		{"missing.rdmavars", "Failed to read variables file", 0},
+	} {
+		path := filepath.Join(dir, tc.file)
+		_, diags := Load(dir, VarInputs{Args: VarArgs{{File: true, Value: path}}})
+		if len(diags) != 1 || diags[0].Summary != tc.summary {
+			t.Errorf("%s: %v, want only %q", tc.file, diags, tc.summary)
+			continue
+		}
+		if tc.line > 0 && (diags[0].Subject == nil || diags[0].Subject.Filename != path || diags[0].Subject.Start.Line != tc.line) {
+			t.Errorf("%s: at %v, want line %d of the file", tc.file, diags[0].Subject, tc.line)
+		}
+	}
+}
+
 func TestVarArgsFlagsKeepOrder(t *testing.T) {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	var v VarArgs
