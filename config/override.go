@@ -116,11 +116,17 @@ func (d *declarations) overrideLocals(locals []*hcl.Attribute) hcl.Diagnostics {
 // rdmaform block gives.
 func overrideSettings(s *Settings, blocks hcl.Blocks) (*Settings, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
+	versionsFrom := "" // the override file whose constraints s has
 	for _, b := range blocks {
 		o, d := decodeSettings(hcl.Blocks{b})
 		diags = append(diags, d...)
-		if o.RequiredVersion != "" {
-			s.RequiredVersion, s.RequiredVersionRange = o.RequiredVersion, o.RequiredVersionRange
+		if len(o.RequiredVersions) > 0 {
+			// As Terraform's: an override file's constraints replace all
+			// the others, not adding to them.
+			if b.DefRange.Filename != versionsFrom {
+				s.RequiredVersions, versionsFrom = nil, b.DefRange.Filename
+			}
+			s.RequiredVersions = append(s.RequiredVersions, o.RequiredVersions...)
 		}
 		if o.Backend != nil {
 			s.Backend = o.Backend

@@ -18,11 +18,18 @@ import (
 // Settings is the content of the rdmaform block(s): the version
 // constraint, where state lives and how to reach the agent.
 type Settings struct {
-	RequiredVersion string // "" when unset
-	// RequiredVersionRange is where RequiredVersion's value is written.
-	RequiredVersionRange hcl.Range
-	Backend              *Backend       // nil: the local backend with its defaults
-	Agent                *AgentSettings // nil: the default socket
+	// RequiredVersions are the required_version constraints, one per
+	// rdmaform block that sets one, in file order: as Terraform's, each
+	// must hold.
+	RequiredVersions []RequiredVersion
+	Backend          *Backend       // nil: the local backend with its defaults
+	Agent            *AgentSettings // nil: the default socket
+}
+
+// RequiredVersion is one required_version constraint.
+type RequiredVersion struct {
+	Constraint string
+	Range      hcl.Range // where the value is written
 }
 
 // Backend says where state is kept.
@@ -117,35 +124,30 @@ func (l *Loader) LoadBackend(dir string) (*Settings, []*hcl.File, hcl.Diagnostic
 	return s, files, diags
 }
 
-// decodeSettings merges every rdmaform block; each setting may be given
-// once across them. Expressions here are literals only: no variables, no
-// functions, as with Terraform's backend blocks.
+// decodeSettings merges every rdmaform block. As Terraform's terraform
+// blocks, each may set required_version (every constraint must hold),
+// while the backend and the agent are one per configuration. Within one
+// block, an argument or the agent block given twice is refused too.
+// Expressions here are literals only: no variables, no functions, as with
+// Terraform's backend blocks.
 func decodeSettings(blocks hcl.Blocks) (*Settings, hcl.Diagnostics) {
 	s := &Settings{}
 	var diags hcl.Diagnostics
-	var versionRange *hcl.Range
 	for _, b := range blocks {
 		content, d := b.Body.Content(settingsSchema)
 		diags = append(diags, d...)
 		if a, ok := content.Attributes["required_version"]; ok {
-			if versionRange != nil {
-				diags = append(diags, duplicateDiag("required_version setting", a.NameRange, *versionRange))
-			} else {
-				r := a.NameRange
-				versionRange = &r
-				var d hcl.Diagnostics
-				s.RequiredVersion, d = literalString(a)
-				s.RequiredVersionRange = a.Expr.Range()
-				diags = append(diags, d...)
-				if s.RequiredVersion != "" {
-					if _, err := version.NewConstraint(s.RequiredVersion); err != nil {
-						diags = append(diags, &hcl.Diagnostic{
-							Severity: hcl.DiagError,
-							Summary:  "Invalid required_version",
-							Detail:   fmt.Sprintf("%q is not a version constraint (for example \">= 0.1, < 2.0\"): %v.", s.RequiredVersion, err),
-							Subject:  a.Expr.Range().Ptr(),
-						})
-					}
+			c, d := literalString(a)
+			diags = append(diags, d...)
+			if c != "" {
+				s.RequiredVersions = append(s.RequiredVersions, RequiredVersion{Constraint: c, Range: a.Expr.Range()})
+				if _, err := version.NewConstraint(c); err != nil {
+					diags = append(diags, &hcl.Diagnostic{
+						Severity: hcl.DiagError,
+						Summary:  "Invalid required_version",
+						Detail:   fmt.Sprintf("%q is not a version constraint (for example \">= 0.1, < 2.0\"): %v.", c, err),
+						Subject:  a.Expr.Range().Ptr(),
+					})
 				}
 			}
 		}
@@ -288,25 +290,30 @@ func literalString(a *hcl.Attribute) (string, hcl.Diagnostics) {
 	return v.AsString(), nil
 }
 
-// checkCoreVersion reports a required_version this binary does not meet.
+// checkCoreVersion reports each required_version this binary does not
+// meet.
 func checkCoreVersion(s *Settings, current string) hcl.Diagnostics {
-	if s == nil || s.RequiredVersion == "" {
+	if s == nil {
 		return nil
-	}
-	c, err := version.NewConstraint(s.RequiredVersion)
-	if err != nil {
-		return nil // reported by decodeSettings
 	}
 	v, err := version.NewVersion(current)
-	if err != nil || c.Check(v) {
+	if err != nil {
 		return nil
 	}
-	return hcl.Diagnostics{{
-		Severity: hcl.DiagError,
-		Summary:  "Unsupported rdmaform version",
-		Detail:   fmt.Sprintf("This configuration requires rdmaform %s, but this is rdmaform %s.", s.RequiredVersion, current),
-		Subject:  s.RequiredVersionRange.Ptr(),
-	}}
+	var diags hcl.Diagnostics
+	for _, rv := range s.RequiredVersions {
+		c, err := version.NewConstraint(rv.Constraint)
+		if err != nil || c.Check(v) {
+			continue // an invalid one is reported by decodeSettings
+		}
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Unsupported rdmaform version",
+			Detail:   fmt.Sprintf("This configuration requires rdmaform %s, but this is rdmaform %s.", rv.Constraint, current),
+			Subject:  rv.Range.Ptr(),
+		})
+	}
+	return diags
 }
 
 // duplicateDiag reports a second declaration at dup of something first

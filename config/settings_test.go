@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ listener "broken" {
 		t.Fatalf("LoadBackend: %v", diags)
 	}
 	b := s.Backend
-	if s.RequiredVersion != ">= 0.1" || b == nil || b.Type != "etcd" || b.Prefix != "rdmaform/prod" ||
+	if len(s.RequiredVersions) != 1 || s.RequiredVersions[0].Constraint != ">= 0.1" || b == nil || b.Type != "etcd" || b.Prefix != "rdmaform/prod" ||
 		len(b.Endpoints) != 1 || b.Endpoints[0] != "http://127.0.0.1:2379" || b.DialTimeout != 5*time.Second ||
 		b.TLS == nil || b.TLS.CAFile != "ca.pem" || b.TLS.CertFile != "c.pem" || b.TLS.KeyFile != "k.pem" {
 		t.Fatalf("settings = %+v, backend %+v", s, b)
@@ -69,7 +70,7 @@ func TestLoadBackendDefaults(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	if s.Backend != nil || s.Agent != nil || s.RequiredVersion != "" {
+	if s.Backend != nil || s.Agent != nil || s.RequiredVersions != nil {
 		t.Fatalf("settings = %+v, want zero", s)
 	}
 }
@@ -148,6 +149,59 @@ func TestRequiredVersionErrorHasSource(t *testing.T) {
 	}
 	if s := diags[0].Subject; s == nil || s.Start.Line != 7 || s.Start.Column != 22 {
 		t.Errorf("subject = %v, want line 7, column 22 (the constraint)", s)
+	}
+}
+
+// As Terraform's terraform blocks, several rdmaform blocks may each set
+// required_version, and every constraint is checked, each unmet one
+// reported at its value; the backend and the agent stay one per
+// configuration, and an argument given twice in one block is refused.
+func TestRequiredVersionInSeveralBlocks(t *testing.T) {
+	load := func(files map[string]string) hcl.Diagnostics {
+		l := NewLoader()
+		l.CoreVersion = "1.5.0"
+		_, diags := l.Load(writeDir(t, files), VarInputs{})
+		return diags
+	}
+	if diags := load(map[string]string{
+		"versions.rdma.hcl": "rdmaform {\n  required_version = \">= 0.1\"\n}\n",
+		"main.rdma.hcl":     "rdmaform {\n  required_version = \"< 2.0\"\n  agent {\n    socket = \"/run/a.sock\"\n  }\n}\n",
+	}); len(diags) != 0 {
+		t.Errorf("two constraints both met: %v", diags)
+	}
+	diags := load(map[string]string{
+		"versions.rdma.hcl": "rdmaform {\n  required_version = \">= 0.1\"\n}\n",
+		"main.rdma.hcl":     "rdmaform {\n  required_version = \"< 1.0\"\n}\nrdmaform {\n  required_version = \">= 9.0\"\n}\n",
+	})
+	var got []string
+	for _, d := range diags {
+		got = append(got, fmt.Sprintf("%s: %s at %s", d.Summary, d.Detail, d.Subject))
+	}
+	want := []string{
+		"Unsupported rdmaform version: This configuration requires rdmaform < 1.0, but this is rdmaform 1.5.0. at main.rdma.hcl:2,22-29",
+		"Unsupported rdmaform version: This configuration requires rdmaform >= 9.0, but this is rdmaform 1.5.0. at main.rdma.hcl:5,22-30",
+	}
+	for i := range got {
+		got[i] = strings.Replace(got[i], filepath.Dir(diags[i].Subject.Filename)+string(filepath.Separator), "", 1)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, tc := range []struct{ name, src, want string }{
+		{"twice in one block", "rdmaform {\n  required_version = \">= 0.1\"\n  required_version = \"< 2.0\"\n}\n", "Attribute redefined"},
+		{"two agent blocks", "rdmaform {\n  agent {}\n}\nrdmaform {\n  agent {}\n}\n", "Duplicate agent block"},
+		{"two backend blocks", "rdmaform {\n  required_version = \">= 0.1\"\n  backend \"local\" {}\n}\nrdmaform {\n  required_version = \"< 2.0\"\n  backend \"local\" {}\n}\n", "Duplicate backend block"},
+	} {
+		if diags := load(map[string]string{"main.rdma.hcl": tc.src}); len(diags) != 1 || diags[0].Summary != tc.want {
+			t.Errorf("%s: %v, want only %q", tc.name, diags, tc.want)
+		}
+	}
+	// An override file's constraints replace the others, as Terraform's.
+	if diags := load(map[string]string{
+		"main.rdma.hcl":     "rdmaform {\n  required_version = \">= 9.0\"\n}\nrdmaform {\n  required_version = \"< 1.0\"\n}\n",
+		"override.rdma.hcl": "rdmaform {\n  required_version = \">= 1.0\"\n}\n",
+	}); len(diags) != 0 {
+		t.Errorf("override: %v", diags)
 	}
 }
 
