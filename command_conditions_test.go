@@ -183,7 +183,7 @@ endpoint "e" {
 	f.status = map[string]string{"endpoint.e": "reconnecting"}
 	f.mu.Unlock()
 	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color")
-	if code != 1 || !strings.Contains(errs, "Resource postcondition failed") || !strings.Contains(errs, "endpoint.e is reconnecting.") || !strings.Contains(errs, "main.rdma.hcl line 11") {
+	if code != 1 || !strings.Contains(errs, "Resource postcondition failed") || !strings.Contains(errs, "endpoint.e is reconnecting.") || !strings.Contains(errs, "main.rdma.hcl:11:") {
 		t.Fatalf("plan with the postcondition failing on the refreshed object: %d\n%s\n%s", code, out, errs)
 	}
 	// -refresh=false checks the state as recorded.

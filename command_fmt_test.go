@@ -93,7 +93,7 @@ func TestFmtSyntaxErrorLeavesFileUntouched(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("code %d, want 2", code)
 	}
-	if !strings.Contains(errs, "Error: ") || !strings.Contains(errs, "on bad.rdma.hcl line") {
+	if !strings.Contains(errs, "Error: ") || !strings.Contains(errs, "on bad.rdma.hcl:2:9,") {
 		t.Errorf("stderr = %q", errs)
 	}
 	if got := fmtReadFile(t, filepath.Join(dir, "bad.rdma.hcl")); got != bad {

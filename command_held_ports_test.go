@@ -57,7 +57,7 @@ func TestPlanRefusesAPortAnotherConfigurationHolds(t *testing.T) {
 	want := []string{
 		"Error: Port held by another configuration",
 		"listener.loop: 10.77.0.1:7610 (tcp) is held by listener.loop@a, which this agent holds for another configuration; choose another port, or destroy that listener first.",
-		"main.rdma.hcl line 14", // the listener's port
+		"main.rdma.hcl:14:13", // the listener's port
 	}
 	code, out, errs := stateCmd(t, b, "", "plan", "-no-color", "-var", "port=7610")
 	for _, w := range want {

@@ -441,7 +441,7 @@ endpoint "c" {
 	settings(b, "b")
 	b.expect(0, []string{"Apply complete! Resources: 3 added"}, "apply", "-auto-approve", "-no-color")
 
-	refusal := []string{"Error: Port held by another configuration", "main.rdma.hcl line 8",
+	refusal := []string{"Error: Port held by another configuration", "main.rdma.hcl:8:",
 		fmt.Sprintf("listener.loop: %s:7610 (tcp) is held by listener.loop@a, which this agent holds for another configuration; choose another port, or destroy that listener first.", addr)}
 	b.expect(1, refusal, "plan", "-no-color", "-var", "port=7610")
 	b.expect(1, refusal, "apply", "-auto-approve", "-no-color", "-var", "port=7610")
@@ -609,7 +609,7 @@ listener "ghost" {
   port    = 7604
 }
 `)
-	e.expect(1, []string{"listener.ghost: 10.77.0.99 is not an address of this host", "main.rdma.hcl line 3"}, "plan", "-no-color")
+	e.expect(1, []string{"listener.ghost: 10.77.0.99 is not an address of this host", "main.rdma.hcl:3:"}, "plan", "-no-color")
 	e.write(`
 listener "ib" {
   address    = "` + addr + `"
@@ -631,7 +631,7 @@ listener "ipoib" {
   port_space = "ipoib"
 }
 `)
-	e.expect(1, []string{"Port space needs InfiniBand", `listener.ipoib: port_space = "ipoib" needs an InfiniBand port`, "link layer is Ethernet", "main.rdma.hcl line 5"}, "plan", "-no-color")
+	e.expect(1, []string{"Port space needs InfiniBand", `listener.ipoib: port_space = "ipoib" needs an InfiniBand port`, "link layer is Ethernet", "main.rdma.hcl:5:"}, "plan", "-no-color")
 	// Responder resources over the device's max_qp_rd_atom (128 on
 	// Soft-RoCE): rdma_accept would fail with EINVAL.
 	e.write(`
@@ -699,7 +699,7 @@ listener "wr" {
   }
 }
 `)
-	e.expect(1, []string{"listener.wr: max_send_wr + max_recv_wr = 40064 completion entries, more than " + os.Getenv("RDMAFORM_TEST_DEVICE") + "'s max_cqe", "main.rdma.hcl line 6"}, "plan", "-no-color")
+	e.expect(1, []string{"listener.wr: max_send_wr + max_recv_wr = 40064 completion entries, more than " + os.Getenv("RDMAFORM_TEST_DEVICE") + "'s max_cqe", "main.rdma.hcl:6:"}, "plan", "-no-color")
 }
 
 // A dynamic block turns an endpoint's probe on and off on the fabric (an

@@ -52,7 +52,7 @@ listener "l" {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1:\n%s", code, out)
 	}
-	for _, want := range []string{"mlx5_9", "on main.rdma.hcl line 2", "192.0.2.1", "on main.rdma.hcl line 6", "ENETUNREACH"} {
+	for _, want := range []string{"mlx5_9", "on main.rdma.hcl:2:", "192.0.2.1", "on main.rdma.hcl:6:", "ENETUNREACH"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

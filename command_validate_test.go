@@ -55,14 +55,14 @@ endpoint "b" {
 	}
 	want := `Error: Invalid port
 
-  on main.rdma.hcl line 3, in listener "a":
+  on main.rdma.hcl:3:13, in listener "a":
    3:   port    = 70000
 
 port must be from 1 to 65535; got 70000.
 
 Error: Invalid retry count
 
-  on main.rdma.hcl line 10, in endpoint "b":
+  on main.rdma.hcl:10:19, in endpoint "b":
   10:     retry_count = 9
 
 retry_count must be from 0 to 7 (a 3-bit field of the connection request); got 9.

@@ -27,22 +27,45 @@ func (l *Loader) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, color bool
 		if d.Subject != nil {
 			f = files[d.Subject.Filename]
 		}
+		buf.Reset()
+		out := []byte(nil)
 		if f == nil || len(f.Bytes) < windowMin {
-			if err := hcl.NewDiagnosticTextWriter(w, files, width, color).WriteDiagnostic(d); err != nil {
+			if err := hcl.NewDiagnosticTextWriter(&buf, files, width, color).WriteDiagnostic(d); err != nil {
 				return err
 			}
-			continue
+			out = buf.Bytes()
+		} else {
+			wd, wf, lineOffset := window(d, f)
+			if err := hcl.NewDiagnosticTextWriter(&buf, map[string]*hcl.File{d.Subject.Filename: wf}, width, color).WriteDiagnostic(wd); err != nil {
+				return err
+			}
+			out = renumber(buf.Bytes(), lineOffset)
 		}
-		wd, wf, lineOffset := window(d, f)
-		buf.Reset()
-		if err := hcl.NewDiagnosticTextWriter(&buf, map[string]*hcl.File{d.Subject.Filename: wf}, width, color).WriteDiagnostic(wd); err != nil {
-			return err
-		}
-		if _, err := w.Write(renumber(buf.Bytes(), lineOffset)); err != nil {
+		if _, err := w.Write(withColumn(out, d)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// withColumn turns HCL's "on FILE line N" header into "on FILE:N:C", so
+// that the position reads as compilers and editors give it, column
+// included, also where the underline is not shown (without colour).
+func withColumn(out []byte, d *hcl.Diagnostic) []byte {
+	if d.Subject == nil {
+		return out
+	}
+	r := d.Subject
+	old := fmt.Sprintf("  on %s line %d", r.Filename, r.Start.Line)
+	i := bytes.Index(out, []byte(old))
+	if i < 0 {
+		return out
+	}
+	pos := fmt.Sprintf("  on %s:%d:%d", r.Filename, r.Start.Line, max(r.Start.Column, 1))
+	res := make([]byte, 0, len(out)+8)
+	res = append(res, out[:i]...)
+	res = append(res, pos...)
+	return append(res, out[i+len(old):]...)
 }
 
 // windowMin is the file size from which diagnostics are windowed.

@@ -9,7 +9,8 @@ import (
 )
 
 // TestWindowedDiagnosticsMatchHCL checks that rendering a large file's
-// diagnostics through windows gives exactly HCL's own output.
+// diagnostics through windows gives exactly HCL's own output, but for the
+// column in the position.
 func TestWindowedDiagnosticsMatchHCL(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("variable \"v\" {\n  default = 1\n}\n")
@@ -43,8 +44,12 @@ endpoint "b" {
 		if err := l.WriteDiagnostics(&got, diags, color, 78); err != nil {
 			t.Fatal(err)
 		}
-		if err := hcl.NewDiagnosticTextWriter(&want, l.Files(), 78, color).WriteDiagnostics(diags); err != nil {
-			t.Fatal(err)
+		for _, d := range diags {
+			var one bytes.Buffer
+			if err := hcl.NewDiagnosticTextWriter(&one, l.Files(), 78, color).WriteDiagnostic(d); err != nil {
+				t.Fatal(err)
+			}
+			want.Write(withColumn(one.Bytes(), d))
 		}
 		if testing.Verbose() && !color {
 			t.Log(got.String())
@@ -52,5 +57,23 @@ endpoint "b" {
 		if got.String() != want.String() {
 			t.Errorf("color=%v: windowed output differs.\ngot:\n%s\nwant:\n%s", color, got.String(), want.String())
 		}
+	}
+}
+
+// TestDiagnosticsGiveFileLineColumn checks the position a diagnostic is
+// given at: file:line:col, also without colour (no underline).
+func TestDiagnosticsGiveFileLineColumn(t *testing.T) {
+	src := "listener \"a\" {\n  address = \"10.77.0.1\"\n  port    = \"abc\"\n}\n"
+	l := NewLoader()
+	_, diags := l.LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, VarInputs{})
+	if !diags.HasErrors() {
+		t.Fatal("want an error for a port that is not a number")
+	}
+	var out bytes.Buffer
+	if err := l.WriteDiagnostics(&out, diags, false, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "  on main.rdma.hcl:3:13, in listener \"a\":\n   3:   port    = \"abc\"\n") {
+		t.Errorf("want the position as main.rdma.hcl:3:13 above the source line, got:\n%s", out.String())
 	}
 }
