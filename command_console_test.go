@@ -32,7 +32,7 @@ listener "l" {
 	if want := "7474\n(known after apply)\n\"10.77.0.3\"\n"; out.String() != want {
 		t.Errorf("out = %q, want %q", out.String(), want)
 	}
-	if !strings.Contains(errb.String(), "Error: Unsupported attribute") || !strings.Contains(errb.String(), "listener.nope.port") {
+	if !strings.Contains(errb.String(), "Error: Reference to undeclared listener") || !strings.Contains(errb.String(), "listener.nope.port") {
 		t.Errorf("stderr = %q", errb.String())
 	}
 }
@@ -194,5 +194,44 @@ func TestConsolePathValues(t *testing.T) {
 	}
 	if want := "\".\"\n\".\"\n\"" + start + "\"\n\"hi\"\n"; out.String() != want {
 		t.Errorf("out = %q, want %q", out.String(), want)
+	}
+}
+
+// As terraform console, and as the configuration's own expressions, the
+// console refers only to what the configuration declares: an undeclared
+// variable, local value or block, or an attribute no block has, is named
+// as such (not "This object does not have an attribute"), and try() does
+// not hide it; what is declared evaluates as before.
+func TestConsoleUndeclaredReferences(t *testing.T) {
+	dir := t.TempDir()
+	src := "variable \"v\" {\n  default = 1\n}\nlocals {\n  l = 2\n}\nlistener \"zz\" {\n  address = \"10.77.0.1\"\n  port    = 7471\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	in := strings.NewReader("var.nope\nlocal.nope\ntry(local.nope, \"fallback\")\nlistener.zy.port\ntry(listener.zz.nope, 3)\nvar.v + local.l\n[for x in [1] : x + listener.zz.port]\n")
+	if code := run([]string{"console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 1 {
+		t.Errorf("code %d, want 1", code)
+	}
+	if want := "3\n[\n  7472,\n]\n"; out.String() != want {
+		t.Errorf("out = %q, want %q", out.String(), want)
+	}
+	for _, want := range []string{
+		"Error: Reference to undeclared input variable\n\n  on <console-input-1>",
+		"   1: var.nope\n\nAn input variable named \"nope\" is not declared.",
+		"Error: Reference to undeclared local value\n\n  on <console-input-2>",
+		"Error: Reference to undeclared local value\n\n  on <console-input-3>",
+		"   1: try(local.nope, \"fallback\")\n\nA local value named \"nope\" is not declared.",
+		"   1: listener.zy.port\n\nA listener named \"zy\" is not declared in this configuration. Did you mean \"zz\"?",
+		"Error: Unsupported attribute\n\n  on <console-input-5>",
+		"   1: try(listener.zz.nope, 3)\n\nA listener has no attribute named \"nope\".",
+	} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+	if strings.Contains(errb.String(), "This object does not have an attribute") {
+		t.Errorf("stderr = %s", errb.String())
 	}
 }

@@ -345,8 +345,13 @@ type Output struct {
 
 // EvalWith is Eval with the objects valueOf knows (the state's, in the
 // console) in place of their configured values, whose computed attributes
-// are unknown until apply.
+// are unknown until apply. Its references are checked first, as the
+// configuration's are: an undeclared variable, local value or block is
+// an error that try() cannot hide, as in Terraform.
 func (c *Config) EvalWith(expr hcl.Expression, valueOf func(addrs.Instance) (cty.Value, bool)) (cty.Value, hcl.Diagnostics) {
+	if diags := c.checkRefs(expr); diags.HasErrors() {
+		return cty.DynamicVal, diags
+	}
 	// An object valueOf does not know is its configured value, with what
 	// comes from sensitive values marked, as the state's are: the console
 	// shows them as (sensitive value).
@@ -360,6 +365,17 @@ func (c *Config) EvalWith(expr hcl.Expression, valueOf func(addrs.Instance) (cty
 		return cty.NilVal, false
 	}
 	return c.evalIn(expr, c.contextWith(expr.Variables(), marked))
+}
+
+// checkRefs types expr's references against the configuration's
+// declarations, outside any block (no count or each).
+func (c *Config) checkRefs(expr hcl.Expression) hcl.Diagnostics {
+	d := &declarations{variables: c.Variables, locals: make(map[string]*hcl.Attribute, len(c.Locals)), resources: c.Resources}
+	for name := range c.Locals {
+		d.locals[name] = nil
+	}
+	_, diags := d.collectRefs([]hcl.Expression{expr}, "")
+	return diags
 }
 
 // MarkSensitive marks the values at paths of v sensitive, as values
