@@ -277,6 +277,11 @@ func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation st
 			// found meanwhile ends it at once, with nothing to say.
 			info := le.Info
 			t := time.AfterFunc(500*time.Millisecond, func() {
+				if !info.Known() {
+					fmt.Fprintf(livew, "Acquiring state lock: it is held by a process that has not said who it is (lock ID %s); waiting up to %v for it (-lock-timeout).\n",
+						info.ID, l.timeout)
+					return
+				}
 				fmt.Fprintf(livew, "Acquiring state lock: it is held by %s (%s, %s, lock ID %s); waiting up to %v for it (-lock-timeout).\n",
 					info.Who, info.Operation, info.Created.Local().Format("2006-01-02 15:04:05"), info.ID, l.timeout)
 			})

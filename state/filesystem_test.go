@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/rdmaform/rdmaform/config/addrs"
 )
 
@@ -284,5 +286,36 @@ func TestFilesystemLockLeavesNoFileAndExcludes(t *testing.T) {
 	wg.Wait()
 	if most.Load() != 1 {
 		t.Errorf("%d lockers held the lock at once", most.Load())
+	}
+}
+
+// TestFilesystemLockHeldWithoutInfo: a lock whose holder has not written
+// its info (it has just taken it, or is not rdmaform) is described as
+// such, not with empty fields and a zero date, and force-unlock does not
+// call it unlocked.
+func TestFilesystemLockHeldWithoutInfo(t *testing.T) {
+	p := filepath.Join(t.TempDir(), DefaultPath)
+	b := NewFilesystem(LocalOptions{Path: p})
+	lf, err := os.OpenFile(b.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	if err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Lock(NewLockInfo("OperationTypePlan"))
+	var le *LockError
+	if !errors.As(err, &le) || le.Info == nil {
+		t.Fatalf("second locker: %v", err)
+	}
+	if le.Info.Known() {
+		t.Errorf("the holder's info is known: %+v", le.Info)
+	}
+	if msg := err.Error(); strings.Contains(msg, "0001-01-01") || strings.Contains(msg, "PID:       0") || !strings.Contains(msg, "has not written") {
+		t.Errorf("message shows empty fields or lacks why:\n%s", msg)
+	}
+	if err := b.ForceUnlock("x"); err == nil || strings.Contains(err.Error(), "not locked") || !strings.Contains(err.Error(), "held by a process") {
+		t.Errorf("force-unlock of a lock held without info: %v", err)
 	}
 }

@@ -81,6 +81,9 @@ func (f *Filesystem) LockHolder() (*LockInfo, error) {
 func (f *Filesystem) ForceUnlock(id string) error {
 	li := f.readLockInfo()
 	if li == nil {
+		if held, err := f.flockHeld(); err == nil && held {
+			return fmt.Errorf("the lock on %s is held by a process that has not written %s (it may be starting, or not be rdmaform); a local lock is released when its holder exits, so stop that process instead (fuser %s names it)", f.path, f.infoPath, f.lockPath)
+		}
 		return fmt.Errorf("%s is not locked (no %s)", f.path, f.infoPath)
 	}
 	if li.ID != id {

@@ -49,11 +49,16 @@ func NewLockInfo(operation string) *LockInfo {
 
 func newLockID() string { return uuid.NewString() }
 
-// String formats the info the way Terraform prints "Lock Info:".
+// String formats the info the way Terraform prints "Lock Info:". A lock
+// taken by a holder that has not written its info yet (Known is false)
+// shows only its ID and path: the rest is not known, rather than empty.
 func (li *LockInfo) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  ID:        %s\n", li.ID)
 	fmt.Fprintf(&b, "  Path:      %s\n", li.Path)
+	if !li.Known() {
+		return b.String()
+	}
 	fmt.Fprintf(&b, "  Operation: %s\n", li.Operation)
 	fmt.Fprintf(&b, "  Who:       %s\n", li.Who)
 	fmt.Fprintf(&b, "  PID:       %d\n", li.PID)
@@ -62,6 +67,10 @@ func (li *LockInfo) String() string {
 	fmt.Fprintf(&b, "  Info:      %s\n", li.Info)
 	return b.String()
 }
+
+// Known reports whether the holder wrote who it is (a lock is taken a
+// moment before its info is written).
+func (li *LockInfo) Known() bool { return !li.Created.IsZero() || li.Who != "" }
 
 func (li *LockInfo) marshal() []byte {
 	b, _ := json.MarshalIndent(li, "", "  ")
