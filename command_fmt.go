@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -147,6 +149,9 @@ func runFmt(args []string, s streams) int {
 // recursive), in lexical order.
 func fmtFiles(p string, recursive bool) ([]string, error) {
 	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("No file or directory at %s", p)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -176,3 +176,12 @@ func TestFmtDeduplicatesPaths(t *testing.T) {
 		t.Errorf("-check: code %d, listed %q, want %q", code, out, want)
 	}
 }
+
+// TestFmtMissingPath: a path that does not exist is said to be missing, as
+// Terraform says it, rather than with the system call's error.
+func TestFmtMissingPath(t *testing.T) {
+	_, code, _, errs := fmtIn(t, map[string]string{"a.rdma.hcl": fmtUgly}, "-no-color", "nonexist.rdma.hcl")
+	if code == 0 || !strings.Contains(errs, "No file or directory at nonexist.rdma.hcl") || strings.Contains(errs, "stat ") {
+		t.Errorf("code %d, stderr %q", code, errs)
+	}
+}
