@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -98,6 +99,57 @@ func TestValidateJSON(t *testing.T) {
 	}
 	if !strings.Contains(out, `"values": []`) {
 		t.Errorf("snippet values: want an empty list as Terraform's\n%s", out)
+	}
+}
+
+// validate -json gives, as Terraform's, the values of the expression's
+// references that the text form shows after "with": the traversal and a
+// statement about its value, each reference once, sorted.
+func TestValidateJSONSnippetValues(t *testing.T) {
+	files := map[string]string{"main.rdma.hcl": `variable "objs" {
+  type    = set(object({ n = string }))
+  default = [{ n = "x" }]
+}
+variable "base" {
+  default = 70000
+}
+endpoint "e" {
+  for_each = var.objs
+  address  = "10.77.0.1"
+  port     = 1
+}
+listener "l" {
+  count   = 1
+  address = "10.77.0.1"
+  port    = var.base + count.index + var.base
+}
+`}
+	_, _, errs := validateIn(t, files, "-no-color")
+	for _, want := range []string{"with var.objs as set of object with 1 element.", "with count.index as 0,\n     var.base as 70000."} {
+		if !strings.Contains(errs, want) {
+			t.Fatalf("the text form lacks %q:\n%s", want, errs)
+		}
+	}
+	code, out, _ := validateIn(t, files, "-json")
+	if code != 1 {
+		t.Fatalf("code %d", code)
+	}
+	var res config.JSONDiagnostics
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	got := map[string][]config.JSONExpressionValue{}
+	for _, d := range res.Diagnostics {
+		if d.Snippet != nil {
+			got[d.Summary] = d.Snippet.Values
+		}
+	}
+	want := map[string][]config.JSONExpressionValue{
+		"Invalid for_each argument": {{Traversal: "var.objs", Statement: "is set of object with 1 element"}},
+		"Invalid port":              {{Traversal: "count.index", Statement: "is 0"}, {Traversal: "var.base", Statement: "is 70000"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("snippet values = %+v, want %+v\n%s", got, want, out)
 	}
 }
 

@@ -197,15 +197,23 @@ type JSONPos struct {
 
 // JSONSnippet is the source line(s) a diagnostic points at. Context is
 // the block they are in (`listener "a"`), null at the top level; Values
-// is always empty (Terraform lists the values of the expression's
-// references there).
+// are the values of the expression's references, as Terraform's, those
+// the text form shows after "with" (none when the diagnostic has no
+// expression).
 type JSONSnippet struct {
-	Context              *string `json:"context"`
-	StartLine            int     `json:"start_line"`
-	Code                 string  `json:"code"`
-	HighlightStartOffset int     `json:"highlight_start_offset"`
-	HighlightEndOffset   int     `json:"highlight_end_offset"`
-	Values               []any   `json:"values"`
+	Context              *string               `json:"context"`
+	StartLine            int                   `json:"start_line"`
+	Code                 string                `json:"code"`
+	HighlightStartOffset int                   `json:"highlight_start_offset"`
+	HighlightEndOffset   int                   `json:"highlight_end_offset"`
+	Values               []JSONExpressionValue `json:"values"`
+}
+
+// JSONExpressionValue is one reference's value: "var.objs" and "is set of
+// object with 1 element".
+type JSONExpressionValue struct {
+	Traversal string `json:"traversal"`
+	Statement string `json:"statement"`
 }
 
 // JSON converts diags to their machine-readable form.
@@ -230,6 +238,9 @@ func (l *Loader) JSON(diags hcl.Diagnostics) JSONDiagnostics {
 				jd.Snippet = snippet(f.Bytes, *r)
 				if c := hcled.ContextString(f, r.Start.Byte); jd.Snippet != nil && c != "" {
 					jd.Snippet.Context = &c
+				}
+				if jd.Snippet != nil {
+					jd.Snippet.Values = expressionValues(d)
 				}
 			}
 		}
@@ -267,6 +278,6 @@ func snippet(src []byte, r hcl.Range) *JSONSnippet {
 		Code:                 string(src[start:end]),
 		HighlightStartOffset: r.Start.Byte - start,
 		HighlightEndOffset:   r.End.Byte - start,
-		Values:               []any{},
+		Values:               []JSONExpressionValue{},
 	}
 }
