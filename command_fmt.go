@@ -150,7 +150,7 @@ func runFmt(args []string, s streams) int {
 func fmtFiles(p string, recursive bool) ([]string, error) {
 	fi, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("No file or directory at %s", p)
+		return nil, missingPath(p)
 	}
 	if err != nil {
 		return nil, err
@@ -180,6 +180,12 @@ func fmtFiles(p string, recursive bool) ([]string, error) {
 	sort.Strings(files)
 	return files, err
 }
+
+// missingPath is a path given to fmt that does not exist, said as
+// Terraform says it (a diagnostic's summary, capitalised).
+type missingPath string
+
+func (p missingPath) Error() string { return "No file or directory at " + string(p) }
 
 func fmtCandidate(name string) bool {
 	return strings.HasSuffix(name, config.HCLSuffix) || strings.HasSuffix(name, ".rdmavars")
