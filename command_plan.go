@@ -300,7 +300,7 @@ func writeCompactWarnings(w io.Writer, warnings hcl.Diagnostics) {
 	for _, d := range warnings {
 		fmt.Fprintf(w, "- %s\n", d.Summary)
 		if d.Subject != nil {
-			fmt.Fprintf(w, "  on %s line %d\n", d.Subject.Filename, d.Subject.Start.Line)
+			fmt.Fprintf(w, "  on %s:%d:%d\n", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column)
 		}
 	}
 	fmt.Fprintf(w, "\nTo see the full warning notes, run rdmaform without -compact-warnings.\n")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -361,5 +362,24 @@ func TestRefreshOnlyReadsEveryObjectsFacts(t *testing.T) {
 	}
 	if code, out, errs := stateCmd(t, dir, "", "plan", "-refresh-only", "-no-color", "-detailed-exitcode"); code != 0 || !strings.Contains(out, "No changes") {
 		t.Fatalf("plan -refresh-only after: %d\n%s%s", code, out, errs)
+	}
+}
+
+// A compact warning names where it is, as FILE:LINE:COL.
+func TestCompactWarningsGivePositions(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig+`
+check "always" {
+  assert {
+    condition     = 1 == 2
+    error_message = "never holds"
+  }
+}
+`)
+	code, _, errs := stateCmd(t, dir, "", "plan", "-compact-warnings", "-no-color")
+	line := strings.Count(planTestConfig, "\n") + 4
+	want := fmt.Sprintf("- Check block assertion failed\n  on main.rdma.hcl:%d:21\n", line)
+	if code != 0 || !strings.Contains(errs, want) {
+		t.Fatalf("plan -compact-warnings: %d, want %q in\n%s", code, want, errs)
 	}
 }
