@@ -85,10 +85,14 @@
 // setintersection, setproduct, setsubtract, setunion, slice, sort,
 // transpose, values, zipmap); encodings (base64encode, base64decode,
 // csvdecode, jsonencode, jsondecode, urlencode, yamlencode, yamldecode);
-// hashes (md5, sha1, sha256, sha512); formatdate and timeadd; cidrhost,
+// hashes (md5, sha1, sha256, sha512, base64sha256, base64sha512, and of
+// a file's bytes filemd5, filesha1, filesha256, filesha512,
+// filebase64sha256, filebase64sha512); formatdate, timeadd and timecmp;
+// uuidv5; cidrhost,
 // cidrnetmask, cidrsubnet and cidrsubnets; tostring, tonumber, tobool,
 // tolist, toset and tomap; try and can; sensitive, nonsensitive and
-// issensitive; file, fileset, templatefile and the path functions read
+// issensitive; file, filebase64, fileexists, fileset, templatefile (not
+// within a template) and the path functions read
 // paths relative to the working directory (the configuration's). As in
 // Terraform's root module, path.module and path.root are "." (that
 // directory: file("${path.module}/peer.txt")), and path.cwd is the

@@ -1,9 +1,12 @@
 package config
 
 import (
+	"crypto/md5"
+	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"time"
@@ -25,12 +28,35 @@ func fileFunctions() map[string]function.Function {
 		"fileexists": filesystem.MakeFileExistsFunc("."), "fileset": filesystem.MakeFileSetFunc("."),
 		"basename": filesystem.BasenameFunc, "dirname": filesystem.DirnameFunc,
 		"abspath": filesystem.AbsPathFunc, "pathexpand": filesystem.PathExpandFunc,
-		"templatefile": templateFileFunc(),
-		"uuidv5":       uuid.V5Func,
-		"base64sha256": base64HashFunc(func(b []byte) []byte { s := sha256.Sum256(b); return s[:] }),
-		"base64sha512": base64HashFunc(func(b []byte) []byte { s := sha512.Sum512(b); return s[:] }),
-		"timecmp":      timeCmpFunc,
+		"templatefile":     templateFileFunc(),
+		"uuidv5":           uuid.V5Func,
+		"base64sha256":     base64HashFunc(func(b []byte) []byte { s := sha256.Sum256(b); return s[:] }),
+		"base64sha512":     base64HashFunc(func(b []byte) []byte { s := sha512.Sum512(b); return s[:] }),
+		"timecmp":          timeCmpFunc,
+		"filemd5":          fileHashFunc(func(b []byte) []byte { s := md5.Sum(b); return s[:] }, hex.EncodeToString),
+		"filesha1":         fileHashFunc(func(b []byte) []byte { s := sha1.Sum(b); return s[:] }, hex.EncodeToString),
+		"filesha256":       fileHashFunc(func(b []byte) []byte { s := sha256.Sum256(b); return s[:] }, hex.EncodeToString),
+		"filesha512":       fileHashFunc(func(b []byte) []byte { s := sha512.Sum512(b); return s[:] }, hex.EncodeToString),
+		"filebase64sha256": fileHashFunc(func(b []byte) []byte { s := sha256.Sum256(b); return s[:] }, base64.StdEncoding.EncodeToString),
+		"filebase64sha512": fileHashFunc(func(b []byte) []byte { s := sha512.Sum512(b); return s[:] }, base64.StdEncoding.EncodeToString),
 	}
+}
+
+// fileHashFunc is Terraform's filemd5, filesha256 and the like: the
+// digest of a file's bytes (any bytes, unlike file's UTF-8), encoded.
+func fileHashFunc(sum func([]byte) []byte, encode func([]byte) string) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			path := args[0].AsString()
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return cty.UnknownVal(cty.String), function.NewArgErrorf(0, "no file exists at %s; this function works only with files that are distributed as part of the configuration source code, so if this file will be created by a resource in this configuration you must instead obtain this result from an attribute of that resource", path)
+			}
+			return cty.StringVal(encode(sum(src))), nil
+		},
+	})
 }
 
 // templateFileFunc is Terraform's templatefile(path, vars): the file is an
@@ -63,10 +89,15 @@ func templateFileFunc() function.Function {
 			}
 			funcs := make(map[string]function.Function, len(Functions()))
 			for name, f := range Functions() {
-				if name != "templatefile" {
-					funcs[name] = f
-				}
+				funcs[name] = f
 			}
+			funcs["templatefile"] = function.New(&function.Spec{
+				VarParam: &function.Parameter{Name: "args", Type: cty.DynamicPseudoType, AllowNull: true, AllowUnknown: true, AllowDynamicType: true},
+				Type:     function.StaticReturnType(cty.DynamicPseudoType),
+				Impl: func([]cty.Value, cty.Type) (cty.Value, error) {
+					return cty.DynamicVal, fmt.Errorf("cannot recursively call templatefile from inside templatefile call")
+				},
+			})
 			v, diags := expr.Value(&hcl.EvalContext{Variables: vals, Functions: funcs})
 			if diags.HasErrors() {
 				return cty.DynamicVal, fmt.Errorf("%s", diags.Error())
