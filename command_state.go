@@ -400,8 +400,8 @@ func runStateMv(args []string, s streams) int {
 		}
 		if len(moves) == 0 {
 			if src.Key == nil && dst.Key != nil && len(matching(st, []addrs.Instance{src})) > 0 {
-				fmt.Fprintf(s.Err, "Error: Invalid state move request\n\n%s names a block with instances, which cannot move to the one instance %s.%s Move the block to %s, or one instance at a time.\n",
-					src, dst, blockNote(st, src), dst.Resource)
+				fmt.Fprintf(s.Err, "Error: Invalid state move request\n\n%s names a block with instances (%s), which cannot move to the one instance %s. Move the block to %s, or one instance at a time.\n",
+					src, strings.Join(blockInstances(st, src), ", "), dst, dst.Resource)
 				return false, false
 			}
 			fmt.Fprintf(s.Err, noMatch, src)
@@ -501,8 +501,18 @@ func runStatePush(args []string, s streams) int {
 // instances the state holds: " It names a block with instances
 // endpoint.c[0], endpoint.c[1]: give one." ("" otherwise).
 func blockNote(st *state.State, addr addrs.Instance) string {
-	if st == nil || addr.Key != nil {
+	insts := blockInstances(st, addr)
+	if len(insts) == 0 {
 		return ""
+	}
+	return fmt.Sprintf(" It names a block with instances %s: give one.", strings.Join(insts, ", "))
+}
+
+// blockInstances are the instances the state holds of the block addr
+// names (none when addr is an instance).
+func blockInstances(st *state.State, addr addrs.Instance) []string {
+	if st == nil || addr.Key != nil {
+		return nil
 	}
 	var insts []string
 	for _, a := range st.Addresses() {
@@ -510,8 +520,5 @@ func blockNote(st *state.State, addr addrs.Instance) string {
 			insts = append(insts, a.String())
 		}
 	}
-	if len(insts) == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" It names a block with instances %s: give one.", strings.Join(insts, ", "))
+	return insts
 }

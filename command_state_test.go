@@ -212,8 +212,8 @@ func TestStateRmLockTimeoutNamesHolder(t *testing.T) {
 func TestStateMvOfABlockToAnInstanceSaysWhy(t *testing.T) {
 	dir := stateDir(t, testState)
 	code, _, errs := stateCmd(t, dir, "", "state", "mv", "endpoint.client", "endpoint.b[0]")
-	if code != 1 || !strings.Contains(errs, "endpoint.client names a block with instances, which cannot move to the one instance endpoint.b[0].") ||
-		!strings.Contains(errs, "Move the block to endpoint.b") {
+	if code != 1 || !strings.Contains(errs, "endpoint.client names a block with instances (endpoint.client[3], endpoint.client[10]), which cannot move to the one instance endpoint.b[0].") ||
+		!strings.Contains(errs, "Move the block to endpoint.b") || strings.Count(errs, "names a block") != 1 {
 		t.Errorf("%d %s", code, errs)
 	}
 }
