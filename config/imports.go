@@ -70,12 +70,15 @@ func checkImports(cfg *Config, validating bool) hcl.Diagnostics {
 			continue
 		}
 		if im.whole && (res.Count != nil || res.ForEach != nil) {
-			meta := "count"
+			meta, example := "count", im.To.Resource.String()+"[0]"
 			if res.ForEach != nil {
-				meta = "for_each"
+				meta, example = "for_each", im.To.Resource.String()+`["key"]`
+			}
+			if first := firstInstance(cfg, im.To.Resource); first != "" {
+				example = first
 			}
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Import target needs an index",
-				Detail:  fmt.Sprintf("%s has %s: name the instance to import, such as %s[0] or %s[\"a\"].", im.To.Resource, meta, im.To.Resource, im.To.Resource),
+				Detail:  fmt.Sprintf("%s has %s: name the instance to import, such as %s.", im.To.Resource, meta, example),
 				Subject: im.toRange.Ptr()})
 			continue
 		}
@@ -120,4 +123,20 @@ func importIDProblem(v cty.Value) string {
 		return "The id must not be empty: leave it out to import the object the agent holds under the target's own address."
 	}
 	return ""
+}
+
+// firstInstance is the first of r's instances in address order ("" when
+// it has none).
+func firstInstance(cfg *Config, r addrs.Resource) string {
+	var first *addrs.Instance
+	for a := range cfg.Instances {
+		if a.Resource == r && (first == nil || a.Less(*first)) {
+			a := a
+			first = &a
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	return first.String()
 }

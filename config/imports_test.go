@@ -41,7 +41,8 @@ import {
 func TestImportBlockErrors(t *testing.T) {
 	for _, c := range []struct{ body, summary, detail string }{
 		{"to = listener.gone", "Configuration for import target does not exist", "declares no listener.gone"},
-		{"to = endpoint.many", "Import target needs an index", "endpoint.many has count: name the instance to import"},
+		{"to = endpoint.many", "Import target needs an index", "endpoint.many has count: name the instance to import, such as endpoint.many[0]."},
+		{"to = endpoint.keyed", "Import target needs an index", `endpoint.keyed has for_each: name the instance to import, such as endpoint.keyed["b"].`},
 		{"to = endpoint.many[2]", "Configuration for import target does not exist", "endpoint.many[2] is not one of endpoint.many's instances"},
 		{"to = listener.kept\n  id = 3", "Invalid import id", "must be a string"},
 		{"to = listener.kept\n  id = \"\"", "Invalid import id", "must not be empty"},
@@ -55,6 +56,7 @@ func TestImportBlockErrors(t *testing.T) {
 			"listener \"kept\" {\n  address = \"10.77.0.1\"\n  port = 1\n}\n" +
 				"variable \"secret\" {\n  default = \"s\"\n  sensitive = true\n}\n" +
 				"endpoint \"many\" {\n  count = 2\n  address = \"10.77.0.1\"\n  port = 1\n}\n" +
+				"endpoint \"keyed\" {\n  for_each = toset([\"c\", \"b\"])\n  address = \"10.77.0.1\"\n  port = 1\n}\n" +
 				"import {\n  " + c.body + "\n}\n")}, VarInputs{})
 		if !diags.HasErrors() || diags[0].Summary != c.summary || !strings.Contains(diags[0].Detail, c.detail) || diags[0].Subject == nil || diags[0].Subject.Start.Line < 14 {
 			t.Errorf("import { %s }: got %v, want %q containing %q at line 14 or later", c.body, diags, c.summary, c.detail)
