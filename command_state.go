@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
 )
 
@@ -476,6 +477,15 @@ func runStatePush(args []string, s streams) int {
 	pushed, err := state.Decode(data, name)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Failed to read %s\n\n%v\n", name, err)
+		return 1
+	}
+	// What a plan would refuse to read is refused now, -force or not, so
+	// that the state in place stays one rdmaform can plan with.
+	if diags := planner.DecodePriors(pushed).Diagnostics(); diags.HasErrors() {
+		for _, d := range diags {
+			fmt.Fprintf(s.Err, "Error: %s in %s\n\n%s\n\n", d.Summary, name, d.Detail)
+		}
+		fmt.Fprintln(s.Err, "The current state is left as it was.")
 		return 1
 	}
 	return modifyState(s, &lf, "OperationTypeStatePush", func(cur *state.State, existed bool) (bool, bool) {

@@ -44,6 +44,14 @@ const testState = `{"version":1,"lineage":"` + testLineage + `","serial":3,"rdma
   {"address":"endpoint.fanout[\"b\"]","type":"endpoint","schema_version":1,"attributes":{},"facts":{}}],
  "outputs":{"addr":{"value":"10.0.0.1","type":"string"},"n":{"value":3},"secret":{"value":{"a":[1,2]},"sensitive":true}}}`
 
+// plannableState is testState with attributes that fit the schemas (as
+// state push requires: testState's show how any attributes render).
+var plannableState = strings.NewReplacer(
+	`"schema_version":1`, `"schema_version":0`,
+	`{"device":"mlx5_0","port":1,"peers":["x","y"],"tags":{"a":"b"}}`, `{"address":"10.0.0.2","port":4791}`,
+	`{"device":"mlx5_1"}`, `{"address":"10.0.0.2"}`,
+).Replace(testState)
+
 func TestStateListAndShow(t *testing.T) {
 	dir := stateDir(t, testState)
 	code, out, errs := stateCmd(t, dir, "", "state", "list")
@@ -93,7 +101,7 @@ endpoint "client" {
 }
 
 func TestStateRmMvPullPush(t *testing.T) {
-	dir := stateDir(t, testState)
+	dir := stateDir(t, plannableState)
 	code, out, errs := stateCmd(t, dir, "", "state", "rm", "endpoint.client")
 	if code != 0 || out != "Removed endpoint.client[3]\nRemoved endpoint.client[10]\nSuccessfully removed 2 resource instance(s).\n" {
 		t.Fatalf("state rm: %d %q %s", code, out, errs)
@@ -171,7 +179,7 @@ func TestStateCommandsBadStateFile(t *testing.T) {
 			p := filepath.Join(dir, "rdmaform.rdmastate")
 			os.WriteFile(p, []byte(content), 0o600)
 			for _, args := range [][]string{{"state", "list"}, {"state", "rm", "listener.server"}, {"show"}, {"output"}, {"state", "push", "-force", "x.json"}} {
-				os.WriteFile(filepath.Join(dir, "x.json"), []byte(testState), 0o600)
+				os.WriteFile(filepath.Join(dir, "x.json"), []byte(plannableState), 0o600)
 				code, _, errs := stateCmd(t, dir, "", args...)
 				if code != 1 || !strings.Contains(errs, "Failed to load state") || !strings.Contains(errs, "rdmaform.rdmastate") {
 					t.Fatalf("%v on a %s state: %d %s", args, name, code, errs)
@@ -242,5 +250,30 @@ func TestStateListByID(t *testing.T) {
 	}
 	if _, out, _ := stateCmd(t, dir, "", "state", "list", "-id=nothing"); out != "" {
 		t.Errorf("state list -id=nothing: %q", out)
+	}
+}
+
+// state push refuses what a plan could not read, -force or not: an object
+// whose attributes do not fit its schema, or one from a later schema.
+func TestStatePushRefusesWhatPlanCannotRead(t *testing.T) {
+	dir := stateDir(t, plannableState)
+	before, _ := os.ReadFile(filepath.Join(dir, "rdmaform.rdmastate"))
+	for _, c := range []struct{ doc, want string }{
+		{strings.Replace(plannableState, `"port":4791}`, `"port":"abc"}`, 1), "The attributes of endpoint.client[3] in the state do not match its schema: port"},
+		{strings.Replace(plannableState, `"schema_version":0`, `"schema_version":7`, 1), "with schema_version 7, written by a later rdmaform"},
+	} {
+		for _, force := range []bool{false, true} {
+			args := []string{"state", "push", "-"}
+			if force {
+				args = []string{"state", "push", "-force", "-"}
+			}
+			code, _, errs := stateCmd(t, dir, c.doc, args...)
+			if code != 1 || !strings.Contains(errs, c.want) || !strings.Contains(errs, "standard input") || !strings.Contains(errs, "The current state is left as it was.") {
+				t.Errorf("%v: %d, want %q in\n%s", args, code, c.want, errs)
+			}
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "rdmaform.rdmastate")); !bytes.Equal(before, after) {
+		t.Error("a refused push changed the state file")
 	}
 }

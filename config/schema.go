@@ -151,6 +151,11 @@ func (b *Block) hclSchema() *hcl.BodySchema {
 // Schema returns the schema of an object kind, or nil for an unknown kind.
 func Schema(k addrs.Kind) *Block { return schemas[k] }
 
+// SchemaVersion is the version of the schemas: the state records it with
+// each object (schema_version), so that a state written by a later
+// rdmaform, with other schemas, is refused rather than misread.
+const SchemaVersion = 0
+
 // RequiresReplace reports whether a change at path (attribute names from
 // the object's root, such as cty.GetAttrPath("qp").GetAttr("max_send_wr"))
 // forces replacement of an object of kind k. A path into a nested block

@@ -235,6 +235,11 @@ type Priors struct {
 	diags  hcl.Diagnostics
 }
 
+// Diagnostics are the problems decoding found: objects of a kind or a
+// schema version this rdmaform does not know, attributes that do not
+// match their schema.
+func (p *Priors) Diagnostics() hcl.Diagnostics { return p.diags }
+
 // DecodePriors decodes st's objects (nil: no state) for Make, which
 // otherwise does it itself. For a plan with nothing to do this is much of
 // the work, and it needs only the state: a command can do it while the
@@ -286,6 +291,10 @@ func decodePrior(o *state.Object, cache nestedCache) (*prior, *hcl.Diagnostic) {
 	if schema == nil {
 		return nil, sourceless(hcl.DiagError, "Unknown object kind in the state",
 			fmt.Sprintf("The state holds %s, of kind %q, which this version of rdmaform does not know.", o.Addr, o.Addr.Kind))
+	}
+	if o.SchemaVersion > config.SchemaVersion {
+		return nil, sourceless(hcl.DiagError, "Object from a newer rdmaform in the state",
+			fmt.Sprintf("The state holds %s with schema_version %d, written by a later rdmaform than this one, which knows schema version %d: use that rdmaform.", o.Addr, o.SchemaVersion, config.SchemaVersion))
 	}
 	p := &prior{obj: o, val: cty.NullVal(schema.ImpliedType())}
 	if len(o.Attributes) > 0 {
