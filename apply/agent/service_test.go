@@ -260,6 +260,9 @@ func TestListTableRowsAreTheSummaries(t *testing.T) {
 			t.Errorf("row %d: %v, want %v", i, got, w)
 		}
 	}
+	if len(tab.LastEventAt)+len(tab.ConnectedSince)+len(tab.LastErrorAt) != 0 || len(tab.LastEventBefore) != tab.Len() || tab.TimeBase == 0 {
+		t.Errorf("the times are not sent relative to the newest: base %d, %d relative, %d absolute", tab.TimeBase, len(tab.LastEventBefore), len(tab.LastEventAt))
+	}
 	if len(tab.Errors) != 2 || len(tab.Probes) != 10 {
 		t.Errorf("%d errors in the dictionary (want 2), %d probe rows (want 10)", len(tab.Errors), len(tab.Probes))
 	}
@@ -279,6 +282,23 @@ func TestListTableRowsAreTheSummaries(t *testing.T) {
 	r, err = c.List(context.Background(), &pb.ListRequest{Filter: &pb.Filter{Kinds: []pb.Kind{pb.Kind_ENDPOINT}, Statuses: []pb.Status{pb.Status_REJECTED}}})
 	if err != nil || len(r.Objects) != 10 || r.Objects[0].Status != pb.Status_REJECTED {
 		t.Errorf("rejected endpoints: %d objects (want 10), %v", len(r.GetObjects()), err)
+	}
+}
+
+// A table from an agent that sent its times as Unix nanoseconds reads as
+// one that sends them relative to the newest.
+func TestTableTimesInEitherForm(t *testing.T) {
+	old := &pb.SummaryTable{Addresses: "ab", AddressEnds: []uint32{1, 2}, LastEventAt: []int64{1000, 2000}, ConnectedSince: []int64{0, 1500}, LastErrorAt: []int64{900, 0}}
+	relative := &pb.SummaryTable{Addresses: "ab", AddressEnds: []uint32{1, 2}, TimeBase: 2000,
+		LastEventBefore: []uint64{1001, 1}, ConnectedBefore: []uint64{0, 501}, LastErrorBefore: []uint64{1101, 0}}
+	for i := range 2 {
+		o, r := old.Row(i), relative.Row(i)
+		if o.LastEventAt != r.LastEventAt || o.ConnectedSince != r.ConnectedSince || o.LastErrorAt != r.LastErrorAt {
+			t.Errorf("row %d: %+v from Unix times, %+v from relative ones", i, o, r)
+		}
+	}
+	if r := relative.Row(0); r.LastEventAt != 1000 || r.ConnectedSince != 0 || r.LastErrorAt != 900 {
+		t.Errorf("row 0: %+v", r)
 	}
 }
 

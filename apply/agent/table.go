@@ -14,8 +14,11 @@ import (
 type tableBuilder struct {
 	t                      *pb.SummaryTable
 	addrs, tokens, parents []byte
-	events                 map[string]uint32
-	errs                   map[errorKey]uint32
+	// The rows' times as Unix nanoseconds (0: none), sent relative to the
+	// newest once every row is in (encodeTimes).
+	eventAt, errAt, connectedAt []int64
+	events                      map[string]uint32
+	errs                        map[errorKey]uint32
 	// The previous row's dictionary entries: neighbours often share them,
 	// and a comparison is cheaper than a map lookup.
 	lastEvent      string
@@ -34,11 +37,12 @@ func newTableBuilder(rows int) *tableBuilder {
 		t: &pb.SummaryTable{
 			AddressEnds: make([]uint32, 0, rows), TokenEnds: make([]uint32, 0, rows), ParentEnds: make([]uint32, 0, rows),
 			Kinds: make([]pb.Kind, 0, rows), Statuses: make([]pb.Status, 0, rows), Revisions: make([]uint64, 0, rows),
-			LastEvents: make([]uint32, 0, rows), LastEventAt: make([]int64, 0, rows),
-			LastErrors: make([]uint32, 0, rows), LastErrorAt: make([]int64, 0, rows),
-			ConnectedSince: make([]int64, 0, rows), Reconnects: make([]uint32, 0, rows), Connections: make([]uint32, 0, rows),
+			LastEvents: make([]uint32, 0, rows), LastEventBefore: make([]uint64, 0, rows),
+			LastErrors: make([]uint32, 0, rows), LastErrorBefore: make([]uint64, 0, rows),
+			ConnectedBefore: make([]uint64, 0, rows), Reconnects: make([]uint32, 0, rows), Connections: make([]uint32, 0, rows),
 		},
 		addrs: make([]byte, 0, rows*24), tokens: make([]byte, 0, rows*40),
+		eventAt: make([]int64, 0, rows), errAt: make([]int64, 0, rows), connectedAt: make([]int64, 0, rows),
 		events: make(map[string]uint32), errs: make(map[errorKey]uint32),
 	}
 }
@@ -69,7 +73,7 @@ func (b *tableBuilder) add(o *object) {
 		b.lastEvent, b.lastEventIndex = s.lastEvent, ev
 	}
 	t.LastEvents = append(t.LastEvents, ev)
-	t.LastEventAt = append(t.LastEventAt, unixNano(s.lastEventAt))
+	b.eventAt = append(b.eventAt, unixNano(s.lastEventAt))
 	var errIndex uint32
 	var errAt int64
 	if e := s.lastError; e != nil {
@@ -85,14 +89,41 @@ func (b *tableBuilder) add(o *object) {
 		errAt = e.At
 	}
 	t.LastErrors = append(t.LastErrors, errIndex)
-	t.LastErrorAt = append(t.LastErrorAt, errAt)
-	t.ConnectedSince = append(t.ConnectedSince, unixNano(s.connectedSince))
+	b.errAt = append(b.errAt, errAt)
+	b.connectedAt = append(b.connectedAt, unixNano(s.connectedSince))
 	t.Reconnects = append(t.Reconnects, s.reconnects)
 	t.Connections = append(t.Connections, s.connections)
 	if s.probe != nil {
 		t.ProbeRows = append(t.ProbeRows, uint32(len(t.AddressEnds)-1))
 		t.Probes = append(t.Probes, s.probe.proto())
 	}
+}
+
+// encodeTimes fills the table's time columns, each time as how long before
+// the newest it is.
+func (b *tableBuilder) encodeTimes() {
+	t := b.t
+	var base int64
+	for _, col := range [][]int64{b.eventAt, b.errAt, b.connectedAt} {
+		for _, v := range col {
+			base = max(base, v)
+		}
+	}
+	t.TimeBase = base
+	t.LastEventBefore = appendBefore(t.LastEventBefore, b.eventAt, base)
+	t.LastErrorBefore = appendBefore(t.LastErrorBefore, b.errAt, base)
+	t.ConnectedBefore = appendBefore(t.ConnectedBefore, b.connectedAt, base)
+}
+
+func appendBefore(dst []uint64, times []int64, base int64) []uint64 {
+	for _, v := range times {
+		var d uint64
+		if v != 0 {
+			d = uint64(base-v) + 1
+		}
+		dst = append(dst, d)
+	}
+	return dst
 }
 
 // reset empties the builder for another table, keeping its buffers.
@@ -102,12 +133,13 @@ func (b *tableBuilder) reset() {
 	b.t = &pb.SummaryTable{
 		AddressEnds: o.AddressEnds[:0], TokenEnds: o.TokenEnds[:0], ParentEnds: o.ParentEnds[:0],
 		Kinds: o.Kinds[:0], Statuses: o.Statuses[:0], Revisions: o.Revisions[:0],
-		LastEvents: o.LastEvents[:0], LastEventAt: o.LastEventAt[:0],
-		LastErrors: o.LastErrors[:0], LastErrorAt: o.LastErrorAt[:0],
-		ConnectedSince: o.ConnectedSince[:0], Reconnects: o.Reconnects[:0], Connections: o.Connections[:0],
+		LastEvents: o.LastEvents[:0], LastEventBefore: o.LastEventBefore[:0],
+		LastErrors: o.LastErrors[:0], LastErrorBefore: o.LastErrorBefore[:0],
+		ConnectedBefore: o.ConnectedBefore[:0], Reconnects: o.Reconnects[:0], Connections: o.Connections[:0],
 		ProbeRows: o.ProbeRows[:0], Probes: o.Probes[:0],
 	}
 	b.addrs, b.tokens, b.parents = b.addrs[:0], b.tokens[:0], b.parents[:0]
+	b.eventAt, b.errAt, b.connectedAt = b.eventAt[:0], b.errAt[:0], b.connectedAt[:0]
 	clear(b.events)
 	clear(b.errs)
 	b.lastEvent, b.lastEventIndex, b.lastErr, b.lastErrIndex = "", 0, errorKey{}, 0
@@ -138,6 +170,7 @@ func (a *Agent) listTableWire(f filter) []byte {
 			b.add(o)
 		}
 	}
+	b.encodeTimes()
 	t := b.t
 	// The joined strings alias the builder's buffers, which nothing
 	// modifies until the table is encoded and the builder reset.

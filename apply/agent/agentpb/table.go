@@ -34,9 +34,9 @@ func (t *SummaryTable) Row(i int) SummaryRow {
 		Kind:           at(t.GetKinds(), i),
 		Status:         at(t.GetStatuses(), i),
 		Revision:       at(t.GetRevisions(), i),
-		LastEventAt:    at(t.GetLastEventAt(), i),
-		LastErrorAt:    at(t.GetLastErrorAt(), i),
-		ConnectedSince: at(t.GetConnectedSince(), i),
+		LastEventAt:    t.timeAt(t.GetLastEventBefore(), t.GetLastEventAt(), i),
+		LastErrorAt:    t.timeAt(t.GetLastErrorBefore(), t.GetLastErrorAt(), i),
+		ConnectedSince: t.timeAt(t.GetConnectedBefore(), t.GetConnectedSince(), i),
 		Reconnects:     at(t.GetReconnects(), i),
 		Connections:    at(t.GetConnections(), i),
 	}
@@ -65,6 +65,19 @@ func (r SummaryRow) Object() *Object {
 		o.LastError = &ErrorInfo{Call: e.Call, Errno: e.Errno, ErrnoName: e.ErrnoName, At: r.LastErrorAt}
 	}
 	return o
+}
+
+// timeAt is row i's time (Unix nanoseconds, 0 for none) in a column sent
+// relative to time_base (before), or else as Unix nanoseconds (unix).
+func (t *SummaryTable) timeAt(before []uint64, unix []int64, i int) int64 {
+	if len(before) == 0 {
+		return at(unix, i)
+	}
+	d := at(before, i)
+	if d == 0 {
+		return 0
+	}
+	return t.GetTimeBase() - int64(d-1)
 }
 
 func at[T any](s []T, i int) T {
