@@ -140,7 +140,7 @@ func (e *endpoint) run(ctx context.Context) {
 func (e *endpoint) session(ctx context.Context, attempt int) bool {
 	a := e.obj.agent
 	if attempt == 0 {
-		e.obj.event(pb.Status_CONNECTING, "connecting", fmt.Sprintf("to %s:%d", e.key.node, e.key.port))
+		e.obj.event(pb.Status_CONNECTING, "connecting", "to "+hostPort(e.key.node, e.key.port))
 	}
 	qp := e.cfg.qp
 	id, err := a.dial(ctx, e.key, e.pd, &qp, e.cfg.resolveTimeout)
@@ -152,7 +152,7 @@ func (e *endpoint) session(ctx context.Context, attempt int) bool {
 	}
 	defer id.Close()
 	if attempt > 0 {
-		e.obj.event(pb.Status_CONNECTING, "connecting", fmt.Sprintf("to %s:%d (attempt %d)", e.key.node, e.key.port, attempt))
+		e.obj.event(pb.Status_CONNECTING, "connecting", fmt.Sprintf("to %s (attempt %d)", hostPort(e.key.node, e.key.port), attempt))
 	}
 	if err := id.StartConnect(e.cfg.connect); err != nil {
 		e.obj.failure(pb.Status_ERROR, "error", err)

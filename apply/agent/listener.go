@@ -72,10 +72,10 @@ func (l *listener) run(ctx context.Context) {
 	facts := factsOf(id)
 	l.obj.change(func(s *state) {
 		s.facts = facts
-		s.record(pb.Status_LISTENING, "listening", fmt.Sprintf("on %s:%d", l.spec.Address, l.spec.Port))
+		s.record(pb.Status_LISTENING, "listening", "on "+hostPort(l.spec.Address, l.spec.Port))
 	})
 	l.markReady()
-	a.log.Info("listening", "address", l.obj.address, "on", fmt.Sprintf("%s:%d", l.spec.Address, l.spec.Port))
+	a.log.Info("listening", "address", l.obj.address, "on", hostPort(l.spec.Address, l.spec.Port))
 	defer func() {
 		// The listening id goes first, so that peers reconnecting while the
 		// accepted connections disconnect meet no listener (and are

@@ -22,3 +22,18 @@ func TestMonitorObjectLeavesOutAnEndedConnection(t *testing.T) {
 		t.Errorf("the agent's facts were changed: %v", facts)
 	}
 }
+
+// An IPv6 address and its port read as one, bracketed, in the monitor's
+// settings.
+func TestMonitorSettingsBracketAnIPv6Address(t *testing.T) {
+	o := &pb.Object{Address: "endpoint.v6", Kind: pb.Kind_ENDPOINT, Spec: &pb.Object_Endpoint{Endpoint: &pb.EndpointSpec{Address: "fd00:77::1", Port: 7471}}}
+	for _, s := range settings(o) {
+		if s.Key == "address" {
+			if s.Value != "[fd00:77::1]:7471" {
+				t.Errorf("address %q, want [fd00:77::1]:7471", s.Value)
+			}
+			return
+		}
+	}
+	t.Error("no address in the settings")
+}

@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -133,7 +135,7 @@ func settings(o *pb.Object) []tui.Setting {
 		add("device", spec.ProtectionDomain.Device)
 	case *pb.Object_Listener:
 		l := spec.Listener
-		add("address", fmt.Sprintf("%s:%d", l.Address, l.Port))
+		add("address", net.JoinHostPort(l.Address, strconv.FormatUint(uint64(l.Port), 10)))
 		add("port_space", l.PortSpace)
 		add("protection_domain", l.ProtectionDomain)
 		add("qp", qp(l.Qp))
@@ -144,7 +146,7 @@ func settings(o *pb.Object) []tui.Setting {
 		add("connections", fmt.Sprintf("%d now, %d accepted, %d rejected", o.Connections, o.AcceptedTotal, o.RejectedTotal))
 	case *pb.Object_Endpoint:
 		e := spec.Endpoint
-		add("address", fmt.Sprintf("%s:%d", e.Address, e.Port))
+		add("address", net.JoinHostPort(e.Address, strconv.FormatUint(uint64(e.Port), 10)))
 		add("port_space", e.PortSpace)
 		add("protection_domain", e.ProtectionDomain)
 		add("qp", qp(e.Qp))
