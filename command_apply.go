@@ -150,6 +150,9 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 	switch {
 	case fs.NArg() > 1:
 		fmt.Fprintf(s.Err, "Error: %s takes at most one argument, a saved plan\n", name)
+		if rest := fs.Args()[1:]; strings.HasPrefix(rest[0], "-") {
+			fmt.Fprintf(s.Err, "\nOptions go before the plan file, as flags end at the first argument: rdmaform %s %s %s\n", name, strings.Join(rest, " "), fs.Arg(0))
+		}
 		return 1
 	case fs.NArg() == 1 && destroy:
 		fmt.Fprintf(s.Err, "Error: A saved plan cannot be applied with -destroy\n\nThe saved plan says whether it destroys: make it with \"rdmaform plan -destroy -out=FILE\",\nthen run \"rdmaform apply FILE\".\n")

@@ -661,3 +661,18 @@ listener "l" {
 	}
 	check("show -json of the saved plan", out)
 }
+
+// An option after the saved plan is taken for a second argument (flags end
+// at the first): the error says to put it first.
+func TestApplyOptionAfterThePlanFile(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	code, _, errs := stateCmd(t, dir, "", "apply", "tfplan", "-no-color")
+	if code != 1 || !strings.Contains(errs, "apply takes at most one argument") || !strings.Contains(errs, "rdmaform apply -no-color tfplan") {
+		t.Errorf("%d %s", code, errs)
+	}
+	code, _, errs = stateCmd(t, dir, "", "apply", "one", "two")
+	if code != 1 || strings.Contains(errs, "Options go before") {
+		t.Errorf("two plan files: %d %s", code, errs)
+	}
+}

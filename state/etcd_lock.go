@@ -3,6 +3,8 @@ package state
 import (
 	"errors"
 	"fmt"
+	"os"
+	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -56,7 +58,7 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 		if li == nil {
 			li = e.unknownHolder()
 		}
-		return "", &LockError{Info: li, Err: fmt.Errorf("%s is locked", e.Describe())}
+		return "", &LockError{Info: li, Err: fmt.Errorf("%s is locked", e.Describe()), Note: e.lockNote(li)}
 	}
 	li := *info
 	li.ID, li.Path = newLockID(), e.Describe()
@@ -165,4 +167,18 @@ func (e *Etcd) waitLockInfo() *LockInfo {
 
 func (e *Etcd) unknownHolder() *LockInfo {
 	return &LockInfo{ID: "(unknown: the holder has not written " + e.key("lock-info") + ")", Path: e.Describe()}
+}
+
+// lockNote says how a lock whose holder died goes away: its lease expires
+// LockTTL after the holder's last keep-alive, so waiting that long (with
+// -lock-timeout) is the safe way past it, while force-unlock is only for a
+// holder known to be gone. A holder on this host that no longer runs is
+// said to be gone.
+func (e *Etcd) lockNote(li *LockInfo) string {
+	ttl := e.opts.LockTTL
+	note := fmt.Sprintf("An etcd lock lives while its holder runs: one whose holder died expires by itself %s later (-lock-timeout=%s waits for that); force-unlock removes it at once, but only use it once you are sure the holder has stopped.", ttl, ttl+5*time.Second)
+	if host, _ := os.Hostname(); li.Known() && li.Host == host && li.PID > 0 && syscall.Kill(li.PID, 0) == syscall.ESRCH {
+		note = fmt.Sprintf("Its holder, process %d on this host, no longer runs: the lock expires within %s.\n", li.PID, ttl) + note
+	}
+	return note
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,6 +95,9 @@ func TestEtcdLockAndForceUnlock(t *testing.T) {
 	var le *LockError
 	if !errors.As(err, &le) || le.Info == nil || le.Info.ID != id || le.Info.PID != os.Getpid() {
 		t.Fatalf("second locker not told the holder: %v", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "expires by itself") || strings.Contains(msg, "no longer runs") {
+		t.Errorf("the lock error does not say how a dead holder's lock goes, or calls a live holder gone:\n%s", msg)
 	}
 	h, err := b.LockHolder()
 	if err != nil || h == nil || h.ID != id {
@@ -206,5 +211,21 @@ func TestEtcdLockFailsWhenTheClusterIsUnreachable(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Lock still blocked after 30 s on an unreachable cluster")
+	}
+}
+
+// A lock whose holder ran on this host and no longer runs is said to be
+// one: it goes when its lease expires.
+func TestEtcdLockNoteForAHolderThatDied(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	e := &Etcd{opts: EtcdOptions{LockTTL: 5 * time.Second}}
+	li := NewLockInfo("OperationTypeApply")
+	li.PID, li.Host = cmd.Process.Pid, host
+	if note := e.lockNote(li); !strings.Contains(note, fmt.Sprintf("process %d on this host, no longer runs: the lock expires within 5s", li.PID)) || !strings.Contains(note, "-lock-timeout=10s") {
+		t.Errorf("note: %s", note)
 	}
 }

@@ -93,6 +93,9 @@ var ErrLocked = errors.New("state is locked")
 type LockError struct {
 	Info *LockInfo
 	Err  error
+	// Note is what the backend adds about its locks (how one left by a
+	// holder that died goes away), or "".
+	Note string
 }
 
 func (e *LockError) Error() string {
@@ -101,6 +104,9 @@ func (e *LockError) Error() string {
 	if e.Info != nil {
 		b.WriteString("Lock Info:\n")
 		b.WriteString(e.Info.String())
+	}
+	if e.Note != "" {
+		b.WriteString("\n" + e.Note + "\n")
 	}
 	b.WriteString("\nrdmaform acquires a state lock to protect the state from being written\n" +
 		"by multiple users at the same time. Please resolve the issue above and try\n" +
@@ -126,7 +132,7 @@ func LockWithTimeout(ctx context.Context, l Locker, info *LockInfo, timeout time
 			if timeout > 0 && errors.Is(err, ErrLocked) {
 				var le *LockError
 				if errors.As(err, &le) {
-					return "", &LockError{Info: le.Info, Err: fmt.Errorf("timeout after %s: %w", timeout, le.Err)}
+					return "", &LockError{Info: le.Info, Err: fmt.Errorf("timeout after %s: %w", timeout, le.Err), Note: le.Note}
 				}
 			}
 			return "", err
