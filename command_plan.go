@@ -392,6 +392,9 @@ func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lock
 		s.Err.Write(stateErrs.Bytes())
 		return se, false
 	}
+	if (needFabric || fetchLive) && !stateOnThisHost(se.prior, s.Err) {
+		return se, false
+	}
 	if !needFabric {
 		return se, true
 	}

@@ -16,7 +16,10 @@
 // statemgr.go): [Reader] (State), [Writer] (WriteState), [Refresher]
 // (RefreshState), [Persister] (PersistState), [Locker] (Lock, Unlock) and
 // [Journaler] (OpenRecorder). Two implementations exist: [Filesystem], the
-// local rdmaform.rdmastate file, and [Etcd], a shared etcd cluster.
+// local rdmaform.rdmastate file, and [Etcd], a shared etcd cluster. A
+// state describes one host's objects (an agent's live on its host): each
+// object's [Facts] name it (AgentHost), and the commands that reach the
+// agent refuse a state recorded on another host.
 //
 // Typical use by a command that modifies state:
 //

@@ -41,6 +41,10 @@ type Object struct {
 // Facts are the runtime facts of a created object.
 type Facts struct {
 	AgentHandle string `json:"agent_handle,omitempty"`
+	// AgentHost is the host whose agent holds the object: an agent's
+	// objects live on its host, so a state shared (in etcd) with another
+	// host cannot be planned from there.
+	AgentHost   string `json:"agent_host,omitempty"`
 	CreateToken string `json:"create_token,omitempty"`
 	Device      string `json:"device,omitempty"`
 	PortNum     int    `json:"port_num,omitempty"`

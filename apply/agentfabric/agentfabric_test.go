@@ -98,3 +98,14 @@ func TestDeviceForMapsInterfacesToRDMADevices(t *testing.T) {
 		t.Fatalf("no device: %v", err)
 	}
 }
+
+// The facts of what the agent holds name this host, whose agent it is.
+func TestFactsNameThisHost(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := factsOf(&pb.Object{Address: "endpoint.e"}); f.AgentHost != host || host == "" {
+		t.Errorf("agent_host %q, want %q", f.AgentHost, host)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -462,7 +463,7 @@ func rpcError(err error) error {
 }
 
 func factsOf(o *pb.Object) state.Facts {
-	f := state.Facts{AgentHandle: o.Address, Status: statusWord(o.Status), Reconnects: int(o.Reconnects)}
+	f := state.Facts{AgentHandle: o.Address, AgentHost: localHost(), Status: statusWord(o.Status), Reconnects: int(o.Reconnects)}
 	if o.CreatedAt != 0 {
 		f.CreatedAt = time.Unix(0, o.CreatedAt).UTC()
 	}
@@ -473,6 +474,13 @@ func factsOf(o *pb.Object) state.Facts {
 	}
 	return f
 }
+
+// localHost is this host's name: the agent answers on a unix socket, so it
+// runs here.
+var localHost = sync.OnceValue(func() string {
+	h, _ := os.Hostname()
+	return h
+})
 
 func splitHostPort(s string) (string, int) {
 	host, port, err := net.SplitHostPort(s)
