@@ -127,3 +127,24 @@ func TestGoldenScreen(t *testing.T) {
 		checkBox(t, m.View(), size[0], size[1])
 	}
 }
+
+// Another agent answering after the one shown says so, and what went
+// with the first: its objects.
+func TestGoldenHeaderAgentRestarted(t *testing.T) {
+	m := newTestModel(120, 30, fixtureObjects())
+	m.Update(feedMsg{link: linkState{err: errors.New("rpc error: code = Unavailable desc = connection refused"), retryAt: fixedNow.Add(4 * time.Second)}})
+	next := fixtureAgent
+	next.PID, next.StartedAt = 4343, fixedNow.Add(-11*time.Second)
+	m.Update(feedMsg{snapshot: &snapshot{agent: next}, link: linkState{up: true}})
+	golden(t, "header_agent_restarted_120", m.header.View())
+	checkBox(t, m.header.View(), 120, 4)
+	if !strings.Contains(m.header.View(), "pid 4242, then 4343): the 9 objects the first held went with it") {
+		t.Errorf("no restart banner:\n%s", m.header.View())
+	}
+	// The same agent again (a reconnection) is no restart.
+	m = newTestModel(120, 30, fixtureObjects())
+	m.Update(feedMsg{snapshot: &snapshot{objects: fixtureObjects(), agent: fixtureAgent}, link: linkState{up: true}})
+	if strings.Contains(m.header.View(), "restarted") {
+		t.Errorf("a reconnection to the same agent shows a restart:\n%s", m.header.View())
+	}
+}

@@ -57,7 +57,10 @@ func (h *headerPane) agentLine() string {
 		if a.PID != 0 {
 			s += fmt.Sprintf("  pid %d", a.PID)
 		}
-		if !a.StartedAt.IsZero() {
+		switch {
+		case !h.w.link.up:
+			s += "  (unreachable)" // an uptime would go on counting for an agent that may be gone
+		case !a.StartedAt.IsZero():
 			s += "  up " + span(h.now().Sub(a.StartedAt))
 		}
 	}
@@ -109,11 +112,17 @@ func (h *headerPane) totalsLine() string {
 	return s
 }
 
-// banner says why the view is not live, or is empty.
+// banner says why the view is not live, or that the agent changed.
 func (h *headerPane) banner() string {
 	l := h.w.link
 	if l.up {
-		return ""
+		r := h.w.restart
+		if r == nil {
+			return ""
+		}
+		msg := fmt.Sprintf(" agent restarted at %s (pid %d, then %d): the %d objects the first held went with it; rdmaform plan shows them to make again ",
+			r.at.Format("15:04:05"), r.from, r.to, r.lost)
+		return h.st.banner.Render(fit(msg, h.width))
 	}
 	if l.err == nil {
 		return h.st.dim.Render("connecting to the agent…")

@@ -1,5 +1,7 @@
 package tui
 
+import "time"
+
 // world is everything the monitor knows about the agent: its objects, keyed
 // by address, and the state of the link to it. The root model owns it and
 // the panes read it.
@@ -7,6 +9,9 @@ type world struct {
 	objects map[string]*Object
 	agent   AgentInfo
 	synced  bool // a snapshot has arrived at least once
+	// restart, once another agent answered than the one first shown, says
+	// which and what the first held: its objects went with it.
+	restart *agentRestart
 	link    linkState
 	// version changes whenever objects do, so the table knows to rebuild.
 	version uint64
@@ -20,6 +25,9 @@ func newWorld() *world {
 func (w *world) apply(f feedMsg) {
 	w.link = f.link
 	if f.snapshot != nil {
+		if a, b := w.agent, f.snapshot.agent; w.synced && a.PID != 0 && (a.PID != b.PID || !a.StartedAt.Equal(b.StartedAt)) {
+			w.restart = &agentRestart{from: a.PID, to: b.PID, at: b.StartedAt, lost: len(w.objects)}
+		}
 		clear(w.objects)
 		for i := range f.snapshot.objects {
 			o := &f.snapshot.objects[i]
@@ -40,6 +48,13 @@ func (w *world) apply(f feedMsg) {
 	if len(f.updates) > 0 {
 		w.version++
 	}
+}
+
+// agentRestart is a change of agent seen while monitoring.
+type agentRestart struct {
+	from, to int       // the agents' pids
+	at       time.Time // when the new one started
+	lost     int       // the objects shown from the old one
 }
 
 // stale reports whether the view shows the last known state rather than a
