@@ -17,12 +17,12 @@ import (
 // enum names, zero values left out, bytes in base64), with two
 // differences for the scripts that read status -json: 64-bit integers
 // are JSON numbers, not protojson's strings, so that they compare as
-// numbers (jq '.objects[] | select(.probe.lost > 0)'); and the spacing is
+// numbers (jq '.objects[] | select(.probe.lost > 0)'); the spacing is
 // the same every time (protojson varies it on purpose), two-space
-// indented.
+// indented; and the top level's lists are there even when empty.
 func stableJSON(m proto.Message) ([]byte, error) {
 	var b bytes.Buffer
-	if err := writeJSONMessage(&b, m.ProtoReflect()); err != nil {
+	if err := writeJSONMessage(&b, m.ProtoReflect(), true); err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
@@ -32,13 +32,16 @@ func stableJSON(m proto.Message) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-func writeJSONMessage(b *bytes.Buffer, m protoreflect.Message) error {
+// writeJSONMessage writes m; with lists, its list fields even when empty
+// (the top level's: "objects": [] rather than nothing when the agent holds
+// nothing, so that jq '.objects[]' reads an empty agent as one).
+func writeJSONMessage(b *bytes.Buffer, m protoreflect.Message, lists bool) error {
 	b.WriteByte('{')
 	fields := m.Descriptor().Fields()
 	first := true
 	for i := 0; i < fields.Len(); i++ {
 		fd := fields.Get(i)
-		if !m.Has(fd) {
+		if !m.Has(fd) && !(lists && fd.IsList()) {
 			continue
 		}
 		if !first {
@@ -119,7 +122,7 @@ func writeJSONScalar(b *bytes.Buffer, fd protoreflect.FieldDescriptor, v protore
 			b.WriteString(strconv.Itoa(int(v.Enum())))
 		}
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return writeJSONMessage(b, v.Message())
+		return writeJSONMessage(b, v.Message(), false)
 	default:
 		return fmt.Errorf("status -json: field %s has an unsupported kind %s", fd.FullName(), fd.Kind())
 	}

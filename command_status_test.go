@@ -143,6 +143,22 @@ func TestStatusWatchPrintsChangesOnly(t *testing.T) {
 	}
 }
 
+// An agent that holds nothing lists no objects, rather than leaving
+// "objects" out (jq '.objects[]' then fails).
+func TestStatusJSONOfAnEmptyAgentHasObjects(t *testing.T) {
+	b, err := stableJSON(&pb.ListResponse{Agent: &pb.InfoResponse{Pid: 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if objs, ok := doc["objects"].([]any); !ok || len(objs) != 0 {
+		t.Errorf("objects %v in\n%s", doc["objects"], b)
+	}
+}
+
 // status -json's 64-bit integers are numbers, as scripts compare them,
 // and it carries what protojson's mapping does (names, enums, bytes),
 // which a protojson reader still accepts.
