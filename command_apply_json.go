@@ -111,6 +111,25 @@ func (u *jsonUI) plan(p *planner.Plan) {
 		"add": add, "change": change, "remove": destroy, "import": p.Imports(), "forget": len(p.Forgets), "operation": "plan"}})
 }
 
+// plannedOutputs reports the root outputs the plan changes, and how, as
+// Terraform's plan -json does (no values: they may be unknown).
+func (u *jsonUI) plannedOutputs(p *planner.Plan) {
+	out := map[string]any{}
+	for _, oc := range p.OutputChanges {
+		action := "noop"
+		switch oc.Action {
+		case planner.Create:
+			action = "create"
+		case planner.Update:
+			action = "update"
+		case planner.Delete:
+			action = "delete"
+		}
+		out[oc.Name] = map[string]any{"sensitive": oc.Sensitive, "action": action}
+	}
+	u.write("info", fmt.Sprintf("Outputs: %d", len(out)), "outputs", map[string]any{"outputs": out})
+}
+
 // hook reports an apply event.
 func (u *jsonUI) hook(ev apply.Event) {
 	h := map[string]any{"resource": uiResource(ev.Addr), "action": ev.Action}

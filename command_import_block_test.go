@@ -55,7 +55,7 @@ func TestImportBlocksAdoptWhatTheAgentHolds(t *testing.T) {
 		t.Errorf("an imported object's attributes are shown with +:\n%s", out)
 	}
 
-	code, out, errs = stateCmd(t, dir, "", "plan", "-json")
+	code, out, errs = planDocument(t, dir)
 	var doc struct {
 		ResourceChanges []struct {
 			Address string

@@ -122,7 +122,7 @@ func TestRemovedBlocksForgetOrDestroy(t *testing.T) {
 		!strings.Contains(out, "Plan: 0 to add, 0 to change, 0 to destroy, 2 to forget.") || !strings.Contains(errs, "Warning: Some objects will no longer be managed by rdmaform") {
 		t.Fatalf("plan of a forget: %d\n%s\n%s", code, out, errs)
 	}
-	if code, out, _ := stateCmd(t, dir, "", "plan", "-json"); code != 0 || strings.Count(out, `"actions":["forget"]`) != 2 {
+	if code, out, _ := planDocument(t, dir); code != 0 || strings.Count(out, `"actions":["forget"]`) != 2 {
 		t.Fatalf("plan -json of a forget: %d\n%s", code, out)
 	}
 	code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")

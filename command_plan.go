@@ -47,7 +47,9 @@ Options:
   -refresh=false       Do not read the live fabric; trust the state.
   -detailed-exitcode   Exit 0 when there are no changes, 1 on error, 2 when
                        there are changes.
-  -json                Print the plan as JSON.
+  -json                Print Terraform's machine-readable UI, one JSON
+                       message per line (show -json FILE prints a saved
+                       plan as one JSON document).
   -no-color            Do not colour the output.
   -compact-warnings    Show warnings as a list of summaries.
   -input=false         Do not ask, on a terminal, for the value of a
@@ -322,13 +324,11 @@ func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, o
 type sessionOptions struct {
 	color           bool
 	compactWarnings bool
-	// json: configuration errors go to standard output as a JSON plan
-	// document with errored set (plan -json).
-	json bool
 	// skipPreconditions: a destroy or refresh-only plan does not check
 	// the blocks' preconditions, as Terraform's.
 	skipPreconditions bool
-	// ui: diagnostics go to apply -json's machine-readable output.
+	// ui: diagnostics go to plan's or apply's -json machine-readable
+	// output.
 	ui *jsonUI
 	// input: a variable without a value is asked for on the terminal, as
 	// Terraform does (not with -input=false).
@@ -369,13 +369,6 @@ func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lock
 	}
 	stateOK := <-stateDone
 	cancel()
-	if opts.json && diags.HasErrors() {
-		// plan -json's reader gets the errors as JSON too.
-		if err := render.JSON(s.Out, nil, diags); err != nil {
-			fmt.Fprintf(s.Err, "Error: %v\n", err)
-		}
-		return se, false
-	}
 	se.writeDiags(diags)
 	if diags.HasErrors() {
 		return se, false
@@ -571,7 +564,14 @@ func runPlan(args []string, s streams) int {
 	}
 	color := !f.noColor && !f.jsonOut && cfgIsTerminal(s.Out)
 	needFabric := f.refresh
-	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, json: f.jsonOut, input: f.input && !f.jsonOut}, false, needFabric && connectFabric != nil)
+	// -json streams Terraform's machine-readable UI, as apply -json does
+	// (show -json FILE gives the plan as one document).
+	var ui *jsonUI
+	if f.jsonOut {
+		ui = newJSONUI(s.Out)
+		ui.version()
+	}
+	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui, input: f.input && ui == nil}, false, needFabric && connectFabric != nil)
 	defer se.close()
 	if !ok {
 		return 1
@@ -598,18 +598,14 @@ func runPlan(args []string, s streams) int {
 		}
 	}
 	p, diags, ok := se.makePlan(&f, targets, replace)
-	if f.jsonOut {
-		if err := render.JSON(s.Out, p, diags); err != nil {
-			fmt.Fprintf(s.Err, "Error: %v\n", err)
-			return 1
-		}
-	} else {
-		se.writeDiags(diags)
-	}
+	se.writeDiags(diags)
 	if !ok || se.intr.interrupted() {
 		return 1
 	}
-	if !f.jsonOut {
+	if ui != nil {
+		ui.plan(p)
+		ui.plannedOutputs(p)
+	} else {
 		render.Human(s.Out, p, color)
 	}
 	if se.intr.interrupted() {

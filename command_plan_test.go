@@ -425,9 +425,37 @@ func TestApplyFailureKeepsWhatSucceeded(t *testing.T) {
 func TestPlanJSONAndBadAddresses(t *testing.T) {
 	withFabric(t, newMemFabric())
 	dir := planDir(t, planTestConfig)
+	// As Terraform's: the machine-readable UI, one message a line.
 	code, out, _ := stateCmd(t, dir, "", "plan", "-json")
-	if code != 0 || !strings.HasPrefix(out, `{"format_version":"1.0"`) || !strings.Contains(out, `"summary":{"add":4,"change":0,"destroy":0}`) {
+	msgs := uiLines(t, out)
+	if code != 0 || len(msgs) < 3 || msgs[0]["type"] != "version" {
 		t.Fatalf("plan -json: %d\n%s", code, out)
+	}
+	var planned, summaries int
+	for _, m := range msgs {
+		switch m["type"] {
+		case "planned_change":
+			if m["change"].(map[string]any)["action"] == "create" {
+				planned++
+			}
+		case "change_summary":
+			c := m["changes"].(map[string]any)
+			if c["add"] != 4.0 || c["remove"] != 0.0 || c["operation"] != "plan" {
+				t.Errorf("change_summary %v", c)
+			}
+			summaries++
+		}
+	}
+	if len(ofType(msgs, "outputs")) != 1 {
+		t.Errorf("no outputs message:\n%s", out)
+	}
+	if planned != 4 || summaries != 1 {
+		t.Errorf("%d planned creates (want 4), %d summaries (want 1):\n%s", planned, summaries, out)
+	}
+	// The document is show -json's, of the saved plan.
+	code, out, _ = planDocument(t, dir)
+	if code != 0 || !strings.HasPrefix(out, `{"format_version":"1.0"`) || !strings.Contains(out, `"summary":{"add":4,"change":0,"destroy":0}`) {
+		t.Fatalf("show -json of the saved plan: %d\n%s", code, out)
 	}
 	code, _, errs := stateCmd(t, dir, "", "plan", "-target=nope.x")
 	if code != 1 || !strings.Contains(errs, "Invalid -target address") {
@@ -523,26 +551,21 @@ output "port" {
 	}
 }
 
-// plan -json reports a configuration error as JSON on standard output, as
-// Terraform's -json does, not as text on standard error.
+// plan -json reports a configuration error as a diagnostic message on
+// standard output, as Terraform's -json does, not as text on standard
+// error.
 func TestPlanJSONReportsConfigurationErrorsAsJSON(t *testing.T) {
 	withFabric(t, newMemFabric())
 	dir := planDir(t, "endpoint \"e\" {\n  address = \"10.77.0.1\"\n  port    = 99999\n}\n")
 	code, out, errs := stateCmd(t, dir, "", "plan", "-json")
-	var doc struct {
-		Errored     bool
-		Diagnostics []struct {
-			Severity, Summary, Detail string
-			Range                     *struct {
-				Filename string
-				Start    struct{ Line, Column int }
-			}
-		}
-	}
-	if code != 1 || errs != "" || json.Unmarshal([]byte(out), &doc) != nil || !doc.Errored || len(doc.Diagnostics) != 1 ||
-		doc.Diagnostics[0].Severity != "error" || !strings.Contains(doc.Diagnostics[0].Detail, "port must be from 1 to 65535") ||
-		doc.Diagnostics[0].Range == nil || doc.Diagnostics[0].Range.Filename != "main.rdma.hcl" || doc.Diagnostics[0].Range.Start.Line != 3 {
+	msgs := uiLines(t, out)
+	if code != 1 || errs != "" || len(msgs) != 2 || msgs[0]["type"] != "version" || msgs[1]["type"] != "diagnostic" || msgs[1]["@level"] != "error" {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	d := msgs[1]["diagnostic"].(map[string]any)
+	r, _ := d["range"].(map[string]any)
+	if !strings.Contains(d["detail"].(string), "port must be from 1 to 65535") || r == nil || r["filename"] != "main.rdma.hcl" || r["start"].(map[string]any)["line"] != 3.0 {
+		t.Errorf("diagnostic %v", d)
 	}
 }
 
@@ -647,7 +670,7 @@ listener "l" {
 			t.Errorf("%s: variables %v, want %v", what, doc.Variables, want)
 		}
 	}
-	code, out, errs := stateCmd(t, dir, "", "plan", "-json", "-var", "port=7000", "-var", `tags={rack="a"}`)
+	code, out, errs := planDocument(t, dir, "-var", "port=7000", "-var", `tags={rack="a"}`)
 	if code != 0 {
 		t.Fatalf("plan -json: %d %s", code, errs)
 	}
@@ -675,4 +698,16 @@ func TestApplyOptionAfterThePlanFile(t *testing.T) {
 	if code != 1 || strings.Contains(errs, "Options go before") {
 		t.Errorf("two plan files: %d %s", code, errs)
 	}
+}
+
+// planDocument is the plan as one JSON document, as a script gets it from
+// Terraform: plan -out=FILE, then show -json FILE.
+func planDocument(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "doc.plan")
+	code, out, errs := stateCmd(t, dir, "", append([]string{"plan", "-out=" + file}, args...)...)
+	if code != 0 {
+		return code, out, errs
+	}
+	return stateCmd(t, dir, "", "show", "-json", file)
 }

@@ -224,7 +224,7 @@ output "qp" {
 	if code != 2 {
 		t.Errorf("plan exit %d, want 2 (an output changes)", code)
 	}
-	_, out, _ = stateCmd(t, dir, "", "plan", "-json")
+	_, out, _ = planDocument(t, dir)
 	if !strings.Contains(out, `"resource_drift":[{"address":"endpoint.client[0]"`) || !strings.Contains(out, `"actions":["update"]`) || !strings.Contains(out, `"qp_num":201`) {
 		t.Errorf("plan -json lacks the drift as an update:\n%s", out)
 	}

@@ -27,7 +27,7 @@ func TestTaintReplacesAndUntaintKeeps(t *testing.T) {
 		!strings.Contains(out, "Plan: 1 to add, 0 to change, 1 to destroy.") {
 		t.Fatalf("plan of a tainted object: %d\n%s", code, out)
 	}
-	if code, out, _ := stateCmd(t, dir, "", "plan", "-json"); code != 0 || !strings.Contains(out, `"action_reason":"replace_because_tainted"`) {
+	if code, out, _ := planDocument(t, dir); code != 0 || !strings.Contains(out, `"action_reason":"replace_because_tainted"`) {
 		t.Fatalf("plan -json of a tainted object: %d\n%s", code, out)
 	}
 
