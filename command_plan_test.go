@@ -454,8 +454,14 @@ func TestPlanJSONAndBadAddresses(t *testing.T) {
 	}
 	// The document is show -json's, of the saved plan.
 	code, out, _ = planDocument(t, dir)
-	if code != 0 || !strings.HasPrefix(out, `{"format_version":"1.0"`) || !strings.Contains(out, `"summary":{"add":4,"change":0,"destroy":0}`) {
+	if code != 0 || !strings.HasPrefix(out, `{"format_version":"1.0"`) || !strings.Contains(out, `"summary":{"add":4,"change":0,"destroy":0,"remove":0}`) {
 		t.Fatalf("show -json of the saved plan: %d\n%s", code, out)
+	}
+	if !strings.Contains(out, `"applyable":true,"complete":true`) {
+		t.Errorf("a full plan with changes is not applyable and complete:\n%s", out)
+	}
+	if _, out, _ = planDocument(t, dir, "-target=listener.loop"); !strings.Contains(out, `"applyable":true,"complete":false`) {
+		t.Errorf("a targeted plan is complete:\n%s", out)
 	}
 	code, _, errs := stateCmd(t, dir, "", "plan", "-target=nope.x")
 	if code != 1 || !strings.Contains(errs, "Invalid -target address") {

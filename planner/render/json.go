@@ -31,6 +31,11 @@ type JSONPlan struct {
 	PriorState    *JSONStateID          `json:"prior_state,omitempty"`
 	Diagnostics   []JSONDiagnostic      `json:"diagnostics,omitempty"`
 	Errored       bool                  `json:"errored"`
+	// Applyable and Complete are Terraform's (1.8 and later): the plan
+	// changes something and can be applied; and it carries every change
+	// the configuration needs (not narrowed by -target).
+	Applyable bool `json:"applyable"`
+	Complete  bool `json:"complete"`
 }
 
 // JSONVariable is one root variable's value.
@@ -99,10 +104,13 @@ type JSONImporting struct {
 
 // JSONSummary counts the changes as the human summary does.
 type JSONSummary struct {
-	Import  int `json:"import,omitempty"`
-	Add     int `json:"add"`
-	Change  int `json:"change"`
+	Import int `json:"import,omitempty"`
+	Add    int `json:"add"`
+	Change int `json:"change"`
+	// Destroy is also given as remove, the name plan -json's
+	// change_summary (Terraform's) uses.
 	Destroy int `json:"destroy"`
+	Remove  int `json:"remove"`
 }
 
 // JSONStateID names the state the plan was made from.
@@ -207,7 +215,10 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 				Values: jsonValue(c.After), SensitiveValues: sensitiveTree(c.After, c.AfterSensitive, nil)})
 		}
 		out.Summary.Add, out.Summary.Change, out.Summary.Destroy = p.Counts()
+		out.Summary.Remove = out.Summary.Destroy
 		out.Summary.Import = p.Imports()
+		out.Applyable = !out.Errored && p.HasChanges()
+		out.Complete = !out.Errored && len(p.Targets) == 0
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
