@@ -40,3 +40,19 @@ func TestGraphPrintsTheDependencies(t *testing.T) {
 		t.Fatalf("graph of a broken configuration: %d\n%s", code, errs)
 	}
 }
+
+// graph -type is Terraform's: plan-destroy draws destroy's order (each edge
+// reversed); an unknown type is refused.
+func TestGraphTypes(t *testing.T) {
+	dir := planDir(t, planTestConfig)
+	code, out, errs := stateCmd(t, dir, "", "graph", "-type=plan-destroy", "-draw-cycles")
+	if code != 0 || !strings.Contains(out, `  "protection_domain.rxe" -> "listener.loop";`) || strings.Contains(out, `  "listener.loop" -> "protection_domain.rxe";`) {
+		t.Errorf("graph -type=plan-destroy: %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := stateCmd(t, dir, "", "graph", "-type=apply"); code != 0 || !strings.Contains(out, `  "listener.loop" -> "protection_domain.rxe";`) {
+		t.Errorf("graph -type=apply: %d\n%s", code, out)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "graph", "-type=nope"); code != 1 || !strings.Contains(errs, "plan-destroy") {
+		t.Errorf("graph -type=nope: %d %s", code, errs)
+	}
+}
