@@ -98,6 +98,10 @@ func (f *memFabric) Facts(_ context.Context, handles []string) (map[string]state
 		if st, ok := f.status[h]; ok {
 			fs := out[h]
 			fs.Status = st
+			if st == "reconnecting" || st == "connecting" {
+				// Between connections, as the agent's facts: no QP.
+				fs.QPNum, fs.LocalAddr, fs.LocalPort = 0, "", 0
+			}
 			out[h] = fs
 		}
 	}

@@ -383,3 +383,40 @@ check "always" {
 		t.Fatalf("plan -compact-warnings: %d, want %q in\n%s", code, want, errs)
 	}
 }
+
+// An endpoint between connections (its peer went, it reconnects) holds no
+// QP and no local port: the refresh records that, rather than the last
+// connection's, and what was made from them follows.
+func TestReconnectingEndpointHasNoQP(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig+`
+output "qp" {
+  value = endpoint.client[0].qp_num
+}
+`)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply: %d\n%s%s", code, out, errs)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "output", "qp"); strings.TrimSpace(out) == "" || strings.TrimSpace(out) == "null" {
+		t.Fatalf("output qp = %q after apply", out)
+	}
+	f.mu.Lock()
+	f.status = map[string]string{"endpoint.client[0]": "reconnecting"}
+	f.mu.Unlock()
+	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	for _, want := range []string{"# endpoint.client[0] has changed", "# (the agent reports it reconnecting: its connection ended, and with it its QP and port)", "qp_num = ", "-> null", `~ status`, `-> "reconnecting"`, "Changes to Outputs:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s%s", want, out, errs)
+		}
+	}
+	if code != 2 {
+		t.Errorf("plan exit %d, want 2 (the output changes)", code)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-refresh-only", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply -refresh-only: %d\n%s%s", code, out, errs)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "state", "show", "endpoint.client[0]"); strings.Contains(out, "qp_num") && !strings.Contains(out, "qp_num          = null") {
+		t.Errorf("the state keeps a QP for an endpoint between connections:\n%s", out)
+	}
+}

@@ -59,8 +59,9 @@ var connectionFacts = []string{"device", "port_num", "qp_num", "local_address", 
 // refreshFacts brings the recorded facts up to date with the agent's:
 // the endpoints that reconnected since the state recorded them (the agent
 // counts their reconnects) get their new connection's facts, read in one
-// more round trip, and every object whose status changed (an endpoint
-// reconnecting, a listener whose device went) its status. Each changed
+// more round trip, as do the endpoints whose status changed (one
+// reconnecting holds no QP and no local port), and every other object
+// whose status changed (a listener whose device went) its status. Each changed
 // object becomes a drift "has changed", and its prior the refreshed
 // object, so that what depends on its qp_num, local_port or status (an
 // output, a check) is planned with the live values.
@@ -74,6 +75,7 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 	readAll := canRead && p.RefreshOnly
 	var handles []string
 	byHandle := map[string]addrs.Instance{}
+	statusChanged := map[string]bool{} // handles read because the status changed
 	refreshed := map[addrs.Instance]state.Facts{}
 	for _, pr := range priors { // most plans find none: no sorting first
 		a, recorded := pr.obj.Addr, pr.obj.Facts
@@ -88,6 +90,13 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 			handles = append(handles, h)
 			byHandle[h] = a
 		case recorded.Status != "" && lo.Status != "" && lo.Status != recorded.Status:
+			if canRead && a.Kind == addrs.Endpoint {
+				// An endpoint between connections holds no QP and no
+				// local port: its facts say so, not the last ones.
+				handles = append(handles, h)
+				byHandle[h], statusChanged[h] = a, true
+				continue
+			}
 			f := recorded
 			f.Status = lo.Status
 			refreshed[a] = f
@@ -101,7 +110,7 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 		for _, h := range handles {
 			// A reconnected endpoint not established again is gone or
 			// down since the listing: the next plan sees it.
-			if f, ok := facts[h]; ok && (readAll || f.Status == "established") {
+			if f, ok := facts[h]; ok && (readAll || statusChanged[h] || f.Status == "established") {
 				refreshed[byHandle[h]] = f
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rdmaform/rdmaform/apply"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
@@ -467,7 +468,9 @@ func factsOf(o *pb.Object) state.Facts {
 	if o.CreatedAt != 0 {
 		f.CreatedAt = time.Unix(0, o.CreatedAt).UTC()
 	}
-	if pf := o.Facts; pf != nil {
+	// Without the QP and local port of a connection that ended, as
+	// status and the monitor show an endpoint between connections.
+	if pf := client.CurrentFacts(o); pf != nil {
 		f.Device, f.PortNum, f.QPNum, f.QPType = pf.Device, int(pf.Port), pf.QpNum, pf.QpType
 		f.LocalAddr, f.LocalPort = splitHostPort(pf.LocalAddr)
 		f.RemoteAddr, f.RemotePort = splitHostPort(pf.RemoteAddr)

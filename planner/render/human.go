@@ -108,9 +108,12 @@ func writeDrift(b *strings.Builder, c colorizer, p *planner.Plan) {
 	for _, d := range p.Drift {
 		if !d.Deleted() {
 			b.WriteString("\n" + c.style(fmt.Sprintf("  # %s has changed", d.Addr), bold) + "\n")
-			if sameAttr(d.Before, d.After, "qp_num") && sameAttr(d.Before, d.After, "local_port") {
+			switch {
+			case sameAttr(d.Before, d.After, "qp_num") && sameAttr(d.Before, d.After, "local_port"):
 				fmt.Fprintf(b, "  # (the agent reports it %s)\n", d.Status)
-			} else {
+			case d.Facts.QPNum == 0:
+				fmt.Fprintf(b, "  # (the agent reports it %s: its connection ended, and with it its QP and port)\n", d.Status)
+			default:
 				b.WriteString("  # (the agent reconnected it: a new connection, with its own QP and port)\n")
 			}
 			fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, planner.Update.Symbol()), d.Addr.Kind, d.Addr.Name)
