@@ -298,7 +298,7 @@ check "up" {
 	f.status["endpoint.client[0]"] = "reconnecting"
 	f.mu.Unlock()
 	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
-	for _, want := range []string{"# endpoint.client[0] has changed", "# (the agent reports it reconnecting)", `~ status`, `"established" -> "reconnecting"`, "No changes."} {
+	for _, want := range []string{"# endpoint.client[0] has changed", "# (the agent reports it reconnecting: its connection ended, and with it its QP and port)", `~ status`, `"established" -> "reconnecting"`, "No changes."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan lacks %q:\n%s", want, out)
 		}
