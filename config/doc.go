@@ -147,11 +147,13 @@
 // Schema(kind) describes every attribute: type, default, whether it is
 // computed, and whether a change forces replacement. RequiresReplace(kind,
 // path) answers the planner's "# forces replacement" question: address,
-// port, port_space, pd, source_address, every qp attribute and every connect
-// attribute (a connection is negotiated once), and every accept attribute
-// but max_connections (the listener's connections were accepted with
-// them) force replacement; accept.max_connections, reconnect and probe
-// change in place.
+// port, port_space, pd, source_address, a protection domain's device, a
+// listener's backlog (rdma_listen takes it once), every qp attribute and
+// every connect attribute (a connection is negotiated once), and every
+// accept attribute but max_connections (the listener's connections were
+// accepted with them) force replacement; accept.max_connections,
+// reconnect and probe change in place. Replacing a listener replaces the
+// endpoints connected to it that have no reconnect block (README).
 //
 // # Defaults
 //
@@ -162,7 +164,10 @@
 // and connect responder_resources and initiator_depth 1; connect
 // retry_count 7, rnr_retry_count 7 (retry forever), timeout "2s" (address
 // and route resolution); reconnect min_backoff "1s", max_backoff "30s"
-// (an omitted reconnect block means no automatic reconnection); probe
+// (an omitted reconnect block means no automatic reconnection; a reconnect
+// block applies once the endpoint has connected: a first connect that
+// fails, with no listener up yet, fails its create, as a Terraform
+// resource's failed create does, and the next apply tries again); probe
 // interval "1s", size 64, timeout "1s". Omitted qp means no QP (a NULL
 // qp_init_attr); omitted accept or connect blocks mean all their defaults.
 //
