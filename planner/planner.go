@@ -353,16 +353,17 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 		}
 	}
 	for _, r := range resourceOrder(cfg) {
-		depsCreating := false
+		depsCreating, pdsCreating := false, false
 		for _, d := range r.DependsOn {
 			depsCreating = depsCreating || creating[d]
+			pdsCreating = pdsCreating || creating[d] && d.Kind == addrs.ProtectionDomain
 		}
 		insts := byResource[r.Addr]
 		sort.Slice(insts, func(i, j int) bool { return insts[i].Addr.Less(insts[j].Addr) })
 		// Attributes computed from others' attributes known only after
 		// apply are known from what the state records of those, unless
 		// those are created or replaced in this plan.
-		if !depsCreating {
+		if !pdsCreating { // another block made in this plan (a listener) leaves pd known
 			withPriorPD(cfg, insts, priors, byResource)
 		}
 		withPriorValues(cfg, insts, priors, creatingInst, imported, depsCreating)

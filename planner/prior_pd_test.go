@@ -84,3 +84,40 @@ func TestPDOfExistingProtectionDomainsIsKnownWhilePlanning(t *testing.T) {
 		t.Errorf("only endpoint.e should change:\n%s", actions(p))
 	}
 }
+
+// An endpoint that also depends on a listener the same plan makes (its
+// address, or depends_on) still has its existing protection domain's id
+// as pd while planning: only a protection domain made in the plan leaves
+// it unknown.
+func TestPDKnownBesideAListenerMadeInThePlan(t *testing.T) {
+	_, st := planThenApply(t, twoPDs, nil)
+	p, _ := planThenApply(t, twoPDs+`
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+  pd      = protection_domain.one.id
+}
+
+endpoint "e" {
+  address = listener.l.address
+  port    = listener.l.port
+  pd      = protection_domain.one.id
+}
+
+endpoint "d" {
+  address    = "10.77.0.1"
+  port       = 7471
+  pd         = protection_domain.two.id
+  depends_on = [listener.l]
+}
+`, st)
+	for a, want := range map[string]string{"listener.l": "protection_domain.one", "endpoint.e": "protection_domain.one", "endpoint.d": "protection_domain.two"} {
+		c := p.Change(mustAddr(t, a))
+		if c == nil || c.Action != Create {
+			t.Fatalf("%s: %v\n%s", a, c, actions(p))
+		}
+		if pd := c.After.GetAttr("pd"); !pd.IsKnown() || pd.AsString() != want {
+			t.Errorf("%s: pd %#v, want %q", a, pd, want)
+		}
+	}
+}
