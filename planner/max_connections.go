@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -24,12 +25,37 @@ func connectionsOverNewLimit(p *Plan, live map[string]LiveObject, pre *Priors) h
 		if !ok || limit == 0 {
 			continue
 		}
-		if n := live[AgentHandle(pr.obj)].Connections; n > limit {
+		n := live[AgentHandle(pr.obj)].Connections - endpointsDeletedToward(p, pre, c.After)
+		if n > limit {
 			diags = append(diags, sourceless(hcl.DiagWarning, "Connections over the new max_connections",
-				fmt.Sprintf("%s holds %d connections and the update lowers accept.max_connections to %d: they are kept, and the limit applies to new requests (the agent rejects them until fewer than %d remain).", c.Addr, n, limit, limit)))
+				fmt.Sprintf("%s holds %d connections (besides those of endpoints this plan destroys) and the update lowers accept.max_connections to %d: they are kept, and the limit applies to new requests (the agent rejects them until fewer than %d remain).", c.Addr, n, limit, limit)))
 		}
 	}
 	return diags
+}
+
+// endpointsDeletedToward counts the endpoints the plan destroys (not
+// replaces) that the state records as connecting to listener's address
+// and port: their connections go with them.
+func endpointsDeletedToward(p *Plan, pre *Priors, listener cty.Value) int {
+	addr, port := listener.GetAttr("address"), listener.GetAttr("port")
+	if !addr.IsKnown() || !port.IsKnown() {
+		return 0
+	}
+	n := 0
+	for _, c := range p.Changes {
+		if c.Action != Delete || c.Addr.Kind != addrs.Endpoint {
+			continue
+		}
+		pr := pre.byAddr[c.Addr.String()]
+		if pr == nil || pr.val.IsNull() || !pr.val.IsKnown() {
+			continue
+		}
+		if a, pt := pr.fields.attr(pr.val, "address"), pr.fields.attr(pr.val, "port"); a.IsKnown() && pt.IsKnown() && a.Equals(addr).True() && pt.Equals(port).True() {
+			n++
+		}
+	}
+	return n
 }
 
 func maxConnections(v cty.Value) (int, bool) {
