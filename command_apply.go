@@ -414,7 +414,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	if se.ui != nil {
 		se.ui.errored(report.Errors)
 	} else {
-		writeApplyErrors(s.Err, report.Errors)
+		writeApplyErrors(s.Err, report.Errors, func(a addrs.Instance) string { return declaredAt(se.loader, se.cfg, a) })
 	}
 	for _, n := range report.Skipped {
 		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, objectList(n.Objects))

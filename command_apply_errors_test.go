@@ -32,7 +32,7 @@ func TestApplyErrorsGroupTheSameFailure(t *testing.T) {
 		apply.OpError{Addr: ep(21), Op: "create", Err: errors.New("rdma_connect: connection refused (ECONNREFUSED)")},
 		apply.OpError{Addr: ep(22), Op: "delete", Err: errors.New("rdma_connect: connection refused (ECONNREFUSED)")})
 	var b strings.Builder
-	writeApplyErrors(&b, errs)
+	writeApplyErrors(&b, errs, nil)
 	want := `
 Error: endpoint.e[3]: create failed: the agent's change stream ended before endpoint.e[3] was established: EOF
 

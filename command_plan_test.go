@@ -411,7 +411,7 @@ func TestApplyFailureKeepsWhatSucceeded(t *testing.T) {
 		t.Fatalf("code %d\n%s\n%s", code, out, errs)
 	}
 	for _, want := range []string{
-		"Error: listener.loop: create failed: rdma_listen: address already in use (EADDRINUSE)",
+		"Error: listener.loop: create failed: rdma_listen: address already in use (EADDRINUSE)\n\n  on main.rdma.hcl:6:1, in listener \"loop\":\n   6: listener \"loop\" {\n",
 		"Note: 2 objects were not changed because listener.loop failed: endpoint.client[0] (create), endpoint.client[1] (create)",
 		"Apply failed. Resources: 1 added, 0 changed, 0 destroyed; 1 failed, 2 skipped, 0 not started.",
 	} {

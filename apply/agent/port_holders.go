@@ -27,7 +27,13 @@ func (a *Agent) namingPortHolders(l *listener, err error) error {
 	}
 	holders := a.portHolders(l)
 	if len(holders) == 0 {
-		return err
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			return err
+		}
+		// No listener of this agent's: another program (rping -s, an
+		// application, another user's agent) holds it.
+		return &rdmacm.OpError{Op: op.Op, Err: fmt.Errorf("%s (%s) is bound by another program, not by this agent (\"rdma resource show cm_id\" names its process): %w",
+			hostPort(l.spec.Address, l.spec.Port), l.cfg.portSpace, op.Err)}
 	}
 	return &rdmacm.OpError{Op: op.Op, Err: fmt.Errorf("%s is held by %s: %w", hostPort(l.spec.Address, l.spec.Port), strings.Join(holders, ", "), op.Err)}
 }

@@ -74,12 +74,25 @@ func TestFailedBindNamesAWildcardHolder(t *testing.T) {
 	if got := clientError(err); got != want {
 		t.Errorf("apply would say\n%q, want\n%q", got, want)
 	}
+}
 
-	// Nobody else holds the port: the kernel's word alone.
-	b := New(nil)
-	alone := fakeListener(t, b, "listener.loop@b", &pb.ListenerSpec{Address: "10.77.0.1", Port: 7610}, pb.Status_CREATING, false)
-	inUse := &rdmacm.OpError{Op: "rdma_create_ep", Err: syscall.EADDRINUSE}
-	if err := b.namingPortHolders(alone, inUse); err != inUse {
-		t.Errorf("no holder, yet %v", err)
+// A port none of this agent's listeners holds is bound by another program:
+// the error names the address, the port and its space, and how to find
+// the holder.
+func TestFailedBindByAnotherProgramNamesThePort(t *testing.T) {
+	a := New(nil)
+	mine := fakeListener(t, a, "listener.busy", &pb.ListenerSpec{Address: "10.77.0.1", Port: 7785}, pb.Status_CREATING, false)
+	err := a.namingPortHolders(mine, &rdmacm.OpError{Op: "rdma_create_ep", Err: syscall.EADDRINUSE})
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		t.Errorf("%v: the errno is lost", err)
+	}
+	want := `rdma_create_ep: address already in use (EADDRINUSE): 10.77.0.1:7785 (tcp) is bound by another program, not by this agent ("rdma resource show cm_id" names its process)`
+	if got := clientError(err); got != want {
+		t.Errorf("apply would say\n%q, want\n%q", got, want)
+	}
+	// EADDRNOTAVAIL (the address is not this host's) says nothing of a holder.
+	notHere := &rdmacm.OpError{Op: "rdma_create_ep", Err: syscall.EADDRNOTAVAIL}
+	if err := a.namingPortHolders(mine, notHere); err != notHere {
+		t.Errorf("EADDRNOTAVAIL became %v", err)
 	}
 }
