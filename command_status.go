@@ -158,10 +158,10 @@ func writeStatusTable(w io.Writer, objects []*pb.Object) {
 		if e := o.LastError; e != nil && (o.Status == pb.Status_ERROR || o.Status == pb.Status_REJECTED) {
 			event = fmt.Sprintf("%s: %s", e.Call, e.ErrnoName)
 		}
-		if o.Kind == pb.Kind_LISTENER && o.GetListener().GetPortSpace() == "udp" && o.AcceptedTotal > 0 {
+		if o.Kind == pb.Kind_LISTENER && datagramListener(o.GetListener()) && o.AcceptedTotal > 0 {
 			// A datagram listener answers each request and keeps nothing:
 			// the count is all there is to list.
-			event = fmt.Sprintf("%s; answered %d requests", dash(event), o.AcceptedTotal)
+			event = fmt.Sprintf("%s; answered %d %s", dash(event), o.AcceptedTotal, plural(int(o.AcceptedTotal), "request", "requests"))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Address, lowerWord(o.Kind.String()), status,
 			dash(local), dash(remote), dash(device), dash(qp), dash(rtt), dash(lost), dash(event))
@@ -264,4 +264,15 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// datagramListener: the listener's QP is UD (its own qp type, or the
+// default of the udp and ipoib port spaces), so requests are answered
+// (SIDR) rather than accepted as connections.
+func datagramListener(l *pb.ListenerSpec) bool {
+	if t := l.GetQp().GetType(); t != "" {
+		return t == "ud"
+	}
+	ps := l.GetPortSpace()
+	return ps == "udp" || ps == "ipoib"
 }

@@ -198,6 +198,10 @@ func TestStatusTableShowsProbeLossAndAnsweredRequests(t *testing.T) {
 			Probe: &pb.ProbeStats{Last: 982000, Sent: 85, Lost: 84, ConsecutiveLost: 4, Degraded: true}},
 		{Address: "listener.ud", Kind: pb.Kind_LISTENER, Status: pb.Status_LISTENING, LastEvent: "listening", AcceptedTotal: 3,
 			Spec: &pb.Object_Listener{Listener: &pb.ListenerSpec{PortSpace: "udp"}}},
+		{Address: "listener.ibud", Kind: pb.Kind_LISTENER, Status: pb.Status_LISTENING, LastEvent: "listening", AcceptedTotal: 1,
+			Spec: &pb.Object_Listener{Listener: &pb.ListenerSpec{PortSpace: "ib", Qp: &pb.QP{Type: "ud"}}}},
+		{Address: "listener.rc", Kind: pb.Kind_LISTENER, Status: pb.Status_LISTENING, LastEvent: "listening", AcceptedTotal: 2,
+			Spec: &pb.Object_Listener{Listener: &pb.ListenerSpec{PortSpace: "tcp"}}},
 	}
 	var b bytes.Buffer
 	writeStatusTable(&b, objs)
@@ -213,7 +217,10 @@ func TestStatusTableShowsProbeLossAndAnsweredRequests(t *testing.T) {
 	if f := rows["endpoint.bad"]; len(f) < 10 || f[8] != "-" || f[9] != "84/85" {
 		t.Errorf("degraded row: %q", f)
 	}
-	if !strings.Contains(b.String(), "listening; answered 3 requests") {
-		t.Errorf("the datagram listener's answered requests are missing:\n%s", b.String())
+	if !strings.Contains(b.String(), "listening; answered 3 requests") || !strings.Contains(b.String(), "listening; answered 1 request\n") {
+		t.Errorf("the datagram listeners' answered requests are missing:\n%s", b.String())
+	}
+	if strings.Count(b.String(), "answered") != 2 {
+		t.Errorf("a connected listener shows answered requests:\n%s", b.String())
 	}
 }
