@@ -204,16 +204,7 @@ func TestUnknownCommandSuggestsTheNearest(t *testing.T) {
 // qp_num, apply records the new facts (without a question when nothing
 // else changes), and a refresh drops the outputs of objects gone.
 func TestReconnectedEndpointsFactsAreRefreshed(t *testing.T) {
-	f := newMemFabric()
-	withFabric(t, f)
-	dir := planDir(t, planTestConfig+`
-output "qp" {
-  value = endpoint.client[0].qp_num
-}
-`)
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
-		t.Fatalf("apply: %d\n%s%s", code, out, errs)
-	}
+	f, dir := appliedWithQPOutput(t)
 	f.reconnect("endpoint.client[0]")
 	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
 	for _, want := range []string{"# endpoint.client[0] has changed", "~ qp_num", "-> 201", "Changes to Outputs:", "~ qp", "-> 201"} {
@@ -388,16 +379,7 @@ check "always" {
 // QP and no local port: the refresh records that, rather than the last
 // connection's, and what was made from them follows.
 func TestReconnectingEndpointHasNoQP(t *testing.T) {
-	f := newMemFabric()
-	withFabric(t, f)
-	dir := planDir(t, planTestConfig+`
-output "qp" {
-  value = endpoint.client[0].qp_num
-}
-`)
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
-		t.Fatalf("apply: %d\n%s%s", code, out, errs)
-	}
+	f, dir := appliedWithQPOutput(t)
 	if _, out, _ := stateCmd(t, dir, "", "output", "qp"); strings.TrimSpace(out) == "" || strings.TrimSpace(out) == "null" {
 		t.Fatalf("output qp = %q after apply", out)
 	}
@@ -419,4 +401,21 @@ output "qp" {
 	if _, out, _ := stateCmd(t, dir, "", "state", "show", "endpoint.client[0]"); strings.Contains(out, "qp_num") && !strings.Contains(out, "qp_num          = null") {
 		t.Errorf("the state keeps a QP for an endpoint between connections:\n%s", out)
 	}
+}
+
+// appliedWithQPOutput applies planTestConfig with an output "qp" made from
+// endpoint.client[0]'s qp_num, on a fabric of its own.
+func appliedWithQPOutput(t *testing.T) (*memFabric, string) {
+	t.Helper()
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig+`
+output "qp" {
+  value = endpoint.client[0].qp_num
+}
+`)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply: %d\n%s%s", code, out, errs)
+	}
+	return f, dir
 }
