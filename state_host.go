@@ -52,7 +52,9 @@ func stateOnThisHost(st *state.State, errw io.Writer) bool {
 		"planned from here they would read as gone, be made again here and be forgotten there. "+
 		"A state (a backend's prefix, or a workspace) belongs to one host: run rdmaform on %s, "+
 		"or give this host a state of its own (rdmaform workspace new %s). "+
-		"If those objects are gone for good, rdmaform state rm forgets them.\n",
+		"If those objects are gone for good (that host is gone, or it is this one renamed, "+
+		"as a container restarted under another name, and its agent went with the old one), "+
+		"rdmaform state rm forgets them.\n",
 		strings.Join(lines, "\n"), here, strings.Join(hosts, ", "), here)
 	return false
 }
