@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -119,7 +120,11 @@ func currentFacts(objects []*pb.Object) []*pb.Object {
 	return objects
 }
 
-func writeStatusTable(w io.Writer, objects []*pb.Object) {
+func writeStatusTable(out io.Writer, objects []*pb.Object) {
+	// The table writer writes cell by cell: one system call each, seconds
+	// for a thousand objects on a pipe or a network file system.
+	w := bufio.NewWriter(out)
+	defer w.Flush()
 	if len(objects) == 0 {
 		fmt.Fprintln(w, "The agent holds no objects.")
 		return
