@@ -13,9 +13,10 @@ import (
 // in name order, and each of its blocks changes the block of the same
 // type and labels that the other files declare instead of declaring one:
 // its arguments replace theirs, and its nested blocks replace every
-// nested block of the same type. A locals block overrides local values
-// by name; an rdmaform block replaces the settings it gives (required_version,
-// agent, backend).
+// nested block of the same type (a dynamic "probe" block counting as
+// probe blocks), but for lifecycle, merged argument by argument. A locals
+// block overrides local values by name; an rdmaform block replaces the
+// settings it gives (required_version, agent, backend).
 
 // isOverrideFile reports whether a configuration file overrides others.
 func isOverrideFile(name string) bool {
@@ -140,7 +141,7 @@ func overrideSettings(s *Settings, blocks hcl.Blocks) (*Settings, hcl.Diagnostic
 
 // mergeBody is a block's body with an override's merged in: the
 // override's arguments replace the base's, and its nested blocks replace
-// the base's blocks of the same type. Arguments required by the schema
+// the base's blocks of the same type (see mergeContent). Arguments required by the schema
 // may come from either.
 type mergeBody struct {
 	base, override hcl.Body
@@ -219,13 +220,37 @@ func mergeContent(base, override *hcl.BodyContent) *hcl.BodyContent {
 	}
 	replaced := map[string]bool{}
 	for _, ob := range override.Blocks {
-		replaced[ob.Type] = true
+		replaced[generatedType(ob)] = true
 	}
+	var baseLifecycle *hcl.Block
 	for _, bb := range base.Blocks {
-		if !replaced[bb.Type] {
+		if bb.Type == "lifecycle" && baseLifecycle == nil {
+			baseLifecycle = bb
+		}
+		if !replaced[generatedType(bb)] {
 			c.Blocks = append(c.Blocks, bb)
 		}
 	}
-	c.Blocks = append(c.Blocks, override.Blocks...)
+	for _, ob := range override.Blocks {
+		if ob.Type == "lifecycle" && baseLifecycle != nil {
+			// As Terraform's: a lifecycle block is merged argument by
+			// argument (an override setting prevent_destroy keeps the
+			// base's ignore_changes).
+			merged := *ob
+			merged.Body = mergeBody{base: baseLifecycle.Body, override: ob.Body}
+			ob = &merged
+		}
+		c.Blocks = append(c.Blocks, ob)
+	}
 	return c
+}
+
+// generatedType is the type of the blocks b makes: a dynamic "probe"
+// block stands for probe blocks, and replaces them or is replaced by them
+// as one would.
+func generatedType(b *hcl.Block) string {
+	if b.Type == "dynamic" && len(b.Labels) > 0 {
+		return b.Labels[0]
+	}
+	return b.Type
 }

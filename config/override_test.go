@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func loadFiles(t *testing.T, files map[string]string) (*Config, string) {
@@ -152,5 +153,67 @@ func TestIsOverrideFile(t *testing.T) {
 		if got := isOverrideFile(name); got != want {
 			t.Errorf("%s: %v", name, got)
 		}
+	}
+}
+
+// As Terraform's: an override's lifecycle block is merged argument by
+// argument, and a dynamic "probe" block replaces probe blocks (and is
+// replaced by them) as a probe block would.
+func TestOverrideMergesLifecycleAndDynamicBlocks(t *testing.T) {
+	base := `
+endpoint "e" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {}
+  probe {
+    interval = "2s"
+  }
+  lifecycle {
+    create_before_destroy = true
+    ignore_changes        = [connect]
+    prevent_destroy       = true
+  }
+}
+endpoint "d" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {}
+  dynamic "probe" {
+    for_each = ["3s"]
+    content {
+      interval = probe.value
+    }
+  }
+}
+`
+	over := `
+endpoint "e" {
+  lifecycle {
+    prevent_destroy = false
+  }
+  dynamic "probe" {
+    for_each = []
+    content {}
+  }
+}
+endpoint "d" {
+  probe {
+    interval = "4s"
+  }
+}
+`
+	cfg, msgs := loadFiles(t, map[string]string{"main" + HCLSuffix: base, "main_override" + HCLSuffix: over})
+	if msgs != "" {
+		t.Fatalf("load: %s", msgs)
+	}
+	lc := instance(t, cfg, "endpoint.e").Resource.Lifecycle
+	if lc.PreventDestroy || !lc.CreateBeforeDestroy || len(lc.IgnoreChanges) != 1 {
+		t.Errorf("lifecycle after the override: %+v (want prevent_destroy false, the rest kept)", lc)
+	}
+	if e := instance(t, cfg, "endpoint.e").Endpoint; e.Probe != nil {
+		t.Errorf("endpoint.e keeps a probe the empty dynamic block replaced: %+v", e.Probe)
+	}
+	if d := instance(t, cfg, "endpoint.d").Endpoint; d.Probe == nil || d.Probe.Interval != 4*time.Second {
+		t.Errorf("endpoint.d's probe: %+v, want the override's 4s", d.Probe)
 	}
 }
