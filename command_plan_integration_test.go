@@ -923,3 +923,45 @@ func TestWorkspacesOnTheFabric(t *testing.T) {
 	e.expect(0, []string{"Destroy complete! Resources: 6 destroyed."}, "destroy", "-auto-approve", "-no-color")
 	waitFor(t, 30*time.Second, func() bool { return cmIDs(t, "7614") == 0 }, "no cm_id on the default workspace's port after its destroy")
 }
+
+// An endpoint whose listener went, reconnecting on the fabric, holds no
+// QP: the refresh shows its qp_num going to null (not the ended
+// connection's, which the kernel no longer has) and records it.
+func TestReconnectingEndpointHasNoQPOnTheFabric(t *testing.T) {
+	addr := os.Getenv("RDMAFORM_TEST_ADDR")
+	e := newE2E(t, `
+variable "up" {
+  default = true
+}
+listener "l" {
+  count   = var.up ? 1 : 0
+  address = "`+addr+`"
+  port    = 7609
+  qp {}
+}
+endpoint "k" {
+  address    = "`+addr+`"
+  port       = 7609
+  qp {}
+  reconnect {
+    min_backoff = "100ms"
+  }
+  depends_on = [listener.l]
+}
+`)
+	e.expect(0, []string{"Apply complete! Resources: 2 added"}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{"Resources: 0 added, 0 changed, 1 destroyed."}, "apply", "-auto-approve", "-no-color", "-var", "up=false")
+	var out string
+	waitFor(t, 20*time.Second, func() bool {
+		_, out, _ = e.rdmaform("plan", "-refresh-only", "-no-color", "-var", "up=false")
+		return strings.Contains(out, "# (the agent reports it reconnecting: its connection ended, and with it its QP and port)")
+	}, "a refresh-only plan showing the endpoint without its QP", &out)
+	if !regexp.MustCompile(`qp_num\s+= \d+ -> null`).MatchString(out) {
+		t.Errorf("the plan does not show qp_num going to null:\n%s", out)
+	}
+	e.expect(0, nil, "apply", "-refresh-only", "-auto-approve", "-no-color", "-var", "up=false")
+	if out := e.expect(0, nil, "state", "show", "endpoint.k"); regexp.MustCompile(`qp_num\s+= \d`).MatchString(out) {
+		t.Errorf("the state keeps a QP for the reconnecting endpoint:\n%s", out)
+	}
+	e.expect(0, []string{"Destroy complete!"}, "destroy", "-auto-approve", "-no-color", "-var", "up=false")
+}
