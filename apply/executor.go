@@ -900,7 +900,7 @@ func identityOf(a addrs.Instance, v cty.Value, attr func(string) cty.Value) stri
 	}
 	if a.Kind == addrs.Endpoint {
 		if q := attr("qp_num"); q.IsKnown() && !q.IsNull() {
-			return "qp_num=" + q.AsBigFloat().Text('f', -1)
+			return "qp_num=" + config.NumberString(q)
 		}
 	}
 	if id := attr("id"); id.IsKnown() && !id.IsNull() {

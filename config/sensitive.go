@@ -129,7 +129,7 @@ func (e *evaluator) sensitiveStrings(tainted map[string]bool) []string {
 			case cty.String:
 				out = append(out, x.AsString())
 			case cty.Number:
-				out = append(out, x.AsBigFloat().Text('f', -1))
+				out = append(out, NumberString(x))
 			}
 			return true, nil
 		})

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math/big"
 	"slices"
 	"sort"
 	"strconv"
@@ -74,7 +75,7 @@ func formatValue(b *strings.Builder, v cty.Value, indent int, console bool) {
 	case ty == cty.String:
 		b.WriteString(strconv.Quote(v.AsString()))
 	case ty == cty.Number:
-		b.WriteString(v.AsBigFloat().Text('f', -1))
+		b.WriteString(NumberString(v))
 	case ty == cty.Bool:
 		b.WriteString(strconv.FormatBool(v.True()))
 	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
@@ -129,4 +130,17 @@ func hclIdent(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// NumberString writes a number as big.Float's Text('f', -1) does, and
+// integers (nearly every number rdmaform shows: ports, QP numbers, caps)
+// without its costly shortest-decimal search.
+func NumberString(v cty.Value) string {
+	f := v.AsBigFloat()
+	if f.IsInt() && !(f.Sign() == 0 && f.Signbit()) {
+		if i, acc := f.Int64(); acc == big.Exact {
+			return strconv.FormatInt(i, 10)
+		}
+	}
+	return f.Text('f', -1)
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
 	"github.com/zclconf/go-cty/cty"
@@ -370,7 +371,7 @@ func pathsToStrings(ps []cty.Path) [][]string {
 				if st.Key.Type() == cty.String {
 					s = append(s, "["+strconv.Quote(st.Key.AsString())+"]")
 				} else if st.Key.Type() == cty.Number {
-					s = append(s, "["+st.Key.AsBigFloat().Text('f', -1)+"]")
+					s = append(s, "["+config.NumberString(st.Key)+"]")
 				}
 			}
 		}

@@ -1,10 +1,10 @@
 package render
 
 import (
-	"math/big"
 	"strconv"
 	"strings"
 
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -25,7 +25,7 @@ func value(v cty.Value, indent string) string {
 	case ty == cty.String:
 		return strconv.Quote(v.AsString())
 	case ty == cty.Number:
-		return number(v)
+		return config.NumberString(v)
 	case ty == cty.Bool:
 		return strconv.FormatBool(v.True())
 	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
@@ -59,18 +59,6 @@ func value(v cty.Value, indent string) string {
 		return b.String()
 	}
 	return ty.FriendlyName()
-}
-
-// number writes a number as Text('f', -1) does, integers (nearly every
-// number a plan shows) without its costly shortest-decimal search.
-func number(v cty.Value) string {
-	f := v.AsBigFloat()
-	if f.IsInt() && !(f.Sign() == 0 && f.Signbit()) {
-		if i, acc := f.Int64(); acc == big.Exact {
-			return strconv.FormatInt(i, 10)
-		}
-	}
-	return f.Text('f', -1)
 }
 
 func pad(s string, width int) string {
