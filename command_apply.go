@@ -190,13 +190,17 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 		return 1
 	}
 	trace.mark("planned")
-	if ui != nil {
+	switch {
+	case ui != nil:
 		ui.plan(p)
-	} else {
+	case *autoApprove && !*monitor && p.HasChanges():
+		se.planText = renderPlanText(p, color)
+	default:
 		render.Human(s.Out, p, color)
 	}
 	trace.mark("plan printed")
 	if se.intr.interrupted() {
+		se.planText.writeTo(s.Out)
 		return 1
 	}
 	if !p.HasChanges() && !p.RefreshesFacts() {
@@ -376,6 +380,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		rec, err = se.m.OpenRecorder()
 	}
 	if err != nil {
+		se.planText.writeTo(s.Out)
 		fmt.Fprintf(s.Err, "Error: Failed to open the state for recording\n\n%v\n", err)
 		return 1
 	}
@@ -388,6 +393,9 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		progressOut, events = io.Discard, se.ui.hook
 	}
 	progress := newProgressBuffer(progressOut)
+	if se.planText != nil {
+		progress.after(se.planText)
+	}
 	se.intr.setNotice(func() {
 		progress.Flush()
 		fmt.Fprintln(s.Err, "\nInterrupt received. Stopping: no new operations start; those in flight finish and are recorded.")
@@ -405,6 +413,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		Parallelism: parallelism, HoldSlots: se.holdSlots, Progress: trace.progress(progress), Events: events, Namespace: se.agentNamespace(),
 	})
 	progress.Flush()
+	se.planText.writeTo(s.Out) // when the walk wrote no line
 	trace.mark("walk done")
 	close(done)
 	interrupted := ctx.Err() != nil

@@ -213,6 +213,9 @@ type session struct {
 	ui *jsonUI
 	// intr stops the command on an interrupt (see interrupts).
 	intr *interrupts
+	// planText is apply -auto-approve's plan, rendered while the walk
+	// starts; nil when it was written before.
+	planText *planText
 }
 
 // diagKey identifies a diagnostic by what it says and where.
@@ -236,6 +239,7 @@ func (se *session) writeNewDiags(diags hcl.Diagnostics) {
 }
 
 func (se *session) close() {
+	se.planText.writeTo(se.s.Out)
 	if se.fetch != nil {
 		// Not waited for when the state failed: say if it started an agent.
 		se.fetch.wait(se.s.Err)

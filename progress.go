@@ -20,9 +20,20 @@ type progressBuffer struct {
 	w     io.Writer
 	buf   []byte
 	timer *time.Timer
+	// head, until written, goes before every line: the plan being
+	// rendered while the walk starts.
+	head *planText
 }
 
 func newProgressBuffer(w io.Writer) *progressBuffer { return &progressBuffer{w: w} }
+
+// after makes the buffer write head before its first line; lines wait
+// for it (Flush waits for it).
+func (b *progressBuffer) after(head *planText) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.head = head
+}
 
 func (b *progressBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
@@ -30,24 +41,39 @@ func (b *progressBuffer) Write(p []byte) (int, error) {
 	b.buf = append(b.buf, p...)
 	switch {
 	case len(b.buf) >= 64<<10:
-		b.flushLocked()
+		b.flushLocked(false)
 	case b.timer == nil:
-		b.timer = time.AfterFunc(progressDelay, b.Flush)
+		b.timer = time.AfterFunc(progressDelay, b.flushLater)
 	}
 	return len(p), nil
 }
 
-// Flush writes out what is buffered.
+// Flush writes out what is buffered, after the head once it is rendered.
 func (b *progressBuffer) Flush() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.flushLocked()
+	b.flushLocked(true)
 }
 
-func (b *progressBuffer) flushLocked() {
+// flushLater is the timer's flush: it does not wait for the head.
+func (b *progressBuffer) flushLater() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.flushLocked(false)
+}
+
+func (b *progressBuffer) flushLocked(waitHead bool) {
 	if b.timer != nil {
 		b.timer.Stop()
 		b.timer = nil
+	}
+	if b.head != nil {
+		if !waitHead && !b.head.ready() {
+			b.timer = time.AfterFunc(progressDelay, b.flushLater)
+			return
+		}
+		b.head.writeTo(b.w)
+		b.head = nil
 	}
 	if len(b.buf) > 0 {
 		b.w.Write(b.buf)
