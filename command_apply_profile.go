@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"sync"
@@ -84,7 +85,10 @@ func (t *phaseTrace) mark(phase string) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintf(t.w, "%8.3fs %s\n", time.Since(t.start).Seconds(), phase)
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	fmt.Fprintf(t.w, "%8.3fs %-45s alloc %5.1f MB, heap %5.1f MB, sys %5.1f MB, %d GCs\n", time.Since(t.start).Seconds(), phase,
+		float64(m.TotalAlloc)/1e6, float64(m.HeapInuse)/1e6, float64(m.Sys)/1e6, m.NumGC)
 }
 
 func (t *phaseTrace) close() {
