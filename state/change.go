@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/rdmaform/rdmaform/config/addrs"
 )
 
@@ -88,7 +90,27 @@ type changeJSON struct {
 	Output *outputJSON `json:"output,omitempty"`
 }
 
-func (c Change) marshal() ([]byte, error) {
+func (c Change) marshal() ([]byte, error) { return marshal(c.toJSON()) }
+
+// appendFrame appends c's journal frame to buf, encoding c in place.
+func (c Change) appendFrame(buf []byte) ([]byte, error) {
+	buf, start := openFrame(buf)
+	w := appendWriter{&buf}
+	if err := jsonv2.MarshalWrite(w, c.toJSON(), jsonv1.DefaultOptionsV1()); err != nil {
+		return buf[:start], err
+	}
+	return closeFrame(buf, start), nil
+}
+
+// appendWriter appends what is written to a byte slice.
+type appendWriter struct{ b *[]byte }
+
+func (w appendWriter) Write(p []byte) (int, error) {
+	*w.b = append(*w.b, p...)
+	return len(p), nil
+}
+
+func (c Change) toJSON() changeJSON {
 	j := changeJSON{Op: string(c.Op), Name: c.Name}
 	switch c.Op {
 	case OpPutObject:
@@ -100,7 +122,7 @@ func (c Change) marshal() ([]byte, error) {
 	case OpPutOutput:
 		j.Output = &outputJSON{Value: rawOrNull(c.Output.Value), Type: c.Output.Type, Sensitive: c.Output.Sensitive}
 	}
-	return marshal(j)
+	return j
 }
 
 func unmarshalChange(b []byte) (Change, error) {

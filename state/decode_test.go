@@ -222,6 +222,11 @@ func TestEncodeWritesWhatEncodingJSONWrites(t *testing.T) {
 		if err != nil || string(got) != string(want) {
 			t.Fatalf("journal record of %s: %v\n%s\nwant\n%s", a, err, got, want)
 		}
+		// The journal encodes in place, after what its batch holds.
+		framed, err := c.appendFrame([]byte("before"))
+		if wantFrame := appendFrame([]byte("before"), want); err != nil || string(framed) != string(wantFrame) {
+			t.Fatalf("journal frame of %s: %v\n%q\nwant\n%q", a, err, framed, wantFrame)
+		}
 	}
 }
 

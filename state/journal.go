@@ -41,10 +41,21 @@ type journalHeader struct {
 }
 
 func appendFrame(buf, payload []byte) []byte {
-	var h [8]byte
-	binary.LittleEndian.PutUint32(h[0:], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(h[4:], crc32.Checksum(payload, crcTable))
-	return append(append(buf, h[:]...), payload...)
+	buf, start := openFrame(buf)
+	return closeFrame(append(buf, payload...), start)
+}
+
+// openFrame appends a frame's header, to be filled in by closeFrame once
+// the payload follows it; start is where the header is.
+func openFrame(buf []byte) (_ []byte, start int) {
+	return append(buf, 0, 0, 0, 0, 0, 0, 0, 0), len(buf)
+}
+
+func closeFrame(buf []byte, start int) []byte {
+	payload := buf[start+8:]
+	binary.LittleEndian.PutUint32(buf[start:], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(buf[start+4:], crc32.Checksum(payload, crcTable))
+	return buf
 }
 
 // readFrames returns the intact frames at the start of data.
@@ -119,6 +130,9 @@ type localRecorder struct {
 	file  *os.File
 	off   int64
 	alloc int64
+	// frames is the last batch's buffer, reused by the next (flushes
+	// run one at a time, in the group commit's loop).
+	frames []byte
 }
 
 // OpenRecorder folds any replayed journal into the file, then starts a new
@@ -188,14 +202,14 @@ func (r *localRecorder) write(b []byte) error {
 }
 
 func (r *localRecorder) flush(batch []Change) error {
-	var buf []byte
+	buf := r.frames[:0]
 	for _, c := range batch {
-		p, err := c.marshal()
-		if err != nil {
+		var err error
+		if buf, err = c.appendFrame(buf); err != nil {
 			return err
 		}
-		buf = appendFrame(buf, p)
 	}
+	r.frames = buf
 	if err := r.write(buf); err != nil {
 		return err
 	}
