@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // one line per shown attribute, names aligned, unchanged attributes and
 // blocks counted rather than shown in updates and replacements.
 type blockWriter struct {
-	b       *strings.Builder
+	b       *bytes.Buffer
 	c       colorizer
 	replace []cty.Path // paths that force replacement
 	// The attributes whose value is sensitive, before and after: shown
@@ -24,6 +25,8 @@ type blockWriter struct {
 	// plain: the object's values without symbols, as an import shows
 	// what it adopts.
 	plain bool
+	// lines is body's scratch.
+	lines []attrLine
 }
 
 // symbol is a line's symbol, or a blank for a plain object.
@@ -71,7 +74,13 @@ type attrLine struct {
 func (w *blockWriter) body(schema *config.Block, before, after cty.Value, action planner.Action, path cty.Path, depth int) {
 	bv, av := attrsOf(before), attrsOf(after)
 	indent := strings.Repeat("    ", depth)
-	var lines []attrLine
+	// The lines are written before any nested block's body, which then
+	// reuses their slice.
+	lines := w.lines[:0]
+	if cap(lines) < len(schema.Attributes) {
+		lines = make([]attrLine, 0, len(schema.Attributes))
+	}
+	defer func() { w.lines = lines[:0] }()
 	hiddenAttrs := 0
 	// apath is the attribute's path, for "# forces replacement", which
 	// only updates and replacements show.

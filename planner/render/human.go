@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -16,11 +17,14 @@ import (
 // changes and the summary line (or "No changes.").
 func Human(w io.Writer, p *planner.Plan, color bool) {
 	c := colorizer(color)
-	var b strings.Builder
+	// A buffer written out every 64 KiB and reused, rather than the whole
+	// plan in one string grown by doubling: for a thousand objects the
+	// rendering allocated several times the text it wrote.
+	var b bytes.Buffer
 	writeDrift(&b, c, p)
 	if !p.HasChanges() {
 		writeNoChanges(&b, c, p)
-		io.WriteString(w, b.String())
+		w.Write(b.Bytes())
 		return
 	}
 	add, change, destroy := p.Counts()
@@ -37,6 +41,10 @@ func Human(w io.Writer, p *planner.Plan, color bool) {
 			case ch.Action != planner.NoOp:
 				b.WriteString("\n")
 				writeChange(&b, c, ch)
+			}
+			if b.Len() >= 64<<10 {
+				w.Write(b.Bytes())
+				b.Reset()
 			}
 		}
 		for _, d := range p.Deposed {
@@ -57,7 +65,7 @@ func Human(w io.Writer, p *planner.Plan, color bool) {
 			b.WriteString("\nYou can apply this plan to save these new output values to the rdmaform\nstate, without changing any real objects.\n")
 		}
 	}
-	io.WriteString(w, b.String())
+	w.Write(b.Bytes())
 }
 
 // Summary is the line that ends a plan: "Plan: 2 to add, 1 to change, 0
@@ -74,7 +82,7 @@ func Summary(p *planner.Plan) string {
 	return "Plan: " + s + "."
 }
 
-func writeNoChanges(b *strings.Builder, c colorizer, p *planner.Plan) {
+func writeNoChanges(b *bytes.Buffer, c colorizer, p *planner.Plan) {
 	if p.Destroy {
 		// Terraform's words for a destroy with nothing to destroy.
 		b.WriteString("\n" + c.style("No changes.", green, bold) + c.style(" No objects need to be destroyed.", bold) + "\n\n")
@@ -99,7 +107,7 @@ func writeNoChanges(b *strings.Builder, c colorizer, p *planner.Plan) {
 	}
 }
 
-func writeDrift(b *strings.Builder, c colorizer, p *planner.Plan) {
+func writeDrift(b *bytes.Buffer, c colorizer, p *planner.Plan) {
 	if len(p.Drift) == 0 {
 		return
 	}
@@ -141,7 +149,7 @@ func writeDrift(b *strings.Builder, c colorizer, p *planner.Plan) {
 }
 
 // writeLegend lists the symbols the plan uses, in Terraform's order.
-func writeLegend(b *strings.Builder, c colorizer, p *planner.Plan) {
+func writeLegend(b *bytes.Buffer, c colorizer, p *planner.Plan) {
 	used := map[planner.Action]bool{planner.Delete: len(p.Deposed) > 0}
 	for _, ch := range p.Changes {
 		used[ch.Action] = used[ch.Action] || !ch.Importing()
@@ -174,7 +182,7 @@ func padSymbol(c colorizer, sym string) string {
 
 // writeChange writes one change: the comment saying what happens and why,
 // then the object with its attributes.
-func writeChange(b *strings.Builder, c colorizer, ch *planner.Change) {
+func writeChange(b *bytes.Buffer, c colorizer, ch *planner.Change) {
 	b.WriteString(c.style("  # "+ch.Addr.String()+" "+headline(ch), bold) + "\n")
 	if ch.Moved() {
 		b.WriteString("  # (moved from " + ch.PrevAddr.String() + ")\n")
@@ -198,7 +206,7 @@ func writeChange(b *strings.Builder, c colorizer, ch *planner.Change) {
 
 // writeMoved writes an object a moved block relabels and nothing else
 // changes, as Terraform does: its identity, the rest hidden.
-func writeMoved(b *strings.Builder, c colorizer, ch *planner.Change) {
+func writeMoved(b *bytes.Buffer, c colorizer, ch *planner.Change) {
 	b.WriteString(c.style(fmt.Sprintf("  # %s has moved to %s", ch.PrevAddr, ch.Addr), bold) + "\n")
 	fmt.Fprintf(b, "    %s %q {\n", ch.Addr.Kind, ch.Addr.Name)
 	if ch.Before.IsKnown() && !ch.Before.IsNull() && ch.Before.Type().HasAttribute("id") && ch.Before.GetAttr("id").IsKnown() && !ch.Before.GetAttr("id").IsNull() {
@@ -210,7 +218,7 @@ func writeMoved(b *strings.Builder, c colorizer, ch *planner.Change) {
 
 // writeDeposed writes the destruction of an object a create_before_destroy
 // replacement left behind.
-func writeDeposed(b *strings.Builder, c colorizer, d planner.Deposed) {
+func writeDeposed(b *bytes.Buffer, c colorizer, d planner.Deposed) {
 	b.WriteString(c.style(fmt.Sprintf("  # %s (deposed object %s) will be destroyed", d.Addr, planner.DeposedKey(d.Token)), bold) + "\n")
 	if d.Pending {
 		b.WriteString("  # (made by an interrupted apply, and no longer in the configuration)\n")
@@ -293,7 +301,7 @@ func reasonLine(ch *planner.Change) string {
 	return ""
 }
 
-func writeOutputChanges(b *strings.Builder, c colorizer, ocs []planner.OutputChange) {
+func writeOutputChanges(b *bytes.Buffer, c colorizer, ocs []planner.OutputChange) {
 	b.WriteString("\nChanges to Outputs:\n")
 	width := 0
 	for _, oc := range ocs {

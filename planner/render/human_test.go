@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,7 +258,7 @@ func TestHumanOutputMapDiff(t *testing.T) {
 		return cty.ObjectVal(m)
 	}
 	n := cty.NumberIntVal
-	var b strings.Builder
+	var b bytes.Buffer
 	writeOutputChanges(&b, false, []planner.OutputChange{
 		{Name: "qps", Action: planner.Update,
 			Before: obj("blocks", n(19), "meta", n(18)),
@@ -311,4 +312,58 @@ func TestReasonLineOfAFailedObject(t *testing.T) {
 			t.Errorf("%s: %q, want %q", c.status, got, c.want)
 		}
 	}
+}
+
+// A plan longer than the rendering's buffer is written in pieces; they
+// make the same text, each change whole and in order, and its summary.
+func TestHumanWritesALongPlanInPieces(t *testing.T) {
+	src := `
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7481
+}
+
+endpoint "e" {
+  count   = 300
+  address = listener.l.address
+  port    = listener.l.port
+}
+`
+	cfg, diags := config.NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, config.VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var pieces writes
+	Human(&pieces, p, false)
+	if len(pieces) < 2 {
+		t.Fatalf("a plan of %d bytes was written in %d piece(s)", len(strings.Join(pieces, "")), len(pieces))
+	}
+	out := strings.Join(pieces, "")
+	at := 0
+	for i := range 300 {
+		head := fmt.Sprintf("\n  # endpoint.e[%d] will be created\n  + endpoint \"e\" {\n", i)
+		next := strings.Index(out[at:], head)
+		if next < 0 {
+			t.Fatalf("endpoint.e[%d] is missing or out of order", i)
+		}
+		at += next + len(head)
+		if end := strings.Index(out[at:], "\n    }\n"); end < 0 || strings.Contains(out[at:at+end], "# endpoint") {
+			t.Fatalf("endpoint.e[%d]'s block is cut", i)
+		}
+	}
+	if !strings.HasSuffix(out, "\nPlan: 301 to add, 0 to change, 0 to destroy.\n") {
+		t.Fatalf("the plan ends with %q", out[len(out)-80:])
+	}
+}
+
+// writes records each Write.
+type writes []string
+
+func (w *writes) Write(p []byte) (int, error) {
+	*w = append(*w, string(p))
+	return len(p), nil
 }
