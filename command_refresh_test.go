@@ -419,3 +419,30 @@ output "qp" {
 	}
 	return f, dir
 }
+
+// A protection domain's device is its configuration's: a refresh that
+// reads every object's facts keeps it whatever the agent reports (an agent
+// reported none for a protection domain, and the refresh recorded null, so
+// that the next apply replaced the domain and everything in it).
+func TestRefreshKeepsAProtectionDomainsDevice(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("apply: %d\n%s%s", code, out, errs)
+	}
+	f.mu.Lock()
+	pd := f.made["protection_domain.rxe"]
+	pd.Device = ""
+	f.made["protection_domain.rxe"] = pd
+	f.mu.Unlock()
+	if code, out, errs := stateCmd(t, dir, "", "refresh", "-no-color"); code != 0 || strings.Contains(out, "protection_domain.rxe has changed") {
+		t.Fatalf("refresh: %d\n%s%s", code, out, errs)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "state", "show", "protection_domain.rxe"); !strings.Contains(out, `device = "rxe0"`) {
+		t.Errorf("state show after refresh:\n%s", out)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after refresh: %d, want 0\n%s%s", code, out, errs)
+	}
+}

@@ -155,8 +155,13 @@ func withFacts(v cty.Value, f state.Facts, a addrs.Instance, newConnection bool)
 	}
 	set("status")
 	if newConnection {
+		schema := config.Schema(a.Kind)
 		for _, name := range connectionFacts {
-			set(name)
+			// Only what the fabric decides: a protection domain's device
+			// is the configuration's, whatever the agent reports.
+			if at := schema.Attribute(name); at != nil && at.Computed {
+				set(name)
+			}
 		}
 	}
 	return cty.ObjectVal(m), changed

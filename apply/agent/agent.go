@@ -284,6 +284,7 @@ func (a *Agent) CreateProtectionDomain(addr, token string, spec *pb.ProtectionDo
 			return o
 		}
 		o.impl = pd
+		o.st.facts = &pb.Facts{Device: spec.Device} // as status shows it
 		return o
 	})
 	if err != nil || !created {
