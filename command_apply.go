@@ -398,7 +398,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	}
 	se.intr.setNotice(func() {
 		progress.Flush()
-		fmt.Fprintln(s.Err, "\nInterrupt received. Stopping: no new operations start; those in flight finish and are recorded.")
+		fmt.Fprintln(s.Err, "\nInterrupt received. Stopping: no new operations start; those in flight finish and are recorded.\nInterrupt again to exit at once.")
 	})
 	go func() {
 		select {
@@ -428,11 +428,15 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	for _, n := range report.Skipped {
 		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, objectList(n.Objects))
 	}
+	finish := "rdmaform apply" // what carries out the rest
+	if destroy || p.Destroy {
+		finish = "rdmaform destroy"
+	}
 	switch {
 	case report.FabricGone != nil && len(report.NotStarted) > 0:
-		fmt.Fprintf(s.Err, "\nStopped: the agent is gone, so no further operation was started. The state records\neverything that completed. Not started (%d): %s\nRun \"rdmaform apply\" again to finish.\n", len(report.NotStarted), objectList(report.NotStarted))
+		fmt.Fprintf(s.Err, "\nStopped: the agent is gone, so no further operation was started. The state records\neverything that completed. Not started (%d): %s\nRun %q again to finish.\n", len(report.NotStarted), objectList(report.NotStarted), finish)
 	case len(report.NotStarted) > 0:
-		fmt.Fprintf(s.Err, "\nInterrupted: the state records everything that completed. Not started (%d): %s\nRun \"rdmaform apply\" again to finish.\n", len(report.NotStarted), objectList(report.NotStarted))
+		fmt.Fprintf(s.Err, "\nInterrupted: the state records everything that completed. Not started (%d): %s\nRun %q again to finish.\n", len(report.NotStarted), objectList(report.NotStarted), finish)
 	case interrupted:
 		fmt.Fprintf(s.Err, "\nInterrupted after every operation had started: those that completed are recorded in the state.\n")
 	}

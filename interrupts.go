@@ -27,6 +27,9 @@ type interrupts struct {
 // without -9, and a hang-up from a closed terminal or SSH session.
 var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
+// exitNow ends the process on a second interrupt (tests replace it).
+var exitNow = os.Exit
+
 func watchInterrupts(errw io.Writer) *interrupts {
 	in := &interrupts{ch: make(chan os.Signal, 1), done: make(chan struct{})}
 	in.notice = func() {
@@ -42,8 +45,13 @@ func watchInterrupts(errw io.Writer) *interrupts {
 		in.mu.Unlock()
 		notice()
 		close(in.done)
-		// Further signals are taken and dropped: the command is already
-		// stopping and finishes what is in flight.
+		// A second one exits at once, as Terraform's does: what was in
+		// flight may take until its timeout (an endpoint's establish,
+		// 30 s), and the state loses nothing by it, as after a kill -9.
+		if _, ok := <-in.ch; ok {
+			fmt.Fprintln(errw, "\nTwo interrupts received. Exiting immediately. The state records every change that\ncompleted (its journal is replayed by the next command); what was in flight\ngoes on in the agent, and the next plan shows it.")
+			exitNow(1)
+		}
 		for range in.ch {
 		}
 	}()
