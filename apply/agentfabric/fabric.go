@@ -441,7 +441,7 @@ func lastErrorSuffix(o *pb.Object) string {
 type agentGone struct{ detail string }
 
 func (e *agentGone) Error() string {
-	return fmt.Sprintf("the agent stopped (%s): the objects it held are gone with it; \"rdmaform apply\" starts a new agent and makes them again", e.detail)
+	return fmt.Sprintf("the agent stopped (%s): the objects it held are gone with it; the next plan shows them deleted (\"rdmaform apply\" starts a new agent and makes them again, \"rdmaform destroy\" forgets them)", e.detail)
 }
 
 func (e *agentGone) Unwrap() error { return apply.ErrFabricGone }

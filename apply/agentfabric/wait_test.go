@@ -60,7 +60,7 @@ func TestSettledStatusesCoverEveryEndOfTheWait(t *testing.T) {
 // A stream that ends because the agent went away says so, and what to do.
 func TestStreamEndedSaysTheAgentStopped(t *testing.T) {
 	err := streamEnded("endpoint.e[3]", status.Error(codes.Unavailable, "error reading from server: EOF"))
-	if want := `the agent stopped (before endpoint.e[3] was established: error reading from server: EOF): the objects it held are gone with it; "rdmaform apply" starts a new agent and makes them again`; err.Error() != want {
+	if want := `the agent stopped (before endpoint.e[3] was established: error reading from server: EOF): the objects it held are gone with it; the next plan shows them deleted ("rdmaform apply" starts a new agent and makes them again, "rdmaform destroy" forgets them)`; err.Error() != want {
 		t.Errorf("got %q", err)
 	}
 	if !errors.Is(err, apply.ErrFabricGone) {
