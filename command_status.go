@@ -27,8 +27,9 @@ const statusHelp = `Usage: rdmaform [global options] status [options]
   Prints what the agent holds, live: every protection domain, listener,
   accepted connection and endpoint with its status, addresses, QP number,
   device, last probe round trip and probes lost of those sent. An endpoint
-  connecting again shows no QP, local port or round trip: they belonged to
-  the connection that ended; nor does a degraded one show a round trip
+  connecting again, or disconnected for good, shows no QP, local port or
+  round trip: they belonged to the connection that ended, which the agent
+  released; nor does a degraded one show a round trip
   (its last probes were lost). For people and scripts; "rdmaform monitor"
   is the interactive view.
 
@@ -156,7 +157,7 @@ func writeStatusTable(out io.Writer, objects []*pb.Object) {
 			}
 			lost = fmt.Sprintf("%d/%d", p.Lost, p.Sent) // as ping's loss, of all probes sent
 		}
-		if client.BetweenConnections(o) {
+		if client.ConnectionEnded(o) {
 			rtt = "" // the connection that ended had it
 		}
 		event := o.LastEvent

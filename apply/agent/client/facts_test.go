@@ -6,8 +6,9 @@ import (
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 )
 
-// The monitor shows a reconnecting endpoint without the QP and local port
-// of the connection that ended; an established one keeps them.
+// The monitor shows a reconnecting endpoint, or one whose connection
+// ended for good, without the QP and local port of the connection that
+// ended; an established one keeps them.
 func TestMonitorObjectLeavesOutAnEndedConnection(t *testing.T) {
 	facts := &pb.Facts{LocalAddr: "10.77.0.1:39851", RemoteAddr: "10.77.0.1:7570", Device: "rxe0", Port: 1, QpNum: 31, QpType: "rc", QpState: "RTS"}
 	up := MonitorObject(&pb.Object{Address: "endpoint.up", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED, Facts: facts})
@@ -17,6 +18,12 @@ func TestMonitorObjectLeavesOutAnEndedConnection(t *testing.T) {
 	re := MonitorObject(&pb.Object{Address: "endpoint.re", Kind: pb.Kind_ENDPOINT, Status: pb.Status_RECONNECTING, Facts: facts})
 	if re.QPNum != 0 || re.LocalAddr != "" || re.RemoteAddr != "10.77.0.1:7570" || re.Device != "rxe0" {
 		t.Errorf("reconnecting: QP %d, local %q, remote %q, device %q", re.QPNum, re.LocalAddr, re.RemoteAddr, re.Device)
+	}
+	for _, st := range []pb.Status{pb.Status_DISCONNECTED, pb.Status_ERROR, pb.Status_REJECTED} {
+		gone := MonitorObject(&pb.Object{Address: "endpoint.gone", Kind: pb.Kind_ENDPOINT, Status: st, Facts: facts})
+		if gone.QPNum != 0 || gone.LocalAddr != "" || gone.Device != "rxe0" {
+			t.Errorf("%s: QP %d, local %q, device %q", st, gone.QPNum, gone.LocalAddr, gone.Device)
+		}
 	}
 	if facts.QpNum != 31 || facts.LocalAddr == "" {
 		t.Errorf("the agent's facts were changed: %v", facts)
