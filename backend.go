@@ -240,6 +240,11 @@ func refreshState(m state.Full, errw io.Writer) bool {
 		fmt.Fprintf(errw, "Error: Failed to load state\n\n%v\n", err)
 		return false
 	}
+	if n, ok := m.(interface{ Notes() []string }); ok {
+		for _, note := range n.Notes() {
+			fmt.Fprintf(errw, "\nWarning: Damaged state journal\n\n%s\n", note)
+		}
+	}
 	return true
 }
 

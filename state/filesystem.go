@@ -36,6 +36,9 @@ type Filesystem struct {
 
 	lockFile *os.File
 	lockID   string
+	// notes are what the last RefreshState found that the user should
+	// know (a damaged journal).
+	notes []string
 }
 
 var _ Full = (*Filesystem)(nil)
@@ -92,6 +95,7 @@ func (f *Filesystem) RefreshState() error {
 	if f.recording {
 		return errors.New("state: RefreshState while a Recorder is open")
 	}
+	f.notes = nil
 	read, data, err := f.readFile()
 	if err != nil {
 		return err
@@ -102,6 +106,14 @@ func (f *Filesystem) RefreshState() error {
 	}
 	f.read, f.readBytes, f.readFound, f.cur = read, data, read != nil, cur
 	return nil
+}
+
+// Notes are warnings from the last RefreshState: a journal replayed
+// without some of its records.
+func (f *Filesystem) Notes() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.notes...)
 }
 
 func (f *Filesystem) readFile() (*State, []byte, error) {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -58,23 +59,55 @@ func closeFrame(buf []byte, start int) []byte {
 	return buf
 }
 
-// readFrames returns the intact frames at the start of data.
-func readFrames(data []byte) [][]byte {
-	var out [][]byte
+// readFrames returns the journal's intact frames. A damaged frame whose
+// length still leads to an intact one is skipped (damaged counts them):
+// the records after it say what happened, and dropping them would lose
+// objects the agent holds. Reading stops where no frame can be found;
+// unreadable is how many bytes after that are not zero (the journal is
+// preallocated with zeros): a frame torn by a machine stopping mid-write,
+// or damage. After a kill -9 both are 0.
+func readFrames(data []byte) (frames [][]byte, damaged, unreadable int) {
 	for len(data) >= 8 {
-		n := binary.LittleEndian.Uint32(data[0:])
-		sum := binary.LittleEndian.Uint32(data[4:])
-		if n == 0 || uint64(n) > uint64(len(data)-8) {
-			break
+		p, next, ok := frameAt(data)
+		if !ok {
+			n := binary.LittleEndian.Uint32(data[0:])
+			if n == 0 || uint64(n) > uint64(len(data)-8) {
+				break
+			}
+			if _, _, nextOK := frameAt(data[8+n:]); !nextOK {
+				break
+			}
+			damaged++
+			data = data[8+n:]
+			continue
 		}
-		p := data[8 : 8+n]
-		if crc32.Checksum(p, crcTable) != sum {
-			break
-		}
-		out = append(out, p)
-		data = data[8+n:]
+		frames = append(frames, p)
+		data = next
 	}
-	return out
+	for _, b := range data {
+		if b != 0 {
+			unreadable++
+		}
+	}
+	return frames, damaged, unreadable
+}
+
+// frameAt reads the frame at the start of data: its payload and what
+// follows it, if it is intact.
+func frameAt(data []byte) (payload, rest []byte, ok bool) {
+	if len(data) < 8 {
+		return nil, nil, false
+	}
+	n := binary.LittleEndian.Uint32(data[0:])
+	sum := binary.LittleEndian.Uint32(data[4:])
+	if n == 0 || uint64(n) > uint64(len(data)-8) {
+		return nil, nil, false
+	}
+	p := data[8 : 8+n]
+	if crc32.Checksum(p, crcTable) != sum {
+		return nil, nil, false
+	}
+	return p, data[8+n:], true
 }
 
 // replayJournal applies the journal, if any, to cur (a copy of read).
@@ -86,7 +119,10 @@ func (f *Filesystem) replayJournal(read, cur *State) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the journal: %w", err)
 	}
-	frames := readFrames(data)
+	frames, damaged, unreadable := readFrames(data)
+	if damaged > 0 || unreadable > 0 {
+		f.keepDamagedJournal(data, damaged, unreadable)
+	}
 	if len(frames) == 0 {
 		return cur, nil // created but its header never became durable
 	}
@@ -121,6 +157,31 @@ func (f *Filesystem) replayJournal(read, cur *State) (*State, error) {
 		}
 	}
 	return cur, nil
+}
+
+// keepDamagedJournal copies a journal found damaged beside it, before it
+// is folded into the state file and removed, and says so in Notes.
+func (f *Filesystem) keepDamagedJournal(data []byte, damaged, unreadable int) {
+	copyPath := f.journalPath + ".damaged"
+	kept := "a copy is in " + copyPath
+	if err := writeFileAtomic(copyPath, data); err != nil {
+		kept = "it could not be copied aside: " + err.Error()
+	}
+	var what []string
+	if damaged > 0 {
+		what = append(what, fmt.Sprintf("%d damaged %s skipped (the records after %s were replayed)", damaged, plural(damaged, "record was", "records were"), plural(damaged, "it", "them")))
+	}
+	if unreadable > 0 {
+		what = append(what, fmt.Sprintf("its last %d bytes could not be read (the machine stopped while they were written, or the file is damaged)", unreadable))
+	}
+	f.notes = append(f.notes, fmt.Sprintf("The journal %s is damaged: %s; %s. What those records said is not in the state: \"rdmaform plan\" shows what the agent holds that the state lacks, and import blocks adopt it.", f.journalPath, strings.Join(what, "; "), kept))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // localRecorder appends changes to the journal with group commit.
