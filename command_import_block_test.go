@@ -99,12 +99,43 @@ func TestImportBlocksAdoptWhatTheAgentHolds(t *testing.T) {
 	}
 }
 
-func TestImportBlockOfWhatTheAgentDoesNotHoldFailsAndKeepsTheRest(t *testing.T) {
+// An import of what the agent does not hold fails the plan, as
+// Terraform's "Cannot import non-existent remote object": a reviewed
+// plan does not fail half-way. What the agent holds for that address
+// under a # name (a create_before_destroy replacement's) is named.
+func TestImportBlockOfWhatTheAgentDoesNotHoldFailsThePlan(t *testing.T) {
 	f := newMemFabric()
 	f.live["listener.loop"] = "tok-l"
+	f.live["endpoint.old#5f3a9c21"] = "tok-e"
 	withFabric(t, f)
 	dir := planDir(t, importBlockConfig)
-	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color")
+	if code != 1 || !strings.Contains(errs, "Error: Cannot import non-existent remote object") ||
+		!strings.Contains(errs, "endpoint.client[0] imports the agent's endpoint.old, which the agent does not hold. It holds endpoint.old under \"endpoint.old#5f3a9c21\"") ||
+		!strings.Contains(errs, "on main.rdma.hcl:17:1") {
+		t.Fatalf("plan: exit %d, want 1 naming the missing object\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	if _, err := os.Stat(filepath.Join(dir, "rdmaform.rdmastate")); code != 1 || len(f.live) != 2 || err == nil {
+		t.Fatalf("apply: exit %d, the fabric holds %v, a state was written (%v)\n%s\n%s", code, f.live, err == nil, out, errs)
+	}
+}
+
+// An object gone from the agent between plan -out and apply fails that
+// import alone: the rest of the plan is carried out and recorded.
+func TestImportOfAnObjectGoneSincePlanFailsAndKeepsTheRest(t *testing.T) {
+	f := newMemFabric()
+	f.live["listener.loop"] = "tok-l"
+	f.live["endpoint.old"] = "tok-e"
+	withFabric(t, f)
+	dir := planDir(t, importBlockConfig)
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-out=tfplan", "-no-color"); code != 0 {
+		t.Fatalf("plan: %d\n%s%s", code, out, errs)
+	}
+	f.mu.Lock()
+	delete(f.live, "endpoint.old")
+	f.mu.Unlock()
+	code, out, errs := stateCmd(t, dir, "", "apply", "-no-color", "tfplan")
 	if code != 1 || !strings.Contains(errs, "endpoint.client[0]") || !strings.Contains(errs, "the agent holds no endpoint.old") {
 		t.Fatalf("apply: exit %d, want 1 naming the missing object\n%s\n%s", code, out, errs)
 	}

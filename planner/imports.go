@@ -2,6 +2,8 @@ package planner
 
 import (
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -17,8 +19,10 @@ import (
 //
 // An object the state holds already under another address (a moved
 // object keeps the name it was made under) is refused: one connection
-// would be managed twice.
-func importTargets(cfg *config.Config, priors map[string]*prior, gone map[addrs.Instance]bool) (map[addrs.Instance]string, hcl.Diagnostics) {
+// would be managed twice. So is one the agent does not hold, when the
+// plan read what it holds (live is nil with -refresh=false), as
+// Terraform reads the object to import while planning.
+func importTargets(cfg *config.Config, priors map[string]*prior, live map[string]LiveObject, gone map[addrs.Instance]bool) (map[addrs.Instance]string, hcl.Diagnostics) {
 	out := map[addrs.Instance]string{}
 	var held map[string]addrs.Instance
 	var diags hcl.Diagnostics
@@ -42,9 +46,31 @@ func importTargets(cfg *config.Config, priors map[string]*prior, gone map[addrs.
 				Subject: im.DeclRange.Ptr()})
 			continue
 		}
+		if _, ok := live[id]; live != nil && !ok {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot import non-existent remote object",
+				Detail: fmt.Sprintf("%s imports the agent's %s, which the agent does not hold.%s", im.To, id, heldUnderOtherName(id, live)), Subject: im.DeclRange.Ptr()})
+			continue
+		}
 		out[im.To] = id
 	}
 	return out, diags
+}
+
+// heldUnderOtherName names what the agent holds for id's address under a
+// name with a # suffix: a create_before_destroy replacement is made under
+// one while the object it replaces holds the usual name, and keeps it.
+func heldUnderOtherName(id string, live map[string]LiveObject) string {
+	var names []string
+	for name := range live {
+		if name != id && strings.HasPrefix(name, id+"#") {
+			names = append(names, strconv.Quote(name))
+		}
+	}
+	if len(names) == 0 {
+		return " \"rdmaform status\" lists what it holds."
+	}
+	sort.Strings(names)
+	return fmt.Sprintf(" It holds %s under %s (a create_before_destroy replacement keeps the name it was made under): import that id.", AddressOf(id), strings.Join(names, ", "))
 }
 
 // withID is v with its id attribute set: an imported object's id is the

@@ -79,7 +79,9 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	failed := map[addrs.Instance]LiveObject{} // objects failed for good, as the agent holds them
 	var live map[string]LiveObject
 	var adoptPending map[addrs.Instance]string
-	if opts.Refresher != nil && len(priors) > 0 {
+	// Without a state there is nothing to refresh, unless import blocks
+	// name what the agent must hold.
+	if opts.Refresher != nil && (len(priors) > 0 || cfg != nil && len(cfg.Imports) > 0 && !opts.Destroy) {
 		var err error
 		live, err = opts.Refresher.Live(ctx)
 		if err != nil {
@@ -144,7 +146,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			p.Changes = append(p.Changes, deleteChange(pr, inst, ReasonDestroyPlan))
 		}
 	} else if cfg != nil {
-		diags = append(diags, p.diffConfig(cfg, priors, gone, failed, adoptPending, opts)...)
+		diags = append(diags, p.diffConfig(cfg, priors, live, gone, failed, adoptPending, opts)...)
 		p.replaceCutOffEndpoints()
 	}
 	p.sortChanges()
@@ -319,7 +321,7 @@ func sortedPriorAddrs(priors map[string]*prior) []addrs.Instance {
 // diffConfig adds a change for every configured instance, in dependency
 // order so that each knows whether what it depends on is being created,
 // and a delete for every state object no longer configured.
-func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map[addrs.Instance]bool, failed map[addrs.Instance]LiveObject, adoptPending map[addrs.Instance]string, opts Options) hcl.Diagnostics {
+func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, live map[string]LiveObject, gone map[addrs.Instance]bool, failed map[addrs.Instance]LiveObject, adoptPending map[addrs.Instance]string, opts Options) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	replace := make(map[addrs.Instance]ActionReason, len(opts.Replace)+len(failed))
 	for a := range failed {
@@ -336,7 +338,7 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, gone map
 	byResource := InstancesByResource(cfg)
 	creating := map[addrs.Resource]bool{} // blocks with an object being created or replaced
 	creatingInst := map[addrs.Instance]bool{}
-	imports, idiags := importTargets(cfg, priors, gone)
+	imports, idiags := importTargets(cfg, priors, live, gone)
 	diags = append(diags, idiags...)
 	for a, h := range adoptPending {
 		imports[a] = h
