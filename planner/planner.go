@@ -208,11 +208,19 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	}
 	for _, r := range opts.Replace {
 		if c := p.Change(r); c == nil || !c.Action.IsReplace() {
-			detail := fmt.Sprintf("-replace=%s: there is no object at this address in both the state and the configuration, so nothing is replaced.", r)
-			if insts := known.instancesOf(r.Resource); r.Key == nil && len(insts) > 0 && insts[0].Key != nil {
+			inConfig, inState := cfg != nil && cfg.Instances[r] != nil, pre.byAddr[r.String()] != nil
+			var detail string
+			switch insts := known.instancesOf(r.Resource); {
+			case r.Key == nil && len(insts) > 0 && insts[0].Key != nil:
 				detail = fmt.Sprintf("-replace=%s names a block with instances (%s): -replace takes one instance, such as -replace='%s'.", r, strings.Join(addrStrings(insts), ", "), insts[0])
-			} else {
-				detail += known.didYouMean(r)
+			case inConfig && inState && c == nil && len(opts.Targets) > 0:
+				detail = fmt.Sprintf("-replace=%s is outside what -target selects, so it is not replaced: add -target=%s to replace it.", r, r)
+			case inConfig && !inState:
+				detail = fmt.Sprintf("-replace=%s: the state holds no object at this address yet (the plan creates it), so nothing is replaced.", r)
+			case inState && !inConfig:
+				detail = fmt.Sprintf("-replace=%s: the configuration no longer declares this object (the plan destroys it), so nothing is replaced.", r)
+			default:
+				detail = fmt.Sprintf("-replace=%s: there is no object at this address in both the state and the configuration, so nothing is replaced.", r) + known.didYouMean(r)
 			}
 			diags = append(diags, sourceless(hcl.DiagWarning, "Replace target not found", detail))
 		}

@@ -458,3 +458,18 @@ func TestKnownReplaceAddressIsNoSuggestion(t *testing.T) {
 		t.Errorf("%s", diagText(diags))
 	}
 }
+
+// -replace of an object -target leaves out says that, not that there is
+// no object; of one not made yet, that the plan creates it.
+func TestReplaceWarningSaysWhy(t *testing.T) {
+	cfg := load(t, loopback)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	_, diags := Make(context.Background(), cfg, st, Options{Targets: []addrs.Instance{mustAddr(t, "endpoint.client[0]")}, Replace: []addrs.Instance{mustAddr(t, "endpoint.client[1]")}})
+	if text := diagText(diags); !strings.Contains(text, "-replace=endpoint.client[1] is outside what -target selects, so it is not replaced: add -target=endpoint.client[1] to replace it.") {
+		t.Errorf("outside -target: %s", text)
+	}
+	_, diags = Make(context.Background(), cfg, nil, Options{Replace: []addrs.Instance{mustAddr(t, "endpoint.client[1]")}})
+	if text := diagText(diags); !strings.Contains(text, "the state holds no object at this address yet (the plan creates it)") || strings.Contains(text, "Did you mean") {
+		t.Errorf("not made yet: %s", text)
+	}
+}
