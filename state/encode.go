@@ -162,11 +162,15 @@ func decodeChecked(data []byte, source string) (*State, error) {
 	// Read the version alone first, so that a newer format is reported as
 	// such rather than as whatever else it changed.
 	var head struct {
-		Version         json.RawMessage `json:"version"`
-		RdmaformVersion any             `json:"rdmaform_version"`
+		Version          json.RawMessage `json:"version"`
+		RdmaformVersion  any             `json:"rdmaform_version"`
+		TerraformVersion string          `json:"terraform_version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
 		return fail("%s", jsonProblem(data, err, source))
+	}
+	if head.TerraformVersion != "" && head.RdmaformVersion == nil {
+		return fail("this is a Terraform (or OpenTofu) state, written by Terraform %s, not an rdmaform state: rdmaform keeps its own state (rdmaform.rdmastate), of RDMA objects only", head.TerraformVersion)
 	}
 	if head.Version == nil {
 		return fail(`no "version" field: this is not an rdmaform state file`)

@@ -19,3 +19,11 @@ func TestTruncatedStateNamesAnExistingBackup(t *testing.T) {
 		t.Errorf("a file with a backup: %v", err)
 	}
 }
+
+// A Terraform state is named as such, not as a newer rdmaform format.
+func TestTerraformStateIsNamed(t *testing.T) {
+	data := []byte(`{"version": 4, "terraform_version": "1.9.5", "serial": 1, "lineage": "x", "outputs": {}, "resources": []}`)
+	if _, err := Decode(data, "tf.json"); err == nil || !strings.Contains(err.Error(), "this is a Terraform (or OpenTofu) state, written by Terraform 1.9.5") || strings.Contains(err.Error(), "Upgrade") {
+		t.Errorf("%v", err)
+	}
+}
