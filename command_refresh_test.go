@@ -446,3 +446,17 @@ func TestRefreshKeepsAProtectionDomainsDevice(t *testing.T) {
 		t.Fatalf("plan after refresh: %d, want 0\n%s%s", code, out, errs)
 	}
 }
+
+// A refresh before anything is made records no output made from an object
+// that does not exist: the plan showed it known after apply.
+func TestRefreshRecordsNoOutputOfAnObjectNotMade(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	code, out, errs := stateCmd(t, dir, "", "refresh", "-no-color")
+	if code != 0 || !strings.Contains(out, "+ port = (known after apply)") || strings.Contains(errs, "Outputs not recorded") {
+		t.Fatalf("refresh: %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "output", "port"); code == 0 || strings.Contains(out, "7471") {
+		t.Fatalf("output port after the refresh: %d\n%s%s", code, out, errs)
+	}
+}

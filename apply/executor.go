@@ -827,8 +827,10 @@ func (e *executor) recordOutputs() { e.recordOutputsIf(func(string) bool { retur
 func (e *executor) recordOutputsIf(keep func(name string) bool) {
 	// Outputs known only after apply are evaluated again with the values
 	// apply made (the others keep the plan's).
+	// A refresh-only apply makes nothing: what its plan showed unknown
+	// stays unrecorded (the configuration's values are not objects').
 	var values map[string]cty.Value
-	if e.Config != nil && len(e.plan.OutputChanges) > 0 {
+	if e.Config != nil && len(e.plan.OutputChanges) > 0 && !e.plan.RefreshOnly {
 		values = e.Config.OutputsWith(func(a addrs.Instance) (cty.Value, bool) {
 			if f, ok := e.finals[a]; ok {
 				return f.value(), true
@@ -854,7 +856,9 @@ func (e *executor) recordOutputsIf(keep func(name string) bool) {
 			}
 			v, _ := after.UnmarkDeep()
 			if !v.IsWhollyKnown() {
-				e.report.UnknownOutputs = append(e.report.UnknownOutputs, oc.Name)
+				if !e.plan.RefreshOnly { // there, unknown until the objects are made
+					e.report.UnknownOutputs = append(e.report.UnknownOutputs, oc.Name)
+				}
 				continue
 			}
 			if v.IsNull() { // known only now to be null: no output, as in Terraform
