@@ -55,7 +55,7 @@ func TestObjectsOfAKilledApplyAreAdoptedOrMade(t *testing.T) {
 		t.Fatalf("plan: %d\n%s\n%s", code, out, errs)
 	}
 	for _, want := range []string{
-		"# endpoint.client[0] has been deleted", "(an interrupted apply asked the agent for it, and the agent did not make it)",
+		"# endpoint.client[0] has been deleted", "(an interrupted apply was to make it, and the agent does not hold it: it was not made)",
 		"# endpoint.client[1] will be imported", "(an interrupted apply asked the agent for it and did not record it",
 		"# endpoint.client[0] will be created", "Plan: 1 to import, 1 to add, 0 to change, 0 to destroy.",
 	} {
@@ -92,7 +92,7 @@ func TestPendingObjectOutOfTheConfigurationIsDestroyed(t *testing.T) {
 	}
 	markPending(t, dir, "endpoint.client[1]")
 	writeConfig(t, dir, strings.Replace(planTestConfig, "count   = 2", "count   = 1", 1))
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "(made by an interrupted apply, and no longer in the configuration)") || !strings.Contains(out, "Destruction complete") {
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "  # endpoint.client[1] will be destroyed\n  # (made by an interrupted apply, and no longer in the configuration)") || strings.Contains(out, "deposed object") || !strings.Contains(out, "Destruction complete") {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
 	if _, ok := f.live["endpoint.client[1]"]; ok {

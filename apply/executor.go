@@ -586,12 +586,18 @@ type replacement struct {
 func (e *executor) destroyDeposed(d planner.Deposed) *OpError {
 	deposed := planner.DeposedKey(d.Token)
 	label := fmt.Sprintf("%s (deposed object %s)", d.Addr, deposed)
+	if d.Pending { // made by an interrupted apply, not a replacement's leftover
+		label = d.Addr.String()
+	}
 	e.started(d.Addr, deposed, "delete", "id="+d.Handle, fmt.Sprintf("%s: Destroying... [id=%s]", label, d.Handle))
 	start := time.Now()
 	stopStill := e.still(d.Addr, deposed, label, "delete", "destroying")
 	err := e.Fabric.Delete(e.noCancel, Handle{Addr: d.Addr, Name: d.Handle}, d.Token)
 	stopStill()
 	if err != nil {
+		if d.Pending {
+			return &OpError{d.Addr, "delete", fmt.Errorf("the object an interrupted apply made, %s: %w", d.Handle, err)}
+		}
 		return &OpError{d.Addr, "delete", fmt.Errorf("its deposed object %s: %w", d.Handle, err)}
 	}
 	var ch *state.Change

@@ -133,7 +133,7 @@ func writeDrift(b *bytes.Buffer, c colorizer, p *planner.Plan) {
 		b.WriteString("\n" + c.style(fmt.Sprintf("  # %s has been deleted", d.Addr), bold) + "\n")
 		switch {
 		case d.Pending:
-			b.WriteString("  # (an interrupted apply asked the agent for it, and the agent did not make it)\n")
+			b.WriteString("  # (an interrupted apply was to make it, and the agent does not hold it: it was not made)\n")
 		case d.Status != "":
 			fmt.Fprintf(b, "  # (the agent holds another object at this address, %s, made by another create token)\n", d.Status)
 		default:
@@ -219,7 +219,13 @@ func writeMoved(b *bytes.Buffer, c colorizer, ch *planner.Change) {
 // writeDeposed writes the destruction of an object a create_before_destroy
 // replacement left behind.
 func writeDeposed(b *bytes.Buffer, c colorizer, d planner.Deposed) {
-	b.WriteString(c.style(fmt.Sprintf("  # %s (deposed object %s) will be destroyed", d.Addr, planner.DeposedKey(d.Token)), bold) + "\n")
+	if d.Pending {
+		// Not deposed in Terraform's sense (a replacement's leftover):
+		// an object an interrupted apply made for a block since removed.
+		b.WriteString(c.style(fmt.Sprintf("  # %s will be destroyed", d.Addr), bold) + "\n")
+	} else {
+		b.WriteString(c.style(fmt.Sprintf("  # %s (deposed object %s) will be destroyed", d.Addr, planner.DeposedKey(d.Token)), bold) + "\n")
+	}
 	if d.Pending {
 		b.WriteString("  # (made by an interrupted apply, and no longer in the configuration)\n")
 	} else {
