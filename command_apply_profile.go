@@ -16,10 +16,13 @@ import (
 //
 //	RDMAFORM_CPUPROFILE=PREFIX  writes a CPU profile to PREFIX.COMMAND.PID
 //	                            (the agent's when it stops)
+//	RDMAFORM_MEMPROFILE=PREFIX  writes an allocation profile to
+//	                            PREFIX.COMMAND.PID when apply or destroy ends
 //	RDMAFORM_TRACE=FILE         appends each phase's time since the start
 //	                            (and every 100th progress line's) of apply
 //	                            and destroy to FILE
 const (
+	memProfileEnv = "RDMAFORM_MEMPROFILE"
 	cpuProfileEnv = "RDMAFORM_CPUPROFILE"
 	traceEnv      = "RDMAFORM_TRACE"
 )
@@ -40,7 +43,24 @@ func startProfile(name string) func() {
 		debug.SetGCPercent(400)
 		debug.SetMemoryLimit(1 << 30)
 	}
-	return startCPUProfile(name)
+	stopCPU := startCPUProfile(name)
+	return func() {
+		stopCPU()
+		writeMemProfile(name)
+	}
+}
+
+// writeMemProfile writes the allocation profile RDMAFORM_MEMPROFILE asks
+// for, if any.
+func writeMemProfile(name string) {
+	prefix := os.Getenv(memProfileEnv)
+	if prefix == "" {
+		return
+	}
+	if f, err := os.Create(fmt.Sprintf("%s.%s.%d", prefix, name, os.Getpid())); err == nil {
+		pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
 }
 
 // startCPUProfile starts the CPU profile RDMAFORM_CPUPROFILE asks for, if
