@@ -132,6 +132,11 @@ func TestPlanApplyDestroyEndToEnd(t *testing.T) {
 		t.Fatalf("kernel shows %d cm_id endpoints on port 7471 after apply, want at least 9", n)
 	}
 	e.expect(0, []string{"No changes. Your fabric matches the configuration."}, "plan", "-no-color", "-detailed-exitcode")
+	// A refresh reads every object's facts from the agent: it changes
+	// nothing it does not decide (it recorded the protection domain's
+	// device as null, and the next plan replaced everything).
+	e.expect(0, []string{"Apply complete! Resources: 0 added, 0 changed, 0 destroyed."}, "refresh", "-no-color")
+	e.expect(0, []string{"No changes. Your fabric matches the configuration."}, "plan", "-no-color", "-detailed-exitcode")
 
 	src = strings.Replace(src, `max_backoff = "5s"`, `max_backoff = "7s"`, 1)
 	e.write(src)
@@ -363,6 +368,11 @@ endpoint "e" {
 		_, out, _ = e.rdmaform("plan", "-no-color", "-detailed-exitcode")
 		return strings.Contains(out, "(because the agent reports it disconnected")
 	}, "a plan replacing the disconnected endpoint", &out)
+	// Its connection ended for good: the agent released its QP and port,
+	// which status no longer shows.
+	if status := e.expect(0, nil, "status", "-no-color"); !regexp.MustCompile(`endpoint\.e +endpoint +disconnected +- +\S+ +\S+ +- `).MatchString(status) {
+		t.Fatalf("status of the disconnected endpoint:\n%s", status)
+	}
 	e.expect(0, []string{"Resources: 1 added, 0 changed, 1 destroyed."}, "apply", "-auto-approve", "-no-color")
 	e.expect(0, []string{"No changes."}, "plan", "-no-color", "-detailed-exitcode")
 	if status := e.expect(0, nil, "status"); !regexp.MustCompile(`endpoint\.e +endpoint +established`).MatchString(status) {
