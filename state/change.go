@@ -95,6 +95,12 @@ func (c Change) marshal() ([]byte, error) { return marshal(c.toJSON()) }
 // appendFrame appends c's journal frame to buf, encoding c in place.
 func (c Change) appendFrame(buf []byte) ([]byte, error) {
 	buf, start := openFrame(buf)
+	if c.Op == OpPutObject || c.Op == OpMoveObject {
+		var ok bool
+		if buf, ok = appendObjectChange(buf, c); ok {
+			return closeFrame(buf, start), nil
+		}
+	}
 	w := appendWriter{&buf}
 	if err := jsonv2.MarshalWrite(w, c.toJSON(), jsonv1.DefaultOptionsV1()); err != nil {
 		return buf[:start], err
