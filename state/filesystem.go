@@ -39,6 +39,11 @@ type Filesystem struct {
 	// notes are what the last RefreshState found that the user should
 	// know (a damaged journal).
 	notes []string
+	// unchanged: cur holds what read does (read and nothing replayed,
+	// written or recorded since), so persisting need not compare them
+	// (which encodes both: for a thousand objects, most of opening a
+	// recorder).
+	unchanged bool
 }
 
 var _ Full = (*Filesystem)(nil)
@@ -83,7 +88,7 @@ func (f *Filesystem) WriteState(s *State) error {
 	if f.recording {
 		return errors.New("state: WriteState while a Recorder is open; record changes through it")
 	}
-	f.cur = s.DeepCopy()
+	f.cur, f.unchanged = s.DeepCopy(), false
 	return nil
 }
 
@@ -101,10 +106,12 @@ func (f *Filesystem) RefreshState() error {
 		return err
 	}
 	cur := read.DeepCopy()
-	if cur, err = f.replayJournal(read, cur); err != nil {
+	cur, replayed, err := f.replayJournal(read, cur)
+	if err != nil {
 		return err
 	}
 	f.read, f.readBytes, f.readFound, f.cur = read, data, read != nil, cur
+	f.unchanged = read != nil && !replayed
 	return nil
 }
 
@@ -147,7 +154,7 @@ func (f *Filesystem) persistLocked() error {
 	if f.cur == nil {
 		return nil
 	}
-	if f.read != nil && f.read.Lineage == f.cur.Lineage && SameContent(f.read, f.cur) {
+	if f.read != nil && f.read.Lineage == f.cur.Lineage && (f.unchanged || SameContent(f.read, f.cur)) {
 		return f.removeJournalLocked()
 	}
 	next := f.cur.DeepCopy()
@@ -177,6 +184,7 @@ func (f *Filesystem) persistLocked() error {
 	}
 	f.read, f.readBytes, f.readFound = next, data, true
 	f.cur.Serial, f.cur.RdmaformVersion = next.Serial, next.RdmaformVersion
+	f.unchanged = true
 	return f.removeJournalLocked()
 }
 

@@ -319,3 +319,52 @@ func TestFilesystemLockHeldWithoutInfo(t *testing.T) {
 		t.Errorf("force-unlock of a lock held without info: %v", err)
 	}
 }
+
+// Opening a recorder folds in what the snapshot holds beyond the file: a
+// journal replayed, or a state written; a snapshot read and untouched
+// leaves the file as it is.
+func TestOpenRecorderFoldsOnlyWhatChanged(t *testing.T) {
+	p := filepath.Join(t.TempDir(), DefaultPath)
+	m := NewFilesystem(LocalOptions{Path: p})
+	m.RefreshState()
+	s := New()
+	s.SetObject(testObject(t, "endpoint.e[0]", 0))
+	m.WriteState(s)
+	if err := m.PersistState(); err != nil {
+		t.Fatal(err)
+	}
+	serial := func() uint64 {
+		m := NewFilesystem(LocalOptions{Path: p})
+		if err := m.RefreshState(); err != nil {
+			t.Fatal(err)
+		}
+		return m.State().Serial
+	}
+	open := func(change func(m *Filesystem)) {
+		m := NewFilesystem(LocalOptions{Path: p})
+		if err := m.RefreshState(); err != nil {
+			t.Fatal(err)
+		}
+		change(m)
+		rec, err := m.OpenRecorder()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Close()
+	}
+	before := serial()
+	open(func(*Filesystem) {})
+	if got := serial(); got != before {
+		t.Fatalf("an untouched snapshot was written: serial %d -> %d", before, got)
+	}
+	open(func(m *Filesystem) {
+		s := m.State()
+		s.SetObject(testObject(t, "endpoint.e[1]", 1))
+		m.WriteState(s)
+	})
+	m2 := NewFilesystem(LocalOptions{Path: p})
+	m2.RefreshState()
+	if got := serial(); got != before+1 || len(m2.State().Objects) != 2 {
+		t.Fatalf("a written snapshot: serial %d -> %d, %d objects", before, got, len(m2.State().Objects))
+	}
+}

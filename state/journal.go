@@ -110,38 +110,39 @@ func frameAt(data []byte) (payload, rest []byte, ok bool) {
 	return p, data[8+n:], true
 }
 
-// replayJournal applies the journal, if any, to cur (a copy of read).
-func (f *Filesystem) replayJournal(read, cur *State) (*State, error) {
+// replayJournal applies the journal, if any, to cur (a copy of read);
+// changed says whether it applied any record.
+func (f *Filesystem) replayJournal(read, cur *State) (_ *State, changed bool, err error) {
 	data, err := os.ReadFile(f.journalPath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return cur, nil
+		return cur, false, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading the journal: %w", err)
+		return nil, false, fmt.Errorf("reading the journal: %w", err)
 	}
 	frames, damaged, unreadable := readFrames(data)
 	if damaged > 0 || unreadable > 0 {
 		f.keepDamagedJournal(data, damaged, unreadable)
 	}
 	if len(frames) == 0 {
-		return cur, nil // created but its header never became durable
+		return cur, false, nil // created but its header never became durable
 	}
 	var h journalHeader
 	if err := json.Unmarshal(frames[0], &h); err != nil || h.Journal != 1 {
-		return nil, fmt.Errorf("%s: not an rdmaform journal (bad header); move it away to use %s without it", f.journalPath, f.path)
+		return nil, false, fmt.Errorf("%s: not an rdmaform journal (bad header); move it away to use %s without it", f.journalPath, f.path)
 	}
 	var readSerial uint64
 	if read != nil {
 		readSerial = read.Serial
 		if read.Lineage != h.Lineage {
-			return nil, fmt.Errorf("%s belongs to a different state (lineage %s) than %s (lineage %s); move it away", f.journalPath, h.Lineage, f.path, read.Lineage)
+			return nil, false, fmt.Errorf("%s belongs to a different state (lineage %s) than %s (lineage %s); move it away", f.journalPath, h.Lineage, f.path, read.Lineage)
 		}
 	}
 	switch {
 	case h.Serial < readSerial:
-		return cur, nil // already folded into the file
+		return cur, false, nil // already folded into the file
 	case h.Serial > readSerial:
-		return nil, fmt.Errorf("%s records changes to serial %d but %s has serial %d: the state file was replaced by an older one; restore the newer one or move the journal away", f.journalPath, h.Serial, f.path, readSerial)
+		return nil, false, fmt.Errorf("%s records changes to serial %d but %s has serial %d: the state file was replaced by an older one; restore the newer one or move the journal away", f.journalPath, h.Serial, f.path, readSerial)
 	}
 	if cur == nil {
 		cur = New()
@@ -153,10 +154,10 @@ func (f *Filesystem) replayJournal(read, cur *State) (*State, error) {
 			err = c.Apply(cur)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: record %d: %v", f.journalPath, i+1, err)
+			return nil, false, fmt.Errorf("%s: record %d: %v", f.journalPath, i+1, err)
 		}
 	}
-	return cur, nil
+	return cur, len(frames) > 1, nil
 }
 
 // keepDamagedJournal copies a journal found damaged beside it, before it
@@ -277,6 +278,7 @@ func (r *localRecorder) flush(batch []Change) error {
 	r.f.mu.Lock()
 	defer r.f.mu.Unlock()
 	for _, c := range batch {
+		r.f.unchanged = false
 		if err := c.Apply(r.f.cur); err != nil {
 			return err
 		}
