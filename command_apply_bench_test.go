@@ -54,20 +54,7 @@ func BenchmarkApply1000(b *testing.B) {
   }
 }
 
-listener "l" {
-  address = %q
-  port    = 7481
-  accept {
-    echo = false
-  }
-}
-
-endpoint "e" {
-  count   = 1000
-  address = listener.l.address
-  port    = listener.l.port
-}
-`, socket, addr)
+`, socket) + applyBenchConfig(addr)
 	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(cfg), 0o644); err != nil {
 		b.Fatal(err)
 	}

@@ -23,20 +23,7 @@ func BenchmarkApplyCLIMem1000(b *testing.B) {
 	withFabric(b, newMemFabric())
 	b.Chdir(".")
 	dir := b.TempDir()
-	cfg := `listener "l" {
-  address = "10.77.0.1"
-  port    = 7481
-  accept {
-    echo = false
-  }
-}
-
-endpoint "e" {
-  count   = 1000
-  address = listener.l.address
-  port    = listener.l.port
-}
-`
+	cfg := applyBenchConfig("10.77.0.1")
 	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(cfg), 0o644); err != nil {
 		b.Fatal(err)
 	}

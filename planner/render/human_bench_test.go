@@ -27,16 +27,23 @@ endpoint "e" {
   }
 }
 `
-	cfg, diags := config.NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, config.VarInputs{})
-	if diags.HasErrors() {
-		b.Fatal(diags)
-	}
-	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
-	if diags.HasErrors() {
-		b.Fatal(diags)
-	}
+	p := planOfSource(b, src)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		Human(io.Discard, p, false)
 	}
+}
+
+// planOfSource is the plan that creates what src declares.
+func planOfSource(t testing.TB, src string) *planner.Plan {
+	t.Helper()
+	cfg, diags := config.NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, config.VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return p
 }

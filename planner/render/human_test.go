@@ -329,14 +329,7 @@ endpoint "e" {
   port    = listener.l.port
 }
 `
-	cfg, diags := config.NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, config.VarInputs{})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	p := planOfSource(t, src)
 	var pieces writes
 	Human(&pieces, p, false)
 	if len(pieces) < 2 {
