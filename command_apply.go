@@ -317,6 +317,11 @@ func applySavedPlan(path string, f planFlags, color bool, s streams, monitor boo
 			describeStateID(sp.Plan.Prior), describeStateID(now))
 		return 1
 	}
+	// A plan made without a refresh (on any host) acts here, on this
+	// host's agent: the state's objects must be this host's.
+	if !stateOnThisHost(se.prior, s.Err) {
+		return 1
+	}
 	if connectFabric == nil {
 		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
 		return 1

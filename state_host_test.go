@@ -45,9 +45,16 @@ func TestStateOfAnotherHostIsRefused(t *testing.T) {
 	if after, _ := os.ReadFile(filepath.Join(dir, "rdmaform.rdmastate")); string(after) != string(before) {
 		t.Error("a refused command changed the state")
 	}
-	// Without a refresh, a plan reads only the state: it may.
-	if code, _, errs := stateCmd(t, dir, "", "plan", "-refresh=false", "-no-color"); code != 0 {
+	// Without a refresh, a plan reads only the state: it may. Applied,
+	// it acts on this host's agent: refused.
+	if code, _, errs := stateCmd(t, dir, "", "plan", "-refresh=false", "-destroy", "-out=tfplan", "-no-color"); code != 0 {
 		t.Errorf("plan -refresh=false: %d %s", code, errs)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "apply", "-no-color", "tfplan"); code != 1 || !strings.Contains(errs, "Error: The state's objects are held by another host's agent") {
+		t.Errorf("apply of the saved plan: %d\n%s", code, errs)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "rdmaform.rdmastate")); string(after) != string(before) {
+		t.Error("the refused saved plan changed the state")
 	}
 	if code, out, _ := stateCmd(t, dir, "", "state", "list"); code != 0 || out == "" {
 		t.Errorf("state list: %d %q", code, out)
