@@ -2,8 +2,12 @@ package planner
 
 import (
 	"fmt"
+	"net"
+	"sort"
+	"strconv"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -69,4 +73,75 @@ func maxConnections(v cty.Value) (int, bool) {
 	}
 	n, _ := m.AsBigFloat().Int64()
 	return int(n), true
+}
+
+// endpointsOverMaxConnections warns of a listener that more of the
+// configuration's own endpoints connect to than its accept.max_connections
+// admits, when the plan makes one of them: the agent rejects the
+// connections over the limit, and apply fails for those endpoints.
+func endpointsOverMaxConnections(cfg *config.Config, p *Plan) hcl.Diagnostics {
+	type target struct {
+		address   string
+		port      int
+		portSpace config.PortSpace
+	}
+	var limited []*config.Instance
+	for _, inst := range sortedInstances(cfg, addrs.Listener) {
+		if l := inst.Listener; l != nil && l.Accept.MaxConnections > 0 && inst.Known("address") && inst.Known("port") {
+			limited = append(limited, inst)
+		}
+	}
+	if len(limited) == 0 {
+		return nil
+	}
+	toward := map[target][]addrs.Instance{} // endpoints by what they connect to
+	for a, inst := range cfg.Instances {
+		if e := inst.Endpoint; e != nil && e.Address != "" && e.Port != 0 && inst.Known("address") && inst.Known("port") {
+			t := target{e.Address, e.Port, e.PortSpace}
+			toward[t] = append(toward[t], a)
+		}
+	}
+	var diags hcl.Diagnostics
+	for _, inst := range limited {
+		l := inst.Listener
+		var eps []addrs.Instance
+		for t, as := range toward {
+			if t.port == l.Port && t.portSpace == l.PortSpace && (t.address == l.Address || isWildcard(l.Address)) {
+				eps = append(eps, as...)
+			}
+		}
+		if len(eps) <= l.Accept.MaxConnections || !anyMade(p, eps) {
+			continue
+		}
+		rng := inst.Resource.DeclRange
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "More endpoints than the listener's max_connections",
+			Detail: fmt.Sprintf("%d endpoints of this configuration connect to %s (%s), which accepts at most %d (accept.max_connections): the agent rejects the connections over the limit, and apply fails for those endpoints (REJECTED).",
+				len(eps), inst.Addr, net.JoinHostPort(l.Address, strconv.Itoa(l.Port)), l.Accept.MaxConnections),
+			Subject: &rng})
+	}
+	return diags
+}
+
+// anyMade reports whether the plan creates (or replaces) one of as.
+func anyMade(p *Plan, as []addrs.Instance) bool {
+	for _, a := range as {
+		if c := p.Change(a); c != nil && (c.Action == Create || c.Action.IsReplace()) {
+			return true
+		}
+	}
+	return false
+}
+
+func isWildcard(address string) bool { return address == "0.0.0.0" || address == "::" || address == "" }
+
+// sortedInstances are cfg's instances of kind, in address order.
+func sortedInstances(cfg *config.Config, kind addrs.Kind) []*config.Instance {
+	var out []*config.Instance
+	for a, inst := range cfg.Instances {
+		if a.Kind == kind {
+			out = append(out, inst)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Addr.Less(out[j].Addr) })
+	return out
 }

@@ -183,6 +183,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	}
 	if cfg != nil && !opts.Destroy {
 		diags = append(diags, p.checkUnchangedPostconditions(cfg)...)
+		diags = append(diags, endpointsOverMaxConnections(cfg, p)...)
 	}
 	if live != nil {
 		diags = append(diags, connectionsOverNewLimit(p, live, pre)...)

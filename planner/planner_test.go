@@ -473,3 +473,32 @@ func TestReplaceWarningSaysWhy(t *testing.T) {
 		t.Errorf("not made yet: %s", text)
 	}
 }
+
+// A configuration sending more endpoints to a listener than its
+// max_connections admits is warned of when the plan makes them: the agent
+// would reject the connections over the limit.
+func TestMoreEndpointsThanMaxConnectionsWarns(t *testing.T) {
+	src := `
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+  accept {
+    max_connections = 2
+  }
+}
+
+endpoint "e" {
+  count   = 3
+  address = listener.l.address
+  port    = listener.l.port
+}
+`
+	_, diags := Make(context.Background(), load(t, src), nil, Options{})
+	if text := diagText(diags); !strings.Contains(text, "More endpoints than the listener's max_connections") || !strings.Contains(text, "3 endpoints of this configuration connect to listener.l (10.77.0.1:7471), which accepts at most 2") {
+		t.Errorf("3 endpoints for 2: %s", text)
+	}
+	_, diags = Make(context.Background(), load(t, strings.Replace(src, "count   = 3", "count   = 2", 1)), nil, Options{})
+	if len(diags) != 0 {
+		t.Errorf("2 endpoints for 2: %s", diagText(diags))
+	}
+}
