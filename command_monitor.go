@@ -62,11 +62,15 @@ func runMonitor(args []string, s streams) int {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		c, err := client.Dial(ctx, socket)
 		cancel()
-		if err != nil {
+		switch {
+		case client.IsNotRunning(err):
+			// The transport's words (dial unix ...: no such file) say
+			// nothing more to a user than that.
+			fmt.Fprintf(s.Err, "Error: no rdmaform agent answers at %s\n\n"+
+				"monitor watches an agent; it does not start one. Start one with\n`rdmaform agent -socket=%s`, or let plan or apply start it.\n", socket, socket)
+			return 1
+		case err != nil:
 			fmt.Fprintf(s.Err, "Error: %v\n", err)
-			if client.IsNotRunning(err) {
-				fmt.Fprintf(s.Err, "\nStart one with `rdmaform agent -socket=%s`, or let apply start it.\n", socket)
-			}
 			return 1
 		}
 		c.Close()
