@@ -113,8 +113,8 @@ func reconnectsCell(r row, _ time.Time) string {
 
 func rttCell(r row, _ time.Time) string {
 	p := r.obj.Probe
-	if p == nil || p.Sent == 0 {
-		return ""
+	if p == nil || p.Sent == 0 || p.Ended {
+		return "" // as status: the round trip was the ended connection's
 	}
 	if p.Degraded {
 		// Its last answered probe is not how it is doing now.

@@ -141,6 +141,9 @@ func (d *detailPane) lines() []string {
 
 	if p := o.Probe; p != nil {
 		head := d.section("Probe")
+		if p.Ended {
+			head += " (the connection that ended)"
+		}
 		if p.Degraded {
 			head += " " + d.st.statusText(StatusDegraded, "DEGRADED")
 		}

@@ -67,6 +67,9 @@ type ProbeStats struct {
 	// Degraded is the agent's verdict (too slow or too lossy); the monitor
 	// shows such connections as degraded.
 	Degraded bool
+	// Ended: the probes were of a connection that ended (the endpoint
+	// reconnects, or is disconnected for good): no round trip is current.
+	Ended bool
 }
 
 // Event is one entry of an object's history.

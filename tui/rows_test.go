@@ -3,6 +3,7 @@ package tui
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 func addresses(rows []row) []string {
@@ -65,5 +66,19 @@ func TestNarrowTerminalsDropColumnsInOrder(t *testing.T) {
 		if got := titles(layoutColumns(tc.width, 20)); !slices.Equal(got, tc.want) {
 			t.Errorf("width %d: columns %q, want %q", tc.width, got, tc.want)
 		}
+	}
+}
+
+// An endpoint whose connection ended shows no round trip, as status: it
+// was the ended connection's; the detail says whose its figures are.
+func TestEndedConnectionShowsNoRoundTrip(t *testing.T) {
+	p := &ProbeStats{Last: 2100 * time.Microsecond, Min: time.Millisecond, Mean: 2 * time.Millisecond, Max: 3 * time.Millisecond, Sent: 40}
+	if got := rttCell(row{obj: &Object{Probe: p}}, time.Now()); got != "2.1ms" {
+		t.Errorf("established: %q", got)
+	}
+	ended := *p
+	ended.Ended = true
+	if got := rttCell(row{obj: &Object{Probe: &ended}}, time.Now()); got != "" {
+		t.Errorf("ended: %q", got)
 	}
 }

@@ -270,7 +270,11 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID) bool {
 				if reason != "" {
 					s.lastError.Message += ": " + reason
 				}
-				s.record(pb.Status_REJECTED, ev.Type.String(), fmt.Sprintf("%s: %s", rdmacm.RejectReason(ev.Status), reason))
+				detail := rdmacm.RejectReason(ev.Status)
+				if reason != "" {
+					detail += ": " + reason
+				}
+				s.record(pb.Status_REJECTED, ev.Type.String(), detail)
 			})
 			e.obj.agent.log.Warn("connect rejected", "address", e.obj.address, "reason", rdmacm.RejectReason(ev.Status), "private_data", reason)
 			return false

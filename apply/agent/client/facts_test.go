@@ -19,11 +19,15 @@ func TestMonitorObjectLeavesOutAnEndedConnection(t *testing.T) {
 	if re.QPNum != 0 || re.LocalAddr != "" || re.RemoteAddr != "10.77.0.1:7570" || re.Device != "rxe0" {
 		t.Errorf("reconnecting: QP %d, local %q, remote %q, device %q", re.QPNum, re.LocalAddr, re.RemoteAddr, re.Device)
 	}
-	for _, st := range []pb.Status{pb.Status_DISCONNECTED, pb.Status_ERROR, pb.Status_REJECTED} {
-		gone := MonitorObject(&pb.Object{Address: "endpoint.gone", Kind: pb.Kind_ENDPOINT, Status: st, Facts: facts})
-		if gone.QPNum != 0 || gone.LocalAddr != "" || gone.Device != "rxe0" {
-			t.Errorf("%s: QP %d, local %q, device %q", st, gone.QPNum, gone.LocalAddr, gone.Device)
+	probe := &pb.ProbeStats{Last: 2100000, Sent: 40}
+	for _, st := range []pb.Status{pb.Status_RECONNECTING, pb.Status_DISCONNECTED, pb.Status_ERROR, pb.Status_REJECTED} {
+		gone := MonitorObject(&pb.Object{Address: "endpoint.gone", Kind: pb.Kind_ENDPOINT, Status: st, Facts: facts, Probe: probe})
+		if gone.QPNum != 0 || gone.LocalAddr != "" || gone.Device != "rxe0" || !gone.Probe.Ended {
+			t.Errorf("%s: QP %d, local %q, device %q, probes of an ended connection %v", st, gone.QPNum, gone.LocalAddr, gone.Device, gone.Probe.Ended)
 		}
+	}
+	if up := MonitorObject(&pb.Object{Address: "endpoint.up", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED, Facts: facts, Probe: probe}); up.Probe.Ended {
+		t.Error("established: its probes read as an ended connection's")
 	}
 	if facts.QpNum != 31 || facts.LocalAddr == "" {
 		t.Errorf("the agent's facts were changed: %v", facts)

@@ -107,7 +107,7 @@ func MonitorObject(o *pb.Object) tui.Object {
 	if p := o.Probe; p != nil {
 		out.Probe = &tui.ProbeStats{
 			Last: time.Duration(p.Last), Min: time.Duration(p.Min), Mean: time.Duration(p.Mean), Max: time.Duration(p.Max),
-			Sent: p.Sent, Lost: p.Lost, Degraded: p.Degraded,
+			Sent: p.Sent, Lost: p.Lost, Degraded: p.Degraded, Ended: ConnectionEnded(o),
 		}
 	}
 	for _, h := range o.History {
