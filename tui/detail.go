@@ -105,7 +105,7 @@ func (d *detailPane) lines() []string {
 	if o == nil {
 		return []string{d.st.dim.Render("  nothing selected")}
 	}
-	now := d.now()
+	now := d.w.at(d.now())
 	var l []string
 	status := shownStatus(o)
 	l = append(l, "  "+shortKind(o.Kind)+" · "+d.st.statusText(status, status))

@@ -120,8 +120,9 @@ func (h *headerPane) banner() string {
 		if r == nil {
 			return ""
 		}
-		msg := fmt.Sprintf(" agent restarted at %s (pid %d, then %d): the %d objects the first held went with it; rdmaform plan shows them to make again ",
-			r.at.Format("15:04:05"), r.from, r.to, r.lost)
+		// Short enough for 80 columns with five-digit pids and a
+		// thousand objects (the header's first line says since when).
+		msg := fmt.Sprintf(" agent restarted (pid %d→%d): %d objects gone; plan makes them again ", r.from, r.to, r.lost)
 		return h.st.banner.Render(fit(msg, h.width))
 	}
 	if l.err == nil {

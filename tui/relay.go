@@ -27,6 +27,9 @@ type linkState struct {
 	up      bool
 	err     error     // why the last Watch ended; nil before the first failure
 	retryAt time.Time // when the relay calls Watch again, while down
+	// downAt is when the link went down: a stale view's clocks (how
+	// long each connection has been up) stop there.
+	downAt time.Time
 }
 
 // relay is the one goroutine between a Source and the program. It keeps
@@ -131,7 +134,11 @@ func (r *relay) gotUpdate(u Update) {
 
 func (r *relay) setDown(err error, retryAt time.Time) {
 	r.mu.Lock()
-	r.link = linkState{err: err, retryAt: retryAt}
+	downAt := r.link.downAt
+	if r.link.up || downAt.IsZero() {
+		downAt = r.now()
+	}
+	r.link = linkState{err: err, retryAt: retryAt, downAt: downAt}
 	r.mu.Unlock()
 	r.signal()
 }

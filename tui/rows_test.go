@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -80,5 +81,20 @@ func TestEndedConnectionShowsNoRoundTrip(t *testing.T) {
 	ended.Ended = true
 	if got := rttCell(row{obj: &Object{Probe: &ended}}, time.Now()); got != "" {
 		t.Errorf("ended: %q", got)
+	}
+}
+
+// A stale view's clocks stop when the link went down: its connections
+// may be gone since, and their "up for" must not go on counting.
+func TestStaleViewClocksStop(t *testing.T) {
+	down := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	w := newWorld()
+	w.apply(feedMsg{snapshot: &snapshot{}, link: linkState{up: true}})
+	if now := down.Add(time.Minute); !w.at(now).Equal(now) {
+		t.Errorf("live view: %v", w.at(now))
+	}
+	w.apply(feedMsg{link: linkState{err: errors.New("gone"), downAt: down}})
+	if got := w.at(down.Add(time.Minute)); !got.Equal(down) {
+		t.Errorf("stale view: %v, want %v", got, down)
 	}
 }

@@ -163,7 +163,7 @@ func (t *tablePane) View() string {
 		return ""
 	}
 	cols := layoutColumns(t.width, t.longest)
-	now := t.now()
+	now := t.w.at(t.now())
 	var b strings.Builder
 	b.WriteString(fit(t.title(), t.width))
 	if t.height > 1 {
