@@ -438,6 +438,8 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		finish = "rdmaform destroy"
 	}
 	switch {
+	case report.StateFailed != nil && len(report.NotStarted) > 0:
+		fmt.Fprintf(s.Err, "\nStopped: the state could not record a change, so no further operation was started:\neach would have made what the state cannot hold. Not started (%d): %s\nRun %q again once the state's backend answers.\n", len(report.NotStarted), objectList(report.NotStarted), finish)
 	case report.FabricGone != nil && len(report.NotStarted) > 0:
 		fmt.Fprintf(s.Err, "\nStopped: the agent is gone, so no further operation was started. The state records\neverything that completed. Not started (%d): %s\nRun %q again to finish.\n", len(report.NotStarted), objectList(report.NotStarted), finish)
 	case len(report.NotStarted) > 0:

@@ -74,6 +74,9 @@ type Report struct {
 	// FabricGone is the first error that said the fabric is gone (the
 	// agent exited), which stopped the walk; nil otherwise.
 	FabricGone error
+	// StateFailed is the first error of the state recording a change
+	// (ErrStateFailed), which stopped the walk; nil otherwise.
+	StateFailed error
 	// Interrupted: the context was cancelled during the walk.
 	Interrupted bool
 	// UnknownOutputs lists outputs not recorded because their value is
@@ -169,10 +172,18 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 	defer stopWalk()
 	results := Walk(walkCtx, e.graph, func(i int) error {
 		err := e.visit(walkCtx, i)
-		if errors.Is(err, ErrFabricGone) {
+		switch {
+		case errors.Is(err, ErrFabricGone):
 			e.mu.Lock()
 			if e.report.FabricGone == nil {
 				e.report.FabricGone = err
+			}
+			e.mu.Unlock()
+			stopWalk()
+		case errors.Is(err, ErrStateFailed):
+			e.mu.Lock()
+			if e.report.StateFailed == nil {
+				e.report.StateFailed = err
 			}
 			e.mu.Unlock()
 			stopWalk()
@@ -185,7 +196,7 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 		if e.Config != nil && !p.Destroy {
 			e.report.Checks = e.Config.ChecksWith(e.valueOf)
 		}
-	} else if e.Config != nil {
+	} else if e.Config != nil && e.report.StateFailed == nil {
 		// As Terraform, the outputs that use nothing the apply left
 		// undone are recorded all the same; the others keep their
 		// recorded values until an apply completes.
@@ -271,6 +282,9 @@ func newExecutor(ctx context.Context, p *planner.Plan, opts Options) *executor {
 	opts.Prior = p.MovedState(opts.Prior)
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
+	}
+	if opts.Recorder != nil {
+		opts.Recorder = failingRecorder{opts.Recorder}
 	}
 	e := &executor{
 		Options:  opts,
@@ -649,7 +663,12 @@ func (e *executor) record(c *planner.Change, final applied, facts state.Facts) e
 	}
 	o := &state.Object{Addr: c.Addr, Attributes: raw, Dependencies: dependencyAddrs(c), Facts: facts, SensitiveAttributes: c.SensitiveAttributes()}
 	if err := e.Recorder.Record(state.PutObject(o)); err != nil {
-		return OpError{c.Addr, "record", fmt.Errorf("made, but the state could not record it (the object exists without being in the state): %w", err)}
+		if _, ok := e.making[c.Addr]; ok {
+			// Its making was recorded before it was asked for: the next
+			// plan finds it in the agent by its create token, and adopts it.
+			return OpError{c.Addr, "record", fmt.Errorf("made, but the state could not record that it was (it records the object as being made, which the next plan adopts from the agent): %w", err)}
+		}
+		return OpError{c.Addr, "record", fmt.Errorf("changed, but the state could not record it (it keeps the object as it was, and the next plan shows what differs): %w", err)}
 	}
 	e.mu.Lock()
 	e.finals[c.Addr] = final
