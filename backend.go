@@ -297,8 +297,18 @@ func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation st
 	if errors.Is(err, context.Canceled) {
 		return nil, false
 	}
-	if err != nil {
+	var held *state.LockError
+	switch {
+	case errors.As(err, &held):
 		fmt.Fprintf(errw, "Error: %v\n", err)
+		return nil, false
+	case err != nil:
+		// The backend failed to lock, rather than found it locked: as
+		// Terraform says it.
+		fmt.Fprintf(errw, "Error: Error acquiring the state lock\n\nError message: %v\n\n"+
+			"rdmaform locks the state so that two runs do not write it at once. Resolve the\n"+
+			"issue above (is the state's backend reachable?) and try again. For most\n"+
+			"commands -lock=false skips the lock, which is not recommended.\n", err)
 		return nil, false
 	}
 	return func() {

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -29,6 +30,9 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 	// cluster fails it rather than blocking), then kept alive by the
 	// session for as long as the lock is held.
 	lease, err := e.client.Grant(ctx, int64(max(e.opts.LockTTL/time.Second, 1)))
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "", fmt.Errorf("creating an etcd lease on %s: etcd did not answer within %v: %w", e.Describe(), max(e.opts.DialTimeout, 5*time.Second), err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("creating an etcd lease on %s: %w", e.Describe(), err)
 	}
