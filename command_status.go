@@ -141,8 +141,11 @@ func writeStatusTable(out io.Writer, objects []*pb.Object) {
 		var local, remote, device, qp, rtt string
 		if f := o.Facts; f != nil {
 			local, remote = f.LocalAddr, f.RemoteAddr
-			if f.Device != "" {
+			switch {
+			case f.Device != "" && f.Port != 0:
 				device = fmt.Sprintf("%s:%d", f.Device, f.Port)
+			case f.Device != "": // a protection domain: a device, no port
+				device = f.Device
 			}
 			if f.QpNum != 0 {
 				qp = fmt.Sprintf("%d %s", f.QpNum, f.QpType)
