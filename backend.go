@@ -312,7 +312,12 @@ func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation st
 		return nil, false
 	}
 	return func() {
-		if err := m.Unlock(id); err != nil {
+		err := m.Unlock(id)
+		var expiring *state.UnlockError
+		switch {
+		case errors.As(err, &expiring) && expiring.ExpiresIn > 0:
+			fmt.Fprintf(livew, "Error releasing the state lock\n\n%v\n\nThe lock expires by itself %s after this command exits: the next one can\ntake it then (-lock-timeout=%s waits for it). \"rdmaform force-unlock %s\"\nreleases it at once.\n", err, expiring.ExpiresIn, expiring.ExpiresIn+5*time.Second, id)
+		case err != nil:
 			fmt.Fprintf(livew, "Error releasing the state lock\n\n%v\n\nThe lock ID is %s; release it with \"rdmaform force-unlock %s\".\n", err, id, id)
 		}
 	}, true

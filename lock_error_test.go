@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmaform/rdmaform/state"
 )
@@ -28,5 +29,29 @@ func TestLockFailureIsSaidAsTerraform(t *testing.T) {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("no %q in:\n%s", want, errb.String())
 		}
+	}
+}
+
+// expiringLocker locks, and fails to unlock a lock that expires by itself
+// (an etcd lease).
+type expiringLocker struct{}
+
+func (expiringLocker) Lock(*state.LockInfo) (string, error) { return "id-1", nil }
+func (expiringLocker) Unlock(string) error {
+	return &state.UnlockError{Err: errors.New("etcdserver: request timed out"), ExpiresIn: 15 * time.Second}
+}
+
+// A lock that could not be released but expires by itself says so,
+// before force-unlock.
+func TestUnlockFailureOfAnExpiringLockSaysItExpires(t *testing.T) {
+	var errb strings.Builder
+	l := lockFlags{lock: true}
+	unlock, ok := l.acquire(expiringLocker{}, "OperationTypeApply", &errb)
+	if !ok {
+		t.Fatal(errb.String())
+	}
+	unlock()
+	if !strings.Contains(errb.String(), "The lock expires by itself 15s after this command exits") || !strings.Contains(errb.String(), "-lock-timeout=20s") {
+		t.Errorf("%s", errb.String())
 	}
 }

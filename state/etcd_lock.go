@@ -98,7 +98,10 @@ func (e *Etcd) Unlock(id string) error {
 	}
 	e.session.Close() // revokes the lease
 	e.session, e.mutex, e.lockID = nil, nil, ""
-	return err
+	if err != nil {
+		return &UnlockError{Err: err, ExpiresIn: e.opts.LockTTL}
+	}
+	return nil
 }
 
 // LockHolder returns the holder's info, or nil when the lock is free.

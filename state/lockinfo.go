@@ -156,3 +156,15 @@ func transient(err error) bool {
 func jitter(d time.Duration) time.Duration {
 	return d/2 + time.Duration(time.Now().UnixNano()%int64(d/2+1))
 }
+
+// UnlockError is a lock that could not be released, which releases itself
+// ExpiresIn after this process stops keeping it alive (an etcd lease), if
+// not zero.
+type UnlockError struct {
+	Err       error
+	ExpiresIn time.Duration
+}
+
+func (e *UnlockError) Error() string { return e.Err.Error() }
+
+func (e *UnlockError) Unwrap() error { return e.Err }
