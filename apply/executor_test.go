@@ -451,15 +451,20 @@ func TestFabricGoneStopsTheWalk(t *testing.T) {
 	if !errors.Is(r.FabricGone, ErrFabricGone) || len(r.Errors) != 1 || len(r.NotStarted) != 2 || r.Added != 2 {
 		t.Fatalf("report %+v", r)
 	}
-	endpoints := 0
-	for _, c := range e.fabric.calls {
+	if n := e.fabric.endpointCreates(); n != 1 {
+		t.Errorf("%d endpoint creates were started; after the first said the fabric is gone, none should be (calls %v)", n, e.fabric.calls)
+	}
+}
+
+// endpointCreates counts the endpoint creates the fabric was asked for.
+func (f *fakeFabric) endpointCreates() int {
+	n := 0
+	for _, c := range f.calls {
 		if strings.HasPrefix(c, "create endpoint.") {
-			endpoints++
+			n++
 		}
 	}
-	if endpoints != 1 {
-		t.Errorf("%d endpoint creates were started; after the first said the fabric is gone, none should be (calls %v)", endpoints, e.fabric.calls)
-	}
+	return n
 }
 
 func TestDestroyDeletesInReverseOrder(t *testing.T) {

@@ -60,13 +60,7 @@ func TestStateFailureStopsTheWalk(t *testing.T) {
 	if msg := r.Errors[0].Error(); !strings.Contains(msg, "it records the object as being made, which the next plan adopts from the agent") || !strings.Contains(msg, "etcd: context deadline exceeded") {
 		t.Errorf("error: %s", msg)
 	}
-	endpoints := 0
-	for _, c := range e.fabric.calls {
-		if strings.HasPrefix(c, "create endpoint.") {
-			endpoints++
-		}
-	}
-	if endpoints != 2 {
-		t.Errorf("%d endpoints asked for, want 2 (the second's record failed):\n%s", endpoints, strings.Join(e.fabric.calls, "\n"))
+	if n := e.fabric.endpointCreates(); n != 2 {
+		t.Errorf("%d endpoints asked for, want 2 (the second's record failed):\n%s", n, strings.Join(e.fabric.calls, "\n"))
 	}
 }
