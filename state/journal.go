@@ -59,37 +59,55 @@ func closeFrame(buf []byte, start int) []byte {
 	return buf
 }
 
-// readFrames returns the journal's intact frames. A damaged frame whose
-// length still leads to an intact one is skipped (damaged counts them):
-// the records after it say what happened, and dropping them would lose
-// objects the agent holds. Reading stops where no frame can be found;
-// unreadable is how many bytes after that are not zero (the journal is
-// preallocated with zeros): a frame torn by a machine stopping mid-write,
-// or damage. After a kill -9 both are 0.
+// readFrames returns the journal's intact frames. Where a frame is
+// damaged, reading resumes at the next intact frame, if any (damaged
+// counts such places): the records after it say what happened, and
+// dropping them would lose objects the agent holds. Where none follows,
+// reading stops; unreadable is how many bytes after that are not zero
+// (the journal is preallocated with zeros), besides a last frame cut
+// short (a write that a kill or a crash stopped, never acknowledged):
+// damage, or a machine that stopped while writing out of order.
 func readFrames(data []byte) (frames [][]byte, damaged, unreadable int) {
 	for len(data) >= 8 {
-		p, next, ok := frameAt(data)
-		if !ok {
-			n := binary.LittleEndian.Uint32(data[0:])
-			if n == 0 || uint64(n) > uint64(len(data)-8) {
-				break
-			}
-			if _, _, nextOK := frameAt(data[8+n:]); !nextOK {
-				break
-			}
-			damaged++
-			data = data[8+n:]
+		if p, next, ok := frameAt(data); ok {
+			frames = append(frames, p)
+			data = next
 			continue
 		}
-		frames = append(frames, p)
-		data = next
+		q := nextFrame(data)
+		if q < 0 {
+			break
+		}
+		damaged++
+		data = data[q:]
 	}
-	for _, b := range data {
+	torn := 0
+	if len(data) >= 4 {
+		if n := binary.LittleEndian.Uint32(data[0:]); n > 0 {
+			torn = int(min(uint64(len(data)), 8+uint64(n)))
+		}
+	}
+	for _, b := range data[torn:] {
 		if b != 0 {
 			unreadable++
 		}
 	}
 	return frames, damaged, unreadable
+}
+
+// nextFrame is where the next intact frame after the start of data
+// begins, or -1: a frame whose payload, a JSON object as every record's
+// is, matches its checksum.
+func nextFrame(data []byte) int {
+	for q := 1; q+9 <= len(data); q++ {
+		if data[q+8] != '{' {
+			continue
+		}
+		if _, _, ok := frameAt(data[q:]); ok {
+			return q
+		}
+	}
+	return -1
 }
 
 // frameAt reads the frame at the start of data: its payload and what

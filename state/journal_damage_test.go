@@ -84,3 +84,35 @@ func TestUnreadableJournalTailIsSaid(t *testing.T) {
 		t.Fatalf("notes %q", notes)
 	}
 }
+
+// A last frame cut short (a write a kill stopped, never acknowledged) is
+// dropped without a word: it is no damage.
+func TestTornLastFrameIsNoDamage(t *testing.T) {
+	data, at := journalOf(t, 3)
+	end := len(data) - 4096
+	torn := append([]byte(nil), data[:at[2]+10]...)
+	torn = append(torn, make([]byte, len(data)-len(torn))...) // the rest of the write never made it
+	if len(torn) != len(data) || end <= at[2]+10 {
+		t.Fatal("bad fixture")
+	}
+	f, got := replayed(t, torn)
+	if strings.Join(got, " ") != "endpoint.e[0] endpoint.e[1]" || len(f.Notes()) != 0 {
+		t.Fatalf("replayed %v, notes %q", got, f.Notes())
+	}
+	// Without preallocation the file just ends inside the frame.
+	f, got = replayed(t, data[:at[2]+10])
+	if strings.Join(got, " ") != "endpoint.e[0] endpoint.e[1]" || len(f.Notes()) != 0 {
+		t.Fatalf("file cut: replayed %v, notes %q", got, f.Notes())
+	}
+}
+
+// A damaged frame header (its length wrong) does not hide the records
+// after it either.
+func TestDamagedFrameLengthIsSkipped(t *testing.T) {
+	data, at := journalOf(t, 5)
+	data[at[1]-8] ^= 0x40 // record 1's length
+	f, got := replayed(t, data)
+	if strings.Join(got, " ") != "endpoint.e[0] endpoint.e[2] endpoint.e[3] endpoint.e[4]" || len(f.Notes()) != 1 {
+		t.Fatalf("replayed %v, notes %q", got, f.Notes())
+	}
+}
