@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"sort"
 	"strconv"
 
@@ -85,8 +86,8 @@ func endpointsOverMaxConnections(cfg *config.Config, p *Plan) hcl.Diagnostics {
 		port      int
 		portSpace config.PortSpace
 	}
-	var limited []*config.Instance
-	for _, inst := range sortedInstances(cfg, addrs.Listener) {
+	var limited []*config.Instance // few: not cfg.SortedInstances, which sorts every instance
+	for _, inst := range cfg.Instances {
 		if l := inst.Listener; l != nil && l.Accept.MaxConnections > 0 && inst.Known("address") && inst.Known("port") {
 			limited = append(limited, inst)
 		}
@@ -94,6 +95,7 @@ func endpointsOverMaxConnections(cfg *config.Config, p *Plan) hcl.Diagnostics {
 	if len(limited) == 0 {
 		return nil
 	}
+	sort.Slice(limited, func(i, j int) bool { return limited[i].Addr.Less(limited[j].Addr) })
 	toward := map[target][]addrs.Instance{} // endpoints by what they connect to
 	for a, inst := range cfg.Instances {
 		if e := inst.Endpoint; e != nil && e.Address != "" && e.Port != 0 && inst.Known("address") && inst.Known("port") {
@@ -132,16 +134,9 @@ func anyMade(p *Plan, as []addrs.Instance) bool {
 	return false
 }
 
-func isWildcard(address string) bool { return address == "0.0.0.0" || address == "::" || address == "" }
-
-// sortedInstances are cfg's instances of kind, in address order.
-func sortedInstances(cfg *config.Config, kind addrs.Kind) []*config.Instance {
-	var out []*config.Instance
-	for a, inst := range cfg.Instances {
-		if a.Kind == kind {
-			out = append(out, inst)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Addr.Less(out[j].Addr) })
-	return out
+// isWildcard reports whether a listener on address listens on every
+// address of its family (0.0.0.0, ::).
+func isWildcard(address string) bool {
+	ip, err := netip.ParseAddr(address)
+	return err == nil && ip.IsUnspecified()
 }

@@ -501,4 +501,10 @@ endpoint "e" {
 	if len(diags) != 0 {
 		t.Errorf("2 endpoints for 2: %s", diagText(diags))
 	}
+	// A listener on every address takes the endpoints to any of them.
+	wild := strings.Replace(strings.Replace(src, `address = "10.77.0.1"`, `address = "0.0.0.0"`, 1), "address = listener.l.address", `address = "10.77.0.1"`, 1)
+	_, diags = Make(context.Background(), load(t, wild), nil, Options{})
+	if text := diagText(diags); !strings.Contains(text, "3 endpoints of this configuration connect to listener.l (0.0.0.0:7471)") {
+		t.Errorf("a wildcard listener: %s", text)
+	}
 }
