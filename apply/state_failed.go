@@ -12,8 +12,8 @@ import (
 // gone, since every one would make something the state cannot record.
 var ErrStateFailed = errors.New("the state could not record a change")
 
-// failingRecorder marks the errors of the Recorder it wraps as
-// ErrStateFailed.
+// failingRecorder marks the errors of Record as ErrStateFailed (Submit's,
+// used only before the walk, fail the apply there).
 type failingRecorder struct{ state.Recorder }
 
 func (r failingRecorder) Record(c state.Change) error {

@@ -5,18 +5,12 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// BetweenConnections reports whether o is an endpoint whose connection
-// ended and whose next one is not made yet.
-func BetweenConnections(o *pb.Object) bool {
-	return o.Status == pb.Status_RECONNECTING || o.Status == pb.Status_CONNECTING
-}
-
 // ConnectionEnded reports whether o is an endpoint or an accepted
 // connection whose connection ended, for now (between connections) or
 // for good (disconnected, failed, rejected): the agent has released the
 // QP and port it last had.
 func ConnectionEnded(o *pb.Object) bool {
-	if BetweenConnections(o) {
+	if o.Status == pb.Status_RECONNECTING || o.Status == pb.Status_CONNECTING {
 		return true
 	}
 	switch o.Kind {
