@@ -326,7 +326,7 @@ func applySavedPlan(path string, f planFlags, color bool, s streams, monitor boo
 		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
 		return 1
 	}
-	conn, err := connectFabric(context.Background(), se.agentSocket(), s.Err)
+	conn, err := connectFabric(context.Background(), se.agentSocket(), s.Err, nil)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n", err)
 		return 1

@@ -77,9 +77,10 @@ type fabricConn struct {
 
 // connectFabric reaches the agent at socket (the configured one, or ""
 // for the default); nil when no adapter is compiled in (tests), in which
-// case commands that need the live fabric say so. notify receives one line
+// case commands that need the live fabric say so. When none answers it
+// starts one if mayStart (nil: always) says so; notify receives one line
 // if an agent had to be started.
-var connectFabric func(ctx context.Context, socket string, notify io.Writer) (*fabricConn, error)
+var connectFabric func(ctx context.Context, socket string, notify io.Writer, mayStart func() bool) (*fabricConn, error)
 
 // agentSocket is the configuration's agent socket setting, or "".
 func (se *session) agentSocket() string {
@@ -361,6 +362,10 @@ func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lock
 		case <-ctx.Done():
 		}
 	}()
+	// The agent is dialled while the state is read, but one is started
+	// only once the state says this host may act on it.
+	agentStart := newStartGate()
+	defer agentStart.open(false)
 	var stateErrs bytes.Buffer
 	stateDone := make(chan bool, 1)
 	go func() { stateDone <- se.openState(ctx, lock, operation, &stateErrs) }()
@@ -369,7 +374,7 @@ func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lock
 		cancel() // a held lock is not worth waiting for
 	} else if fetchLive {
 		se.cfg = cfg
-		se.fetch = startLiveFetch(se.agentSocket())
+		se.fetch = startLiveFetch(se.agentSocket(), agentStart.mayStart)
 	}
 	stateOK := <-stateDone
 	cancel()
@@ -392,6 +397,7 @@ func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lock
 	if (needFabric || fetchLive) && !stateOnThisHost(se.prior, s.Err) {
 		return se, false
 	}
+	agentStart.open(true)
 	if !needFabric {
 		return se, true
 	}
@@ -399,7 +405,7 @@ func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lock
 		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
 		return se, false
 	}
-	conn, err := connectFabric(context.Background(), se.agentSocket(), s.Err)
+	conn, err := connectFabric(context.Background(), se.agentSocket(), s.Err, nil)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n", err)
 		return se, false
@@ -444,11 +450,11 @@ type liveFetch struct {
 	listeners planner.ListenerReader
 }
 
-func startLiveFetch(socket string) *liveFetch {
+func startLiveFetch(socket string, mayStart func() bool) *liveFetch {
 	f := &liveFetch{done: make(chan struct{})}
 	go func() {
 		defer close(f.done)
-		f.conn, f.connErr = connectFabric(context.Background(), socket, &f.notify)
+		f.conn, f.connErr = connectFabric(context.Background(), socket, &f.notify, mayStart)
 		if f.connErr == nil {
 			f.facts, _ = f.conn.Refresher.(planner.FactsReader)
 			f.listeners, _ = f.conn.Refresher.(planner.ListenerReader)

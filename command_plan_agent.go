@@ -13,8 +13,8 @@ import (
 // Plan, apply and destroy reach the fabric through the agent, starting one
 // in the background when none answers (as monitor does).
 func init() {
-	connectFabric = func(ctx context.Context, socket string, notify io.Writer) (*fabricConn, error) {
-		c, err := client.Connect(ctx, client.ChooseSocket("", socket), client.StartOptions{Notify: notify})
+	connectFabric = func(ctx context.Context, socket string, notify io.Writer, mayStart func() bool) (*fabricConn, error) {
+		c, err := client.Connect(ctx, client.ChooseSocket("", socket), client.StartOptions{Notify: notify, MayStart: mayStart})
 		if err != nil {
 			return nil, err
 		}

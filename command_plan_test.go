@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,6 +70,10 @@ type memFabric struct {
 	// made are the facts Create reported, which Facts reports until the
 	// object reconnects.
 	made map[string]state.Facts
+	// stopped makes the fabric's agent not answer until a command starts
+	// it (when its mayStart allows), which starts counts.
+	stopped bool
+	starts  int
 }
 
 // reconnect simulates the agent reconnecting the endpoint at address on
@@ -194,7 +199,19 @@ func withFabric(t testing.TB, f *memFabric) {
 		connectFabric = nil
 		return
 	}
-	connectFabric = func(context.Context, string, io.Writer) (*fabricConn, error) {
+	connectFabric = func(_ context.Context, _ string, _ io.Writer, mayStart func() bool) (*fabricConn, error) {
+		f.mu.Lock()
+		stopped := f.stopped
+		f.mu.Unlock()
+		if stopped {
+			if mayStart != nil && !mayStart() {
+				return nil, errors.New("no agent answers")
+			}
+			f.mu.Lock()
+			f.stopped = false
+			f.starts++
+			f.mu.Unlock()
+		}
 		identity := func(context.Context) (planner.AgentIdentity, error) {
 			f.mu.Lock()
 			defer f.mu.Unlock()

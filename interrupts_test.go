@@ -43,7 +43,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	f := stuckFabric{memFabric: newMemFabric(), never: make(chan struct{})}
 	old := connectFabric
 	t.Cleanup(func() { connectFabric = old })
-	connectFabric = func(context.Context, string, io.Writer) (*fabricConn, error) {
+	connectFabric = func(context.Context, string, io.Writer, func() bool) (*fabricConn, error) {
 		return &fabricConn{Refresher: f.memFabric, Fabric: f}, nil
 	}
 	exited := make(chan int, 1)
@@ -95,7 +95,7 @@ func TestInterruptedDestroySaysDestroyAgain(t *testing.T) {
 	f := stuckFabric{memFabric: newMemFabric(), never: make(chan struct{}), deletes: true}
 	old := connectFabric
 	t.Cleanup(func() { connectFabric = old })
-	connectFabric = func(context.Context, string, io.Writer) (*fabricConn, error) {
+	connectFabric = func(context.Context, string, io.Writer, func() bool) (*fabricConn, error) {
 		return &fabricConn{Refresher: f.memFabric, Fabric: f}, nil
 	}
 	dir := planDir(t, planTestConfig)

@@ -26,6 +26,11 @@ type StartOptions struct {
 	Notify io.Writer
 	// Wait bounds how long the new agent may take to answer (default 15 s).
 	Wait time.Duration
+	// MayStart, when set, is asked before an agent is started; false
+	// leaves none started and Connect returns the dial's error. It may
+	// block: a command that dials early, while it still reads its state,
+	// starts an agent only once the state says this host may act.
+	MayStart func() bool
 }
 
 // Connect dials the agent at socket and, when none answers, starts one in
@@ -35,6 +40,9 @@ func Connect(ctx context.Context, socket string, opts StartOptions) (*Client, er
 	c, err := Dial(ctx, socket)
 	if err == nil || !IsNotRunning(err) {
 		return c, err
+	}
+	if opts.MayStart != nil && !opts.MayStart() {
+		return nil, err
 	}
 	pid, logFile, exited, err := start(socket, opts)
 	if err != nil {
