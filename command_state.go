@@ -270,6 +270,19 @@ func runStateList(args []string, s streams) int {
 		fmt.Fprint(s.Err, "No state file was found!\n\nState management commands require a state. Run this command in a directory\nwhere rdmaform has been applied, or configure the backend that holds it.\n")
 		return 1
 	}
+	// An address that names nothing is an error, as Terraform's (scripts
+	// use state list ADDRESS to ask whether an object exists).
+	for _, p := range patterns {
+		if len(matching(st, []addrs.Instance{p})) > 0 {
+			continue
+		}
+		if p.Key == nil {
+			fmt.Fprintf(s.Err, "Error: Unknown resource\n\nThe current state contains no resource %s. If you've just added this\nblock to the configuration, you must run \"rdmaform apply\" first to create\nits entry in the state.\n", p)
+		} else {
+			fmt.Fprintf(s.Err, "Error: Unknown resource instance\n\nThe current state contains no resource instance %s. If you've just added\nits block to the configuration or have changed the count or for_each\narguments, you must run \"rdmaform apply\" first to update the block's\nentry in the state.\n", p)
+		}
+		return 1
+	}
 	// Terraform's order: by block type and name, then instance key.
 	list := matching(st, patterns)
 	sort.SliceStable(list, func(i, j int) bool {
@@ -405,8 +418,12 @@ func runStateMv(args []string, s streams) int {
 					src, strings.Join(blockInstances(st, src), ", "), dst, dst.Resource)
 				return false, false
 			}
-			fmt.Fprintf(s.Err, noMatch, src)
+			fmt.Fprintf(s.Err, "Error: Invalid source address\n\nCannot move %s: it matches nothing in the current state. To view the\navailable instances, use \"rdmaform state list\".\n", src)
 			return false, false
+		}
+		moved := make(map[addrs.Instance]addrs.Instance, len(moves))
+		for _, mv := range moves {
+			moved[mv[0]] = mv[1]
 		}
 		for _, mv := range moves {
 			if err := st.MoveObject(mv[0], mv[1]); err != nil {
@@ -419,6 +436,8 @@ func runStateMv(args []string, s streams) int {
 			}
 			fmt.Fprintf(s.Out, "%s %q to %q\n", verb, mv[0].String(), mv[1].String())
 		}
+		// Destroy orders deletes by the dependencies: they follow the move.
+		planner.RedirectDependencies(st, moved)
 		if !*dry {
 			fmt.Fprintf(s.Out, "Successfully moved %d object(s).\n", len(moves))
 		}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -275,5 +277,51 @@ func TestStatePushRefusesWhatPlanCannotRead(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "rdmaform.rdmastate")); !bytes.Equal(before, after) {
 		t.Error("a refused push changed the state file")
+	}
+}
+
+// state mv moves what depends on the object with it, as a moved block
+// does: destroy orders its deletes by the recorded dependencies.
+func TestStateMvRedirectsDependencies(t *testing.T) {
+	dir := stateDir(t, plannableState)
+	if code, _, errs := stateCmd(t, dir, "", "state", "mv", "listener.server", "listener.main"); code != 0 {
+		t.Fatalf("state mv: %d %s", code, errs)
+	}
+	_, pulled, _ := stateCmd(t, dir, "", "state", "pull")
+	var doc struct {
+		Objects []struct {
+			Address      string   `json:"address"`
+			Dependencies []string `json:"dependencies"`
+		} `json:"objects"`
+	}
+	if err := json.Unmarshal([]byte(pulled), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range doc.Objects {
+		if o.Address == "endpoint.client[3]" && !slices.Equal(o.Dependencies, []string{"listener.main"}) {
+			t.Errorf("endpoint.client[3] depends on %q, want listener.main", o.Dependencies)
+		}
+	}
+	code, _, errs := stateCmd(t, dir, "", "state", "mv", "endpoint.nope", "endpoint.x")
+	if code != 1 || !strings.Contains(errs, "Error: Invalid source address") || !strings.Contains(errs, "Cannot move endpoint.nope") {
+		t.Errorf("state mv of nothing: %d\n%s", code, errs)
+	}
+}
+
+// state list ADDRESS of what the state lacks fails, as Terraform's.
+func TestStateListOfAnUnknownAddressFails(t *testing.T) {
+	dir := stateDir(t, testState)
+	for addr, want := range map[string]string{
+		"listener.nope":          "Error: Unknown resource\n",
+		"endpoint.client[9]":     "Error: Unknown resource instance\n",
+		"endpoint.fanout[\"a\"]": "Error: Unknown resource instance\n",
+	} {
+		code, out, errs := stateCmd(t, dir, "", "state", "list", addr)
+		if code != 1 || out != "" || !strings.HasPrefix(errs, want) || !strings.Contains(errs, addr) {
+			t.Errorf("state list %s: %d %q\n%s", addr, code, out, errs)
+		}
+	}
+	if code, out, _ := stateCmd(t, dir, "", "state", "list", "endpoint.client"); code != 0 || out != "endpoint.client[3]\nendpoint.client[10]\n" {
+		t.Errorf("state list endpoint.client: %d %q", code, out)
 	}
 }

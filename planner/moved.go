@@ -208,19 +208,28 @@ func (p *Plan) MovedState(st *state.State) *state.State {
 		}
 		out.SetObject(movedTo(o, m.To))
 	}
+	RedirectDependencies(out, moved)
+	return out
+}
+
+// RedirectDependencies points the dependencies of st's objects at where
+// the objects moved (moved: from -> to, the moves already made in st),
+// and a dependency on a whole block at its new name when the block moved
+// entirely: destroy orders its deletes by them. Objects are replaced, not
+// changed in place.
+func RedirectDependencies(st *state.State, moved map[addrs.Instance]addrs.Instance) {
 	stays := map[addrs.Resource]bool{}
-	for _, o := range out.Objects {
+	for _, o := range st.Objects {
 		stays[o.Addr.Resource] = true
 	}
 	blocks := blockMoves(moved, stays)
-	for _, o := range out.Objects {
+	for _, o := range st.Objects {
 		if deps, changed := MovedDependencies(o.Dependencies, moved, blocks); changed {
 			c := *o
 			c.Dependencies = deps
-			out.SetObject(&c)
+			st.SetObject(&c)
 		}
 	}
-	return out
 }
 
 func (p *Plan) movedMap() map[addrs.Instance]addrs.Instance {
