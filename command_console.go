@@ -52,6 +52,7 @@ func runConsole(args []string, s streams) int {
 	// Preconditions are plan's checks: a failing one does not stop the
 	// console from evaluating expressions, as in Terraform.
 	l.SkipPreconditions = true
+	l.Validate = true // variables without a value, and what they decide, are unknown
 	cfg, diags := l.Load(".", config.VarInputs{Args: vars, Env: os.Environ()})
 	if len(diags) == 1 && diags[0].Summary == "No configuration files" {
 		// As terraform console: functions work without a configuration.

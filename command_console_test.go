@@ -235,3 +235,34 @@ func TestConsoleUndeclaredReferences(t *testing.T) {
 		t.Errorf("stderr = %s", errb.String())
 	}
 }
+
+// As terraform console: a variable without a value reads as unknown, and so
+// does a block whose count it decides; the rest evaluates.
+func TestConsoleWithoutAVariablesValue(t *testing.T) {
+	dir := t.TempDir()
+	src := `variable "n" {
+  type = number
+}
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+}
+endpoint "e" {
+  count   = var.n
+  address = listener.l.address
+  port    = listener.l.port
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	in := strings.NewReader("1+1\nvar.n\nlength(endpoint.e)\nendpoint.e[0].port\nlistener.l.port\n")
+	if code := run([]string{"console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("code %d\n%s", code, errb.String())
+	}
+	if want := "2\n(known after apply)\n(known after apply)\n(known after apply)\n7471\n"; out.String() != want {
+		t.Errorf("out = %q, want %q", out.String(), want)
+	}
+}

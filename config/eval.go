@@ -512,6 +512,12 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 			"each":  cty.ObjectVal(map[string]cty.Value{"key": cty.UnknownVal(cty.String), "value": cty.DynamicVal}),
 		}
 		_, _, d := evalInstance(r, child, false)
+		// What refers to the block reads it as unknown, as Terraform's
+		// validate and console do: its instances are not known either.
+		e.mu.Lock()
+		e.res[r.Addr] = cty.DynamicVal
+		r.instancesUnknown = true
+		e.mu.Unlock()
 		return append(diags, d...)
 	}
 	values := make([]cty.Value, 0, len(keys))

@@ -127,6 +127,9 @@ type Resource struct {
 
 	afterApplyOnce sync.Once
 	afterApply     bool // see UsesValuesAfterApply
+	// instancesUnknown: in validate mode, its count or for_each is not
+	// known, so neither are its instances nor its value.
+	instancesUnknown bool
 }
 
 // Lifecycle is a block's lifecycle meta-argument.

@@ -88,6 +88,9 @@ func (c *Config) referencedResource(t hcl.Traversal) (addrs.Resource, bool) {
 // count, an object by key with for_each, else the one object), each
 // instance from valueOf when it has one; insts are in address order.
 func (c *Config) resourceValueWith(r *Resource, insts []*Instance, valueOf func(addrs.Instance) (cty.Value, bool)) cty.Value {
+	if r.instancesUnknown {
+		return cty.DynamicVal
+	}
 	values := make([]cty.Value, len(insts))
 	for i, inst := range insts {
 		values[i] = inst.Value
