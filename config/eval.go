@@ -844,14 +844,11 @@ func fillQPType(qp map[string]cty.Value, ps cty.Value) {
 	if !qp["type"].IsNull() {
 		return
 	}
-	switch {
-	case !ps.IsKnown():
+	if !ps.IsKnown() {
 		qp["type"] = cty.UnknownVal(cty.String)
-	case ps.AsString() == "udp" || ps.AsString() == "ipoib":
-		qp["type"] = cty.StringVal("ud")
-	default:
-		qp["type"] = cty.StringVal("rc")
+		return
 	}
+	qp["type"] = cty.StringVal(string(NaturalQPType(PortSpace(ps.AsString()))))
 }
 
 // dedupe drops repeated diagnostics (the same problem in every instance of

@@ -32,6 +32,16 @@ func Datagram(ps PortSpace, qp QPType) bool {
 	return ps == PortSpaceUDP || ps == PortSpaceIPoIB || (ps == PortSpaceIB && qp == QPTypeUD)
 }
 
+// NaturalQPType is the QP type a port space gives an id without a qp
+// block's type: "ud" for udp and ipoib, "rc" for tcp and ib (what
+// librdmacm's rdma_create_id and the agent choose).
+func NaturalQPType(ps PortSpace) QPType {
+	if ps == PortSpaceUDP || ps == PortSpaceIPoIB {
+		return QPTypeUD
+	}
+	return QPTypeRC
+}
+
 // PrivateDataLimit is the most private data librdmacm carries in the
 // given direction for a port space and QP type ("" when no QP is given:
 // the port space's natural type).

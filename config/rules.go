@@ -196,7 +196,7 @@ func (c *checker) privateData(obj cty.Value, t *bodyTemplate, name string, ps Po
 	if s == "" {
 		return nil
 	}
-	if ps != "" && (qp != "" || ps != PortSpaceIB) {
+	if ps != "" && qp != "" {
 		if limit := PrivateDataLimit(ps, qp, dir); len(s) > limit {
 			kind := "connection"
 			if Datagram(ps, qp) || qp == QPTypeUD {
@@ -266,7 +266,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			PD:        c.str(v, "pd"),
 		}
 		l.QP = c.qp(v, t, l.PortSpace)
-		var qt QPType
+		qt := NaturalQPType(l.PortSpace) // "" below: the qp block's type is not known yet
 		if l.QP != nil {
 			qt = l.QP.Type
 		}
@@ -306,7 +306,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			}
 		}
 		e.QP = c.qp(v, t, e.PortSpace)
-		var qt QPType
+		qt := NaturalQPType(e.PortSpace) // "" below: the qp block's type is not known yet
 		if e.QP != nil {
 			qt = e.QP.Type
 		}

@@ -118,6 +118,14 @@ var ruleCases = []ruleCase{
     private_data = "` + strings.Repeat("x", 181) + `"
   }
 }`, "Private data too long", "at most 180 bytes of private data in a datagram (SIDR) request on the udp port space.", 6, 20},
+	{"connect private data ib without a qp block", `endpoint "x" {
+  address    = "10.77.0.1"
+  port       = 7471
+  port_space = "ib"
+  connect {
+    private_data = "` + strings.Repeat("x", 57) + `"
+  }
+}`, "Private data too long", "at most 56 bytes of private data in a connection request on the ib port space.", 6, 20},
 	{"accept private data tcp", `listener "x" {
   address = "10.77.0.1"
   port    = 7471

@@ -331,7 +331,7 @@ func (id *ID) GetRequest(ctx context.Context) (*ID, Event, error) {
 // ESTABLISHED. If the accept fails, the request is rejected, so the peer
 // learns it at once instead of waiting for the CM's timeout.
 func (id *ID) StartAccept(p ConnParam) error {
-	if err := p.validate(id.portSpace, Accept); err != nil {
+	if err := p.validate(id.portSpace, id.qpType, Accept); err != nil {
 		return fmt.Errorf("rdma_accept: %w", err)
 	}
 	return id.slowCall("rdma_accept", func(cid *C.struct_rdma_cm_id) (C.int, error) {
@@ -361,7 +361,7 @@ func (id *ID) Accept(ctx context.Context, p ConnParam) error {
 // Reject refuses a connect request (rdma_reject) with optional private data
 // for the peer. The id should then be closed.
 func (id *ID) Reject(privateData []byte) error {
-	if max := MaxPrivateData(id.portSpace, Reject); len(privateData) > max {
+	if max := MaxPrivateData(id.portSpace, id.qpType, Reject); len(privateData) > max {
 		return fmt.Errorf("rdma_reject: private data of %d bytes exceeds the %d bytes a reject carries in port space %s",
 			len(privateData), max, id.portSpace)
 	}
@@ -378,7 +378,7 @@ func (id *ID) StartConnect(p ConnParam) error {
 	if id.passive {
 		return errors.New("rdma_connect: this id listens; connect from an active id")
 	}
-	if err := p.validate(id.portSpace, Connect); err != nil {
+	if err := p.validate(id.portSpace, id.qpType, Connect); err != nil {
 		return fmt.Errorf("rdma_connect: %w", err)
 	}
 	return id.slowCall("rdma_connect", func(cid *C.struct_rdma_cm_id) (C.int, error) {

@@ -8,36 +8,41 @@ import (
 )
 
 func TestMaxPrivateDataFollowsIBCMMessageSizes(t *testing.T) {
+	// The kernel sends SIDR messages for ids of a UD type: UDP and IPoIB
+	// ids always, IB ids with a UD QP.
 	cases := []struct {
 		ps   PortSpace
+		qp   QPType
 		d    Direction
 		want int
 	}{
-		{PSTCP, Connect, 56}, {PSTCP, Accept, 196}, {PSTCP, Reject, 148},
-		{PSIB, Connect, 56}, {PSIPoIB, Accept, 196},
-		{PSUDP, Connect, 180}, {PSUDP, Accept, 136}, {PSUDP, Reject, 136},
+		{PSTCP, RC, Connect, 56}, {PSTCP, RC, Accept, 196}, {PSTCP, RC, Reject, 148},
+		{PSIB, RC, Connect, 56}, {PSIB, UC, Accept, 196},
+		{PSIB, UD, Connect, 180}, {PSIB, UD, Accept, 136}, {PSIB, UD, Reject, 136},
+		{PSIPoIB, UD, Connect, 180}, {PSIPoIB, UD, Accept, 136},
+		{PSUDP, UD, Connect, 180}, {PSUDP, UD, Accept, 136}, {PSUDP, UD, Reject, 136},
 	}
 	for _, c := range cases {
-		if got := MaxPrivateData(c.ps, c.d); got != c.want {
-			t.Errorf("MaxPrivateData(%s, %s) = %d, want %d", c.ps, c.d, got, c.want)
+		if got := MaxPrivateData(c.ps, c.qp, c.d); got != c.want {
+			t.Errorf("MaxPrivateData(%s, %s, %s) = %d, want %d", c.ps, c.qp, c.d, got, c.want)
 		}
 	}
 }
 
 func TestConnParamValidateRefusesOversizedPrivateDataAndRetries(t *testing.T) {
 	ok := ConnParam{PrivateData: make([]byte, 56), RetryCount: 7, RNRRetryCount: 7}
-	if err := ok.validate(PSTCP, Connect); err != nil {
+	if err := ok.validate(PSTCP, RC, Connect); err != nil {
 		t.Fatalf("56 bytes on a TCP connect: %v", err)
 	}
 	big := ConnParam{PrivateData: make([]byte, 57)}
-	err := big.validate(PSTCP, Connect)
+	err := big.validate(PSTCP, RC, Connect)
 	if err == nil || !strings.Contains(err.Error(), "57 bytes exceeds the 56 bytes") {
 		t.Fatalf("57 bytes on a TCP connect: %v", err)
 	}
-	if err := (ConnParam{RetryCount: 8}).validate(PSTCP, Connect); err == nil || !strings.Contains(err.Error(), "retry_count = 8") {
+	if err := (ConnParam{RetryCount: 8}).validate(PSTCP, RC, Connect); err == nil || !strings.Contains(err.Error(), "retry_count = 8") {
 		t.Fatalf("retry_count 8: %v", err)
 	}
-	if err := (ConnParam{RNRRetryCount: 9}).validate(PSTCP, Accept); err == nil || !strings.Contains(err.Error(), "rnr_retry_count = 9") {
+	if err := (ConnParam{RNRRetryCount: 9}).validate(PSTCP, RC, Accept); err == nil || !strings.Contains(err.Error(), "rnr_retry_count = 9") {
 		t.Fatalf("rnr_retry_count 9: %v", err)
 	}
 }
@@ -90,8 +95,8 @@ func TestParsers(t *testing.T) {
 			t.Errorf("ParseQPType(%q) = %v, %v", s, q, err)
 		}
 	}
-	if DefaultQPType(PSUDP) != UD || DefaultQPType(PSTCP) != RC {
-		t.Error("DefaultQPType: UDP must map to UD and TCP to RC")
+	if DefaultQPType(PSUDP) != UD || DefaultQPType(PSIPoIB) != UD || DefaultQPType(PSTCP) != RC || DefaultQPType(PSIB) != RC {
+		t.Error("DefaultQPType: UDP and IPoIB must map to UD, TCP and IB to RC (librdmacm's rdma_create_id)")
 	}
 }
 

@@ -72,13 +72,20 @@ func ParseQPType(s string) (QPType, error) {
 	return 0, fmt.Errorf("unknown QP type %q: use rc, uc or ud", s)
 }
 
-// DefaultQPType is the QP type that fits a port space: UD for UDP, RC
-// otherwise.
+// DefaultQPType is the QP type that fits a port space, as librdmacm's
+// rdma_create_id gives it: UD for UDP and IPoIB, RC otherwise.
 func DefaultQPType(ps PortSpace) QPType {
-	if ps == PSUDP {
+	if ps == PSUDP || ps == PSIPoIB {
 		return UD
 	}
 	return RC
+}
+
+// Datagram reports whether an id of port space ps and QP type qp
+// exchanges SIDR messages rather than a connection's: the kernel gives
+// UDP and IPoIB ids a UD type whatever QP they get, and IB ids the QP's.
+func Datagram(ps PortSpace, qp QPType) bool {
+	return ps == PSUDP || ps == PSIPoIB || (ps == PSIB && qp == UD)
 }
 
 // Family is an address family for rdma_getaddrinfo's hints.
@@ -183,12 +190,13 @@ func (d Direction) String() string {
 // request's private data for IP-based ids (struct cma_hdr in the kernel).
 const cmaHeaderSize = 36
 
-// MaxPrivateData is the most private data librdmacm carries for a port space
-// and direction: the IB CM message's private data field (REQ 92, REP 196,
-// REJ 148; SIDR REQ 216, SIDR REP 136) less the RDMA CM header on
-// connect requests of IP-addressed ids.
-func MaxPrivateData(ps PortSpace, d Direction) int {
-	if ps == PSUDP {
+// MaxPrivateData is the most private data librdmacm carries for an id of
+// port space ps and QP type qp in direction d: the IB CM message's private
+// data field (REQ 92, REP 196, REJ 148; SIDR REQ 216, SIDR REP 136, for
+// datagram ids) less the RDMA CM header on connect requests of
+// IP-addressed ids.
+func MaxPrivateData(ps PortSpace, qp QPType, d Direction) int {
+	if Datagram(ps, qp) {
 		switch d {
 		case Connect:
 			return 216 - cmaHeaderSize
@@ -206,8 +214,8 @@ func MaxPrivateData(ps PortSpace, d Direction) int {
 	}
 }
 
-func (p ConnParam) validate(ps PortSpace, d Direction) error {
-	if max := MaxPrivateData(ps, d); len(p.PrivateData) > max {
+func (p ConnParam) validate(ps PortSpace, qp QPType, d Direction) error {
+	if max := MaxPrivateData(ps, qp, d); len(p.PrivateData) > max {
 		return fmt.Errorf("private data of %d bytes exceeds the %d bytes an RDMA CM %s carries in port space %s",
 			len(p.PrivateData), max, d, ps)
 	}

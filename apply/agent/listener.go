@@ -168,7 +168,7 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 	l.mu.Unlock()
 	if full {
 		reason := fmt.Sprintf("rdmaform: %s has reached max_connections = %d", l.obj.address, max)
-		reason = reason[:min(len(reason), rdmacm.MaxPrivateData(l.cfg.portSpace, rdmacm.Reject))]
+		reason = reason[:min(len(reason), rdmacm.MaxPrivateData(l.cfg.portSpace, l.cfg.qpType, rdmacm.Reject))]
 		data := []byte(reason)
 		if l.cfg.rejectData != nil {
 			data = l.cfg.rejectData

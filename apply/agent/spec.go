@@ -108,11 +108,11 @@ func checkListener(s *pb.ListenerSpec) (listenerConfig, error) {
 			return c, err
 		}
 		c.accept.PrivateData = a.PrivateData
-		if max := rdmacm.MaxPrivateData(c.portSpace, rdmacm.Accept); len(a.PrivateData) > max {
+		if max := rdmacm.MaxPrivateData(c.portSpace, c.qpType, rdmacm.Accept); len(a.PrivateData) > max {
 			return c, fmt.Errorf("accept.private_data has %d bytes: an accept carries at most %d in port space %s", len(a.PrivateData), max, c.portSpace)
 		}
 		c.rejectData = a.RejectPrivateData
-		if max := rdmacm.MaxPrivateData(c.portSpace, rdmacm.Reject); len(a.RejectPrivateData) > max {
+		if max := rdmacm.MaxPrivateData(c.portSpace, c.qpType, rdmacm.Reject); len(a.RejectPrivateData) > max {
 			return c, fmt.Errorf("accept.reject_private_data has %d bytes: a reject carries at most %d in port space %s", len(a.RejectPrivateData), max, c.portSpace)
 		}
 		c.echo = a.Echo
@@ -163,7 +163,7 @@ func checkEndpoint(s *pb.EndpointSpec) (endpointConfig, error) {
 		}
 		c.connect.RetryCount, c.connect.RNRRetryCount = uint8(k.RetryCount), uint8(k.RnrRetryCount)
 		c.connect.PrivateData = k.PrivateData
-		if max := rdmacm.MaxPrivateData(c.portSpace, rdmacm.Connect); len(k.PrivateData) > max {
+		if max := rdmacm.MaxPrivateData(c.portSpace, c.qpType, rdmacm.Connect); len(k.PrivateData) > max {
 			return c, fmt.Errorf("connect.private_data has %d bytes: a connect request carries at most %d in port space %s", len(k.PrivateData), max, c.portSpace)
 		}
 		if k.Timeout < 0 {
