@@ -94,6 +94,27 @@ func (t *bodyTemplate) addDynamic(b *hcl.Block, fast bool) hcl.Diagnostics {
 	return diags
 }
 
+// unknownDynamicForEach marks the error of a dynamic block whose for_each
+// is not known: validate, where variables have no value yet, lets it pass
+// (the block reads as unknown), as Terraform's validate does, and a plan
+// does not repeat a variable's own error.
+type unknownDynamicForEach struct{}
+
+// withoutUnknownDynamicForEach returns diags without the errors of
+// unknown dynamic for_each values that are not the configuration's fault:
+// in validate mode all, otherwise those from a variable that has its own
+// error.
+func (e *evaluator) withoutUnknownDynamicForEach(diags hcl.Diagnostics) hcl.Diagnostics {
+	out := diags[:0:0]
+	for _, d := range diags {
+		if _, ok := d.Extra.(unknownDynamicForEach); ok && (e.l.Validate || e.usesErroredVariable(d.Expression)) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 // dynamicContext evaluates a dynamic block's for_each and returns the
 // context its content is evaluated in, or nil when it generates no
 // block.
@@ -115,7 +136,9 @@ func (t *bodyTemplate) dynamicContext(ctx *hcl.EvalContext, typ string) (*hcl.Ev
 	case v.IsNull():
 		return nil, bad("Cannot use a null value in for_each.")
 	case !v.IsKnown():
-		return nil, bad("The for_each value is known only after apply: it must be known when the configuration is loaded.")
+		diags := bad("The for_each value is known only after apply: it must be known when the configuration is loaded.")
+		diags[0].Extra = unknownDynamicForEach{}
+		return nil, diags
 	case !(ty.IsListType() || ty.IsSetType() || ty.IsMapType() || ty.IsTupleType() || ty.IsObjectType()):
 		return nil, bad(fmt.Sprintf("Cannot use a %s value in for_each. An iterable collection is required.", ty.FriendlyName()))
 	}

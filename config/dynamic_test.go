@@ -158,3 +158,37 @@ endpoint "e" {
 		}
 	}
 }
+
+// A dynamic block's for_each from a variable without a value: validate
+// passes it (the block is unknown), as Terraform's; a plan reports the
+// variable alone, not an unknown for_each besides.
+func TestDynamicForEachOfAVariableWithoutValue(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.rdma.hcl": `
+variable "intervals" { type = list(string) }
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7471
+  qp {}
+  accept { echo = true }
+}
+endpoint "e" {
+  address = listener.l.address
+  port    = listener.l.port
+  qp {}
+  dynamic "probe" {
+    for_each = var.intervals
+    content {
+      interval = probe.value
+    }
+  }
+}
+`})
+	l := NewLoader()
+	l.Validate = true
+	if _, diags := l.Load(dir, VarInputs{}); len(diags) != 0 {
+		t.Errorf("validate: %v", diags)
+	}
+	if _, diags := Load(dir, VarInputs{}); len(diags) != 1 || diags[0].Summary != "No value for required variable" {
+		t.Errorf("plan: %v", diags)
+	}
+}

@@ -512,6 +512,7 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 			"each":  cty.ObjectVal(map[string]cty.Value{"key": cty.UnknownVal(cty.String), "value": cty.DynamicVal}),
 		}
 		_, _, d := evalInstance(r, child, false)
+		d = e.withoutUnknownDynamicForEach(d)
 		// What refers to the block reads it as unknown, as Terraform's
 		// validate and console do: its instances are not known either.
 		e.mu.Lock()
@@ -529,6 +530,7 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 			ictx.Variables = k.vars
 		}
 		v, inst, d := evalInstance(r, ictx, len(keys) > 1)
+		d = e.withoutUnknownDynamicForEach(d)
 		diags = append(diags, d...)
 		if len(r.Lifecycle.Preconditions) > 0 && !d.HasErrors() && !e.l.SkipPreconditions {
 			// Those that use values known only after apply are checked
