@@ -186,6 +186,18 @@ func TestInputAndCLIArgsFromTheEnvironment(t *testing.T) {
 	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
 		t.Fatalf("state list with RDMAFORM_CLI_ARGS=-no-color (after the subcommand): %d\n%s\n%s", code, out, errs)
 	}
+	// A subcommand's variable, as Terraform's TF_CLI_ARGS_state_list; the
+	// command's alone is not the subcommand's.
+	t.Setenv("RDMAFORM_CLI_ARGS_state_list", "-id=nothing-has-this-id")
+	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || out != "" {
+		t.Fatalf("state list with RDMAFORM_CLI_ARGS_state_list=-id=...: %d\n%q\n%s", code, out, errs)
+	}
+	t.Setenv("RDMAFORM_CLI_ARGS_state_list", "")
+	t.Setenv("RDMAFORM_CLI_ARGS_state", "-dry-run")
+	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
+		t.Fatalf("state list with RDMAFORM_CLI_ARGS_state set: %d\n%s\n%s", code, out, errs)
+	}
+	t.Setenv("RDMAFORM_CLI_ARGS_state", "")
 	t.Setenv("RDMAFORM_CLI_ARGS", `-no-color "-target=`)
 	if code, _, errs := stateCmd(t, dir, "", "plan"); code != 1 || !strings.Contains(errs, "cannot split RDMAFORM_CLI_ARGS") {
 		t.Fatalf("plan with an unterminated quote in RDMAFORM_CLI_ARGS: %d\n%s", code, errs)

@@ -58,6 +58,15 @@ func TestBadOptionPointsAtTheHelp(t *testing.T) {
 // the usage lines, and lists its options aligned with their values spelled
 // (-lock-timeout=DUR), not in the flag package's raw form; every option in
 // its Options section is one the command accepts.
+// rdmaform -help COMMAND is the command's help, as Terraform's.
+func TestGlobalHelpOfACommand(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"-help", "plan"}, streams{In: strings.NewReader(""), Out: &out, Err: &errs})
+	if help := out.String() + errs.String(); code != 0 || !strings.HasPrefix(help, "Usage: rdmaform [global options] plan") {
+		t.Errorf("rdmaform -help plan: %d\n%s", code, help)
+	}
+}
+
 func TestEveryCommandHelpDescribesIt(t *testing.T) {
 	option := regexp.MustCompile(`^  (-[a-z-]+)`)
 	for _, cmd := range everyCommand() {

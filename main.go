@@ -74,6 +74,9 @@ func run(args []string, s streams) int {
 		case opt == "version" || opt == "v":
 			args = []string{"version"}
 			continue
+		case (opt == "help" || opt == "h") && len(args) > 1 && commands[args[1]].Run != nil:
+			// rdmaform -help plan is plan's help, as Terraform's.
+			return commands[args[1]].Run([]string{"-help"}, s)
 		case opt == "help" || opt == "h":
 			usage(s.Out)
 			return 0
@@ -98,25 +101,27 @@ func run(args []string, s streams) int {
 		usage(s.Err)
 		return 1
 	}
-	extra, err := cliArgsFromEnv(args[0])
+	rest := args[1:]
+	// A subcommand's own variable names it too, as Terraform's
+	// TF_CLI_ARGS_state_list: RDMAFORM_CLI_ARGS_state_list.
+	name, at := args[0], 0
+	if c.Subcommands && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		name, at = name+"_"+rest[0], 1
+	}
+	extra, err := cliArgsFromEnv(name)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: %v\n", err)
 		return 1
 	}
-	rest := args[1:]
 	if len(extra) > 0 {
 		// After the whole command, as Terraform does: state list, agent stop.
-		at := 0
-		if c.Subcommands && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-			at = 1
-		}
 		rest = append(append(append([]string(nil), rest[:at]...), extra...), rest[at:]...)
 	}
 	return c.Run(rest, s)
 }
 
 // cliArgsFromEnv returns the options RDMAFORM_CLI_ARGS and
-// RDMAFORM_CLI_ARGS_<command> add before the command line's own, as
+// RDMAFORM_CLI_ARGS_<command> (state_list for state list) add before the command line's own, as
 // Terraform's TF_CLI_ARGS do (split as a shell would).
 func cliArgsFromEnv(command string) ([]string, error) {
 	var out []string
