@@ -37,8 +37,8 @@ Options:
                  -write=false).
   -recursive     Also process subdirectories.
 
-Exit status: 0 done, 1 usage or I/O error, 2 syntax errors, 3 -check found
-unformatted files.
+Exit status: 0 done, 1 usage or I/O error, 2 syntax errors or a path that is
+missing or not a configuration file, 3 -check found unformatted files.
 `
 
 func runFmt(args []string, s streams) int {
@@ -95,8 +95,10 @@ func runFmt(args []string, s streams) int {
 		}
 		files, err := fmtFiles(p, *recursive)
 		if err != nil {
+			// As Terraform's: a path that is missing or not a
+			// configuration file is an error diagnostic, exit 2.
 			fmt.Fprintf(s.Err, "Error: %v\n", err)
-			status = max(status, 1)
+			status = max(status, 2)
 			continue
 		}
 		for _, f := range files {

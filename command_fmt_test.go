@@ -181,7 +181,7 @@ func TestFmtDeduplicatesPaths(t *testing.T) {
 // Terraform says it, rather than with the system call's error.
 func TestFmtMissingPath(t *testing.T) {
 	_, code, _, errs := fmtIn(t, map[string]string{"a.rdma.hcl": fmtUgly}, "-no-color", "nonexist.rdma.hcl")
-	if code == 0 || !strings.Contains(errs, "No file or directory at nonexist.rdma.hcl") || strings.Contains(errs, "stat ") {
+	if code != 2 || !strings.Contains(errs, "No file or directory at nonexist.rdma.hcl") || strings.Contains(errs, "stat ") {
 		t.Errorf("code %d, stderr %q", code, errs)
 	}
 }
