@@ -63,8 +63,10 @@ Options:
   apart from the other workspaces' objects.
 
 Options:
-  -no-color    Accepted for Terraform compatibility: workspace new prints
-               no colour.
+  -no-color          Accepted for Terraform compatibility: workspace new
+                     prints no colour.
+  -lock=false        Accepted for Terraform compatibility: a new workspace's
+  -lock-timeout=DUR  state is empty, with nothing to lock.
 `,
 	"select": `Usage: rdmaform [global options] workspace select [options] NAME
 
@@ -224,7 +226,8 @@ func runWorkspaceShow(args []string, s streams) int {
 
 func runWorkspaceNew(args []string, s streams) int {
 	var name string
-	if code, ok := workspaceArgs("new", "NAME", args, s, &name, nil); !ok {
+	var lf lockFlags // accepted, as Terraform's: nothing to lock yet
+	if code, ok := workspaceArgs("new", "NAME", args, s, &name, lf.register); !ok {
 		return code
 	}
 	if overridden(s) {
@@ -333,7 +336,8 @@ func runWorkspaceDelete(args []string, s streams) int {
 		unlock()
 		return 1
 	}
-	if st := m.State(); st != nil && len(st.Objects) > 0 && !force {
+	st := m.State()
+	if st != nil && len(st.Objects) > 0 && !force {
 		unlock()
 		fmt.Fprintf(s.Err, "Error: Workspace is not empty\n\nWorkspace %q is currently tracking the following objects:\n", name)
 		for _, a := range st.Addresses() {
@@ -351,5 +355,14 @@ func runWorkspaceDelete(args []string, s streams) int {
 		return 1
 	}
 	fmt.Fprintf(s.Out, "Deleted workspace %q!\n", name)
+	if st != nil && len(st.Objects) > 0 {
+		// As Terraform's warning, and more so here: the agent keeps them,
+		// their connections and their ports.
+		fmt.Fprintf(s.Out, "WARNING: %q was non-empty.\n"+
+			"The agent still holds the %d %s it managed (and their ports) under the\n"+
+			"workspace's namespace, but rdmaform no longer manages them. \"rdmaform\n"+
+			"status\" lists them; \"rdmaform workspace new %s\" and \"rdmaform import\"\n"+
+			"of each would manage them again.\n", name, len(st.Objects), plural(len(st.Objects), "object", "objects"), name)
+	}
 	return 0
 }

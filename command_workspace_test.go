@@ -188,7 +188,9 @@ func TestWorkspacesOnEtcd(t *testing.T) {
 		t.Errorf("the default's output: %q", out)
 	}
 	cmd(1, "workspace", "delete", "green")
-	cmd(0, "workspace", "delete", "-force", "green")
+	if out := cmd(0, "workspace", "delete", "-force", "green"); !strings.Contains(out, "WARNING: \"green\" was non-empty.\nThe agent still holds the 1 object it managed") {
+		t.Errorf("delete -force of a workspace with objects says nothing of them:\n%s", out)
+	}
 	if out := cmd(0, "workspace", "list"); out != "* default\n  blue\n\n" {
 		t.Errorf("workspace list after deleting green:\n%q", out)
 	}
