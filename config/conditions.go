@@ -65,6 +65,19 @@ func (r *Resource) conditionTraversals() (refs, self []hcl.Traversal, diags hcl.
 	return refs, self, diags
 }
 
+// withoutSelf returns the preconditions that do not refer to self: those
+// that do have their error already (see conditionTraversals), and cannot
+// be evaluated.
+func withoutSelf(conds []*Condition) []*Condition {
+	out := conds[:0:0]
+	for _, c := range conds {
+		if _, self := c.traversals(); len(self) == 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // checkSelfReferences reports self.x references to attributes kind's
 // schema does not have.
 func checkSelfReferences(kind addrs.Kind, trs []hcl.Traversal) hcl.Diagnostics {

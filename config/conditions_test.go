@@ -53,6 +53,9 @@ endpoint "e" {
 		if !diags.HasErrors() || !strings.Contains(diags[0].Summary+": "+diags[0].Detail, want) {
 			t.Errorf("condition = %s: %v, want %q", cond, diags, want)
 		}
+		if len(diags) != 1 {
+			t.Errorf("condition = %s: %d errors for one mistake: %v", cond, len(diags), diags)
+		}
 	}
 }
 

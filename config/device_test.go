@@ -103,7 +103,7 @@ listener "any" {
 }
 listener "any6" {
   address = "::"
-  port    = 7740
+  port    = 7741
 }
 `)}, VarInputs{})
 	if diags.HasErrors() {

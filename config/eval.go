@@ -535,7 +535,7 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 		if len(r.Lifecycle.Preconditions) > 0 && !d.HasErrors() && !e.l.SkipPreconditions {
 			// Those that use values known only after apply are checked
 			// by apply (Config.CheckConditions).
-			deferred, d := checkConditions(r.Lifecycle.Preconditions, ictx, "Resource precondition failed")
+			deferred, d := checkConditions(withoutSelf(r.Lifecycle.Preconditions), ictx, "Resource precondition failed")
 			diags = append(diags, d...)
 			inst.PreconditionsAfterApply = deferred
 		}
@@ -857,6 +857,48 @@ func fillQPType(qp map[string]cty.Value, ps cty.Value) {
 // a block with count reports once) and folds the same problem repeated on
 // one line (such as thousands of invalid characters) into its first
 // occurrence, with a count.
+// foldAfter is how many instances of a block report one problem at the
+// same place, each with its own values, before the rest fold into the
+// first: a port out of range in 2,000 instances is one error, not 2,000.
+const foldAfter = 3
+
+// foldInstances folds diagnostics with the same severity, summary and
+// source range (the same problem in many instances of a block, their
+// details differing by value) into the first, which says how many more
+// there are, once there are more than foldAfter.
+func foldInstances(diags hcl.Diagnostics) hcl.Diagnostics {
+	type k struct {
+		sev     hcl.DiagnosticSeverity
+		summary string
+		subject hcl.Range
+	}
+	count := map[k]int{}
+	for _, d := range diags {
+		if d.Subject != nil {
+			count[k{d.Severity, d.Summary, *d.Subject}]++
+		}
+	}
+	out := diags[:0:0]
+	kept := map[k]bool{}
+	for _, d := range diags {
+		if d.Subject == nil {
+			out = append(out, d)
+			continue
+		}
+		key := k{d.Severity, d.Summary, *d.Subject}
+		switch n := count[key]; {
+		case n <= foldAfter:
+			out = append(out, d)
+		case !kept[key]:
+			kept[key] = true
+			c := *d
+			c.Detail = strings.TrimSpace(c.Detail + fmt.Sprintf("\n\n(The same problem in %d more instances of this block.)", n-1))
+			out = append(out, &c)
+		}
+	}
+	return out
+}
+
 func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 	type k struct {
 		sev             hcl.DiagnosticSeverity
@@ -886,6 +928,7 @@ func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 		c.Detail = strings.TrimSpace(c.Detail + fmt.Sprintf("\n\n(%d more like this on line %d.)", n, c.Subject.Start.Line))
 		out[i] = &c
 	}
+	out = foldInstances(out)
 	// Report in source order: by file, then position; sourceless first.
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Subject, out[j].Subject

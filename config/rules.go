@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"net/netip"
 	"sort"
@@ -154,6 +155,14 @@ func (c *checker) address(obj cty.Value, t *bodyTemplate, name string) string {
 			fmt.Sprintf("%s is an IPv4-mapped IPv6 address, which the kernel's RDMA CM does not route (rdma_resolve_addr fails with ENETUNREACH, rdma_bind_addr with EADDRNOTAVAIL): write the IPv4 address.", name),
 			"%s = %q is an IPv4-mapped IPv6 address, which the kernel's RDMA CM does not route (rdma_resolve_addr fails with ENETUNREACH, rdma_bind_addr with EADDRNOTAVAIL): write %q.", name, s, ip.Unmap().String())
 	}
+	if ip, err := netip.ParseAddr(s); err == nil && (ip.IsMulticast() || ip == netip.AddrFrom4([4]byte{255, 255, 255, 255})) {
+		// rdma_bind_addr and rdma_resolve_addr take one host's address;
+		// a group is joined with rdma_join_multicast, which rdmaform does
+		// not do.
+		c.valueErrorf(t, []string{name}, "Not a host's address",
+			fmt.Sprintf("%s is a multicast or broadcast address: listeners and endpoints connect one host to another, which no group address can (rdma_bind_addr and rdma_resolve_addr would fail).", name),
+			"%s = %q is a multicast or broadcast address: listeners and endpoints connect one host to another, which no group address can (rdma_bind_addr and rdma_resolve_addr would fail).", name, s)
+	}
 	if ip, err := netip.ParseAddr(s); err == nil && ip.Is6() && ip.Zone() == "" && (ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast()) {
 		// The kernel cannot tell which link is meant: rdma_bind_addr and
 		// rdma_resolve_addr fail with EINVAL.
@@ -189,6 +198,26 @@ func validHost(s string) bool {
 		}
 	}
 	return true
+}
+
+// pd is the pd attribute, a protection domain's id: a reference to
+// another of a protection domain's attributes (its device, say) is a
+// mistake the agent would only find at apply.
+func (c *checker) pd(obj cty.Value, t *bodyTemplate) string {
+	if a := t.attr("pd"); a != nil {
+		for _, tr := range a.Expr.Variables() {
+			if tr.RootName() != string(addrs.ProtectionDomain) || len(tr) < 3 {
+				continue
+			}
+			name, _ := tr[1].(hcl.TraverseAttr)
+			attr, ok := tr[len(tr)-1].(hcl.TraverseAttr)
+			if ok && attr.Name != "id" {
+				c.attrErrorf(t, "pd", "Not a protection domain's id",
+					"pd takes a protection domain's id, protection_domain.%s.id, not its %s.", name.Name, attr.Name)
+			}
+		}
+	}
+	return c.str(obj, "pd")
 }
 
 func (c *checker) privateData(obj cty.Value, t *bodyTemplate, name string, ps PortSpace, qp QPType, dir Direction) []byte {
@@ -263,7 +292,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			Port:      c.port(v, t),
 			PortSpace: c.portSpace(v, t),
 			Backlog:   c.intIn(v, t, "backlog", 1, 65535, "Invalid backlog", " pending connection requests"),
-			PD:        c.str(v, "pd"),
+			PD:        c.pd(v, t),
 		}
 		l.QP = c.qp(v, t, l.PortSpace)
 		qt := NaturalQPType(l.PortSpace) // "" below: the qp block's type is not known yet
@@ -286,7 +315,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			}
 			if l.Accept.Echo && (l.QP == nil || (l.QP.Type != "" && l.QP.Type != QPTypeRC)) {
 				c.attrErrorf(at, "echo", "Echo needs an RC queue pair",
-					"echo answers probes on accepted RC connections, so the listener needs a qp block of type \"rc\"%s.", addQPBlock(l.QP))
+					"echo answers probes on accepted RC connections, so the listener needs a qp block of type \"rc\"%s.", addQPBlock(l.QP, l.PortSpace))
 			}
 		}
 		inst.Listener = l
@@ -296,7 +325,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			Port:          c.port(v, t),
 			SourceAddress: c.address(v, t, "source_address"),
 			PortSpace:     c.portSpace(v, t),
-			PD:            c.str(v, "pd"),
+			PD:            c.pd(v, t),
 		}
 		if dst, err := netip.ParseAddr(e.Address); err == nil {
 			if src, err := netip.ParseAddr(e.SourceAddress); err == nil && dst.Unmap().Is4() != src.Unmap().Is4() {
@@ -319,6 +348,12 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 				RNRRetryCount:      c.intIn(cv, ct, "rnr_retry_count", 0, 7, "Invalid retry count", " (a 3-bit field of the connection request; 7 means retry forever)"),
 				PrivateData:        c.privateData(cv, ct, "private_data", e.PortSpace, qt, DirConnect),
 				Timeout:            c.duration(cv, ct, "timeout"),
+			}
+			// rdma_resolve_addr and rdma_resolve_route take the timeout in
+			// milliseconds, as a C int.
+			if d := e.Connect.Timeout; d != 0 && (d < time.Millisecond || d > math.MaxInt32*time.Millisecond) {
+				c.attrErrorf(ct, "timeout", "Invalid timeout",
+					"timeout must be from 1ms to %v (rdma_resolve_addr takes milliseconds in a C int); got %v.", math.MaxInt32*time.Millisecond, d)
 			}
 		}
 		if rv := v.GetAttr("reconnect"); rv.IsKnown() && !rv.IsNull() {
@@ -344,7 +379,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			}
 			if e.QP == nil || (e.QP.Type != "" && e.QP.Type != QPTypeRC) {
 				c.errorf(pt.def, "Probe needs an RC queue pair",
-					"A probe is a round trip over the endpoint's QP toward an echoing listener, so the endpoint needs a qp block of type \"rc\"%s.", addQPBlock(e.QP))
+					"A probe is a round trip over the endpoint's QP toward an echoing listener, so the endpoint needs a qp block of type \"rc\"%s.", addQPBlock(e.QP, e.PortSpace))
 			}
 		}
 		inst.Endpoint = e
@@ -419,15 +454,18 @@ func checkWildcardListeners(sorted []*Instance) hcl.Diagnostics {
 		g := groups[key]
 		for i, a := range g {
 			for _, b := range g[:i] { // report the later one, once
-				if a.ip.Is6() != b.ip.Is6() || a.ip.IsUnspecified() == b.ip.IsUnspecified() {
-					continue // another family, or both specific (or both wildcards: a duplicate, reported)
+				// rdma_cm refuses a bind beside a wildcard of either family
+				// (an IPv6 id covers IPv4 too); the same address twice is a
+				// duplicate, reported as such.
+				if !a.ip.IsUnspecified() && !b.ip.IsUnspecified() || a.ip == b.ip {
+					continue
 				}
 				wildcard, l := b, a.inst.Listener
 				if a.ip.IsUnspecified() {
 					wildcard = a
 				}
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Listeners on the same port",
-					Detail: fmt.Sprintf("%s and %s (declared at %s) both listen on port %d (%s), and %s listens on every address (%s): the second cannot bind the port (EADDRINUSE).",
+					Detail: fmt.Sprintf("%s and %s (declared at %s) both listen on port %d (%s), and %s listens on every address (%s): the second cannot bind the port (rdma_bind_addr fails with EADDRNOTAVAIL).",
 						a.inst.Addr, b.inst.Addr, b.inst.Resource.DeclRange, l.Port, l.PortSpace, wildcard.inst.Addr, wildcard.ip),
 					Subject: a.inst.Resource.body.attrRange("port").Ptr()})
 				break
@@ -527,8 +565,11 @@ func (b byInstance) Swap(i, j int) {
 }
 
 // addQPBlock says how to give a block without a QP the RC QP it needs.
-func addQPBlock(qp *QP) string {
-	if qp == nil {
+func addQPBlock(qp *QP, ps PortSpace) string {
+	switch {
+	case ps == PortSpaceUDP || ps == PortSpaceIPoIB:
+		return fmt.Sprintf(", which the %s port space cannot have (its QPs are ud): use port_space \"tcp\" (or \"ib\") with a qp block", ps)
+	case qp == nil:
 		return ": add \"qp {}\" (without a qp block, rdmaform makes no QP; in the tcp and ib port spaces its type is rc)"
 	}
 	return ""

@@ -126,6 +126,25 @@ var ruleCases = []ruleCase{
     private_data = "` + strings.Repeat("x", 57) + `"
   }
 }`, "Private data too long", "at most 56 bytes of private data in a connection request on the ib port space.", 6, 20},
+	{"pd from a protection domain's device", `protection_domain "p" {
+  device = "rxe0"
+}
+listener "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  pd      = protection_domain.p.device
+}`, "Not a protection domain's id", "pd takes a protection domain's id, protection_domain.p.id, not its device.", 7, 13},
+	{"multicast endpoint address", `endpoint "x" {
+  address = "224.0.0.1"
+  port    = 7471
+}`, "Not a host's address", `address = "224.0.0.1" is a multicast or broadcast address`, 2, 13},
+	{"connect timeout below a millisecond", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect {
+    timeout = "500us"
+  }
+}`, "Invalid timeout", "timeout must be from 1ms to 596h31m23.647s (rdma_resolve_addr takes milliseconds in a C int); got 500µs.", 5, 15},
 	{"accept private data tcp", `listener "x" {
   address = "10.77.0.1"
   port    = 7471
@@ -260,8 +279,18 @@ listener "one" {
 }
 listener "v6" {
   address = "fd77::1"
-  port    = 7500
+  port    = 7501
 }`, "Listeners on the same port", "listener.one and listener.any (declared at main.rdma.hcl:1,1-15) both listen on port 7500 (tcp), and listener.any listens on every address (0.0.0.0)", 7, 13},
+	// As the kernel's RDMA CM: an IPv4 wildcard takes the port from IPv6
+	// addresses too (an IPv6 id is not IPv6-only), and :: from IPv4 ones.
+	{"IPv4 wildcard and IPv6 listener on one port", `listener "any" {
+  address = "0.0.0.0"
+  port    = 7500
+}
+listener "v6" {
+  address = "fd77::1"
+  port    = 7500
+}`, "Listeners on the same port", "listener.v6 and listener.any (declared at main.rdma.hcl:1,1-15) both listen on port 7500 (tcp), and listener.any listens on every address (0.0.0.0): the second cannot bind the port (rdma_bind_addr fails with EADDRNOTAVAIL).", 7, 13},
 	{"typo in a nested block's attribute", `listener "l" {
   address = "10.77.0.1"
   port    = 7471
