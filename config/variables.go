@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -149,6 +150,13 @@ func (l *Loader) assignVariables(dir string, vars map[string]*Variable, in VarIn
 				ty = cty.String
 			}
 			val, d := r.value(ty, v.defaults, name, v.Sensitive)
+			for _, dd := range d {
+				if dd.Subject == nil {
+					// A -var or environment value: point at the
+					// declaration, as Terraform does.
+					dd.Subject = v.DeclRange.Ptr()
+				}
+			}
 			diags = append(diags, d...)
 			v.Value = val
 			v.errored = d.HasErrors()
@@ -225,8 +233,14 @@ func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, s
 	}
 	cv, err := convert.Convert(v, ty)
 	if err != nil {
-		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
-			Detail: fmt.Sprintf("The value for var.%s from %s is not %s: %s.", name, r.from, withArticle(ty.FriendlyName()), err)}
+		detail := fmt.Sprintf("The value for var.%s from %s is not %s: %s.", name, r.from, withArticle(ty.FriendlyName()), err)
+		var pe cty.PathError
+		if errors.As(err, &pe) && len(pe.Path) > 0 {
+			// Deep in the value: say where, rather than that the whole is
+			// not of its type.
+			detail = fmt.Sprintf("The value for var.%s from %s does not fit its type, %s: %s.", name, r.from, ty.FriendlyName(), pathError(pe))
+		}
+		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable", Detail: detail}
 		if r.expr != nil {
 			d.Subject = r.expr.Range().Ptr()
 		}
@@ -329,4 +343,24 @@ func typeWithArticle(ty cty.Type) string {
 		return "a value of type any"
 	}
 	return "a " + ty.FriendlyName()
+}
+
+// pathError says where in a value a conversion failed (attribute "qp",
+// attribute "send": a number is required), as Terraform does.
+func pathError(pe cty.PathError) string {
+	var steps []string
+	for _, step := range pe.Path {
+		switch s := step.(type) {
+		case cty.GetAttrStep:
+			steps = append(steps, fmt.Sprintf("attribute %q", s.Name))
+		case cty.IndexStep:
+			switch {
+			case s.Key.Type() == cty.String:
+				steps = append(steps, fmt.Sprintf("element %q", s.Key.AsString()))
+			case s.Key.Type() == cty.Number:
+				steps = append(steps, fmt.Sprintf("element %s", s.Key.AsBigFloat().Text('f', -1)))
+			}
+		}
+	}
+	return strings.Join(steps, ", ") + ": " + pe.Error()
 }

@@ -370,3 +370,22 @@ func TestVariableFilesAreLiteral(t *testing.T) {
 		t.Errorf("a function call in a variables file: %v", diags)
 	}
 }
+
+// A value that does not fit deep inside says where, and the error points
+// at the variable's declaration when the value has no source of its own.
+func TestVariableValueErrorSaysWhere(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.rdma.hcl": `variable "cfg" {
+  type = object({
+    qp = optional(object({ send = optional(number, 16) }), {})
+  })
+  default = {}
+}
+`})
+	_, diags := Load(dir, VarInputs{Args: VarArgs{{Value: `cfg={qp={send="many"}}`}}})
+	if len(diags) != 1 || diags[0].Detail != `The value for var.cfg from -var does not fit its type, object: attribute "qp", attribute "send": a number is required.` {
+		t.Fatalf("diags = %v", diags)
+	}
+	if s := diags[0].Subject; s == nil || s.Start.Line != 1 {
+		t.Errorf("subject = %v, want the declaration on line 1", s)
+	}
+}
