@@ -168,8 +168,12 @@
 // block applies once the endpoint has connected: a first connect that
 // fails, with no listener up yet, fails its create, as a Terraform
 // resource's failed create does, and the next apply tries again); probe
-// interval "1s", size 64, timeout "1s". Omitted qp means no QP (a NULL
-// qp_init_attr); omitted accept or connect blocks mean all their defaults.
+// interval "1s", size 64, timeout "1s". An omitted qp block still gets a
+// QP of the port space's type (rc for tcp and ib, ud for udp and ipoib)
+// with the agent's defaults: 16 send and 16 receive work requests, one SGE
+// each, 64 bytes inline; echo and probes need the qp block written out
+// all the same (qp {}), so that what they use is declared. Omitted accept
+// or connect blocks mean all their defaults.
 //
 // # Private data
 //

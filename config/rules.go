@@ -570,7 +570,7 @@ func addQPBlock(qp *QP, ps PortSpace) string {
 	case ps == PortSpaceUDP || ps == PortSpaceIPoIB:
 		return fmt.Sprintf(", which the %s port space cannot have (its QPs are ud): use port_space \"tcp\" (or \"ib\") with a qp block", ps)
 	case qp == nil:
-		return ": add \"qp {}\" (without a qp block, rdmaform makes no QP; in the tcp and ib port spaces its type is rc)"
+		return ": add \"qp {}\" (echo and probes use the QP, so it must be declared; in the tcp and ib port spaces its type is rc)"
 	}
 	return ""
 }
