@@ -12,7 +12,20 @@ type EventError struct {
 	Event Event
 }
 
+// Call is what failed: Op, the call whose outcome the event reports,
+// except for a device's removal, which ends whatever the id was doing
+// (an established connection, a listen) and is named by itself.
+func (e *EventError) Call() string {
+	if e.Event.Type == DeviceRemoval {
+		return e.Event.Type.String()
+	}
+	return e.Op
+}
+
 func (e *EventError) Error() string {
+	if e.Event.Type == DeviceRemoval {
+		return fmt.Sprintf("%s: the device was removed", e.Call())
+	}
 	s := fmt.Sprintf("%s: %s", e.Op, e.Event)
 	if n := len(trimZeros(e.Event.PrivateData)); e.Event.Type == Rejected && n > 0 {
 		s += fmt.Sprintf(" with %d bytes of private data", n)

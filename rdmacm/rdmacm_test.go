@@ -147,3 +147,14 @@ func TestAddrInfoErrorText(t *testing.T) {
 		t.Fatalf("AddrInfoError: %s", e)
 	}
 }
+
+// A device's removal is named by itself, not by the call the id had made.
+func TestDeviceRemovalNamesItself(t *testing.T) {
+	err := &EventError{Op: "rdma_connect", Event: Event{Type: DeviceRemoval}}
+	if err.Call() != "DEVICE_REMOVAL" || strings.Contains(err.Error(), "rdma_connect") {
+		t.Errorf("call %q, error %q", err.Call(), err.Error())
+	}
+	if rej := (&EventError{Op: "rdma_connect", Event: Event{Type: Rejected}}); rej.Call() != "rdma_connect" {
+		t.Errorf("a rejection's call is %q, want rdma_connect", rej.Call())
+	}
+}

@@ -79,6 +79,11 @@ func TestDeviceRemovalIsReported(t *testing.T) {
 		if o.Kind != pb.Kind_PROTECTION_DOMAIN && o.LastEvent != "DEVICE_REMOVAL" {
 			t.Errorf("%s: last event %q", o.Address, o.LastEvent)
 		}
+		// The removal is named by itself, not by the call that set the
+		// object up (rdma_connect, rdma_listen).
+		if o.Kind != pb.Kind_PROTECTION_DOMAIN && o.LastError.Call != "DEVICE_REMOVAL" {
+			t.Errorf("%s: the error names %q, want DEVICE_REMOVAL: %s", o.Address, o.LastError.Call, o.LastError.Message)
+		}
 	}
 	t.Logf("after rdma link delete: %s; e.g. %s", summary(objs), objs[len(objs)-1].LastError.Message)
 	// A plan asks for the devices now: the device going away is an

@@ -304,7 +304,7 @@ func errorInfo(err error) *pb.ErrorInfo {
 	case errors.As(err, &op):
 		info.Call = op.Op
 	case errors.As(err, &ev):
-		info.Call = ev.Op
+		info.Call = ev.Call()
 	case errors.As(err, &ai):
 		info.Call, info.ErrnoName = "rdma_getaddrinfo", ai.Name()
 	case errors.As(err, &ce):
