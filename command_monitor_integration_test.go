@@ -148,6 +148,12 @@ func TestMonitorInTmux(t *testing.T) {
 		return strings.Contains(screen, "DEVICE_REMOVAL") && strings.Count(screen, "established") == 0
 	}, "the device loss on the monitor", &screen)
 	keep(t, artefacts, "monitor-device-lost.txt", screen)
+	// A plan meanwhile says why the removal does not finish, and what
+	// lets it.
+	planOut, _ := cli("plan", "-no-color").CombinedOutput()
+	if !strings.Contains(string(planOut), "Warning: A device is being removed") || !strings.Contains(string(planOut), `run "rdmaform agent stop"`) {
+		t.Errorf("plan while the device is being removed:\n%s", planOut)
+	}
 
 	if out, err := cli("agent", "stop", "-socket="+socket).CombinedOutput(); err != nil {
 		t.Errorf("agent stop: %v\n%s", err, out)

@@ -187,6 +187,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	}
 	if live != nil {
 		diags = append(diags, connectionsOverNewLimit(p, live, pre)...)
+		diags = append(diags, deviceBeingRemoved(live)...)
 	}
 	if cfg != nil {
 		diags = append(diags, checkPreventDestroy(cfg, p)...)
