@@ -163,7 +163,9 @@
 // ipoib; max_send_wr and max_recv_wr 64, SGEs 1, max_inline_data 0; accept
 // and connect responder_resources and initiator_depth 1; connect
 // retry_count 7, rnr_retry_count 7 (retry forever), timeout "2s" (address
-// and route resolution); reconnect min_backoff "1s", max_backoff "30s"
+// and route resolution, as rdma_resolve_addr's and rdma_resolve_route's
+// timeout_ms; the connect itself then waits up to 30 s for ESTABLISHED,
+// while the kernel's CM retries its request); reconnect min_backoff "1s", max_backoff "30s"
 // (an omitted reconnect block means no automatic reconnection; a reconnect
 // block applies once the endpoint has connected: a first connect that
 // fails, with no listener up yet, fails its create, as a Terraform
