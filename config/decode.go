@@ -426,14 +426,15 @@ func (d *declarations) addVariable(b *hcl.Block) hcl.Diagnostics {
 		cond := vc.Attributes["condition"]
 		invalid := false
 		for _, tr := range append(cond.Expr.Variables(), vc.Attributes["error_message"].Expr.Variables()...) {
-			if r, ok := tr[0].(hcl.TraverseRoot); ok && r.Name == "var" {
-				continue // this variable or another, as Terraform 1.9 allows
+			switch tr.RootName() {
+			case "var", "local", "rdmaform", "path":
+				continue // this variable, others and locals, as Terraform 1.9 allows
 			}
 			invalid = true
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid reference in variable validation",
-				Detail:   fmt.Sprintf("A validation of variable %q can refer to variables only (var.%s, var.other), not %s.", name, name, tr.RootName()),
+				Detail:   fmt.Sprintf("A validation of variable %q can refer to variables and locals (var.%s, var.other, local.name), not %s.", name, name, tr.RootName()),
 				Subject:  tr.SourceRange().Ptr(),
 			})
 		}

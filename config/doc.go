@@ -214,7 +214,7 @@
 //
 // Variables take Terraform's arguments: type (with optional(type,
 // default) attributes), default, description, sensitive, nullable and
-// validation blocks (whose conditions may use the other variables, as
+// validation blocks (whose conditions may use the other variables and locals, as
 // Terraform 1.9's). A variable without a type takes a -var or
 // RDMAFORM_VAR_ value as a string; with a type other than string, as an
 // expression.

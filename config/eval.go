@@ -206,6 +206,19 @@ func (e *evaluator) buildGraph() hcl.Diagnostics {
 	e.refs = make(map[string][]*reference, n)
 	for name, v := range e.decl.variables {
 		e.graph.add("var."+name, v.DeclRange, nil)
+		if len(v.validations) == 0 {
+			continue
+		}
+		// Its validations are a node of their own: they may use locals,
+		// which may use the variable.
+		var exprs []hcl.Expression
+		for _, val := range v.validations {
+			exprs = append(exprs, val.Condition, val.ErrorMessage)
+		}
+		refs, d := e.decl.collectRefs(exprs, "")
+		diags = append(diags, d...)
+		e.refs["validation."+name] = refs
+		e.graph.add("validation."+name, v.DeclRange, refs)
 	}
 	for name, a := range e.decl.locals {
 		refs, d := e.decl.collectRefs([]hcl.Expression{a.Expr}, "")
@@ -454,7 +467,9 @@ func (e *evaluator) evalNode(key string) hcl.Diagnostics {
 	kind, name, _ := cutDot(key)
 	switch kind {
 	case "var":
-		return e.decl.variables[name].validate(e.decl.variables)
+		return nil
+	case "validation":
+		return e.decl.variables[name].validate(e.ctx(e.refs[key]))
 	case "local":
 		v, diags := e.decl.locals[name].Expr.Value(e.ctx(e.refs[key]))
 		if diags.HasErrors() {

@@ -281,18 +281,10 @@ func (l *Loader) readVarFile(path string, vars map[string]*Variable, raw map[str
 	return diags, ok
 }
 
-// validate runs the variable's validation blocks against its value and
-// the others' (vars: every variable, each assigned its value already).
-func (v *Variable) validate(vars map[string]*Variable) hcl.Diagnostics {
+// validate runs the variable's validation blocks in ctx, which has the
+// variables and locals they refer to.
+func (v *Variable) validate(ctx *hcl.EvalContext) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	values := make(map[string]cty.Value, len(vars))
-	for name, o := range vars {
-		values[name] = o.exprValue()
-	}
-	ctx := &hcl.EvalContext{
-		Variables: map[string]cty.Value{"var": cty.ObjectVal(values)},
-		Functions: Functions(),
-	}
 	for _, val := range v.validations {
 		res, d := val.Condition.Value(ctx)
 		diags = append(diags, d...)

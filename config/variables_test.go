@@ -317,10 +317,22 @@ variable "q" {
 	if _, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(src)}, VarInputs{Args: []VarArg{{Value: "q=10"}}}); diags.HasErrors() {
 		t.Errorf("q under p: %v", diags)
 	}
-	bad := strings.Replace(src, "var.q < var.p", "var.q < local.p", 1) + "locals {\n  p = 1\n}\n"
-	_, diags = NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(bad)}, VarInputs{})
-	if len(diags) != 1 || diags[0].Summary != "Invalid reference in variable validation" || !strings.Contains(diags[0].Detail, "not local") {
+	// A local too, as Terraform 1.9's, even one that uses the variable.
+	withLocal := strings.Replace(src, "var.q < var.p", "var.q < local.limit", 1) + "locals {\n  limit = var.p - 1 + 0 * var.q\n}\n"
+	_, diags = NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(withLocal)}, VarInputs{})
+	if len(diags) != 1 || !strings.Contains(diags[0].Detail, "q must be below p (7000).") {
 		t.Errorf("a local in a validation: %v", diags)
+	}
+	bad := strings.Replace(src, "var.q < var.p", "var.q < listener.l.port", 1) + "listener \"l\" {\n  address = \"10.77.0.1\"\n  port = 7471\n}\n"
+	_, diags = NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(bad)}, VarInputs{})
+	if len(diags) != 1 || diags[0].Summary != "Invalid reference in variable validation" || !strings.Contains(diags[0].Detail, "not listener") {
+		t.Errorf("a listener in a validation: %v", diags)
+	}
+	// A misspelt variable is named as anywhere else.
+	typo := strings.Replace(src, "var.q < var.p", "var.q < var.pp", 1)
+	_, diags = NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(typo)}, VarInputs{})
+	if len(diags) != 1 || !strings.Contains(diags[0].Summary+diags[0].Detail, `"pp"`) || !strings.Contains(diags[0].Detail, `Did you mean "p"?`) {
+		t.Errorf("var.pp in a validation: %v", diags)
 	}
 }
 
