@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
@@ -239,6 +240,9 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 	}
 	runConcurrently(jobs)
 	for _, cd := range contentDiags {
+		for _, d := range cd {
+			withTerraformHint(d)
+		}
 		diags = append(diags, cd...)
 	}
 	var overrides []*hcl.BodyContent
@@ -651,4 +655,27 @@ func schemaPath(b *Block, tr hcl.Traversal) (cty.Path, hcl.Diagnostics) {
 			Detail: fmt.Sprintf("There is no attribute named %q here.%s", name, DidYouMean(name, b.names())), Subject: step.SourceRange().Ptr()}}
 	}
 	return path, nil
+}
+
+// terraformHints say what Terraform's top-level blocks are in rdmaform.
+var terraformHints = map[string]string{
+	"terraform": "rdmaform's settings block is rdmaform { required_version, backend, agent }.",
+	"resource":  "rdmaform's blocks are named by their kind alone: listener \"NAME\", endpoint \"NAME\", protection_domain \"NAME\".",
+	"data":      "rdmaform has no data sources: the agent's live objects are read by plan's refresh.",
+	"provider":  "rdmaform has no providers: it acts through its agent (the rdmaform { agent { socket } } setting names one).",
+	"module":    "rdmaform has no modules: every file of the directory is one configuration.",
+}
+
+// withTerraformHint adds, to HCL's error for a top-level block rdmaform
+// does not have, what Terraform's block of that type is here.
+func withTerraformHint(d *hcl.Diagnostic) {
+	if d.Summary != "Unsupported block type" {
+		return
+	}
+	for typ, hint := range terraformHints {
+		if strings.Contains(d.Detail, fmt.Sprintf("Blocks of type %q are not expected here.", typ)) {
+			d.Detail += " " + hint
+			return
+		}
+	}
 }

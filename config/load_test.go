@@ -298,3 +298,16 @@ func TestNoConfigurationFilesNamesTheDirectory(t *testing.T) {
 		t.Errorf("detail %q, want it to start with %q", diags[0].Detail, want)
 	}
 }
+
+// Terraform's top-level blocks, and a directory of Terraform files, say
+// what rdmaform has instead.
+func TestTerraformBlocksAndFilesPointAtRdmaformsOwn(t *testing.T) {
+	_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte("terraform {}\nresource \"listener\" \"l\" {}\n")}, VarInputs{})
+	if len(diags) != 2 || !strings.Contains(diags[0].Detail, "rdmaform's settings block is rdmaform {") || !strings.Contains(diags[1].Detail, `listener "NAME"`) {
+		t.Errorf("%v", diags)
+	}
+	dir := writeDir(t, map[string]string{"main.tf": "terraform {}\n"})
+	if _, diags := Load(dir, VarInputs{}); len(diags) != 1 || !strings.Contains(diags[0].Detail, "It has main.tf: rdmaform reads only files named *.rdma.hcl") {
+		t.Errorf("%v", diags)
+	}
+}

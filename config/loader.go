@@ -107,14 +107,17 @@ func configFiles(dir string) ([]string, hcl.Diagnostics) {
 			Detail:   err.Error(),
 		}}
 	}
-	var names []string
+	var names, misnamed []string
 	for _, e := range entries {
 		n := e.Name()
 		if e.IsDir() || strings.HasPrefix(n, ".") {
 			continue
 		}
-		if strings.HasSuffix(n, HCLSuffix) || strings.HasSuffix(n, JSONSuffix) {
+		switch {
+		case strings.HasSuffix(n, HCLSuffix) || strings.HasSuffix(n, JSONSuffix):
 			names = append(names, filepath.Join(dir, n))
+		case strings.HasSuffix(n, ".tf") || strings.HasSuffix(n, ".hcl") || strings.HasSuffix(n, ".tf.json"):
+			misnamed = append(misnamed, n)
 		}
 	}
 	sort.Strings(names)
@@ -123,10 +126,15 @@ func configFiles(dir string) ([]string, hcl.Diagnostics) {
 		if abs, err := filepath.Abs(dir); err == nil {
 			shown = abs // "." says nothing after -chdir
 		}
+		detail := "The directory " + shown + " contains no " + HCLSuffix + " or " + JSONSuffix + " files."
+		if len(misnamed) > 0 {
+			sort.Strings(misnamed)
+			detail += " It has " + strings.Join(misnamed, ", ") + ": rdmaform reads only files named *" + HCLSuffix + " (or *" + JSONSuffix + "), so that Terraform's and rdmaform's files can share a directory."
+		}
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "No configuration files",
-			Detail:   "The directory " + shown + " contains no " + HCLSuffix + " or " + JSONSuffix + " files.",
+			Detail:   detail,
 		}}
 	}
 	return names, nil
