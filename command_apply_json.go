@@ -50,7 +50,7 @@ func (u *jsonUI) write(level, message, typ string, fields map[string]any) {
 }
 
 func (u *jsonUI) version() {
-	u.write("info", "rdmaform "+Version, "version", map[string]any{"rdmaform": Version, "ui": uiVersion})
+	u.write("info", "rdmaform "+Version, "version", map[string]any{"rdmaform": Version, "terraform": Version, "ui": uiVersion})
 }
 
 // uiResource is an object's address as Terraform's UI messages give it.
@@ -93,8 +93,8 @@ func (u *jsonUI) plan(p *planner.Plan) {
 		if c.Moved() {
 			change["previous_resource"] = uiResource(c.PrevAddr)
 		}
-		if c.Reason != "" {
-			change["reason"] = string(c.Reason)
+		if r := render.UIReason(c); r != "" {
+			change["reason"] = r
 		}
 		u.write("info", fmt.Sprintf("%s: %s", c.Addr, verb), "planned_change", map[string]any{"change": change})
 	}

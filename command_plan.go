@@ -683,7 +683,11 @@ func readPlanFile(path string) (*planner.SavedPlan, error) {
 // showPlanFile prints a saved plan for show, as plan printed it.
 func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
 	if jsonOut {
-		if err := render.JSON(s.Out, sp.Plan, nil); err != nil {
+		doc := render.JSONDocument(sp.Plan, nil)
+		if st := currentPrior(sp.Plan); st != nil {
+			doc.PriorState = stateJSON(st)
+		}
+		if err := render.WriteJSON(s.Out, doc); err != nil {
 			fmt.Fprintf(s.Err, "Error: %v\n", err)
 			return 1
 		}
@@ -691,6 +695,27 @@ func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
 	}
 	render.Human(s.Out, sp.Plan, color && cfgIsTerminal(s.Out))
 	return 0
+}
+
+// currentPrior is the state p was made from, when the state here is
+// still that one (its lineage and serial), as apply of the plan requires;
+// nil otherwise, and when the state cannot be read.
+func currentPrior(p *planner.Plan) *state.State {
+	if !p.Prior.Exists {
+		return nil
+	}
+	m, ok := openStateManager(".", io.Discard)
+	if !ok {
+		return nil
+	}
+	defer m.Close()
+	if !refreshState(m, io.Discard) {
+		return nil
+	}
+	if st := m.State(); st != nil && st.Lineage == p.Prior.Lineage && st.Serial == p.Prior.Serial {
+		return st
+	}
+	return nil
 }
 
 // withoutEcho turns the terminal's echo off while a secret is typed, if r

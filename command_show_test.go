@@ -139,3 +139,44 @@ func TestShowSensitiveAttributes(t *testing.T) {
 		t.Errorf("show -json of a state without sensitive attributes: %s", out)
 	}
 }
+
+// show -json of a plan made against a state gives that state as
+// prior_state, a state document (terraform-json reads none without its
+// format_version), while the state is still the plan's.
+func TestShowJSONOfAPlanHasItsPriorState(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: %d %s", code, errs)
+	}
+	code, out, errs := planDocument(t, dir, "-destroy")
+	if code != 0 {
+		t.Fatalf("plan -destroy, show -json: %d %s", code, errs)
+	}
+	var doc struct {
+		Prior struct {
+			FormatVersion string `json:"format_version"`
+			Values        struct {
+				RootModule struct {
+					Resources []struct {
+						Address string `json:"address"`
+					} `json:"resources"`
+				} `json:"root_module"`
+			} `json:"values"`
+		} `json:"prior_state"`
+		Changes []struct {
+			Reason string `json:"action_reason"`
+		} `json:"resource_changes"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Prior.FormatVersion == "" || len(doc.Prior.Values.RootModule.Resources) != 4 {
+		t.Errorf("prior_state: %+v", doc.Prior)
+	}
+	for _, c := range doc.Changes {
+		if c.Reason != "" { // as Terraform's: a destroy plan gives none
+			t.Errorf("a destroy plan's change gives the reason %q", c.Reason)
+		}
+	}
+}

@@ -28,7 +28,10 @@ type JSONPlan struct {
 	PlannedValues *JSONPlannedValues    `json:"planned_values,omitempty"`
 	OutputChanges map[string]JSONChange `json:"output_changes,omitempty"`
 	Summary       JSONSummary           `json:"summary"`
-	PriorState    *JSONStateID          `json:"prior_state,omitempty"`
+	// PriorState is the state the plan was made from: a state document
+	// as show -json prints one where the caller has it (the state the
+	// plan is still current for), else its format, lineage and serial.
+	PriorState any `json:"prior_state,omitempty"`
 	Diagnostics   []JSONDiagnostic      `json:"diagnostics,omitempty"`
 	Errored       bool                  `json:"errored"`
 	// Applyable and Complete are Terraform's (1.8 and later): the plan
@@ -113,10 +116,13 @@ type JSONSummary struct {
 	Remove  int `json:"remove"`
 }
 
-// JSONStateID names the state the plan was made from.
+// JSONStateID names the state the plan was made from, as a state
+// document without values (terraform-json reads a prior_state only with
+// its format_version).
 type JSONStateID struct {
-	Lineage string `json:"lineage"`
-	Serial  uint64 `json:"serial"`
+	FormatVersion string `json:"format_version"`
+	Lineage       string `json:"lineage"`
+	Serial        uint64 `json:"serial"`
 }
 
 // JSONDiagnostic is a warning or error met while planning, with its
@@ -127,6 +133,22 @@ type JSONDiagnostic = config.JSONDiagnostic
 // JSON writes p (nil when planning failed early) and diags as one JSON
 // document followed by a newline.
 func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
+	return WriteJSON(w, JSONDocument(p, diags))
+}
+
+// WriteJSON writes a plan's document followed by a newline.
+func WriteJSON(w io.Writer, doc JSONPlan) error {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// JSONDocument is p (nil when planning failed early) and diags as the
+// machine-readable plan.
+func JSONDocument(p *planner.Plan, diags hcl.Diagnostics) JSONPlan {
 	out := JSONPlan{FormatVersion: "1.0", ResourceChanges: []JSONResourceChange{}, Errored: diags.HasErrors()}
 	for _, d := range diags {
 		sev := "error"
@@ -143,7 +165,7 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 	}
 	if p != nil {
 		if p.Prior.Exists {
-			out.PriorState = &JSONStateID{Lineage: p.Prior.Lineage, Serial: p.Prior.Serial}
+			out.PriorState = &JSONStateID{FormatVersion: "1.0", Lineage: p.Prior.Lineage, Serial: p.Prior.Serial}
 		}
 		for _, v := range p.Variables {
 			if out.Variables == nil {
@@ -165,7 +187,7 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 		}
 		for _, c := range p.Changes {
 			rc := resourceChange(c.Addr)
-			rc.ActionReason = string(c.Reason)
+			rc.ActionReason = JSONReason(c)
 			if c.Moved() {
 				rc.PreviousAddress = c.PrevAddr.String()
 			}
@@ -220,12 +242,7 @@ func JSON(w io.Writer, p *planner.Plan, diags hcl.Diagnostics) error {
 		out.Applyable = !out.Errored && p.HasChanges()
 		out.Complete = !out.Errored && len(p.Targets) == 0
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return out
 }
 
 func resourceChange(a addrs.Instance) JSONResourceChange {
@@ -302,7 +319,8 @@ func unknownTree(v cty.Value) any {
 		return false
 	}
 	ty := v.Type()
-	if ty.IsObjectType() || ty.IsMapType() {
+	switch {
+	case ty.IsObjectType() || ty.IsMapType():
 		m := map[string]any{}
 		for k, e := range v.AsValueMap() {
 			if u := unknownTree(e); u != false {
@@ -310,6 +328,14 @@ func unknownTree(v cty.Value) any {
 			}
 		}
 		return m
+	case (ty.IsListType() || ty.IsSetType() || ty.IsTupleType()) && v.LengthInt() > 0:
+		// One entry per element, as Terraform's: [false, true].
+		out := make([]any, 0, v.LengthInt())
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			out = append(out, unknownTree(e))
+		}
+		return out
 	}
 	return false
 }
