@@ -687,6 +687,13 @@ func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
 		if st := currentPrior(sp.Plan); st != nil {
 			doc.PriorState = stateJSON(st)
 		}
+		// The configuration here, which apply of the plan requires to be
+		// the plan's (the plan file holds its digest, not its text).
+		l := newConfigLoader()
+		l.Validate = true
+		if cfg, diags := l.Load(".", config.VarInputs{}); !diags.HasErrors() && cfg != nil {
+			doc.Configuration = cfg.JSONConfiguration()
+		}
 		if err := render.WriteJSON(s.Out, doc); err != nil {
 			fmt.Fprintf(s.Err, "Error: %v\n", err)
 			return 1

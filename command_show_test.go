@@ -180,3 +180,51 @@ func TestShowJSONOfAPlanHasItsPriorState(t *testing.T) {
 		}
 	}
 }
+
+// show -json of a plan has Terraform's configuration section: each
+// block's expressions as constants or the references they make.
+func TestShowJSONOfAPlanHasTheConfiguration(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	code, out, errs := planDocument(t, dir)
+	if code != 0 {
+		t.Fatalf("plan, show -json: %d %s", code, errs)
+	}
+	var doc struct {
+		Configuration struct {
+			RootModule struct {
+				Resources []struct {
+					Address     string                     `json:"address"`
+					Expressions map[string]json.RawMessage `json:"expressions"`
+					Count       json.RawMessage            `json:"count_expression"`
+				} `json:"resources"`
+				Outputs map[string]struct {
+					Expression json.RawMessage `json:"expression"`
+				} `json:"outputs"`
+			} `json:"root_module"`
+		} `json:"configuration"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range doc.Configuration.RootModule.Resources {
+		got[r.Address+" count"] = string(r.Count)
+		for name, e := range r.Expressions {
+			got[r.Address+" "+name] = string(e)
+		}
+	}
+	for k, want := range map[string]string{
+		"endpoint.client count":   `{"constant_value":2}`,
+		"endpoint.client address": `{"references":["listener.loop.address","listener.loop"]}`,
+		"endpoint.client qp":      `[{}]`,
+		"listener.loop port":      `{"constant_value":7471}`,
+	} {
+		if got[k] != want {
+			t.Errorf("%s = %s, want %s", k, got[k], want)
+		}
+	}
+	if e := string(doc.Configuration.RootModule.Outputs["port"].Expression); e != `{"references":["listener.loop.port","listener.loop"]}` {
+		t.Errorf("output port's expression: %s", e)
+	}
+}

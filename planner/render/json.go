@@ -32,6 +32,9 @@ type JSONPlan struct {
 	// as show -json prints one where the caller has it (the state the
 	// plan is still current for), else its format, lineage and serial.
 	PriorState any `json:"prior_state,omitempty"`
+	// Configuration is Terraform's configuration section (see
+	// config.Config.JSONConfiguration), where the caller has it.
+	Configuration any `json:"configuration,omitempty"`
 	Diagnostics   []JSONDiagnostic      `json:"diagnostics,omitempty"`
 	Errored       bool                  `json:"errored"`
 	// Applyable and Complete are Terraform's (1.8 and later): the plan
