@@ -34,9 +34,9 @@ type JSONPlan struct {
 	PriorState any `json:"prior_state,omitempty"`
 	// Configuration is Terraform's configuration section (see
 	// config.Config.JSONConfiguration), where the caller has it.
-	Configuration any `json:"configuration,omitempty"`
-	Diagnostics   []JSONDiagnostic      `json:"diagnostics,omitempty"`
-	Errored       bool                  `json:"errored"`
+	Configuration any              `json:"configuration,omitempty"`
+	Diagnostics   []JSONDiagnostic `json:"diagnostics,omitempty"`
+	Errored       bool             `json:"errored"`
 	// Applyable and Complete are Terraform's (1.8 and later): the plan
 	// changes something and can be applied; and it carries every change
 	// the configuration needs (not narrowed by -target).
