@@ -14,6 +14,7 @@ import (
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/planner/render"
 	"github.com/rdmaform/rdmaform/state"
 )
 
@@ -115,6 +116,7 @@ type showJSONResource struct {
 	Type          string          `json:"type"`
 	Name          string          `json:"name"`
 	Index         any             `json:"index,omitempty"`
+	ProviderName  string          `json:"provider_name"`
 	SchemaVersion int             `json:"schema_version"`
 	Values        json.RawMessage `json:"values"`
 	Facts         state.Facts     `json:"facts"`
@@ -147,7 +149,7 @@ func stateJSON(st *state.State) showJSON {
 
 func objectJSON(o *state.Object) showJSONResource {
 	r := showJSONResource{
-		Address: o.Addr.String(), Mode: "managed", Type: string(o.Addr.Kind), Name: o.Addr.Name,
+		Address: o.Addr.String(), Mode: "managed", Type: string(o.Addr.Kind), Name: o.Addr.Name, ProviderName: render.ProviderName,
 		SchemaVersion: o.SchemaVersion, Values: o.Attributes, Facts: o.Facts, Tainted: o.Tainted,
 		Index: addrs.KeyValue(o.Addr.Key),
 	}

@@ -60,6 +60,10 @@ type JSONModule struct {
 	Resources []JSONResource `json:"resources"`
 }
 
+// ProviderName is what Terraform's JSON calls the provider of every
+// object, in the form of Terraform's own built-in provider's.
+const ProviderName = "rdmaform.io/builtin/rdmaform"
+
 // JSONResource is one object as the plan leaves it.
 type JSONResource struct {
 	Address         string `json:"address"`
@@ -67,18 +71,21 @@ type JSONResource struct {
 	Type            string `json:"type"`
 	Name            string `json:"name"`
 	Index           any    `json:"index,omitempty"`
+	ProviderName    string `json:"provider_name"`
+	SchemaVersion   int    `json:"schema_version"`
 	Values          any    `json:"values"`
 	SensitiveValues any    `json:"sensitive_values"`
 }
 
 // JSONResourceChange is one object's change.
 type JSONResourceChange struct {
-	Address string `json:"address"`
-	Mode    string `json:"mode"`
-	Type    string `json:"type"`
-	Name    string `json:"name"`
-	Index   any    `json:"index,omitempty"`
-	Deposed string `json:"deposed,omitempty"` // the deposed object's key, as Terraform's
+	Address      string `json:"address"`
+	Mode         string `json:"mode"`
+	Type         string `json:"type"`
+	Name         string `json:"name"`
+	Index        any    `json:"index,omitempty"`
+	ProviderName string `json:"provider_name"`
+	Deposed      string `json:"deposed,omitempty"` // the deposed object's key, as Terraform's
 	// PreviousAddress is where a moved block moved the object from.
 	PreviousAddress string     `json:"previous_address,omitempty"`
 	Change          JSONChange `json:"change"`
@@ -236,7 +243,7 @@ func JSONDocument(p *planner.Plan, diags hcl.Diagnostics) JSONPlan {
 			}
 			rc := resourceChange(c.Addr)
 			out.PlannedValues.RootModule.Resources = append(out.PlannedValues.RootModule.Resources, JSONResource{
-				Address: rc.Address, Mode: rc.Mode, Type: rc.Type, Name: rc.Name, Index: rc.Index,
+				Address: rc.Address, Mode: rc.Mode, Type: rc.Type, Name: rc.Name, Index: rc.Index, ProviderName: ProviderName,
 				Values: jsonValue(c.After), SensitiveValues: sensitiveTree(c.After, c.AfterSensitive, nil)})
 		}
 		out.Summary.Add, out.Summary.Change, out.Summary.Destroy = p.Counts()
@@ -249,7 +256,7 @@ func JSONDocument(p *planner.Plan, diags hcl.Diagnostics) JSONPlan {
 }
 
 func resourceChange(a addrs.Instance) JSONResourceChange {
-	return JSONResourceChange{Address: a.String(), Mode: "managed", Type: string(a.Kind), Name: a.Name, Index: addrs.KeyValue(a.Key)}
+	return JSONResourceChange{Address: a.String(), Mode: "managed", Type: string(a.Kind), Name: a.Name, Index: addrs.KeyValue(a.Key), ProviderName: ProviderName}
 }
 
 func jsonActions(a planner.Action) []string {
