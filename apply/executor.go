@@ -810,13 +810,17 @@ func (e *executor) collect(ctx context.Context, results []Result) {
 		case Skipped:
 			if n.Change != nil {
 				skipped[res.Cause] = append(skipped[res.Cause], fmt.Sprintf("%s (%s)", n.Change.Addr, opName(n.Op)))
-				unmade = append(unmade, n.Change)
 			}
 		case NotStarted:
 			if n.Change != nil {
 				r.NotStarted = append(r.NotStarted, fmt.Sprintf("%s (%s)", n.Change.Addr, opName(n.Op)))
-				unmade = append(unmade, n.Change)
 			}
+		}
+		// Only a create not made leaves a record to undo: a replacement's
+		// delete not started (create_before_destroy) follows a create that
+		// was made and recorded, which must stay.
+		if (res.Outcome == Skipped || res.Outcome == NotStarted) && n.Change != nil && n.Op == planner.OpCreate {
+			unmade = append(unmade, n.Change)
 		}
 	}
 	// Objects recorded as being made and never asked for are not.

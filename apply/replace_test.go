@@ -112,3 +112,41 @@ func TestDeposedObjectIsDestroyedByTheNextApply(t *testing.T) {
 		t.Fatal("a plan after the cleanup still has changes")
 	}
 }
+
+// Interrupted after a create_before_destroy replacement is made but
+// before the object it replaces is destroyed: the state keeps the
+// replacement, and the old object as deposed, which the next apply
+// destroys (not a third object made, the replacement left unmanaged).
+func TestInterruptBetweenAReplacementsCreateAndDelete(t *testing.T) {
+	e, cfg, oldToken := appliedCBD(t)
+	e.fabric.started = make(chan string, 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for a := range e.fabric.started {
+			if strings.HasPrefix(a, "endpoint.client[0]#") {
+				cancel()
+			}
+		}
+	}()
+	_, r := e.run(ctx, cfg, replaceClient0(), 10)
+	close(e.fabric.started)
+	e.fabric.started = nil
+	if !r.Interrupted || r.Added != 1 || r.Destroyed != 0 {
+		t.Fatalf("report %+v", r)
+	}
+	o := e.current().Objects["endpoint.client[0]"]
+	replacement := o.Facts.AgentHandle
+	if !strings.HasPrefix(replacement, "endpoint.client[0]#") || o.Facts.Deposed == nil || o.Facts.CreateToken == oldToken {
+		t.Fatalf("state after the interrupt: handle %q, deposed %+v, token %q (old %q)", replacement, o.Facts.Deposed, o.Facts.CreateToken, oldToken)
+	}
+	e.fabric.calls = nil
+	if _, r := e.run(context.Background(), cfg, planner.Options{}, 10); r.Failed() || r.Added != 0 || r.Destroyed != 1 {
+		t.Fatalf("next apply: %+v", r)
+	}
+	if got, want := strings.Join(e.fabric.calls, "\n"), "delete endpoint.client[0]"; got != want {
+		t.Fatalf("calls:\n%s\nwant:\n%s", got, want)
+	}
+	if _, old := e.fabric.live["endpoint.client[0]"]; old || e.fabric.live[replacement] == "" {
+		t.Fatalf("fabric holds %v", e.fabric.live)
+	}
+}
