@@ -19,7 +19,9 @@ func TestAgentNamespaceKeepsConfigurationsApart(t *testing.T) {
 		t.Fatalf("apply a: %d\n%s\n%s", code, out, errs)
 	}
 	os.WriteFile(filepath.Join(b, "main.rdma.hcl"), []byte(planTestConfig), 0o644)
-	if code, _, errs := stateCmd(t, b, "", "apply", "-auto-approve"); code != 1 || !strings.Contains(errs, "protection_domain.rxe already exists") {
+	// Refused at plan, before anything is made, naming the way out.
+	if code, _, errs := stateCmd(t, b, "", "apply", "-auto-approve"); code != 1 || !strings.Contains(errs, "Error: Object already held by the agent") ||
+		!strings.Contains(errs, "named protection_domain.rxe") || !strings.Contains(errs, `namespace = "NAME"`) || len(f.live) != 4 {
 		t.Fatalf("apply b without a namespace: %d\n%s", code, errs)
 	}
 	stateCmd(t, b, "", "destroy", "-auto-approve") // what b made before the failure, if anything

@@ -221,13 +221,13 @@ listener "any" {
 }
 
 // A listener held under the very name the plan creates one as (a lost
-// state, or another configuration without a namespace) is left to apply,
-// which refuses the name with the advice to import it or to use a
-// namespace.
-func TestHeldPortUnderTheSameNameIsLeftToApply(t *testing.T) {
+// state, or another configuration without a namespace) is refused by
+// name (see heldByAgent), with the advice to import it or to use a
+// namespace, not as a port another configuration holds.
+func TestHeldPortUnderTheSameNameIsRefusedByName(t *testing.T) {
 	asked := 0
 	agent := sharedAgent{asked: &asked, others: []LiveListener{{Handle: "listener.loop@b", Address: "10.77.0.1", Port: 7471, PortSpace: "tcp"}}}
-	if _, diags := Make(context.Background(), load(t, namespaceB+loopback), nil, Options{Refresher: agent}); len(diags) != 0 || asked != 1 {
+	if _, diags := Make(context.Background(), load(t, namespaceB+loopback), nil, Options{Refresher: agent}); len(diags) != 1 || diags[0].Summary != "Object already held by the agent" || asked != 1 {
 		t.Fatalf("asked %d times; diagnostics:\n%s", asked, diagText(diags))
 	}
 	agent.others[0].Handle = "listener.loop" // not b's name

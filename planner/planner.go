@@ -79,9 +79,9 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	failed := map[addrs.Instance]LiveObject{} // objects failed for good, as the agent holds them
 	var live map[string]LiveObject
 	var adoptPending map[addrs.Instance]string
-	// Without a state there is nothing to refresh, unless import blocks
-	// name what the agent must hold.
-	if opts.Refresher != nil && (len(priors) > 0 || cfg != nil && len(cfg.Imports) > 0 && !opts.Destroy) {
+	// Without a state there is nothing to refresh, but what the agent
+	// holds says which creates it would refuse (see heldByAgent).
+	if opts.Refresher != nil && (len(priors) > 0 || cfg != nil && len(cfg.Instances) > 0 && !opts.Destroy) {
 		var err error
 		live, err = opts.Refresher.Live(ctx)
 		if err != nil {
@@ -147,6 +147,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		}
 	} else if cfg != nil {
 		diags = append(diags, p.diffConfig(cfg, priors, live, gone, failed, adoptPending, opts)...)
+		diags = append(diags, heldByAgent(p, cfg, st, live)...)
 		p.replaceCutOffEndpoints()
 	}
 	p.sortChanges()
