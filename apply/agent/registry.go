@@ -31,7 +31,11 @@ type errExists struct {
 }
 
 func (e *errExists) Error() string {
-	return fmt.Sprintf("%s already exists (a %s made by another create request): delete it first, or update it in place", e.Address, e.Kind)
+	article := "a"
+	if e.Kind != "" && strings.ContainsRune("aeiou", rune(e.Kind[0])) {
+		article = "an"
+	}
+	return fmt.Sprintf("%s already exists (%s %s made by another create request): delete it first, or update it in place", e.Address, article, e.Kind)
 }
 
 // claim returns the object at addr if token made it (created = false), or
