@@ -393,7 +393,8 @@ func TestTwoConfigurationsWithTheSameAddresses(t *testing.T) {
 	other := strings.Replace(src, "port    = 7471", "port    = 7472", 1)
 	b.write(other)
 	os.WriteFile(filepath.Join(b.dir, "settings.rdma.hcl"), []byte("rdmaform {\n  agent {\n    socket = \""+a.socket+"\"\n  }\n}\n"), 0o644)
-	b.expect(1, []string{"protection_domain.rxe already exists", "give one of them a namespace of its own"}, "apply", "-auto-approve", "-no-color")
+	// Refused at plan, before anything is made.
+	b.expect(1, []string{"Error: Object already held by the agent", "named protection_domain.rxe", "give one of them a namespace of its own"}, "apply", "-auto-approve", "-no-color")
 	os.WriteFile(filepath.Join(b.dir, "settings.rdma.hcl"), []byte("rdmaform {\n  agent {\n    socket    = \""+a.socket+"\"\n    namespace = \"b\"\n  }\n}\n"), 0o644)
 	b.expect(0, []string{"Apply complete! Resources: 6 added"}, "apply", "-auto-approve", "-no-color")
 	status := b.expect(0, []string{"listener.loop@b", "endpoint.client[3]@b"}, "status", "-no-color")
@@ -555,7 +556,7 @@ func TestImportAdoptsWhatALostStateLeft(t *testing.T) {
 	for _, f := range []string{"rdmaform.rdmastate", "rdmaform.rdmastate.backup"} {
 		os.Remove(filepath.Join(e.dir, f))
 	}
-	e.expect(1, []string{"protection_domain.rxe already exists", `"rdmaform import" adopts it`}, "apply", "-auto-approve", "-no-color")
+	e.expect(1, []string{"Error: Object already held by the agent", `"rdmaform import protection_domain.rxe"`}, "apply", "-auto-approve", "-no-color")
 
 	e.expect(1, []string{"Error: Cannot import endpoint.client[0]", "refers to protection_domain.rxe, listener.loop, which the state does not hold: import them first"}, "import", "-no-color", "endpoint.client[0]")
 	e.expect(0, []string{`protection_domain.rxe: Importing from ID "protection_domain.rxe"...`, "Import successful!"}, "import", "-no-color", "protection_domain.rxe")
