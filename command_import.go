@@ -87,6 +87,7 @@ func runImport(args []string, s streams) int {
 			"Importing it again would manage one connection under two addresses.\n", id, holder.Addr)
 		return 1
 	}
+	f.forImport = true
 	p, diags, ok := se.makePlan(&f, nil, nil)
 	se.writeDiags(diags)
 	if !ok {

@@ -126,6 +126,8 @@ type planFlags struct {
 	// connections being made, not only the calls that start them.
 	parallelismSet bool
 	lock           lockFlags
+	// forImport: the import command's plan (see planner.Options.ForImport).
+	forImport bool
 }
 
 func (f *planFlags) register(fs *flag.FlagSet, forPlan bool) {
@@ -545,7 +547,7 @@ func configDigest(l *config.Loader) string {
 // makePlan plans with the session and the flags, writing the diagnostics;
 // ok is false when planning failed.
 func (se *session) makePlan(f *planFlags, targets, replace []addrs.Instance) (*planner.Plan, hcl.Diagnostics, bool) {
-	opts := planner.Options{Targets: targets, Replace: replace, Destroy: f.destroy, RefreshOnly: f.refreshOnly, Priors: se.priors}
+	opts := planner.Options{Targets: targets, Replace: replace, Destroy: f.destroy, RefreshOnly: f.refreshOnly, Priors: se.priors, ForImport: f.forImport}
 	if se.conn != nil && f.refresh {
 		opts.Refresher = se.conn.Refresher
 		opts.Devices = se.conn.Devices

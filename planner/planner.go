@@ -43,6 +43,9 @@ type Options struct {
 	// a replacement must destroy first even with create_before_destroy;
 	// the plan warns once per block it affects.
 	NoCreateBeforeDestroy bool
+	// ForImport: the import command's plan, made to adopt an object the
+	// agent holds, whose names are then not clashes (see heldByAgent).
+	ForImport bool
 }
 
 // prior is one state object with its decoded attributes.
@@ -147,7 +150,9 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		}
 	} else if cfg != nil {
 		diags = append(diags, p.diffConfig(cfg, priors, live, gone, failed, adoptPending, opts)...)
-		diags = append(diags, heldByAgent(p, cfg, st, live)...)
+		if !opts.ForImport {
+			diags = append(diags, heldByAgent(p, cfg, st, live)...)
+		}
 		p.replaceCutOffEndpoints()
 	}
 	p.sortChanges()
