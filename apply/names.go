@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
 )
 
@@ -18,18 +19,7 @@ type heldNames struct {
 }
 
 func (h *heldNames) holder(name string) (addrs.Instance, bool) {
-	h.once.Do(func() {
-		h.names = map[string]addrs.Instance{}
-		if h.prior == nil {
-			return
-		}
-		for _, o := range h.prior.Objects {
-			h.names[handleOf(o).Name] = o.Addr
-			if d := o.Facts.Deposed; d != nil && d.AgentHandle != "" {
-				h.names[d.AgentHandle] = o.Addr
-			}
-		}
-	})
+	h.once.Do(func() { h.names = planner.HeldNames(h.prior) })
 	a, ok := h.names[name]
 	return a, ok
 }

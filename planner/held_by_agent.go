@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
 )
 
@@ -18,19 +19,11 @@ func heldByAgent(p *Plan, cfg *config.Config, st *state.State, live map[string]L
 	if live == nil {
 		return nil
 	}
-	held := map[string]bool{}
-	if st != nil {
-		for _, o := range st.Objects {
-			held[AgentHandle(o)] = true
-			if d := o.Facts.Deposed; d != nil && d.AgentHandle != "" {
-				held[d.AgentHandle] = true
-			}
-		}
-	}
+	held := HeldNames(st)
 	var diags hcl.Diagnostics
 	for _, c := range p.Changes {
 		name := AgentName(c.Addr, cfg.AgentNamespace())
-		if c.Action != Create || c.Importing() || held[name] {
+		if _, ours := held[name]; c.Action != Create || c.Importing() || ours {
 			continue
 		}
 		lo, ok := live[name]
@@ -46,4 +39,22 @@ func heldByAgent(p *Plan, cfg *config.Config, st *state.State, live map[string]L
 		diags = append(diags, d)
 	}
 	return diags
+}
+
+// HeldNames maps the agent names st's objects hold, their deposed
+// objects' included, to the objects' addresses: an object moved to
+// another address keeps the name it was made under (moved blocks change
+// no live object).
+func HeldNames(st *state.State) map[string]addrs.Instance {
+	names := map[string]addrs.Instance{}
+	if st == nil {
+		return names
+	}
+	for _, o := range st.Objects {
+		names[AgentHandle(o)] = o.Addr
+		if d := o.Facts.Deposed; d != nil && d.AgentHandle != "" {
+			names[d.AgentHandle] = o.Addr
+		}
+	}
+	return names
 }
