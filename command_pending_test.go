@@ -102,3 +102,49 @@ func TestPendingObjectOutOfTheConfigurationIsDestroyed(t *testing.T) {
 		t.Errorf("plan after: %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// An object an interrupted apply asked for, which the agent reports
+// failed (a first connect that timed out: the agent does not try again),
+// is not adopted as made: the next plan destroys it and makes it anew,
+// saying why.
+func TestFailedPendingObjectIsMadeAgainNotAdopted(t *testing.T) {
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatal(errs)
+	}
+	markPending(t, dir, "endpoint.client[1]")
+	f.mu.Lock()
+	f.status = map[string]string{"endpoint.client[1]": "error"}
+	oldToken := f.live["endpoint.client[1]"]
+	f.mu.Unlock()
+	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-out=failed.plan")
+	if code != 0 {
+		t.Fatalf("plan: %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"  # endpoint.client[1] will be destroyed\n  # (made by an interrupted apply, and the agent reports it error:",
+		"# endpoint.client[1] will be created",
+		"Plan: 1 to add, 0 to change, 1 to destroy.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "will be imported") {
+		t.Errorf("the failed object is adopted:\n%s", out)
+	}
+	f.mu.Lock()
+	delete(f.status, "endpoint.client[1]") // the new one connects
+	f.mu.Unlock()
+	if code, out, errs := stateCmd(t, dir, "", "apply", "-no-color", "failed.plan"); code != 0 {
+		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
+	}
+	if tok := f.live["endpoint.client[1]"]; tok == "" || tok == oldToken {
+		t.Errorf("the endpoint was not made anew: token %q, was %q", tok, oldToken)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
+		t.Errorf("plan after: %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -11,8 +11,11 @@ import (
 // agent holds with that token is adopted, as an import block would, when
 // the configuration still declares it (the returned map: address to agent
 // name), and destroyed (deposed) otherwise; one it does not hold is a drift
-// the plan shows, and leaves the state. Without a refresh (live is nil)
-// each is taken as held: apply finds out.
+// the plan shows, and leaves the state. One the agent reports failed (its
+// first connect timed out or was rejected: the agent will not try again)
+// is destroyed too, and, when still declared, made anew: adopting it would
+// record a failed object as made. Without a refresh (live is nil) each is
+// taken as held: apply finds out.
 func (p *Plan) takePending(cfg *config.Config, priors map[string]*prior, live map[string]LiveObject, opts Options) map[addrs.Instance]string {
 	var adopt map[addrs.Instance]string
 	for key, pr := range priors {
@@ -32,14 +35,34 @@ func (p *Plan) takePending(cfg *config.Config, priors map[string]*prior, live ma
 				continue
 			}
 		}
-		if cfg != nil && !opts.Destroy && cfg.Instances[a] != nil {
+		var failed string
+		if lo, held := live[h]; held && pendingFailed(a, lo.Status) {
+			failed = lo.Status
+			if lo.Error != "" {
+				failed += ": " + lo.Error
+			}
+		}
+		if failed == "" && cfg != nil && !opts.Destroy && cfg.Instances[a] != nil {
 			if adopt == nil {
 				adopt = map[addrs.Instance]string{}
 			}
 			adopt[a] = h
 			continue
 		}
-		p.Deposed = append(p.Deposed, Deposed{Addr: a, Handle: h, Token: f.CreateToken, Pending: true})
+		p.Deposed = append(p.Deposed, Deposed{Addr: a, Handle: h, Token: f.CreateToken, Pending: true, Failed: failed})
 	}
 	return adopt
+}
+
+// pendingFailed reports whether an object an interrupted apply asked for
+// is, by the agent's status, one its create would have failed on: the
+// agent does not retry an endpoint's first connect, reconnect block or not.
+func pendingFailed(a addrs.Instance, status string) bool {
+	switch status {
+	case "error":
+		return true
+	case "rejected", "disconnected":
+		return a.Kind == addrs.Endpoint
+	}
+	return false
 }

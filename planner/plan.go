@@ -102,8 +102,12 @@ type Deposed struct {
 	Handle string // the agent's name for it
 	Token  string // its create token
 	// Pending: not a replaced object but one an interrupted apply asked
-	// the agent for, which the configuration no longer declares.
+	// the agent for, which the configuration no longer declares or the
+	// agent reports failed.
 	Pending bool
+	// Failed is the agent's status and error for a Pending object it
+	// reports failed ("error: rdma_connect: ETIMEDOUT"); "" otherwise.
+	Failed string
 }
 
 // DeposedKey is how plans and progress lines name a deposed object, as

@@ -226,9 +226,12 @@ func writeDeposed(b *bytes.Buffer, c colorizer, d planner.Deposed) {
 	} else {
 		b.WriteString(c.style(fmt.Sprintf("  # %s (deposed object %s) will be destroyed", d.Addr, planner.DeposedKey(d.Token)), bold) + "\n")
 	}
-	if d.Pending {
+	switch {
+	case d.Failed != "":
+		fmt.Fprintf(b, "  # (made by an interrupted apply, and the agent reports it %s:\n  # destroyed, and made again if the configuration declares it)\n", d.Failed)
+	case d.Pending:
 		b.WriteString("  # (made by an interrupted apply, and no longer in the configuration)\n")
-	} else {
+	default:
 		b.WriteString("  # (left by a create_before_destroy replacement whose apply stopped before destroying it)\n")
 	}
 	fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, planner.Delete.Symbol()), d.Addr.Kind, d.Addr.Name)
