@@ -403,7 +403,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	}
 	se.intr.setNotice(func() {
 		progress.Flush()
-		fmt.Fprintln(s.Err, "\nInterrupt received. Stopping: no new operations start; those in flight finish and are recorded.\nInterrupt again to exit at once.")
+		fmt.Fprintln(s.Err, "\nInterrupt received. Stopping: no new operations start; those in flight finish and are recorded\n(endpoints still connecting are dropped).\nInterrupt again to exit at once.")
 	})
 	go func() {
 		select {
@@ -442,8 +442,9 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		fmt.Fprintf(s.Err, "\nStopped: the state could not record a change, so no further operation was started:\neach would have made what the state cannot hold. Not started (%d): %s\nRun %q again once the state's backend answers.\n", len(report.NotStarted), objectList(report.NotStarted), finish)
 	case report.FabricGone != nil && len(report.NotStarted) > 0:
 		fmt.Fprintf(s.Err, "\nStopped: the agent is gone, so no further operation was started. The state records\neverything that completed. Not started (%d): %s\nRun %q again to finish.\n", len(report.NotStarted), objectList(report.NotStarted), finish)
-	case len(report.NotStarted) > 0:
-		fmt.Fprintf(s.Err, "\nInterrupted: the state records everything that completed. Not started (%d): %s\nRun %q again to finish.\n", len(report.NotStarted), objectList(report.NotStarted), finish)
+	case len(report.NotStarted) > 0 || len(report.Cancelled) > 0:
+		fmt.Fprintf(s.Err, "\nInterrupted: the state records everything that completed.%s%s\nRun %q again to finish.\n",
+			listed("Cancelled before they were established (the agent dropped them)", report.Cancelled), listed("Not started", report.NotStarted), finish)
 	case interrupted:
 		fmt.Fprintf(s.Err, "\nInterrupted after every operation had started: those that completed are recorded in the state.\n")
 	}
@@ -524,8 +525,20 @@ func failedLine(destroy bool, r *apply.Report) string {
 	if len(r.Errors) == 0 && skipped == 0 && r.Interrupted {
 		outcome = "interrupted"
 	}
-	return fmt.Sprintf("%s %s. Resources: %s; %d failed, %d skipped, %d not started.",
-		verb, outcome, resourceCounts(r), len(r.Errors), skipped, len(r.NotStarted))
+	cancelled := ""
+	if len(r.Cancelled) > 0 {
+		cancelled = fmt.Sprintf(", %d cancelled", len(r.Cancelled))
+	}
+	return fmt.Sprintf("%s %s. Resources: %s; %d failed, %d skipped%s, %d not started.",
+		verb, outcome, resourceCounts(r), len(r.Errors), skipped, cancelled, len(r.NotStarted))
+}
+
+// listed is a line "what (n): a, b" for a non-empty list, else "".
+func listed(what string, objects []string) string {
+	if len(objects) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n%s (%d): %s", what, len(objects), objectList(objects))
 }
 
 func plural(n int, one, many string) string {

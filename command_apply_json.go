@@ -139,7 +139,7 @@ func (u *jsonUI) hook(ev apply.Event) {
 	if ev.IDKey != "" {
 		h["id_key"], h["id_value"] = ev.IDKey, ev.IDValue
 	}
-	typ := "apply_start"
+	typ, level := "apply_start", "info"
 	switch ev.Type {
 	case apply.EventProgress:
 		typ = "apply_progress"
@@ -147,8 +147,11 @@ func (u *jsonUI) hook(ev apply.Event) {
 	case apply.EventComplete:
 		typ = "apply_complete"
 		h["elapsed_seconds"] = int(ev.Elapsed.Seconds())
+	case apply.EventCancelled:
+		typ, level = "apply_errored", "error"
+		h["elapsed_seconds"] = int(ev.Elapsed.Seconds())
 	}
-	u.write("info", ev.Message, typ, map[string]any{"hook": h})
+	u.write(level, ev.Message, typ, map[string]any{"hook": h})
 }
 
 // errored reports the operations that failed, each as apply_errored and

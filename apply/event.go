@@ -31,6 +31,9 @@ const (
 	EventStart EventType = iota
 	EventProgress
 	EventComplete
+	// EventCancelled: the operation was undone by an interrupt before it
+	// completed (ErrCancelled).
+	EventCancelled
 )
 
 // emit writes ev's line to Progress and hands ev to Events.

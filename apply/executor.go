@@ -71,6 +71,9 @@ type Report struct {
 	Skipped []SkipNote
 	// NotStarted lists the operations left when the walk was stopped.
 	NotStarted []string
+	// Cancelled lists the operations the stop undid while they waited
+	// (endpoints not yet established): nothing of them remains.
+	Cancelled []string
 	// FabricGone is the first error that said the fabric is gone (the
 	// agent exited), which stopped the walk; nil otherwise.
 	FabricGone error
@@ -105,7 +108,9 @@ type SkipNote struct {
 }
 
 // Failed reports whether anything went wrong or was left undone.
-func (r *Report) Failed() bool { return len(r.Errors) > 0 || r.Interrupted || len(r.NotStarted) > 0 }
+func (r *Report) Failed() bool {
+	return len(r.Errors) > 0 || r.Interrupted || len(r.NotStarted) > 0 || len(r.Cancelled) > 0
+}
 
 type executor struct {
 	Options
@@ -359,6 +364,10 @@ func (e *executor) done(a addrs.Instance, deposed, action string, elapsed time.D
 	e.emit(Event{Type: EventComplete, Addr: a, Deposed: deposed, Action: action, Elapsed: elapsed, IDKey: k, IDValue: v, Message: message})
 }
 
+func (e *executor) cancelled(a addrs.Instance, action string, elapsed time.Duration, message string) {
+	e.emit(Event{Type: EventCancelled, Addr: a, Action: action, Elapsed: elapsed, Message: message})
+}
+
 // valueOf is an object's value as the configuration sees it now: what
 // this apply made of it, or else what the plan expects of it (for an
 // object left as it is, its prior value, computed attributes included).
@@ -450,6 +459,10 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 	if err != nil {
 		if uerr := e.unpend(c); uerr != nil {
 			return uerr
+		}
+		if errors.Is(err, ErrCancelled) {
+			e.cancelled(c.Addr, "create", time.Since(start), fmt.Sprintf("%s: Creation cancelled after %s (%v)", c.Addr, elapsed(start), err))
+			return err
 		}
 		return OpError{c.Addr, "create", err}
 	}
@@ -814,6 +827,10 @@ func (e *executor) collect(ctx context.Context, results []Result) {
 		case NotStarted:
 			if n.Change != nil {
 				r.NotStarted = append(r.NotStarted, fmt.Sprintf("%s (%s)", n.Change.Addr, opName(n.Op)))
+			}
+		case Cancelled:
+			if n.Change != nil {
+				r.Cancelled = append(r.Cancelled, fmt.Sprintf("%s (%s)", n.Change.Addr, opName(n.Op)))
 			}
 		}
 		// Only a create not made leaves a record to undo: a replacement's

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -225,4 +226,62 @@ func applyLoopback(t *testing.T, e *env, opts Options) (state.Recorder, chan *Re
 	done := make(chan *Report)
 	go func() { done <- Apply(context.Background(), p, opts) }()
 	return rec, done
+}
+
+// cancellingFabric's endpoint waits end as agentfabric's do when Ctrl-C
+// comes while the endpoint connects: the agent dropped it.
+type cancellingFabric struct{ *fakeFabric }
+
+func (c cancellingFabric) StartCreate(ctx context.Context, h Handle, spec Spec, token string) (func() (state.Facts, error), error) {
+	facts, err := c.Create(ctx, h, spec, token)
+	if err != nil || h.Addr.Kind != addrs.Endpoint {
+		return func() (state.Facts, error) { return facts, err }, err
+	}
+	return func() (state.Facts, error) {
+		<-ctx.Done()
+		c.Delete(context.Background(), h, token)
+		return state.Facts{}, fmt.Errorf("not established (status connecting): %w", ErrCancelled)
+	}, nil
+}
+
+// Creates cancelled by Ctrl-C are reported as cancelled, with their own
+// progress line, and nothing of them stays in the state (not even as
+// being made): the next plan simply creates them.
+func TestInterruptedWaitsAreCancelledAndNotRecorded(t *testing.T) {
+	e := newEnv(t)
+	cfg := load(t, loopback)
+	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
+	if diags.HasErrors() {
+		t.Fatalf("plan: %v", diags)
+	}
+	rec, err := e.m.OpenRecorder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for !strings.Contains(e.out.String(), "endpoint.client[2]: Creating...") {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	r := Apply(ctx, p, Options{Fabric: cancellingFabric{e.fabric}, Recorder: rec, Config: cfg, Progress: e.out})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Added != 2 || len(r.Errors) != 0 || len(r.Cancelled) != 3 || len(r.NotStarted) != 0 || !r.Interrupted || !r.Failed() {
+		t.Fatalf("report %+v", r)
+	}
+	if !strings.Contains(e.out.String(), "endpoint.client[0]: Creation cancelled after") {
+		t.Errorf("no cancelled line:\n%s", e.out.String())
+	}
+	s := e.current()
+	for a, o := range s.Objects {
+		if strings.HasPrefix(a, "endpoint.") {
+			t.Errorf("%s recorded (pending %v)", a, o.Facts.Pending)
+		}
+	}
+	if len(s.Objects) != 2 {
+		t.Errorf("objects %v", s.Objects)
+	}
 }

@@ -21,12 +21,19 @@ const (
 	Failed             // visit returned an error
 	Skipped            // a dependency failed (Result.Cause names which)
 	NotStarted         // the walk was stopped before it could start
+	Cancelled          // started, then undone because the walk was stopped
 )
 
 // ErrNotStarted is returned by a visit that gave up before doing anything
 // because the walk is stopping (for example while waiting for a
 // parallelism slot); the node counts as not started.
 var ErrNotStarted = errors.New("not started")
+
+// ErrCancelled is wrapped by the error of a visit that had started, was
+// still waiting when the walk was stopped (an endpoint not yet
+// established), and undid what it had begun: nothing of it remains, and
+// the node counts as cancelled.
+var ErrCancelled = errors.New("cancelled by the interrupt before it completed")
 
 // Result is one node's outcome.
 type Result struct {
@@ -78,7 +85,7 @@ func Walk(ctx context.Context, g Graph, visit func(node int) error) []Result {
 				if results[dep].Cause < 0 {
 					results[dep].Cause = r.Cause
 				}
-			case NotStarted:
+			case NotStarted, Cancelled:
 				if results[dep].Outcome == Pending {
 					results[dep].Outcome = NotStarted
 				}
@@ -118,6 +125,8 @@ func Walk(ctx context.Context, g Graph, visit func(node int) error) []Result {
 			resolve(c.node, Result{Outcome: Done, Cause: -1})
 		case errors.Is(c.err, ErrNotStarted):
 			resolve(c.node, Result{Outcome: NotStarted, Cause: -1})
+		case errors.Is(c.err, ErrCancelled):
+			resolve(c.node, Result{Outcome: Cancelled, Err: c.err, Cause: -1})
 		default:
 			resolve(c.node, Result{Outcome: Failed, Err: c.err, Cause: -1})
 		}

@@ -255,14 +255,19 @@ func (f *Fabric) startEndpoint(ctx context.Context, stop <-chan struct{}, addres
 				o = full
 			}
 		}
-		return f.waitEstablished(ctx, address, e, o, updates)
+		return f.waitEstablished(ctx, stop, address, e, o, updates)
 	}, nil
 }
 
 // factsGrace bounds the wait for an established endpoint's facts.
 var factsGrace = 2 * time.Second
 
-func (f *Fabric) waitEstablished(ctx context.Context, address string, e *config.Endpoint, o *pb.Object, updates <-chan *pb.Object) (state.Facts, error) {
+// waitEstablished waits for the endpoint to be established and returns
+// its facts. Once stop is closed (Ctrl-C), an endpoint not yet
+// established is not waited for: it is deleted, as a failed one is, and
+// the error wraps apply.ErrCancelled. A connect to a peer that never
+// answers would otherwise hold the interrupt for the whole wait.
+func (f *Fabric) waitEstablished(ctx context.Context, stop <-chan struct{}, address string, e *config.Endpoint, o *pb.Object, updates <-chan *pb.Object) (state.Facts, error) {
 	wait := max(f.MinWait, 2*e.Connect.Timeout)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -296,6 +301,13 @@ func (f *Fabric) waitEstablished(ctx context.Context, address string, e *config.
 			}
 		case <-grace:
 			return factsOf(o), nil
+		case <-stop:
+			if established(o) {
+				stop = nil // only its facts are awaited: a moment more
+				continue
+			}
+			f.agent.Delete(ctx, &pb.DeleteRequest{Address: address})
+			return state.Facts{}, fmt.Errorf("not established (status %s%s): %w", statusWord(o.Status), lastErrorSuffix(o), apply.ErrCancelled)
 		case <-timer.C:
 			err := fmt.Errorf("not established after %v (status %s%s)", wait, statusWord(o.Status), lastErrorSuffix(o))
 			f.agent.Delete(ctx, &pb.DeleteRequest{Address: address})

@@ -10,6 +10,7 @@ import (
 	"github.com/rdmaform/rdmaform/apply"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/config"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -26,7 +27,7 @@ func TestWaitEstablishedWaitsForTheFacts(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		updates <- &pb.Object{Address: "endpoint.e", Status: pb.Status_ESTABLISHED, Revision: 6, Facts: &pb.Facts{QpNum: 17, Device: "rxe0"}}
 	}()
-	facts, err := f.waitEstablished(context.Background(), "endpoint.e", e, est, updates)
+	facts, err := f.waitEstablished(context.Background(), nil, "endpoint.e", e, est, updates)
 	if err != nil || facts.QPNum != 17 || facts.Device != "rxe0" {
 		t.Fatalf("%+v %v", facts, err)
 	}
@@ -35,7 +36,7 @@ func TestWaitEstablishedWaitsForTheFacts(t *testing.T) {
 	factsGrace = 50 * time.Millisecond
 	t.Cleanup(func() { factsGrace = old })
 	start := time.Now()
-	facts, err = f.waitEstablished(context.Background(), "endpoint.e", e, est, make(chan *pb.Object))
+	facts, err = f.waitEstablished(context.Background(), nil, "endpoint.e", e, est, make(chan *pb.Object))
 	if err != nil || facts.Status != "established" || facts.QPNum != 0 || time.Since(start) > 10*time.Second {
 		t.Fatalf("without facts: %+v %v after %v", facts, err, time.Since(start))
 	}
@@ -71,5 +72,46 @@ func TestStreamEndedSaysTheAgentStopped(t *testing.T) {
 	}
 	if err := streamEnded("endpoint.e[3]", status.Error(codes.Internal, "boom")); !strings.Contains(err.Error(), "change stream ended before endpoint.e[3]") {
 		t.Errorf("got %q", err)
+	}
+}
+
+// deletedAgent records the addresses Delete is called with.
+type deletedAgent struct {
+	pb.AgentClient
+	deleted []string
+}
+
+func (a *deletedAgent) Delete(_ context.Context, r *pb.DeleteRequest, _ ...grpc.CallOption) (*pb.DeleteResponse, error) {
+	a.deleted = append(a.deleted, r.Address)
+	return &pb.DeleteResponse{Existed: true}, nil
+}
+
+// Ctrl-C ends the wait of an endpoint still connecting: the agent drops
+// it and the error says the create was cancelled, rather than apply
+// waiting out the connect to a peer that never answers. An endpoint
+// already established is kept: only its facts are awaited.
+func TestInterruptCancelsAnEndpointNotYetEstablished(t *testing.T) {
+	agent := &deletedAgent{}
+	f := New(agent)
+	e := &config.Endpoint{Connect: config.Connect{Timeout: 2 * time.Second}}
+	stop := make(chan struct{})
+	close(stop)
+	connecting := &pb.Object{Address: "endpoint.hang", Status: pb.Status_CONNECTING, Revision: 3}
+	start := time.Now()
+	_, err := f.waitEstablished(context.Background(), stop, "endpoint.hang", e, connecting, make(chan *pb.Object))
+	if !errors.Is(err, apply.ErrCancelled) || !strings.Contains(err.Error(), "not established (status connecting)") {
+		t.Fatalf("got %v", err)
+	}
+	if time.Since(start) > 5*time.Second || len(agent.deleted) != 1 || agent.deleted[0] != "endpoint.hang" {
+		t.Fatalf("after %v, deleted %v", time.Since(start), agent.deleted)
+	}
+
+	agent.deleted = nil
+	est := &pb.Object{Address: "endpoint.ok", Status: pb.Status_ESTABLISHED, Revision: 5}
+	updates := make(chan *pb.Object, 1)
+	updates <- &pb.Object{Address: "endpoint.ok", Status: pb.Status_ESTABLISHED, Revision: 6, Facts: &pb.Facts{QpNum: 18}}
+	facts, err := f.waitEstablished(context.Background(), stop, "endpoint.ok", e, est, updates)
+	if err != nil || facts.QPNum != 18 || len(agent.deleted) != 0 {
+		t.Fatalf("established: %+v %v, deleted %v", facts, err, agent.deleted)
 	}
 }
