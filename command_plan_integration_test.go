@@ -976,3 +976,64 @@ endpoint "k" {
 	}
 	e.expect(0, []string{"Destroy complete!"}, "destroy", "-auto-approve", "-no-color", "-var", "up=false")
 }
+
+// Ctrl-C during an apply whose endpoint connects to a peer that never
+// answers: apply does not wait out the connect (30 s) but drops the
+// endpoint, says so, records nothing of it, and exits 1; the next plan
+// simply makes it.
+func TestInterruptCancelsAConnectToAnUnreachablePeer(t *testing.T) {
+	addr, port := os.Getenv("RDMAFORM_TEST_ADDR"), "7621"
+	nobody := addr[:strings.LastIndex(addr, ".")] + ".99" // on the subnet, no host
+	e := newE2E(t, fmt.Sprintf(`
+listener "l" {
+  address = %q
+  port    = %s
+}
+endpoint "hang" {
+  address = %q
+  port    = %s
+  qp {}
+  depends_on = [listener.l]
+}
+`, addr, port, nobody, port))
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(exe, "-chdir="+e.dir, "apply", "-auto-approve", "-no-color")
+	c.Env = append(os.Environ(), asCLIEnv+"=1")
+	var out lockedBuffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(string(out.Bytes()), "endpoint.hang: Creating...") {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			c.Wait()
+			t.Fatalf("apply did not start the endpoint in a minute:\n%s", out.Bytes())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	start := time.Now()
+	c.Process.Signal(os.Interrupt)
+	err = c.Wait()
+	took := time.Since(start)
+	t.Logf("apply exited %v after the interrupt (%v):\n%s", took, err, out.Bytes())
+	if c.ProcessState.ExitCode() != 1 || took > 10*time.Second {
+		t.Fatalf("apply exited %d after %v, want 1 within 10s", c.ProcessState.ExitCode(), took)
+	}
+	for _, want := range []string{"endpoint.hang: Creation cancelled after", "Cancelled before they were established (the agent dropped them) (1): endpoint.hang (create)", "Apply interrupted. Resources: 1 added"} {
+		if !strings.Contains(string(out.Bytes()), want) {
+			t.Errorf("apply's output lacks %q", want)
+		}
+	}
+	_, list, _ := e.rdmaform("state", "list")
+	if list != "listener.l\n" {
+		t.Errorf("state list after the interrupt: %q", list)
+	}
+	e.expect(2, []string{"# endpoint.hang will be created", "Plan: 1 to add, 0 to change, 0 to destroy."}, "plan", "-detailed-exitcode", "-no-color")
+	e.expect(0, []string{"Destroy complete! Resources: 1 destroyed."}, "destroy", "-auto-approve", "-no-color")
+}

@@ -240,7 +240,7 @@ func (c cancellingFabric) StartCreate(ctx context.Context, h Handle, spec Spec, 
 	return func() (state.Facts, error) {
 		<-ctx.Done()
 		c.Delete(context.Background(), h, token)
-		return state.Facts{}, fmt.Errorf("not established (status connecting): %w", ErrCancelled)
+		return state.Facts{}, fmt.Errorf("%w while it was connecting", ErrCancelled)
 	}, nil
 }
 

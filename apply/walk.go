@@ -33,7 +33,7 @@ var ErrNotStarted = errors.New("not started")
 // still waiting when the walk was stopped (an endpoint not yet
 // established), and undid what it had begun: nothing of it remains, and
 // the node counts as cancelled.
-var ErrCancelled = errors.New("cancelled by the interrupt before it completed")
+var ErrCancelled = errors.New("interrupted")
 
 // Result is one node's outcome.
 type Result struct {

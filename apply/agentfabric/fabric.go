@@ -307,7 +307,7 @@ func (f *Fabric) waitEstablished(ctx context.Context, stop <-chan struct{}, addr
 				continue
 			}
 			f.agent.Delete(ctx, &pb.DeleteRequest{Address: address})
-			return state.Facts{}, fmt.Errorf("not established (status %s%s): %w", statusWord(o.Status), lastErrorSuffix(o), apply.ErrCancelled)
+			return state.Facts{}, fmt.Errorf("%w while it was %s: the agent dropped it%s", apply.ErrCancelled, statusWord(o.Status), lastErrorSuffix(o))
 		case <-timer.C:
 			err := fmt.Errorf("not established after %v (status %s%s)", wait, statusWord(o.Status), lastErrorSuffix(o))
 			f.agent.Delete(ctx, &pb.DeleteRequest{Address: address})

@@ -99,7 +99,7 @@ func TestInterruptCancelsAnEndpointNotYetEstablished(t *testing.T) {
 	connecting := &pb.Object{Address: "endpoint.hang", Status: pb.Status_CONNECTING, Revision: 3}
 	start := time.Now()
 	_, err := f.waitEstablished(context.Background(), stop, "endpoint.hang", e, connecting, make(chan *pb.Object))
-	if !errors.Is(err, apply.ErrCancelled) || !strings.Contains(err.Error(), "not established (status connecting)") {
+	if !errors.Is(err, apply.ErrCancelled) || err.Error() != "interrupted while it was connecting: the agent dropped it" {
 		t.Fatalf("got %v", err)
 	}
 	if time.Since(start) > 5*time.Second || len(agent.deleted) != 1 || agent.deleted[0] != "endpoint.hang" {
