@@ -1037,3 +1037,58 @@ endpoint "hang" {
 	e.expect(2, []string{"# endpoint.hang will be created", "Plan: 1 to add, 0 to change, 0 to destroy."}, "plan", "-detailed-exitcode", "-no-color")
 	e.expect(0, []string{"Destroy complete! Resources: 1 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }
+
+// timeouts.create bounds an endpoint's create: a connect to a peer that
+// never answers fails after it (not after the agent's default 30 s),
+// naming rdma_connect and ETIMEDOUT; a change of it is an in-place
+// update that touches no connection.
+func TestCreateTimeoutBoundsTheConnect(t *testing.T) {
+	addr, port := os.Getenv("RDMAFORM_TEST_ADDR"), "7622"
+	nobody := addr[:strings.LastIndex(addr, ".")] + ".99"
+	config := func(hang bool, create string) string {
+		s := fmt.Sprintf(`
+listener "l" {
+  address = %q
+  port    = %s
+}
+endpoint "ok" {
+  address = listener.l.address
+  port    = listener.l.port
+  qp {}
+  timeouts {
+    create = %q
+  }
+}
+`, addr, port, create)
+		if hang {
+			s += fmt.Sprintf(`
+endpoint "hang" {
+  address = %q
+  port    = %s
+  qp {}
+  timeouts {
+    create = "2s"
+  }
+}
+`, nobody, port)
+		}
+		return s
+	}
+	e := newE2E(t, config(true, "5s"))
+	start := time.Now()
+	e.expect(1, []string{"endpoint.hang: create failed", "no ESTABLISHED within 2s of rdma_connect", "ETIMEDOUT", "Apply failed. Resources: 2 added"}, "apply", "-auto-approve", "-no-color")
+	if took := time.Since(start); took > 15*time.Second {
+		t.Fatalf("the apply took %v with timeouts.create = 2s", took)
+	}
+	_, before, _ := e.rdmaform("state", "show", "endpoint.ok")
+	e.write(config(false, "7s"))
+	e.expect(0, []string{"# endpoint.ok will be updated in-place", `~ create = "5s" -> "7s"`, "Plan: 0 to add, 1 to change, 0 to destroy."}, "plan", "-no-color")
+	e.expect(0, []string{"Apply complete! Resources: 0 added, 1 changed, 0 destroyed."}, "apply", "-auto-approve", "-no-color")
+	_, after, _ := e.rdmaform("state", "show", "endpoint.ok")
+	qp := regexp.MustCompile(`qp_num\s+= \d+`)
+	if qp.FindString(before) == "" || qp.FindString(before) != qp.FindString(after) {
+		t.Errorf("the update changed the connection:\n%s\n%s", before, after)
+	}
+	e.expect(0, []string{"No changes."}, "plan", "-detailed-exitcode", "-no-color")
+	e.expect(0, []string{"Destroy complete! Resources: 2 destroyed."}, "destroy", "-auto-approve", "-no-color")
+}

@@ -152,7 +152,7 @@
 // every connect attribute (a connection is negotiated once), and every
 // accept attribute but max_connections (the listener's connections were
 // accepted with them) force replacement; accept.max_connections,
-// reconnect and probe change in place. Replacing a listener replaces the
+// reconnect, probe and timeouts change in place. Replacing a listener replaces the
 // endpoints connected to it that have no reconnect block (README).
 //
 // # Defaults
@@ -164,8 +164,9 @@
 // and connect responder_resources and initiator_depth 1; connect
 // retry_count 7, rnr_retry_count 7 (retry forever), timeout "2s" (address
 // and route resolution, as rdma_resolve_addr's and rdma_resolve_route's
-// timeout_ms; the connect itself then waits up to 30 s for ESTABLISHED,
-// while the kernel's CM retries its request); reconnect min_backoff "1s", max_backoff "30s"
+// timeout_ms; the connect itself then waits for ESTABLISHED up to the
+// timeouts block's create, "30s" by default, while the kernel's CM
+// retries its request; reconnects wait 30 s); reconnect min_backoff "1s", max_backoff "30s"
 // (an omitted reconnect block means no automatic reconnection; a reconnect
 // block applies once the endpoint has connected: a first connect that
 // fails, with no listener up yet, fails its create, as a Terraform

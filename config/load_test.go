@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
@@ -85,7 +86,28 @@ endpoint "e" {
   probe {}
   reconnect {}
 }
+endpoint "quick" {
+  address = "10.77.0.1"
+  port    = 7472
+  timeouts {
+    create = "5s"
+  }
+}
+endpoint "timeouts_defaults" {
+  address = "10.77.0.1"
+  port    = 7472
+  timeouts {}
+}
 `})
+	if d := instance(t, cfg, "endpoint.quick").Endpoint.CreateTimeout; d != 5*time.Second {
+		t.Errorf("timeouts.create = %v", d)
+	}
+	if d := instance(t, cfg, "endpoint.timeouts_defaults").Endpoint.CreateTimeout.String(); d != DefaultCreateTimeout {
+		t.Errorf("timeouts {} gives create = %v", d)
+	}
+	if d := instance(t, cfg, "endpoint.e").Endpoint.CreateTimeout; d != 0 {
+		t.Errorf("no timeouts block gives create = %v, want 0 (the agent's)", d)
+	}
 	l := instance(t, cfg, "listener.l").Listener
 	if l.PortSpace != PortSpaceTCP || l.Backlog != DefaultBacklog || l.QP != nil || l.Accept.ResponderResources != 1 || l.Accept.MaxConnections != 0 {
 		t.Errorf("listener defaults = %+v", l)
@@ -118,6 +140,7 @@ func TestRequiresReplace(t *testing.T) {
 		{addrs.Listener, cty.GetAttrPath("qp"), true},
 		{addrs.Listener, cty.GetAttrPath("qp").GetAttr("max_send_wr"), true},
 		{addrs.Listener, cty.GetAttrPath("accept").GetAttr("max_connections"), false},
+		{addrs.Endpoint, cty.GetAttrPath("timeouts").GetAttr("create"), false},
 		{addrs.Listener, cty.GetAttrPath("accept").GetAttr("echo"), true},
 		{addrs.Listener, cty.GetAttrPath("accept").GetAttr("private_data"), true},
 		{addrs.Endpoint, cty.GetAttrPath("reconnect"), false},

@@ -251,6 +251,9 @@ type Endpoint struct {
 	Connect       Connect
 	Reconnect     *Reconnect // nil: no automatic reconnection
 	Probe         *Probe     // nil: no data-path probe
+	// CreateTimeout is timeouts.create: how long the create waits for
+	// ESTABLISHED; 0 means DefaultCreateTimeout.
+	CreateTimeout time.Duration
 }
 
 // QP is a queue pair's ibv_qp_init_attr.

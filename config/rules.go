@@ -382,6 +382,9 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 					"A probe is a round trip over the endpoint's QP toward an echoing listener, so the endpoint needs a qp block of type \"rc\"%s.", addQPBlock(e.QP, e.PortSpace))
 			}
 		}
+		if tv := v.GetAttr("timeouts"); tv.IsKnown() && !tv.IsNull() {
+			e.CreateTimeout = c.duration(tv, t.child("timeouts"), "create")
+		}
 		inst.Endpoint = e
 	}
 	return c.diags

@@ -145,6 +145,21 @@ listener "x" {
     timeout = "500us"
   }
 }`, "Invalid timeout", "timeout must be from 1ms to 596h31m23.647s (rdma_resolve_addr takes milliseconds in a C int); got 500µs.", 5, 15},
+	{"timeouts create not a duration", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  timeouts {
+    create = "soon"
+  }
+}`, "Invalid duration", `"soon"`, 5, 14},
+	{"timeouts delete", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  timeouts {
+    create = "5s"
+    delete = "5s"
+  }
+}`, "Unsupported argument", `An argument named "delete" is not expected here.`, 6, 5},
 	{"accept private data tcp", `listener "x" {
   address = "10.77.0.1"
   port    = 7471

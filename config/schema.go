@@ -210,6 +210,11 @@ const (
 	DefaultProbeInterval  = "1s"
 	DefaultProbeSize      = 64
 	DefaultProbeTimeout   = "1s"
+	// DefaultCreateTimeout bounds an endpoint's create: its first connect's
+	// wait for ESTABLISHED (the CM retries an unanswered request for
+	// longer; a burst of a thousand connects under Soft-RoCE takes
+	// seconds to be answered).
+	DefaultCreateTimeout = "30s"
 )
 
 var qpBlock = &Block{Attributes: []*Attribute{
@@ -297,6 +302,12 @@ var schemas = map[addrs.Kind]*Block{
 				{Name: "interval", Type: cty.String, Default: cty.StringVal(DefaultProbeInterval)},
 				{Name: "size", Type: cty.Number, Default: cty.NumberIntVal(DefaultProbeSize)},
 				{Name: "timeout", Type: cty.String, Default: cty.StringVal(DefaultProbeTimeout)},
+			}}},
+			// Terraform's timeouts block: how long an operation may take.
+			// Only the create waits (for ESTABLISHED); a change applies to
+			// the next create, so it changes in place.
+			{Name: "timeouts", Block: &Block{Attributes: []*Attribute{
+				{Name: "create", Type: cty.String, Default: cty.StringVal(DefaultCreateTimeout), Description: "how long the create waits for ESTABLISHED"},
 			}}},
 		},
 	},

@@ -103,8 +103,10 @@ func (e *endpoint) update(req *pb.UpdateRequest) error {
 
 func (e *endpoint) run(ctx context.Context) {
 	attempt := 0
+	wait := e.cfg.createTimeout // the first connect's: the create's
 	for {
-		established := e.session(ctx, attempt)
+		established := e.session(ctx, attempt, wait)
+		wait = establishTimeout
 		if ctx.Err() != nil {
 			return
 		}
@@ -135,9 +137,10 @@ func (e *endpoint) run(ctx context.Context) {
 	}
 }
 
-// session makes one id, connects it and keeps it until it ends. It reports
-// whether the connection was established.
-func (e *endpoint) session(ctx context.Context, attempt int) bool {
+// session makes one id, connects it, waits up to wait for ESTABLISHED and
+// keeps it until it ends. It reports whether the connection was
+// established.
+func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration) bool {
 	a := e.obj.agent
 	if attempt == 0 {
 		e.obj.event(pb.Status_CONNECTING, "connecting", "to "+hostPort(e.key.node, e.key.port))
@@ -158,7 +161,7 @@ func (e *endpoint) session(ctx context.Context, attempt int) bool {
 		e.obj.failure(pb.Status_ERROR, "error", err)
 		return false
 	}
-	if !e.waitEstablished(ctx, id) {
+	if !e.waitEstablished(ctx, id, wait) {
 		return false
 	}
 	// The facts in the same change as the status: apply records both, and
@@ -239,10 +242,10 @@ func (e *endpoint) session(ctx context.Context, attempt int) bool {
 	}
 }
 
-// waitEstablished waits for the connect's outcome, bounded by
-// establishTimeout, and records a failure.
-func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID) bool {
-	cctx, cancel := context.WithTimeout(ctx, establishTimeout)
+// waitEstablished waits for the connect's outcome, bounded by timeout,
+// and records a failure.
+func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID, timeout time.Duration) bool {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
 		ev, err := id.NextEvent(cctx)
@@ -251,7 +254,7 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID) bool {
 				return false
 			}
 			if errors.Is(err, context.DeadlineExceeded) {
-				err = &agentError{Call: "rdma_connect", Err: syscall.ETIMEDOUT, Msg: fmt.Sprintf("no ESTABLISHED within %v of rdma_connect: the peer never answered (no host at the address, or a listener whose backlog was full dropped the request)", establishTimeout)}
+				err = &agentError{Call: "rdma_connect", Err: syscall.ETIMEDOUT, Msg: fmt.Sprintf("no ESTABLISHED within %v of rdma_connect: the peer never answered (no host at the address, or a listener whose backlog was full dropped the request)", timeout)}
 			}
 			e.obj.failure(pb.Status_ERROR, "error", err)
 			return false

@@ -132,6 +132,9 @@ type endpointConfig struct {
 	connect   rdmacm.ConnParam
 	// resolveTimeout is connect.timeout: address and route resolution.
 	resolveTimeout time.Duration
+	// createTimeout bounds the first connect's wait for ESTABLISHED
+	// (timeouts.create); reconnects wait establishTimeout.
+	createTimeout time.Duration
 }
 
 func checkEndpoint(s *pb.EndpointSpec) (endpointConfig, error) {
@@ -151,6 +154,13 @@ func checkEndpoint(s *pb.EndpointSpec) (endpointConfig, error) {
 	}
 	c.connect = rdmacm.ConnParam{RetryCount: 7, RNRRetryCount: 7}
 	c.resolveTimeout = defaultResolveTimeout
+	c.createTimeout = establishTimeout
+	if s.CreateTimeout < 0 {
+		return c, fmt.Errorf("create_timeout %v is negative", time.Duration(s.CreateTimeout))
+	}
+	if s.CreateTimeout > 0 {
+		c.createTimeout = time.Duration(s.CreateTimeout)
+	}
 	if k := s.Connect; k != nil {
 		if c.connect.ResponderResources, err = byte8(k.ResponderResources, "connect.responder_resources"); err != nil {
 			return c, err

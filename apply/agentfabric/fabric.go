@@ -26,12 +26,6 @@ import (
 // Fabric is the agent seen as plan and apply need it.
 type Fabric struct {
 	agent pb.AgentClient
-	// MinWait bounds how long Create waits for an endpoint to connect,
-	// at least; the endpoint's own connect timeout (resolution), doubled,
-	// applies when longer. The agent gives up on ESTABLISHED 30 s after
-	// rdma_connect and says why: MinWait is longer, so that its reason,
-	// not this wait's, reaches the user.
-	MinWait time.Duration
 	// MaxConnecting bounds the endpoints created but not yet established
 	// (or failed) at once; StartCreate waits for room. Fewer in flight
 	// than the agent resolves at once (1,000) leaves it idle between
@@ -59,7 +53,7 @@ var (
 
 // New adapts an agent client (client.Client embeds pb.AgentClient).
 func New(a pb.AgentClient) *Fabric {
-	return &Fabric{agent: a, MinWait: 40 * time.Second, MaxConnecting: DefaultMaxConnecting}
+	return &Fabric{agent: a, MaxConnecting: DefaultMaxConnecting}
 }
 
 // DefaultMaxConnecting is New's MaxConnecting.
@@ -268,7 +262,7 @@ var factsGrace = 2 * time.Second
 // the error wraps apply.ErrCancelled. A connect to a peer that never
 // answers would otherwise hold the interrupt for the whole wait.
 func (f *Fabric) waitEstablished(ctx context.Context, stop <-chan struct{}, address string, e *config.Endpoint, o *pb.Object, updates <-chan *pb.Object) (state.Facts, error) {
-	wait := max(f.MinWait, 2*e.Connect.Timeout)
+	wait := connectWait(e)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	var grace <-chan time.Time // running while established without facts
@@ -316,6 +310,24 @@ func (f *Fabric) waitEstablished(ctx context.Context, stop <-chan struct{}, addr
 	}
 }
 
+// waitGrace is what connectWait allows beyond the agent's own bounds.
+const waitGrace = 10 * time.Second
+
+// connectWait bounds the wait for an endpoint to connect: the agent's
+// bounds (address and route resolution, each up to connect.timeout, then
+// timeouts.create for ESTABLISHED) and some grace, so that the agent's
+// reason for giving up, not this wait's, reaches the user.
+func connectWait(e *config.Endpoint) time.Duration {
+	resolve, establish := e.Connect.Timeout, e.CreateTimeout
+	if resolve == 0 {
+		resolve = 2 * time.Second
+	}
+	if establish == 0 {
+		establish = 30 * time.Second
+	}
+	return 2*resolve + establish + waitGrace
+}
+
 // Update changes in place what the agent can change live.
 func (f *Fabric) Update(ctx context.Context, h apply.Handle, spec apply.Spec, changed []cty.Path) (state.Facts, error) {
 	req := &pb.UpdateRequest{Address: h.Name}
@@ -326,6 +338,8 @@ func (f *Fabric) Update(ctx context.Context, h apply.Handle, spec apply.Spec, ch
 			req.SetReconnect, req.Reconnect = true, reconnectSpec(spec.Endpoint.Reconnect)
 		case strings.HasPrefix(name, "probe") && spec.Endpoint != nil:
 			req.SetProbe, req.Probe = true, probeSpec(spec.Endpoint.Probe)
+		case strings.HasPrefix(name, "timeouts"):
+			// Only the next create reads it: nothing changes live.
 		case name == "accept.max_connections" && spec.Listener != nil:
 			req.SetMaxConnections, req.MaxConnections = true, uint32(spec.Listener.Accept.MaxConnections)
 		default:

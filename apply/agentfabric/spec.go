@@ -32,8 +32,9 @@ func endpointSpec(e *config.Endpoint) *pb.EndpointSpec {
 		Connect: &pb.Connect{ResponderResources: uint32(e.Connect.ResponderResources), InitiatorDepth: uint32(e.Connect.InitiatorDepth),
 			RetryCount: uint32(e.Connect.RetryCount), RnrRetryCount: uint32(e.Connect.RNRRetryCount),
 			PrivateData: e.Connect.PrivateData, Timeout: int64(e.Connect.Timeout)},
-		Reconnect: reconnectSpec(e.Reconnect),
-		Probe:     probeSpec(e.Probe),
+		Reconnect:     reconnectSpec(e.Reconnect),
+		Probe:         probeSpec(e.Probe),
+		CreateTimeout: int64(e.CreateTimeout),
 	}
 }
 

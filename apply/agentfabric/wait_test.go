@@ -10,6 +10,7 @@ import (
 	"github.com/rdmaform/rdmaform/apply"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/config"
+	"github.com/zclconf/go-cty/cty"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -113,5 +114,45 @@ func TestInterruptCancelsAnEndpointNotYetEstablished(t *testing.T) {
 	facts, err := f.waitEstablished(context.Background(), stop, "endpoint.ok", e, est, updates)
 	if err != nil || facts.QPNum != 18 || len(agent.deleted) != 0 {
 		t.Fatalf("established: %+v %v, deleted %v", facts, err, agent.deleted)
+	}
+}
+
+// The wait for an endpoint to connect covers the agent's own bounds
+// (resolution twice connect.timeout, then timeouts.create), with grace.
+func TestConnectWaitFollowsTheConfiguredTimeouts(t *testing.T) {
+	for _, c := range []struct {
+		e    config.Endpoint
+		want time.Duration
+	}{
+		{config.Endpoint{}, 2*2*time.Second + 30*time.Second + waitGrace},
+		{config.Endpoint{CreateTimeout: 3 * time.Second, Connect: config.Connect{Timeout: 500 * time.Millisecond}}, time.Second + 3*time.Second + waitGrace},
+		{config.Endpoint{CreateTimeout: 5 * time.Minute}, 4*time.Second + 5*time.Minute + waitGrace},
+	} {
+		if got := connectWait(&c.e); got != c.want {
+			t.Errorf("%+v: %v, want %v", c.e, got, c.want)
+		}
+	}
+}
+
+// updateAgent records the update requests it answers.
+type updateAgent struct {
+	pb.AgentClient
+	got []*pb.UpdateRequest
+}
+
+func (a *updateAgent) Update(_ context.Context, r *pb.UpdateRequest, _ ...grpc.CallOption) (*pb.Object, error) {
+	a.got = append(a.got, r)
+	return &pb.Object{Address: r.Address, Status: pb.Status_ESTABLISHED}, nil
+}
+
+// timeouts.create changes in place: only the next create reads it, so the
+// agent is asked to change nothing live.
+func TestTimeoutsChangeInPlaceWithNothingLive(t *testing.T) {
+	agent := &updateAgent{}
+	f := New(agent)
+	e := &config.Endpoint{CreateTimeout: 5 * time.Second}
+	_, err := f.Update(context.Background(), apply.Handle{Name: "endpoint.e"}, apply.Spec{Endpoint: e}, []cty.Path{cty.GetAttrPath("timeouts").GetAttr("create")})
+	if err != nil || len(agent.got) != 1 || agent.got[0].SetProbe || agent.got[0].SetReconnect || agent.got[0].SetMaxConnections {
+		t.Fatalf("%v, requests %v", err, agent.got)
 	}
 }

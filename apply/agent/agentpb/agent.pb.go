@@ -949,7 +949,7 @@ type Connect struct {
 	RetryCount         uint32                 `protobuf:"varint,3,opt,name=retry_count,json=retryCount,proto3" json:"retry_count,omitempty"`            // 0-7
 	RnrRetryCount      uint32                 `protobuf:"varint,4,opt,name=rnr_retry_count,json=rnrRetryCount,proto3" json:"rnr_retry_count,omitempty"` // 0-7, 7 retries forever
 	PrivateData        []byte                 `protobuf:"bytes,5,opt,name=private_data,json=privateData,proto3" json:"private_data,omitempty"`
-	Timeout            int64                  `protobuf:"varint,6,opt,name=timeout,proto3" json:"timeout,omitempty"` // nanoseconds for address and route resolution; 0: 2 s (ESTABLISHED is then awaited up to 30 s)
+	Timeout            int64                  `protobuf:"varint,6,opt,name=timeout,proto3" json:"timeout,omitempty"` // nanoseconds for address and route resolution; 0: 2 s (ESTABLISHED is then awaited up to create_timeout)
 	unknownFields      protoimpl.UnknownFields
 	sizeCache          protoimpl.SizeCache
 }
@@ -1149,8 +1149,11 @@ type EndpointSpec struct {
 	Connect          *Connect               `protobuf:"bytes,7,opt,name=connect,proto3" json:"connect,omitempty"`
 	Reconnect        *Reconnect             `protobuf:"bytes,8,opt,name=reconnect,proto3" json:"reconnect,omitempty"` // absent: no reconnect
 	Probe            *Probe                 `protobuf:"bytes,9,opt,name=probe,proto3" json:"probe,omitempty"`         // absent: no probes
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// create_timeout bounds the first connect's wait for ESTABLISHED
+	// (timeouts.create), nanoseconds; 0: 30 s. Reconnects wait 30 s.
+	CreateTimeout int64 `protobuf:"varint,10,opt,name=create_timeout,json=createTimeout,proto3" json:"create_timeout,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EndpointSpec) Reset() {
@@ -1244,6 +1247,13 @@ func (x *EndpointSpec) GetProbe() *Probe {
 		return x.Probe
 	}
 	return nil
+}
+
+func (x *EndpointSpec) GetCreateTimeout() int64 {
+	if x != nil {
+		return x.CreateTimeout
+	}
+	return 0
 }
 
 type CreateProtectionDomainRequest struct {
@@ -3288,7 +3298,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x05Probe\x12\x1a\n" +
 	"\binterval\x18\x01 \x01(\x03R\binterval\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\rR\x04size\x12\x18\n" +
-	"\atimeout\x18\x03 \x01(\x03R\atimeout\"\xf8\x02\n" +
+	"\atimeout\x18\x03 \x01(\x03R\atimeout\"\x9f\x03\n" +
 	"\fEndpointSpec\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x12%\n" +
@@ -3299,7 +3309,9 @@ const file_agent_proto_rawDesc = "" +
 	"\x02qp\x18\x06 \x01(\v2\x15.rdmaform.agent.v1.QPR\x02qp\x124\n" +
 	"\aconnect\x18\a \x01(\v2\x1a.rdmaform.agent.v1.ConnectR\aconnect\x12:\n" +
 	"\treconnect\x18\b \x01(\v2\x1c.rdmaform.agent.v1.ReconnectR\treconnect\x12.\n" +
-	"\x05probe\x18\t \x01(\v2\x18.rdmaform.agent.v1.ProbeR\x05probe\"\x8c\x01\n" +
+	"\x05probe\x18\t \x01(\v2\x18.rdmaform.agent.v1.ProbeR\x05probe\x12%\n" +
+	"\x0ecreate_timeout\x18\n" +
+	" \x01(\x03R\rcreateTimeout\"\x8c\x01\n" +
 	"\x1dCreateProtectionDomainRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x14\n" +
 	"\x05token\x18\x02 \x01(\tR\x05token\x12;\n" +
