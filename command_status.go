@@ -33,6 +33,14 @@ const statusHelp = `Usage: rdmaform [global options] status [options]
   (its last probes were lost). For people and scripts; "rdmaform monitor"
   is the interactive view.
 
+  Under the table, "Private data received" lists the private data peers
+  sent, for the objects that got some: an accepted connection's from its
+  client's connect request, an endpoint's from its listener's accept (of
+  its last connection). Trailing zeros are removed (IB CM messages pad
+  private data with them). It is shown as quoted text when it is
+  printable UTF-8, else as "hex " and its bytes in hexadecimal; -json
+  carries it as receivedPrivateData, base64 like every bytes field.
+
   Run in a configuration's directory, it shows that configuration's
   objects under their addresses in its state, also those the agent holds
   under another name (moved ones, create_before_destroy replacements).
@@ -176,6 +184,7 @@ func writeStatusTable(out io.Writer, objects []*pb.Object) {
 			dash(local), dash(remote), dash(device), dash(qp), dash(rtt), dash(lost), dash(event))
 	}
 	tw.Flush()
+	writeReceivedPrivateData(w, objects)
 	var parts []string
 	for _, st := range []string{"established", "listening", "ready", "connecting", "reconnecting", "degraded", "disconnected", "rejected", "error", "creating"} {
 		if n := counts[st]; n > 0 {
@@ -183,6 +192,27 @@ func writeStatusTable(out io.Writer, objects []*pb.Object) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d objects: %s\n", len(objects), strings.Join(parts, ", "))
+}
+
+// writeReceivedPrivateData lists under the table the private data peers
+// sent: an accepted connection's client with its connect request, an
+// endpoint's listener with its accept. It is too long for a column and
+// most objects have none, so only those with some are listed, if any.
+func writeReceivedPrivateData(w io.Writer, objects []*pb.Object) {
+	var tw *tabwriter.Writer
+	for _, o := range objects {
+		if len(o.ReceivedPrivateData) == 0 {
+			continue
+		}
+		if tw == nil {
+			fmt.Fprintln(w, "\nPrivate data received:")
+			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", o.Address, client.PrivateDataText(o.ReceivedPrivateData))
+	}
+	if tw != nil {
+		tw.Flush()
+	}
 }
 
 // statusOrder lists objects in creation order, as plans do: protection

@@ -244,3 +244,38 @@ func TestStatusTableIsWrittenInFewWrites(t *testing.T) {
 		t.Errorf("%d writes for 500 rows", c.n)
 	}
 }
+
+// The private data peers sent is listed under the table, for the objects
+// that got some, in the table's order: text quoted, the rest in hex.
+func TestStatusListsTheReceivedPrivateDataUnderTheTable(t *testing.T) {
+	objs := []*pb.Object{
+		{Address: "endpoint.bin", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED, ReceivedPrivateData: []byte{0xca, 0xfe, 0x01}},
+		{Address: "endpoint.many[0]", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED, ReceivedPrivateData: []byte("srv-accept")},
+		{Address: "listener.srv/conn/1", Parent: "listener.srv", Kind: pb.Kind_CONNECTION, Status: pb.Status_ESTABLISHED, ReceivedPrivateData: []byte("many-0")},
+		{Address: "listener.srv", Kind: pb.Kind_LISTENER, Status: pb.Status_LISTENING},
+	}
+	var b bytes.Buffer
+	writeStatusTable(&b, objs)
+	want := `
+Private data received:
+  listener.srv/conn/1  "many-0"
+  endpoint.bin         hex cafe01
+  endpoint.many[0]     "srv-accept"
+
+4 objects: 3 established, 1 listening
+`
+	if !strings.HasSuffix(b.String(), want) {
+		t.Errorf("status ends with:\n%s\nwant:%s", b.String(), want)
+	}
+
+	j, err := stableJSON(&pb.ListResponse{Objects: objs[2:3]})
+	if err != nil || !strings.Contains(string(j), `"receivedPrivateData": "bWFueS0w"`) {
+		t.Errorf("status -json lacks the connection's private data (base64 of many-0): %s, %v", j, err)
+	}
+
+	b.Reset()
+	writeStatusTable(&b, objs[3:])
+	if strings.Contains(b.String(), "Private data") {
+		t.Errorf("status without private data lists some:\n%s", b.String())
+	}
+}

@@ -135,6 +135,9 @@ func (d *detailPane) lines() []string {
 	if o.Kind == KindEndpoint || o.Kind == KindConnection {
 		l = append(l, fact("reconnects", strconv.Itoa(o.Reconnects)))
 	}
+	if o.ReceivedPrivateData != "" {
+		l = append(l, fact("peer private data", o.ReceivedPrivateData))
+	}
 	if o.LastEvent != "" {
 		l = append(l, fact("last event", o.LastEvent+" at "+clock(o.LastEventAt)+" ("+span(now.Sub(o.LastEventAt))+" ago)"))
 	}

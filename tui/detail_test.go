@@ -32,3 +32,22 @@ func TestDetailOnlyForARowOnScreen(t *testing.T) {
 		t.Errorf("after the filter: selected %s, detail open %v; want %s, closed", m.table.selected, m.showDetail, shown)
 	}
 }
+
+// The private data a connection's client sent shows among the live facts.
+func TestDetailShowsThePeersPrivateData(t *testing.T) {
+	objs := fixtureObjects()
+	for i := range objs {
+		if objs[i].Address == "listener.storage/conn/1" {
+			objs[i].ReceivedPrivateData = `"many-0"`
+		}
+	}
+	m := newTestModel(120, 40, objs)
+	m.detail.show("listener.storage/conn/1")
+	if l := strings.Join(m.detail.lines(), "\n"); !strings.Contains(l, `peer private data  "many-0"`) {
+		t.Errorf("the detail lacks the private data:\n%s", l)
+	}
+	m.detail.show("listener.storage/conn/2")
+	if l := strings.Join(m.detail.lines(), "\n"); strings.Contains(l, "private data") {
+		t.Errorf("a connection without private data shows some:\n%s", l)
+	}
+}

@@ -36,6 +36,10 @@ type Object struct {
 	LastEvent      string // the librdmacm event name or the agent's word for it
 	LastEventAt    time.Time
 	LastError      *ErrorInfo // the most recent failure, kept after recovery
+	// ReceivedPrivateData is the private data the peer sent (a connection's
+	// client with its request, an endpoint's listener with its accept),
+	// already formatted by the agent's client: quoted text or "hex ...".
+	ReceivedPrivateData string
 
 	// Config is the object's configured attributes in the order the detail
 	// pane shows them: protection domain, QP type and caps, connection

@@ -31,6 +31,10 @@ type endpoint struct {
 	// kick wakes the lifecycle when reconnect or probe changed.
 	kick      chan struct{}
 	probeKick chan struct{}
+
+	// accepted is the private data of the accept that established the
+	// session's connection; session records it with the facts.
+	accepted []byte
 }
 
 func newEndpoint(o *object, spec *pb.EndpointSpec, cfg endpointConfig, pd *rdmacm.PD) *endpoint {
@@ -169,6 +173,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 	facts := factsOf(id)
 	e.obj.change(func(s *state) {
 		s.facts = facts
+		s.receivedPrivateData = e.accepted
 		s.connectedSince = time.Now()
 		s.record(pb.Status_ESTABLISHED, "ESTABLISHED", "")
 	})
@@ -261,6 +266,7 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID, timeout t
 		}
 		switch ev.Type {
 		case rdmacm.Established:
+			e.accepted = receivedPrivateData(ev)
 			return true
 		case rdmacm.ConnectResponse:
 			continue

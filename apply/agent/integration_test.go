@@ -540,3 +540,49 @@ func TestFailedAcceptIsRecordedOnTheListener(t *testing.T) {
 		t.Errorf("listener: %s, last error %v", l.Status, l.LastError)
 	}
 }
+
+// A private-data handshake (ucmatose, udaddy) is seen from both sides:
+// each accepted connection shows what its client sent with the connect
+// request, each endpoint what the listener sent with its accept (RC's
+// REP, UD's SIDR reply), without the zeros IB CM messages pad them with.
+func TestReceivedPrivateDataOnBothSides(t *testing.T) {
+	p := startAgent(t)
+	addr := testAddr(t)
+	ud := &pb.QP{Type: "ud", MaxSendWr: 4, MaxRecvWr: 4, MaxSendSge: 1, MaxRecvSge: 1}
+	for _, c := range []struct {
+		name, portSpace string
+		qp              *pb.QP
+	}{{"rc", "", nil}, {"ud", "udp", ud}} {
+		t.Run(c.name, func(t *testing.T) {
+			port := freePort()
+			listener := "listener." + c.name
+			createListener(t, p, listener, &pb.ListenerSpec{Address: addr, Port: port, PortSpace: c.portSpace, Qp: c.qp,
+				Accept: &pb.Accept{PrivateData: []byte("srv-accept")}})
+			prefix := "endpoint." + c.name
+			createEndpoints(t, p, prefix, 2, func(i int) *pb.EndpointSpec {
+				return &pb.EndpointSpec{Address: addr, Port: port, PortSpace: c.portSpace, Qp: c.qp,
+					Connect: &pb.Connect{PrivateData: []byte(fmt.Sprintf("many-%d", i))}}
+			})
+			objs := waitList(t, p, time.Minute, "both endpoints established", func(objs []*pb.Object) bool {
+				return countStatus(byKind(objs, pb.Kind_ENDPOINT, prefix+"["), pb.Status_ESTABLISHED) == 2
+			})
+			for _, o := range byKind(objs, pb.Kind_ENDPOINT, prefix+"[") {
+				if got := string(o.ReceivedPrivateData); got != "srv-accept" {
+					t.Errorf("%s received %q from the listener, want srv-accept", o.Address, got)
+				}
+			}
+			if c.qp != nil {
+				return // a UD listener answers requests and keeps no connection
+			}
+			conns := byKind(objs, pb.Kind_CONNECTION, listener+"/conn/")
+			var got []string
+			for _, o := range conns {
+				got = append(got, string(o.ReceivedPrivateData))
+			}
+			slices.Sort(got)
+			if fmt.Sprint(got) != "[many-0 many-1]" {
+				t.Errorf("the listener's connections received %q, want many-0 and many-1", got)
+			}
+		})
+	}
+}

@@ -192,6 +192,7 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 	c := &connection{obj: child, listener: l, id: req, disconnected: make(chan struct{})}
 	child.impl = c
 	child.st.record(pb.Status_CREATING, ev.Type.String(), "")
+	child.st.receivedPrivateData = receivedPrivateData(ev)
 	cctx, cancel := context.WithCancel(ctx)
 	child.ctx, child.cancel = cctx, cancel
 	// Accept first, in the worker that took the request, so the peer's REP

@@ -69,7 +69,11 @@ type state struct {
 	acceptedTotal  uint32
 	rejectedTotal  uint32
 	rejectReason   string
-	history        []*pb.HistoryEvent
+	// receivedPrivateData is what the peer sent, as receivedPrivateData
+	// trims it: the connect request's (a connection), the accept's (an
+	// endpoint).
+	receivedPrivateData []byte
+	history             []*pb.HistoryEvent
 }
 
 func (a *Agent) newObject(addr, token, parent string, kind pb.Kind) *object {
@@ -245,6 +249,8 @@ func (o *object) snapshotLocked(withHistory bool) *pb.Object {
 		AcceptedTotal:  s.acceptedTotal,
 		RejectedTotal:  s.rejectedTotal,
 		RejectReason:   s.rejectReason,
+
+		ReceivedPrivateData: s.receivedPrivateData,
 	}
 	switch {
 	case s.pdSpec != nil:
@@ -287,6 +293,17 @@ func factsOf(id *rdmacm.ID) *pb.Facts {
 		out.QpNum, out.QpType = f.QPNum, f.QPType.String()
 	}
 	return out
+}
+
+// receivedPrivateData is the private data the peer sent with ev (the
+// connect request a listener accepted, the accept an endpoint's connect
+// got), without the trailing zeros IB CM messages pad it with; nil when
+// there is none.
+func receivedPrivateData(ev rdmacm.Event) []byte {
+	if b := trimZeros(ev.PrivateData); len(b) > 0 {
+		return b
+	}
+	return nil
 }
 
 // errorInfo turns an error into the API's last error: the call that failed

@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"context"
 	"testing"
+	"time"
 
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/rdmacm"
 )
@@ -25,6 +28,52 @@ func TestPrivateDataLimitsAgreeWithTheConfiguration(t *testing.T) {
 					t.Errorf("%s/%s %s: the agent allows %d bytes, the configuration %d", ps, qp, d, agent, cfg)
 				}
 			}
+		}
+	}
+}
+
+// The private data a peer sent is kept without the zeros IB CM messages
+// pad it with (an RC connect request's 56 bytes over RoCE), and reaches
+// List and both kinds of Watch (with and without history).
+func TestReceivedPrivateDataIsTrimmedAndServed(t *testing.T) {
+	padded := make([]byte, 56)
+	copy(padded, "many-0")
+	ev := rdmacm.Event{Type: rdmacm.ConnectRequest, PrivateData: padded}
+	if got := receivedPrivateData(ev); string(got) != "many-0" {
+		t.Errorf("received %q, want many-0", got)
+	}
+	if got := receivedPrivateData(rdmacm.Event{Type: rdmacm.Established, PrivateData: make([]byte, 196)}); got != nil {
+		t.Errorf("an accept's 196 zeros are received as %q, want nothing", got)
+	}
+
+	a := New(nil)
+	c := serve(t, a)
+	o := fakeObject(a, "listener.l/conn/1", "listener.l", pb.Kind_CONNECTION, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var watches []pb.Agent_WatchClient
+	for _, history := range []bool{false, true} {
+		w, err := c.Watch(ctx, &pb.WatchRequest{WithHistory: history})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Recv(); err != nil { // the snapshot
+			t.Fatal(err)
+		}
+		watches = append(watches, w)
+	}
+	o.change(func(s *state) {
+		s.receivedPrivateData = receivedPrivateData(ev)
+		s.record(pb.Status_ESTABLISHED, "ESTABLISHED", "")
+	})
+	l, err := c.List(ctx, &pb.ListRequest{Full: true})
+	if err != nil || len(l.Objects) != 1 || string(l.Objects[0].ReceivedPrivateData) != "many-0" {
+		t.Errorf("List: %v, %v", l, err)
+	}
+	for i, w := range watches {
+		m, err := w.Recv()
+		if err != nil || len(m.Changes) != 1 || string(m.Changes[0].Object.ReceivedPrivateData) != "many-0" {
+			t.Errorf("watch %d: %v, %v", i, m, err)
 		}
 	}
 }

@@ -220,7 +220,7 @@ func withoutHistory(o *pb.Object) *pb.Object {
 		LastError: o.LastError, CreatedAt: o.CreatedAt, StatusSince: o.StatusSince,
 		ConnectedSince: o.ConnectedSince, Reconnects: o.Reconnects, Probe: o.Probe,
 		Connections: o.Connections, AcceptedTotal: o.AcceptedTotal, RejectedTotal: o.RejectedTotal,
-		RejectReason: o.RejectReason,
+		RejectReason: o.RejectReason, ReceivedPrivateData: o.ReceivedPrivateData,
 	}
 }
 

@@ -2636,10 +2636,16 @@ type Object struct {
 	AcceptedTotal uint32 `protobuf:"varint,20,opt,name=accepted_total,json=acceptedTotal,proto3" json:"accepted_total,omitempty"`
 	RejectedTotal uint32 `protobuf:"varint,21,opt,name=rejected_total,json=rejectedTotal,proto3" json:"rejected_total,omitempty"`
 	// The peer's reason when it rejected an endpoint (its private data).
-	RejectReason  string          `protobuf:"bytes,22,opt,name=reject_reason,json=rejectReason,proto3" json:"reject_reason,omitempty"`
-	History       []*HistoryEvent `protobuf:"bytes,23,rep,name=history,proto3" json:"history,omitempty"` // oldest first, bounded
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	RejectReason string          `protobuf:"bytes,22,opt,name=reject_reason,json=rejectReason,proto3" json:"reject_reason,omitempty"`
+	History      []*HistoryEvent `protobuf:"bytes,23,rep,name=history,proto3" json:"history,omitempty"` // oldest first, bounded
+	// The private data the peer sent, trailing zeros removed (IB CM messages
+	// pad it to their fixed size): on a CONNECTION, what the client sent with
+	// its connect request; on an ENDPOINT, what the listener sent with its
+	// accept (the REP's, or the SIDR reply's for UD), kept from the last
+	// connection established until the next is.
+	ReceivedPrivateData []byte `protobuf:"bytes,24,opt,name=received_private_data,json=receivedPrivateData,proto3" json:"received_private_data,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Object) Reset() {
@@ -2842,6 +2848,13 @@ func (x *Object) GetRejectReason() string {
 func (x *Object) GetHistory() []*HistoryEvent {
 	if x != nil {
 		return x.History
+	}
+	return nil
+}
+
+func (x *Object) GetReceivedPrivateData() []byte {
+	if x != nil {
+		return x.ReceivedPrivateData
 	}
 	return nil
 }
@@ -3412,7 +3425,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x06object\x18\x01 \x01(\v2\x19.rdmaform.agent.v1.ObjectR\x06object\x12\x18\n" +
 	"\adeleted\x18\x02 \x01(\bR\adeleted\"\x11\n" +
 	"\x0fShutdownRequest\"\x12\n" +
-	"\x10ShutdownResponse\"\xea\a\n" +
+	"\x10ShutdownResponse\"\x9e\b\n" +
 	"\x06Object\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x16\n" +
 	"\x06parent\x18\x02 \x01(\tR\x06parent\x12+\n" +
@@ -3442,7 +3455,8 @@ const file_agent_proto_rawDesc = "" +
 	"\x0eaccepted_total\x18\x14 \x01(\rR\racceptedTotal\x12%\n" +
 	"\x0erejected_total\x18\x15 \x01(\rR\rrejectedTotal\x12#\n" +
 	"\rreject_reason\x18\x16 \x01(\tR\frejectReason\x129\n" +
-	"\ahistory\x18\x17 \x03(\v2\x1f.rdmaform.agent.v1.HistoryEventR\ahistoryB\x06\n" +
+	"\ahistory\x18\x17 \x03(\v2\x1f.rdmaform.agent.v1.HistoryEventR\ahistory\x122\n" +
+	"\x15received_private_data\x18\x18 \x01(\fR\x13receivedPrivateDataB\x06\n" +
 	"\x04spec\"\xbe\x01\n" +
 	"\x05Facts\x12\x1d\n" +
 	"\n" +

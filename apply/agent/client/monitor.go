@@ -96,6 +96,8 @@ func MonitorObject(o *pb.Object) tui.Object {
 		LastEvent:      o.LastEvent,
 		LastEventAt:    timeOf(o.LastEventAt),
 		Config:         settings(o),
+
+		ReceivedPrivateData: PrivateDataText(o.ReceivedPrivateData),
 	}
 	if f := CurrentFacts(o); f != nil {
 		out.LocalAddr, out.RemoteAddr, out.QPNum = f.LocalAddr, f.RemoteAddr, f.QpNum

@@ -1,0 +1,34 @@
+package client
+
+import (
+	"testing"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+)
+
+func TestPrivateDataTextQuotesTextAndLabelsTheRestHex(t *testing.T) {
+	for _, c := range []struct {
+		in   []byte
+		want string
+	}{
+		{nil, ""},
+		{[]byte("many-0"), `"many-0"`},
+		{[]byte(" srv accept "), `" srv accept "`}, // the quotes show the spaces
+		{[]byte(`say "hi"`), `"say \"hi\""`},
+		{[]byte("grüße"), `"grüße"`},
+		{[]byte("line\n"), "hex 6c696e650a"},             // a control character
+		{[]byte{0xde, 0xad, 0xbe, 0xef}, "hex deadbeef"}, // not UTF-8
+		{[]byte{'a', 0, 'b'}, "hex 610062"},              // a zero inside (trailing ones are trimmed by the agent)
+	} {
+		if got := PrivateDataText(c.in); got != c.want {
+			t.Errorf("PrivateDataText(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+func TestMonitorObjectCarriesTheReceivedPrivateData(t *testing.T) {
+	o := MonitorObject(&pb.Object{Address: "endpoint.e", Kind: pb.Kind_ENDPOINT, ReceivedPrivateData: []byte("srv-accept")})
+	if o.ReceivedPrivateData != `"srv-accept"` {
+		t.Errorf("the monitor's object has %q", o.ReceivedPrivateData)
+	}
+}
