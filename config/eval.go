@@ -32,7 +32,18 @@ func (l *Loader) Load(dir string, vars VarInputs) (*Config, hcl.Diagnostics) {
 	defer raiseGCPercent()()
 	files, diags := l.parseDir(dir)
 	cfg, d := l.loadFiles(dir, files, vars)
-	return cfg, dedupe(append(diags, d...))
+	return cfg, dedupe(withoutConsequences(diags, d))
+}
+
+// withoutConsequences joins the parse diagnostics and the load's; when a
+// file did not parse, the load's are left out: the blocks of that file
+// are missing, so what refers to them would be reported as undeclared
+// (Terraform, too, reports only the files' own errors then).
+func withoutConsequences(parse, load hcl.Diagnostics) hcl.Diagnostics {
+	if parse.HasErrors() {
+		return parse
+	}
+	return append(parse, load...)
 }
 
 // LoadSources loads a configuration from memory: name → content, where a
@@ -56,7 +67,7 @@ func (l *Loader) LoadSources(sources map[string][]byte, vars VarInputs) (*Config
 		}
 	}
 	cfg, d := l.loadFiles("", files, vars)
-	return cfg, dedupe(append(diags, d...))
+	return cfg, dedupe(withoutConsequences(diags, d))
 }
 
 // loadFiles runs both phases over parsed files; dir ("" for none) is where

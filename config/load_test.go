@@ -334,3 +334,29 @@ func TestTerraformBlocksAndFilesPointAtRdmaformsOwn(t *testing.T) {
 		t.Errorf("%v", diags)
 	}
 }
+
+// A file that does not parse reports its syntax error alone: the other
+// files' references to its blocks are not reported as undeclared.
+func TestSyntaxErrorHidesItsConsequences(t *testing.T) {
+	_, diags := NewLoader().LoadSources(map[string][]byte{
+		"main.rdma.hcl": []byte(`
+endpoint "e" {
+  address = "10.77.0.1"
+  port    = 7471
+  reconnect { min_backoff = "100ms" max_backoff = "500ms" }
+}
+`),
+		"imports.rdma.hcl": []byte(`
+import {
+  to = endpoint.e
+  id = "endpoint.e"
+}
+output "qp" {
+  value = endpoint.e.qp_num
+}
+`),
+	}, VarInputs{})
+	if len(diags) != 1 || diags[0].Summary != "Invalid single-argument block definition" || diags[0].Subject.Filename != "main.rdma.hcl" {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+}
