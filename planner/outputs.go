@@ -104,17 +104,11 @@ func compareOutputs(cfg *config.Config, st *state.State, values map[string]cty.V
 	return out
 }
 
-// decodeOutput returns a state output's value, or an unknown value when
-// the state does not record its type.
+// decodeOutput returns a state output's value (typed as its JSON implies
+// where the state records no type), or an unknown value when it cannot be
+// decoded.
 func decodeOutput(so *state.Output) cty.Value {
-	if len(so.Type) == 0 {
-		return cty.DynamicVal
-	}
-	ty, err := ctyjson.UnmarshalType(so.Type)
-	if err != nil {
-		return cty.DynamicVal
-	}
-	v, err := ctyjson.Unmarshal(so.Value, ty)
+	v, err := so.CtyValue()
 	if err != nil {
 		return cty.DynamicVal
 	}
