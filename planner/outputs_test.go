@@ -121,7 +121,7 @@ output "kept" {
 	st.SetOutput("one", mustOutput(t, `7480`))
 	st.SetOutput("kept", mustOutput(t, `"v"`))
 	p = mustPlan(t, load(t, src), st, Options{})
-	if len(p.OutputChanges) != 1 || p.OutputChanges[0].Name != "one" || p.OutputChanges[0].Action != Delete {
+	if ocs := p.ChangedOutputs(); len(ocs) != 1 || ocs[0].Name != "one" || ocs[0].Action != Delete {
 		t.Errorf("an output become null: %+v, want one deleted", p.OutputChanges)
 	}
 }

@@ -19,7 +19,9 @@ type Plan struct {
 	// state by apply. It also lists the objects the agent holds with
 	// other facts (After set), which apply records as refreshed.
 	Drift []Drift
-	// OutputChanges are the root outputs whose value changes.
+	// OutputChanges are the root outputs the plan leaves, with their
+	// changes: no-ops included, as Terraform's plan JSON lists them
+	// (ChangedOutputs are the others).
 	OutputChanges []OutputChange
 	// Moves are the objects moved blocks relabel, sorted by new address:
 	// apply records them at their new addresses first. Changes already
@@ -119,10 +121,10 @@ func DeposedKey(token string) string {
 	return token
 }
 
-// OutputChange is a root output whose value changes.
+// OutputChange is a root output and its change.
 type OutputChange struct {
 	Name          string
-	Action        Action // Create, Update or Delete
+	Action        Action // Create, Update, Delete or NoOp
 	Before, After cty.Value
 	Sensitive     bool
 }
@@ -176,7 +178,19 @@ func (p *Plan) HasChanges() bool {
 			return true
 		}
 	}
-	return len(p.OutputChanges) > 0 || len(p.Deposed) > 0 || len(p.Moves) > 0 || len(p.Forgets) > 0
+	return len(p.ChangedOutputs()) > 0 || len(p.Deposed) > 0 || len(p.Moves) > 0 || len(p.Forgets) > 0
+}
+
+// ChangedOutputs are the output changes that are not no-ops: those a
+// plan shows and apply records.
+func (p *Plan) ChangedOutputs() []OutputChange {
+	var out []OutputChange
+	for _, oc := range p.OutputChanges {
+		if oc.Action != NoOp {
+			out = append(out, oc)
+		}
+	}
+	return out
 }
 
 // RefreshesFacts reports whether the refresh found objects whose facts
