@@ -23,8 +23,8 @@ type JSONPlan struct {
 	ResourceDrift   []JSONResourceChange    `json:"resource_drift,omitempty"`
 	ResourceChanges []JSONResourceChange    `json:"resource_changes"`
 	// PlannedValues are the objects as the plan leaves them, as
-	// Terraform's planned_values (values known only after apply are null:
-	// resource_changes' after_unknown says which).
+	// Terraform's planned_values (values known only after apply are left
+	// out: resource_changes' after_unknown says which).
 	PlannedValues *JSONPlannedValues    `json:"planned_values,omitempty"`
 	OutputChanges map[string]JSONChange `json:"output_changes,omitempty"`
 	Summary       JSONSummary           `json:"summary"`
@@ -244,7 +244,7 @@ func JSONDocument(p *planner.Plan, diags hcl.Diagnostics) JSONPlan {
 			rc := resourceChange(c.Addr)
 			out.PlannedValues.RootModule.Resources = append(out.PlannedValues.RootModule.Resources, JSONResource{
 				Address: rc.Address, Mode: rc.Mode, Type: rc.Type, Name: rc.Name, Index: rc.Index, ProviderName: ProviderName,
-				Values: jsonValue(c.After), SensitiveValues: sensitiveTree(c.After, c.AfterSensitive, nil)})
+				Values: jsonValue(omitUnknowns(c.After)), SensitiveValues: sensitiveTree(c.After, c.AfterSensitive, nil)})
 		}
 		out.Summary.Add, out.Summary.Change, out.Summary.Destroy = p.Counts()
 		out.Summary.Remove = out.Summary.Destroy
