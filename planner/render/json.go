@@ -22,9 +22,9 @@ type JSONPlan struct {
 	Variables       map[string]JSONVariable `json:"variables,omitempty"`
 	ResourceDrift   []JSONResourceChange    `json:"resource_drift,omitempty"`
 	ResourceChanges []JSONResourceChange    `json:"resource_changes"`
-	// PlannedValues are the objects as the plan leaves them, as
-	// Terraform's planned_values (values known only after apply are left
-	// out: resource_changes' after_unknown says which).
+	// PlannedValues are the objects and outputs as the plan leaves them,
+	// as Terraform's planned_values (values known only after apply are
+	// left out: resource_changes' after_unknown says which).
 	PlannedValues *JSONPlannedValues    `json:"planned_values,omitempty"`
 	OutputChanges map[string]JSONChange `json:"output_changes,omitempty"`
 	Summary       JSONSummary           `json:"summary"`
@@ -52,7 +52,8 @@ type JSONVariable struct {
 // JSONPlannedValues is Terraform's planned_values: the root module's
 // objects after the plan, and its outputs.
 type JSONPlannedValues struct {
-	RootModule JSONModule `json:"root_module"`
+	Outputs    map[string]JSONOutput `json:"outputs,omitempty"`
+	RootModule JSONModule            `json:"root_module"`
 }
 
 // JSONModule holds the planned objects.
@@ -236,7 +237,7 @@ func JSONDocument(p *planner.Plan, diags hcl.Diagnostics) JSONPlan {
 			ch.BeforeSensitive, ch.AfterSensitive = oc.Sensitive, oc.Sensitive
 			out.OutputChanges[oc.Name] = ch
 		}
-		out.PlannedValues = &JSONPlannedValues{RootModule: JSONModule{Resources: []JSONResource{}}}
+		out.PlannedValues = &JSONPlannedValues{Outputs: plannedOutputs(p), RootModule: JSONModule{Resources: []JSONResource{}}}
 		for _, c := range p.Changes {
 			if c.Action == planner.Delete || c.After.IsNull() {
 				continue
