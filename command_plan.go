@@ -695,6 +695,7 @@ func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
 		l.Validate = true
 		if cfg, diags := l.Load(".", config.VarInputs{}); !diags.HasErrors() && cfg != nil {
 			doc.Configuration = cfg.JSONConfiguration()
+			doc.RelevantAttributes = planner.RelevantAttributes(cfg, sp.Plan)
 		}
 		if err := render.WriteJSON(s.Out, doc); err != nil {
 			fmt.Fprintf(s.Err, "Error: %v\n", err)

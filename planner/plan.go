@@ -2,6 +2,7 @@ package planner
 
 import (
 	"sort"
+	"time"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
@@ -49,6 +50,9 @@ type Plan struct {
 	// Prior identifies the state the plan was made from: apply of a saved
 	// plan refuses to run if the state has changed since.
 	Prior StateID
+	// Created is when the plan was made (UTC; zero for a plan file saved
+	// before plans recorded it), plan JSON's timestamp.
+	Created time.Time
 }
 
 // Variable is one root variable's value in a plan.
@@ -179,6 +183,15 @@ func (p *Plan) HasChanges() bool {
 		}
 	}
 	return len(p.ChangedOutputs()) > 0 || len(p.Deposed) > 0 || len(p.Moves) > 0 || len(p.Forgets) > 0
+}
+
+// Timestamp is when the plan was made, in RFC 3339 (UTC); "" when its
+// plan file does not say.
+func (p *Plan) Timestamp() string {
+	if p.Created.IsZero() {
+		return ""
+	}
+	return p.Created.UTC().Format(time.RFC3339)
 }
 
 // ChangedOutputs are the output changes that are not no-ops: those a

@@ -34,9 +34,16 @@ type JSONPlan struct {
 	PriorState any `json:"prior_state,omitempty"`
 	// Configuration is Terraform's configuration section (see
 	// config.Config.JSONConfiguration), where the caller has it.
-	Configuration any              `json:"configuration,omitempty"`
-	Diagnostics   []JSONDiagnostic `json:"diagnostics,omitempty"`
-	Errored       bool             `json:"errored"`
+	Configuration any `json:"configuration,omitempty"`
+	// Timestamp is when the plan was made (RFC 3339, UTC), as Terraform's;
+	// absent for a plan file saved before plans recorded it.
+	Timestamp string `json:"timestamp,omitempty"`
+	// RelevantAttributes are the objects' attributes the plan's changes
+	// depend on ([]config.ResourceAttr: see planner.RelevantAttributes),
+	// where the caller has the configuration.
+	RelevantAttributes any              `json:"relevant_attributes,omitempty"`
+	Diagnostics        []JSONDiagnostic `json:"diagnostics,omitempty"`
+	Errored            bool             `json:"errored"`
 	// Applyable and Complete are Terraform's (1.8 and later): the plan
 	// changes something and can be applied; and it carries every change
 	// the configuration needs (not narrowed by -target).
@@ -175,6 +182,7 @@ func JSONDocument(p *planner.Plan, diags hcl.Diagnostics) JSONPlan {
 		out.Diagnostics = append(out.Diagnostics, jd)
 	}
 	if p != nil {
+		out.Timestamp = p.Timestamp()
 		if p.Prior.Exists {
 			out.PriorState = &JSONStateID{FormatVersion: "1.0", Lineage: p.Prior.Lineage, Serial: p.Prior.Serial}
 		}
