@@ -686,6 +686,7 @@ func readPlanFile(path string) (*planner.SavedPlan, error) {
 func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
 	if jsonOut {
 		doc := render.JSONDocument(sp.Plan, nil)
+		doc.TerraformVersion = Version
 		if st := currentPrior(sp.Plan); st != nil {
 			doc.PriorState = stateJSON(st)
 		}

@@ -7,7 +7,8 @@ import (
 )
 
 // show -json of a saved plan has Terraform's timestamp (when the plan was
-// made) and relevant_attributes (what the changes reference).
+// made), relevant_attributes (what the changes reference) and
+// terraform_version (rdmaform's).
 func TestShowPlanJSONTimestampAndRelevantAttributes(t *testing.T) {
 	f := newMemFabric()
 	withFabric(t, f)
@@ -18,6 +19,7 @@ func TestShowPlanJSONTimestampAndRelevantAttributes(t *testing.T) {
 	}
 	code, out, errs := stateCmd(t, dir, "", "show", "-json", "p.plan")
 	var doc struct {
+		TerraformVersion   string            `json:"terraform_version"`
 		Timestamp          string            `json:"timestamp"`
 		RelevantAttributes []json.RawMessage `json:"relevant_attributes"`
 	}
@@ -26,6 +28,9 @@ func TestShowPlanJSONTimestampAndRelevantAttributes(t *testing.T) {
 	}
 	if ts, err := time.Parse(time.RFC3339, doc.Timestamp); err != nil || ts.Before(start) || ts.After(time.Now()) || ts.Location() != time.UTC {
 		t.Errorf("timestamp %q (%v), want the plan's time in UTC", doc.Timestamp, err)
+	}
+	if doc.TerraformVersion != Version {
+		t.Errorf("terraform_version %q, want %q", doc.TerraformVersion, Version)
 	}
 	found := false
 	for _, ra := range doc.RelevantAttributes {

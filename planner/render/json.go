@@ -17,6 +17,9 @@ import (
 // after_unknown and replace_paths.
 type JSONPlan struct {
 	FormatVersion string `json:"format_version"`
+	// TerraformVersion is rdmaform's version, under Terraform's name
+	// (tools print and compare it), where the caller sets it.
+	TerraformVersion string `json:"terraform_version,omitempty"`
 	// Variables are the root variables' values, as Terraform's (which
 	// holds sensitive ones too, as the saved plan does).
 	Variables       map[string]JSONVariable `json:"variables,omitempty"`
