@@ -197,10 +197,7 @@ func (u *jsonUI) outputs(st *state.State) {
 	out := map[string]any{}
 	if st != nil {
 		for name, o := range st.Outputs {
-			v := map[string]any{"sensitive": o.Sensitive}
-			if len(o.Type) > 0 {
-				v["type"] = o.Type
-			}
+			v := map[string]any{"sensitive": o.Sensitive, "type": o.ValueType()}
 			if !o.Sensitive {
 				v["value"] = o.Value
 			}

@@ -103,6 +103,9 @@ func TestApplyJSONStreamsTerraformsUIMessages(t *testing.T) {
 		!strings.Contains(diags[0]["diagnostic"].(map[string]any)["summary"].(string), "EHOSTUNREACH") {
 		t.Fatalf("apply -json with a failure: %d\n%s", code, out)
 	}
+	if d, ok := diags[0]["diagnostic"].(map[string]any)["detail"]; !ok || d != "" {
+		t.Errorf("an apply error's diagnostic has no \"detail\": \"\" (Terraform's has): %v", diags[0])
+	}
 	f.fail = nil
 	code, out, errs = stateCmd(t, dir, "", "destroy", "-json", "-auto-approve")
 	msgs = uiLines(t, out)

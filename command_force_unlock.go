@@ -14,9 +14,10 @@ const forceUnlockHelp = `Usage: rdmaform [global options] force-unlock [options]
 
   Removes the lock on the state of the configuration here (its backend and
   workspace), as Terraform's force-unlock does. LOCK_ID is the lock's ID,
-  which a command refused by the lock prints with who holds it. It asks
-  first, showing the holder, and removes the lock only when the ID
-  matches. Nothing changes on the fabric.
+  which a command refused by the lock prints with who holds it. It fails
+  without asking when no lock is held under LOCK_ID (or a local lock's
+  holder still runs); otherwise it asks first, showing the holder.
+  Nothing changes on the fabric.
 
   A lock normally goes with its holder: a local lock when its process
   exits, an etcd lock when its lease expires (the holder renews it while
@@ -55,16 +56,15 @@ func runForceUnlock(args []string, s streams) int {
 		return 1
 	}
 	defer m.Close()
-	holder, err := m.LockHolder()
+	// As Terraform's: no question about a lock that is not held under id.
+	holder, err := m.ForceUnlockable(id)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to read the lock of %s\n\n%v\n", m.Describe(), err)
+		fmt.Fprintf(s.Err, "Error: Failed to unlock state\n\n%v\n", err)
 		return 1
 	}
 	if !*force {
 		fmt.Fprintf(s.Out, "Do you really want to force-unlock?\n  rdmaform will remove the lock on the state of %s.\n", m.Describe())
-		if holder != nil {
-			fmt.Fprintf(s.Out, "  It is held by:\n%s", indent(holder.String(), "  "))
-		}
+		fmt.Fprintf(s.Out, "  It is held by:\n%s", indent(holder.String(), "  "))
 		fmt.Fprint(s.Out, "  This will allow local rdmaform commands to modify this state, even though it\n  may still be in use. Only 'yes' will be accepted to confirm.\n\n  Enter a value: ")
 		answer, _ := bufio.NewReader(s.In).ReadString('\n')
 		if strings.TrimSpace(answer) != "yes" {

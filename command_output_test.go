@@ -20,6 +20,8 @@ func TestOutput(t *testing.T) {
 		{[]string{"output", "-raw", "n"}, 0, "3", ""},
 		{[]string{"output", "-raw", "secret"}, 1, "", "only supports strings, numbers, and boolean values"},
 		{[]string{"output", "-json", "secret"}, 0, "{\"a\":[1,2]}\n", ""},
+		// An output the state records no type for (n, secret) has the
+		// type its value implies, as Terraform always gives one.
 		{[]string{"output", "-json"}, 0, `{
   "addr": {
     "sensitive": false,
@@ -28,10 +30,23 @@ func TestOutput(t *testing.T) {
   },
   "n": {
     "sensitive": false,
+    "type": "number",
     "value": 3
   },
   "secret": {
     "sensitive": true,
+    "type": [
+      "object",
+      {
+        "a": [
+          "tuple",
+          [
+            "number",
+            "number"
+          ]
+        ]
+      }
+    ],
     "value": {
       "a": [
         1,

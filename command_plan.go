@@ -686,6 +686,7 @@ func readPlanFile(path string) (*planner.SavedPlan, error) {
 func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
 	if jsonOut {
 		doc := render.JSONDocument(sp.Plan, nil)
+		doc.TerraformVersion = Version
 		if st := currentPrior(sp.Plan); st != nil {
 			doc.PriorState = stateJSON(st)
 		}
@@ -695,6 +696,7 @@ func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
 		l.Validate = true
 		if cfg, diags := l.Load(".", config.VarInputs{}); !diags.HasErrors() && cfg != nil {
 			doc.Configuration = cfg.JSONConfiguration()
+			doc.RelevantAttributes = planner.RelevantAttributes(cfg, sp.Plan)
 		}
 		if err := render.WriteJSON(s.Out, doc); err != nil {
 			fmt.Fprintf(s.Err, "Error: %v\n", err)

@@ -129,7 +129,7 @@ type showJSONResource struct {
 
 type outputJSON struct {
 	Sensitive bool            `json:"sensitive"`
-	Type      json.RawMessage `json:"type,omitempty"`
+	Type      json.RawMessage `json:"type"`
 	Value     json.RawMessage `json:"value"`
 }
 
@@ -167,7 +167,7 @@ func outputsJSON(st *state.State) map[string]outputJSON {
 	out := map[string]outputJSON{}
 	for _, n := range st.OutputNames() {
 		o := st.Outputs[n]
-		out[n] = outputJSON{Sensitive: o.Sensitive, Type: o.Type, Value: o.Value}
+		out[n] = outputJSON{Sensitive: o.Sensitive, Type: o.ValueType(), Value: o.Value}
 	}
 	return out
 }

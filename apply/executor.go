@@ -876,7 +876,8 @@ func (e *executor) recordOutputsIf(keep func(name string) bool) {
 	// A refresh-only apply makes nothing: what its plan showed unknown
 	// stays unrecorded (the configuration's values are not objects').
 	var values map[string]cty.Value
-	if e.Config != nil && len(e.plan.OutputChanges) > 0 && !e.plan.RefreshOnly {
+	changed := e.plan.ChangedOutputs()
+	if e.Config != nil && len(changed) > 0 && !e.plan.RefreshOnly {
 		values = e.Config.OutputsWith(func(a addrs.Instance) (cty.Value, bool) {
 			if f, ok := e.finals[a]; ok {
 				return f.value(), true
@@ -887,7 +888,7 @@ func (e *executor) recordOutputsIf(keep func(name string) bool) {
 			return cty.NilVal, false
 		})
 	}
-	for _, oc := range e.plan.OutputChanges {
+	for _, oc := range changed {
 		if !keep(oc.Name) {
 			continue
 		}

@@ -176,7 +176,7 @@ type JSONDiagnostics struct {
 type JSONDiagnostic struct {
 	Severity string       `json:"severity"` // "error" or "warning"
 	Summary  string       `json:"summary"`
-	Detail   string       `json:"detail,omitempty"`
+	Detail   string       `json:"detail"` // "" too, as Terraform's
 	Range    *JSONRange   `json:"range,omitempty"`
 	Snippet  *JSONSnippet `json:"snippet,omitempty"`
 }

@@ -50,7 +50,8 @@ func refreshedOutputs(cfg *config.Config, st *state.State, priors map[string]*pr
 
 // compareOutputs compares the outputs' values with the state's. One not
 // wholly known is an update when objectsChange; with unknownDeletes it is
-// removed; otherwise it is left as the state has it.
+// removed; otherwise it is left as the state has it. An output the state
+// has as configured is a no-op, as in Terraform's plan JSON.
 func compareOutputs(cfg *config.Config, st *state.State, values map[string]cty.Value, objectsChange, unknownDeletes bool) []OutputChange {
 	var out []OutputChange
 	names := make([]string, 0, len(cfg.Outputs))
@@ -84,11 +85,15 @@ func compareOutputs(cfg *config.Config, st *state.State, values map[string]cty.V
 			}
 			if objectsChange {
 				out = append(out, OutputChange{Name: n, Action: Update, Before: decodeOutput(so), After: v, Sensitive: o.Sensitive || so.Sensitive})
+			} else {
+				before := decodeOutput(so)
+				out = append(out, OutputChange{Name: n, Action: NoOp, Before: before, After: before, Sensitive: so.Sensitive})
 			}
 			continue
 		}
 		plain, _ := v.UnmarkDeep()
 		if b, err := ctyjson.Marshal(plain, plain.Type()); err == nil && sameJSON(b, so.Value) && so.Sensitive == o.Sensitive {
+			out = append(out, OutputChange{Name: n, Action: NoOp, Before: decodeOutput(so), After: v, Sensitive: o.Sensitive})
 			continue
 		}
 		out = append(out, OutputChange{Name: n, Action: Update, Before: decodeOutput(so), After: v, Sensitive: o.Sensitive || so.Sensitive})
@@ -104,17 +109,11 @@ func compareOutputs(cfg *config.Config, st *state.State, values map[string]cty.V
 	return out
 }
 
-// decodeOutput returns a state output's value, or an unknown value when
-// the state does not record its type.
+// decodeOutput returns a state output's value (typed as its JSON implies
+// where the state records no type), or an unknown value when it cannot be
+// decoded.
 func decodeOutput(so *state.Output) cty.Value {
-	if len(so.Type) == 0 {
-		return cty.DynamicVal
-	}
-	ty, err := ctyjson.UnmarshalType(so.Type)
-	if err != nil {
-		return cty.DynamicVal
-	}
-	v, err := ctyjson.Unmarshal(so.Value, ty)
+	v, err := so.CtyValue()
 	if err != nil {
 		return cty.DynamicVal
 	}

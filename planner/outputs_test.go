@@ -121,7 +121,31 @@ output "kept" {
 	st.SetOutput("one", mustOutput(t, `7480`))
 	st.SetOutput("kept", mustOutput(t, `"v"`))
 	p = mustPlan(t, load(t, src), st, Options{})
-	if len(p.OutputChanges) != 1 || p.OutputChanges[0].Name != "one" || p.OutputChanges[0].Action != Delete {
+	if ocs := p.ChangedOutputs(); len(ocs) != 1 || ocs[0].Name != "one" || ocs[0].Action != Delete {
 		t.Errorf("an output become null: %+v, want one deleted", p.OutputChanges)
+	}
+}
+
+// A removed output the state records no type for is removed from its
+// value (the type its JSON implies), not from an unknown one.
+func TestRemovedUntypedOutputHasItsValue(t *testing.T) {
+	src := `
+listener "l" {
+  address = "10.77.0.1"
+  port    = 7480
+}
+`
+	st := applied(t, mustPlan(t, load(t, src), nil, Options{}))
+	st.SetOutput("old", mustOutput(t, `"gone"`))
+	st.SetOutput("list", mustOutput(t, `[1,"a"]`))
+	p := mustPlan(t, load(t, src), st, Options{})
+	got := map[string]string{}
+	for _, oc := range p.OutputChanges {
+		if oc.Action == Delete && oc.Before.IsWhollyKnown() {
+			got[oc.Name] = oc.Before.GoString()
+		}
+	}
+	if got["old"] != `cty.StringVal("gone")` || got["list"] != `cty.TupleVal([]cty.Value{cty.NumberIntVal(1), cty.StringVal("a")})` {
+		t.Errorf("removed untyped outputs' values: %v", got)
 	}
 }

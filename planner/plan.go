@@ -2,6 +2,7 @@ package planner
 
 import (
 	"sort"
+	"time"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
@@ -19,7 +20,9 @@ type Plan struct {
 	// state by apply. It also lists the objects the agent holds with
 	// other facts (After set), which apply records as refreshed.
 	Drift []Drift
-	// OutputChanges are the root outputs whose value changes.
+	// OutputChanges are the root outputs the plan leaves, with their
+	// changes: no-ops included, as Terraform's plan JSON lists them
+	// (ChangedOutputs are the others).
 	OutputChanges []OutputChange
 	// Moves are the objects moved blocks relabel, sorted by new address:
 	// apply records them at their new addresses first. Changes already
@@ -47,6 +50,9 @@ type Plan struct {
 	// Prior identifies the state the plan was made from: apply of a saved
 	// plan refuses to run if the state has changed since.
 	Prior StateID
+	// Created is when the plan was made (UTC; zero for a plan file saved
+	// before plans recorded it), plan JSON's timestamp.
+	Created time.Time
 }
 
 // Variable is one root variable's value in a plan.
@@ -123,10 +129,10 @@ func DeposedKey(token string) string {
 	return token
 }
 
-// OutputChange is a root output whose value changes.
+// OutputChange is a root output and its change.
 type OutputChange struct {
 	Name          string
-	Action        Action // Create, Update or Delete
+	Action        Action // Create, Update, Delete or NoOp
 	Before, After cty.Value
 	Sensitive     bool
 }
@@ -180,7 +186,28 @@ func (p *Plan) HasChanges() bool {
 			return true
 		}
 	}
-	return len(p.OutputChanges) > 0 || len(p.Deposed) > 0 || len(p.Moves) > 0 || len(p.Forgets) > 0
+	return len(p.ChangedOutputs()) > 0 || len(p.Deposed) > 0 || len(p.Moves) > 0 || len(p.Forgets) > 0
+}
+
+// Timestamp is when the plan was made, in RFC 3339 (UTC); "" when its
+// plan file does not say.
+func (p *Plan) Timestamp() string {
+	if p.Created.IsZero() {
+		return ""
+	}
+	return p.Created.UTC().Format(time.RFC3339)
+}
+
+// ChangedOutputs are the output changes that are not no-ops: those a
+// plan shows and apply records.
+func (p *Plan) ChangedOutputs() []OutputChange {
+	var out []OutputChange
+	for _, oc := range p.OutputChanges {
+		if oc.Action != NoOp {
+			out = append(out, oc)
+		}
+	}
+	return out
 }
 
 // RefreshesFacts reports whether the refresh found objects whose facts

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -60,23 +61,26 @@ type SavedPlan struct {
 }
 
 type planFile struct {
-	Magic           string         `json:"format"`
-	FormatVersion   int            `json:"format_version"`
-	RdmaformVersion string         `json:"rdmaform_version"`
-	Prior           StateID        `json:"prior_state"`
-	Destroy         bool           `json:"destroy,omitempty"`
-	RefreshOnly     bool           `json:"refresh_only,omitempty"`
-	Refreshed       bool           `json:"refreshed,omitempty"`
-	Targets         []string       `json:"targets,omitempty"`
-	Replace         []string       `json:"replace,omitempty"`
-	Inputs          Inputs         `json:"inputs"`
-	Changes         []changeFile   `json:"changes"`
-	Drift           []driftFile    `json:"drift,omitempty"`
-	Deposed         []deposedFile  `json:"deposed,omitempty"`
-	Outputs         []outputFile   `json:"output_changes,omitempty"`
-	Variables       []variableFile `json:"variables,omitempty"`
-	Moves           []moveFile     `json:"moves,omitempty"`
-	Forgets         []forgetFile   `json:"forgets,omitempty"`
+	Magic           string  `json:"format"`
+	FormatVersion   int     `json:"format_version"`
+	RdmaformVersion string  `json:"rdmaform_version"`
+	Prior           StateID `json:"prior_state"`
+	// Created is RFC 3339, UTC; absent from plans saved before it was
+	// recorded, which still load.
+	Created     string         `json:"created_at,omitempty"`
+	Destroy     bool           `json:"destroy,omitempty"`
+	RefreshOnly bool           `json:"refresh_only,omitempty"`
+	Refreshed   bool           `json:"refreshed,omitempty"`
+	Targets     []string       `json:"targets,omitempty"`
+	Replace     []string       `json:"replace,omitempty"`
+	Inputs      Inputs         `json:"inputs"`
+	Changes     []changeFile   `json:"changes"`
+	Drift       []driftFile    `json:"drift,omitempty"`
+	Deposed     []deposedFile  `json:"deposed,omitempty"`
+	Outputs     []outputFile   `json:"output_changes,omitempty"`
+	Variables   []variableFile `json:"variables,omitempty"`
+	Moves       []moveFile     `json:"moves,omitempty"`
+	Forgets     []forgetFile   `json:"forgets,omitempty"`
 }
 
 type forgetFile struct {
@@ -145,7 +149,7 @@ type outputFile struct {
 func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 	p := sp.Plan
 	f := planFile{Magic: planFileMagic, FormatVersion: PlanFileFormat, RdmaformVersion: sp.RdmaformVersion,
-		Prior: p.Prior, Destroy: p.Destroy, RefreshOnly: p.RefreshOnly, Refreshed: p.Refreshed, Inputs: sp.Inputs, Changes: []changeFile{}}
+		Prior: p.Prior, Created: p.Timestamp(), Destroy: p.Destroy, RefreshOnly: p.RefreshOnly, Refreshed: p.Refreshed, Inputs: sp.Inputs, Changes: []changeFile{}}
 	for _, t := range p.Targets {
 		f.Targets = append(f.Targets, t.String())
 	}
@@ -216,6 +220,9 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 	}
 	p := &Plan{Prior: f.Prior, Destroy: f.Destroy, RefreshOnly: f.RefreshOnly, Refreshed: f.Refreshed}
 	var err error
+	if f.Created != "" {
+		p.Created, err = time.Parse(time.RFC3339, f.Created)
+	}
 	parseAddr := func(s string) addrs.Instance {
 		a, e := addrs.ParseInstance(s)
 		if e != nil && err == nil {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
@@ -60,7 +61,8 @@ type prior struct {
 // accumulate; with errors the plan is not to be applied.
 func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options) (*Plan, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
-	p := &Plan{Destroy: opts.Destroy, RefreshOnly: opts.RefreshOnly, Targets: opts.Targets, Replace: opts.Replace, Refreshed: opts.Refresher != nil}
+	p := &Plan{Destroy: opts.Destroy, RefreshOnly: opts.RefreshOnly, Targets: opts.Targets, Replace: opts.Replace, Refreshed: opts.Refresher != nil,
+		Created: time.Now().UTC().Truncate(time.Second)}
 	if st != nil {
 		p.Prior = StateID{Exists: true, Lineage: st.Lineage, Serial: st.Serial}
 	}

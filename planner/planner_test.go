@@ -407,7 +407,7 @@ output "ports" {
 	if st, err = state.Decode(data, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if p := mustPlan(t, cfg, st, Options{}); len(p.OutputChanges) != 0 {
+	if p := mustPlan(t, cfg, st, Options{}); len(p.ChangedOutputs()) != 0 || len(p.OutputChanges) != 1 || p.OutputChanges[0].Action != NoOp || p.HasChanges() {
 		t.Fatalf("output changes: %+v", p.OutputChanges)
 	}
 	st.Outputs["ports"].Value = []byte(`{"loop":7471,"other":8}`)

@@ -118,18 +118,27 @@ func (e *Etcd) LockHolder() (*LockInfo, error) {
 	return e.waitLockInfo(), nil
 }
 
+// ForceUnlockable returns the info of the lock held under id, or why
+// ForceUnlock(id) would refuse: no lock, or another ID.
+func (e *Etcd) ForceUnlockable(id string) (*LockInfo, error) {
+	li := e.readLockInfo()
+	if li == nil {
+		return nil, fmt.Errorf("%s is not locked", e.Describe())
+	}
+	if li.ID != id {
+		return nil, fmt.Errorf("lock ID %q does not match the current lock:\n%s", id, li)
+	}
+	return li, nil
+}
+
 // ForceUnlock revokes the lease of the lock held under id, releasing the
 // lock and its info at once.
 func (e *Etcd) ForceUnlock(id string) error {
+	if _, err := e.ForceUnlockable(id); err != nil {
+		return err
+	}
 	ctx, cancel := e.ctx()
 	defer cancel()
-	li := e.readLockInfo()
-	if li == nil {
-		return fmt.Errorf("%s is not locked", e.Describe())
-	}
-	if li.ID != id {
-		return fmt.Errorf("lock ID %q does not match the current lock:\n%s", id, li)
-	}
 	ir, err := e.client.Get(ctx, e.key("lock-info"))
 	if err != nil {
 		return err

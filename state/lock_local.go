@@ -75,26 +75,34 @@ func (f *Filesystem) LockHolder() (*LockInfo, error) {
 	return f.waitLockInfo(), nil
 }
 
-// ForceUnlock removes the lock info left under id. A local lock is
-// released by the kernel when its holder exits, so if the holder is still
-// running this refuses and names the process.
-func (f *Filesystem) ForceUnlock(id string) error {
+// ForceUnlockable returns the lock info left under id, or why
+// ForceUnlock(id) would refuse: no lock, another ID, or a holder still
+// running (a local lock is released by the kernel when its holder exits).
+func (f *Filesystem) ForceUnlockable(id string) (*LockInfo, error) {
 	li := f.readLockInfo()
 	if li == nil {
 		if held, err := f.flockHeld(); err == nil && held {
-			return fmt.Errorf("the lock on %s is held by a process that has not written %s (it may be starting, or not be rdmaform); a local lock is released when its holder exits, so stop that process instead (fuser %s names it)", f.path, f.infoPath, f.lockPath)
+			return nil, fmt.Errorf("the lock on %s is held by a process that has not written %s (it may be starting, or not be rdmaform); a local lock is released when its holder exits, so stop that process instead (fuser %s names it)", f.path, f.infoPath, f.lockPath)
 		}
-		return fmt.Errorf("%s is not locked (no %s)", f.path, f.infoPath)
+		return nil, fmt.Errorf("%s is not locked (no %s)", f.path, f.infoPath)
 	}
 	if li.ID != id {
-		return fmt.Errorf("lock ID %q does not match the current lock:\n%s", id, li)
+		return nil, fmt.Errorf("lock ID %q does not match the current lock:\n%s", id, li)
 	}
 	held, err := f.flockHeld()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if held {
-		return fmt.Errorf("the lock on %s is held by process %d on %s, which is still running; a local lock is released when its holder exits, so stop that process instead:\n%s", f.path, li.PID, li.Host, li)
+		return nil, fmt.Errorf("the lock on %s is held by process %d on %s, which is still running; a local lock is released when its holder exits, so stop that process instead:\n%s", f.path, li.PID, li.Host, li)
+	}
+	return li, nil
+}
+
+// ForceUnlock removes the lock info left under id, if ForceUnlockable.
+func (f *Filesystem) ForceUnlock(id string) error {
+	if _, err := f.ForceUnlockable(id); err != nil {
+		return err
 	}
 	if err := os.Remove(f.infoPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err

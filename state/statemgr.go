@@ -36,6 +36,10 @@ type Locker interface {
 type LockInspector interface {
 	// LockHolder returns the lock's holder, or nil if it is free.
 	LockHolder() (*LockInfo, error)
+	// ForceUnlockable returns the info of the lock ForceUnlock(id) would
+	// release, or the error it would refuse with (no lock held under id),
+	// changing nothing: force-unlock asks only about a lock it can break.
+	ForceUnlockable(id string) (*LockInfo, error)
 	// ForceUnlock releases the lock held under id, whoever holds it.
 	ForceUnlock(id string) error
 }

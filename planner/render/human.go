@@ -59,8 +59,8 @@ func Human(w io.Writer, p *planner.Plan, color bool) {
 		b.WriteString("\n")
 		b.WriteString(c.style("Plan:", bold) + strings.TrimPrefix(Summary(p), "Plan:") + "\n")
 	}
-	if len(p.OutputChanges) > 0 {
-		writeOutputChanges(&b, c, p.OutputChanges)
+	if ocs := p.ChangedOutputs(); len(ocs) > 0 {
+		writeOutputChanges(&b, c, ocs)
 		if add+change+destroy == 0 {
 			b.WriteString("\nYou can apply this plan to save these new output values to the rdmaform\nstate, without changing any real objects.\n")
 		}

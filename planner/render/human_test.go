@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -240,8 +241,10 @@ func TestJSON(t *testing.T) {
 	cfg := load(t, loopback)
 	st := applied(t, plan(t, cfg, nil, planner.Options{}))
 	src := strings.Replace(loopback, "port    = 7471", "port    = 7472", 1)
+	p := plan(t, load(t, src), st, planner.Options{})
+	p.Created = time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC) // the golden file's timestamp
 	var b bytes.Buffer
-	if err := JSON(&b, plan(t, load(t, src), st, planner.Options{}), nil); err != nil {
+	if err := JSON(&b, p, nil); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "replace.json", b.String())

@@ -17,14 +17,17 @@ import (
 // after_unknown and replace_paths.
 type JSONPlan struct {
 	FormatVersion string `json:"format_version"`
+	// TerraformVersion is rdmaform's version, under Terraform's name
+	// (tools print and compare it), where the caller sets it.
+	TerraformVersion string `json:"terraform_version,omitempty"`
 	// Variables are the root variables' values, as Terraform's (which
 	// holds sensitive ones too, as the saved plan does).
 	Variables       map[string]JSONVariable `json:"variables,omitempty"`
 	ResourceDrift   []JSONResourceChange    `json:"resource_drift,omitempty"`
 	ResourceChanges []JSONResourceChange    `json:"resource_changes"`
-	// PlannedValues are the objects as the plan leaves them, as
-	// Terraform's planned_values (values known only after apply are null:
-	// resource_changes' after_unknown says which).
+	// PlannedValues are the objects and outputs as the plan leaves them,
+	// as Terraform's planned_values (values known only after apply are
+	// left out: resource_changes' after_unknown says which).
 	PlannedValues *JSONPlannedValues    `json:"planned_values,omitempty"`
 	OutputChanges map[string]JSONChange `json:"output_changes,omitempty"`
 	Summary       JSONSummary           `json:"summary"`
@@ -34,9 +37,16 @@ type JSONPlan struct {
 	PriorState any `json:"prior_state,omitempty"`
 	// Configuration is Terraform's configuration section (see
 	// config.Config.JSONConfiguration), where the caller has it.
-	Configuration any              `json:"configuration,omitempty"`
-	Diagnostics   []JSONDiagnostic `json:"diagnostics,omitempty"`
-	Errored       bool             `json:"errored"`
+	Configuration any `json:"configuration,omitempty"`
+	// Timestamp is when the plan was made (RFC 3339, UTC), as Terraform's;
+	// absent for a plan file saved before plans recorded it.
+	Timestamp string `json:"timestamp,omitempty"`
+	// RelevantAttributes are the objects' attributes the plan's changes
+	// depend on ([]config.ResourceAttr: see planner.RelevantAttributes),
+	// where the caller has the configuration.
+	RelevantAttributes any              `json:"relevant_attributes,omitempty"`
+	Diagnostics        []JSONDiagnostic `json:"diagnostics,omitempty"`
+	Errored            bool             `json:"errored"`
 	// Applyable and Complete are Terraform's (1.8 and later): the plan
 	// changes something and can be applied; and it carries every change
 	// the configuration needs (not narrowed by -target).
@@ -52,7 +62,8 @@ type JSONVariable struct {
 // JSONPlannedValues is Terraform's planned_values: the root module's
 // objects after the plan, and its outputs.
 type JSONPlannedValues struct {
-	RootModule JSONModule `json:"root_module"`
+	Outputs    map[string]JSONOutput `json:"outputs,omitempty"`
+	RootModule JSONModule            `json:"root_module"`
 }
 
 // JSONModule holds the planned objects.
@@ -174,6 +185,7 @@ func JSONDocument(p *planner.Plan, diags hcl.Diagnostics) JSONPlan {
 		out.Diagnostics = append(out.Diagnostics, jd)
 	}
 	if p != nil {
+		out.Timestamp = p.Timestamp()
 		if p.Prior.Exists {
 			out.PriorState = &JSONStateID{FormatVersion: "1.0", Lineage: p.Prior.Lineage, Serial: p.Prior.Serial}
 		}
@@ -236,7 +248,7 @@ func JSONDocument(p *planner.Plan, diags hcl.Diagnostics) JSONPlan {
 			ch.BeforeSensitive, ch.AfterSensitive = oc.Sensitive, oc.Sensitive
 			out.OutputChanges[oc.Name] = ch
 		}
-		out.PlannedValues = &JSONPlannedValues{RootModule: JSONModule{Resources: []JSONResource{}}}
+		out.PlannedValues = &JSONPlannedValues{Outputs: plannedOutputs(p), RootModule: JSONModule{Resources: []JSONResource{}}}
 		for _, c := range p.Changes {
 			if c.Action == planner.Delete || c.After.IsNull() {
 				continue
@@ -244,7 +256,7 @@ func JSONDocument(p *planner.Plan, diags hcl.Diagnostics) JSONPlan {
 			rc := resourceChange(c.Addr)
 			out.PlannedValues.RootModule.Resources = append(out.PlannedValues.RootModule.Resources, JSONResource{
 				Address: rc.Address, Mode: rc.Mode, Type: rc.Type, Name: rc.Name, Index: rc.Index, ProviderName: ProviderName,
-				Values: jsonValue(c.After), SensitiveValues: sensitiveTree(c.After, c.AfterSensitive, nil)})
+				Values: jsonValue(omitUnknowns(c.After)), SensitiveValues: sensitiveTree(c.After, c.AfterSensitive, nil)})
 		}
 		out.Summary.Add, out.Summary.Change, out.Summary.Destroy = p.Counts()
 		out.Summary.Remove = out.Summary.Destroy
