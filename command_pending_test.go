@@ -66,6 +66,9 @@ func TestObjectsOfAKilledApplyAreAdoptedOrMade(t *testing.T) {
 	if strings.Contains(out, "endpoint.client[1] will be created") {
 		t.Errorf("the object the agent made is planned again:\n%s", out)
 	}
+	if strings.Contains(out, "no longer holds it") {
+		t.Errorf("an object never made is said to be gone:\n%s", out)
+	}
 	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
 		t.Fatalf("apply after the killed one: %d\n%s\n%s", code, out, errs)
 	}

@@ -361,6 +361,14 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, live map
 	for a, h := range adoptPending {
 		imports[a] = h
 	}
+	// An object an interrupted apply was to make and did not is not
+	// "gone": its drift says it was never made, and its create is plain.
+	unmade := map[addrs.Instance]bool{}
+	for _, dr := range p.Drift {
+		if dr.Pending && dr.Deleted() {
+			unmade[dr.Addr] = true
+		}
+	}
 	imported := map[addrs.Instance]cty.Value{} // imports' planned values, their id known
 	seen := make(map[string]bool, len(cfg.Instances))
 	// What is planned is kept for replace_triggered_by only: a plan of
@@ -396,8 +404,11 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, live map
 				pl.add(c)
 			}
 			seen[insts[i].Addr.String()] = true
-			if c.Reason == ReasonFailed {
+			switch {
+			case c.Reason == ReasonFailed:
 				c.LiveStatus, c.LiveError = failed[c.Addr].Status, failed[c.Addr].Error
+			case c.Reason == ReasonGone && unmade[c.Addr]:
+				c.Reason = ReasonNone
 			}
 			c.Dependencies = r.DependsOn
 			if id, ok := imports[c.Addr]; ok && c.Action == Create && c.Reason == ReasonNone {
