@@ -36,7 +36,7 @@ const statusHelp = `Usage: rdmaform [global options] status [options]
   Under the table, "Private data received" lists the private data peers
   sent, for the objects that got some: an accepted connection's from its
   client's connect request, an endpoint's from its listener's accept (of
-  its last connection). Trailing zeros are removed (IB CM messages pad
+  its last connection), a UD listener's from its last request. Trailing zeros are removed (IB CM messages pad
   private data with them). It is shown as quoted text when it is
   printable UTF-8, else as "hex " and its bytes in hexadecimal; -json
   carries it as receivedPrivateData, base64 like every bytes field.

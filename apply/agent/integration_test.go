@@ -572,7 +572,13 @@ func TestReceivedPrivateDataOnBothSides(t *testing.T) {
 				}
 			}
 			if c.qp != nil {
-				return // a UD listener answers requests and keeps no connection
+				// A UD listener answers requests and keeps no connection:
+				// it shows the last request's.
+				l := byKind(objs, pb.Kind_LISTENER, listener)
+				if len(l) != 1 || (string(l[0].ReceivedPrivateData) != "many-0" && string(l[0].ReceivedPrivateData) != "many-1") {
+					t.Errorf("the UD listener shows %v, want the last request's private data", l)
+				}
+				return
 			}
 			conns := byKind(objs, pb.Kind_CONNECTION, listener+"/conn/")
 			var got []string

@@ -149,6 +149,7 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 		// with every endpoint made and destroyed.
 		err := req.StartAccept(l.cfg.accept)
 		req.Close()
+		data := receivedPrivateData(ev)
 		l.obj.change(func(s *state) {
 			if err != nil {
 				s.lastError = errorInfo(err)
@@ -156,6 +157,7 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 				return
 			}
 			s.acceptedTotal++
+			s.receivedPrivateData = data // the last request's: no object is left to hold each
 		})
 		return
 	}
