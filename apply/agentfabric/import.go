@@ -58,13 +58,18 @@ func (f *Fabric) Import(ctx context.Context, h apply.Handle, spec apply.Spec) (s
 func kindWord(k pb.Kind) string { return strings.ToLower(k.String()) }
 
 // specDiff lists the paths (qp.max_send_wr) of the fields whose values
-// differ between a and b, two messages of one type.
+// differ between a and b, two messages of one type, but create_timeout:
+// how long the create waited says nothing of the object made (and a
+// change of it, in place, does not reach the agent).
 func specDiff(a, b protoreflect.Message, prefix string) []string {
 	var out []string
 	fields := a.Descriptor().Fields()
 	for i := range fields.Len() {
 		fd := fields.Get(i)
 		name := prefix + string(fd.Name())
+		if name == "create_timeout" {
+			continue
+		}
 		av, bv := a.Get(fd), b.Get(fd)
 		switch {
 		case fd.Message() != nil && !fd.IsList() && !fd.IsMap():

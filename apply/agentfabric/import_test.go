@@ -51,6 +51,7 @@ func TestImportChecksTheAgentsObjectAgainstTheConfiguration(t *testing.T) {
 		}
 		return a
 	}
+	live.CreateTimeout = int64(5 * time.Second) // made with timeouts.create = "5s", changed since
 	spec := apply.Spec{Endpoint: e}
 	facts, err := f.Import(context.Background(), apply.Handle{Addr: addr("endpoint.e[0]"), Name: "endpoint.e[0]"}, spec)
 	if err != nil || facts.CreateToken != "tok-1" || facts.QPNum != 17 || facts.AgentHandle != "endpoint.e[0]" || facts.LocalPort != 40000 {
