@@ -13,7 +13,8 @@ import (
 type JSONOutput struct {
 	Sensitive bool            `json:"sensitive"`
 	Type      json.RawMessage `json:"type,omitempty"`
-	Value     any             `json:"value,omitempty"`
+	// Value is raw so that a known null is "value": null, as Terraform's.
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 // plannedOutputs are the outputs the plan leaves (all but those it
@@ -29,8 +30,10 @@ func plannedOutputs(p *planner.Plan) map[string]JSONOutput {
 		}
 		o := JSONOutput{Sensitive: oc.Sensitive}
 		if v, _ := oc.After.UnmarkDeep(); v.IsWhollyKnown() {
-			if ty, err := ctyjson.MarshalType(v.Type()); err == nil {
-				o.Type, o.Value = ty, jsonValue(v)
+			ty, terr := ctyjson.MarshalType(v.Type())
+			val, verr := json.Marshal(jsonValue(v))
+			if terr == nil && verr == nil {
+				o.Type, o.Value = ty, val
 			}
 		}
 		out[oc.Name] = o

@@ -19,6 +19,8 @@ func TestJSONPlannedOutputs(t *testing.T) {
 		{Name: "port", Action: planner.NoOp, Before: cty.NumberIntVal(7471), After: cty.NumberIntVal(7471)},
 		{Name: "token", Action: planner.Update, Before: cty.StringVal("a"), After: cty.StringVal("b"), Sensitive: true},
 		{Name: "old", Action: planner.Delete, Before: cty.StringVal("gone"), After: null},
+		{Name: "unset", Action: planner.Create, Before: null, After: cty.NullVal(cty.String)},
+		{Name: "partly", Action: planner.Create, Before: null, After: cty.ObjectVal(map[string]cty.Value{"a": cty.NullVal(cty.String)})},
 	}}
 	var b bytes.Buffer
 	if err := JSON(&b, p, nil); err != nil {
@@ -32,7 +34,7 @@ func TestJSONPlannedOutputs(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"ids":{"sensitive":false},"port":{"sensitive":false,"type":"number","value":7471},"token":{"sensitive":true,"type":"string","value":"b"}}`
+	want := `{"ids":{"sensitive":false},"partly":{"sensitive":false,"type":["object",{"a":"string"}],"value":{"a":null}},"port":{"sensitive":false,"type":"number","value":7471},"token":{"sensitive":true,"type":"string","value":"b"},"unset":{"sensitive":false,"type":"string","value":null}}`
 	if string(doc.PlannedValues.Outputs) != want {
 		t.Errorf("planned_values.outputs:\n got %s\nwant %s", doc.PlannedValues.Outputs, want)
 	}
