@@ -1092,3 +1092,61 @@ endpoint "hang" {
 	e.expect(0, []string{"No changes."}, "plan", "-detailed-exitcode", "-no-color")
 	e.expect(0, []string{"Destroy complete! Resources: 2 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }
+
+// Replacing a listener: its endpoints with a reconnect block reconnect by
+// themselves; apply waits for their new connections and records them, so
+// the outputs are the new connections' and the next plan has nothing to
+// do (the endpoints without one are replaced).
+func TestListenerReplacementAwaitsReconnectingEndpoints(t *testing.T) {
+	addr, port := os.Getenv("RDMAFORM_TEST_ADDR"), "7623"
+	config := func(backlog int) string {
+		return fmt.Sprintf(`
+listener "l" {
+  address = %q
+  port    = %s
+  backlog = %d
+}
+endpoint "re" {
+  count   = 2
+  address = listener.l.address
+  port    = listener.l.port
+  qp {}
+  reconnect {
+    min_backoff = "100ms"
+    max_backoff = "500ms"
+  }
+}
+endpoint "nore" {
+  address = listener.l.address
+  port    = listener.l.port
+  qp {}
+}
+output "re_ports" {
+  value = endpoint.re[*].local_port
+}
+`, addr, port, backlog)
+	}
+	e := newE2E(t, config(16))
+	e.expect(0, []string{"Apply complete! Resources: 4 added"}, "apply", "-auto-approve", "-no-color")
+	e.write(config(32))
+	e.expect(2, []string{
+		"# endpoint.re[0] will be updated in-place", "(because the listener it connects to is replaced: it reconnects by itself",
+		"~ local_port", "(known after apply)",
+		"# endpoint.nore must be replaced",
+		"Plan: 2 to add, 2 to change, 2 to destroy.",
+	}, "plan", "-detailed-exitcode", "-no-color")
+	e.expect(0, []string{"endpoint.re[1]: Modifications complete after", "Apply complete! Resources: 2 added, 2 changed, 2 destroyed."}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{"No changes."}, "plan", "-detailed-exitcode", "-no-color")
+	_, out, _ := e.rdmaform("output", "-json", "re_ports")
+	var ports []int
+	if err := json.Unmarshal([]byte(out), &ports); err != nil || len(ports) != 2 {
+		t.Fatalf("output re_ports: %q (%v)", out, err)
+	}
+	_, status, _ := e.rdmaform("status", "-json")
+	for _, p := range ports {
+		if !strings.Contains(status, fmt.Sprintf(":%d\"", p)) {
+			t.Errorf("output port %d is not a live connection's:\n%s", p, status)
+		}
+	}
+	e.expect(0, []string{"Destroy complete! Resources: 4 destroyed."}, "destroy", "-auto-approve", "-no-color")
+}

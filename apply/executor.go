@@ -344,7 +344,7 @@ func (e *executor) visit(ctx context.Context, i int) error {
 	case planner.OpCreate:
 		return e.create(ctx, n.Change, release)
 	case planner.OpUpdate:
-		return e.update(n.Change)
+		return e.update(ctx, n.Change)
 	case planner.OpDelete:
 		return e.delete(n.Change, release)
 	}
@@ -502,7 +502,7 @@ func (e *executor) postconditions(addr addrs.Instance, inst *config.Instance, fi
 	return nil
 }
 
-func (e *executor) update(c *planner.Change) error {
+func (e *executor) update(ctx context.Context, c *planner.Change) error {
 	inst, planned, err := resolveAfterApply(e.Config, c.Addr, c.After, e.valueOf)
 	if err != nil {
 		return OpError{c.Addr, "update", err}
@@ -524,8 +524,12 @@ func (e *executor) update(c *planner.Change) error {
 		h = handleOf(prior)
 	}
 	stopStill := e.still(c.Addr, "", c.Addr.String(), "update", "modifying")
-	facts, err := e.Fabric.Update(e.noCancel, h, spec, c.Changed)
+	facts, err := e.updateOnFabric(ctx, c, h, spec, prior)
 	stopStill()
+	if errors.Is(err, ErrCancelled) {
+		e.cancelled(c.Addr, "update", time.Since(start), fmt.Sprintf("%s: Modification cancelled after %s (%v)", c.Addr, elapsed(start), err))
+		return err
+	}
 	if err != nil {
 		return OpError{c.Addr, "update", err}
 	}
@@ -549,6 +553,26 @@ func (e *executor) update(c *planner.Change) error {
 	id := identityOf(c.Addr, final.planned, final.attr)
 	e.done(c.Addr, "", "update", time.Since(start), id, fmt.Sprintf("%s: Modifications complete after %s [%s]", c.Addr, elapsed(start), id))
 	return e.postconditions(c.Addr, inst, final)
+}
+
+// updateOnFabric changes in place what changed and, for an endpoint
+// whose listener is replaced (Change.Reconnects), waits for its new
+// connection, whose facts the state records.
+func (e *executor) updateOnFabric(ctx context.Context, c *planner.Change, h Handle, spec Spec, prior *state.Object) (state.Facts, error) {
+	rc, ok := e.Fabric.(Reconnecter)
+	if !c.Reconnects || !ok {
+		return e.Fabric.Update(e.noCancel, h, spec, c.Changed)
+	}
+	if len(c.Changed) > 0 {
+		if _, err := e.Fabric.Update(e.noCancel, h, spec, c.Changed); err != nil {
+			return state.Facts{}, err
+		}
+	}
+	reconnects := 0
+	if prior != nil {
+		reconnects = prior.Facts.Reconnects
+	}
+	return rc.AwaitReconnect(ctx, h, spec, reconnects)
 }
 
 func (e *executor) delete(c *planner.Change, release func()) error {

@@ -111,6 +111,16 @@ type DeleteStarter interface {
 	StartDelete(ctx context.Context, h Handle, token string) (wait func() error, err error)
 }
 
+// Reconnecter is implemented by a fabric whose endpoints reconnect by
+// themselves (with a reconnect policy) when their listener is replaced.
+type Reconnecter interface {
+	// AwaitReconnect waits for the endpoint h names to be established on
+	// a connection newer than the one the state recorded with reconnects
+	// (state.Facts.Reconnects) and returns its facts. When ctx ends
+	// (Ctrl-C) it returns an error wrapping ErrCancelled.
+	AwaitReconnect(ctx context.Context, h Handle, spec Spec, reconnects int) (state.Facts, error)
+}
+
 // ErrFabricGone is what a Fabric's error wraps when the fabric itself is
 // gone (the agent exited or is stopping): apply then starts no further
 // operation, as every one would fail the same way.

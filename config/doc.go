@@ -153,7 +153,8 @@
 // accept attribute but max_connections (the listener's connections were
 // accepted with them) force replacement; accept.max_connections,
 // reconnect, probe and timeouts change in place. Replacing a listener replaces the
-// endpoints connected to it that have no reconnect block (README).
+// endpoints connected to it that have no reconnect block, and updates
+// those with one, apply waiting for their new connections (README).
 //
 // # Defaults
 //

@@ -54,6 +54,11 @@ type Change struct {
 	// destruction brings this object's (it depends on that block, so it
 	// goes first); the zero Resource otherwise.
 	TargetedVia addrs.Resource
+	// Reconnects: an Update of an endpoint whose listener is replaced
+	// and which reconnects by itself (it has a reconnect block): apply
+	// waits for its new connection and records its facts (QP number,
+	// local port), which the plan shows known after apply.
+	Reconnects bool
 }
 
 // Importing reports whether apply adopts the object rather than making it.

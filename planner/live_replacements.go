@@ -15,7 +15,11 @@ import (
 // disconnects for good: those connected to the replaced listener's
 // address, port and port space that would stay, without a reconnect
 // policy. They are created again after the new listener (which they now
-// depend on), so that one apply leaves them connected.
+// depend on), so that one apply leaves them connected. Those with a
+// reconnect policy reconnect by themselves: they are updated after the
+// new listener, apply waiting for their new connection, so that what
+// the state and the outputs record of it (QP number, local port) is the
+// new connection's.
 func (p *Plan) replaceCutOffEndpoints() {
 	type binding struct{ address, port, portSpace string }
 	bindingOf := func(v cty.Value) (binding, bool) {
@@ -54,7 +58,8 @@ func (p *Plan) replaceCutOffEndpoints() {
 		if c.Addr.Kind != addrs.Endpoint || (c.Action != NoOp && c.Action != Update) || c.After.IsNull() || !c.After.IsKnown() {
 			continue
 		}
-		if r := c.After.GetAttr("reconnect"); !r.IsKnown() || !r.IsNull() {
+		r := c.After.GetAttr("reconnect")
+		if !r.IsKnown() {
 			continue
 		}
 		b, ok := bindingOf(c.After)
@@ -62,8 +67,16 @@ func (p *Plan) replaceCutOffEndpoints() {
 		if !ok || !cut {
 			continue
 		}
-		c.Action, c.Reason = DeleteThenCreate, ReasonListenerReplaced
-		c.After = withoutComputed(schema, c.After)
+		if r.IsNull() {
+			c.Action, c.Reason = DeleteThenCreate, ReasonListenerReplaced
+			c.After = withoutComputed(schema, c.After)
+		} else {
+			c.Action, c.Reconnects = Update, true
+			if c.Reason == ReasonNone {
+				c.Reason = ReasonListenerReconnect
+			}
+			c.After = withNewConnection(c.After)
+		}
 		if !slices.Contains(c.Dependencies, l) {
 			c.Dependencies = append(slices.Clip(c.Dependencies), l)
 		}
@@ -116,4 +129,17 @@ func (p *Plan) cutOffOutsideTargets(cutOff []addrs.Instance) hcl.Diagnostics {
 	}
 	return hcl.Diagnostics{sourceless(hcl.DiagWarning, "Endpoints left disconnected",
 		fmt.Sprintf("%s connect to a listener this plan replaces and have no reconnect block, and -target leaves them out: they stay disconnected after this apply, until one that includes them (the next plan replaces them). Add them to -target to replace them with the listener.", strings.Join(left, ", ")))}
+}
+
+// withNewConnection is an endpoint's value with what a new connection
+// changes unknown: its QP number and its local port (its id, device and
+// local address stay).
+func withNewConnection(v cty.Value) cty.Value {
+	m := v.AsValueMap()
+	for _, name := range []string{"qp_num", "local_port"} {
+		if _, ok := m[name]; ok {
+			m[name] = cty.UnknownVal(cty.Number)
+		}
+	}
+	return cty.ObjectVal(m)
 }

@@ -118,6 +118,7 @@ type changeFile struct {
 	LiveError       string     `json:"live_error,omitempty"`
 	ImportID        string     `json:"import_id,omitempty"`
 	TargetedVia     string     `json:"targeted_via,omitempty"`
+	Reconnects      bool       `json:"reconnects,omitempty"`
 }
 
 type driftFile struct {
@@ -159,7 +160,7 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 	for _, c := range p.Changes {
 		cf := changeFile{Addr: c.Addr.String(), Action: c.Action.String(), Reason: string(c.Reason),
 			Before: encodeValue(c.Before), After: encodeValue(c.After),
-			RequiredReplace: pathsToStrings(c.RequiredReplace), Changed: pathsToStrings(c.Changed), LiveStatus: c.LiveStatus, LiveError: c.LiveError, ImportID: c.ImportID,
+			RequiredReplace: pathsToStrings(c.RequiredReplace), Changed: pathsToStrings(c.Changed), LiveStatus: c.LiveStatus, LiveError: c.LiveError, ImportID: c.ImportID, Reconnects: c.Reconnects,
 			BeforeSensitive: pathsToStrings(c.BeforeSensitive), AfterSensitive: pathsToStrings(c.AfterSensitive)}
 		for _, d := range c.Dependencies {
 			cf.Dependencies = append(cf.Dependencies, d.String())
@@ -250,7 +251,7 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 		}
 		c := &Change{Addr: parseAddr(cf.Addr), Action: action, Reason: ActionReason(cf.Reason),
 			Before: decode(cf.Before), After: decode(cf.After),
-			RequiredReplace: stringsToPaths(cf.RequiredReplace), Changed: stringsToPaths(cf.Changed), LiveStatus: cf.LiveStatus, LiveError: cf.LiveError, ImportID: cf.ImportID,
+			RequiredReplace: stringsToPaths(cf.RequiredReplace), Changed: stringsToPaths(cf.Changed), LiveStatus: cf.LiveStatus, LiveError: cf.LiveError, ImportID: cf.ImportID, Reconnects: cf.Reconnects,
 			BeforeSensitive: stringsToPaths(cf.BeforeSensitive), AfterSensitive: stringsToPaths(cf.AfterSensitive)}
 		for _, d := range cf.Dependencies {
 			c.Dependencies = append(c.Dependencies, parseAddr(d).Resource)

@@ -176,13 +176,15 @@ func TestFailedObjectsAreReplaced(t *testing.T) {
 }
 
 // Replacing a listener replaces the endpoints connected to it that have
-// no reconnect policy (they would stay disconnected), after it.
+// no reconnect policy (they would stay disconnected), after it; those
+// with one are updated after it, waiting for their new connection, whose
+// QP number and local port are known after apply.
 func TestListenerReplacementReplacesEndpointsWithoutReconnect(t *testing.T) {
 	noReconnect := strings.Replace(loopback, "  reconnect {\n    min_backoff = \"100ms\"\n  }\n", "", 1)
 	for _, tc := range []struct {
 		name, src string
 		want      Action
-	}{{"no reconnect policy", noReconnect, DeleteThenCreate}, {"reconnect policy", loopback, NoOp}} {
+	}{{"no reconnect policy", noReconnect, DeleteThenCreate}, {"reconnect policy", loopback, Update}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := load(t, tc.src)
 			st := applied(t, mustPlan(t, cfg, nil, Options{}))
@@ -195,6 +197,11 @@ func TestListenerReplacementReplacesEndpointsWithoutReconnect(t *testing.T) {
 				if tc.want == DeleteThenCreate && (c.Reason != ReasonListenerReplaced || c.After.GetAttr("qp_num").IsKnown() ||
 					!slices.Contains(c.Dependencies, addrs.Resource{Kind: addrs.Listener, Name: "loop"})) {
 					t.Fatalf("%s: reason %v, after %#v, dependencies %v", a, c.Reason, c.After.GetAttr("qp_num"), c.Dependencies)
+				}
+				if tc.want == Update && (c.Reason != ReasonListenerReconnect || !c.Reconnects || c.After.GetAttr("qp_num").IsKnown() ||
+					c.After.GetAttr("local_port").IsKnown() || !c.After.GetAttr("id").IsKnown() ||
+					!slices.Contains(c.Dependencies, addrs.Resource{Kind: addrs.Listener, Name: "loop"})) {
+					t.Fatalf("%s: reason %v, reconnects %v, after %#v, dependencies %v", a, c.Reason, c.Reconnects, c.After, c.Dependencies)
 				}
 			}
 			assertAcyclic(t, p.Graph())

@@ -23,6 +23,10 @@ const (
 	// ReasonListenerReplaced: an endpoint without a reconnect policy whose
 	// listener is replaced: its connection would end for good.
 	ReasonListenerReplaced ActionReason = "replace_because_listener_replaced"
+	// ReasonListenerReconnect: an endpoint with a reconnect policy whose
+	// listener is replaced: it reconnects by itself, on a new connection
+	// (Change.Reconnects).
+	ReasonListenerReconnect ActionReason = "update_because_listener_replaced"
 	// ReasonGone: the state records the object but the agent no longer
 	// holds it (agent restarted, device removed): it is created again.
 	ReasonGone ActionReason = "create_because_gone"

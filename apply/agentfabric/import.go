@@ -18,18 +18,9 @@ var _ apply.Importer = (*Fabric)(nil)
 // spec: the same kind, and the spec the agent was given is the one the
 // configuration makes (else the error names the fields that differ).
 func (f *Fabric) Import(ctx context.Context, h apply.Handle, spec apply.Spec) (state.Facts, error) {
-	r, err := f.agent.List(ctx, &pb.ListRequest{Full: true, Filter: &pb.Filter{Prefixes: []string{h.Name}}})
+	o, err := f.object(ctx, h.Name)
 	if err != nil {
-		return state.Facts{}, rpcError(err)
-	}
-	var o *pb.Object
-	for _, c := range r.Objects {
-		if c.Address == h.Name {
-			o = c
-		}
-	}
-	if o == nil {
-		return state.Facts{}, fmt.Errorf("the agent holds no object named %q (\"rdmaform status\" lists what it holds)", h.Name)
+		return state.Facts{}, err
 	}
 	var want, got proto.Message
 	var kind pb.Kind

@@ -280,6 +280,8 @@ func reasonLine(ch *planner.Change) string {
 		return "(because the agent no longer holds it)"
 	case planner.ReasonListenerReplaced:
 		return "(because the listener it connects to is replaced: without a reconnect block its connection would end)"
+	case planner.ReasonListenerReconnect:
+		return "(because the listener it connects to is replaced: it reconnects by itself, on a new connection,\n  # which apply waits for)"
 	case planner.ReasonFailed:
 		what := "it " + ch.LiveStatus
 		if ch.LiveStatus == "error" {
