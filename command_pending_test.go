@@ -127,7 +127,7 @@ func TestFailedPendingObjectIsMadeAgainNotAdopted(t *testing.T) {
 		t.Fatalf("plan: %d\n%s\n%s", code, out, errs)
 	}
 	for _, want := range []string{
-		"  # endpoint.client[1] will be destroyed\n  # (made by an interrupted apply, and the agent reports it error:",
+		"  # endpoint.client[1] will be destroyed\n  # (made by an interrupted apply, and the agent reports it failed (error",
 		"# endpoint.client[1] will be created",
 		"Plan: 1 to add, 0 to change, 1 to destroy.",
 	} {

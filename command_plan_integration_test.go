@@ -1150,3 +1150,60 @@ output "re_ports" {
 	}
 	e.expect(0, []string{"Destroy complete! Resources: 4 destroyed."}, "destroy", "-auto-approve", "-no-color")
 }
+
+// An apply killed (kill -9) while an endpoint with a reconnect block
+// connects to a peer that never answers: the agent does not retry a first
+// connect for ever (the reconnect block applies once connected), and the
+// next plan destroys the failed object and makes it again rather than
+// adopting it.
+func TestKilledApplyLeavesNoEndlessFirstConnect(t *testing.T) {
+	addr := os.Getenv("RDMAFORM_TEST_ADDR")
+	nobody := addr[:strings.LastIndex(addr, ".")] + ".99"
+	e := newE2E(t, fmt.Sprintf(`
+endpoint "hang" {
+  address = %q
+  port    = 7624
+  qp {}
+  reconnect {
+    min_backoff = "100ms"
+  }
+  timeouts {
+    create = "2s"
+  }
+}
+`, nobody))
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(exe, "-chdir="+e.dir, "apply", "-auto-approve", "-no-color")
+	c.Env = append(os.Environ(), asCLIEnv+"=1")
+	var out lockedBuffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(string(out.Bytes()), "endpoint.hang: Creating...") {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			c.Wait()
+			t.Fatalf("apply did not start the endpoint in a minute:\n%s", out.Bytes())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.Process.Kill()
+	c.Wait()
+	waitFor(t, 30*time.Second, func() bool {
+		_, s, _ := e.rdmaform("status", "-json")
+		return strings.Contains(s, `"status": "ERROR"`) || strings.Contains(s, `"status":"ERROR"`)
+	}, "the agent reports the endpoint failed, not reconnecting")
+	time.Sleep(time.Second) // and it stays so
+	if _, s, _ := e.rdmaform("status"); strings.Contains(s, "reconnecting") || strings.Contains(s, "connecting") {
+		t.Fatalf("the agent retries a first connect:\n%s", s)
+	}
+	plan := e.expect(2, []string{"# endpoint.hang will be destroyed", "the agent reports it failed (error: rdma_connect", "# endpoint.hang will be created", "Plan: 1 to add, 0 to change, 1 to destroy."}, "plan", "-detailed-exitcode", "-no-color")
+	if strings.Contains(plan, "imported") {
+		t.Fatalf("the failed object is adopted:\n%s", plan)
+	}
+}

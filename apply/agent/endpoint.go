@@ -11,6 +11,7 @@ import (
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/rdmacm"
+	"google.golang.org/protobuf/proto"
 )
 
 // endpoint connects to a listener and keeps the connection: it probes it
@@ -27,6 +28,9 @@ type endpoint struct {
 	spec      *pb.EndpointSpec // replaced, never modified, by update
 	reconnect *backoff
 	probe     *probeConfig
+	// reconnectSet: an update gave the reconnect policy, which then
+	// applies before the endpoint has ever connected too.
+	reconnectSet bool
 
 	// kick wakes the lifecycle when reconnect or probe changed.
 	kick      chan struct{}
@@ -47,9 +51,16 @@ func newEndpoint(o *object, spec *pb.EndpointSpec, cfg endpointConfig, pd *rdmac
 	}
 }
 
-func (e *endpoint) policy() *backoff {
+// policy is the reconnect policy that applies now: none before the
+// endpoint has connected once (a first connect that fails fails the
+// create, which apply deletes; an endpoint a killed apply left must not
+// retry for ever unrecorded), unless an update set it since.
+func (e *endpoint) policy(connected bool) *backoff {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if !connected && !e.reconnectSet {
+		return nil
+	}
 	return e.reconnect
 }
 
@@ -73,14 +84,10 @@ func (e *endpoint) update(req *pb.UpdateRequest) error {
 		return fmt.Errorf("probe needs an RC QP (the endpoint's is %s)", e.cfg.qpType)
 	}
 	e.mu.Lock()
-	spec := &pb.EndpointSpec{
-		Address: e.spec.Address, Port: e.spec.Port, SourceAddress: e.spec.SourceAddress,
-		PortSpace: e.spec.PortSpace, ProtectionDomain: e.spec.ProtectionDomain, Qp: e.spec.Qp,
-		Connect: e.spec.Connect, Reconnect: e.spec.Reconnect, Probe: e.spec.Probe,
-	}
+	spec := proto.Clone(e.spec).(*pb.EndpointSpec)
 	var what []string
 	if req.SetReconnect {
-		e.reconnect, spec.Reconnect = r, req.Reconnect
+		e.reconnect, spec.Reconnect, e.reconnectSet = r, req.Reconnect, true
 		what = append(what, "reconnect")
 	}
 	if req.SetProbe {
@@ -108,6 +115,7 @@ func (e *endpoint) update(req *pb.UpdateRequest) error {
 func (e *endpoint) run(ctx context.Context) {
 	attempt := 0
 	wait := e.cfg.createTimeout // the first connect's: the create's
+	connected := false
 	for {
 		established := e.session(ctx, attempt, wait)
 		wait = establishTimeout
@@ -115,16 +123,16 @@ func (e *endpoint) run(ctx context.Context) {
 			return
 		}
 		if established {
-			attempt = 0
+			attempt, connected = 0, true
 		}
-		policy := e.policy()
+		policy := e.policy(connected)
 		for policy == nil {
 			// Final until an update gives it a reconnect policy.
 			select {
 			case <-ctx.Done():
 				return
 			case <-e.kick:
-				policy = e.policy()
+				policy = e.policy(connected)
 			}
 		}
 		d := policy.delay(attempt, jitter)
@@ -208,7 +216,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 				facts := factsOf(id) // the QP's state now (ERR, when it failed)
 				disconnect(id)
 				then := "disconnected"
-				if e.policy() != nil {
+				if e.policy(true) != nil {
 					then = "disconnected to reconnect"
 				}
 				e.obj.change(func(s *state) {

@@ -143,7 +143,7 @@ func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func(why s
 			fail("probe failed: " + err.Error())
 			return
 		}
-		if lost && e.failedRun() && e.policy() != nil {
+		if lost && e.failedRun() && e.policy(true) != nil {
 			fail(fmt.Sprintf("%d probes in a row lost", failedRun))
 			return
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmaform/rdmaform/apply"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/state"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -41,7 +42,33 @@ func (f *Fabric) Import(ctx context.Context, h apply.Handle, spec apply.Spec) (s
 		return state.Facts{}, fmt.Errorf("the agent's %s does not match the configuration of %s: %s differ; change the configuration to match, or import it elsewhere",
 			h.Name, h.Addr, strings.Join(diff, ", "))
 	}
+	if kind == pb.Kind_ENDPOINT && !established(o) && !failed(o) {
+		return f.awaitImported(ctx, h, spec.Endpoint)
+	}
 	facts := factsOf(o)
+	facts.CreateToken = o.Token
+	return facts, nil
+}
+
+// awaitImported waits for an endpoint being imported that is still
+// connecting (one a killed apply asked for moments ago) to be established,
+// as its create would have: one that fails is not adopted but dropped, as
+// a failed create is.
+func (f *Fabric) awaitImported(ctx context.Context, h apply.Handle, e *config.Endpoint) (state.Facts, error) {
+	f.watchOnce.Do(func() { f.watch, f.watchErr = startWatcher(context.WithoutCancel(ctx), f.agent) })
+	if f.watchErr != nil {
+		return state.Facts{}, fmt.Errorf("watching the agent: %w", rpcError(f.watchErr))
+	}
+	updates := f.watch.subscribe(h.Name)
+	defer f.watch.unsubscribe(h.Name)
+	o, err := f.object(ctx, h.Name) // again, now that no change is missed
+	if err != nil {
+		return state.Facts{}, err
+	}
+	facts, err := f.waitEstablished(ctx, nil, h.Name, e, o, updates)
+	if err != nil {
+		return state.Facts{}, fmt.Errorf("it was still connecting, and failed (the agent dropped it; the next apply makes it): %w", err)
+	}
 	facts.CreateToken = o.Token
 	return facts, nil
 }

@@ -228,7 +228,7 @@ func writeDeposed(b *bytes.Buffer, c colorizer, d planner.Deposed) {
 	}
 	switch {
 	case d.Failed != "":
-		fmt.Fprintf(b, "  # (made by an interrupted apply, and the agent reports it %s:\n  # destroyed, and made again if the configuration declares it)\n", d.Failed)
+		fmt.Fprintf(b, "  # (made by an interrupted apply, and the agent reports it failed (%s):\n  # destroyed, and made again if the configuration declares it)\n", d.Failed)
 	case d.Pending:
 		b.WriteString("  # (made by an interrupted apply, and no longer in the configuration)\n")
 	default:
