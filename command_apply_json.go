@@ -150,18 +150,37 @@ func (u *jsonUI) hook(ev apply.Event) {
 	case apply.EventCancelled:
 		typ, level = "apply_errored", "error"
 		h["elapsed_seconds"] = int(ev.Elapsed.Seconds())
+	case apply.EventErrored:
+		typ, level = "apply_errored", "error"
+		h["elapsed_seconds"] = int(ev.Elapsed.Seconds())
 	}
-	u.write(level, ev.Message, typ, map[string]any{"hook": h})
+	msg := ev.Message
+	if ev.Type == apply.EventErrored {
+		msg = fmt.Sprintf("%s: %s errored after %ds", ev.Addr, actionNoun(ev.Action), int(ev.Elapsed.Seconds()))
+	}
+	u.write(level, msg, typ, map[string]any{"hook": h})
 }
 
-// errored reports the operations that failed, each as apply_errored and
-// as an error diagnostic.
+// actionNoun is Terraform's word for an operation in its hooks' messages
+// ("Creation errored after 5s").
+func actionNoun(action string) string {
+	switch action {
+	case "create":
+		return "Creation"
+	case "update":
+		return "Modifications"
+	case "delete":
+		return "Destruction"
+	case "import":
+		return "Import"
+	}
+	return action
+}
+
+// errored reports the errors of the operations that failed, each as an
+// error diagnostic (their apply_errored came as they failed).
 func (u *jsonUI) errored(errs []apply.OpError) {
 	for _, e := range errs {
-		if e.Addr.Name != "" {
-			u.write("error", fmt.Sprintf("%s: %s errored", e.Addr, e.Op), "apply_errored",
-				map[string]any{"hook": map[string]any{"resource": uiResource(e.Addr), "action": e.Op}})
-		}
 		u.diagnostics(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: e.Error()}})
 	}
 }

@@ -103,6 +103,12 @@ func TestApplyJSONStreamsTerraformsUIMessages(t *testing.T) {
 		!strings.Contains(diags[0]["diagnostic"].(map[string]any)["summary"].(string), "EHOSTUNREACH") {
 		t.Fatalf("apply -json with a failure: %d\n%s", code, out)
 	}
+	if msg := errored[0]["@message"]; !strings.HasPrefix(msg.(string), "endpoint.client[1]: Creation errored after ") {
+		t.Errorf("apply_errored's message is not Terraform's: %v", msg)
+	}
+	if hook := errored[0]["hook"].(map[string]any); hook["action"] != "create" || hook["elapsed_seconds"] == nil {
+		t.Errorf("apply_errored's hook: %v", hook)
+	}
 	if d, ok := diags[0]["diagnostic"].(map[string]any)["detail"]; !ok || d != "" {
 		t.Errorf("an apply error's diagnostic has no \"detail\": \"\" (Terraform's has): %v", diags[0])
 	}

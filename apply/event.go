@@ -34,13 +34,18 @@ const (
 	// EventCancelled: the operation was undone by an interrupt before it
 	// completed (ErrCancelled).
 	EventCancelled
+	// EventErrored: the operation failed (its error is in the report).
+	// It has no Message: Terraform prints no progress line for it.
+	EventErrored
 )
 
 // emit writes ev's line to Progress and hands ev to Events.
 func (e *executor) emit(ev Event) {
 	e.outLock.Lock()
 	defer e.outLock.Unlock()
-	fmt.Fprintln(e.Progress, ev.Message)
+	if ev.Message != "" {
+		fmt.Fprintln(e.Progress, ev.Message)
+	}
 	if e.Events != nil {
 		e.Events(ev)
 	}

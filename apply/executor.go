@@ -364,6 +364,13 @@ func (e *executor) done(a addrs.Instance, deposed, action string, elapsed time.D
 	e.emit(Event{Type: EventComplete, Addr: a, Deposed: deposed, Action: action, Elapsed: elapsed, IDKey: k, IDValue: v, Message: message})
 }
 
+// errored reports an operation that failed, for a machine-readable UI
+// (apply_errored): Terraform's human output has no line for it, the
+// error comes at the end.
+func (e *executor) errored(a addrs.Instance, deposed, action string, elapsed time.Duration) {
+	e.emit(Event{Type: EventErrored, Addr: a, Deposed: deposed, Action: action, Elapsed: elapsed})
+}
+
 func (e *executor) cancelled(a addrs.Instance, action string, elapsed time.Duration, message string) {
 	e.emit(Event{Type: EventCancelled, Addr: a, Action: action, Elapsed: elapsed, Message: message})
 }
@@ -464,6 +471,7 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 			e.cancelled(c.Addr, "create", time.Since(start), fmt.Sprintf("%s: Creation cancelled after %s (%v)", c.Addr, elapsed(start), err))
 			return err
 		}
+		e.errored(c.Addr, "", "create", time.Since(start))
 		return OpError{c.Addr, "create", err}
 	}
 	facts.CreateToken = token
@@ -531,6 +539,7 @@ func (e *executor) update(ctx context.Context, c *planner.Change) error {
 		return err
 	}
 	if err != nil {
+		e.errored(c.Addr, "", "update", time.Since(start))
 		return OpError{c.Addr, "update", err}
 	}
 	if prior != nil {
@@ -604,6 +613,7 @@ func (e *executor) delete(c *planner.Change, release func()) error {
 	}
 	stopStill()
 	if err != nil {
+		e.errored(c.Addr, deposed, "delete", time.Since(start))
 		return OpError{c.Addr, "delete", err}
 	}
 	// After create_before_destroy the address already holds the new

@@ -86,6 +86,7 @@ func (e *executor) importObject(ctx context.Context, c *planner.Change) error {
 		if errors.As(err, &oe) {
 			return err // the record failed
 		}
+		e.errored(c.Addr, "", "import", time.Since(start))
 		return OpError{c.Addr, "import", err}
 	}
 	e.setID(c.Addr, final)
