@@ -183,8 +183,9 @@
 //
 // private_data (connect and accept) and reject_private_data (accept, sent
 // when a request is refused, for example over max_connections) are strings,
-// sent as their UTF-8 bytes; base64encode/base64decode are available for
-// building them. Their limits are librdmacm's (see PrivateDataLimit): 56
+// sent as their UTF-8 bytes (text: HCL strings, as Terraform's, hold
+// Unicode text, so bytes that are not UTF-8, such as 0xff, cannot be
+// written; base64decode too refuses a result that is not UTF-8). Their limits are librdmacm's (see PrivateDataLimit): 56
 // bytes to connect, 196 to accept, 148 to reject on tcp and ib (RC/UC); 180
 // to connect and 136 to accept or reject on udp and ipoib (SIDR).
 //

@@ -106,10 +106,10 @@ func (c *checker) boolean(obj cty.Value, name string) bool {
 }
 
 func (c *checker) duration(obj cty.Value, t *bodyTemplate, name string) time.Duration {
-	s := c.str(obj, name)
-	if s == "" {
+	if v := obj.GetAttr(name); !v.IsKnown() || v.IsNull() {
 		return 0
 	}
+	s := c.str(obj, name) // "" too is not a duration
 	d, diags := parseDuration(s, t.attrRange(name), false)
 	if diags.HasErrors() {
 		c.valueErrorf(t, []string{name}, diags[0].Summary,

@@ -152,6 +152,13 @@ listener "x" {
     create = "soon"
   }
 }`, "Invalid duration", `"soon"`, 5, 14},
+	{"timeouts create empty", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  timeouts {
+    create = ""
+  }
+}`, "Invalid duration", `""`, 5, 14},
 	{"timeouts delete", `endpoint "x" {
   address = "10.77.0.1"
   port    = 7471

@@ -267,7 +267,11 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID, timeout t
 				return false
 			}
 			if errors.Is(err, context.DeadlineExceeded) {
-				err = &agentError{Call: "rdma_connect", Err: syscall.ETIMEDOUT, Msg: fmt.Sprintf("no ESTABLISHED within %v of rdma_connect: the peer never answered (no host at the address, or a listener whose backlog was full dropped the request)", timeout)}
+				why := "the peer never answered (no host at the address, or a listener whose backlog was full dropped the request)"
+				if timeout < establishTimeout {
+					why = fmt.Sprintf("the peer did not answer in time (no host at the address, a listener whose backlog was full dropped the request, or timeouts.create = %q is too short for it)", timeout)
+				}
+				err = &agentError{Call: "rdma_connect", Err: syscall.ETIMEDOUT, Msg: fmt.Sprintf("no ESTABLISHED within %v of rdma_connect: %s", timeout, why)}
 			}
 			e.obj.failure(pb.Status_ERROR, "error", err)
 			return false

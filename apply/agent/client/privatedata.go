@@ -8,8 +8,9 @@ import (
 )
 
 // PrivateDataText is private data as status and the monitor show it: the
-// text, double-quoted as Go quotes strings, when it is valid UTF-8 made of
-// printable characters (spaces included, control characters not);
+// text, double-quoted as Go quotes strings (a newline as \n), when it is
+// valid UTF-8 made of printable characters, spaces, tabs and line ends
+// (other control characters not);
 // otherwise "hex " and the bytes in lowercase hexadecimal, as
 // rdma-core's tools print binary private data. "" when there is none.
 func PrivateDataText(b []byte) string {
@@ -27,7 +28,7 @@ func printable(b []byte) bool {
 		return false
 	}
 	for _, r := range string(b) {
-		if !unicode.IsPrint(r) {
+		if !unicode.IsPrint(r) && r != '\n' && r != '\t' && r != '\r' {
 			return false
 		}
 	}

@@ -16,7 +16,8 @@ func TestPrivateDataTextQuotesTextAndLabelsTheRestHex(t *testing.T) {
 		{[]byte(" srv accept "), `" srv accept "`}, // the quotes show the spaces
 		{[]byte(`say "hi"`), `"say \"hi\""`},
 		{[]byte("grüße"), `"grüße"`},
-		{[]byte("line\n"), "hex 6c696e650a"},             // a control character
+		{[]byte("line\n"), `"line\n"`},                   // a line end, escaped
+		{[]byte("bell\a"), "hex 62656c6c07"},             // another control character
 		{[]byte{0xde, 0xad, 0xbe, 0xef}, "hex deadbeef"}, // not UTF-8
 		{[]byte{'a', 0, 'b'}, "hex 610062"},              // a zero inside (trailing ones are trimmed by the agent)
 	} {
