@@ -87,13 +87,7 @@ func TestObjectsOfAKilledApplyAreAdoptedOrMade(t *testing.T) {
 // A pending object no longer in the configuration is destroyed by the
 // next apply, as any object the configuration dropped.
 func TestPendingObjectOutOfTheConfigurationIsDestroyed(t *testing.T) {
-	f := newMemFabric()
-	withFabric(t, f)
-	dir := planDir(t, planTestConfig)
-	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
-		t.Fatal(errs)
-	}
-	markPending(t, dir, "endpoint.client[1]")
+	f, dir := appliedThenPending(t, "endpoint.client[1]")
 	writeConfig(t, dir, strings.Replace(planTestConfig, "count   = 2", "count   = 1", 1))
 	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "  # endpoint.client[1] will be destroyed\n  # (made by an interrupted apply, and no longer in the configuration)") || strings.Contains(out, "deposed object") || !strings.Contains(out, "Destruction complete") {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
@@ -111,13 +105,7 @@ func TestPendingObjectOutOfTheConfigurationIsDestroyed(t *testing.T) {
 // is not adopted as made: the next plan destroys it and makes it anew,
 // saying why.
 func TestFailedPendingObjectIsMadeAgainNotAdopted(t *testing.T) {
-	f := newMemFabric()
-	withFabric(t, f)
-	dir := planDir(t, planTestConfig)
-	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
-		t.Fatal(errs)
-	}
-	markPending(t, dir, "endpoint.client[1]")
+	f, dir := appliedThenPending(t, "endpoint.client[1]")
 	f.mu.Lock()
 	f.status = map[string]string{"endpoint.client[1]": "error"}
 	oldToken := f.live["endpoint.client[1]"]
@@ -150,4 +138,18 @@ func TestFailedPendingObjectIsMadeAgainNotAdopted(t *testing.T) {
 	if code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
 		t.Errorf("plan after: %d\n%s\n%s", code, out, errs)
 	}
+}
+
+// appliedThenPending applies planTestConfig on a memFabric, then marks
+// addrs in the state as an apply killed while making them leaves them.
+func appliedThenPending(t *testing.T, addrs ...string) (*memFabric, string) {
+	t.Helper()
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, planTestConfig)
+	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		t.Fatal(errs)
+	}
+	markPending(t, dir, addrs...)
+	return f, dir
 }

@@ -864,26 +864,7 @@ endpoint "e" {
   port    = listener.l.port
 }
 `, addr, port))
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command(exe, "-chdir="+e.dir, "apply", "-auto-approve", "-no-color")
-	c.Env = append(os.Environ(), asCLIEnv+"=1")
-	var out lockedBuffer
-	c.Stdout, c.Stderr = &out, &out
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for strings.Count(string(out.Bytes()), "Creation complete") < 20 {
-		if time.Now().After(deadline) {
-			c.Process.Kill()
-			c.Wait()
-			t.Fatalf("apply made fewer than 20 objects in 2 minutes:\n%s", out.Bytes())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	c, out := e.applyUntil("Creation complete", 20)
 	c.Process.Kill()
 	c.Wait()
 	made := strings.Count(string(out.Bytes()), "Creation complete")
@@ -996,30 +977,11 @@ endpoint "hang" {
   depends_on = [listener.l]
 }
 `, addr, port, nobody, port))
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command(exe, "-chdir="+e.dir, "apply", "-auto-approve", "-no-color")
-	c.Env = append(os.Environ(), asCLIEnv+"=1")
-	var out lockedBuffer
-	c.Stdout, c.Stderr = &out, &out
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(string(out.Bytes()), "endpoint.hang: Creating...") {
-		if time.Now().After(deadline) {
-			c.Process.Kill()
-			c.Wait()
-			t.Fatalf("apply did not start the endpoint in a minute:\n%s", out.Bytes())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	c, out := e.applyUntil("endpoint.hang: Creating...", 1)
 	time.Sleep(time.Second)
 	start := time.Now()
 	c.Process.Signal(os.Interrupt)
-	err = c.Wait()
+	err := c.Wait()
 	took := time.Since(start)
 	t.Logf("apply exited %v after the interrupt (%v):\n%s", took, err, out.Bytes())
 	if c.ProcessState.ExitCode() != 1 || took > 10*time.Second {
@@ -1172,26 +1134,7 @@ endpoint "hang" {
   }
 }
 `, nobody))
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command(exe, "-chdir="+e.dir, "apply", "-auto-approve", "-no-color")
-	c.Env = append(os.Environ(), asCLIEnv+"=1")
-	var out lockedBuffer
-	c.Stdout, c.Stderr = &out, &out
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(string(out.Bytes()), "endpoint.hang: Creating...") {
-		if time.Now().After(deadline) {
-			c.Process.Kill()
-			c.Wait()
-			t.Fatalf("apply did not start the endpoint in a minute:\n%s", out.Bytes())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	c, _ := e.applyUntil("endpoint.hang: Creating...", 1)
 	c.Process.Kill()
 	c.Wait()
 	waitFor(t, 30*time.Second, func() bool {
@@ -1206,4 +1149,31 @@ endpoint "hang" {
 	if strings.Contains(plan, "imported") {
 		t.Fatalf("the failed object is adopted:\n%s", plan)
 	}
+}
+
+// applyUntil starts "rdmaform apply -auto-approve" in its own process and
+// returns once its output holds line n times (the output keeps growing).
+func (e *e2e) applyUntil(line string, n int) (*exec.Cmd, *lockedBuffer) {
+	e.t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	c := exec.Command(exe, "-chdir="+e.dir, "apply", "-auto-approve", "-no-color")
+	c.Env = append(os.Environ(), asCLIEnv+"=1")
+	out := &lockedBuffer{}
+	c.Stdout, c.Stderr = out, out
+	if err := c.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for strings.Count(string(out.Bytes()), line) < n {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			c.Wait()
+			e.t.Fatalf("apply did not print %q %d times in 2 minutes:\n%s", line, n, out.Bytes())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return c, out
 }

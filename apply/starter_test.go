@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
@@ -92,15 +93,7 @@ func (n notStartedFabric) StartCreate(ctx context.Context, h Handle, spec Spec, 
 
 func TestStarterNotStartedIsReportedSo(t *testing.T) {
 	e := newEnv(t)
-	cfg := load(t, loopback)
-	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
-	if diags.HasErrors() {
-		t.Fatalf("plan: %v", diags)
-	}
-	rec, err := e.m.OpenRecorder()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, p, rec := planLoopback(t, e)
 	r := Apply(context.Background(), p, Options{Fabric: notStartedFabric{e.fabric}, Recorder: rec, Config: cfg, Progress: e.out})
 	rec.Close()
 	if r.Added != 2 || len(r.Errors) != 0 || len(r.NotStarted) != 3 || !r.Failed() {
@@ -249,15 +242,7 @@ func (c cancellingFabric) StartCreate(ctx context.Context, h Handle, spec Spec, 
 // being made): the next plan simply creates them.
 func TestInterruptedWaitsAreCancelledAndNotRecorded(t *testing.T) {
 	e := newEnv(t)
-	cfg := load(t, loopback)
-	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
-	if diags.HasErrors() {
-		t.Fatalf("plan: %v", diags)
-	}
-	rec, err := e.m.OpenRecorder()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, p, rec := planLoopback(t, e)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		for !strings.Contains(e.out.String(), "endpoint.client[2]: Creating...") {
@@ -284,4 +269,20 @@ func TestInterruptedWaitsAreCancelledAndNotRecorded(t *testing.T) {
 	if len(s.Objects) != 2 {
 		t.Errorf("objects %v", s.Objects)
 	}
+}
+
+// planLoopback plans the loopback configuration from nothing and opens a
+// recorder of e's state for its apply.
+func planLoopback(t *testing.T, e *env) (*config.Config, *planner.Plan, state.Recorder) {
+	t.Helper()
+	cfg := load(t, loopback)
+	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
+	if diags.HasErrors() {
+		t.Fatalf("plan: %v", diags)
+	}
+	rec, err := e.m.OpenRecorder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, p, rec
 }
