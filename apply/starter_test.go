@@ -203,18 +203,10 @@ func TestHoldSlotsBoundsConnectionsBeingMade(t *testing.T) {
 // here); done reports the apply.
 func applyLoopback(t *testing.T, e *env, opts Options) (state.Recorder, chan *Report) {
 	t.Helper()
-	cfg := load(t, loopback)
 	if err := e.m.RefreshState(); err != nil {
 		t.Fatal(err)
 	}
-	p, diags := planner.Make(context.Background(), cfg, nil, planner.Options{})
-	if diags.HasErrors() {
-		t.Fatalf("plan: %v", diags)
-	}
-	rec, err := e.m.OpenRecorder()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, p, rec := planLoopback(t, e)
 	opts.Recorder, opts.Config, opts.Progress = rec, cfg, e.out
 	done := make(chan *Report)
 	go func() { done <- Apply(context.Background(), p, opts) }()
