@@ -38,6 +38,12 @@ endpoint "svc" {
     rnr_retry_count = 7
   }
 
+  # A service that does not answer fails the create after 10 s rather
+  # than the default 30 s.
+  timeouts {
+    create = "10s"
+  }
+
   lifecycle {
     create_before_destroy = true
   }
