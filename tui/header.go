@@ -116,13 +116,17 @@ func (h *headerPane) totalsLine() string {
 func (h *headerPane) banner() string {
 	l := h.w.link
 	if l.up {
-		r := h.w.restart
+		r := h.w.restartShown(h.now())
 		if r == nil {
 			return ""
 		}
 		// Short enough for 80 columns with five-digit pids and a
 		// thousand objects (the header's first line says since when).
-		msg := fmt.Sprintf(" agent restarted (pid %d→%d): %d objects gone; plan makes them again ", r.from, r.to, r.lost)
+		gone := fmt.Sprintf("%d objects gone", len(r.lost))
+		if n := r.missing(h.w.objects); n < len(r.lost) {
+			gone = fmt.Sprintf("%d of %d objects gone", n, len(r.lost))
+		}
+		msg := fmt.Sprintf(" agent restarted (pid %d→%d): %s; plan makes them again ", r.from, r.to, gone)
 		return h.st.banner.Render(fit(msg, h.width))
 	}
 	if l.err == nil {

@@ -50,7 +50,7 @@ func New(o Options) *Model {
 		o.Frame = time.Second / 30
 	}
 	st := newStyles(renderer(o))
-	w := newWorld()
+	w := newWorld(o.Now)
 	m := &Model{
 		world: w,
 		relay: newRelay(o.Source, o.MinBackoff, o.MaxBackoff, o.Frame, o.Now),

@@ -88,7 +88,7 @@ func TestEndedConnectionShowsNoRoundTrip(t *testing.T) {
 // may be gone since, and their "up for" must not go on counting.
 func TestStaleViewClocksStop(t *testing.T) {
 	down := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	w := newWorld()
+	w := newWorld(nil)
 	w.apply(feedMsg{snapshot: &snapshot{}, link: linkState{up: true}})
 	if now := down.Add(time.Minute); !w.at(now).Equal(now) {
 		t.Errorf("live view: %v", w.at(now))
