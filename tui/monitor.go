@@ -27,12 +27,18 @@ type Options struct {
 	// Now is the clock; nil means time.Now. Tests fix it.
 	Now func() time.Time
 	// MinBackoff and MaxBackoff bound the wait before reconnecting after the
-	// source fails; the wait doubles after each failure. Defaults: 1s, 30s.
+	// source fails; the wait doubles after each failure. Defaults: 1s, 2s:
+	// the agent's socket is local, so a dial costs little, and a restarted
+	// agent is seen within 2s rather than after a long stale wait.
 	MinBackoff, MaxBackoff time.Duration
 	// Frame is the shortest interval between two batches of updates.
 	// Default: 1/30 s.
 	Frame time.Duration
 }
+
+// defaultMaxBackoff is the longest wait before reconnecting, unless
+// Options say otherwise.
+const defaultMaxBackoff = 2 * time.Second
 
 // New makes a monitor's root model. Its relay starts with Init; call Close
 // after the program ends.
@@ -44,7 +50,7 @@ func New(o Options) *Model {
 		o.MinBackoff = time.Second
 	}
 	if o.MaxBackoff < o.MinBackoff {
-		o.MaxBackoff = max(30*time.Second, o.MinBackoff)
+		o.MaxBackoff = max(defaultMaxBackoff, o.MinBackoff)
 	}
 	if o.Frame <= 0 {
 		o.Frame = time.Second / 30
