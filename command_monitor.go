@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/config"
@@ -50,7 +48,7 @@ func runMonitor(args []string, s streams) int {
 	}
 	socket := client.ChooseSocket(*agent, configuredAgentSocket())
 	opts := tui.Options{
-		Source:  client.MonitorSource{Socket: socket, Names: workingDirNames()},
+		Source:  agentSource{client.MonitorSource{Socket: socket, Names: workingDirNames()}},
 		Target:  socket,
 		NoColor: *noColor || os.Getenv("NO_COLOR") != "",
 	}
@@ -59,18 +57,8 @@ func runMonitor(args []string, s streams) int {
 	} else {
 		// Say at once when nothing answers, rather than drawing an empty
 		// screen that waits for an agent.
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		c, err := client.Dial(ctx, socket)
-		cancel()
-		switch {
-		case client.IsNotRunning(err):
-			// The transport's words (dial unix ...: no such file) say
-			// nothing more to a user than that.
-			fmt.Fprintf(s.Err, "Error: no rdmaform agent answers at %s\n\n"+
-				"monitor watches an agent; it does not start one. Start one with\n`rdmaform agent -socket=%s`, or let plan or apply start it.\n", socket, socket)
-			return 1
-		case err != nil:
-			fmt.Fprintf(s.Err, "Error: %v\n", err)
+		c := dialToShow("monitor", socket, s.Err)
+		if c == nil {
 			return 1
 		}
 		c.Close()
