@@ -24,8 +24,8 @@ type snapshot struct {
 
 // linkState is the relay's connection to the source as the screen shows it.
 type linkState struct {
-	up      bool
-	err     error     // why the last Watch ended; nil before the first failure
+	up  bool
+	err error // why the last Watch ended; nil before the first failure
 	// cause is why the last Watch that got a snapshot ended, kept while
 	// later ones fail to connect: the agent stopped, or went away.
 	cause   error
