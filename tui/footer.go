@@ -33,7 +33,7 @@ func (f *footerPane) toggleFullHelp() { f.help.ShowAll = !f.help.ShowAll }
 // View renders one line, or the full help's several.
 func (f *footerPane) View() string {
 	if f.filtering {
-		line := "/" + f.input + "█" + f.st.dim.Render("  enter keep · esc clear · matches address, status or device")
+		line := "/" + f.input + "█" + f.st.dim.Render("  enter keep · esc clear · matches address, status, device or last event")
 		return fit(line, f.width)
 	}
 	lines := strings.Split(f.help.View(f.keys), "\n")

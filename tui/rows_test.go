@@ -98,3 +98,20 @@ func TestStaleViewClocksStop(t *testing.T) {
 		t.Errorf("stale view: %v, want %v", got, down)
 	}
 }
+
+// The filter finds objects by their last event too: a listener that
+// rejected a request, an endpoint still resolving its route.
+func TestFilterMatchesTheLastEvent(t *testing.T) {
+	objs := fixtureMap()
+	l := *objs["listener.storage"]
+	l.LastEvent = "rejected a request"
+	objs[l.Address] = &l
+	got := addresses(buildRows(objs, newMatcher("rej"), sortByAddress, nil))
+	if want := []string{"listener.storage", "endpoint.client[2]"}; !slices.Equal(got, want) {
+		t.Errorf("/rej keeps %q, want %q", got, want)
+	}
+	got = addresses(buildRows(objs, newMatcher("route_res"), sortByAddress, nil))
+	if want := []string{`endpoint.backup["east"]`}; !slices.Equal(got, want) {
+		t.Errorf("/route_res keeps %q, want %q", got, want)
+	}
+}
