@@ -66,15 +66,19 @@ func runMonitor(args []string, s streams) int {
 	// The TUI reads keys from a terminal and draws on one: without a
 	// terminal to read, it failed after switching the screen and left it
 	// switched; drawn into a file, it left the terminal blank.
+	// A dumb terminal (TERM=dumb: Emacs's shell, some CI consoles) shows
+	// the cursor controls as garbage.
 	notTerminal := ""
 	switch {
 	case !stdinIsTerminal(s.In):
-		notTerminal = "Standard input"
+		notTerminal = "Standard input is not a terminal"
 	case !stdoutIsTerminal(s.Out):
-		notTerminal = "Standard output"
+		notTerminal = "Standard output is not a terminal"
+	case os.Getenv("TERM") == "dumb":
+		notTerminal = "The terminal is dumb (TERM=dumb): it cannot draw a screen"
 	}
 	if notTerminal != "" {
-		fmt.Fprintf(s.Err, "Error: monitor needs a terminal\n\n%s is not a terminal. \"rdmaform status -watch\" prints the objects and\ntheir changes without one.\n", notTerminal)
+		fmt.Fprintf(s.Err, "Error: monitor needs a terminal\n\n%s. \"rdmaform status -watch\" prints the objects and\ntheir changes without one.\n", notTerminal)
 		return 1
 	}
 	err := tui.Run(opts, s.In, s.Out)

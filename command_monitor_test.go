@@ -84,3 +84,17 @@ func TestMonitorNeedsATerminalForItsOutput(t *testing.T) {
 		t.Errorf("exit code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// TERM=dumb cannot take the full-screen cursor control: refused as no
+// terminal is.
+func TestMonitorRefusesADumbTerminal(t *testing.T) {
+	withTerminal(t)
+	withStdoutTerminal(t)
+	t.Setenv("TERM", "dumb")
+	var code int
+	var stdout, stderr string
+	within(t, func() { code, stdout, stderr = runMonitorForTest("-demo") })
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "TERM=dumb") || !strings.Contains(stderr, "status -watch") {
+		t.Errorf("exit code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
