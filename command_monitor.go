@@ -23,9 +23,10 @@ const monitorUsage = `Usage: rdmaform monitor [options]
 
 Options:
   -agent=PATH   The agent's socket (default: the rdmaform { agent { socket } }
-                setting of the configuration here, else
-                $XDG_RUNTIME_DIR/rdmaform/agent.sock, or /run/rdmaform/agent.sock
-                for root).
+                setting of the configuration here, then the agent's default:
+                /run/rdmaform/agent.sock for root,
+                $XDG_RUNTIME_DIR/rdmaform/agent.sock or
+                /tmp/rdmaform-UID/agent.sock otherwise).
   -no-color     Draw without colour; so does a non-empty NO_COLOR.
 `
 

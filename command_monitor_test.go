@@ -32,7 +32,7 @@ func TestMonitorUsageLeavesOutTheDemoFlag(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit code %d, want 0", code)
 	}
-	if !strings.Contains(stderr, "-no-color") || strings.Contains(stderr, "-demo") {
+	if !strings.Contains(stderr, "-no-color") || strings.Contains(stderr, "-demo") || !strings.Contains(stderr, "/tmp/rdmaform-UID/agent.sock") {
 		t.Errorf("usage = %q", stderr)
 	}
 }
