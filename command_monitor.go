@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -83,6 +84,12 @@ func runMonitor(args []string, s streams) int {
 		return 1
 	}
 	err := tui.Run(opts, s.In, s.Out)
+	if errors.Is(err, tui.ErrInterrupted) {
+		// Stopped from outside (kill, the terminal closing): exit status
+		// 1, as an interrupted plan or apply.
+		fmt.Fprintln(s.Err, "Interrupt received: the monitor stopped.")
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: monitor: %v\n", err)
 		return 1

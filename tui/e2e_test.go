@@ -2,7 +2,11 @@ package tui
 
 import (
 	"bytes"
+	"errors"
+	"io"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -208,5 +212,26 @@ func TestE2EAgentStoppedOrGone(t *testing.T) {
 	m = quit(t, tm)
 	if b := m.header.banner(); strings.Contains(b, "refused") {
 		t.Errorf("banner after failed retries: %q", b)
+	}
+}
+
+// SIGTERM (or SIGINT, SIGHUP) ends the monitor as interrupted, not as a
+// quit: the command exits 1 for it.
+func TestSignalInterruptsTheMonitor(t *testing.T) {
+	m := New(Options{Source: newFakeSource(fixtureObjects()), NoColor: true, Now: fixedClock})
+	defer m.Close()
+	sigs := make(chan os.Signal, 1)
+	sigs <- syscall.SIGTERM
+	in, w := io.Pipe()
+	defer w.Close()
+	errc := make(chan error, 1)
+	go func() { errc <- run(m, in, io.Discard, sigs) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrInterrupted) {
+			t.Errorf("run = %v, want ErrInterrupted", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the monitor goes on after SIGTERM")
 	}
 }

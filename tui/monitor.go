@@ -2,6 +2,9 @@ package tui
 
 import (
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -78,11 +81,39 @@ func renderer(o Options) *lipgloss.Renderer {
 	return lipgloss.NewRenderer(o.Output)
 }
 
-// Run shows the monitor full screen until the user quits.
+// ErrInterrupted is what Run returns when a signal ended the monitor.
+var ErrInterrupted = tea.ErrInterrupted
+
+// interruptSignals end the monitor with ErrInterrupted, all alike, as the
+// commands that hold the state lock stop on all three: Ctrl-C sent by kill
+// (the key itself is a quit key), a kill without -9, the terminal going away.
+var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// Run shows the monitor full screen until the user quits, or a signal
+// interrupts it (ErrInterrupted).
 func Run(o Options, in io.Reader, out io.Writer) error {
 	o.Output = out
 	m := New(o)
 	defer m.Close()
-	_, err := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithAltScreen()).Run()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, interruptSignals...)
+	defer signal.Stop(sigs)
+	return run(m, in, out, sigs)
+}
+
+func run(m *Model, in io.Reader, out io.Writer, sigs <-chan os.Signal) error {
+	// Bubble Tea's own handler ends the program quietly on SIGTERM, as if
+	// the user had quit.
+	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithAltScreen(), tea.WithoutSignalHandler())
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+			p.Send(tea.InterruptMsg{})
+		case <-done:
+		}
+	}()
+	_, err := p.Run()
 	return err
 }
