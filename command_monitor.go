@@ -1,11 +1,10 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/config"
@@ -25,9 +24,10 @@ const monitorUsage = `Usage: rdmaform monitor [options]
 
 Options:
   -agent=PATH   The agent's socket (default: the rdmaform { agent { socket } }
-                setting of the configuration here, else
-                $XDG_RUNTIME_DIR/rdmaform/agent.sock, or /run/rdmaform/agent.sock
-                for root).
+                setting of the configuration here, then the agent's default:
+                /run/rdmaform/agent.sock for root,
+                $XDG_RUNTIME_DIR/rdmaform/agent.sock or
+                /tmp/rdmaform-UID/agent.sock otherwise).
   -no-color     Draw without colour; so does a non-empty NO_COLOR.
 `
 
@@ -50,7 +50,7 @@ func runMonitor(args []string, s streams) int {
 	}
 	socket := client.ChooseSocket(*agent, configuredAgentSocket())
 	opts := tui.Options{
-		Source:  client.MonitorSource{Socket: socket, Names: workingDirNames()},
+		Source:  agentSource{client.MonitorSource{Socket: socket, Names: workingDirNames()}},
 		Target:  socket,
 		NoColor: *noColor || os.Getenv("NO_COLOR") != "",
 	}
@@ -59,18 +59,8 @@ func runMonitor(args []string, s streams) int {
 	} else {
 		// Say at once when nothing answers, rather than drawing an empty
 		// screen that waits for an agent.
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		c, err := client.Dial(ctx, socket)
-		cancel()
-		switch {
-		case client.IsNotRunning(err):
-			// The transport's words (dial unix ...: no such file) say
-			// nothing more to a user than that.
-			fmt.Fprintf(s.Err, "Error: no rdmaform agent answers at %s\n\n"+
-				"monitor watches an agent; it does not start one. Start one with\n`rdmaform agent -socket=%s`, or let plan or apply start it.\n", socket, socket)
-			return 1
-		case err != nil:
-			fmt.Fprintf(s.Err, "Error: %v\n", err)
+		c := dialToShow("monitor", socket, s.Err)
+		if c == nil {
 			return 1
 		}
 		c.Close()
@@ -78,18 +68,28 @@ func runMonitor(args []string, s streams) int {
 	// The TUI reads keys from a terminal and draws on one: without a
 	// terminal to read, it failed after switching the screen and left it
 	// switched; drawn into a file, it left the terminal blank.
+	// A dumb terminal (TERM=dumb: Emacs's shell, some CI consoles) shows
+	// the cursor controls as garbage.
 	notTerminal := ""
 	switch {
 	case !stdinIsTerminal(s.In):
-		notTerminal = "Standard input"
+		notTerminal = "Standard input is not a terminal"
 	case !stdoutIsTerminal(s.Out):
-		notTerminal = "Standard output"
+		notTerminal = "Standard output is not a terminal"
+	case os.Getenv("TERM") == "dumb":
+		notTerminal = "The terminal is dumb (TERM=dumb): it cannot draw a screen"
 	}
 	if notTerminal != "" {
-		fmt.Fprintf(s.Err, "Error: monitor needs a terminal\n\n%s is not a terminal. \"rdmaform status -watch\" prints the objects and\ntheir changes without one.\n", notTerminal)
+		fmt.Fprintf(s.Err, "Error: monitor needs a terminal\n\n%s. \"rdmaform status -watch\" prints the objects and\ntheir changes without one.\n", notTerminal)
 		return 1
 	}
 	err := tui.Run(opts, s.In, s.Out)
+	if errors.Is(err, tui.ErrInterrupted) {
+		// Stopped from outside (kill, the terminal closing): exit status
+		// 1, as an interrupted plan or apply.
+		fmt.Fprintln(s.Err, "Interrupt received: the monitor stopped.")
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: monitor: %v\n", err)
 		return 1

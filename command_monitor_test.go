@@ -32,7 +32,7 @@ func TestMonitorUsageLeavesOutTheDemoFlag(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit code %d, want 0", code)
 	}
-	if !strings.Contains(stderr, "-no-color") || strings.Contains(stderr, "-demo") {
+	if !strings.Contains(stderr, "-no-color") || strings.Contains(stderr, "-demo") || !strings.Contains(stderr, "/tmp/rdmaform-UID/agent.sock") {
 		t.Errorf("usage = %q", stderr)
 	}
 }
@@ -81,6 +81,20 @@ func TestMonitorNeedsATerminalForItsOutput(t *testing.T) {
 	within(t, func() { code, stdout, stderr = runMonitorForTest("-demo") })
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "monitor needs a terminal") ||
 		!strings.Contains(stderr, "Standard output is not a terminal") {
+		t.Errorf("exit code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TERM=dumb cannot take the full-screen cursor control: refused as no
+// terminal is.
+func TestMonitorRefusesADumbTerminal(t *testing.T) {
+	withTerminal(t)
+	withStdoutTerminal(t)
+	t.Setenv("TERM", "dumb")
+	var code int
+	var stdout, stderr string
+	within(t, func() { code, stdout, stderr = runMonitorForTest("-demo") })
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "TERM=dumb") || !strings.Contains(stderr, "status -watch") {
 		t.Errorf("exit code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/tui"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -49,7 +50,8 @@ Options:
   -json          Print the agent's objects as JSON (its List answer, less
                  the facts of connections that ended).
   -watch         After the table, print a line each time an object's status
-                 or last event changes, until Ctrl-C.
+                 or last event changes, until Ctrl-C (exit status 0), or
+                 until the agent stops or goes away (exit status 1).
   -no-color      Accepted, as Terraform's commands do: status has no colour.
   -agent=PATH    The agent's socket (default: the rdmaform { agent } setting,
                  then the agent's default: /run/rdmaform/agent.sock for root,
@@ -73,23 +75,17 @@ func runStatus(args []string, s streams) int {
 		return 1
 	}
 	socket := client.ChooseSocket(*agent, configuredAgentSocket())
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	c, err := client.Dial(ctx, socket)
-	cancel()
-	if err != nil {
-		fmt.Fprintf(s.Err, "Error: %v\n", err)
-		if client.IsNotRunning(err) {
-			fmt.Fprintln(s.Err, "\nplan and apply start an agent when none runs; \"rdmaform agent\" runs one by hand.")
-		}
+	c := dialToShow("status", socket, s.Err)
+	if c == nil {
 		return 1
 	}
 	defer c.Close()
 
-	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	list, err := c.List(ctx, &pb.ListRequest{Full: true})
 	cancel()
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Listing the agent's objects\n\n%v\n", err)
+		fmt.Fprintf(s.Err, "Error: Listing the agent's objects\n\n%v\n", agentError(err))
 		return 1
 	}
 	names := workingDirNames()
@@ -110,11 +106,18 @@ func runStatus(args []string, s streams) int {
 	if !*watch {
 		return 0
 	}
-	if err := watchStatus(c, names, s.Out); err != nil {
+	err = watchStatus(c, names, list.Objects, s.Out)
+	switch err = agentError(err); {
+	case err == nil:
+		return 0
+	case errors.Is(err, tui.ErrAgentStopped):
+		fmt.Fprintf(s.Err, "Error: the agent stopped (pid %d); its objects went with it\n", list.GetAgent().GetPid())
+	case errors.Is(err, tui.ErrAgentGone):
+		fmt.Fprintf(s.Err, "Error: the agent (pid %d) went away: its connection closed\n", list.GetAgent().GetPid())
+	default:
 		fmt.Fprintf(s.Err, "Error: The agent's watch stream ended\n\n%v\n", err)
-		return 1
 	}
-	return 0
+	return 1
 }
 
 // currentFacts is objects with their current facts (client.CurrentFacts).
@@ -240,21 +243,47 @@ func statusOrder(a, b *pb.Object) bool {
 	return a.Address < b.Address
 }
 
-// watchStatus prints one line per change, as `kubectl get -w` does.
-func watchStatus(c *client.Client, names client.Names, w io.Writer) error {
+// watchStatus prints one line per change, as `kubectl get -w` does, from
+// listed, the objects of the table printed above.
+func watchStatus(c *client.Client, names client.Names, listed []*pb.Object, w io.Writer) error {
 	stream, err := c.Watch(context.Background(), &pb.WatchRequest{})
 	if err != nil {
 		return err
 	}
-	snapshot, err := stream.Recv() // printed above
+	first, err := stream.Recv()
 	if err != nil {
 		return err
 	}
 	last := watchFilter{}
-	for _, ch := range snapshot.Changes {
-		last.changed(ch)
+	for _, o := range listed {
+		last.changed(&pb.Change{Object: o})
+	}
+	// The watch's snapshot is a little later than the list: what changed
+	// between them is a change too. changes hold the names shown.
+	changes := make([]*pb.Change, 0, len(first.Objects))
+	inSnapshot := make(map[string]bool, len(first.Objects))
+	for _, o := range first.Objects {
+		o = names.Shown(o)
+		inSnapshot[o.Address] = true
+		changes = append(changes, &pb.Change{Object: o})
+	}
+	for _, o := range listed {
+		if !inSnapshot[o.Address] {
+			changes = append(changes, &pb.Change{Object: &pb.Object{Address: o.Address}, Deleted: true})
+		}
 	}
 	for {
+		for _, ch := range changes {
+			if !last.changed(ch) {
+				continue
+			}
+			o := ch.Object
+			status := lowerWord(o.Status.String())
+			if ch.Deleted {
+				status = "deleted"
+			}
+			fmt.Fprintf(w, "%s  %-28s %-13s %s\n", time.Now().Format("15:04:05.000"), o.Address, status, o.LastEvent)
+		}
 		msg, err := stream.Recv()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -262,16 +291,9 @@ func watchStatus(c *client.Client, names client.Names, w io.Writer) error {
 			}
 			return err
 		}
+		changes = changes[:0]
 		for _, ch := range msg.Changes {
-			o := names.Shown(ch.Object)
-			if !last.changed(ch) {
-				continue
-			}
-			status := lowerWord(o.Status.String())
-			if ch.Deleted {
-				status = "deleted"
-			}
-			fmt.Fprintf(w, "%s  %-28s %-13s %s\n", time.Now().Format("15:04:05.000"), o.Address, status, o.LastEvent)
+			changes = append(changes, &pb.Change{Object: names.Shown(ch.Object), Deleted: ch.Deleted})
 		}
 	}
 }
@@ -285,8 +307,9 @@ type watchFilter map[string]string
 func (f watchFilter) changed(ch *pb.Change) bool {
 	o := ch.Object
 	if ch.Deleted {
+		_, known := f[o.Address]
 		delete(f, o.Address)
-		return true
+		return known
 	}
 	key := o.Status.String() + "\x00" + o.LastEvent
 	if f[o.Address] == key {

@@ -126,8 +126,11 @@ func (d *detailPane) lines() []string {
 	if o.QPNum != 0 || o.QPType != "" {
 		l = append(l, fact("qp", qpCell(row{obj: o}, now)))
 	}
-	if o.Device != "" {
+	switch {
+	case o.Device != "" && o.Port != 0:
 		l = append(l, fact("device", fmt.Sprintf("%s port %d", o.Device, o.Port)))
+	case o.Device != "": // a protection domain: a device, no port
+		l = append(l, fact("device", o.Device))
 	}
 	if !o.ConnectedSince.IsZero() {
 		l = append(l, fact("connected", "since "+clock(o.ConnectedSince)+" (up "+span(now.Sub(o.ConnectedSince))+")"))

@@ -51,3 +51,39 @@ func TestDetailShowsThePeersPrivateData(t *testing.T) {
 		t.Errorf("a connection without private data shows some:\n%s", l)
 	}
 }
+
+// A protection domain has a device and no port: its detail names no
+// "port 0".
+func TestDetailOfAProtectionDomainHasNoPort(t *testing.T) {
+	m := newTestModel(120, 30, fixtureObjects())
+	pd := fixtureObjects()[0]
+	pd.Port = 0 // as the agent reports one
+	m.Update(feedMsg{updates: []Update{{Object: pd}}, link: linkState{up: true}})
+	press(m, "g", "enter")
+	if v := m.View(); !strings.Contains(v, "── protection_domain.pd0") || strings.Contains(v, "port 0") || !strings.Contains(v, "device             rxe0") {
+		t.Errorf("detail:\n%s", v)
+	}
+}
+
+// esc closes the full help, as its own line says ("esc close/clear").
+func TestEscClosesTheFullHelp(t *testing.T) {
+	m := newTestModel(120, 30, fixtureObjects())
+	press(m, "?")
+	if !m.footer.help.ShowAll {
+		t.Fatal("? shows no full help")
+	}
+	press(m, "esc")
+	if m.footer.help.ShowAll {
+		t.Errorf("esc leaves the full help open:\n%s", m.View())
+	}
+}
+
+// At 80 columns the one-line help still says how to quit.
+func TestShortHelpKeepsQuitWhenNarrow(t *testing.T) {
+	for _, w := range []int{80, 60} {
+		m := newTestModel(w, 24, fixtureObjects())
+		if v := m.footer.View(); !strings.Contains(v, "q quit") || !strings.Contains(v, "? help") {
+			t.Errorf("%d columns: %q", w, v)
+		}
+	}
+}

@@ -15,7 +15,7 @@
 //
 // Source.Watch sends one snapshot then updates until its context ends or
 // the connection fails; the monitor calls it again with back-off (1 s,
-// doubling to 30 s) and meanwhile shows the last known view marked stale.
+// then 2 s) and meanwhile shows the last known view marked stale.
 //
 // # How updates reach the screen
 //

@@ -2,6 +2,11 @@ package tui
 
 import (
 	"bytes"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,5 +182,56 @@ func TestE2EDetailAndFocus(t *testing.T) {
 	final := quit(t, tm)
 	if final.table.selected != "endpoint.client[2]" || final.detail.offset != 1 {
 		t.Errorf("selected %s, detail offset %d; want endpoint.client[2] and 1", final.table.selected, final.detail.offset)
+	}
+}
+
+// An agent that said it stopped is waited for, not reported as an outage,
+// also while the retries find no agent; one that went away is named.
+func TestE2EAgentStoppedOrGone(t *testing.T) {
+	src := newFakeSource(fixtureObjects())
+	tm, _ := startMonitor(t, src)
+	waitFor(t, tm, "Objects 9")
+
+	src.refuse.Store(true)
+	src.drop <- ErrAgentStopped
+	waitFor(t, tm, "agent stopped (pid 4242) — waiting for a new one; view is stale")
+	for src.watches.Load() < 3 {
+		time.Sleep(10 * time.Millisecond) // retries refused
+	}
+	m := quit(t, tm)
+	if b := m.header.banner(); !strings.Contains(b, "agent stopped (pid 4242)") || strings.Contains(b, "refused") {
+		t.Errorf("banner after failed retries: %q", b)
+	}
+
+	src = newFakeSource(fixtureObjects())
+	tm, _ = startMonitor(t, src)
+	waitFor(t, tm, "Objects 9")
+	src.refuse.Store(true)
+	src.drop <- ErrAgentGone
+	waitFor(t, tm, "agent pid 4242 went away (connection closed) — reconnecting")
+	m = quit(t, tm)
+	if b := m.header.banner(); strings.Contains(b, "refused") {
+		t.Errorf("banner after failed retries: %q", b)
+	}
+}
+
+// SIGTERM (or SIGINT, SIGHUP) ends the monitor as interrupted, not as a
+// quit: the command exits 1 for it.
+func TestSignalInterruptsTheMonitor(t *testing.T) {
+	m := New(Options{Source: newFakeSource(fixtureObjects()), NoColor: true, Now: fixedClock})
+	defer m.Close()
+	sigs := make(chan os.Signal, 1)
+	sigs <- syscall.SIGTERM
+	in, w := io.Pipe()
+	defer w.Close()
+	errc := make(chan error, 1)
+	go func() { errc <- run(m, in, io.Discard, sigs) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrInterrupted) {
+			t.Errorf("run = %v, want ErrInterrupted", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the monitor goes on after SIGTERM")
 	}
 }

@@ -2,8 +2,9 @@ package tui
 
 import "strings"
 
-// matcher decides which objects a filter keeps: those whose address or
-// device contains the text, or whose status starts with it, ignoring case.
+// matcher decides which objects a filter keeps: those whose address,
+// device or last event contains the text, or whose status starts with it,
+// ignoring case ("rej" finds a listener that "rejected a request").
 type matcher struct {
 	text string // lower case; empty keeps everything
 }
@@ -20,7 +21,8 @@ func (m matcher) match(o *Object) bool {
 	}
 	return containsFold(o.Address, m.text) ||
 		strings.HasPrefix(shownStatus(o), m.text) ||
-		containsFold(device(o), m.text)
+		containsFold(device(o), m.text) ||
+		containsFold(o.LastEvent, m.text)
 }
 
 // containsFold is strings.Contains ignoring ASCII case, without allocating:

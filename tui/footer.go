@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // footerPane shows the key help, or the filter being typed.
@@ -33,12 +34,32 @@ func (f *footerPane) toggleFullHelp() { f.help.ShowAll = !f.help.ShowAll }
 // View renders one line, or the full help's several.
 func (f *footerPane) View() string {
 	if f.filtering {
-		line := "/" + f.input + "█" + f.st.dim.Render("  enter keep · esc clear · matches address, status or device")
+		line := "/" + f.input + "█" + f.st.dim.Render("  enter keep · esc clear · matches address, status, device or last event")
 		return fit(line, f.width)
 	}
-	lines := strings.Split(f.help.View(f.keys), "\n")
+	var view string
+	if f.help.ShowAll {
+		view = f.help.View(f.keys)
+	} else {
+		view = f.shortHelp()
+	}
+	lines := strings.Split(view, "\n")
 	for i, l := range lines {
 		lines[i] = fit(l, f.width)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// shortHelp is the one-line help, leaving out the keys before "? help" and
+// "q quit", last first, until it fits: those two stay.
+func (f *footerPane) shortHelp() string {
+	keys := f.keys.ShortHelp()
+	h := f.help
+	h.Width = 0 // measure untruncated
+	view := h.ShortHelpView(keys)
+	for f.width > 0 && ansi.StringWidth(view) > f.width && len(keys) > 2 {
+		keys = append(keys[:len(keys)-3], keys[len(keys)-2:]...)
+		view = h.ShortHelpView(keys)
+	}
+	return view
 }

@@ -148,16 +148,45 @@ func TestGoldenHeaderAgentRestarted(t *testing.T) {
 	if !strings.Contains(m.header.View(), "plan makes them again") {
 		t.Errorf("the banner is cut at 80 columns:\n%s", m.header.View())
 	}
-	// Once the new agent holds objects again, the news is old.
+	// While the new agent holds some of them again, the banner says how
+	// many are still gone; once it holds all, the news is old.
 	o := fixtureObjects()[0]
 	m.Update(feedMsg{updates: []Update{{Object: o}}, link: linkState{up: true}})
+	if !strings.Contains(m.header.View(), "agent restarted (pid 4242→4343): 6 of 7 objects gone; plan makes them again") {
+		t.Errorf("the banner does not count the objects still gone:\n%s", m.header.View())
+	}
+	var back []Update
+	for _, o := range fixtureObjects() {
+		back = append(back, Update{Object: o})
+	}
+	m.Update(feedMsg{updates: back, link: linkState{up: true}})
 	if strings.Contains(m.header.View(), "restarted") {
-		t.Errorf("the banner stays once objects are made again:\n%s", m.header.View())
+		t.Errorf("the banner stays once every object is made again:\n%s", m.header.View())
 	}
 	// The same agent again (a reconnection) is no restart.
 	m = newTestModel(120, 30, fixtureObjects())
 	m.Update(feedMsg{snapshot: &snapshot{objects: fixtureObjects(), agent: fixtureAgent}, link: linkState{up: true}})
 	if strings.Contains(m.header.View(), "restarted") {
 		t.Errorf("a reconnection to the same agent shows a restart:\n%s", m.header.View())
+	}
+}
+
+// The restart banner goes after restartNews even when objects are still
+// gone (the configuration may no longer declare them).
+func TestHeaderAgentRestartedExpires(t *testing.T) {
+	now := fixedNow
+	m := New(Options{NoColor: true, Now: func() time.Time { return now }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(feedMsg{snapshot: &snapshot{objects: fixtureObjects(), agent: fixtureAgent}, link: linkState{up: true}})
+	next := fixtureAgent
+	next.PID = 4343
+	m.Update(feedMsg{snapshot: &snapshot{objects: fixtureObjects()[:1], agent: next}, link: linkState{up: true}})
+	now = now.Add(restartNews - time.Second)
+	if !strings.Contains(m.header.View(), "6 of 7 objects gone") {
+		t.Errorf("no restart banner %v after the restart:\n%s", restartNews-time.Second, m.header.View())
+	}
+	now = now.Add(time.Second)
+	if strings.Contains(m.header.View(), "restarted") {
+		t.Errorf("the restart banner stays after %v:\n%s", restartNews, m.header.View())
 	}
 }

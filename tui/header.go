@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -116,26 +117,47 @@ func (h *headerPane) totalsLine() string {
 func (h *headerPane) banner() string {
 	l := h.w.link
 	if l.up {
-		r := h.w.restart
+		r := h.w.restartShown(h.now())
 		if r == nil {
 			return ""
 		}
 		// Short enough for 80 columns with five-digit pids and a
 		// thousand objects (the header's first line says since when).
-		msg := fmt.Sprintf(" agent restarted (pid %d→%d): %d objects gone; plan makes them again ", r.from, r.to, r.lost)
+		gone := fmt.Sprintf("%d objects gone", len(r.lost))
+		if n := r.missing(h.w.objects); n < len(r.lost) {
+			gone = fmt.Sprintf("%d of %d objects gone", n, len(r.lost))
+		}
+		msg := fmt.Sprintf(" agent restarted (pid %d→%d): %s; plan makes them again ", r.from, r.to, gone)
 		return h.st.banner.Render(fit(msg, h.width))
 	}
 	if l.err == nil {
 		return h.st.dim.Render("connecting to the agent…")
 	}
+	pid := h.w.agent.PID
 	wait := max(l.retryAt.Sub(h.now()).Round(time.Second), 0)
-	msg := " agent unreachable — reconnecting now"
+	retry := "reconnecting now"
 	if wait > 0 {
-		msg = " agent unreachable — reconnecting in " + span(wait)
+		retry = "reconnecting in " + span(wait)
+	}
+	var msg string
+	switch {
+	case errors.Is(l.cause, ErrAgentStopped) && pid != 0:
+		// Stopped on purpose: no outage to count down.
+		msg = fmt.Sprintf(" agent stopped (pid %d) — waiting for a new one", pid)
+	case errors.Is(l.cause, ErrAgentStopped):
+		msg = " agent stopped — waiting for a new one"
+	case errors.Is(l.cause, ErrAgentGone) && pid != 0:
+		msg = fmt.Sprintf(" agent pid %d went away (connection closed) — %s", pid, retry)
+	case errors.Is(l.cause, ErrAgentGone):
+		msg = " agent went away (connection closed) — " + retry
+	default:
+		msg = " agent unreachable — " + retry
 	}
 	if h.w.synced {
 		msg += "; view is stale"
 	}
-	msg += " (" + l.err.Error() + ") "
-	return h.st.banner.Render(fit(msg, h.width))
+	if !errors.Is(l.cause, ErrAgentStopped) && !errors.Is(l.cause, ErrAgentGone) {
+		msg += " (" + l.err.Error() + ")" // the source's words for why
+	}
+	return h.st.banner.Render(fit(msg+" ", h.width))
 }

@@ -116,6 +116,8 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(k, m.keys.Back):
 		switch {
+		case m.footer.help.ShowAll:
+			m.footer.toggleFullHelp()
 		case m.focus == focusDetail || m.showDetail:
 			m.showDetail = false
 			m.setFocus(focusTable)

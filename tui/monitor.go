@@ -2,6 +2,9 @@ package tui
 
 import (
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -27,12 +30,18 @@ type Options struct {
 	// Now is the clock; nil means time.Now. Tests fix it.
 	Now func() time.Time
 	// MinBackoff and MaxBackoff bound the wait before reconnecting after the
-	// source fails; the wait doubles after each failure. Defaults: 1s, 30s.
+	// source fails; the wait doubles after each failure. Defaults: 1s, 2s:
+	// the agent's socket is local, so a dial costs little, and a restarted
+	// agent is seen within 2s rather than after a long stale wait.
 	MinBackoff, MaxBackoff time.Duration
 	// Frame is the shortest interval between two batches of updates.
 	// Default: 1/30 s.
 	Frame time.Duration
 }
+
+// defaultMaxBackoff is the longest wait before reconnecting, unless
+// Options say otherwise.
+const defaultMaxBackoff = 2 * time.Second
 
 // New makes a monitor's root model. Its relay starts with Init; call Close
 // after the program ends.
@@ -44,13 +53,13 @@ func New(o Options) *Model {
 		o.MinBackoff = time.Second
 	}
 	if o.MaxBackoff < o.MinBackoff {
-		o.MaxBackoff = max(30*time.Second, o.MinBackoff)
+		o.MaxBackoff = max(defaultMaxBackoff, o.MinBackoff)
 	}
 	if o.Frame <= 0 {
 		o.Frame = time.Second / 30
 	}
 	st := newStyles(renderer(o))
-	w := newWorld()
+	w := newWorld(o.Now)
 	m := &Model{
 		world: w,
 		relay: newRelay(o.Source, o.MinBackoff, o.MaxBackoff, o.Frame, o.Now),
@@ -72,11 +81,39 @@ func renderer(o Options) *lipgloss.Renderer {
 	return lipgloss.NewRenderer(o.Output)
 }
 
-// Run shows the monitor full screen until the user quits.
+// ErrInterrupted is what Run returns when a signal ended the monitor.
+var ErrInterrupted = tea.ErrInterrupted
+
+// interruptSignals end the monitor with ErrInterrupted, all alike, as the
+// commands that hold the state lock stop on all three: Ctrl-C sent by kill
+// (the key itself is a quit key), a kill without -9, the terminal going away.
+var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// Run shows the monitor full screen until the user quits, or a signal
+// interrupts it (ErrInterrupted).
 func Run(o Options, in io.Reader, out io.Writer) error {
 	o.Output = out
 	m := New(o)
 	defer m.Close()
-	_, err := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithAltScreen()).Run()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, interruptSignals...)
+	defer signal.Stop(sigs)
+	return run(m, in, out, sigs)
+}
+
+func run(m *Model, in io.Reader, out io.Writer, sigs <-chan os.Signal) error {
+	// Bubble Tea's own handler ends the program quietly on SIGTERM, as if
+	// the user had quit.
+	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithAltScreen(), tea.WithoutSignalHandler())
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+			p.Send(tea.InterruptMsg{})
+		case <-done:
+		}
+	}()
+	_, err := p.Run()
 	return err
 }

@@ -24,8 +24,11 @@ type snapshot struct {
 
 // linkState is the relay's connection to the source as the screen shows it.
 type linkState struct {
-	up      bool
-	err     error     // why the last Watch ended; nil before the first failure
+	up  bool
+	err error // why the last Watch ended; nil before the first failure
+	// cause is why the last Watch that got a snapshot ended, kept while
+	// later ones fail to connect: the agent stopped, or went away.
+	cause   error
 	retryAt time.Time // when the relay calls Watch again, while down
 	// downAt is when the link went down: a stale view's clocks (how
 	// long each connection has been up) stop there.
@@ -104,7 +107,7 @@ func (r *relay) loop() {
 		if connected {
 			backoff = r.minBackoff // it worked for a while: retry promptly
 		}
-		r.setDown(err, r.now().Add(backoff))
+		r.setDown(err, connected, r.now().Add(backoff))
 		t := time.NewTimer(backoff)
 		select {
 		case <-r.ctx.Done():
@@ -132,13 +135,18 @@ func (r *relay) gotUpdate(u Update) {
 	r.signal()
 }
 
-func (r *relay) setDown(err error, retryAt time.Time) {
+// setDown records that Watch ended with err; connected says it had got a
+// snapshot, so err is why the link went down.
+func (r *relay) setDown(err error, connected bool, retryAt time.Time) {
 	r.mu.Lock()
-	downAt := r.link.downAt
+	downAt, cause := r.link.downAt, r.link.cause
 	if r.link.up || downAt.IsZero() {
 		downAt = r.now()
 	}
-	r.link = linkState{err: err, retryAt: retryAt, downAt: downAt}
+	if connected {
+		cause = err
+	}
+	r.link = linkState{err: err, cause: cause, retryAt: retryAt, downAt: downAt}
 	r.mu.Unlock()
 	r.signal()
 }

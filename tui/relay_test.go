@@ -100,3 +100,13 @@ func TestRelayStopBeforeRunAndTwice(t *testing.T) {
 		t.Errorf("next after stop = %v, want nil", msg)
 	}
 }
+
+// The agent's socket is local: a restarted agent must be seen within
+// about 2 s, not after a backoff grown to half a minute.
+func TestDefaultBackoffIsShort(t *testing.T) {
+	m := New(Options{})
+	defer m.Close()
+	if m.relay.minBackoff != time.Second || m.relay.maxBackoff != 2*time.Second {
+		t.Errorf("backoff %v..%v, want 1s..2s", m.relay.minBackoff, m.relay.maxBackoff)
+	}
+}

@@ -88,7 +88,7 @@ func TestEndedConnectionShowsNoRoundTrip(t *testing.T) {
 // may be gone since, and their "up for" must not go on counting.
 func TestStaleViewClocksStop(t *testing.T) {
 	down := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	w := newWorld()
+	w := newWorld(nil)
 	w.apply(feedMsg{snapshot: &snapshot{}, link: linkState{up: true}})
 	if now := down.Add(time.Minute); !w.at(now).Equal(now) {
 		t.Errorf("live view: %v", w.at(now))
@@ -96,5 +96,22 @@ func TestStaleViewClocksStop(t *testing.T) {
 	w.apply(feedMsg{link: linkState{err: errors.New("gone"), downAt: down}})
 	if got := w.at(down.Add(time.Minute)); !got.Equal(down) {
 		t.Errorf("stale view: %v, want %v", got, down)
+	}
+}
+
+// The filter finds objects by their last event too: a listener that
+// rejected a request, an endpoint still resolving its route.
+func TestFilterMatchesTheLastEvent(t *testing.T) {
+	objs := fixtureMap()
+	l := *objs["listener.storage"]
+	l.LastEvent = "rejected a request"
+	objs[l.Address] = &l
+	got := addresses(buildRows(objs, newMatcher("rej"), sortByAddress, nil))
+	if want := []string{"listener.storage", "endpoint.client[2]"}; !slices.Equal(got, want) {
+		t.Errorf("/rej keeps %q, want %q", got, want)
+	}
+	got = addresses(buildRows(objs, newMatcher("route_res"), sortByAddress, nil))
+	if want := []string{`endpoint.backup["east"]`}; !slices.Equal(got, want) {
+		t.Errorf("/route_res keeps %q, want %q", got, want)
 	}
 }

@@ -1,6 +1,9 @@
 package tui
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Source is what the monitor reads from. The agent's watch-stream client
 // implements it; tests and the demo use synthetic ones.
@@ -17,3 +20,13 @@ type Source interface {
 	// The monitor calls Watch again after a failure, with back-off.
 	Watch(ctx context.Context, snapshot func([]Object, AgentInfo), update func(Update)) error
 }
+
+// Errors a Source's Watch returns (or wraps) to say why a live connection
+// ended, so the monitor can say so in words rather than the transport's.
+var (
+	// ErrAgentStopped: the agent said it stopped (rdmaform agent stop).
+	ErrAgentStopped = errors.New("the agent stopped")
+	// ErrAgentGone: the connection closed without a word from the agent
+	// (it crashed, or was killed).
+	ErrAgentGone = errors.New("connection closed")
+)

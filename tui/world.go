@@ -10,15 +10,25 @@ type world struct {
 	agent   AgentInfo
 	synced  bool // a snapshot has arrived at least once
 	// restart, once another agent answered than the one first shown, says
-	// which and what the first held: its objects went with it.
+	// which and what the first held: its objects went with it. It is kept
+	// until they are back or restartNews has passed.
 	restart *agentRestart
+	now     func() time.Time
 	link    linkState
 	// version changes whenever objects do, so the table knows to rebuild.
 	version uint64
 }
 
-func newWorld() *world {
-	return &world{objects: make(map[string]*Object)}
+// restartNews is how long the restart banner stays while objects of the
+// old agent are still missing: plan and apply may make them again only
+// partly, or not at all, and the header's pid says the rest.
+const restartNews = 30 * time.Second
+
+func newWorld(now func() time.Time) *world {
+	if now == nil {
+		now = time.Now
+	}
+	return &world{objects: make(map[string]*Object), now: now}
 }
 
 // apply takes in one batch from the relay.
@@ -26,7 +36,7 @@ func (w *world) apply(f feedMsg) {
 	w.link = f.link
 	if f.snapshot != nil {
 		if a, b := w.agent, f.snapshot.agent; w.synced && a.PID != 0 && (a.PID != b.PID || !a.StartedAt.Equal(b.StartedAt)) {
-			w.restart = &agentRestart{from: a.PID, to: b.PID, lost: managed(w.objects)}
+			w.restart = &agentRestart{from: a.PID, to: b.PID, lost: managedAddresses(w.objects), at: w.now()}
 		}
 		clear(w.objects)
 		for i := range f.snapshot.objects {
@@ -48,27 +58,48 @@ func (w *world) apply(f feedMsg) {
 	if len(f.updates) > 0 {
 		w.version++
 	}
-	if w.restart != nil && managed(w.objects) > 0 {
-		w.restart = nil // made again (or others made): the news is old
+	if w.restart != nil && w.restart.missing(w.objects) == 0 {
+		w.restart = nil // every lost object is made again: the news is old
 	}
 }
 
-// managed counts the objects plan and apply make: not the connections
-// listeners accept.
-func managed(objects map[string]*Object) int {
-	n := 0
-	for _, o := range objects {
-		if o.Kind != "connection" {
-			n++
+// restartShown is the restart to tell of, if any: none once restartNews
+// has passed since it was seen.
+func (w *world) restartShown(now time.Time) *agentRestart {
+	if r := w.restart; r != nil && now.Sub(r.at) < restartNews {
+		return r
+	}
+	return nil
+}
+
+// managedAddresses lists the objects plan and apply make: not the
+// connections listeners accept.
+func managedAddresses(objects map[string]*Object) []string {
+	var addrs []string
+	for a, o := range objects {
+		if o.Kind != KindConnection {
+			addrs = append(addrs, a)
 		}
 	}
-	return n
+	return addrs
 }
 
 // agentRestart is a change of agent seen while monitoring.
 type agentRestart struct {
-	from, to int // the agents' pids
-	lost     int // the objects shown from the old one that plan makes
+	from, to int       // the agents' pids
+	lost     []string  // the objects shown from the old one that plan makes
+	at       time.Time // when the new agent was seen
+}
+
+// missing counts the lost objects the new agent does not hold (yet).
+func (r *agentRestart) missing(objects map[string]*Object) int {
+	n := 0
+	for _, a := range r.lost {
+		if _, ok := objects[a]; !ok {
+			n++
+		}
+	}
+	return n
 }
 
 // stale reports whether the view shows the last known state rather than a
