@@ -143,6 +143,11 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 		fmt.Fprintf(s.Err, "Note: -monitor is skipped: standard output is not a terminal.\n")
 		*monitor = false
 	}
+	if *monitor && os.Getenv("TERM") == "dumb" {
+		// Its cursor controls would be garbage there (see runMonitor).
+		fmt.Fprintf(s.Err, "Note: -monitor is skipped: the terminal is dumb (TERM=dumb).\n")
+		*monitor = false
+	}
 	if *monitor && !stdinIsTerminal(s.In) {
 		fmt.Fprintf(s.Err, "Error: -monitor needs a terminal\n\nRun \"rdmaform monitor\" in a terminal instead, while %s runs elsewhere.\n", name)
 		return 1

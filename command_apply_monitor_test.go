@@ -80,3 +80,20 @@ func TestApplyMonitorIsSkippedWhenStandardOutputIsNoTerminal(t *testing.T) {
 		t.Errorf("live %v after destroy", f.live)
 	}
 }
+
+// On a dumb terminal (TERM=dumb), apply -monitor skips the monitor, whose
+// cursor controls would be garbage there, and prints its usual progress.
+func TestApplyMonitorIsSkippedOnADumbTerminal(t *testing.T) {
+	withFabric(t, newMemFabric())
+	withTerminal(t)
+	withStdoutTerminal(t)
+	t.Setenv("TERM", "dumb")
+	dir := planDir(t, planTestConfig)
+	var code int
+	var out, errs string
+	within(t, func() { code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-monitor", "-no-color") })
+	if code != 0 || !strings.Contains(errs, "Note: -monitor is skipped: the terminal is dumb (TERM=dumb).") ||
+		!strings.Contains(out, "Apply complete! Resources: 4 added") || strings.Contains(out, "\x1b[") {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errs)
+	}
+}
