@@ -124,12 +124,12 @@ func rttCell(r row, _ time.Time) string {
 }
 
 func lastEventCell(r row, now time.Time) string {
-	o := r.obj
-	if o.LastEvent == "" {
+	name, at := shownEvent(r.obj)
+	if name == "" {
 		return ""
 	}
-	if o.LastEventAt.IsZero() {
-		return o.LastEvent
+	if at.IsZero() {
+		return name
 	}
-	return o.LastEvent + " " + span(now.Sub(o.LastEventAt)) + " ago"
+	return name + " " + span(now.Sub(at)) + " ago"
 }

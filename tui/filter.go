@@ -22,7 +22,14 @@ func (m matcher) match(o *Object) bool {
 	return containsFold(o.Address, m.text) ||
 		strings.HasPrefix(shownStatus(o), m.text) ||
 		containsFold(device(o), m.text) ||
-		containsFold(o.LastEvent, m.text)
+		containsFold(o.LastEvent, m.text) ||
+		containsFold(shownName(o), m.text)
+}
+
+// shownName is the name of the event LAST EVENT shows (see shownEvent).
+func shownName(o *Object) string {
+	name, _ := shownEvent(o)
+	return name
 }
 
 // containsFold is strings.Contains ignoring ASCII case, without allocating:
