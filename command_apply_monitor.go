@@ -20,13 +20,19 @@ func executeWithMonitor(se *session, p *planner.Plan, parallelism int, destroy, 
 	quiet := *se
 	quiet.s = streams{In: se.s.In, Out: &transcript, Err: &transcript}
 	result := make(chan int, 1)
-	go func() { result <- execute(&quiet, p, parallelism, destroy, color) }()
+	notice := make(chan string, 1)
+	go func() {
+		code := execute(&quiet, p, parallelism, destroy, color)
+		result <- code
+		notice <- outcomeNotice(destroy, code)
+	}()
 
 	socket := client.ChooseSocket("", se.agentSocket())
 	err := tui.Run(tui.Options{
 		Source:  agentSource{client.MonitorSource{Socket: socket, Names: namesOf(se.prior)}},
 		Target:  socket,
 		NoColor: noColor || os.Getenv("NO_COLOR") != "",
+		Notice:  notice,
 	}, se.s.In, se.s.Out)
 	if err != nil {
 		fmt.Fprintf(se.s.Err, "Warning: the monitor stopped: %v\n", err)
@@ -40,6 +46,19 @@ func executeWithMonitor(se *session, p *planner.Plan, parallelism int, destroy, 
 	}
 	se.s.Out.Write(transcript.Bytes())
 	return code
+}
+
+// outcomeNotice is the monitor's line once apply (or destroy) has ended
+// with exit status code: the report waits for the user to leave.
+func outcomeNotice(destroy bool, code int) string {
+	verb := "apply"
+	if destroy {
+		verb = "destroy"
+	}
+	if code == 0 {
+		return verb + " complete — q shows its report"
+	}
+	return verb + " failed — q shows its report"
 }
 
 // lockedBuffer is a bytes.Buffer that apply's workers may write at once.

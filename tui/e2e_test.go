@@ -235,3 +235,18 @@ func TestSignalInterruptsTheMonitor(t *testing.T) {
 		t.Fatal("the monitor goes on after SIGTERM")
 	}
 }
+
+// apply -monitor's notice (how the apply ended) shows in the header once
+// it comes, so that the user knows the report waits behind q.
+func TestE2ENoticeShowsInTheHeader(t *testing.T) {
+	src := newFakeSource(fixtureObjects())
+	notice := make(chan string, 1)
+	m := New(Options{Source: src, NoColor: true, Now: fixedClock, MinBackoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
+		Frame: 5 * time.Millisecond, Notice: notice})
+	t.Cleanup(m.Close)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 30))
+	waitFor(t, tm, "Objects 9")
+	notice <- "apply failed — q shows its report"
+	waitFor(t, tm, "apply failed — q shows its report")
+	quit(t, tm)
+}

@@ -16,6 +16,7 @@ type headerPane struct {
 	now    func() time.Time
 	target string // where the source connects, until the agent says
 	demo   bool
+	notice string // Options.Notice's line, once it came
 
 	width int
 
@@ -119,6 +120,9 @@ func (h *headerPane) banner() string {
 	if l.up {
 		r := h.w.restartShown(h.now())
 		if r == nil {
+			if h.notice != "" {
+				return h.st.banner.Render(fit(" "+h.notice+" ", h.width))
+			}
 			return ""
 		}
 		// Short enough for 80 columns with five-digit pids and a

@@ -40,6 +40,25 @@ type Model struct {
 	width, height int
 	showDetail    bool
 	focus         focus
+	notices       <-chan string // see Options.Notice
+}
+
+// noticeMsg is a line for the header (Options.Notice).
+type noticeMsg string
+
+// awaitNotice waits for the notice, if any is to come.
+func (m *Model) awaitNotice() tea.Cmd {
+	if m.notices == nil {
+		return nil
+	}
+	ch := m.notices
+	return func() tea.Msg {
+		s, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return noticeMsg(s)
+	}
 }
 
 var _ tea.Model = (*Model)(nil)
@@ -47,7 +66,7 @@ var _ tea.Model = (*Model)(nil)
 // Init starts the relay and the clock.
 func (m *Model) Init() tea.Cmd {
 	m.relay.run()
-	return tea.Batch(m.relay.next, tick())
+	return tea.Batch(m.relay.next, tick(), m.awaitNotice())
 }
 
 // Close stops the relay and waits for it. Call it once the program has
@@ -66,6 +85,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.relay.next // re-arm: the relay has one delivery in flight at most
 	case tickMsg:
 		cmd = tick()
+	case noticeMsg:
+		m.header.notice = string(msg)
 	case tea.KeyMsg:
 		cmd = m.handleKey(msg)
 	}

@@ -37,6 +37,9 @@ type Options struct {
 	// Frame is the shortest interval between two batches of updates.
 	// Default: 1/30 s.
 	Frame time.Duration
+	// Notice, when set, delivers one line the header shows from then on,
+	// such as how the apply that apply -monitor watches ended.
+	Notice <-chan string
 }
 
 // defaultMaxBackoff is the longest wait before reconnecting, unless
@@ -61,9 +64,10 @@ func New(o Options) *Model {
 	st := newStyles(renderer(o))
 	w := newWorld(o.Now)
 	m := &Model{
-		world: w,
-		relay: newRelay(o.Source, o.MinBackoff, o.MaxBackoff, o.Frame, o.Now),
-		keys:  newKeyMap(),
+		world:   w,
+		relay:   newRelay(o.Source, o.MinBackoff, o.MaxBackoff, o.Frame, o.Now),
+		keys:    newKeyMap(),
+		notices: o.Notice,
 	}
 	m.header = newHeaderPane(w, st, o.Now, o.Target, o.Demo)
 	m.table = newTablePane(w, st, &m.keys, o.Now)
