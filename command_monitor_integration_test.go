@@ -89,8 +89,8 @@ func TestMonitorInTmux(t *testing.T) {
 	waitFor(t, 60*time.Second, func() bool {
 		screen = capture(applying)
 		return strings.Count(screen, "established") >= 8 && strings.Contains(screen, "endpoint.client[3]") &&
-			len(probeRTT.FindAllString(screen, -1)) >= 4
-	}, "four endpoints and four accepted connections established, with probe round trips, in apply -monitor", &screen)
+			len(probeRTT.FindAllString(screen, -1)) >= 4 && strings.Contains(screen, "apply complete — q shows its report")
+	}, "four endpoints and four accepted connections established, with probe round trips, in apply -monitor, which says apply has ended", &screen)
 	keep(t, artefacts, "apply-monitor.txt", screen)
 	exec.Command("tmux", "send-keys", "-t", applying, "q").Run()
 	waitFor(t, 30*time.Second, func() bool {
