@@ -62,6 +62,12 @@ type Etcd struct {
 	readRev   int64  // ModRevision of the header when read; 0 if none
 	cur       *State
 	recording bool
+	// journaled: journal keys exist under the prefix (read, or written
+	// by the recorder) that the state does not hold yet: the next
+	// persist must delete them even when the content is the same (an
+	// apply whose only create failed), or the next recorder's keys,
+	// numbered from 1, would be followed by stale ones on replay.
+	journaled bool
 
 	session *concurrency.Session
 	mutex   *concurrency.Mutex
@@ -182,6 +188,7 @@ func (e *Etcd) RefreshState() error {
 		}
 	}
 	e.read, e.readHdr, e.readRev, e.cur = read, hdrBytes, modRev, cur
+	e.journaled = len(jr.Kvs) > 0
 	return nil
 }
 
@@ -225,7 +232,7 @@ func (e *Etcd) persistLocked(force bool) error {
 		return nil
 	}
 	if !force && e.read != nil && e.read.Lineage == e.cur.Lineage && SameContent(e.read, e.cur) {
-		return nil
+		return e.dropJournalLocked()
 	}
 	next := e.cur.DeepCopy()
 	next.RdmaformVersion = RdmaformVersion
@@ -283,5 +290,28 @@ func (e *Etcd) persistLocked(force bool) error {
 	}
 	e.read, e.readHdr, e.readRev = next, hdr, tr.Header.Revision
 	e.cur.Serial, e.cur.RdmaformVersion = next.Serial, next.RdmaformVersion
+	e.journaled = false
+	return nil
+}
+
+// dropJournalLocked deletes the journal keys when the state already holds
+// what they say (their changes cancelled out), in a transaction
+// conditional on the state being the one read.
+func (e *Etcd) dropJournalLocked() error {
+	if !e.journaled {
+		return nil
+	}
+	ctx, cancel := e.ctx()
+	defer cancel()
+	tr, err := e.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)).
+		Then(clientv3.OpDelete(e.key("journal/"), clientv3.WithPrefix())).Commit()
+	if err == nil && !tr.Succeeded {
+		err = fmt.Errorf("the state in %s changed since rdmaform read it (another rdmaform run with -lock=false?); its journal was left as it is", e.Describe())
+	}
+	if err != nil {
+		return fmt.Errorf("clearing the journal in %s: %w", e.Describe(), err)
+	}
+	e.journaled = false
 	return nil
 }

@@ -68,6 +68,7 @@ func (r *etcdRecorder) flush(batch []Change) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.journaled = true
 	for _, c := range batch {
 		if err := c.Apply(e.cur); err != nil {
 			return err
