@@ -133,12 +133,58 @@ func runInit(args []string, s streams) int {
 	return 0
 }
 
-// migrateState copies the state of the previous backend into dst (locked
-// and refreshed by the caller).
+// migrateState copies the state of every workspace of the previous
+// backend into b, as Terraform's migration of all workspaces: the
+// default workspace's into dst (locked and refreshed by the caller), each
+// other one's into the same workspace of b, which is made if missing.
 func migrateState(s streams, lf *lockFlags, prev, b *backendConfig, dst state.Full, forceCopy bool) bool {
-	src, err := prev.open(".")
+	if !migrateWorkspace(s, lf, prev, b, config.DefaultWorkspace, dst, forceCopy) {
+		return false
+	}
+	if prev.Type == "local" && b.Type == "local" {
+		return true // both keep the other workspaces in the same directory
+	}
+	names, err := prev.workspaces(".")
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to open the previous backend %s\n\n%v\n", prev, err)
+		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces of %s\n\n%v\n", prev, err)
+		return false
+	}
+	for _, name := range names[1:] {
+		if err := b.createWorkspace(".", name); err != nil {
+			fmt.Fprintf(s.Err, "Error: Failed to make workspace %q in %s\n\n%v\n", name, b, err)
+			return false
+		}
+		ok := func() bool {
+			d, err := b.openWorkspace(".", name)
+			if err != nil {
+				fmt.Fprintf(s.Err, "Error: Failed to open workspace %q of %s\n\n%v\n", name, b, err)
+				return false
+			}
+			defer d.Close()
+			unlock, ok := lf.acquire(d, "OperationTypeInit", s.Err)
+			if !ok {
+				return false
+			}
+			defer unlock()
+			return refreshState(d, s.Err) && migrateWorkspace(s, lf, prev, b, name, d, forceCopy)
+		}()
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// migrateWorkspace copies workspace name's state of prev into dst (b's,
+// locked and refreshed).
+func migrateWorkspace(s streams, lf *lockFlags, prev, b *backendConfig, name string, dst state.Full, forceCopy bool) bool {
+	where := ""
+	if name != config.DefaultWorkspace {
+		where = fmt.Sprintf(" of workspace %q", name)
+	}
+	src, err := prev.openWorkspace(".", name)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to open the previous backend %s%s\n\n%v\n", prev, where, err)
 		return false
 	}
 	defer src.Close()
@@ -152,16 +198,16 @@ func migrateState(s streams, lf *lockFlags, prev, b *backendConfig, dst state.Fu
 	}
 	from := src.State()
 	if from == nil {
-		fmt.Fprintf(s.Out, "The previous backend %s has no state; nothing to migrate.\n", prev)
+		fmt.Fprintf(s.Out, "The previous backend %s has no state%s; nothing to migrate.\n", prev, where)
 		return true
 	}
 	if to := dst.State(); to != nil && len(to.Objects)+len(to.Outputs) > 0 && !state.SameContent(from, to) && !forceCopy {
-		fmt.Fprintf(s.Err, "Error: The new backend already has a state\n\n"+
+		fmt.Fprintf(s.Err, "Error: The new backend already has a state%s\n\n"+
 			"%s holds a state (lineage %s, serial %d) that differs from the\n"+
 			"state in %s (lineage %s, serial %d). rdmaform will not overwrite it.\n"+
 			"Use -force-copy to replace it with the previous backend's state, or\n"+
 			"-reconfigure to keep it and leave the previous state where it is.\n",
-			b, to.Lineage, to.Serial, prev, from.Lineage, from.Serial)
+			where, b, to.Lineage, to.Serial, prev, from.Lineage, from.Serial)
 		return false
 	}
 	err = dst.WriteState(from)
@@ -169,9 +215,9 @@ func migrateState(s streams, lf *lockFlags, prev, b *backendConfig, dst state.Fu
 		err = dst.PersistState()
 	}
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to write the migrated state to %s\n\n%v\n", b, err)
+		fmt.Fprintf(s.Err, "Error: Failed to write the migrated state%s to %s\n\n%v\n", where, b, err)
 		return false
 	}
-	fmt.Fprintf(s.Out, "Successfully migrated the state (lineage %s, serial %d, %d objects) from %s\nto %s. The previous copy was left in place; remove it once you have\nchecked the new backend.\n", from.Lineage, dst.State().Serial, len(from.Objects), prev, b)
+	fmt.Fprintf(s.Out, "Successfully migrated the state%s (lineage %s, serial %d, %d objects) from %s\nto %s. The previous copy was left in place; remove it once you have\nchecked the new backend.\n", where, from.Lineage, dst.State().Serial, len(from.Objects), prev, b)
 	return true
 }

@@ -165,3 +165,35 @@ func TestBackendBlockWithoutInitIsRefused(t *testing.T) {
 		t.Errorf("state list after init: %d\n%s%s", code, out, errs)
 	}
 }
+
+// init -migrate-state moves every workspace, as Terraform's: a workspace
+// of the local backend is in etcd afterwards, with its state, and back.
+func TestInitMigratesEveryWorkspace(t *testing.T) {
+	ep := etcdtest.Start(t)
+	dir := stateDir(t, testState)
+	if code, _, errs := stateCmd(t, dir, "", "workspace", "new", "staging"); code != 0 {
+		t.Fatalf("workspace new: %s", errs)
+	}
+	staging := strings.Replace(plannableState, testLineage, "11111111-2222-3333-4444-555555555555", 1)
+	os.WriteFile(filepath.Join(dir, "staging.json"), []byte(staging), 0o600)
+	if code, _, errs := stateCmd(t, dir, "", "state", "push", "staging.json"); code != 0 {
+		t.Fatalf("state push in staging: %s", errs)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "workspace", "select", "default"); code != 0 {
+		t.Fatalf("workspace select: %s", errs)
+	}
+	writeConfig(t, dir, "rdmaform {\n  backend \"etcd\" {\n    endpoints = [\""+ep+"\"]\n    prefix = \"/wsmig\"\n  }\n}\n")
+	code, out, errs := stateCmd(t, dir, "", "init", "-migrate-state")
+	if code != 0 || !strings.Contains(out, `Successfully migrated the state of workspace "staging"`) {
+		t.Fatalf("init -migrate-state: %d\n%s\n%s", code, out, errs)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "workspace", "list"); !strings.Contains(out, "staging") {
+		t.Fatalf("workspace list on etcd: %q", out)
+	}
+	if code, _, errs := stateCmd(t, dir, "", "workspace", "select", "staging"); code != 0 {
+		t.Fatalf("workspace select staging on etcd: %s", errs)
+	}
+	if _, out, _ := stateCmd(t, dir, "", "state", "pull"); !strings.Contains(out, "11111111-2222-3333-4444-555555555555") {
+		t.Fatalf("staging's state on etcd:\n%s", out)
+	}
+}
