@@ -18,6 +18,7 @@ import (
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/planner/render"
+	"github.com/rdmaform/rdmaform/state"
 	"golang.org/x/sys/unix"
 )
 
@@ -410,9 +411,17 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		progress.Flush()
 		fmt.Fprintln(s.Err, "\nInterrupt received. Stopping: no new operations start; those in flight finish and are recorded\n(endpoints still connecting are dropped).\nInterrupt again to exit at once.")
 	})
+	var lockLost <-chan struct{}
+	if ll, ok := se.m.(state.LockLoser); ok {
+		lockLost = ll.LockLost()
+	}
 	go func() {
 		select {
 		case <-se.intr.Done():
+			cancel()
+		case <-lockLost:
+			progress.Flush()
+			fmt.Fprintf(s.Err, "\nError: Lost the state lock\n\nThe lock on %s expired or was removed (etcd did not hear from rdmaform for\nthe lock's lifetime, or force-unlock removed it): another command may now change the\nstate. No new operations start; those in flight finish, and are recorded while the\nstate is unchanged.\n", se.m.Describe())
 			cancel()
 		case <-done:
 		}

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/rdmaform/rdmaform/state"
 	"github.com/rdmaform/rdmaform/state/etcdtest"
 )
 
@@ -195,5 +199,47 @@ func TestInitMigratesEveryWorkspace(t *testing.T) {
 	}
 	if _, out, _ := stateCmd(t, dir, "", "state", "pull"); !strings.Contains(out, "11111111-2222-3333-4444-555555555555") {
 		t.Fatalf("staging's state on etcd:\n%s", out)
+	}
+}
+
+// An apply whose etcd lock is lost while it runs (force-unlock by another
+// operator, or a lease that expired) says so and starts nothing more,
+// rather than go on changing what the state no longer guards.
+func TestApplyStopsWhenItsLockIsLost(t *testing.T) {
+	ep := etcdtest.Start(t)
+	f := newMemFabric()
+	withFabric(t, f)
+	dir := planDir(t, "rdmaform {\n  backend \"etcd\" {\n    endpoints = [\""+ep+"\"]\n    prefix    = \"/lost\"\n  }\n}\n"+planTestConfig)
+	if code, _, errs := stateCmd(t, dir, "", "init"); code != 0 {
+		t.Fatal(errs)
+	}
+	other, err := state.NewEtcd(context.Background(), state.EtcdOptions{Endpoints: []string{ep}, Prefix: "/lost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var once sync.Once
+	f.beforeCreate = func(name string) {
+		if name != "listener.loop" {
+			return
+		}
+		once.Do(func() { // another operator breaks the lock while the listener is made
+			li, err := other.LockHolder()
+			if err != nil || li == nil {
+				t.Errorf("no lock held during apply: %v", err)
+				return
+			}
+			if err := other.ForceUnlock(li.ID); err != nil {
+				t.Error(err)
+			}
+			time.Sleep(2 * time.Second) // the holder's session notices
+		})
+	}
+	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color", "-parallelism=1")
+	if code != 1 || !strings.Contains(errs, "Error: Lost the state lock") || !strings.Contains(errs, "Not started") {
+		t.Fatalf("apply that lost its lock: %d\n%s\n%s", code, out, errs)
+	}
+	if _, ok := f.live["endpoint.client[1]"]; ok {
+		t.Errorf("apply went on after losing its lock: %v", f.live)
 	}
 }

@@ -74,6 +74,9 @@ type memFabric struct {
 	// it (when its mayStart allows), which starts counts.
 	stopped bool
 	starts  int
+	// beforeCreate, when set, runs at the start of each Create (outside
+	// the lock): a test holds a create there to act meanwhile.
+	beforeCreate func(name string)
 }
 
 // reconnect simulates the agent reconnecting the endpoint at address on
@@ -114,6 +117,9 @@ func (f *memFabric) Facts(_ context.Context, handles []string) (map[string]state
 }
 
 func (f *memFabric) Create(_ context.Context, h apply.Handle, spec apply.Spec, token string) (state.Facts, error) {
+	if f.beforeCreate != nil {
+		f.beforeCreate(h.Name)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.fail[h.Name]; err != nil {

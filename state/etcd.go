@@ -72,6 +72,10 @@ type Etcd struct {
 	session *concurrency.Session
 	mutex   *concurrency.Mutex
 	lockID  string
+	// lost is closed when the lock held is lost (see LockLost);
+	// stopWatchingLock ends its watch.
+	lost             <-chan struct{}
+	stopWatchingLock func()
 }
 
 var _ Full = (*Etcd)(nil)

@@ -17,6 +17,16 @@ import (
 // the lease expires and the lock with it. The holder's LockInfo is put at
 // PREFIX/lock-info on the same lease.
 
+// LockLost is closed once the lock this manager took is lost while held:
+// its lease expired (etcd heard nothing from this process for LockTTL) or
+// was revoked (force-unlock). Nil when no lock is held; Unlock does not
+// close it.
+func (e *Etcd) LockLost() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lost
+}
+
 // Lock takes the lock without waiting.
 func (e *Etcd) Lock(info *LockInfo) (string, error) {
 	e.mu.Lock()
@@ -77,7 +87,40 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 		return "", fmt.Errorf("locking %s: %w", e.Describe(), err)
 	}
 	e.session, e.mutex, e.lockID = sess, m, li.ID
+	e.lost, e.stopWatchingLock = watchLock(e.client, sess, m.Key(), tr.Header.Revision)
 	return li.ID, nil
+}
+
+// watchLock returns a channel closed once the lock at key is lost while
+// held: its key deleted (the lease revoked by force-unlock, or expired) or
+// the session ended. A watch sees a revocation at once, where the
+// session's keep-alive would notice only at its next renewal. stop ends
+// the watch (on Unlock) without closing the channel.
+func watchLock(client *clientv3.Client, sess *concurrency.Session, key string, rev int64) (<-chan struct{}, func()) {
+	lost := make(chan struct{})
+	ctx, stop := context.WithCancel(context.Background())
+	go func() {
+		wch := client.Watch(ctx, key, clientv3.WithRev(rev+1), clientv3.WithFilterPut())
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sess.Done():
+			case wr, ok := <-wch:
+				if ok && wr.Err() == nil && len(wr.Events) == 0 {
+					continue // progress notifications
+				}
+				if !ok && ctx.Err() != nil {
+					return
+				}
+			}
+			if ctx.Err() == nil {
+				close(lost)
+			}
+			return
+		}
+	}()
+	return lost, stop
 }
 
 // Unlock releases the lock taken under id.
@@ -96,8 +139,9 @@ func (e *Etcd) Unlock(id string) error {
 	if uerr := e.mutex.Unlock(ctx); err == nil {
 		err = uerr
 	}
+	e.stopWatchingLock()
 	e.session.Close() // revokes the lease
-	e.session, e.mutex, e.lockID = nil, nil, ""
+	e.session, e.mutex, e.lockID, e.lost = nil, nil, "", nil
 	if err != nil {
 		return &UnlockError{Err: err, ExpiresIn: e.opts.LockTTL}
 	}

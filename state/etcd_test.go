@@ -106,8 +106,19 @@ func TestEtcdLockAndForceUnlock(t *testing.T) {
 	if err := b.ForceUnlock("nope"); err == nil {
 		t.Fatal("force-unlock with a wrong ID succeeded")
 	}
+	lost := a.LockLost()
+	select {
+	case <-lost:
+		t.Fatal("the lock is reported lost while held")
+	default:
+	}
 	if err := b.ForceUnlock(id); err != nil {
 		t.Fatal(err)
+	}
+	select { // the holder learns it: its command stops changing the fabric
+	case <-lost:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the holder of a force-unlocked lock was not told")
 	}
 	id2, err := b.Lock(NewLockInfo("OperationTypeApply"))
 	if err != nil {
