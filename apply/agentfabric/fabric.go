@@ -220,9 +220,8 @@ func (f *Fabric) createEndpoint(ctx context.Context, address string, e *config.E
 // So apply's parallelism slots are not held while creates are batched:
 // the adapter itself makes one CreateEndpoints call at a time.
 func (f *Fabric) startEndpoint(ctx context.Context, stop <-chan struct{}, address string, e *config.Endpoint, token string) (func() (state.Facts, error), error) {
-	f.watchOnce.Do(func() { f.watch, f.watchErr = startWatcher(ctx, f.agent) })
-	if f.watchErr != nil {
-		return nil, fmt.Errorf("watching the agent: %w", rpcError(f.watchErr))
+	if err := f.watching(ctx); err != nil {
+		return nil, err
 	}
 	f.connectOnce.Do(func() { f.connecting = make(chan struct{}, max(f.MaxConnecting, 1)) })
 	select {
@@ -251,6 +250,16 @@ func (f *Fabric) startEndpoint(ctx context.Context, stop <-chan struct{}, addres
 		}
 		return f.waitEstablished(ctx, stop, address, e, o, updates)
 	}, nil
+}
+
+// watching starts, once, the change stream every wait of this fabric
+// reads (see watcher), and says whether it runs.
+func (f *Fabric) watching(ctx context.Context) error {
+	f.watchOnce.Do(func() { f.watch, f.watchErr = startWatcher(context.WithoutCancel(ctx), f.agent) })
+	if f.watchErr != nil {
+		return fmt.Errorf("watching the agent: %w", rpcError(f.watchErr))
+	}
+	return nil
 }
 
 // factsGrace bounds the wait for an established endpoint's facts.

@@ -55,9 +55,8 @@ func (f *Fabric) Import(ctx context.Context, h apply.Handle, spec apply.Spec) (s
 // as its create would have: one that fails is not adopted but dropped, as
 // a failed create is.
 func (f *Fabric) awaitImported(ctx context.Context, h apply.Handle, e *config.Endpoint) (state.Facts, error) {
-	f.watchOnce.Do(func() { f.watch, f.watchErr = startWatcher(context.WithoutCancel(ctx), f.agent) })
-	if f.watchErr != nil {
-		return state.Facts{}, fmt.Errorf("watching the agent: %w", rpcError(f.watchErr))
+	if err := f.watching(ctx); err != nil {
+		return state.Facts{}, err
 	}
 	updates := f.watch.subscribe(h.Name)
 	defer f.watch.unsubscribe(h.Name)

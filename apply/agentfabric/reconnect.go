@@ -23,9 +23,8 @@ func (f *Fabric) AwaitReconnect(ctx context.Context, h apply.Handle, spec apply.
 	if e == nil {
 		return state.Facts{}, fmt.Errorf("only an endpoint reconnects")
 	}
-	f.watchOnce.Do(func() { f.watch, f.watchErr = startWatcher(context.WithoutCancel(ctx), f.agent) })
-	if f.watchErr != nil {
-		return state.Facts{}, fmt.Errorf("watching the agent: %w", rpcError(f.watchErr))
+	if err := f.watching(ctx); err != nil {
+		return state.Facts{}, err
 	}
 	updates := f.watch.subscribe(h.Name)
 	defer f.watch.unsubscribe(h.Name)
