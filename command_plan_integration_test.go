@@ -964,7 +964,7 @@ endpoint "k" {
 // simply makes it.
 func TestInterruptCancelsAConnectToAnUnreachablePeer(t *testing.T) {
 	addr, port := os.Getenv("RDMAFORM_TEST_ADDR"), "7621"
-	nobody := addr[:strings.LastIndex(addr, ".")] + ".99" // on the subnet, no host
+	nobody := unanswered(addr)
 	e := newE2E(t, fmt.Sprintf(`
 listener "l" {
   address = %q
@@ -1006,7 +1006,7 @@ endpoint "hang" {
 // update that touches no connection.
 func TestCreateTimeoutBoundsTheConnect(t *testing.T) {
 	addr, port := os.Getenv("RDMAFORM_TEST_ADDR"), "7622"
-	nobody := addr[:strings.LastIndex(addr, ".")] + ".99"
+	nobody := unanswered(addr)
 	config := func(hang bool, create string) string {
 		s := fmt.Sprintf(`
 listener "l" {
@@ -1120,7 +1120,7 @@ output "re_ports" {
 // adopting it.
 func TestKilledApplyLeavesNoEndlessFirstConnect(t *testing.T) {
 	addr := os.Getenv("RDMAFORM_TEST_ADDR")
-	nobody := addr[:strings.LastIndex(addr, ".")] + ".99"
+	nobody := unanswered(addr)
 	e := newE2E(t, fmt.Sprintf(`
 endpoint "hang" {
   address = %q
@@ -1176,4 +1176,37 @@ func (e *e2e) applyUntil(line string, n int) (*exec.Cmd, *lockedBuffer) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return c, out
+}
+
+// unanswered is an address on addr's subnet where no host answers: a
+// connect there waits for ever.
+func unanswered(addr string) string {
+	return addr[:strings.LastIndex(addr, ".")] + ".99"
+}
+
+// An apply killed while an endpoint connects to a peer that never
+// answers, then an apply at once, while the agent still connects it: the
+// import of what the killed apply asked for waits for the endpoint, and
+// does not adopt it when it fails (the agent drops it); the next plan
+// makes it.
+func TestImportOfAStillConnectingEndpointWaitsForIt(t *testing.T) {
+	e := newE2E(t, fmt.Sprintf(`
+endpoint "hang" {
+  address = %q
+  port    = 7625
+  qp {}
+  timeouts {
+    create = "4s"
+  }
+}
+`, unanswered(os.Getenv("RDMAFORM_TEST_ADDR"))))
+	c, _ := e.applyUntil("endpoint.hang: Creating...", 1)
+	c.Process.Kill()
+	c.Wait()
+	start := time.Now()
+	e.expect(1, []string{"endpoint.hang will be imported", "it was still connecting, and failed", "ETIMEDOUT"}, "apply", "-auto-approve", "-no-color")
+	if took := time.Since(start); took < 500*time.Millisecond {
+		t.Errorf("the import did not wait for the endpoint (%v)", took)
+	}
+	e.expect(2, []string{"# endpoint.hang will be created"}, "plan", "-detailed-exitcode", "-no-color")
 }
