@@ -115,13 +115,22 @@ func TestFailedPendingObjectIsMadeAgainNotAdopted(t *testing.T) {
 		t.Fatalf("plan: %d\n%s\n%s", code, out, errs)
 	}
 	for _, want := range []string{
-		"  # endpoint.client[1] will be destroyed\n  # (made by an interrupted apply, and the agent reports it failed (error",
-		"# endpoint.client[1] will be created",
+		"-/+ destroy and then create replacement\n",
+		"  # endpoint.client[1] must be replaced\n  # (made by an interrupted apply, and the agent reports it failed (error):\n  # destroyed, then made again)\n-/+ endpoint \"client\" {\n",
+		`      ~ id            = "endpoint.client[1]" -> (known after apply)`,
+		"      + port          = 7471\n",
 		"Plan: 1 to add, 0 to change, 1 to destroy.",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan lacks %q:\n%s", want, out)
 		}
+	}
+	// One entry for the address, as Terraform shows a tainted object.
+	if n := strings.Count(out, "# endpoint.client[1] "); n != 1 {
+		t.Errorf("%d entries for endpoint.client[1]:\n%s", n, out)
+	}
+	if strings.Contains(out, "  + create\n") || strings.Contains(out, "  - destroy\n") {
+		t.Errorf("the legend lists symbols the plan does not use:\n%s", out)
 	}
 	if strings.Contains(out, "will be imported") {
 		t.Errorf("the failed object is adopted:\n%s", out)

@@ -1145,7 +1145,7 @@ endpoint "hang" {
 	if _, s, _ := e.rdmaform("status"); strings.Contains(s, "reconnecting") || strings.Contains(s, "connecting") {
 		t.Fatalf("the agent retries a first connect:\n%s", s)
 	}
-	plan := e.expect(2, []string{"# endpoint.hang will be destroyed", "the agent reports it failed (error: rdma_connect", "# endpoint.hang will be created", "Plan: 1 to add, 0 to change, 1 to destroy."}, "plan", "-detailed-exitcode", "-no-color")
+	plan := e.expect(2, []string{"# endpoint.hang must be replaced", "the agent reports it failed (error: rdma_connect", "-/+ endpoint \"hang\" {", "Plan: 1 to add, 0 to change, 1 to destroy."}, "plan", "-detailed-exitcode", "-no-color")
 	if strings.Contains(plan, "imported") {
 		t.Fatalf("the failed object is adopted:\n%s", plan)
 	}

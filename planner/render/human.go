@@ -29,15 +29,20 @@ func Human(w io.Writer, p *planner.Plan, color bool) {
 	}
 	add, change, destroy := p.Counts()
 	if add+change+destroy > 0 || len(p.Moves) > 0 || len(p.Forgets) > 0 || p.Imports() > 0 {
+		remade := remadePending(p)
 		if add+change+destroy > 0 {
-			writeLegend(&b, c, p)
+			writeLegend(&b, c, p, remade)
 		}
 		b.WriteString("\nrdmaform will perform the following actions:\n")
 		for _, ch := range p.Changes {
+			d, isRemade := remade[ch.Addr]
 			switch {
 			case ch.Action == planner.NoOp && ch.Moved():
 				b.WriteString("\n")
 				writeMoved(&b, c, ch)
+			case isRemade && ch.Action == planner.Create:
+				b.WriteString("\n")
+				writeRemade(&b, c, ch, d)
 			case ch.Action != planner.NoOp:
 				b.WriteString("\n")
 				writeChange(&b, c, ch)
@@ -48,6 +53,9 @@ func Human(w io.Writer, p *planner.Plan, color bool) {
 			}
 		}
 		for _, d := range p.Deposed {
+			if _, ok := remade[d.Addr]; ok && d.Pending {
+				continue // written with its create
+			}
 			b.WriteString("\n")
 			writeDeposed(&b, c, d)
 		}
@@ -149,10 +157,14 @@ func writeDrift(b *bytes.Buffer, c colorizer, p *planner.Plan) {
 }
 
 // writeLegend lists the symbols the plan uses, in Terraform's order.
-func writeLegend(b *bytes.Buffer, c colorizer, p *planner.Plan) {
-	used := map[planner.Action]bool{planner.Delete: len(p.Deposed) > 0}
+func writeLegend(b *bytes.Buffer, c colorizer, p *planner.Plan, remade map[addrs.Instance]planner.Deposed) {
+	used := map[planner.Action]bool{planner.Delete: len(p.Deposed) > len(remade)}
 	for _, ch := range p.Changes {
-		used[ch.Action] = used[ch.Action] || !ch.Importing()
+		a := ch.Action
+		if _, ok := remade[ch.Addr]; ok && a == planner.Create {
+			a = planner.DeleteThenCreate
+		}
+		used[a] = used[a] || !ch.Importing()
 	}
 	b.WriteString("\nrdmaform compared the configuration with the state")
 	if p.Refreshed {
