@@ -9,12 +9,36 @@ import (
 )
 
 // workingDirNames are the names status and the monitor show for the
-// objects of the configuration in the working directory (namesOf its
-// state). Both run anywhere, so a directory without a configuration, or
-// whose state cannot be read, just gives the agent's names.
+// objects of the configuration in the working directory: namesOf the
+// state of each of its workspaces, since one agent holds them all (each
+// workspace's under its own namespace, so their names cannot clash), and
+// an object a workspace moved would otherwise show, from another
+// workspace, under the name the agent keeps, as if it were an orphan.
+// Both run anywhere, so a directory without a configuration, or whose
+// states cannot be read, just gives the agent's names.
 func workingDirNames() client.Names {
-	m, ok := openStateManager(".", io.Discard)
-	if !ok {
+	b, ok := configuredBackend(".", io.Discard)
+	if !ok || !checkInitialized(".", b, io.Discard) {
+		return nil
+	}
+	workspaces, err := b.workspaces(".")
+	if err != nil {
+		workspaces = []string{workspaceOrDefault(".")}
+	}
+	names := client.Names{}
+	for _, ws := range workspaces {
+		for held, shown := range workspaceNames(b, ws) {
+			names[held] = shown
+		}
+	}
+	return names
+}
+
+// workspaceNames is namesOf workspace ws's state, nil when it cannot be
+// read.
+func workspaceNames(b *backendConfig, ws string) client.Names {
+	m, err := b.openWorkspace(".", ws)
+	if err != nil {
 		return nil
 	}
 	defer m.Close()

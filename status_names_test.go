@@ -63,3 +63,27 @@ func TestNamesOfShowStateAddresses(t *testing.T) {
 		t.Error("an object shown under the agent's name was copied")
 	}
 }
+
+// Status and the monitor, in one workspace, show another workspace's
+// objects the agent holds under their addresses in that workspace's
+// state, not under the names the agent made them with.
+func TestWorkingDirNamesCoverEveryWorkspace(t *testing.T) {
+	withFabric(t, newMemFabric())
+	dir := planDir(t, planTestConfig)
+	for _, args := range [][]string{
+		{"apply", "-auto-approve"},
+		{"state", "mv", "endpoint.client[0]", "endpoint.moved[0]"},
+		{"workspace", "new", "staging"},
+	} {
+		if code, out, errs := stateCmd(t, dir, "", args...); code != 0 {
+			t.Fatalf("%v: %d\n%s\n%s", args, code, out, errs)
+		}
+	}
+	t.Chdir(dir)
+	if ws := workspaceOrDefault("."); ws != "staging" {
+		t.Fatalf("selected workspace %q, want staging", ws)
+	}
+	if got := workingDirNames().Of("endpoint.client[0]"); got != "endpoint.moved[0]" {
+		t.Errorf("in workspace staging, default's moved object is shown as %q, want endpoint.moved[0]", got)
+	}
+}
