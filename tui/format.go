@@ -90,17 +90,3 @@ func device(o *Object) string {
 	}
 	return fmt.Sprintf("%s:%d", o.Device, o.Port)
 }
-
-// errorText explains a failed call: "rdma_connect: errno 111: connection refused".
-func errorText(e *ErrorInfo) string {
-	var b strings.Builder
-	b.WriteString(e.Call)
-	if e.Errno != 0 {
-		fmt.Fprintf(&b, ": errno %d", e.Errno)
-	}
-	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
-	}
-	return b.String()
-}
