@@ -7,7 +7,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // tablePane lists the objects, one row each. Rows are keyed by address:
@@ -28,7 +27,7 @@ type tablePane struct {
 
 	rows         []row
 	index        map[string]int // address to row
-	longest      int            // widest address label, for the layout
+	widest       []int          // allColumns' content widths over the rows, for the layout
 	builtVersion uint64
 	dirty        bool // sort, filter or folding changed since the rows were built
 
@@ -70,11 +69,10 @@ func (t *tablePane) refresh() {
 	if t.index == nil {
 		t.index = make(map[string]int, len(t.rows))
 	}
-	t.longest = 0
 	for i, r := range t.rows {
 		t.index[r.obj.Address] = i
-		t.longest = max(t.longest, ansi.StringWidth(r.label()))
 	}
+	t.widest = contentWidths(t.rows)
 	if i, ok := t.index[t.selected]; ok {
 		t.cursor = i
 	} else {
@@ -162,7 +160,7 @@ func (t *tablePane) View() string {
 	if t.width <= 0 || t.height <= 0 {
 		return ""
 	}
-	cols := layoutColumns(t.width, t.longest)
+	cols := layoutColumns(t.width, t.widest)
 	now := t.w.at(t.now())
 	var b strings.Builder
 	b.WriteString(fit(t.title(), t.width))
