@@ -79,7 +79,9 @@ func TestNarrowTerminalsDropColumnsInOrder(t *testing.T) {
 // A terminal wider than the columns need gives the spare width to the
 // cells it would cut, the smallest shortfall first, up to their content.
 func TestWideTerminalsShowCutCellsWhole(t *testing.T) {
-	col := func(title string) int { return slices.IndexFunc(allColumns, func(c column) bool { return c.title == title }) }
+	col := func(title string) int {
+		return slices.IndexFunc(allColumns, func(c column) bool { return c.title == title })
+	}
 	widest := make([]int, len(allColumns))
 	widest[col("ADDRESS")], widest[col("LOCAL")], widest[col("LAST EVENT")] = 60, 23, 28
 	widths := func(width int) map[string]int {
