@@ -26,14 +26,14 @@ func fixtureMap() map[string]*Object {
 
 func TestFoldedListenerHidesItsConnectionsUnlessFiltering(t *testing.T) {
 	folded := map[string]bool{"listener.storage": true}
-	rows := buildRows(fixtureMap(), newMatcher(""), sortByAddress, folded)
+	rows := buildRows(fixtureMap(), newMatcher(""), sortByAddress.compare, folded)
 	if got := addresses(rows); slices.Contains(got, "listener.storage/conn/1") {
 		t.Errorf("folded listener still shows its connections: %q", got)
 	}
 	if l := rows[1].label(); l != "listener.storage [+2]" {
 		t.Errorf("folded listener label = %q", l)
 	}
-	rows = buildRows(fixtureMap(), newMatcher("disconnected"), sortByAddress, folded)
+	rows = buildRows(fixtureMap(), newMatcher("disconnected"), sortByAddress.compare, folded)
 	if got, want := addresses(rows), []string{"listener.storage", "listener.storage/conn/2"}; !slices.Equal(got, want) {
 		t.Errorf("filtered rows = %q, want %q (the match with its listener)", got, want)
 	}
@@ -140,11 +140,11 @@ func TestFilterMatchesTheLastEvent(t *testing.T) {
 	l := *objs["listener.storage"]
 	l.LastEvent = "rejected a request"
 	objs[l.Address] = &l
-	got := addresses(buildRows(objs, newMatcher("rej"), sortByAddress, nil))
+	got := addresses(buildRows(objs, newMatcher("rej"), sortByAddress.compare, nil))
 	if want := []string{"listener.storage", "endpoint.client[2]"}; !slices.Equal(got, want) {
 		t.Errorf("/rej keeps %q, want %q", got, want)
 	}
-	got = addresses(buildRows(objs, newMatcher("route_res"), sortByAddress, nil))
+	got = addresses(buildRows(objs, newMatcher("route_res"), sortByAddress.compare, nil))
 	if want := []string{`endpoint.backup["east"]`}; !slices.Equal(got, want) {
 		t.Errorf("/route_res keeps %q, want %q", got, want)
 	}

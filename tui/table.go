@@ -22,6 +22,7 @@ type tablePane struct {
 	focused       bool
 
 	sort   sortMode
+	rtt    rttOrder // the rtt sort's placement of rows
 	filter string
 	folded map[string]bool
 
@@ -50,7 +51,11 @@ func (t *tablePane) setSize(width, height int) {
 
 func (t *tablePane) pageSize() int { return max(t.height-tableChrome, 1) }
 
-func (t *tablePane) setSort(s sortMode) { t.sort, t.dirty = s, true; t.refresh() }
+func (t *tablePane) setSort(s sortMode) {
+	t.sort, t.dirty = s, true
+	t.rtt.reset() // choosing the rtt sort places rows by their round trips now
+	t.refresh()
+}
 
 func (t *tablePane) setFilter(f string) { t.filter, t.dirty = f, true; t.refresh() }
 
@@ -63,7 +68,12 @@ func (t *tablePane) refresh() {
 		return
 	}
 	onScreen := t.cursor - t.offset
-	t.rows = buildRows(t.w.objects, newMatcher(t.filter), t.sort, t.folded)
+	order := t.sort.compare
+	if t.sort == sortByRTT {
+		t.rtt.place(t.w.objects)
+		order = t.rtt.compare
+	}
+	t.rows = buildRows(t.w.objects, newMatcher(t.filter), order, t.folded)
 	t.builtVersion, t.dirty = t.w.version, false
 	clear(t.index)
 	if t.index == nil {
@@ -190,6 +200,9 @@ func (t *tablePane) title() string {
 		s = fmt.Sprintf("Objects %d of %d", len(t.rows), len(t.w.objects))
 	}
 	s += " · sort: " + t.sort.String()
+	if t.sort == sortByRTT {
+		s += " (held within ×2)" // rows do not look out of order by mistake: see rttOrder
+	}
 	if t.filter != "" {
 		s += " · filter: " + t.filter
 	}
