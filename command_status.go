@@ -169,7 +169,7 @@ func writeStatusTable(out io.Writer, objects []*pb.Object) {
 				// is doing now.
 				rtt = time.Duration(p.Last).Round(time.Microsecond).String()
 			}
-			lost = fmt.Sprintf("%d/%d", p.Lost, p.Sent) // as ping's loss, of all probes sent
+			lost = tui.ProbeLoss(p.Lost, p.Sent) // as the monitor's LOST column
 		}
 		if client.ConnectionEnded(o) {
 			rtt = "" // the connection that ended had it

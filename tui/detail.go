@@ -159,12 +159,17 @@ func (d *detailPane) lines() []string {
 	}
 
 	if e := o.LastError; e != nil {
-		l = append(l, d.section("Last error"))
-		text := errorText(e)
+		head := d.section("Last error")
 		if !e.At.IsZero() {
-			text += " at " + clock(e.At)
+			head += " at " + clock(e.At)
 		}
-		l = append(l, "  "+d.st.errorText.Render(text))
+		l = append(l, head)
+		// The error is wrapped, not cut: its end (the reject reason, the
+		// agent's hint) is often what says what to change.
+		text := ansi.Wrap(errorText(e), max(d.width-2, 20), "")
+		for _, line := range strings.Split(text, "\n") {
+			l = append(l, "  "+d.st.errorText.Render(line))
+		}
 	}
 
 	if len(o.History) > 0 {

@@ -2,8 +2,10 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -91,16 +93,28 @@ func device(o *Object) string {
 	return fmt.Sprintf("%s:%d", o.Device, o.Port)
 }
 
-// errorText explains a failed call: "rdma_connect: errno 111: connection refused".
-func errorText(e *ErrorInfo) string {
-	var b strings.Builder
-	b.WriteString(e.Call)
-	if e.Errno != 0 {
-		fmt.Fprintf(&b, ": errno %d", e.Errno)
+// ProbeLoss is a connection's probe loss as rdmaform status and the
+// monitor show it: "3/3000", lost of all probes sent, as ping counts loss.
+func ProbeLoss(lost, sent uint64) string {
+	return strconv.FormatUint(lost, 10) + "/" + strconv.FormatUint(sent, 10)
+}
+
+// digits is the number of decimal digits of n.
+func digits(n uint64) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
 	}
-	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
+	return d
+}
+
+// cellWidth is s's width in cells; most cells are printable ASCII, whose
+// width is their length, and the table measures every row's on each change.
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf || s[i] < ' ' {
+			return ansi.StringWidth(s)
+		}
 	}
-	return b.String()
+	return len(s)
 }

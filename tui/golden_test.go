@@ -85,6 +85,25 @@ func TestGoldenTable(t *testing.T) {
 	}
 }
 
+// A wide terminal shows whole what narrower ones cut: a long address, an
+// IPv6 address, a listener's long last event.
+func TestGoldenTableWide(t *testing.T) {
+	objs := append(fixtureObjects(),
+		Object{Address: `endpoint.storage_clients["rack-12/host-07.example.internal"]`, Kind: KindEndpoint, Status: StatusEstablished,
+			LocalAddr: "[fd00:77:0:1::a2]:50001", RemoteAddr: "[fd00:77:0:1::1]:7471", QPNum: 1100, QPType: "RC", Device: "rxe0", Port: 1,
+			ConnectedSince: ago(time.Minute), LastEvent: "ESTABLISHED", LastEventAt: ago(time.Minute),
+			Probe: &ProbeStats{Last: 15 * time.Microsecond, Sent: 60}},
+		Object{Address: "listener.replicas", Kind: KindListener, Status: StatusListening, LocalAddr: "10.77.0.1:7472", Device: "rxe0", Port: 1,
+			LastEvent: "rejected a request", LastEventAt: ago(2 * time.Second)},
+	)
+	for _, width := range []int{240, 200} {
+		m := newTestModel(width, 30, objs)
+		m.table.setSize(width, 14)
+		golden(t, "table_wide_"+itoa(width), m.table.View())
+		checkBox(t, m.table.View(), width, 14)
+	}
+}
+
 func TestGoldenTableSortedByStatusAndFiltered(t *testing.T) {
 	m := newTestModel(120, 30, fixtureObjects())
 	press(m, "s")
@@ -116,7 +135,7 @@ func TestGoldenFooter(t *testing.T) {
 }
 
 func TestGoldenScreen(t *testing.T) {
-	for _, size := range [][2]int{{120, 24}, {80, 24}, {120, 36}} {
+	for _, size := range [][2]int{{120, 24}, {80, 24}, {120, 36}, {40, 10}} {
 		m := newTestModel(size[0], size[1], fixtureObjects())
 		press(m, "j", "j", "j", "j", "j", "j")
 		name := "screen_" + itoa(size[0]) + "x" + itoa(size[1])

@@ -20,7 +20,7 @@ type row struct {
 // active, matching connections show even under a folded listener, and a
 // listener shows when any of its connections match, so that matches keep
 // their context.
-func buildRows(objects map[string]*Object, m matcher, mode sortMode, folded map[string]bool) []row {
+func buildRows(objects map[string]*Object, m matcher, order func(a, b *Object) int, folded map[string]bool) []row {
 	var tops []*Object
 	children := make(map[string][]*Object)
 	for _, o := range objects {
@@ -32,7 +32,7 @@ func buildRows(objects map[string]*Object, m matcher, mode sortMode, folded map[
 		}
 		tops = append(tops, o) // including connections whose listener is gone
 	}
-	slices.SortFunc(tops, mode.compare)
+	slices.SortFunc(tops, order)
 
 	rows := make([]row, 0, len(objects))
 	var shown []*Object
@@ -52,7 +52,7 @@ func buildRows(objects map[string]*Object, m matcher, mode sortMode, folded map[
 		if isFolded {
 			continue
 		}
-		slices.SortFunc(shown, mode.compare)
+		slices.SortFunc(shown, order)
 		for _, k := range shown {
 			rows = append(rows, row{obj: k, child: true})
 		}

@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -25,14 +26,14 @@ func fixtureMap() map[string]*Object {
 
 func TestFoldedListenerHidesItsConnectionsUnlessFiltering(t *testing.T) {
 	folded := map[string]bool{"listener.storage": true}
-	rows := buildRows(fixtureMap(), newMatcher(""), sortByAddress, folded)
+	rows := buildRows(fixtureMap(), newMatcher(""), sortByAddress.compare, folded)
 	if got := addresses(rows); slices.Contains(got, "listener.storage/conn/1") {
 		t.Errorf("folded listener still shows its connections: %q", got)
 	}
 	if l := rows[1].label(); l != "listener.storage [+2]" {
 		t.Errorf("folded listener label = %q", l)
 	}
-	rows = buildRows(fixtureMap(), newMatcher("disconnected"), sortByAddress, folded)
+	rows = buildRows(fixtureMap(), newMatcher("disconnected"), sortByAddress.compare, folded)
 	if got, want := addresses(rows), []string{"listener.storage", "listener.storage/conn/2"}; !slices.Equal(got, want) {
 		t.Errorf("filtered rows = %q, want %q (the match with its listener)", got, want)
 	}
@@ -59,14 +60,47 @@ func TestNarrowTerminalsDropColumnsInOrder(t *testing.T) {
 		width int
 		want  []string
 	}{
-		{200, []string{"ADDRESS", "KIND", "STATUS", "LOCAL", "REMOTE", "QP", "DEVICE", "UP", "RECONN", "RTT", "LAST EVENT"}},
+		{200, []string{"ADDRESS", "KIND", "STATUS", "LOCAL", "REMOTE", "QP", "DEVICE", "UP", "RECONN", "RTT", "LOST", "LAST EVENT"}},
+		{160, []string{"ADDRESS", "STATUS", "LOCAL", "REMOTE", "QP", "DEVICE", "UP", "RECONN", "RTT", "LOST", "LAST EVENT"}},
+		{150, []string{"ADDRESS", "STATUS", "LOCAL", "REMOTE", "DEVICE", "UP", "RECONN", "RTT", "LOST", "LAST EVENT"}},
+		{130, []string{"ADDRESS", "STATUS", "REMOTE", "DEVICE", "UP", "RECONN", "RTT", "LOST", "LAST EVENT"}},
 		{120, []string{"ADDRESS", "STATUS", "REMOTE", "DEVICE", "UP", "RECONN", "RTT", "LAST EVENT"}},
 		{80, []string{"ADDRESS", "STATUS", "REMOTE", "UP", "RTT"}},
 		{40, []string{"ADDRESS", "STATUS"}},
 	} {
-		if got := titles(layoutColumns(tc.width, 20)); !slices.Equal(got, tc.want) {
+		widest := make([]int, len(allColumns))
+		widest[addressColumn] = 20
+		if got := titles(layoutColumns(tc.width, widest)); !slices.Equal(got, tc.want) {
 			t.Errorf("width %d: columns %q, want %q", tc.width, got, tc.want)
 		}
+	}
+}
+
+// A terminal wider than the columns need gives the spare width to the
+// cells it would cut, the smallest shortfall first, up to their content.
+func TestWideTerminalsShowCutCellsWhole(t *testing.T) {
+	col := func(title string) int {
+		return slices.IndexFunc(allColumns, func(c column) bool { return c.title == title })
+	}
+	widest := make([]int, len(allColumns))
+	widest[col("ADDRESS")], widest[col("LOCAL")], widest[col("LAST EVENT")] = 60, 23, 28
+	widths := func(width int) map[string]int {
+		cols := layoutColumns(width, widest)
+		if got := total(cols); got > width {
+			t.Errorf("width %d: the columns take %d", width, got)
+		}
+		w := make(map[string]int)
+		for _, c := range cols {
+			w[c.title] = c.width
+		}
+		return w
+	}
+	if w := widths(240); w["ADDRESS"] != 60 || w["LOCAL"] != 23 || w["LAST EVENT"] != 28 {
+		t.Errorf("240 columns: %v, want every cell whole", w)
+	}
+	// 12 short of that: LOCAL and LAST EVENT are whole, ADDRESS is cut.
+	if w := widths(200); w["ADDRESS"] != 48 || w["LOCAL"] != 23 || w["LAST EVENT"] != 28 {
+		t.Errorf("200 columns: %v", w)
 	}
 }
 
@@ -106,12 +140,30 @@ func TestFilterMatchesTheLastEvent(t *testing.T) {
 	l := *objs["listener.storage"]
 	l.LastEvent = "rejected a request"
 	objs[l.Address] = &l
-	got := addresses(buildRows(objs, newMatcher("rej"), sortByAddress, nil))
+	got := addresses(buildRows(objs, newMatcher("rej"), sortByAddress.compare, nil))
 	if want := []string{"listener.storage", "endpoint.client[2]"}; !slices.Equal(got, want) {
 		t.Errorf("/rej keeps %q, want %q", got, want)
 	}
-	got = addresses(buildRows(objs, newMatcher("route_res"), sortByAddress, nil))
+	got = addresses(buildRows(objs, newMatcher("route_res"), sortByAddress.compare, nil))
 	if want := []string{`endpoint.backup["east"]`}; !slices.Equal(got, want) {
 		t.Errorf("/route_res keeps %q, want %q", got, want)
+	}
+}
+
+// The LOST column shows loss as status does, and the layout's measure of
+// it, which does not format a string per row, agrees with the cell.
+func TestLostColumnAsStatus(t *testing.T) {
+	if got := lostCell(row{obj: &Object{}}, time.Time{}); got != "" {
+		t.Errorf("no probe: %q", got)
+	}
+	for _, p := range []ProbeStats{{}, {Lost: 9, Sent: 10}, {Lost: 3, Sent: 3000}, {Lost: 12345, Sent: 100000, Ended: true}} {
+		r := row{obj: &Object{Probe: &p}}
+		want := strconv.FormatUint(p.Lost, 10) + "/" + strconv.FormatUint(p.Sent, 10)
+		if got := lostCell(r, time.Time{}); got != want {
+			t.Errorf("%+v: %q, want %q", p, got, want)
+		}
+		if got := lostWidth(r); got != len(want) {
+			t.Errorf("%+v: width %d, want %d", p, got, len(want))
+		}
 	}
 }

@@ -13,7 +13,7 @@ const (
 	sortByStatus                     // worst first
 	sortByLastEvent                  // most recent first
 	sortByReconnects                 // most first
-	sortByRTT                        // slowest last probe first
+	sortByRTT                        // slowest last probe first, without jitter: see rttOrder
 	sortModeCount
 )
 
@@ -24,7 +24,9 @@ func (s sortMode) String() string {
 func (s sortMode) next() sortMode { return (s + 1) % sortModeCount }
 
 // compare orders two objects by the mode; ties fall back to the address so
-// that the order is total and rows do not jump between frames.
+// that the order is total and rows do not jump between frames. The table
+// orders sortByRTT with rttOrder, which remembers where rows were placed;
+// here it is by the current round trips.
 func (s sortMode) compare(a, b *Object) int {
 	var c int
 	switch s {
@@ -41,13 +43,6 @@ func (s sortMode) compare(a, b *Object) int {
 		return c
 	}
 	return compareAddress(a, b)
-}
-
-func lastRTT(o *Object) int64 {
-	if o.Probe == nil {
-		return -1
-	}
-	return int64(o.Probe.Last)
 }
 
 var kindRank = map[string]int{KindProtectionDomain: 0, KindListener: 1, KindEndpoint: 2, KindConnection: 3}

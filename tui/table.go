@@ -7,7 +7,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // tablePane lists the objects, one row each. Rows are keyed by address:
@@ -23,12 +22,13 @@ type tablePane struct {
 	focused       bool
 
 	sort   sortMode
+	rtt    rttOrder // the rtt sort's placement of rows
 	filter string
 	folded map[string]bool
 
 	rows         []row
 	index        map[string]int // address to row
-	longest      int            // widest address label, for the layout
+	widest       []int          // allColumns' content widths over the rows, for the layout
 	builtVersion uint64
 	dirty        bool // sort, filter or folding changed since the rows were built
 
@@ -51,7 +51,11 @@ func (t *tablePane) setSize(width, height int) {
 
 func (t *tablePane) pageSize() int { return max(t.height-tableChrome, 1) }
 
-func (t *tablePane) setSort(s sortMode) { t.sort, t.dirty = s, true; t.refresh() }
+func (t *tablePane) setSort(s sortMode) {
+	t.sort, t.dirty = s, true
+	t.rtt.reset() // choosing the rtt sort places rows by their round trips now
+	t.refresh()
+}
 
 func (t *tablePane) setFilter(f string) { t.filter, t.dirty = f, true; t.refresh() }
 
@@ -64,17 +68,21 @@ func (t *tablePane) refresh() {
 		return
 	}
 	onScreen := t.cursor - t.offset
-	t.rows = buildRows(t.w.objects, newMatcher(t.filter), t.sort, t.folded)
+	order := t.sort.compare
+	if t.sort == sortByRTT {
+		t.rtt.place(t.w.objects)
+		order = t.rtt.compare
+	}
+	t.rows = buildRows(t.w.objects, newMatcher(t.filter), order, t.folded)
 	t.builtVersion, t.dirty = t.w.version, false
 	clear(t.index)
 	if t.index == nil {
 		t.index = make(map[string]int, len(t.rows))
 	}
-	t.longest = 0
 	for i, r := range t.rows {
 		t.index[r.obj.Address] = i
-		t.longest = max(t.longest, ansi.StringWidth(r.label()))
 	}
+	t.widest = contentWidths(t.rows)
 	if i, ok := t.index[t.selected]; ok {
 		t.cursor = i
 	} else {
@@ -162,7 +170,7 @@ func (t *tablePane) View() string {
 	if t.width <= 0 || t.height <= 0 {
 		return ""
 	}
-	cols := layoutColumns(t.width, t.longest)
+	cols := layoutColumns(t.width, t.widest)
 	now := t.w.at(t.now())
 	var b strings.Builder
 	b.WriteString(fit(t.title(), t.width))
@@ -192,6 +200,9 @@ func (t *tablePane) title() string {
 		s = fmt.Sprintf("Objects %d of %d", len(t.rows), len(t.w.objects))
 	}
 	s += " · sort: " + t.sort.String()
+	if t.sort == sortByRTT {
+		s += " (held within ×2)" // rows do not look out of order by mistake: see rttOrder
+	}
 	if t.filter != "" {
 		s += " · filter: " + t.filter
 	}

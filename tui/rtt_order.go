@@ -1,0 +1,66 @@
+package tui
+
+import (
+	"cmp"
+	"time"
+)
+
+// rttOrder is the table's order under the rtt sort. Round trips jitter
+// from one probe to the next (by half or double on Soft-RoCE), and
+// sorting by the last one moved rows every second. Each row is placed by
+// the round trip it had when the sort was chosen or when it appeared, and
+// moves only when that round trip has since halved or doubled, or the
+// probe started or stopped: a connection that really slows down still
+// comes up, jitter moves nothing. Choosing the rtt sort again (s through
+// the other sorts) places every row afresh.
+type rttOrder struct {
+	placed map[string]time.Duration // address to the round trip it is placed by
+}
+
+// place records each object's round trip, keeping the one it was placed
+// by while the new one is within a factor of two of it.
+func (r *rttOrder) place(objects map[string]*Object) {
+	if r.placed == nil {
+		r.placed = make(map[string]time.Duration, len(objects))
+	}
+	for addr := range r.placed {
+		if _, ok := objects[addr]; !ok {
+			delete(r.placed, addr)
+		}
+	}
+	for addr, o := range objects {
+		now := lastRTT(o)
+		if was, ok := r.placed[addr]; !ok || moved(was, now) {
+			r.placed[addr] = now
+		}
+	}
+}
+
+// reset forgets where rows were placed: the next place sorts afresh.
+func (r *rttOrder) reset() { clear(r.placed) }
+
+// compare puts the slowest first, by the round trips the rows are placed
+// by; ties fall back to the address, so the order is total.
+func (r *rttOrder) compare(a, b *Object) int {
+	if c := cmp.Compare(r.placed[b.Address], r.placed[a.Address]); c != 0 {
+		return c
+	}
+	return compareAddress(a, b)
+}
+
+// moved reports whether a round trip changed enough to move its row: it
+// halved or doubled, or the probe started or stopped.
+func moved(was, now time.Duration) bool {
+	if was < 0 || now < 0 {
+		return was != now
+	}
+	return now > 2*was || 2*now < was
+}
+
+// lastRTT is the last probe's round trip, or -1 without a probe.
+func lastRTT(o *Object) time.Duration {
+	if o.Probe == nil {
+		return -1
+	}
+	return o.Probe.Last
+}

@@ -1,0 +1,55 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Sorted by rtt, rows stay put while round trips jitter (the audit saw
+// 0.7–1.7 ms on Soft-RoCE from one second to the next), move when one
+// halves or doubles, and are placed afresh when the sort is chosen again.
+func TestRTTSortKeepsRowsThroughJitter(t *testing.T) {
+	endpoint := func(name string, rtt time.Duration) Object {
+		return Object{Address: "endpoint." + name, Kind: KindEndpoint, Status: StatusEstablished,
+			Probe: &ProbeStats{Last: rtt, Sent: 30}}
+	}
+	m := newTestModel(120, 20, []Object{endpoint("a", 1500*time.Microsecond), endpoint("b", 1200*time.Microsecond), endpoint("c", 700*time.Microsecond)})
+	press(m, "s", "s", "s", "s")
+	order := func(want ...string) {
+		t.Helper()
+		m.table.refresh()
+		if m.table.sort != sortByRTT {
+			t.Fatalf("sort: %s", m.table.sort)
+		}
+		if got := addresses(m.table.rows); !slices.Equal(got, want) {
+			t.Errorf("rows %q, want %q", got, want)
+		}
+	}
+	update := func(objs ...Object) {
+		var u []Update
+		for _, o := range objs {
+			u = append(u, Update{Object: o})
+		}
+		m.Update(feedMsg{updates: u, link: linkState{up: true}})
+	}
+	order("endpoint.a", "endpoint.b", "endpoint.c")
+	if title := m.table.title(); !strings.Contains(title, "sort: rtt (held within ×2)") {
+		t.Errorf("title %q does not say the rtt order is held", title)
+	}
+
+	update(endpoint("a", 1300*time.Microsecond), endpoint("b", 1700*time.Microsecond), endpoint("c", 900*time.Microsecond))
+	order("endpoint.a", "endpoint.b", "endpoint.c") // jitter
+
+	update(endpoint("c", 5*time.Millisecond))
+	order("endpoint.c", "endpoint.a", "endpoint.b") // c more than doubled
+
+	noProbe := endpoint("a", 0)
+	noProbe.Probe = nil
+	update(noProbe, endpoint("d", 1400*time.Microsecond))
+	order("endpoint.c", "endpoint.d", "endpoint.b", "endpoint.a") // a lost its probe; d is new
+
+	press(m, "s", "s", "s", "s", "s") // round to rtt again
+	order("endpoint.c", "endpoint.b", "endpoint.d", "endpoint.a")
+}
