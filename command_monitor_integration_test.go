@@ -181,8 +181,9 @@ func heldRDMADevices() []string {
 	return held
 }
 
-// probeRTT matches an endpoint row's last probe round trip.
-var probeRTT = regexp.MustCompile(`[0-9](µs|ms|s) +ESTABLISHED`)
+// probeRTT matches an endpoint row's last probe round trip (LOST, when shown,
+// sits between it and LAST EVENT).
+var probeRTT = regexp.MustCompile(`[0-9](µs|ms|s) +([0-9]+/[0-9]+ +)?ESTABLISHED`)
 
 func waitFor(t *testing.T, limit time.Duration, ok func() bool, what string, shown ...*string) {
 	t.Helper()
