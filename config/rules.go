@@ -431,8 +431,8 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 				// Valid, and it may be meant (a test of the failure), but
 				// more likely a slip for seconds: warn rather than refuse.
 				c.valueErrorf(tt, []string{"create"}, "Create timeout shorter than a connect",
-					fmt.Sprintf("timeouts.create is under %v (its value is sensitive, so it is not shown): it bounds the wait for ESTABLISHED after rdma_connect, and the CM's request and reply take longer than that (more under load), so the create would fail although the peer answers. The default is %s.", minCreateTimeout, DefaultCreateTimeout),
-					"timeouts.create = %q is under %v: it bounds the wait for ESTABLISHED after rdma_connect, and the CM's request and reply take longer than that (more under load), so the create would fail although the peer answers. The default is %s.", d, minCreateTimeout, DefaultCreateTimeout)
+					fmt.Sprintf("timeouts.create is under %v (its value is sensitive, so it is not shown): it bounds the wait for ESTABLISHED after rdma_connect, which can take longer (the CM's request and reply take milliseconds, more under load or on Soft-RoCE), so the create may fail although the peer answers. The default is %s.", minCreateTimeout, DefaultCreateTimeout),
+					"timeouts.create = %q is under %v: it bounds the wait for ESTABLISHED after rdma_connect, which can take longer (the CM's request and reply take milliseconds, more under load or on Soft-RoCE), so the create may fail although the peer answers. The default is %s.", d, minCreateTimeout, DefaultCreateTimeout)
 				c.diags[len(c.diags)-1].Severity = hcl.DiagWarning
 			}
 		}

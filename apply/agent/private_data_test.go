@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +76,17 @@ func TestReceivedPrivateDataIsTrimmedAndServed(t *testing.T) {
 		if err != nil || len(m.Changes) != 1 || string(m.Changes[0].Object.ReceivedPrivateData) != "many-0" {
 			t.Errorf("watch %d: %v, %v", i, m, err)
 		}
+	}
+}
+
+// A connect that timed out under a timeouts.create shorter than the
+// default names that bound as a possible cause, not only the peer (a 1ms
+// create fails although the listener answers).
+func TestNoEstablishedNamesAShortCreateTimeout(t *testing.T) {
+	if got, want := noEstablished(time.Millisecond), "no ESTABLISHED within 1ms of rdma_connect: the peer did not answer in time (no host at the address, a listener whose backlog was full dropped the request, or the timeouts.create bound of 1ms is shorter than a connect takes)"; got != want {
+		t.Errorf("1ms:\n got %s\nwant %s", got, want)
+	}
+	if got := noEstablished(establishTimeout); strings.Contains(got, "timeouts.create") || !strings.Contains(got, "the peer never answered") {
+		t.Errorf("the default bound: %s", got)
 	}
 }
