@@ -291,7 +291,7 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID, timeout t
 		case rdmacm.ConnectResponse:
 			continue
 		case rdmacm.Rejected:
-			reason := string(trimZeros(ev.PrivateData))
+			reason := rejectText(trimZeros(ev.PrivateData))
 			err := &rdmacm.EventError{Op: "rdma_connect", Event: ev}
 			e.obj.change(func(s *state) {
 				s.rejectReason = reason

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/rdmacm"
@@ -88,5 +90,25 @@ func TestNoEstablishedNamesAShortCreateTimeout(t *testing.T) {
 	}
 	if got := noEstablished(establishTimeout); strings.Contains(got, "timeouts.create") || !strings.Contains(got, "the peer never answered") {
 		t.Errorf("the default bound: %s", got)
+	}
+}
+
+// A reject's private data that is not UTF-8 (reject_private_data_base64)
+// becomes a reject reason the API can carry: protobuf refuses a proto3
+// string that is not UTF-8, which would fail the agent's whole list.
+func TestBinaryRejectDataIsAReasonTheAPICarries(t *testing.T) {
+	data := []byte{0xde, 0xad, 0x00, 0xff}
+	if _, err := proto.Marshal(&pb.Object{RejectReason: string(data)}); err == nil {
+		t.Fatal("protobuf marshalled a reject reason that is not UTF-8: the premise of this test is gone")
+	}
+	got := rejectText(data)
+	if got != "hex dead00ff" {
+		t.Errorf("reason %q, want hex dead00ff", got)
+	}
+	if _, err := proto.Marshal(&pb.Object{RejectReason: got}); err != nil {
+		t.Error(err)
+	}
+	if got := rejectText([]byte("full")); got != "full" {
+		t.Errorf("text reason %q, want it as sent", got)
 	}
 }
