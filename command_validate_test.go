@@ -304,3 +304,28 @@ listener "a" {
 		t.Errorf("the help does not say which variable values validate uses:\n%s", help)
 	}
 }
+
+// A timeouts.create under 100ms is valid, but validate warns at its value
+// (a create bounded so tightly fails although the peer answers).
+func TestValidateWarnsOfAShortCreateTimeout(t *testing.T) {
+	code, out, errs := validateIn(t, map[string]string{"main.rdma.hcl": `endpoint "e" {
+  address = "10.77.0.1"
+  port    = 7471
+  timeouts {
+    create = "1ms"
+  }
+}
+`}, "-no-color")
+	if code != 0 || out != "Success! The configuration is valid.\n" {
+		t.Fatalf("code %d, out %q, err %q", code, out, errs)
+	}
+	for _, want := range []string{
+		"Warning: Create timeout shorter than a connect\n",
+		"  on main.rdma.hcl:5:14, in endpoint \"e\":\n",
+		`timeouts.create = "1ms" is under 100ms: it bounds the wait for ESTABLISHED after rdma_connect`,
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+}

@@ -185,9 +185,19 @@
 // when a request is refused, for example over max_connections) are strings,
 // sent as their UTF-8 bytes (text: HCL strings, as Terraform's, hold
 // Unicode text, so bytes that are not UTF-8, such as 0xff, cannot be
-// written; base64decode too refuses a result that is not UTF-8). Their limits are librdmacm's (see PrivateDataLimit): 56
+// written; base64decode too refuses a result that is not UTF-8). Bytes
+// that are not text, such as a ULP's binary header, are given in base64
+// instead, as Terraform's local_file takes content_base64:
+// private_data_base64 (connect and accept) and reject_private_data_base64
+// (accept), for example "gAH+/w==" for 80 01 fe ff, or
+// filebase64("${path.module}/header.bin"). Each is instead of its text
+// form: both set (and not null) is an error. They are decoded when the
+// configuration is loaded (base64's standard alphabet with padding, as
+// base64encode writes it), so invalid base64 is an error at the attribute,
+// and their decoded bytes are held to the same limits. Their limits are librdmacm's (see PrivateDataLimit): 56
 // bytes to connect, 196 to accept, 148 to reject on tcp and ib (RC/UC); 180
-// to connect and 136 to accept or reject on udp and ipoib (SIDR).
+// to connect and 136 to accept or reject on udp and ipoib (SIDR). A change
+// of any of them replaces the object.
 //
 // # Validation
 //
@@ -198,7 +208,8 @@
 // initiator_depth 0-255; retry counts 0-7; private data limits; QP type
 // against port space (tcp: rc; udp and ipoib: ud; ib: any); probe and echo
 // need an RC QP; durations parse and are positive, min_backoff ≤
-// max_backoff; addresses are IP literals or host names, an IPv6
+// max_backoff (a timeouts.create under 100ms is a warning: the create may
+// fail although the peer answers); private data in one form, valid base64; addresses are IP literals or host names, an IPv6
 // link-local address names its interface (fe80::1%eth0), and an endpoint's
 // source_address is of its address's family (IPv4 or IPv6); duplicate names;
 // two listeners on the same address, port and port space (or one of them

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/base64"
 	"fmt"
 	"math"
 	"math/big"
@@ -53,6 +54,17 @@ func (c *checker) valueErrorf(t *bodyTemplate, names []string, summary, redacted
 	if sd.shows(c.ctx, nil) {
 		d.Detail = redacted
 	}
+}
+
+// minCreateTimeout is the shortest timeouts.create that does not draw a
+// warning: it bounds the wait for ESTABLISHED after rdma_connect, and the
+// CM's request and reply take milliseconds, more under load or Soft-RoCE,
+// so a shorter bound fails creates whose peer answers.
+const minCreateTimeout = 100 * time.Millisecond
+
+// position is r's start as diagnostics print it, file:line:col.
+func position(r hcl.Range) string {
+	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
 }
 
 // minProbeInterval is the shortest probe interval: every endpoint probes
@@ -220,23 +232,53 @@ func (c *checker) pd(obj cty.Value, t *bodyTemplate) string {
 	return c.str(obj, "pd")
 }
 
+// privateData decodes the private data of attribute name, given either as
+// text (name, sent as its UTF-8 bytes) or as base64 (name_base64, as
+// Terraform's content_base64: an HCL string holds Unicode text, so a binary
+// header with bytes that are not UTF-8 can only be written so), and checks
+// its size against librdmacm's limit.
 func (c *checker) privateData(obj cty.Value, t *bodyTemplate, name string, ps PortSpace, qp QPType, dir Direction) []byte {
-	s := c.str(obj, name)
-	if s == "" {
+	b64 := name + "_base64"
+	text, enc := obj.GetAttr(name), obj.GetAttr(b64)
+	// Only two known, non-null values conflict: an unknown one (a variable
+	// validate has no value for) may yet be null, as null is "not set".
+	if text.IsKnown() && !text.IsNull() && enc.IsKnown() && !enc.IsNull() {
+		c.attrErrorf(t, b64, "Conflicting configuration arguments",
+			"%s and %s (at %s) are both set; they are two forms of the same private data, so set one: %s for text, %s for bytes that are not UTF-8.",
+			b64, name, position(t.attrRange(name)), name, b64)
+		return nil
+	}
+	var data []byte
+	attr, what := name, "is"
+	switch {
+	case text.IsKnown() && !text.IsNull():
+		data = []byte(text.AsString())
+	case enc.IsKnown() && !enc.IsNull():
+		var err error
+		if data, err = base64.StdEncoding.DecodeString(enc.AsString()); err != nil {
+			// err says where the input goes wrong, not what it holds: it
+			// shows nothing of a sensitive value.
+			c.attrErrorf(t, b64, "Invalid base64",
+				"%s is not valid base64 (the standard alphabet with = padding, as base64encode and the base64 command write it): %v.", b64, err)
+			return nil
+		}
+		attr, what = b64, "decodes to"
+	}
+	if len(data) == 0 {
 		return nil
 	}
 	if ps != "" && qp != "" {
-		if limit := PrivateDataLimit(ps, qp, dir); len(s) > limit {
+		if limit := PrivateDataLimit(ps, qp, dir); len(data) > limit {
 			kind := "connection"
 			if Datagram(ps, qp) || qp == QPTypeUD {
 				kind = "datagram (SIDR)"
 			}
-			c.attrErrorf(t, name, "Private data too long",
-				"%s is %d bytes; librdmacm carries at most %d bytes of private data in a %s %s on the %s port space.",
-				name, len(s), limit, kind, map[Direction]string{DirConnect: "request", DirAccept: "reply", DirReject: "rejection"}[dir], ps)
+			c.attrErrorf(t, attr, "Private data too long",
+				"%s %s %d bytes; librdmacm carries at most %d bytes of private data in a %s %s on the %s port space.",
+				attr, what, len(data), limit, kind, map[Direction]string{DirConnect: "request", DirAccept: "reply", DirReject: "rejection"}[dir], ps)
 		}
 	}
-	return []byte(s)
+	return data
 }
 
 // qp decodes a qp block and checks its caps and its fit to the port space.
@@ -383,7 +425,16 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			}
 		}
 		if tv := v.GetAttr("timeouts"); tv.IsKnown() && !tv.IsNull() {
-			e.CreateTimeout = c.duration(tv, t.child("timeouts"), "create")
+			tt := t.child("timeouts")
+			e.CreateTimeout = c.duration(tv, tt, "create")
+			if d := e.CreateTimeout; d > 0 && d < minCreateTimeout {
+				// Valid, and it may be meant (a test of the failure), but
+				// more likely a slip for seconds: warn rather than refuse.
+				c.valueErrorf(tt, []string{"create"}, "Create timeout shorter than a connect",
+					fmt.Sprintf("timeouts.create is under %v (its value is sensitive, so it is not shown): it bounds the wait for ESTABLISHED after rdma_connect, which can take longer (the CM's request and reply take milliseconds, more under load or on Soft-RoCE), so the create may fail although the peer answers. The default is %s.", minCreateTimeout, DefaultCreateTimeout),
+					"timeouts.create = %q is under %v: it bounds the wait for ESTABLISHED after rdma_connect, which can take longer (the CM's request and reply take milliseconds, more under load or on Soft-RoCE), so the create may fail although the peer answers. The default is %s.", d, minCreateTimeout, DefaultCreateTimeout)
+				c.diags[len(c.diags)-1].Severity = hcl.DiagWarning
+			}
 		}
 		inst.Endpoint = e
 	}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"bytes"
+	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -189,6 +191,80 @@ listener "x" {
     reject_private_data = "` + strings.Repeat("x", 149) + `"
   }
 }`, "Private data too long", "reject_private_data is 149 bytes; librdmacm carries at most 148 bytes of private data in a connection rejection on the tcp port space.", 5, 27},
+	{"connect private data base64 tcp", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect {
+    private_data_base64 = "` + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xff}, 57)) + `"
+  }
+}`, "Private data too long", "private_data_base64 decodes to 57 bytes; librdmacm carries at most 56 bytes of private data in a connection request on the tcp port space.", 5, 27},
+	{"connect private data base64 udp", `endpoint "x" {
+  address    = "10.77.0.1"
+  port       = 7471
+  port_space = "udp"
+  connect {
+    private_data_base64 = "` + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0x80}, 181)) + `"
+  }
+}`, "Private data too long", "private_data_base64 decodes to 181 bytes; librdmacm carries at most 180 bytes of private data in a datagram (SIDR) request on the udp port space.", 6, 27},
+	{"accept private data base64 tcp", `listener "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  accept {
+    private_data_base64 = "` + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xfe}, 197)) + `"
+  }
+}`, "Private data too long", "private_data_base64 decodes to 197 bytes; librdmacm carries at most 196 bytes of private data in a connection reply on the tcp port space.", 5, 27},
+	{"reject private data base64 tcp", `listener "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  accept {
+    reject_private_data_base64 = "` + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xfe}, 149)) + `"
+  }
+}`, "Private data too long", "reject_private_data_base64 decodes to 149 bytes; librdmacm carries at most 148 bytes of private data in a connection rejection on the tcp port space.", 5, 34},
+	{"connect private data base64 invalid", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect {
+    private_data_base64 = "AAEC/w"
+  }
+}`, "Invalid base64", "private_data_base64 is not valid base64 (the standard alphabet with = padding, as base64encode and the base64 command write it): illegal base64 data at input byte 4.", 5, 27},
+	{"reject private data base64 invalid", `listener "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  accept {
+    reject_private_data_base64 = "not base64!"
+  }
+}`, "Invalid base64", "reject_private_data_base64 is not valid base64", 5, 34},
+	{"connect private data in both forms", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  connect {
+    private_data = "hdr"
+    private_data_base64 = "AAEC/w=="
+  }
+}`, "Conflicting configuration arguments", "private_data_base64 and private_data (at main.rdma.hcl:5:20) are both set; they are two forms of the same private data, so set one: private_data for text, private_data_base64 for bytes that are not UTF-8.", 6, 27},
+	{"accept private data in both forms", `listener "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  accept {
+    private_data_base64 = "AAEC/w=="
+    private_data = "hdr"
+  }
+}`, "Conflicting configuration arguments", "private_data_base64 and private_data (at main.rdma.hcl:6:20) are both set", 5, 27},
+	{"reject private data in both forms", `listener "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  accept {
+    reject_private_data = "full"
+    reject_private_data_base64 = "AAEC/w=="
+  }
+}`, "Conflicting configuration arguments", "reject_private_data_base64 and reject_private_data (at main.rdma.hcl:5:27) are both set", 6, 34},
+	{"timeouts create under 100ms", `endpoint "x" {
+  address = "10.77.0.1"
+  port    = 7471
+  timeouts {
+    create = "1ms"
+  }
+}`, "Create timeout shorter than a connect", `timeouts.create = "1ms" is under 100ms: it bounds the wait for ESTABLISHED after rdma_connect`, 5, 14},
 	{"qp type tcp", `endpoint "x" {
   address = "10.77.0.1"
   port    = 7471

@@ -261,7 +261,9 @@ var schemas = map[addrs.Kind]*Block{
 				{Name: "responder_resources", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources), Replace: true},
 				{Name: "initiator_depth", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources), Replace: true},
 				{Name: "private_data", Type: cty.String, Description: "sent in the accept reply", Replace: true},
+				{Name: "private_data_base64", Type: cty.String, Description: "private_data as base64, for bytes that are not UTF-8", Replace: true},
 				{Name: "reject_private_data", Type: cty.String, Description: "sent when a request is rejected (over max_connections)", Replace: true},
+				{Name: "reject_private_data_base64", Type: cty.String, Description: "reject_private_data as base64, for bytes that are not UTF-8", Replace: true},
 				{Name: "max_connections", Type: cty.Number, Description: "null means no limit"},
 				{Name: "echo", Type: cty.Bool, Default: cty.False, Replace: true},
 			}}},
@@ -292,6 +294,7 @@ var schemas = map[addrs.Kind]*Block{
 				{Name: "retry_count", Type: cty.Number, Default: cty.NumberIntVal(DefaultRetryCount), Replace: true},
 				{Name: "rnr_retry_count", Type: cty.Number, Default: cty.NumberIntVal(DefaultRNRRetryCount), Replace: true},
 				{Name: "private_data", Type: cty.String, Replace: true},
+				{Name: "private_data_base64", Type: cty.String, Description: "private_data as base64, for bytes that are not UTF-8", Replace: true},
 				{Name: "timeout", Type: cty.String, Default: cty.StringVal(DefaultConnectTimeout), Replace: true},
 			}}},
 			{Name: "reconnect", Block: &Block{Attributes: []*Attribute{

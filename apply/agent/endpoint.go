@@ -255,6 +255,18 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 	}
 }
 
+// noEstablished says why a connect saw no ESTABLISHED within timeout. A
+// bound below the default may be the cause itself: a peer that answers
+// still takes the CM's request and reply, which a timeouts.create of a
+// millisecond does not leave it (an audit's 1ms create blamed the peer).
+func noEstablished(timeout time.Duration) string {
+	why := "the peer never answered (no host at the address, or a listener whose backlog was full dropped the request)"
+	if timeout < establishTimeout {
+		why = fmt.Sprintf("the peer did not answer in time (no host at the address, a listener whose backlog was full dropped the request, or the timeouts.create bound of %v is shorter than a connect takes)", timeout)
+	}
+	return fmt.Sprintf("no ESTABLISHED within %v of rdma_connect: %s", timeout, why)
+}
+
 // waitEstablished waits for the connect's outcome, bounded by timeout,
 // and records a failure.
 func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID, timeout time.Duration) bool {
@@ -267,11 +279,7 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID, timeout t
 				return false
 			}
 			if errors.Is(err, context.DeadlineExceeded) {
-				why := "the peer never answered (no host at the address, or a listener whose backlog was full dropped the request)"
-				if timeout < establishTimeout {
-					why = fmt.Sprintf("the peer did not answer in time (no host at the address, a listener whose backlog was full dropped the request, or timeouts.create = %q is too short for it)", timeout)
-				}
-				err = &agentError{Call: "rdma_connect", Err: syscall.ETIMEDOUT, Msg: fmt.Sprintf("no ESTABLISHED within %v of rdma_connect: %s", timeout, why)}
+				err = &agentError{Call: "rdma_connect", Err: syscall.ETIMEDOUT, Msg: noEstablished(timeout)}
 			}
 			e.obj.failure(pb.Status_ERROR, "error", err)
 			return false
@@ -283,7 +291,7 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID, timeout t
 		case rdmacm.ConnectResponse:
 			continue
 		case rdmacm.Rejected:
-			reason := string(trimZeros(ev.PrivateData))
+			reason := rejectText(trimZeros(ev.PrivateData))
 			err := &rdmacm.EventError{Op: "rdma_connect", Event: ev}
 			e.obj.change(func(s *state) {
 				s.rejectReason = reason

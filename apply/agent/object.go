@@ -2,10 +2,12 @@ package agent
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -304,6 +306,19 @@ func receivedPrivateData(ev rdmacm.Event) []byte {
 		return b
 	}
 	return nil
+}
+
+// rejectText is the private data of a reject as the endpoint's reject
+// reason, a string of the API, which must be UTF-8 (protobuf refuses to
+// marshal a proto3 string that is not, and the agent's list would fail):
+// text as the listener sent it; other bytes, such as a binary
+// reject_private_data_base64, as "hex " and their hexadecimal, as status
+// shows received private data that is not text.
+func rejectText(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return "hex " + hex.EncodeToString(b)
 }
 
 // errorInfo turns an error into the API's last error: the call that failed

@@ -2,8 +2,11 @@ package agent
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/proto"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/config"
@@ -75,5 +78,37 @@ func TestReceivedPrivateDataIsTrimmedAndServed(t *testing.T) {
 		if err != nil || len(m.Changes) != 1 || string(m.Changes[0].Object.ReceivedPrivateData) != "many-0" {
 			t.Errorf("watch %d: %v, %v", i, m, err)
 		}
+	}
+}
+
+// A connect that timed out under a timeouts.create shorter than the
+// default names that bound as a possible cause, not only the peer (a 1ms
+// create fails although the listener answers).
+func TestNoEstablishedNamesAShortCreateTimeout(t *testing.T) {
+	if got, want := noEstablished(time.Millisecond), "no ESTABLISHED within 1ms of rdma_connect: the peer did not answer in time (no host at the address, a listener whose backlog was full dropped the request, or the timeouts.create bound of 1ms is shorter than a connect takes)"; got != want {
+		t.Errorf("1ms:\n got %s\nwant %s", got, want)
+	}
+	if got := noEstablished(establishTimeout); strings.Contains(got, "timeouts.create") || !strings.Contains(got, "the peer never answered") {
+		t.Errorf("the default bound: %s", got)
+	}
+}
+
+// A reject's private data that is not UTF-8 (reject_private_data_base64)
+// becomes a reject reason the API can carry: protobuf refuses a proto3
+// string that is not UTF-8, which would fail the agent's whole list.
+func TestBinaryRejectDataIsAReasonTheAPICarries(t *testing.T) {
+	data := []byte{0xde, 0xad, 0x00, 0xff}
+	if _, err := proto.Marshal(&pb.Object{RejectReason: string(data)}); err == nil {
+		t.Fatal("protobuf marshalled a reject reason that is not UTF-8: the premise of this test is gone")
+	}
+	got := rejectText(data)
+	if got != "hex dead00ff" {
+		t.Errorf("reason %q, want hex dead00ff", got)
+	}
+	if _, err := proto.Marshal(&pb.Object{RejectReason: got}); err != nil {
+		t.Error(err)
+	}
+	if got := rejectText([]byte("full")); got != "full" {
+		t.Errorf("text reason %q, want it as sent", got)
 	}
 }

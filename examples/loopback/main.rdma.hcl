@@ -35,6 +35,9 @@ endpoint "client" {
   }
 
   connect {
+    # Text, sent as its UTF-8 bytes. A binary header (bytes that are not
+    # UTF-8) goes in private_data_base64 instead, such as "gAH+/w==" for
+    # 80 01 fe ff, or filebase64("${path.module}/header.bin").
     private_data = "client-${count.index}"
     timeout      = "500ms"
   }
