@@ -44,7 +44,7 @@ Options:
   -backend-config="KEY=VALUE"
                        One backend argument, such as "username=ops" or
                        'endpoints=["http://10.0.0.1:2379"]'.
-`+"  \n"+`  The -backend-config values are recorded so that later commands use them
+` + "  \n" + `  The -backend-config values are recorded so that later commands use them
   too, and a later "rdmaform init" without -backend-config keeps them;
   giving -backend-config again replaces them all. The etcd password, from
   the block or -backend-config, is kept as it is (not encrypted) in
@@ -269,4 +269,3 @@ func migrateWorkspace(s streams, lf *lockFlags, prev, b *backendConfig, name str
 	fmt.Fprintf(s.Out, "Successfully migrated the state%s (lineage %s, serial %d, %d objects) from %s\nto %s. The previous copy was left in place; remove it once you have\nchecked the new backend.\n", where, from.Lineage, dst.State().Serial, len(from.Objects), prev, b)
 	return true
 }
-
