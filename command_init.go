@@ -44,7 +44,8 @@ Options:
   -backend-config="KEY=VALUE"
                        One backend argument, such as "username=ops" or
                        'endpoints=["http://10.0.0.1:2379"]'.
-` + "  \n" + `  The -backend-config values are recorded so that later commands use them
+
+  The -backend-config values are recorded so that later commands use them
   too, and a later "rdmaform init" without -backend-config keeps them;
   giving -backend-config again replaces them all. The etcd password, from
   the block or -backend-config, is kept as it is (not encrypted) in
