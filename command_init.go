@@ -45,6 +45,8 @@ Options:
                        One backend argument, such as "username=ops" or
                        'endpoints=["http://10.0.0.1:2379"]'.
 
+  -no-color            Accepted for Terraform compatibility.
+
   The -backend-config values are recorded so that later commands use them
   too, and a later "rdmaform init" without -backend-config keeps them;
   giving -backend-config again replaces them all. The etcd password, from
@@ -54,7 +56,6 @@ Options:
   any message. To keep it on no disk, set ETCDV3_PASSWORD (and
   ETCDV3_USERNAME) instead: they are read by every command, when the
   username and password are unset.
-  -no-color            Accepted for Terraform compatibility.
 `
 
 // runInit implements `rdmaform init [-migrate-state] [-force-copy]
