@@ -44,7 +44,6 @@ Options:
   -backend-config="KEY=VALUE"
                        One backend argument, such as "username=ops" or
                        'endpoints=["http://10.0.0.1:2379"]'.
-
   -no-color            Accepted for Terraform compatibility.
 
   The -backend-config values are recorded so that later commands use them
