@@ -74,7 +74,8 @@ func (l *Loader) ParseBackendConfig(items []string) (hcl.Attributes, hcl.Diagnos
 			continue
 		}
 		name = strings.TrimSpace(name)
-		rng := hcl.Range{Filename: CommandLineBackendConfig, Start: hcl.InitialPos, End: hcl.Pos{Line: 1, Column: len(item) + 1, Byte: len(item)}}
+		// An empty range: there is no source to show (see mergeOverrides).
+		rng := hcl.Range{Filename: CommandLineBackendConfig, Start: hcl.InitialPos, End: hcl.InitialPos}
 		if !hclsyntax.ValidIdentifier(name) {
 			// The item itself is not shown: it may be a password.
 			diags = append(diags, &hcl.Diagnostic{
@@ -147,13 +148,16 @@ func mergeOverrides(typ string, attrs, over hcl.Attributes, schema *hcl.BodySche
 			known = known || s == n
 		}
 		if !known {
-			diags = append(diags, &hcl.Diagnostic{
+			d := &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid backend configuration argument",
 				Detail: fmt.Sprintf("The backend configuration argument %q given to init's -backend-config is not expected for the %q backend, whose arguments are %s.%s",
 					n, typ, strings.Join(names, ", "), DidYouMean(n, names)),
-				Subject: a.NameRange.Ptr(),
-			})
+			}
+			if !a.NameRange.Empty() { // in a file, not a key=value option
+				d.Subject = a.NameRange.Ptr()
+			}
+			diags = append(diags, d)
 			continue
 		}
 		out[n] = a
