@@ -201,19 +201,22 @@ func (b *backendConfig) openWorkspace(dir, name string) (state.Full, error) {
 // do in Terraform.
 func configuredBackend(dir string, errw io.Writer) (*backendConfig, bool) {
 	var over hcl.Attributes
+	overType := ""
 	// An unreadable record is reported by checkInitialized, which follows.
 	if rec, err := readBackendRecord(dir); err == nil && rec != nil {
-		over = rec.overrides()
+		over, overType = rec.overrides(), rec.Backend.Type
 	}
-	return loadBackend(dir, config.NewLoader(), over, false, errw)
+	return loadBackend(dir, config.NewLoader(), over, overType, errw)
 }
 
 // loadBackend reads the backend block of the configuration in dir with
 // the arguments in over (parsed by loader, for its diagnostics to show
 // their source) replacing the block's, as Terraform's partial backend
-// configuration. fromInit says over are init's -backend-config options,
-// which need a backend block to apply to.
-func loadBackend(dir string, loader *config.Loader, over hcl.Attributes, fromInit bool, errw io.Writer) (*backendConfig, bool) {
+// configuration. overType is the type of backend over were recorded for,
+// "" for init's -backend-config options, which need a backend block to
+// apply to: recorded ones apply to a block of their type only (another
+// type is a changed backend, which checkInitialized reports).
+func loadBackend(dir string, loader *config.Loader, over hcl.Attributes, overType string, errw io.Writer) (*backendConfig, bool) {
 	settings, _, diags := loader.LoadBackend(dir)
 	if diags.HasErrors() {
 		if len(diags) == 1 && diags[0].Summary == "No configuration files" {
@@ -223,10 +226,13 @@ func loadBackend(dir string, loader *config.Loader, over hcl.Attributes, fromIni
 		return nil, false
 	}
 	if settings != nil && settings.Backend != nil {
+		if overType != "" && settings.Backend.Type != overType {
+			over = nil
+		}
 		be, d := settings.Backend.WithOverrides(over)
 		diags = append(diags, d...)
 		settings.Backend = be
-	} else if fromInit && len(over) > 0 {
+	} else if overType == "" && len(over) > 0 {
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Missing backend configuration",

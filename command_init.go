@@ -123,7 +123,7 @@ func runInit(args []string, s streams) int {
 		// values given before (-reconfigure starts afresh).
 		over = rec.overrides()
 	}
-	b, ok := loadBackend(".", loader, over, true, s.Err)
+	b, ok := loadBackend(".", loader, over, "", s.Err)
 	if !ok {
 		return 1
 	}

@@ -268,6 +268,13 @@ func TestInitBackendConfigLocal(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "changed from local (moved.rdmastate) to local (other.rdmastate)") {
 		t.Fatalf("init with another path: %d\n%s%s", code, out, errs)
 	}
+	// The recorded path is not an argument of another type of backend:
+	// the block changed, and init is needed.
+	writeConfig(t, dir, "rdmaform {\n  backend \"etcd\" {\n    endpoints = [\"http://127.0.0.1:1\"]\n  }\n}\n")
+	code, out, errs = stateCmd(t, dir, "", "state", "list")
+	if code != 1 || !strings.Contains(errs, "Backend initialization required") || strings.Contains(errs, "Invalid backend configuration argument") {
+		t.Fatalf("state list after the block changed type: %d\n%s%s", code, out, errs)
+	}
 }
 
 // init's -backend-config errors: an argument the backend does not have
