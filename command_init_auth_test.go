@@ -172,6 +172,14 @@ func TestEtcdAuthBackendConfig(t *testing.T) {
 	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
 		t.Errorf("state list after a refused init: %d\n%s%s", code, out, errs)
 	}
+	// A change that leaves the state where it is has nothing to migrate.
+	code, out, errs = stateCmd(t, dir, "", "init", "-migrate-state", "-backend-config="+file, "-backend-config=password="+etcdRootPassword, "-backend-config=dial_timeout=7s")
+	if code != 0 || !strings.Contains(out, "The state stays where it is (changed: dial_timeout); nothing to migrate.") {
+		t.Errorf("init -migrate-state with another dial_timeout: %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
+		t.Errorf("state list after the dial_timeout changed: %d\n%s%s", code, out, errs)
+	}
 }
 
 // Credentials from ETCDV3_USERNAME and ETCDV3_PASSWORD, as Terraform's
