@@ -9,13 +9,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/state"
 )
@@ -27,6 +30,10 @@ import (
 const (
 	backendDir  = ".rdmaform"
 	backendFile = "backend.json"
+	// backendSecretsFile keeps the etcd password init was given, apart
+	// from backend.json, so that later commands can use it: see
+	// writeBackendRecord.
+	backendSecretsFile = "backend-secrets.json"
 )
 
 func init() { state.RdmaformVersion = Version }
@@ -36,8 +43,11 @@ func init() { state.RdmaformVersion = Version }
 //
 //	{"version": 1, "backend": {"type": "etcd", "endpoints": [...], "prefix": "..."}}
 //
-// Paths are as written in the configuration, relative to the
-// configuration directory.
+// It is the backend block with init's -backend-config arguments merged
+// in; the credentials in the environment (ETCDV3_USERNAME and
+// ETCDV3_PASSWORD) are not part of it: they are read by each command as
+// it opens the backend. Paths are as written in the configuration,
+// relative to the configuration directory.
 type backendConfig struct {
 	Type        string   `json:"type"`
 	Path        string   `json:"path,omitempty"`
@@ -47,16 +57,43 @@ type backendConfig struct {
 	CertFile    string   `json:"cert_file,omitempty"`
 	KeyFile     string   `json:"key_file,omitempty"`
 	DialTimeout string   `json:"dial_timeout,omitempty"`
+	Username    string   `json:"username,omitempty"`
+	// Password is never in backend.json, never printed (String leaves it
+	// out): backend-secrets.json keeps it.
+	Password string `json:"-"`
+	// PasswordSet says in backend.json that there is a password in
+	// backend-secrets.json; only the record has it.
+	PasswordSet bool `json:"password_set,omitempty"`
 }
 
+// backendRecord is the content of .rdmaform/backend.json.
 type backendRecord struct {
 	Version int            `json:"version"`
 	Backend *backendConfig `json:"backend"`
+	// BackendConfig are the values init's -backend-config gave (strings,
+	// or lists of strings), which later commands merge over the backend
+	// block as init did, secret ones left out: BackendConfigSecrets names
+	// those, whose values are in backend-secrets.json.
+	BackendConfig        map[string]any `json:"backend_config,omitempty"`
+	BackendConfigSecrets []string       `json:"backend_config_secrets,omitempty"`
+}
+
+// backendSecrets is the content of .rdmaform/backend-secrets.json.
+type backendSecrets struct {
+	Password string `json:"password,omitempty"`
 }
 
 func (b *backendConfig) String() string {
 	if b.Type == "etcd" {
-		return fmt.Sprintf("etcd (%s, prefix %q)", strings.Join(b.Endpoints, ","), b.Prefix)
+		eps := strings.Join(b.Endpoints, ",")
+		if eps == "" {
+			eps = "no endpoints"
+		}
+		user := ""
+		if b.Username != "" {
+			user = fmt.Sprintf(", user %q", b.Username)
+		}
+		return fmt.Sprintf("etcd (%s, prefix %q%s)", eps, b.Prefix, user)
 	}
 	return fmt.Sprintf("local (%s)", b.statePath())
 }
@@ -68,7 +105,46 @@ func (b *backendConfig) statePath() string {
 	return b.Path
 }
 
-func (b *backendConfig) equal(o *backendConfig) bool { return reflect.DeepEqual(b, o) }
+// equal says whether b and o are the same backend, credentials included
+// (PasswordSet, which only a record has, aside).
+func (b *backendConfig) equal(o *backendConfig) bool { return len(b.changes(o)) == 0 }
+
+// changes names the settings that differ between b and o, as in the
+// record (password for the password): for messages that cannot show the
+// values.
+func (b *backendConfig) changes(o *backendConfig) []string {
+	var names []string
+	x, y := reflect.ValueOf(b).Elem(), reflect.ValueOf(o).Elem()
+	for i := 0; i < x.NumField(); i++ {
+		f := x.Type().Field(i)
+		if f.Name == "PasswordSet" || reflect.DeepEqual(x.Field(i).Interface(), y.Field(i).Interface()) {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			name = strings.ToLower(f.Name)
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// sameState says whether b keeps its state where o does: the same
+// backend type, file, cluster and prefix, whatever the credentials.
+func (b *backendConfig) sameState(o *backendConfig) bool {
+	return b.Type == o.Type && b.statePath() == o.statePath() && slices.Equal(b.Endpoints, o.Endpoints) && b.Prefix == o.Prefix
+}
+
+// describeChange says how the backend changed from prev to b without
+// showing a secret: when the two read the same (only the credentials
+// changed), it names the settings that did.
+func describeChange(prev, b *backendConfig) string {
+	from, to := prev.String(), b.String()
+	if from != to {
+		return fmt.Sprintf("from %s to %s", from, to)
+	}
+	return fmt.Sprintf("for %s (changed: %s)", to, strings.Join(prev.changes(b), ", "))
+}
 
 // backendFromSettings maps the configuration's backend block to a
 // backendConfig; no block is the local backend with its defaults.
@@ -77,7 +153,7 @@ func backendFromSettings(s *config.Settings) *backendConfig {
 		return &backendConfig{Type: "local"}
 	}
 	be := s.Backend
-	b := &backendConfig{Type: be.Type, Path: be.Path, Endpoints: be.Endpoints, Prefix: be.Prefix}
+	b := &backendConfig{Type: be.Type, Path: be.Path, Endpoints: be.Endpoints, Prefix: be.Prefix, Username: be.Username, Password: be.Password}
 	if b.Type == "local" && b.Path == config.DefaultStatePath {
 		b.Path = ""
 	}
@@ -119,11 +195,28 @@ func (b *backendConfig) openWorkspace(dir, name string) (state.Full, error) {
 }
 
 // configuredBackend reads the backend block of the configuration in dir,
-// writing any diagnostics to errw. A directory without configuration files
-// uses the local backend, so that state commands work on a bare state
-// file as they do in Terraform.
+// with the -backend-config arguments init recorded merged in, writing any
+// diagnostics to errw. A directory without configuration files uses the
+// local backend, so that state commands work on a bare state file as they
+// do in Terraform.
 func configuredBackend(dir string, errw io.Writer) (*backendConfig, bool) {
-	loader := config.NewLoader()
+	var over hcl.Attributes
+	overType := ""
+	// An unreadable record is reported by checkInitialized, which follows.
+	if rec, err := readBackendRecord(dir); err == nil && rec != nil {
+		over, overType = rec.overrides(), rec.Backend.Type
+	}
+	return loadBackend(dir, config.NewLoader(), over, overType, errw)
+}
+
+// loadBackend reads the backend block of the configuration in dir with
+// the arguments in over (parsed by loader, for its diagnostics to show
+// their source) replacing the block's, as Terraform's partial backend
+// configuration. overType is the type of backend over were recorded for,
+// "" for init's -backend-config options, which need a backend block to
+// apply to: recorded ones apply to a block of their type only (another
+// type is a changed backend, which checkInitialized reports).
+func loadBackend(dir string, loader *config.Loader, over hcl.Attributes, overType string, errw io.Writer) (*backendConfig, bool) {
 	settings, _, diags := loader.LoadBackend(dir)
 	if diags.HasErrors() {
 		if len(diags) == 1 && diags[0].Summary == "No configuration files" {
@@ -132,14 +225,42 @@ func configuredBackend(dir string, errw io.Writer) (*backendConfig, bool) {
 		loader.WriteDiagnostics(errw, diags, false, 78)
 		return nil, false
 	}
+	if settings != nil && settings.Backend != nil {
+		if overType != "" && settings.Backend.Type != overType {
+			over = nil
+		}
+		be, d := settings.Backend.WithOverrides(over)
+		diags = append(diags, d...)
+		settings.Backend = be
+	} else if overType == "" && len(over) > 0 {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Missing backend configuration",
+			Detail: "-backend-config was given, but the configuration has no backend block for it to complete. " +
+				"Add one, such as rdmaform { backend \"etcd\" {} }, and give its arguments with -backend-config.",
+		})
+	}
 	if len(diags) > 0 {
 		loader.WriteDiagnostics(errw, diags, false, 78)
+	}
+	if diags.HasErrors() {
+		return nil, false
 	}
 	return backendFromSettings(settings), true
 }
 
 // recordedBackend returns the backend `init` recorded in dir, or nil.
 func recordedBackend(dir string) (*backendConfig, error) {
+	rec, err := readBackendRecord(dir)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	return rec.Backend, nil
+}
+
+// readBackendRecord returns the record `init` wrote in dir, its password
+// read back from backend-secrets.json; nil if there is none.
+func readBackendRecord(dir string) (*backendRecord, error) {
 	p := filepath.Join(dir, backendDir, backendFile)
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -154,20 +275,93 @@ func recordedBackend(dir string) (*backendConfig, error) {
 	if err := dec.Decode(&rec); err != nil || rec.Version != 1 || rec.Backend == nil {
 		return nil, fmt.Errorf("%s is not a valid backend record (%v); run \"rdmaform init -reconfigure\" to rewrite it", p, err)
 	}
-	return rec.Backend, nil
+	if rec.Backend.PasswordSet || len(rec.BackendConfigSecrets) > 0 {
+		sp := filepath.Join(dir, backendDir, backendSecretsFile)
+		data, err := os.ReadFile(sp)
+		var sec backendSecrets
+		if err == nil {
+			err = json.Unmarshal(data, &sec)
+		}
+		if err == nil && sec.Password == "" {
+			err = errors.New("no password in it")
+		}
+		if err != nil {
+			// The error says nothing of the content: it may be the password.
+			return nil, fmt.Errorf("%s records an etcd password, but %s cannot be read (%v); run \"rdmaform init -reconfigure\" with the password again", p, sp, describeReadError(err))
+		}
+		rec.Backend.Password = sec.Password
+	}
+	return &rec, nil
 }
 
-func writeBackendRecord(dir string, b *backendConfig) error {
+// describeReadError is err without what a JSON decoder quotes of the
+// input.
+func describeReadError(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syn) || errors.As(err, &typ) {
+		return "not valid JSON"
+	}
+	return err.Error()
+}
+
+// overrides are the -backend-config arguments rec holds, for
+// configuredBackend to merge over the backend block as init did.
+func (rec *backendRecord) overrides() hcl.Attributes {
+	src := filepath.Join(backendDir, backendFile)
+	over := config.OverrideAttrs(rec.BackendConfig, src)
+	for _, name := range rec.BackendConfigSecrets {
+		if name == "password" { // the only secret argument
+			maps.Copy(over, config.OverrideAttrs(map[string]any{name: rec.Backend.Password}, src))
+		}
+	}
+	return over
+}
+
+// writeBackendRecord records b, which init set up with the -backend-config
+// arguments over, in dir. backend.json holds no secret. The password, if
+// any (from the backend block or -backend-config, not from
+// ETCDV3_PASSWORD, which is read afresh by each command), is kept as it is
+// in backend-secrets.json, mode 0600 in a 0700 directory, as Terraform
+// keeps its -backend-config values in .terraform/terraform.tfstate: later
+// commands need it, and -migrate-state needs the previous backend's.
+func writeBackendRecord(dir string, b *backendConfig, over hcl.Attributes) error {
 	d := filepath.Join(dir, backendDir)
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		return err
 	}
-	data, _ := json.MarshalIndent(backendRecord{Version: 1, Backend: b}, "", "  ")
-	tmp := filepath.Join(d, "."+backendFile+".tmp")
+	rb := *b
+	rb.PasswordSet = b.Password != ""
+	rec := backendRecord{Version: 1, Backend: &rb, BackendConfig: config.OverrideValues(over)}
+	if len(rec.BackendConfig) == 0 {
+		rec.BackendConfig = nil
+	}
+	for name := range over {
+		if slices.Contains(config.SecretBackendArguments, name) {
+			rec.BackendConfigSecrets = append(rec.BackendConfigSecrets, name)
+		}
+	}
+	secrets := filepath.Join(d, backendSecretsFile)
+	if rb.PasswordSet {
+		data, _ := json.MarshalIndent(backendSecrets{Password: b.Password}, "", "  ")
+		if err := writePrivateFile(secrets, data); err != nil {
+			return err
+		}
+	} else if err := os.Remove(secrets); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	data, _ := json.MarshalIndent(rec, "", "  ")
+	return writePrivateFile(filepath.Join(d, backendFile), data)
+}
+
+// writePrivateFile replaces p with data, mode 0600, through a temporary
+// file renamed over it, so that a reader sees the old or the new content.
+func writePrivateFile(p string, data []byte) error {
+	tmp := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".tmp")
 	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(d, backendFile))
+	return os.Rename(tmp, p)
 }
 
 // checkInitialized refuses b, the configured backend, unless init
@@ -190,9 +384,9 @@ func checkInitialized(dir string, b *backendConfig, errw io.Writer) bool {
 		return false
 	case prev != nil && !prev.equal(b):
 		fmt.Fprintf(errw, "Error: Backend initialization required, please run \"rdmaform init\"\n\n"+
-			"The backend configuration changed from %s to %s.\n"+
+			"The backend configuration changed %s.\n"+
 			"Run \"rdmaform init -migrate-state\" to move the state to the new backend,\n"+
-			"or \"rdmaform init -reconfigure\" to use the new backend without moving it.\n", prev, b)
+			"or \"rdmaform init -reconfigure\" to use the new backend without moving it.\n", describeChange(prev, b))
 		return false
 	}
 	return true

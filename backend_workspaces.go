@@ -100,6 +100,9 @@ func (b *backendConfig) etcdOptions(dir string) (state.EtcdOptions, error) {
 		return filepath.Join(dir, p)
 	}
 	o := state.EtcdOptions{Endpoints: b.Endpoints, Prefix: b.Prefix, CAFile: rel(b.CAFile), CertFile: rel(b.CertFile), KeyFile: rel(b.KeyFile)}
+	// The environment's credentials are not part of b: they stand in for
+	// unset arguments each time the backend is opened, as in Terraform.
+	o.Username, o.Password = config.EtcdCredentials(b.Username, b.Password)
 	if b.DialTimeout != "" {
 		d, err := time.ParseDuration(b.DialTimeout)
 		if err != nil {

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/state"
@@ -33,12 +36,31 @@ Options:
                        providers or modules to upgrade.
   -backend=false       Do not read or check the backend (as in CI before
                        validate, which needs none).
+  -backend-config=PATH A file of backend arguments (key = value lines, as in
+                       the backend block), merged over the backend block, as
+                       Terraform's partial configuration: the block may be
+                       empty, backend "etcd" {}. Repeatable; a later value
+                       replaces an earlier one.
+  -backend-config="KEY=VALUE"
+                       One backend argument, such as "username=ops" or
+                       'endpoints=["http://10.0.0.1:2379"]'.
   -no-color            Accepted for Terraform compatibility.
+
+  The -backend-config values are recorded so that later commands use them
+  too, and a later "rdmaform init" without -backend-config keeps them;
+  giving -backend-config again replaces them all. The etcd password, from
+  the block or -backend-config, is kept as it is (not encrypted) in
+  .rdmaform/backend-secrets.json, mode 0600, as Terraform keeps its
+  -backend-config values in .terraform/; it is never in backend.json or in
+  any message. To keep it on no disk, set ETCDV3_PASSWORD (and
+  ETCDV3_USERNAME) instead: they are read by every command, when the
+  username and password are unset.
 `
 
 // runInit implements `rdmaform init [-migrate-state] [-force-copy]
-// [-reconfigure] [-lock=false] [-lock-timeout=D]`. It reads the backend
-// block, checks the backend is reachable and its state readable, and
+// [-reconfigure] [-lock=false] [-lock-timeout=D] [-backend-config=...]`.
+// It reads the backend block, with the -backend-config arguments merged
+// in (or those recorded by the previous init, when none are given), checks the backend is reachable and its state readable, and
 // records the backend in .rdmaform/backend.json. When the backend differs
 // from the recorded one (or, on a first init with a non-default backend,
 // when a default local rdmaform.rdmastate exists), -migrate-state copies
@@ -56,6 +78,8 @@ func runInit(args []string, s streams) int {
 	f.Bool("input", true, "")
 	f.Bool("upgrade", false, "")
 	withBackend := f.Bool("backend", true, "")
+	var backendArgs stringsFlag
+	f.Var(&backendArgs, "backend-config", "")
 	if code, ok := parseFlags(f, args); !ok {
 		return code
 	}
@@ -79,15 +103,34 @@ func runInit(args []string, s streams) int {
 		fmt.Fprint(s.Out, "rdmaform initialized in an empty directory!\n\nThe directory has no rdmaform configuration files (*.rdma.hcl). You may\nbegin working with rdmaform immediately by creating configuration files.\n")
 		return 0
 	}
-	b, ok := configuredBackend(".", s.Err)
+	rec, err := readBackendRecord(".")
+	if err != nil && !*reconfigure {
+		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		return 1
+	}
+	loader := config.NewLoader()
+	var over hcl.Attributes
+	switch {
+	case len(backendArgs) > 0:
+		var diags hcl.Diagnostics
+		over, diags = loader.ParseBackendConfig(backendArgs)
+		if diags.HasErrors() {
+			loader.WriteDiagnostics(s.Err, diags, false, 78)
+			return 1
+		}
+	case rec != nil && !*reconfigure:
+		// As Terraform's: init run again without -backend-config keeps the
+		// values given before (-reconfigure starts afresh).
+		over = rec.overrides()
+	}
+	b, ok := loadBackend(".", loader, over, "", s.Err)
 	if !ok {
 		return 1
 	}
 	fmt.Fprintf(s.Out, "Initializing the backend...\n")
-	prev, err := recordedBackend(".")
-	if err != nil && !*reconfigure {
-		fmt.Fprintf(s.Err, "Error: %v\n", err)
-		return 1
+	var prev *backendConfig
+	if rec != nil {
+		prev = rec.Backend
 	}
 	if prev == nil {
 		// State kept before any backend was configured is in the default
@@ -100,10 +143,10 @@ func runInit(args []string, s streams) int {
 	changed := prev != nil && !prev.equal(b)
 	if changed && !*migrate && !*reconfigure {
 		fmt.Fprintf(s.Err, "Error: Backend configuration changed\n\n"+
-			"The state backend changed from %s to %s, which may require\n"+
+			"The state backend changed %s, which may require\n"+
 			"migrating the existing state.\n\n"+
 			"To copy the state to the new backend, use \"rdmaform init -migrate-state\".\n"+
-			"To use the new backend without moving any state, use \"rdmaform init -reconfigure\".\n", prev, b)
+			"To use the new backend without moving any state, use \"rdmaform init -reconfigure\".\n", describeChange(prev, b))
 		return 1
 	}
 	dst, err := b.open(".")
@@ -120,12 +163,18 @@ func runInit(args []string, s streams) int {
 	if !refreshState(dst, s.Err) {
 		return 1
 	}
-	if changed && *migrate {
+	switch {
+	case changed && *migrate && prev.sameState(b):
+		// Only the credentials (or the dial timeout, or TLS files)
+		// changed: the state is where it was, and the previous
+		// credentials may no longer open it.
+		fmt.Fprintf(s.Out, "The state stays where it is (changed: %s); nothing to migrate.\n", strings.Join(prev.changes(b), ", "))
+	case changed && *migrate:
 		if !migrateState(s, &lf, prev, b, dst, *forceCopy) {
 			return 1
 		}
 	}
-	if err := writeBackendRecord(".", b); err != nil {
+	if err := writeBackendRecord(".", b, over); err != nil {
 		fmt.Fprintf(s.Err, "Error: Failed to record the backend in %s/%s\n\n%v\n", backendDir, backendFile, err)
 		return 1
 	}

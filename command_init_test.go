@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/state"
 	"github.com/rdmaform/rdmaform/state/etcdtest"
 )
@@ -241,5 +243,118 @@ func TestApplyStopsWhenItsLockIsLost(t *testing.T) {
 	}
 	if _, ok := f.live["endpoint.client[1]"]; ok {
 		t.Errorf("apply went on after losing its lock: %v", f.live)
+	}
+}
+
+// Partial configuration of the local backend, as Terraform's: an empty
+// block completed by init's -backend-config, whose value later commands
+// use as init recorded it; init again without -backend-config keeps it,
+// and another value is a change of backend.
+func TestInitBackendConfigLocal(t *testing.T) {
+	dir := stateDir(t, "")
+	os.WriteFile(filepath.Join(dir, "moved.rdmastate"), []byte(testState), 0o600)
+	writeConfig(t, dir, "rdmaform {\n  backend \"local\" {}\n}\n")
+	code, out, errs := stateCmd(t, dir, "", "init", "-backend-config=path=moved.rdmastate")
+	if code != 0 || !strings.Contains(out, "Using the local (moved.rdmastate) backend") {
+		t.Fatalf("init -backend-config: %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "endpoint.client[10]") {
+		t.Fatalf("state list with the recorded path: %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "init"); code != 0 || !strings.Contains(out, "local (moved.rdmastate)") {
+		t.Fatalf("init again without -backend-config: %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = stateCmd(t, dir, "", "init", "-backend-config=path=other.rdmastate")
+	if code != 1 || !strings.Contains(errs, "changed from local (moved.rdmastate) to local (other.rdmastate)") {
+		t.Fatalf("init with another path: %d\n%s%s", code, out, errs)
+	}
+	// The recorded path is not an argument of another type of backend:
+	// the block changed, and init is needed.
+	writeConfig(t, dir, "rdmaform {\n  backend \"etcd\" {\n    endpoints = [\"http://127.0.0.1:1\"]\n  }\n}\n")
+	code, out, errs = stateCmd(t, dir, "", "state", "list")
+	if code != 1 || !strings.Contains(errs, "Backend initialization required") || strings.Contains(errs, "Invalid backend configuration argument") {
+		t.Fatalf("state list after the block changed type: %d\n%s%s", code, out, errs)
+	}
+}
+
+// init's -backend-config errors: an argument the backend does not have
+// (named, with what it may have meant), a file's error with its
+// file:line:col, and -backend-config without a backend block.
+func TestInitBackendConfigErrors(t *testing.T) {
+	dir := stateDir(t, "")
+	writeConfig(t, dir, "rdmaform {\n  backend \"etcd\" {}\n}\n")
+	code, out, errs := stateCmd(t, dir, "", "init", "-backend-config=endpoint=http://127.0.0.1:1")
+	if code != 1 || !strings.Contains(errs, `argument "endpoint" given to init's -backend-config`) || !strings.Contains(errs, `Did you mean "endpoints"?`) {
+		t.Errorf("unknown key: %d\n%s%s", code, out, errs)
+	}
+	os.WriteFile(filepath.Join(dir, "etcd.hcl"), []byte("prefix = \"p\"\ndial_timeout = \"2 days\"\n"), 0o600)
+	code, out, errs = stateCmd(t, dir, "", "init", "-backend-config=etcd.hcl", `-backend-config=endpoints=["http://127.0.0.1:1"]`)
+	if code != 1 || !strings.Contains(errs, "Invalid duration") || !strings.Contains(errs, "etcd.hcl:2:16") {
+		t.Errorf("error in a -backend-config file: %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = stateCmd(t, dir, "", "init")
+	if code != 1 || !strings.Contains(errs, "No etcd endpoints") || !strings.Contains(errs, "main.rdma.hcl:2:3") {
+		t.Errorf("an empty etcd block without -backend-config: %d\n%s%s", code, out, errs)
+	}
+	writeConfig(t, dir, "rdmaform {}\n")
+	code, out, errs = stateCmd(t, dir, "", "init", "-backend-config=path=x.rdmastate")
+	if code != 1 || !strings.Contains(errs, "Missing backend configuration") {
+		t.Errorf("-backend-config without a backend block: %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".rdmaform", "backend.json")); err == nil {
+		t.Error("a failed init recorded a backend")
+	}
+}
+
+// backend.json holds no password: init keeps it in backend-secrets.json
+// (0600) and reads it back; messages about a changed backend name the
+// changed settings without their values; a record whose secrets file is
+// gone is refused without showing anything of it.
+func TestBackendRecordKeepsThePasswordApart(t *testing.T) {
+	dir := t.TempDir()
+	b := &backendConfig{Type: "etcd", Endpoints: []string{"http://e:2379"}, Prefix: "p", Username: "ops", Password: "s3cret-pw"}
+	over := config.OverrideAttrs(map[string]any{"prefix": "p", "password": "s3cret-pw"}, "test")
+	if err := writeBackendRecord(dir, b, over); err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := os.ReadFile(filepath.Join(dir, ".rdmaform", "backend.json"))
+	if strings.Contains(string(rec), "s3cret-pw") || !strings.Contains(string(rec), `"password_set": true`) || !strings.Contains(string(rec), `"backend_config_secrets": [`) {
+		t.Errorf("backend.json:\n%s", rec)
+	}
+	sp := filepath.Join(dir, ".rdmaform", "backend-secrets.json")
+	if fi, err := os.Stat(sp); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("backend-secrets.json: %v %v", fi, err)
+	}
+	r, err := readBackendRecord(dir)
+	if err != nil || !r.Backend.equal(b) || r.Backend.Password != "s3cret-pw" {
+		t.Fatalf("read back: %+v %v", r, err)
+	}
+	if pw := r.overrides()["password"]; pw == nil {
+		t.Error("the -backend-config password is not among the recorded overrides")
+	}
+	other := *b
+	other.Password = "an0ther-pw"
+	if b.equal(&other) || strings.Join(b.changes(&other), ",") != "password" {
+		t.Errorf("a changed password: equal %v, changes %v", b.equal(&other), b.changes(&other))
+	}
+	if msg := describeChange(b, &other); strings.Contains(msg, "pw") || !strings.Contains(msg, "(changed: password)") {
+		t.Errorf("describeChange = %q", msg)
+	}
+	if s := fmt.Sprintf("%v %s", b, b); strings.Contains(s, "s3cret") {
+		t.Errorf("String shows the password: %s", s)
+	}
+	// Without a password, no secrets file is left behind.
+	b.Password = ""
+	if err := writeBackendRecord(dir, b, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sp); !os.IsNotExist(err) {
+		t.Errorf("backend-secrets.json left after a record without a password: %v", err)
+	}
+	b.Password = "s3cret-pw"
+	writeBackendRecord(dir, b, nil)
+	os.WriteFile(sp, []byte(`{"password": s3cret-pw`), 0o600)
+	if _, err := readBackendRecord(dir); err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "init -reconfigure") {
+		t.Errorf("a damaged secrets file: %v", err)
 	}
 }

@@ -40,7 +40,15 @@ type Backend struct {
 	Prefix      string        // etcd: key prefix
 	TLS         *BackendTLS   // etcd: nil means plain connections
 	DialTimeout time.Duration // etcd: 0 means the client's default
-	DeclRange   hcl.Range
+	// Username and Password authenticate to an etcd with authentication
+	// enabled; "" when unset (ETCDV3_USERNAME and ETCDV3_PASSWORD are read
+	// when the backend is opened, not here: see EtcdCredentials).
+	Username, Password string
+	DeclRange          hcl.Range
+
+	// block is the block decoded, kept for WithOverrides to decode again
+	// with init's -backend-config values.
+	block *hcl.Block
 }
 
 // BackendTLS is the etcd backend's client TLS material.
@@ -79,9 +87,14 @@ var (
 	localBackendSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "path"}}}
 	etcdBackendSchema  = &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
-			{Name: "endpoints", Required: true},
+			// Not required in the block: as Terraform's partial
+			// configuration, it may come from init's -backend-config
+			// (WithOverrides checks that it is set somewhere).
+			{Name: "endpoints"},
 			{Name: "prefix"},
 			{Name: "dial_timeout"},
+			{Name: "username"},
+			{Name: "password"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
 	}
@@ -158,7 +171,7 @@ func decodeSettings(blocks hcl.Blocks) (*Settings, hcl.Diagnostics) {
 					diags = append(diags, duplicateDiag("backend block", nb.DefRange, s.Backend.DeclRange))
 					continue
 				}
-				be, d := decodeBackend(nb)
+				be, d := decodeBackend(nb, nil, false)
 				diags = append(diags, d...)
 				s.Backend = be
 			case "agent":
@@ -188,21 +201,30 @@ func decodeSettings(blocks hcl.Blocks) (*Settings, hcl.Diagnostics) {
 	return s, diags
 }
 
-func decodeBackend(b *hcl.Block) (*Backend, hcl.Diagnostics) {
-	be := &Backend{Type: b.Labels[0], DeclRange: b.DefRange}
+// decodeBackend decodes a backend block with the arguments in over
+// (init's -backend-config values) replacing the block's. complete checks
+// what the backend needs whatever its source (the endpoints, a username
+// with its password): a partial block is valid configuration (validate
+// accepts it), an incomplete backend is not usable.
+func decodeBackend(b *hcl.Block, over hcl.Attributes, complete bool) (*Backend, hcl.Diagnostics) {
+	be := &Backend{Type: b.Labels[0], DeclRange: b.DefRange, block: b}
 	var diags hcl.Diagnostics
 	switch be.Type {
 	case "local":
 		c, d := b.Body.Content(localBackendSchema)
 		diags = append(diags, d...)
-		if a, ok := c.Attributes["path"]; ok {
+		attrs, d := mergeOverrides(be.Type, c.Attributes, over, localBackendSchema)
+		diags = append(diags, d...)
+		if a, ok := attrs["path"]; ok {
 			be.Path, d = literalString(a)
 			diags = append(diags, d...)
 		}
 	case "etcd":
 		c, d := b.Body.Content(etcdBackendSchema)
 		diags = append(diags, d...)
-		if a, ok := c.Attributes["endpoints"]; ok {
+		attrs, d := mergeOverrides(be.Type, c.Attributes, over, etcdBackendSchema)
+		diags = append(diags, d...)
+		if a, ok := attrs["endpoints"]; ok {
 			v, d := literal(a, cty.List(cty.String))
 			diags = append(diags, d...)
 			if !d.HasErrors() && !v.IsNull() {
@@ -216,18 +238,37 @@ func decodeBackend(b *hcl.Block) (*Backend, hcl.Diagnostics) {
 					Subject:  a.Expr.Range().Ptr(),
 				})
 			}
+		} else if complete {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "No etcd endpoints",
+				Detail: `The etcd backend needs at least one endpoint: set endpoints in the backend block, ` +
+					`or give it to init, as in -backend-config='endpoints=["http://127.0.0.1:2379"]'.`,
+				Subject: b.DefRange.Ptr(),
+			})
 		}
-		if a, ok := c.Attributes["prefix"]; ok {
+		if a, ok := attrs["prefix"]; ok {
 			be.Prefix, d = literalString(a)
 			diags = append(diags, d...)
 		}
-		if a, ok := c.Attributes["dial_timeout"]; ok {
+		if a, ok := attrs["dial_timeout"]; ok {
 			str, d := literalString(a)
 			diags = append(diags, d...)
 			if !d.HasErrors() {
 				be.DialTimeout, d = parseDuration(str, a.Expr.Range(), false)
 				diags = append(diags, d...)
 			}
+		}
+		if a, ok := attrs["username"]; ok {
+			be.Username, d = literalString(a)
+			diags = append(diags, d...)
+		}
+		if a, ok := attrs["password"]; ok {
+			be.Password, d = secretString(a)
+			diags = append(diags, d...)
+		}
+		if complete {
+			diags = append(diags, checkCredentials(be, attrs)...)
 		}
 		for i, tb := range c.Blocks {
 			if i > 0 {

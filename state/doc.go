@@ -16,7 +16,10 @@
 // statemgr.go): [Reader] (State), [Writer] (WriteState), [Refresher]
 // (RefreshState), [Persister] (PersistState), [Locker] (Lock, Unlock) and
 // [Journaler] (OpenRecorder). Two implementations exist: [Filesystem], the
-// local rdmaform.rdmastate file, and [Etcd], a shared etcd cluster. A
+// local rdmaform.rdmastate file, and [Etcd], a shared etcd cluster (with
+// TLS client certificates, and a username and password when the cluster
+// has authentication enabled: etcd's refusal is an [AuthError] naming the
+// endpoint and the user, never the password). A
 // state describes one host's objects (an agent's live on its host): each
 // object's [Facts] name it (AgentHost), and the commands that reach the
 // agent refuse a state recorded on another host.
@@ -24,7 +27,7 @@
 // Typical use by a command that modifies state:
 //
 //	m := state.NewFilesystem(state.LocalOptions{Path: "rdmaform.rdmastate"})
-//	// or: m, err := state.NewEtcd(ctx, state.EtcdOptions{Endpoints: ..., Prefix: ...})
+//	// or: m, err := state.NewEtcd(ctx, state.EtcdOptions{Endpoints: ..., Prefix: ..., Username: ..., Password: ...})
 //	// (the root package's openStateManager picks one from the configuration)
 //	id, err := state.LockWithTimeout(ctx, m, state.NewLockInfo("OperationTypeApply"), 30*time.Second)
 //	if err != nil { ... } // a *LockError names the holder

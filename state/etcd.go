@@ -26,6 +26,10 @@ type EtcdOptions struct {
 	Prefix string
 	// TLS files; all empty for plain HTTP.
 	CAFile, CertFile, KeyFile string
+	// Username and Password authenticate to a cluster with authentication
+	// enabled (etcdctl auth enable); both empty for none. The password is
+	// never part of an error or of Describe.
+	Username, Password string
 	// DialTimeout bounds connecting and each request; 5s when zero.
 	DialTimeout time.Duration
 	// LockTTL is the lease behind the lock: a holder that dies releases
@@ -104,7 +108,8 @@ func NewEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 	if opts.ChunkSize == 0 {
 		opts.ChunkSize = 1 << 20
 	}
-	cfg := clientv3.Config{Endpoints: opts.Endpoints, DialTimeout: opts.DialTimeout, Context: ctx, Logger: zap.NewNop()}
+	cfg := clientv3.Config{Endpoints: opts.Endpoints, DialTimeout: opts.DialTimeout, Context: ctx, Logger: zap.NewNop(),
+		Username: opts.Username, Password: opts.Password}
 	if opts.CAFile != "" || opts.CertFile != "" || opts.KeyFile != "" {
 		tlsCfg, err := transport.TLSInfo{TrustedCAFile: opts.CAFile, CertFile: opts.CertFile, KeyFile: opts.KeyFile}.ClientConfig()
 		if err != nil {
@@ -114,7 +119,8 @@ func NewEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 	}
 	c, err := clientv3.New(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to etcd at %s: %w", strings.Join(opts.Endpoints, ","), err)
+		// The client authenticates as it connects.
+		return nil, explainAuth(fmt.Errorf("connecting to etcd at %s: %w", strings.Join(opts.Endpoints, ","), err), opts)
 	}
 	return &Etcd{opts: opts, prefix: opts.Prefix, client: c}, nil
 }
@@ -162,7 +168,7 @@ func (e *Etcd) RefreshState() error {
 	defer cancel()
 	hr, err := e.client.Get(ctx, e.key("state"))
 	if err != nil {
-		return fmt.Errorf("reading state from %s: %w", e.Describe(), err)
+		return explainAuth(fmt.Errorf("reading state from %s: %w", e.Describe(), err), e.opts)
 	}
 	rev := hr.Header.Revision
 	var read *State

@@ -44,7 +44,7 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 		return "", fmt.Errorf("creating an etcd lease on %s: etcd did not answer within %v: %w", e.Describe(), max(e.opts.DialTimeout, 5*time.Second), err)
 	}
 	if err != nil {
-		return "", fmt.Errorf("creating an etcd lease on %s: %w", e.Describe(), err)
+		return "", explainAuth(fmt.Errorf("creating an etcd lease on %s: %w", e.Describe(), err), e.opts)
 	}
 	sess, err := concurrency.NewSession(e.client, concurrency.WithLease(lease.ID))
 	if err != nil {
@@ -61,7 +61,7 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 		}
 		if !errors.Is(err, concurrency.ErrLocked) {
 			sess.Close()
-			return "", fmt.Errorf("locking %s: %w", e.Describe(), err)
+			return "", explainAuth(fmt.Errorf("locking %s: %w", e.Describe(), err), e.opts)
 		}
 		li := e.readLockInfo()
 		if li == nil && try < 50 {

@@ -41,7 +41,7 @@ func (e *Etcd) Workspaces() ([]string, error) {
 	dir := e.key(etcdWorkspaces)
 	r, err := e.client.Get(ctx, dir, clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
-		return nil, err
+		return nil, explainAuth(err, e.opts)
 	}
 	seen := map[string]bool{}
 	var names []string
