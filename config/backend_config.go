@@ -180,11 +180,6 @@ func secretString(a *hcl.Attribute) (string, hcl.Diagnostics) {
 	return v, nil
 }
 
-// position is file:line:col, as a diagnostic without a subject says where.
-func position(r hcl.Range) string {
-	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
-}
-
 // checkCredentials refuses a username without a password or the reverse,
 // counting the environment variables, which stand in for unset arguments.
 func checkCredentials(be *Backend, attrs hcl.Attributes) hcl.Diagnostics {
