@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,6 +17,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 )
 
 // EtcdOptions configure the etcd backend.
@@ -80,6 +82,10 @@ type Etcd struct {
 	// stopWatchingLock ends its watch.
 	lost             <-chan struct{}
 	stopWatchingLock func()
+
+	// unanswered: the last request found etcd not answering (see
+	// watchAnswers).
+	unanswered atomic.Bool
 }
 
 var _ Full = (*Etcd)(nil)
@@ -108,8 +114,10 @@ func NewEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 	if opts.ChunkSize == 0 {
 		opts.ChunkSize = 1 << 20
 	}
+	e := &Etcd{opts: opts, prefix: opts.Prefix}
 	cfg := clientv3.Config{Endpoints: opts.Endpoints, DialTimeout: opts.DialTimeout, Context: ctx, Logger: zap.NewNop(),
-		Username: opts.Username, Password: opts.Password}
+		Username: opts.Username, Password: opts.Password,
+		DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(e.watchAnswers)}}
 	if opts.CAFile != "" || opts.CertFile != "" || opts.KeyFile != "" {
 		tlsCfg, err := transport.TLSInfo{TrustedCAFile: opts.CAFile, CertFile: opts.CertFile, KeyFile: opts.KeyFile}.ClientConfig()
 		if err != nil {
@@ -122,7 +130,8 @@ func NewEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 		// The client authenticates as it connects.
 		return nil, explainAuth(fmt.Errorf("connecting to etcd at %s: %w", strings.Join(opts.Endpoints, ","), err), opts)
 	}
-	return &Etcd{opts: opts, prefix: opts.Prefix, client: c}, nil
+	e.client = c
+	return e, nil
 }
 
 // Describe names the cluster and prefix.
@@ -134,7 +143,7 @@ func (e *Etcd) Describe() string {
 func (e *Etcd) Close() error { return e.client.Close() }
 
 func (e *Etcd) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), max(e.opts.DialTimeout, 5*time.Second))
+	return context.WithTimeout(context.Background(), e.wait(max(e.opts.DialTimeout, 5*time.Second)))
 }
 
 func (e *Etcd) key(k string) string { return e.prefix + k }
@@ -168,7 +177,7 @@ func (e *Etcd) RefreshState() error {
 	defer cancel()
 	hr, err := e.client.Get(ctx, e.key("state"))
 	if err != nil {
-		return explainAuth(fmt.Errorf("reading state from %s: %w", e.Describe(), err), e.opts)
+		return explainAuth(fmt.Errorf("reading state from %s: %w", e.Describe(), notAnswering(err)), e.opts)
 	}
 	rev := hr.Header.Revision
 	var read *State
@@ -183,7 +192,7 @@ func (e *Etcd) RefreshState() error {
 	cur := read.DeepCopy()
 	jr, err := e.client.Get(ctx, e.key("journal/"), clientv3.WithPrefix(), clientv3.WithRev(rev), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
 	if err != nil {
-		return fmt.Errorf("reading the journal from %s: %w", e.Describe(), err)
+		return fmt.Errorf("reading the journal from %s: %w", e.Describe(), notAnswering(err))
 	}
 	for _, kv := range jr.Kvs {
 		if cur == nil {
@@ -210,7 +219,7 @@ func (e *Etcd) readChunks(ctx context.Context, hdrBytes []byte, rev int64) (*Sta
 	}
 	cr, err := e.client.Get(ctx, e.key("state-chunks/"+h.Gen+"/"), clientv3.WithPrefix(), clientv3.WithRev(rev), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
 	if err != nil {
-		return nil, fmt.Errorf("reading state from %s: %w", e.Describe(), err)
+		return nil, fmt.Errorf("reading state from %s: %w", e.Describe(), notAnswering(err))
 	}
 	if len(cr.Kvs) != h.Chunks {
 		return nil, &DecodeError{Source: src, Msg: fmt.Sprintf("the header names %d chunks of generation %s, but %d exist", h.Chunks, h.Gen, len(cr.Kvs))}
@@ -261,7 +270,7 @@ func (e *Etcd) persistLocked(force bool) error {
 	for off := 0; off < len(data) || off == 0; off += e.opts.ChunkSize {
 		end := min(off+e.opts.ChunkSize, len(data))
 		if _, err := e.client.Put(ctx, e.key(fmt.Sprintf("state-chunks/%s/%06d", gen, chunks)), string(data[off:end])); err != nil {
-			return fmt.Errorf("writing state to %s: %w", e.Describe(), err)
+			return fmt.Errorf("writing state to %s: %w", e.Describe(), notAnswering(err))
 		}
 		chunks++
 		if end == len(data) {
@@ -277,7 +286,7 @@ func (e *Etcd) persistLocked(force bool) error {
 	// Keep the previous version as the backup; drop the one before it.
 	br, err := e.client.Get(ctx, e.key("state.backup"))
 	if err != nil {
-		return fmt.Errorf("writing state to %s: %w", e.Describe(), err)
+		return fmt.Errorf("writing state to %s: %w", e.Describe(), notAnswering(err))
 	}
 	if len(br.Kvs) > 0 {
 		var old etcdHeader
@@ -296,7 +305,7 @@ func (e *Etcd) persistLocked(force bool) error {
 	}
 	if err != nil {
 		e.client.Delete(ctx, e.key("state-chunks/"+gen+"/"), clientv3.WithPrefix())
-		return err
+		return notAnswering(err)
 	}
 	e.read, e.readHdr, e.readRev = next, hdr, tr.Header.Revision
 	e.cur.Serial, e.cur.RdmaformVersion = next.Serial, next.RdmaformVersion
@@ -320,7 +329,7 @@ func (e *Etcd) dropJournalLocked() error {
 		err = fmt.Errorf("the state in %s changed since rdmaform read it (another rdmaform run with -lock=false?); its journal was left as it is", e.Describe())
 	}
 	if err != nil {
-		return fmt.Errorf("clearing the journal in %s: %w", e.Describe(), err)
+		return fmt.Errorf("clearing the journal in %s: %w", e.Describe(), notAnswering(err))
 	}
 	e.journaled = false
 	return nil

@@ -43,7 +43,7 @@ func (e *Etcd) OpenRecorder() (Recorder, error) {
 
 func (r *etcdRecorder) flush(batch []Change) error {
 	e := r.e
-	ctx, cancel := context.WithTimeout(context.Background(), max(e.opts.DialTimeout*4, 20e9))
+	ctx, cancel := context.WithTimeout(context.Background(), e.wait(max(e.opts.DialTimeout*4, 20e9)))
 	defer cancel()
 	for start := 0; start < len(batch); start += etcdMaxOps {
 		part := batch[start:min(start+etcdMaxOps, len(batch))]
@@ -63,7 +63,7 @@ func (r *etcdRecorder) flush(batch []Change) error {
 			err = fmt.Errorf("the state in %s changed while recording (lock lost?)", e.Describe())
 		}
 		if err != nil {
-			return fmt.Errorf("recording to %s: %w", e.Describe(), err)
+			return fmt.Errorf("recording to %s: %w", e.Describe(), notAnswering(err))
 		}
 	}
 	e.mu.Lock()

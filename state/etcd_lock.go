@@ -140,10 +140,16 @@ func (e *Etcd) Unlock(id string) error {
 		err = uerr
 	}
 	e.stopWatchingLock()
-	e.session.Close() // revokes the lease
+	if e.unanswered.Load() {
+		// Revoking would wait up to the lease's life for an answer;
+		// the lease expires by itself, as the error says.
+		e.session.Orphan()
+	} else {
+		e.session.Close() // revokes the lease
+	}
 	e.session, e.mutex, e.lockID, e.lost = nil, nil, "", nil
 	if err != nil {
-		return &UnlockError{Err: err, ExpiresIn: e.opts.LockTTL}
+		return &UnlockError{Err: notAnswering(err), ExpiresIn: e.opts.LockTTL}
 	}
 	return nil
 }

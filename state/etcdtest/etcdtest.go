@@ -2,12 +2,15 @@
 package etcdtest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,11 +18,49 @@ import (
 	"go.uber.org/zap"
 )
 
-// Start runs a real etcd server on loopback for the test: the binary
-// named by $RDMAFORM_ETCD, else "etcd" on $PATH (Debian's etcd-server
-// package installs /usr/bin/etcd). It fails the test, never skips, when
-// there is no etcd. The server is killed and its data removed in cleanup.
+// Start runs a real etcd server on loopback for the test and returns its
+// client URL: the binary named by $RDMAFORM_ETCD, else "etcd" on $PATH
+// (Debian's etcd-server package installs /usr/bin/etcd). It fails the
+// test, never skips, when there is no etcd. The server is killed and its
+// data removed in cleanup.
 func Start(t testing.TB) string {
+	t.Helper()
+	return StartServer(t).URL
+}
+
+// Server is a running etcd.
+type Server struct {
+	URL  string
+	proc *os.Process
+}
+
+// Pause stops the server (SIGSTOP) without closing its connections: it
+// no longer answers, as a hung or partitioned etcd. It returns once the
+// kernel shows the process stopped: a request sent just after the
+// signal could otherwise still be answered.
+func (s *Server) Pause() error {
+	if err := s.proc.Signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	stat := fmt.Sprintf("/proc/%d/stat", s.proc.Pid)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			return err
+		}
+		// pid (comm) state ...: comm may hold spaces, so after the last ')'.
+		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 0 && f[0] == "T" {
+			return nil
+		}
+	}
+	return fmt.Errorf("etcd (pid %d) did not stop within 5s of SIGSTOP", s.proc.Pid)
+}
+
+// Resume lets a paused server go on (SIGCONT).
+func (s *Server) Resume() error { return s.proc.Signal(syscall.SIGCONT) }
+
+// StartServer is Start, returning the server.
+func StartServer(t testing.TB) *Server {
 	t.Helper()
 	bin := os.Getenv("RDMAFORM_ETCD")
 	if bin == "" {
@@ -60,7 +101,7 @@ func Start(t testing.TB) string {
 		_, err := c.Get(ctx, "health")
 		cancel()
 		if err == nil {
-			return clientURL
+			return &Server{URL: clientURL, proc: cmd.Process}
 		}
 		select {
 		case err := <-exited:
