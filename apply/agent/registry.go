@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -128,14 +129,20 @@ func kindName(k pb.Kind) string {
 	return strings.ToLower(strings.ReplaceAll(k.String(), "_", " "))
 }
 
+// connectionName is how the agent names an accepted connection: its
+// listener's name, "/conn/" and a number. An address a client declares
+// ends otherwise (in "]", a name, "@namespace" or "#suffix"), whatever its
+// for_each key holds ("/" included).
+var connectionName = regexp.MustCompile(`/conn/[0-9]+$`)
+
 // checkAddress refuses addresses a client may not create: empty ones and
 // those of accepted connections, which the agent names itself.
 func checkAddress(addr string) error {
 	if addr == "" {
 		return fmt.Errorf("an object needs an address, such as endpoint.client[0]")
 	}
-	if strings.Contains(addr, "/") {
-		return fmt.Errorf("address %q: \"/\" is reserved for the accepted connections the agent names", addr)
+	if connectionName.MatchString(addr) {
+		return fmt.Errorf("address %q: names ending in \"/conn/N\" are the accepted connections the agent names", addr)
 	}
 	return nil
 }

@@ -61,13 +61,16 @@ func TestRegistryClaimIsIdempotentByAddressAndToken(t *testing.T) {
 }
 
 func TestAddressesOfConnectionsAreReserved(t *testing.T) {
-	for _, bad := range []string{"", "listener.l/conn/1"} {
+	for _, bad := range []string{"", "listener.l/conn/1", `listener.l["a/b"]/conn/12`} {
 		if checkAddress(bad) == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	if err := checkAddress("endpoint.client[3]"); err != nil {
-		t.Error(err)
+	// A for_each key may hold "/", even "/conn/1": the address ends in "]".
+	for _, ok := range []string{"endpoint.client[3]", `endpoint.c["rack-12/host-07"]`, `listener.l["x/conn/1"]@ns#1a2b3c4d`} {
+		if err := checkAddress(ok); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
