@@ -6,13 +6,14 @@ import (
 )
 
 // rttOrder is the table's order under the rtt sort. Round trips jitter
-// from one probe to the next (by half or double on Soft-RoCE), and
-// sorting by the last one moved rows every second. Each row is placed by
-// the round trip it had when the sort was chosen or when it appeared, and
-// moves only when that round trip has since halved or doubled, or the
-// probe started or stopped: a connection that really slows down still
-// comes up, jitter moves nothing. Choosing the rtt sort again (s through
-// the other sorts) places every row afresh.
+// from one probe to the next (tenfold on a loaded Soft-RoCE host), and
+// sorting by the last one moved rows every second. Rows are ordered by
+// their probes' mean round trip, which jitter hardly moves, and each row
+// is placed by the mean it had when the sort was chosen or when it
+// appeared, and moves only when that mean has since halved or doubled, or
+// the probe started or stopped: a connection that stays slow still comes
+// up, jitter moves nothing. Choosing the rtt sort again (s through the
+// other sorts) places every row afresh.
 type rttOrder struct {
 	placed map[string]time.Duration // address to the round trip it is placed by
 }
@@ -29,7 +30,7 @@ func (r *rttOrder) place(objects map[string]*Object) {
 		}
 	}
 	for addr, o := range objects {
-		now := lastRTT(o)
+		now := sortRTT(o)
 		if was, ok := r.placed[addr]; !ok || moved(was, now) {
 			r.placed[addr] = now
 		}
@@ -57,10 +58,17 @@ func moved(was, now time.Duration) bool {
 	return now > 2*was || 2*now < was
 }
 
-// lastRTT is the last probe's round trip, or -1 without a probe.
-func lastRTT(o *Object) time.Duration {
-	if o.Probe == nil {
+// sortRTT is the round trip the rtt sort orders by: the probes' mean
+// (the last one's until the agent has a mean), or -1 without a probe or
+// when the probes were of a connection that has ended: an endpoint
+// reconnecting goes with those that have no round trip, not where its
+// old connection's stood.
+func sortRTT(o *Object) time.Duration {
+	switch {
+	case o.Probe == nil || o.Probe.Ended:
 		return -1
+	case o.Probe.Mean > 0:
+		return o.Probe.Mean
 	}
 	return o.Probe.Last
 }

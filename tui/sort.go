@@ -13,7 +13,7 @@ const (
 	sortByStatus                     // worst first
 	sortByLastEvent                  // most recent first
 	sortByReconnects                 // most first
-	sortByRTT                        // slowest last probe first, without jitter: see rttOrder
+	sortByRTT                        // slowest mean round trip first, without jitter: see rttOrder
 	sortModeCount
 )
 
@@ -37,7 +37,7 @@ func (s sortMode) compare(a, b *Object) int {
 	case sortByReconnects:
 		c = cmp.Compare(b.Reconnects, a.Reconnects)
 	case sortByRTT:
-		c = cmp.Compare(lastRTT(b), lastRTT(a))
+		c = cmp.Compare(sortRTT(b), sortRTT(a))
 	}
 	if c != 0 {
 		return c

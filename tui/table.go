@@ -201,7 +201,7 @@ func (t *tablePane) title() string {
 	}
 	s += " · sort: " + t.sort.String()
 	if t.sort == sortByRTT {
-		s += " (held within ×2)" // rows do not look out of order by mistake: see rttOrder
+		s += " (mean, held within ×2)" // rows do not look out of order by mistake: see rttOrder
 	}
 	if t.filter != "" {
 		s += " · filter: " + t.filter
