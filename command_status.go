@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -194,7 +195,11 @@ func writeStatusTable(out io.Writer, objects []*pb.Object) {
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}
 	}
-	fmt.Fprintf(w, "\n%d objects: %s\n", len(objects), strings.Join(parts, ", "))
+	noun := "objects"
+	if len(objects) == 1 {
+		noun = "object"
+	}
+	fmt.Fprintf(w, "\n%d %s: %s\n", len(objects), noun, strings.Join(parts, ", "))
 }
 
 // writeReceivedPrivateData lists under the table the private data peers
@@ -240,7 +245,21 @@ func statusOrder(a, b *pb.Object) bool {
 	if (a.Parent == "") != (b.Parent == "") {
 		return a.Parent == "" // the listener before its connections
 	}
+	if na, nb := connectionNumber(a.Address), connectionNumber(b.Address); na != nb {
+		return na < nb // conn/2 before conn/10
+	}
 	return a.Address < b.Address
+}
+
+// connectionNumber is N of an accepted connection's "LISTENER/conn/N", 0
+// for other names.
+func connectionNumber(name string) int {
+	i := strings.LastIndex(name, "/conn/")
+	if i < 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(name[i+len("/conn/"):])
+	return n
 }
 
 // watchStatus prints one line per change, as `kubectl get -w` does, from

@@ -26,7 +26,8 @@ func TestStatusWithoutAgentSaysSo(t *testing.T) {
 func TestStatusTableOrderAndTotals(t *testing.T) {
 	objs := []*pb.Object{
 		{Address: "endpoint.c[10]", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED},
-		{Address: "listener.l/conn/1", Parent: "listener.l", Kind: pb.Kind_CONNECTION, Status: pb.Status_ESTABLISHED},
+		{Address: "listener.l/conn/10", Parent: "listener.l", Kind: pb.Kind_CONNECTION, Status: pb.Status_ESTABLISHED},
+		{Address: "listener.l/conn/2", Parent: "listener.l", Kind: pb.Kind_CONNECTION, Status: pb.Status_ESTABLISHED},
 		{Address: "endpoint.c[2]", Kind: pb.Kind_ENDPOINT, Status: pb.Status_REJECTED,
 			LastError: &pb.ErrorInfo{Call: "rdma_connect", ErrnoName: "ECONNREFUSED"}},
 		{Address: "listener.l", Kind: pb.Kind_LISTENER, Status: pb.Status_LISTENING},
@@ -40,14 +41,19 @@ func TestStatusTableOrderAndTotals(t *testing.T) {
 			order = append(order, f[0])
 		}
 	}
-	want := []string{"protection_domain.p", "listener.l", "listener.l/conn/1", "endpoint.c[2]", "endpoint.c[10]"}
+	want := []string{"protection_domain.p", "listener.l", "listener.l/conn/2", "listener.l/conn/10", "endpoint.c[2]", "endpoint.c[10]"}
 	if strings.Join(order, " ") != strings.Join(want, " ") {
 		t.Errorf("order %v, want %v", order, want)
 	}
-	for _, s := range []string{"rdma_connect: ECONNREFUSED", "5 objects: 2 established, 1 listening, 1 ready, 1 rejected"} {
+	for _, s := range []string{"rdma_connect: ECONNREFUSED", "6 objects: 3 established, 1 listening, 1 ready, 1 rejected"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, b.String())
 		}
+	}
+	b.Reset()
+	writeStatusTable(&b, objs[5:])
+	if !strings.Contains(b.String(), "\n1 object: 1 ready\n") {
+		t.Errorf("one object's total:\n%s", b.String())
 	}
 }
 

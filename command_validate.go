@@ -83,10 +83,15 @@ func runValidate(args []string, s streams) int {
 			return 1
 		}
 		if !diags.HasErrors() {
+			// Terraform's words, warnings or not.
+			valid := "The configuration is valid.\n"
+			if len(diags) > 0 {
+				valid = "The configuration is valid, but there were some validation warnings as shown above.\n"
+			}
 			if color && cfgIsTerminal(s.Out) {
-				fmt.Fprint(s.Out, "\x1b[32m\x1b[1mSuccess!\x1b[0m The configuration is valid.\n")
+				fmt.Fprint(s.Out, "\x1b[32m\x1b[1mSuccess!\x1b[0m "+valid)
 			} else {
-				fmt.Fprint(s.Out, "Success! The configuration is valid.\n")
+				fmt.Fprint(s.Out, "Success! "+valid)
 			}
 		}
 	}

@@ -316,7 +316,7 @@ func TestValidateWarnsOfAShortCreateTimeout(t *testing.T) {
   }
 }
 `}, "-no-color")
-	if code != 0 || out != "Success! The configuration is valid.\n" {
+	if code != 0 || out != "Success! The configuration is valid, but there were some validation warnings as shown above.\n" {
 		t.Fatalf("code %d, out %q, err %q", code, out, errs)
 	}
 	for _, want := range []string{
