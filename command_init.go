@@ -110,6 +110,7 @@ func runInit(args []string, s streams) int {
 	}
 	loader := config.NewLoader()
 	var over hcl.Attributes
+	overType := "" // the backend recorded values are for; "" for -backend-config's
 	switch {
 	case len(backendArgs) > 0:
 		var diags hcl.Diagnostics
@@ -121,11 +122,16 @@ func runInit(args []string, s streams) int {
 	case rec != nil && !*reconfigure:
 		// As Terraform's: init run again without -backend-config keeps the
 		// values given before (-reconfigure starts afresh).
-		over = rec.overrides()
+		over, overType = rec.overrides(), rec.Backend.Type
 	}
-	b, ok := loadBackend(".", loader, over, "", s.Err)
+	b, ok := loadBackend(".", loader, over, overType, s.Err)
 	if !ok {
 		return 1
+	}
+	if overType != "" && b.Type != overType {
+		// The block of their backend is gone (say, moving the state back
+		// to a local file): the recorded values went with it.
+		over = nil
 	}
 	fmt.Fprintf(s.Out, "Initializing the backend...\n")
 	var prev *backendConfig

@@ -358,3 +358,33 @@ func TestBackendRecordKeepsThePasswordApart(t *testing.T) {
 		t.Errorf("a damaged secrets file: %v", err)
 	}
 }
+
+// A backend given by -backend-config (the block empty) and left later,
+// its block removed, takes the state back to a local file with init
+// -migrate-state, as one written in the block does: the values init
+// recorded went with the block they completed.
+func TestInitMigrateBackFromABackendConfigGivenToInit(t *testing.T) {
+	ep := etcdtest.Start(t)
+	dir := stateDir(t, testState)
+	writeConfig(t, dir, "rdmaform {\n  backend \"etcd\" {}\n}\n")
+	code, out, errs := stateCmd(t, dir, "", "init", "-migrate-state", "-backend-config=endpoints=[\""+ep+"\"]", "-backend-config=prefix=/partial")
+	if code != 0 || !strings.Contains(out, "Successfully migrated") {
+		t.Fatalf("init -migrate-state to etcd: %d %s %s", code, out, errs)
+	}
+	os.Remove(filepath.Join(dir, "rdmaform.rdmastate"))
+	if code, _, errs := stateCmd(t, dir, "", "state", "rm", "endpoint.client[10]"); code != 0 {
+		t.Fatalf("state rm on etcd: %d %s", code, errs)
+	}
+	writeConfig(t, dir, "rdmaform {}\n")
+	code, out, errs = stateCmd(t, dir, "", "init", "-migrate-state")
+	if code != 0 || !strings.Contains(out, "Successfully migrated") || !strings.Contains(out, "local (rdmaform.rdmastate)") {
+		t.Fatalf("init -migrate-state back to local: %d %s %s", code, out, errs)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, backendDir, backendFile)); strings.Contains(string(data), "partial") {
+		t.Errorf("the etcd backend's recorded values outlive it:\n%s", data)
+	}
+	_, out, _ = stateCmd(t, dir, "", "state", "list")
+	if !strings.Contains(out, "endpoint.") || strings.Contains(out, "client[10]") {
+		t.Fatalf("state list after migrating back (the change made in etcd should be there):\n%s", out)
+	}
+}

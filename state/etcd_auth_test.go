@@ -99,4 +99,22 @@ func TestEtcdAuthentication(t *testing.T) {
 	}
 	defer narrow.Close()
 	check("a user without access to the prefix", narrow.RefreshState(), rpctypes.ErrPermissionDenied, `denied user "narrow" access to the keys under "/auth/"`)
+
+	// A lock held, read by those who may not: not "is not locked".
+	holder, err := open("root", "root-pw-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	held, err := holder.Lock(NewLockInfo("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Unlock(held)
+	_, err = narrow.ForceUnlockable(held)
+	check("a user without access to the prefix, force-unlocking", err, rpctypes.ErrPermissionDenied, `denied user "narrow"`)
+	_, err = anon.ForceUnlockable(held)
+	check("no credentials, force-unlocking", err, rpctypes.ErrUserEmpty, "no credentials were given")
+	_, err = anon.LockHolder()
+	check("no credentials, reading the lock", err, rpctypes.ErrUserEmpty, "no credentials were given")
 }

@@ -63,7 +63,7 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 			sess.Close()
 			return "", explainAuth(fmt.Errorf("locking %s: %w", e.Describe(), err), e.opts)
 		}
-		li := e.readLockInfo()
+		li, _ := e.readLockInfo() // unread, it is the unknown holder below
 		if li == nil && try < 50 {
 			time.Sleep(10 * time.Millisecond)
 			continue
@@ -160,7 +160,7 @@ func (e *Etcd) LockHolder() (*LockInfo, error) {
 	defer cancel()
 	owner, err := e.client.Get(ctx, e.key("lock/"), clientv3.WithFirstCreate()...)
 	if err != nil {
-		return nil, err
+		return nil, explainAuth(fmt.Errorf("reading the lock in %s: %w", e.Describe(), notAnswering(err)), e.opts)
 	}
 	if len(owner.Kvs) == 0 {
 		return nil, nil
@@ -171,7 +171,10 @@ func (e *Etcd) LockHolder() (*LockInfo, error) {
 // ForceUnlockable returns the info of the lock held under id, or why
 // ForceUnlock(id) would refuse: no lock, or another ID.
 func (e *Etcd) ForceUnlockable(id string) (*LockInfo, error) {
-	li := e.readLockInfo()
+	li, err := e.readLockInfo()
+	if err != nil {
+		return nil, err
+	}
 	if li == nil {
 		return nil, fmt.Errorf("%s is not locked", e.Describe())
 	}
@@ -205,25 +208,31 @@ func (e *Etcd) ForceUnlock(id string) error {
 	return err
 }
 
-func (e *Etcd) readLockInfo() *LockInfo {
+// readLockInfo returns the holder's info, nil when there is none (or it
+// does not decode), or why etcd could not be read: a holder unseen is not
+// a lock free.
+func (e *Etcd) readLockInfo() (*LockInfo, error) {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	r, err := e.client.Get(ctx, e.key("lock-info"))
-	if err != nil || len(r.Kvs) == 0 {
-		return nil
+	if err != nil {
+		return nil, explainAuth(fmt.Errorf("reading the lock's holder in %s: %w", e.Describe(), notAnswering(err)), e.opts)
+	}
+	if len(r.Kvs) == 0 {
+		return nil, nil
 	}
 	li, err := unmarshalLockInfo(r.Kvs[0].Value, e.key("lock-info"))
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return li
+	return li, nil
 }
 
 // waitLockInfo reads the holder's info, allowing it a moment to write it
 // after taking the mutex.
 func (e *Etcd) waitLockInfo() *LockInfo {
 	for range 50 {
-		if li := e.readLockInfo(); li != nil {
+		if li, _ := e.readLockInfo(); li != nil {
 			return li
 		}
 		time.Sleep(10 * time.Millisecond)
