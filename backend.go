@@ -423,6 +423,11 @@ func openStateManager(dir string, errw io.Writer) (state.Full, bool) {
 	m, err := b.openWorkspace(dir, ws)
 	if err != nil {
 		fmt.Fprintf(errw, "Error: Failed to open the state backend\n\n%v\n", err)
+		if ae := (*state.AuthError)(nil); errors.As(err, &ae) && ae.WrongCredentials() {
+			fmt.Fprint(errw, "\nIf the password changed in etcd, give the new one to \"rdmaform init\" (in the\n"+
+				"backend block, or -backend-config=\"password=...\" with the other values given\n"+
+				"before), which takes it without moving the state.\n")
+		}
 		return nil, false
 	}
 	return m, true

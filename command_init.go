@@ -147,7 +147,11 @@ func runInit(args []string, s streams) int {
 		}
 	}
 	changed := prev != nil && !prev.equal(b)
-	if changed && !*migrate && !*reconfigure {
+	// Only the credentials (or the dial timeout, or TLS files) changed:
+	// the state is where it was, so there is nothing to choose between
+	// moving it and leaving it (a password changed in etcd is set anew).
+	sameState := changed && prev.sameState(b)
+	if changed && !sameState && !*migrate && !*reconfigure {
 		fmt.Fprintf(s.Err, "Error: Backend configuration changed\n\n"+
 			"The state backend changed %s, which may require\n"+
 			"migrating the existing state.\n\n"+
@@ -170,10 +174,7 @@ func runInit(args []string, s streams) int {
 		return 1
 	}
 	switch {
-	case changed && *migrate && prev.sameState(b):
-		// Only the credentials (or the dial timeout, or TLS files)
-		// changed: the state is where it was, and the previous
-		// credentials may no longer open it.
+	case sameState:
 		fmt.Fprintf(s.Out, "The state stays where it is (changed: %s); nothing to migrate.\n", strings.Join(prev.changes(b), ", "))
 	case changed && *migrate:
 		if !migrateState(s, &lf, prev, b, dst, *forceCopy) {

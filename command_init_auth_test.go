@@ -154,10 +154,12 @@ func TestEtcdAuthBackendConfig(t *testing.T) {
 		t.Fatalf("init again: %d\n%s%s", code, out, errs)
 	}
 
-	// Another password given to init is a change of backend, named
-	// without the values; -reconfigure with it fails on etcd's refusal.
+	// Another password given to init (say, changed in etcd) leaves the
+	// state where it is: init needs neither -migrate-state nor
+	// -reconfigure for it, tries it, and a wrong one fails on etcd's
+	// refusal, as with -reconfigure.
 	code, out, errs = stateCmd(t, dir, "", "init", "-backend-config="+file, "-backend-config=password="+etcdWrongPassword)
-	if code != 1 || !strings.Contains(errs, "Backend configuration changed") || !strings.Contains(errs, "(changed: password)") {
+	if code != 1 || strings.Contains(errs, "Backend configuration changed") || !strings.Contains(errs, `etcd at `+ep+` refused the credentials of user "root"`) {
 		t.Errorf("init with another password: %d\n%s%s", code, out, errs)
 	}
 	t.Logf("%s:\n%s%s", "init with another password", out, errs)
@@ -179,6 +181,28 @@ func TestEtcdAuthBackendConfig(t *testing.T) {
 	}
 	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
 		t.Errorf("state list after the dial_timeout changed: %d\n%s%s", code, out, errs)
+	}
+
+	// The password changed in etcd: commands are refused until init is
+	// given the new one, which it takes without -reconfigure.
+	const newPassword = "n3w-staple-s3cret"
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 5 * time.Second, Logger: zap.NewNop(), Username: "root", Password: etcdRootPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.UserChangePassword(context.Background(), "root", newPassword); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 1 || !strings.Contains(errs, `refused the credentials of user "root"`) || !strings.Contains(errs, "If the password changed in etcd") {
+		t.Errorf("state list with the old password: %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = stateCmd(t, dir, "", "init", "-backend-config="+file, "-backend-config=password="+newPassword, "-backend-config=dial_timeout=7s")
+	if code != 0 || !strings.Contains(out, "The state stays where it is (changed: password)") || strings.Contains(out+errs, newPassword) {
+		t.Errorf("init with the new password: %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
+		t.Errorf("state list with the new password: %d\n%s%s", code, out, errs)
 	}
 }
 

@@ -33,6 +33,10 @@ func (e *AuthError) Error() string {
 
 func (e *AuthError) Unwrap() error { return e.Err }
 
+// WrongCredentials reports whether etcd refused the user name or the
+// password (not a missing credential or a missing permission).
+func (e *AuthError) WrongCredentials() bool { return errors.Is(e.Err, rpctypes.ErrAuthFailed) }
+
 // authErrors are the etcd errors AuthError explains.
 var authErrors = []error{rpctypes.ErrAuthFailed, rpctypes.ErrUserEmpty, rpctypes.ErrPermissionDenied}
 
