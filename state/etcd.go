@@ -128,7 +128,7 @@ func NewEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 	c, err := clientv3.New(cfg)
 	if err != nil {
 		// The client authenticates as it connects.
-		return nil, explainAuth(fmt.Errorf("connecting to etcd at %s: %w", strings.Join(opts.Endpoints, ","), err), opts)
+		return nil, explainAuth(fmt.Errorf("connecting to etcd at %s: %w", strings.Join(opts.Endpoints, ","), notAnswering(err)), opts)
 	}
 	e.client = c
 	return e, nil

@@ -43,10 +43,27 @@ func (e *Etcd) wait(full time.Duration) time.Duration {
 	return full
 }
 
-// notAnswering says what a request's timeout means: etcd did not answer.
+// notAnswering says what a request's timeout or a lost connection
+// means, in words rather than gRPC's: etcd did not answer.
 func notAnswering(err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("etcd did not answer in time (stopped, unreachable, or without a quorum): %w", err)
 	}
+	if s, ok := status.FromError(err); ok && s.Code() == codes.Unavailable {
+		return &unreachableError{detail: s.Message(), err: err}
+	}
 	return err
 }
+
+// unreachableError is a request etcd could not be reached for (its
+// connection refused or lost), said without gRPC's status text.
+type unreachableError struct {
+	detail string
+	err    error
+}
+
+func (e *unreachableError) Error() string {
+	return "etcd is unreachable (stopped, or the connection to it lost: " + e.detail + ")"
+}
+
+func (e *unreachableError) Unwrap() error { return e.err }

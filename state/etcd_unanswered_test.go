@@ -2,11 +2,14 @@ package state
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rdmaform/rdmaform/state/etcdtest"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Once etcd stopped answering, what a failed command still does (save the
@@ -66,5 +69,35 @@ func waitUntil(t *testing.T, limit time.Duration, ok func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("not within %v", limit)
 		}
+	}
+}
+
+// An etcd killed (its connections refused) is said in words, not as
+// gRPC's status ("rpc error: code = Unavailable desc = ...").
+func TestEtcdUnreachableIsSaidInWords(t *testing.T) {
+	err := notAnswering(status.Error(codes.Unavailable, "error reading from server: EOF"))
+	if got := err.Error(); got != "etcd is unreachable (stopped, or the connection to it lost: error reading from server: EOF)" {
+		t.Errorf("said %q", got)
+	}
+	if status.Code(errors.Unwrap(err)) != codes.Unavailable {
+		t.Error("the gRPC status is not kept underneath")
+	}
+	if other := errors.New("x"); notAnswering(other) != other {
+		t.Error("another error is changed")
+	}
+
+	srv := etcdtest.StartServer(t)
+	e, err := NewEtcd(context.Background(), EtcdOptions{Endpoints: []string{srv.URL}, Prefix: "killed/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.RefreshState(); err != nil {
+		t.Fatal(err)
+	}
+	srv.Kill()
+	err = e.RefreshState()
+	if err == nil || strings.Contains(err.Error(), "rpc error") || !strings.Contains(err.Error(), "etcd ") {
+		t.Errorf("reading from a killed etcd: %v", err)
 	}
 }

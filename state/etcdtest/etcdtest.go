@@ -56,6 +56,10 @@ func (s *Server) Pause() error {
 	return fmt.Errorf("etcd (pid %d) did not stop within 5s of SIGSTOP", s.proc.Pid)
 }
 
+// Kill kills the server (SIGKILL): its connections close, and new ones
+// are refused.
+func (s *Server) Kill() error { return s.proc.Kill() }
+
 // Resume lets a paused server go on (SIGCONT).
 func (s *Server) Resume() error { return s.proc.Signal(syscall.SIGCONT) }
 
