@@ -497,9 +497,14 @@ func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation st
 		return nil, false
 	}
 	var held *state.LockError
+	var refused *state.AuthError
 	switch {
 	case errors.As(err, &held):
 		fmt.Fprintf(errw, "Error: %v\n", err)
+		return nil, false
+	case errors.As(err, &refused):
+		// Not a lock problem: -lock=false would be refused as well.
+		fmt.Fprintf(errw, "Error: Failed to open the state backend\n\n%v\n", refused)
 		return nil, false
 	case err != nil:
 		// The backend failed to lock, rather than found it locked: as
