@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrNotBuilt is returned by every call of a binary built without cgo or
@@ -62,20 +64,9 @@ func noDeviceHint() string {
 		"is on the device's netdev; Soft-RoCE on lo cannot carry connections)"
 }
 
-var errnoNames = map[syscall.Errno]string{
-	syscall.EPERM: "EPERM", syscall.ENOENT: "ENOENT", syscall.EINTR: "EINTR",
-	syscall.EIO: "EIO", syscall.ENOMEM: "ENOMEM", syscall.EACCES: "EACCES",
-	syscall.EBUSY: "EBUSY", syscall.EEXIST: "EEXIST", syscall.ENODEV: "ENODEV",
-	syscall.EINVAL: "EINVAL", syscall.EMFILE: "EMFILE", syscall.ENOSPC: "ENOSPC",
-	syscall.EAGAIN: "EAGAIN", syscall.EOPNOTSUPP: "EOPNOTSUPP",
-	syscall.EADDRINUSE: "EADDRINUSE", syscall.EADDRNOTAVAIL: "EADDRNOTAVAIL",
-	syscall.ENETUNREACH: "ENETUNREACH", syscall.ECONNRESET: "ECONNRESET",
-	syscall.ETIMEDOUT: "ETIMEDOUT", syscall.ECONNREFUSED: "ECONNREFUSED",
-	syscall.EHOSTUNREACH: "EHOSTUNREACH", syscall.EAFNOSUPPORT: "EAFNOSUPPORT",
-	syscall.EPROTONOSUPPORT: "EPROTONOSUPPORT", syscall.ENOSYS: "ENOSYS",
-}
-
-func errnoName(e syscall.Errno) string { return errnoNames[e] }
+// errnoName is errno's symbolic name ("ECONNREFUSED"), as rdma-core's
+// tools and the agent's ErrorInfo give it; "" for a number without one.
+func errnoName(e syscall.Errno) string { return unix.ErrnoName(e) }
 
 // AddrInfoError is an EAI_* failure of rdma_getaddrinfo (name resolution),
 // distinct from the errno failures of the RDMA stack.

@@ -72,7 +72,7 @@ func demoStep(o Object, rng *rand.Rand, now time.Time) Object {
 		o.Reconnects++
 		o.ConnectedSince = time.Time{}
 	case StatusRejected:
-		o.LastError = &ErrorInfo{Call: "rdma_connect", Errno: 111, Message: "rdma_connect: REJECTED (reason 8: invalid service ID: no listener on that port)", At: now}
+		o.LastError = &ErrorInfo{Call: "rdma_connect", Errno: 111, ErrnoName: "ECONNREFUSED", Message: "rdma_connect: REJECTED (reason 8: invalid service ID: no listener on that port)", At: now}
 		o.ConnectedSince = time.Time{}
 	default:
 		o.ConnectedSince = time.Time{}

@@ -51,7 +51,7 @@ func fixtureObjects() []Object {
 			Probe: &ProbeStats{Last: 4 * time.Millisecond, Min: 10 * time.Microsecond, Mean: 900 * time.Microsecond, Max: 9 * time.Millisecond, Sent: 3000, Lost: 41, Degraded: true}},
 		{Address: "endpoint.client[2]", Kind: KindEndpoint, Status: StatusRejected, LocalAddr: "10.77.0.2:50002", RemoteAddr: "10.77.0.9:7471",
 			QPType: "RC", Device: "rxe0", Port: 1, Reconnects: 7, LastEvent: "REJECTED", LastEventAt: ago(3 * time.Second), Config: cfg,
-			LastError: &ErrorInfo{Call: "rdma_connect", Errno: 111, Message: "rdma_connect: REJECTED (reason 8: invalid service ID: no listener on that port)", At: ago(3 * time.Second)},
+			LastError: &ErrorInfo{Call: "rdma_connect", Errno: 111, ErrnoName: "ECONNREFUSED", Message: "rdma_connect: REJECTED (reason 8: invalid service ID: no listener on that port)", At: ago(3 * time.Second)},
 			History: []Event{
 				{At: ago(10 * time.Second), Name: "ADDR_RESOLVED"},
 				{At: ago(9 * time.Second), Name: "ROUTE_RESOLVED"},
@@ -59,7 +59,7 @@ func fixtureObjects() []Object {
 			}},
 		{Address: "endpoint.client[10]", Kind: KindEndpoint, Status: StatusError, Device: "mlx5_0", Port: 2, QPType: "RC",
 			LastEvent: "ADDR_ERROR", LastEventAt: ago(40 * time.Second), Config: cfg,
-			LastError: &ErrorInfo{Call: "rdma_resolve_addr", Errno: 19, Message: "rdma_resolve_addr: no such device (ENODEV)", At: ago(40 * time.Second)}},
+			LastError: &ErrorInfo{Call: "rdma_resolve_addr", Errno: 19, ErrnoName: "ENODEV", Message: "rdma_resolve_addr: no such device (ENODEV)", At: ago(40 * time.Second)}},
 		{Address: `endpoint.backup["east"]`, Kind: KindEndpoint, Status: StatusConnecting, LocalAddr: "10.77.0.2:50100", RemoteAddr: "10.77.1.1:7471",
 			QPType: "RC", Device: "mlx5_0", Port: 1, Reconnects: 1, LastEvent: "ROUTE_RESOLVED", LastEventAt: ago(time.Second), Config: cfg},
 	}

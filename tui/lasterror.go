@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // errorText explains a failed call as apply does (agentfabric.CallError),
@@ -26,7 +24,7 @@ func errorText(e *ErrorInfo) string {
 	}
 	var errno string
 	if e.Errno != 0 {
-		errno = errnoText(syscall.Errno(e.Errno))
+		errno = errnoText(syscall.Errno(e.Errno), e.ErrnoName)
 		parts = append(parts, errno)
 	}
 	if m := messageDetail(e.Message, e.Call, errno); m != "" {
@@ -35,10 +33,9 @@ func errorText(e *ErrorInfo) string {
 	return strings.Join(parts, ": ")
 }
 
-// errnoText is "connection refused (ECONNREFUSED)", or "errno 4242" for a
-// number this system has no name for.
-func errnoText(errno syscall.Errno) string {
-	name := unix.ErrnoName(errno)
+// errnoText is "connection refused (ECONNREFUSED)", with the name the
+// agent gave, or "errno 4242" for a number it has no name for.
+func errnoText(errno syscall.Errno, name string) string {
 	if name == "" {
 		return "errno " + strconv.Itoa(int(errno))
 	}

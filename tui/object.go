@@ -58,10 +58,13 @@ type Setting struct {
 
 // ErrorInfo is a failed librdmacm or verbs call.
 type ErrorInfo struct {
-	Call    string // "rdma_connect"
-	Errno   int    // 0 when the call does not set errno
-	Message string // the agent's explanation; may be empty
-	At      time.Time
+	Call  string // "rdma_connect"
+	Errno int    // 0 when the call does not set errno
+	// ErrnoName is the agent's name for Errno ("ECONNREFUSED"); "" when it
+	// has none.
+	ErrnoName string
+	Message   string // the agent's explanation; may be empty
+	At        time.Time
 }
 
 // ProbeStats summarise a connection's round-trip probes.

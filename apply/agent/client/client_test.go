@@ -270,6 +270,9 @@ func TestMonitorSourceSendsSnapshotThenChanges(t *testing.T) {
 	if o.Address != "listener.m" || o.Kind != tui.KindListener || o.LastError == nil || o.LastError.Call == "" {
 		t.Errorf("update %+v", o)
 	}
+	if e := o.LastError; e != nil && e.Errno != 0 && e.ErrnoName == "" {
+		t.Errorf("the last error's errno %d comes without the agent's name for it", e.Errno)
+	}
 	if len(o.Config) == 0 || o.Config[0].Value != "192.0.2.1:7471" || len(o.History) < 2 {
 		t.Errorf("config %v, history %v", o.Config, o.History)
 	}

@@ -104,7 +104,7 @@ func MonitorObject(o *pb.Object) tui.Object {
 		out.QPType, out.Device, out.Port = strings.ToUpper(f.QpType), f.Device, int(f.Port)
 	}
 	if e := o.LastError; e != nil {
-		out.LastError = &tui.ErrorInfo{Call: e.Call, Errno: int(e.Errno), Message: e.Message, At: timeOf(e.At)}
+		out.LastError = &tui.ErrorInfo{Call: e.Call, Errno: int(e.Errno), ErrnoName: e.ErrnoName, Message: e.Message, At: timeOf(e.At)}
 	}
 	if p := o.Probe; p != nil {
 		out.Probe = &tui.ProbeStats{
