@@ -1,0 +1,162 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os/signal"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/rdmaform/rdmaform/apply/agent"
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/apply/agent/client"
+)
+
+func init() {
+	register(command{Name: "agent", Synopsis: "Run the agent that holds the endpoints (or: agent stop, agent status)", Run: runAgent, Subcommands: true})
+}
+
+const agentUsage = `Usage: rdmaform agent [options]
+       rdmaform agent stop [-socket=PATH]
+       rdmaform agent status [-socket=PATH]
+
+  The agent holds protection domains, listeners and endpoints (an RDMA CM id
+  dies with the process that made it) and serves rdmaform's other commands
+  on a unix socket. It runs in the foreground; plan, apply and monitor start
+  one in the background when none answers. SIGTERM or "agent stop"
+  disconnects everything and exits.
+
+Options:
+` + agentSocketOption + `  -log=FILE     The JSON log (default: agent.log beside the socket); a text
+                log also goes to stderr.
+`
+
+// agentSocketOption is how agent, agent stop and agent status find the
+// agent.
+const agentSocketOption = `  -socket=PATH  The socket (default: the rdmaform { agent { socket } } setting
+                of the configuration here, else /run/rdmaform/agent.sock for
+                root, $XDG_RUNTIME_DIR/rdmaform/agent.sock otherwise).
+`
+
+const agentStopHelp = `Usage: rdmaform agent stop [options]
+
+  Asks the agent to stop: it disconnects and destroys every object it
+  holds, of every configuration that uses it, and exits. The states still
+  record those objects: the next plan shows them deleted outside rdmaform
+  and creates them again. To remove one configuration's objects, run
+  "rdmaform destroy" in its directory instead. When no agent runs, there
+  is nothing to do and no error.
+
+Options:
+` + agentSocketOption
+
+const agentStatusHelp = `Usage: rdmaform agent status [options]
+
+  Prints the agent's pid, socket, log, version and uptime, and how many
+  objects it holds, by kind and status. "rdmaform status" lists the
+  objects themselves.
+
+Options:
+` + agentSocketOption
+
+func runAgent(args []string, s streams) int {
+	if len(args) > 0 && (args[0] == "stop" || args[0] == "status") {
+		return runAgentClient(args[0], args[1:], s)
+	}
+	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
+	fs.SetOutput(s.Err)
+	fs.Usage = func() { fmt.Fprint(s.Err, agentUsage) }
+	socket := fs.String("socket", "", "")
+	logFile := fs.String("log", "", "")
+	acceptNoColor(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(s.Err, "Error: agent takes no arguments, got %q\n\n", fs.Args())
+		fs.Usage()
+		return 1
+	}
+	*socket = client.ChooseSocket(*socket, configuredAgentSocket())
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	defer startCPUProfile("agent")()
+	err := agent.Run(ctx, agent.Options{Socket: *socket, LogFile: *logFile, Version: Version, Stderr: s.Err})
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: agent: %v\n", err)
+		// An agent started in the background has no terminal: its log
+		// says why it stopped, for the client that started it.
+		client.LogFatal(client.LogFileFor(*socket, *logFile), err, errors.Is(err, agent.ErrAgentRunning))
+		return 1
+	}
+	return 0
+}
+
+func runAgentClient(verb string, args []string, s streams) int {
+	fs := flag.NewFlagSet("agent "+verb, flag.ContinueOnError)
+	fs.SetOutput(s.Err)
+	help := agentStatusHelp
+	if verb == "stop" {
+		help = agentStopHelp
+	}
+	fs.Usage = func() { fmt.Fprint(s.Err, help) }
+	socket := fs.String("socket", "", "")
+	acceptNoColor(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	*socket = client.ChooseSocket(*socket, configuredAgentSocket())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := client.Dial(ctx, *socket)
+	if err != nil {
+		if client.IsNotRunning(err) && verb == "stop" {
+			fmt.Fprintf(s.Out, "No agent runs at %s.\n", *socket)
+			return 0
+		}
+		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	info, err := c.Info(ctx, &pb.InfoRequest{})
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: agent info: %v\n", err)
+		return 1
+	}
+	if verb == "stop" {
+		if err := c.Stop(ctx); err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(s.Out, "Stopped the agent (pid %d) at %s.\n", info.Pid, info.Socket)
+		return 0
+	}
+	list, err := c.List(ctx, &pb.ListRequest{})
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: agent list: %v\n", err)
+		return 1
+	}
+	started := time.Unix(0, info.StartedAt)
+	fmt.Fprintf(s.Out, "Agent: pid %d, socket %s, log %s, version %s, up %v\n",
+		info.Pid, info.Socket, info.LogFile, info.Version, time.Since(started).Round(time.Second))
+	counts := map[string]int{}
+	for _, o := range list.Objects {
+		counts[fmt.Sprintf("%-17s %s", kindWord(o.Kind), statusWord(o.Status))]++
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Fprintf(s.Out, "Objects: %d\n", len(list.Objects))
+	for _, k := range keys {
+		fmt.Fprintf(s.Out, "  %s %d\n", k, counts[k])
+	}
+	return 0
+}
+
+func kindWord(k pb.Kind) string      { return agent.KindWord(k) }
+func statusWord(st pb.Status) string { return agent.StatusWord(st) }

@@ -1,0 +1,156 @@
+// Package command is rdmaform's command-line interface: one file per
+// subcommand, each registering itself, and the global options Terraform
+// places before the subcommand.
+package command
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/mattn/go-shellwords"
+	"github.com/rdmaform/rdmaform/config"
+)
+
+// Version is the rdmaform release this binary was built from.
+const Version = "0.1.0"
+
+// streams are the process's standard streams, passed to commands so that
+// tests can capture them.
+type streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// command is one rdmaform subcommand; run returns the process exit code.
+type command struct {
+	Name     string
+	Synopsis string
+	Run      func(args []string, s streams) int
+	// Subcommands: its first argument names one (state list, agent stop).
+	Subcommands bool
+}
+
+var commands = map[string]command{}
+
+// register adds a subcommand; each command file registers itself in init so
+// that commands stay independent of one another and of this file.
+func register(c command) {
+	if _, dup := commands[c.Name]; dup {
+		panic("rdmaform: command registered twice: " + c.Name)
+	}
+	commands[c.Name] = c
+}
+
+// Run runs rdmaform with args (the command line without the program's
+// name) on the process's standard streams and returns the exit code.
+func Run(args []string) int {
+	return run(args, streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+}
+
+// startDir is the directory rdmaform was started in when -chdir left it
+// ("" otherwise): path.cwd in expressions, as Terraform's.
+var startDir string
+
+// run parses the global options Terraform places before the subcommand
+// (-chdir, -version, -help) and dispatches.
+func run(args []string, s streams) int {
+	startDir = ""
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		opt := strings.TrimLeft(args[0], "-")
+		switch {
+		case strings.HasPrefix(opt, "chdir="):
+			dir := strings.TrimPrefix(opt, "chdir=")
+			if wd, err := os.Getwd(); err == nil && startDir == "" {
+				startDir = wd
+			}
+			if err := os.Chdir(dir); err != nil {
+				fmt.Fprintf(s.Err, "Error: Invalid -chdir option: %v\n", err)
+				return 1
+			}
+		case opt == "chdir":
+			fmt.Fprintf(s.Err, "Error: Invalid -chdir option: it must include an equals sign followed by a directory path, like -chdir=examples/loopback\n")
+			return 1
+		case opt == "version" || opt == "v":
+			args = []string{"version"}
+			continue
+		case (opt == "help" || opt == "h") && len(args) > 1 && commands[args[1]].Run != nil:
+			// rdmaform -help plan is plan's help, as Terraform's.
+			return commands[args[1]].Run([]string{"-help"}, s)
+		case opt == "help" || opt == "h":
+			usage(s.Out)
+			return 0
+		default:
+			fmt.Fprintf(s.Err, "Error: unknown global option %q\n\n", args[0])
+			usage(s.Err)
+			return 1
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		usage(s.Err)
+		return 1
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		names := make([]string, 0, len(commands))
+		for n := range commands {
+			names = append(names, n)
+		}
+		fmt.Fprintf(s.Err, "Error: rdmaform has no command named %q.%s\n\n", args[0], config.DidYouMean(args[0], names))
+		usage(s.Err)
+		return 1
+	}
+	rest := args[1:]
+	// A subcommand's own variable names it too, as Terraform's
+	// TF_CLI_ARGS_state_list: RDMAFORM_CLI_ARGS_state_list.
+	name, at := args[0], 0
+	if c.Subcommands && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		name, at = name+"_"+rest[0], 1
+	}
+	extra, err := cliArgsFromEnv(name)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		return 1
+	}
+	if len(extra) > 0 {
+		// After the whole command, as Terraform does: state list, agent stop.
+		rest = append(append(append([]string(nil), rest[:at]...), extra...), rest[at:]...)
+	}
+	return c.Run(rest, s)
+}
+
+// cliArgsFromEnv returns the options RDMAFORM_CLI_ARGS and
+// RDMAFORM_CLI_ARGS_<command> (state_list for state list) add before the command line's own, as
+// Terraform's TF_CLI_ARGS do (split as a shell would).
+func cliArgsFromEnv(command string) ([]string, error) {
+	var out []string
+	for _, name := range []string{"RDMAFORM_CLI_ARGS", "RDMAFORM_CLI_ARGS_" + command} {
+		v := os.Getenv(name)
+		if v == "" {
+			continue
+		}
+		words, err := shellwords.Parse(v)
+		if err != nil {
+			return nil, fmt.Errorf("cannot split %s (%q): %v", name, v, err)
+		}
+		out = append(out, words...)
+	}
+	return out, nil
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: rdmaform [global options] <subcommand> [args]")
+	fmt.Fprintln(w, "\nGlobal options:\n  -chdir=DIR   Switch to DIR before running the subcommand.\n  -help        Show this help.\n  -version     Show the version.")
+	fmt.Fprintln(w, "\nSubcommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-14s %s\n", n, commands[n].Synopsis)
+	}
+}

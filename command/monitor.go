@@ -1,0 +1,108 @@
+package command
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/rdmaform/rdmaform/apply/agent/client"
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/tui"
+)
+
+func init() {
+	register(command{Name: "monitor", Synopsis: "Watch every endpoint's live connection status", Run: runMonitor})
+}
+
+const monitorUsage = `Usage: rdmaform monitor [options]
+
+  Shows every object the agent holds and how each connection is doing, live.
+  Run in a configuration's directory, it shows that configuration's objects
+  under their addresses in its state, also those the agent holds under
+  another name (moved ones, create_before_destroy replacements).
+
+Options:
+  -agent=PATH   The agent's socket (default: the rdmaform { agent { socket } }
+                setting of the configuration here, then the agent's default:
+                /run/rdmaform/agent.sock for root,
+                $XDG_RUNTIME_DIR/rdmaform/agent.sock or
+                /tmp/rdmaform-UID/agent.sock otherwise).
+  -no-color     Draw without colour; so does a non-empty NO_COLOR.
+`
+
+func runMonitor(args []string, s streams) int {
+	fs := flag.NewFlagSet("monitor", flag.ContinueOnError)
+	fs.SetOutput(s.Err)
+	fs.Usage = func() { fmt.Fprint(s.Err, monitorUsage) }
+	agent := fs.String("agent", "", "")
+	noColor := fs.Bool("no-color", false, "")
+	// -demo is for developers until the agent exists: synthetic objects,
+	// labelled as such on screen. It is left out of the usage on purpose.
+	demo := fs.Bool("demo", false, "")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(s.Err, "Error: monitor takes no arguments, got %q\n\n", fs.Args())
+		fs.Usage()
+		return 1
+	}
+	socket := client.ChooseSocket(*agent, configuredAgentSocket())
+	opts := tui.Options{
+		Source:  agentSource{client.MonitorSource{Socket: socket, Names: workingDirNames()}},
+		Target:  socket,
+		NoColor: *noColor || os.Getenv("NO_COLOR") != "",
+	}
+	if *demo {
+		opts.Source, opts.Target, opts.Demo = tui.DemoSource{Endpoints: 40, Rate: 20}, "(demo)", true
+	} else {
+		// Say at once when nothing answers, rather than drawing an empty
+		// screen that waits for an agent.
+		c := dialToShow("monitor", socket, s.Err)
+		if c == nil {
+			return 1
+		}
+		c.Close()
+	}
+	// The TUI reads keys from a terminal and draws on one: without a
+	// terminal to read, it failed after switching the screen and left it
+	// switched; drawn into a file, it left the terminal blank.
+	// A dumb terminal (TERM=dumb: Emacs's shell, some CI consoles) shows
+	// the cursor controls as garbage.
+	notTerminal := ""
+	switch {
+	case !stdinIsTerminal(s.In):
+		notTerminal = "Standard input is not a terminal"
+	case !stdoutIsTerminal(s.Out):
+		notTerminal = "Standard output is not a terminal"
+	case os.Getenv("TERM") == "dumb":
+		notTerminal = "The terminal is dumb (TERM=dumb): it cannot draw a screen"
+	}
+	if notTerminal != "" {
+		fmt.Fprintf(s.Err, "Error: monitor needs a terminal\n\n%s. \"rdmaform status -watch\" prints the objects and\ntheir changes without one.\n", notTerminal)
+		return 1
+	}
+	err := tui.Run(opts, s.In, s.Out)
+	if errors.Is(err, tui.ErrInterrupted) {
+		// Stopped from outside (kill, the terminal closing): exit status
+		// 1, as an interrupted plan or apply.
+		fmt.Fprintln(s.Err, "Interrupt received: the monitor stopped.")
+		return 1
+	}
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: monitor: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// configuredAgentSocket is the rdmaform { agent { socket = ... } } setting of
+// the configuration in the working directory, or "" when there is none.
+func configuredAgentSocket() string {
+	s, diags := config.LoadBackend(".")
+	if diags.HasErrors() || s == nil || s.Agent == nil {
+		return ""
+	}
+	return s.Agent.Socket
+}

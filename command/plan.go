@@ -1,0 +1,801 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/apply"
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/planner/render"
+	"github.com/rdmaform/rdmaform/state"
+	"golang.org/x/sys/unix"
+)
+
+func init() {
+	register(command{Name: "plan", Synopsis: "Show the changes apply would make", Run: runPlan})
+}
+
+const planHelp = `Usage: rdmaform [global options] plan [options]
+
+  Compares the configuration with the state and the live fabric (read from
+  the agent) and shows the changes apply would make.
+
+Options:
+  -out=FILE            Save the plan; "rdmaform apply FILE" carries out exactly
+                       these changes, if the state has not changed since.
+  -var 'name=value'    Set a variable (repeatable).
+  -var-file=FILE       Load variable values from a file (repeatable).
+  -target=ADDRESS      Limit the plan to this object and what it depends on
+                       (repeatable; endpoint.client names every instance).
+  -replace=ADDRESS     Replace this object even if it has not changed
+                       (repeatable).
+  -destroy             Plan to destroy every object in the state.
+  -refresh-only        Plan only to record in the state what changed outside
+                       rdmaform (objects the agent no longer holds).
+  -refresh=false       Do not read the live fabric; trust the state.
+  -detailed-exitcode   Exit 0 when there are no changes, 1 on error, 2 when
+                       there are changes.
+  -json                Print Terraform's machine-readable UI, one JSON
+                       message per line (show -json FILE prints a saved
+                       plan as one JSON document).
+  -no-color            Do not colour the output.
+  -compact-warnings    Show warnings as a list of summaries.
+  -input=false         Do not ask, on a terminal, for the value of a
+                       variable that has none (an error instead).
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -parallelism=N       Accepted for Terraform compatibility; plan makes one
+                       round trip to the agent.
+`
+
+// fabricConn is the live fabric, as plan and apply use it.
+type fabricConn struct {
+	Refresher planner.Refresher
+	Devices   planner.DeviceInfo // nil: device checks are skipped
+	Fabric    apply.Fabric
+	Close     func() error
+	// CreateBeforeDestroy: the fabric can hold a replacement beside the
+	// object it replaces (the agent can, under another name).
+	CreateBeforeDestroy bool
+	// Agent identifies the agent serving (nil: the fabric has no such
+	// identity), so that apply of a saved plan can tell that the agent
+	// it was made against is gone.
+	Agent func(context.Context) (planner.AgentIdentity, error)
+}
+
+// connectFabric reaches the agent at socket (the configured one, or ""
+// for the default); nil when no adapter is compiled in (tests), in which
+// case commands that need the live fabric say so. When none answers it
+// starts one if mayStart (nil: always) says so; notify receives one line
+// if an agent had to be started.
+var connectFabric func(ctx context.Context, socket string, notify io.Writer, mayStart func() bool) (*fabricConn, error)
+
+// agentSocket is the configuration's agent socket setting, or "".
+func (se *session) agentSocket() string {
+	if se.cfg != nil && se.cfg.Settings != nil && se.cfg.Settings.Agent != nil {
+		return se.cfg.Settings.Agent.Socket
+	}
+	return ""
+}
+
+// agentNamespace is the configuration's agent namespace setting, or "".
+func (se *session) agentNamespace() string {
+	if se.cfg == nil {
+		return ""
+	}
+	return se.cfg.AgentNamespace()
+}
+
+// errNoAgent explains why plan and apply cannot reach the fabric.
+const errNoAgent = "This build of rdmaform has no connection from plan and apply to the agent, so it cannot read or change the live fabric."
+
+// stringsFlag is a repeatable string option.
+type stringsFlag []string
+
+func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
+func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+// planFlags are the options plan, apply and destroy share.
+type planFlags struct {
+	vars             config.VarArgs
+	targets          stringsFlag
+	replace          stringsFlag
+	destroy          bool
+	refresh          bool
+	refreshOnly      bool
+	input            bool // false: never ask (-input=false)
+	compactWarnings  bool
+	detailedExitcode bool
+	jsonOut          bool
+	noColor          bool
+	out              string
+	parallelism      int
+	// parallelismSet: -parallelism was given, so that it bounds the
+	// connections being made, not only the calls that start them.
+	parallelismSet bool
+	lock           lockFlags
+	// forImport: the import command's plan (see planner.Options.ForImport).
+	forImport bool
+}
+
+func (f *planFlags) register(fs *flag.FlagSet, forPlan bool) {
+	f.vars.Register(fs)
+	fs.Var(&f.targets, "target", "")
+	fs.Var(&f.replace, "replace", "")
+	fs.BoolVar(&f.refresh, "refresh", true, "")
+	fs.BoolVar(&f.refreshOnly, "refresh-only", false, "")
+	fs.BoolVar(&f.input, "input", inputDefault(), "")
+	fs.BoolVar(&f.compactWarnings, "compact-warnings", false, "")
+	fs.BoolVar(&f.noColor, "no-color", false, "")
+	f.parallelism = apply.DefaultParallelism
+	fs.Var((*countFlag)(&f.parallelism), "parallelism", "")
+	f.lock.register(fs)
+	if forPlan {
+		fs.BoolVar(&f.destroy, "destroy", false, "")
+		fs.BoolVar(&f.detailedExitcode, "detailed-exitcode", false, "")
+		fs.BoolVar(&f.jsonOut, "json", false, "")
+		fs.StringVar(&f.out, "out", "", "")
+	}
+}
+
+// inputDefault is -input's default: false when RDMAFORM_INPUT is "false"
+// or "0", as Terraform's TF_INPUT.
+func inputDefault() bool {
+	v := os.Getenv("RDMAFORM_INPUT")
+	return v != "false" && v != "0"
+}
+
+// addresses parses -target and -replace, and refuses the options that
+// contradict each other.
+func (f *planFlags) addresses(errw io.Writer) (targets, replace []addrs.Instance, ok bool) {
+	if f.refreshOnly {
+		switch {
+		case f.destroy:
+			fmt.Fprintf(errw, "Error: Incompatible plan options\n\nThe -destroy option cannot be used together with -refresh-only.\n")
+			return nil, nil, false
+		case !f.refresh:
+			fmt.Fprintf(errw, "Error: Incompatible refresh options\n\nIt doesn't make sense to use -refresh-only at the same time as -refresh=false,\nbecause rdmaform would have nothing to do.\n")
+			return nil, nil, false
+		case len(f.replace) > 0:
+			fmt.Fprintf(errw, "Error: Incompatible plan options\n\nThe -replace option cannot be used together with -refresh-only: a refresh-only\nplan changes no object.\n")
+			return nil, nil, false
+		}
+	}
+	ok = true
+	parse := func(opt string, vals []string) []addrs.Instance {
+		var out []addrs.Instance
+		for _, v := range vals {
+			a, err := addrs.ParseInstance(v)
+			if err != nil {
+				fmt.Fprintf(errw, "Error: Invalid %s address\n\n%v\n", opt, err)
+				ok = false
+				continue
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	return parse("-target", f.targets), parse("-replace", f.replace), ok
+}
+
+// session is what plan, apply and destroy hold while they run: the
+// configuration, the locked state and, when refreshing, the fabric.
+type session struct {
+	s      streams
+	loader *config.Loader
+	cfg    *config.Config
+	m      state.Full
+	unlock func()
+	prior  *state.State
+	conn   *fabricConn
+	priors *planner.Priors // prior's objects decoded for the planner
+	fetch  *liveFetch      // the agent's objects, read while the state loads
+	color  bool
+	// compactWarnings writes warnings as one line each (-compact-warnings).
+	compactWarnings bool
+	inputs          planner.Inputs
+	// written are the diagnostics written so far, so that apply does not
+	// repeat the plan's check warnings when it evaluates them again.
+	written map[string]bool
+	// holdSlots: apply's operations hold their -parallelism slot until
+	// they complete (see apply.Options.HoldSlots).
+	holdSlots bool
+	// ui: apply -json's machine-readable output, which diagnostics go to.
+	ui *jsonUI
+	// intr stops the command on an interrupt (see interrupts).
+	intr *interrupts
+	// planText is apply -auto-approve's plan, rendered while the walk
+	// starts; nil when it was written before.
+	planText *planText
+}
+
+// diagKey identifies a diagnostic by what it says and where.
+func diagKey(d *hcl.Diagnostic) string {
+	k := d.Summary + "\x00" + d.Detail
+	if d.Subject != nil {
+		k += "\x00" + d.Subject.String()
+	}
+	return k
+}
+
+// writeNewDiags writes the diagnostics not written before.
+func (se *session) writeNewDiags(diags hcl.Diagnostics) {
+	var fresh hcl.Diagnostics
+	for _, d := range diags {
+		if !se.written[diagKey(d)] {
+			fresh = append(fresh, d)
+		}
+	}
+	se.writeDiags(fresh)
+}
+
+func (se *session) close() {
+	se.planText.writeTo(se.s.Out)
+	if se.fetch != nil {
+		// Not waited for when the state failed: say if it started an agent.
+		se.fetch.wait(se.s.Err)
+		if c := se.fetch.conn; c != nil && c != se.conn && c.Close != nil {
+			c.Close()
+		}
+	}
+	if se.conn != nil && se.conn.Close != nil {
+		se.conn.Close()
+	}
+	if se.unlock != nil {
+		se.unlock()
+	}
+	if se.m != nil {
+		se.m.Close()
+	}
+	if se.intr != nil {
+		se.intr.stop()
+	}
+}
+
+// writeDiags renders diagnostics with their source, to stderr; with
+// -compact-warnings, warnings as a list of summaries after the errors.
+func (se *session) writeDiags(diags hcl.Diagnostics) {
+	if len(diags) == 0 {
+		return
+	}
+	if se.written == nil {
+		se.written = map[string]bool{}
+	}
+	for _, d := range diags {
+		se.written[diagKey(d)] = true
+	}
+	if se.ui != nil {
+		se.ui.diagnostics(diags)
+		return
+	}
+	color := se.color && cfgIsTerminal(se.s.Err)
+	if !se.compactWarnings {
+		se.loader.WriteDiagnostics(se.s.Err, diags, color, 0)
+		return
+	}
+	var errs, warnings hcl.Diagnostics
+	for _, d := range diags {
+		if d.Severity == hcl.DiagWarning {
+			warnings = append(warnings, d)
+		} else {
+			errs = append(errs, d)
+		}
+	}
+	if len(errs) > 0 {
+		se.loader.WriteDiagnostics(se.s.Err, errs, color, 0)
+	}
+	writeCompactWarnings(se.s.Err, warnings)
+}
+
+// writeCompactWarnings lists warnings by summary and place, as Terraform's
+// -compact-warnings does.
+func writeCompactWarnings(w io.Writer, warnings hcl.Diagnostics) {
+	if len(warnings) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nWarnings:\n\n")
+	for _, d := range warnings {
+		fmt.Fprintf(w, "- %s\n", d.Summary)
+		if d.Subject != nil {
+			fmt.Fprintf(w, "  on %s:%d:%d\n", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column)
+		}
+	}
+	fmt.Fprintf(w, "\nTo see the full warning notes, run rdmaform without -compact-warnings.\n")
+}
+
+// openSession loads the configuration with vars, opens and locks the
+// state for operation, and connects to the fabric when needFabric.
+//
+// The state is opened, read and decoded for the planner while the
+// configuration loads: with thousands of objects each is a good part of a
+// plan's time, and neither needs the other. Configuration errors come
+// first, as if the state had not been touched.
+func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric bool) (*session, bool) {
+	return openSessionFetching(s, vars, env, lock, operation, opts, needFabric, false)
+}
+
+// sessionOptions are how a session writes what it has to say, and what
+// its configuration checks.
+type sessionOptions struct {
+	color           bool
+	compactWarnings bool
+	// skipPreconditions: a destroy or refresh-only plan does not check
+	// the blocks' preconditions, as Terraform's.
+	skipPreconditions bool
+	// ui: diagnostics go to plan's or apply's -json machine-readable
+	// output.
+	ui *jsonUI
+	// input: a variable without a value is asked for on the terminal, as
+	// Terraform does (not with -input=false).
+	input bool
+}
+
+// openSessionFetching is openSession that, with fetchLive, also connects
+// to the agent and lists its objects once the configuration (which names
+// the agent's socket) has loaded, while the state is still being read:
+// plan's refresh then costs little more than the longer of the two.
+func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric, fetchLive bool) (*session, bool) {
+	se := &session{s: s, loader: newConfigLoader(), color: opts.color, compactWarnings: opts.compactWarnings, ui: opts.ui, intr: watchInterrupts(s.Err)}
+	if se.ui != nil {
+		se.ui.loader = se.loader
+	}
+	se.loader.SkipPreconditions = opts.skipPreconditions
+	se.loader.CoreVersion = Version
+	if opts.input && stdinIsTerminal(s.In) {
+		se.loader.Ask = askVariable(s, se.intr.Done())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-se.intr.Done(): // stop waiting for a held lock
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	// The agent is dialled while the state is read, but one is started
+	// only once the state says this host may act on it.
+	agentStart := newStartGate()
+	defer agentStart.open(false)
+	var stateErrs bytes.Buffer
+	stateDone := make(chan bool, 1)
+	go func() { stateDone <- se.openState(ctx, lock, operation, &stateErrs) }()
+	cfg, diags := se.loader.Load(".", config.VarInputs{Args: vars, Env: env})
+	if diags.HasErrors() {
+		cancel() // a held lock is not worth waiting for
+	} else if fetchLive {
+		se.cfg = cfg
+		se.fetch = startLiveFetch(se.agentSocket(), agentStart.mayStart)
+	}
+	stateOK := <-stateDone
+	cancel()
+	se.writeDiags(diags)
+	if diags.HasErrors() {
+		return se, false
+	}
+	se.cfg = cfg
+	se.inputs = planner.Inputs{ConfigDigest: configDigest(se.loader), Env: env}
+	if ws := se.loader.Workspace; ws != config.DefaultWorkspace {
+		se.inputs.Workspace = ws
+	}
+	for _, v := range append(vars[:len(vars):len(vars)], se.loader.Asked...) {
+		se.inputs.Vars = append(se.inputs.Vars, planner.VarInput{File: v.File, Value: v.Value})
+	}
+	if !stateOK {
+		s.Err.Write(stateErrs.Bytes())
+		return se, false
+	}
+	if (needFabric || fetchLive) && !stateOnThisHost(se.prior, s.Err) {
+		return se, false
+	}
+	agentStart.open(true)
+	if !needFabric {
+		return se, true
+	}
+	if connectFabric == nil {
+		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
+		return se, false
+	}
+	conn, err := connectFabric(context.Background(), se.agentSocket(), s.Err, nil)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n", err)
+		return se, false
+	}
+	se.conn = conn
+	return se, true
+}
+
+// openState opens the state backend, locks it for operation and reads the
+// state, decoding its objects for the planner; failures go to errw.
+func (se *session) openState(ctx context.Context, lock lockFlags, operation string, errw io.Writer) bool {
+	m, ok := openStateManager(".", errw)
+	if !ok {
+		return false
+	}
+	se.m = m
+	unlock, ok := lock.acquireCtx(ctx, m, operation, errw, se.s.Err)
+	if !ok {
+		return false
+	}
+	se.unlock = unlock
+	if !refreshState(m, errw) {
+		return false
+	}
+	se.prior = m.State()
+	se.priors = planner.DecodePriors(se.prior)
+	return true
+}
+
+// liveFetch is a connection to the agent and its list of objects, made in
+// the background.
+type liveFetch struct {
+	done    chan struct{}
+	notify  bytes.Buffer // what connecting said (an agent started)
+	conn    *fabricConn
+	connErr error
+	live    map[string]planner.LiveObject
+	liveErr error
+	// facts and listeners are the connection's own readers, if it has
+	// them (the connection's Refresher becomes this fetch).
+	facts     planner.FactsReader
+	listeners planner.ListenerReader
+}
+
+func startLiveFetch(socket string, mayStart func() bool) *liveFetch {
+	f := &liveFetch{done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		f.conn, f.connErr = connectFabric(context.Background(), socket, &f.notify, mayStart)
+		if f.connErr == nil {
+			f.facts, _ = f.conn.Refresher.(planner.FactsReader)
+			f.listeners, _ = f.conn.Refresher.(planner.ListenerReader)
+			f.live, f.liveErr = f.conn.Refresher.Live(context.Background())
+		}
+	}()
+	return f
+}
+
+// wait returns the connection once made, having written what connecting
+// said to notify.
+func (f *liveFetch) wait(notify io.Writer) (*fabricConn, error) {
+	<-f.done
+	notify.Write(f.notify.Bytes())
+	f.notify.Reset()
+	return f.conn, f.connErr
+}
+
+// Live answers the planner's refresh with the list already fetched.
+func (f *liveFetch) Live(ctx context.Context) (map[string]planner.LiveObject, error) {
+	select {
+	case <-f.done:
+		return f.live, f.liveErr
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Facts reads the facts of some objects from the agent, when its
+// connection can (see planner.FactsReader).
+func (f *liveFetch) Facts(ctx context.Context, handles []string) (map[string]state.Facts, error) {
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if f.facts == nil {
+		return map[string]state.Facts{}, nil
+	}
+	return f.facts.Facts(ctx, handles)
+}
+
+// Listeners lists the agent's listeners, when its connection can (see
+// planner.ListenerReader).
+func (f *liveFetch) Listeners(ctx context.Context) ([]planner.LiveListener, error) {
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if f.listeners == nil {
+		return nil, nil
+	}
+	return f.listeners.Listeners(ctx)
+}
+
+// rdmaVarEnv returns the RDMAFORM_VAR_* entries of the environment, which
+// a saved plan records so that apply evaluates the same values.
+func rdmaVarEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, config.EnvPrefix) {
+			out = append(out, kv)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// configDigest is a digest of every file the loader read (configuration
+// and variable files), so that apply of a saved plan can tell whether the
+// configuration changed since the plan.
+func configDigest(l *config.Loader) string {
+	files := l.Files()
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(n), len(files[n].Bytes))
+		h.Write(files[n].Bytes)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// makePlan plans with the session and the flags, writing the diagnostics;
+// ok is false when planning failed.
+func (se *session) makePlan(f *planFlags, targets, replace []addrs.Instance) (*planner.Plan, hcl.Diagnostics, bool) {
+	opts := planner.Options{Targets: targets, Replace: replace, Destroy: f.destroy, RefreshOnly: f.refreshOnly, Priors: se.priors, ForImport: f.forImport}
+	if se.conn != nil && f.refresh {
+		opts.Refresher = se.conn.Refresher
+		opts.Devices = se.conn.Devices
+	}
+	opts.NoCreateBeforeDestroy = se.conn != nil && !se.conn.CreateBeforeDestroy
+	p, diags := planner.Make(context.Background(), se.cfg, se.prior, opts)
+	return p, diags, !diags.HasErrors()
+}
+
+func runPlan(args []string, s streams) int {
+	defer startProfile("plan")()
+	fs := newFlagSet("plan", s.Err)
+	fs.Usage = func() { fmt.Fprint(s.Err, planHelp) }
+	var f planFlags
+	f.register(fs, true)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(s.Err, "Error: plan takes no arguments; use -chdir=DIR to plan another directory.\n")
+		return 1
+	}
+	targets, replace, ok := f.addresses(s.Err)
+	if !ok {
+		return 1
+	}
+	color := !f.noColor && !f.jsonOut && cfgIsTerminal(s.Out)
+	needFabric := f.refresh
+	// -json streams Terraform's machine-readable UI, as apply -json does
+	// (show -json FILE gives the plan as one document).
+	var ui *jsonUI
+	if f.jsonOut {
+		ui = newJSONUI(s.Out)
+		ui.version()
+	}
+	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui, input: f.input && ui == nil}, false, needFabric && connectFabric != nil)
+	defer se.close()
+	if !ok {
+		return 1
+	}
+	if needFabric {
+		if connectFabric == nil {
+			if se.prior != nil && len(se.prior.Objects) > 0 {
+				fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\nThe state records %d objects whose live status cannot be read. Run \"rdmaform plan -refresh=false\" to plan against the state as recorded.\n", errNoAgent, len(se.prior.Objects))
+				return 1
+			}
+			// Nothing to refresh: an empty state needs no live read. Say
+			// so, since device checks are skipped too.
+			if !f.jsonOut {
+				fmt.Fprintf(s.Out, "Note: the agent is not available in this build; the state is empty, so the\nplan is made without reading the live fabric and without device checks.\n")
+			}
+		} else {
+			conn, err := se.fetch.wait(s.Err)
+			if err != nil {
+				fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n\nRun \"rdmaform plan -refresh=false\" to plan against the state as recorded.\n", err)
+				return 1
+			}
+			conn.Refresher = se.fetch
+			se.conn = conn
+		}
+	}
+	p, diags, ok := se.makePlan(&f, targets, replace)
+	se.writeDiags(diags)
+	if !ok || se.intr.interrupted() {
+		return 1
+	}
+	if ui != nil {
+		ui.plan(p)
+		ui.plannedOutputs(p)
+	} else {
+		render.Human(s.Out, p, color)
+	}
+	if se.intr.interrupted() {
+		return 1 // stopped by the user: save no plan
+	}
+	if f.out != "" {
+		if p.Refreshed && se.conn != nil && se.conn.Agent != nil {
+			id, err := se.conn.Agent(context.Background())
+			if err != nil {
+				fmt.Fprintf(s.Err, "Error: Asking the agent who it is, for the plan file\n\n%v\n", err)
+				return 1
+			}
+			se.inputs.Agent = &id
+		}
+		if err := writePlanFile(f.out, &planner.SavedPlan{Plan: p, Inputs: se.inputs, RdmaformVersion: Version}); err != nil {
+			fmt.Fprintf(s.Err, "Error: Failed to write the plan file\n\n%v\n", err)
+			return 1
+		}
+		if !f.jsonOut {
+			fmt.Fprintf(s.Out, "\n%s\n\nSaved the plan to: %s\n\nTo perform exactly these actions, run the following command to apply:\n    rdmaform apply %q\n", strings.Repeat("─", 77), f.out, f.out)
+		}
+	} else if !f.jsonOut && p.HasChanges() {
+		fmt.Fprintf(s.Out, "\n%s\n\nNote: You didn't use the -out option to save this plan, so rdmaform can't\nguarantee to take exactly these actions if you run \"rdmaform apply\" now.\n", strings.Repeat("─", 77))
+	}
+	if f.detailedExitcode && p.HasChanges() {
+		return 2
+	}
+	return 0
+}
+
+// writePlanFile writes a saved plan through a temporary file renamed into
+// place, so that a reader never sees half a plan.
+func writePlanFile(path string, sp *planner.SavedPlan) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := planner.WritePlanFile(tmp, sp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// readPlanFile reads a saved plan.
+func readPlanFile(path string) (*planner.SavedPlan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if !planner.IsPlanFile(data) {
+		return nil, fmt.Errorf("%s is not a saved plan (make one with \"rdmaform plan -out=%s\")", path, path)
+	}
+	return planner.ReadPlanFile(data)
+}
+
+// showPlanFile prints a saved plan for show, as plan printed it.
+func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
+	if jsonOut {
+		doc := render.JSONDocument(sp.Plan, nil)
+		doc.TerraformVersion = Version
+		if st := currentPrior(sp.Plan); st != nil {
+			doc.PriorState = stateJSON(st)
+		}
+		// The configuration here, which apply of the plan requires to be
+		// the plan's (the plan file holds its digest, not its text).
+		l := newConfigLoader()
+		l.Validate = true
+		if cfg, diags := l.Load(".", config.VarInputs{}); !diags.HasErrors() && cfg != nil {
+			doc.Configuration = cfg.JSONConfiguration()
+			doc.RelevantAttributes = planner.RelevantAttributes(cfg, sp.Plan)
+		}
+		if err := render.WriteJSON(s.Out, doc); err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	render.Human(s.Out, sp.Plan, color && cfgIsTerminal(s.Out))
+	return 0
+}
+
+// currentPrior is the state p was made from, when the state here is
+// still that one (its lineage and serial), as apply of the plan requires;
+// nil otherwise, and when the state cannot be read.
+func currentPrior(p *planner.Plan) *state.State {
+	if !p.Prior.Exists {
+		return nil
+	}
+	m, ok := openStateManager(".", io.Discard)
+	if !ok {
+		return nil
+	}
+	defer m.Close()
+	if !refreshState(m, io.Discard) {
+		return nil
+	}
+	if st := m.State(); st != nil && st.Lineage == p.Prior.Lineage && st.Serial == p.Prior.Serial {
+		return st
+	}
+	return nil
+}
+
+// withoutEcho turns the terminal's echo off while a secret is typed, if r
+// is a terminal, and returns how to turn it back on.
+func withoutEcho(r io.Reader) (restore func()) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return func() {}
+	}
+	fd := int(f.Fd())
+	was, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return func() {}
+	}
+	quiet := *was
+	quiet.Lflag &^= unix.ECHO
+	if unix.IoctlSetTermios(fd, unix.TCSETS, &quiet) != nil {
+		return func() {}
+	}
+	return func() { unix.IoctlSetTermios(fd, unix.TCSETS, was) }
+}
+
+// askVariable asks on the terminal for a variable's value, as Terraform
+// does: its name, its description, "Enter a value:". It reads standard
+// input a byte at a time, so that nothing after the line is taken from
+// the confirmation that may follow.
+func askVariable(s streams, interrupted <-chan struct{}) func(name, description string, sensitive bool) (string, bool) {
+	return func(name, description string, sensitive bool) (string, bool) {
+		select {
+		case <-interrupted:
+			return "", false
+		default:
+		}
+		fmt.Fprintf(s.Out, "var.%s\n", name)
+		if description != "" {
+			fmt.Fprintf(s.Out, "  %s\n\n", description)
+		}
+		fmt.Fprint(s.Out, "  Enter a value: ")
+		if sensitive {
+			// As Terraform's prompt: what is typed is not shown.
+			defer withoutEcho(s.In)()
+		}
+		type answer struct {
+			line string
+			ok   bool
+		}
+		answered := make(chan answer, 1)
+		go func() {
+			var line []byte
+			b := make([]byte, 1)
+			for {
+				n, err := s.In.Read(b)
+				if n == 1 && b[0] != '\n' {
+					line = append(line, b[0])
+					continue
+				}
+				if n == 1 || err != nil {
+					answered <- answer{strings.TrimSuffix(string(line), "\r"), n == 1 || len(line) > 0}
+					return
+				}
+			}
+		}()
+		select {
+		case a := <-answered:
+			fmt.Fprintln(s.Out)
+			return a.line, a.ok
+		case <-interrupted: // the read is left to end with the process
+			fmt.Fprintln(s.Out)
+			return "", false
+		}
+	}
+}

@@ -1,0 +1,553 @@
+package command
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/state"
+)
+
+func init() {
+	register(command{Name: "state", Synopsis: "Advanced state management", Run: runState, Subcommands: true})
+}
+
+const stateUsage = `Usage: rdmaform [global options] state <subcommand> [options] [args]
+
+  Advanced state management. Subcommands:
+    list [-id=ID] [ADDRESS...]
+                            List objects in the state (-id: those the agent
+                            knows as ID)
+    show ADDRESS            Show one object in the state
+    rm [options] ADDRESS... Remove objects from the state (not from the fabric)
+    mv [options] SRC DST    Move an object to a new address
+    pull                    Print the raw state to stdout
+    push [options] FILE     Replace the state with FILE ("-" for stdin)
+`
+
+// The subcommands' helps, as "rdmaform state SUBCOMMAND -help" prints them.
+const (
+	stateListHelp = `Usage: rdmaform [global options] state list [options] [ADDRESS ...]
+
+  Lists the objects in the state, one address a line, as Terraform's state
+  list does. Given addresses, it lists only those objects; an address
+  without an instance key (endpoint.client) stands for every instance of
+  its block.
+
+Options:
+  -id=ID       Only the objects whose id (the agent's name for them, as
+               "rdmaform status" shows it) is ID.
+  -no-color    Accepted for Terraform compatibility: state list prints no
+               colour.
+`
+	stateShowHelp = `Usage: rdmaform [global options] state show [options] ADDRESS
+
+  Shows one object as the state records it, as Terraform's state show
+  does: its attributes, and the facts apply learned of it (the agent's
+  handle, the device, QP number, local port, status). ADDRESS names one
+  instance; "rdmaform state list" lists them. "rdmaform status" shows the
+  object live.
+
+Options:
+  -no-color    Accepted for Terraform compatibility: state show prints no
+               colour.
+`
+	stateRmHelp = `Usage: rdmaform [global options] state rm [options] ADDRESS ...
+
+  Removes objects from the state without destroying them, as Terraform's
+  state rm does: rdmaform forgets them, and the agent keeps holding them
+  (an endpoint stays connected). An address without an instance key
+  (endpoint.client) removes every instance of its block; an address that
+  matches nothing is an error, and then nothing is removed.
+
+  While the configuration still declares a forgotten object, the next apply
+  tries to create it, which the agent refuses as long as it holds the
+  object: remove its block too, or adopt the object again with
+  "rdmaform import".
+  A removed { from = ADDRESS  lifecycle { destroy = false } } block forgets
+  objects through a plan instead.
+
+Options:
+  -dry-run             Only print what would be removed.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -no-color            Accepted for Terraform compatibility: state rm
+                       prints no colour.
+`
+	stateMvHelp = `Usage: rdmaform [global options] state mv [options] SOURCE DESTINATION
+
+  Moves an object in the state to another address, as Terraform's state mv
+  does, for example after its block was renamed: endpoint.client[0] to
+  'endpoint.clients["a"]'. Addresses without instance keys move a whole
+  block, every instance keeping its key (endpoint.client to endpoint.peer).
+  Nothing changes on the fabric: the agent keeps holding the object under
+  its first name. A moved { from = ...  to = ... } block moves objects
+  through a plan instead.
+
+Options:
+  -dry-run             Only print what would be moved.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -no-color            Accepted for Terraform compatibility: state mv
+                       prints no colour.
+`
+	statePullHelp = `Usage: rdmaform [global options] state pull [options]
+
+  Prints the state as JSON on standard output, as Terraform's state pull
+  does, read from the configured backend (the local file or etcd); nothing
+  when there is no state. "rdmaform state push" writes such a file back.
+
+Options:
+  -no-color    Accepted for Terraform compatibility: state pull prints no
+               colour.
+`
+	statePushHelp = `Usage: rdmaform [global options] state push [options] PATH
+
+  Replaces the state in the configured backend (the local file or etcd)
+  with the state file at PATH, or standard input when PATH is "-", as
+  Terraform's state push does. Unless -force, it refuses a state of
+  another lineage, an older serial, or the same serial with other content.
+  Nothing changes on the fabric.
+
+Options:
+  -force               Write the state even when the lineages differ or
+                       its serial is older.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -no-color            Accepted for Terraform compatibility: state push
+                       prints no colour.
+`
+)
+
+// newStateFlagSet is the flag set of "state NAME", whose -help prints help.
+func newStateFlagSet(name, help string, errw io.Writer) *flag.FlagSet {
+	f := newFlagSet("state "+name, errw)
+	f.Usage = func() { fmt.Fprint(errw, help) }
+	return f
+}
+
+func runState(args []string, s streams) int {
+	if len(args) == 0 {
+		fmt.Fprint(s.Err, stateUsage)
+		return 1
+	}
+	switch args[0] {
+	case "-help", "--help", "-h", "--h", "help":
+		fmt.Fprint(s.Out, stateUsage)
+		return 0
+	}
+	sub := map[string]func([]string, streams) int{
+		"list": runStateList, "show": runStateShow, "rm": runStateRm,
+		"mv": runStateMv, "pull": runStatePull, "push": runStatePush,
+	}[args[0]]
+	if sub == nil {
+		fmt.Fprintf(s.Err, "Error: rdmaform state has no subcommand %q.\n\n%s", args[0], stateUsage)
+		return 1
+	}
+	return sub(args[1:], s)
+}
+
+// loadState opens the configured backend and reads the state, for the
+// read-only subcommands. It returns a nil state when there is none.
+func loadState(s streams) (*state.State, bool) {
+	m, ok := openStateManager(".", s.Err)
+	if !ok {
+		return nil, false
+	}
+	defer m.Close()
+	if !refreshState(m, s.Err) {
+		return nil, false
+	}
+	return m.State(), true
+}
+
+// modifyState locks the state (per -lock, -lock-timeout), reads it, lets
+// change modify it, and persists the result if change returns true.
+func modifyState(s streams, lf *lockFlags, operation string, change func(st *state.State, existed bool) (write bool, ok bool)) int {
+	m, ok := openStateManager(".", s.Err)
+	if !ok {
+		return 1
+	}
+	defer m.Close()
+	unlock, ok := lf.acquire(m, operation, s.Err)
+	if !ok {
+		return 1
+	}
+	defer unlock()
+	if !refreshState(m, s.Err) {
+		return 1
+	}
+	st := m.State()
+	existed := st != nil
+	if !existed {
+		st = state.New()
+	}
+	write, ok := change(st, existed)
+	if !ok {
+		return 1
+	}
+	if !write {
+		return 0
+	}
+	err := m.WriteState(st)
+	if err == nil {
+		err = m.PersistState()
+	}
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to write state\n\n%v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// parseAddrs parses command-line addresses; a resource address without an
+// index (endpoint.client) matches every instance of the resource.
+func parseAddrs(args []string, errw io.Writer) ([]addrs.Instance, bool) {
+	var out []addrs.Instance
+	for _, a := range args {
+		addr, err := addrs.ParseInstance(a)
+		if err != nil {
+			fmt.Fprintf(errw, "Error: Invalid address\n\n%v\n", err)
+			return nil, false
+		}
+		out = append(out, addr)
+	}
+	return out, true
+}
+
+func matches(pattern, a addrs.Instance) bool {
+	if pattern.Key == nil {
+		return pattern.Resource == a.Resource
+	}
+	return pattern.String() == a.String()
+}
+
+// matching returns the objects' addresses matching any pattern (all when
+// there are no patterns), in state order.
+func matching(st *state.State, patterns []addrs.Instance) []addrs.Instance {
+	if st == nil {
+		return nil
+	}
+	var out []addrs.Instance
+	for _, a := range st.Addresses() {
+		if len(patterns) == 0 {
+			out = append(out, a)
+			continue
+		}
+		for _, p := range patterns {
+			if matches(p, a) {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
+}
+
+const noMatch = "Error: Invalid target address\n\nNo matching objects found for %s. To view the available instances, use\n\"rdmaform state list\". Please modify the address to reference a specific\ninstance.\n"
+
+func runStateList(args []string, s streams) int {
+	f := newStateFlagSet("list", stateListHelp, s.Err)
+	acceptNoColor(f)
+	id := f.String("id", "", "")
+	if code, ok := parseFlags(f, args); !ok {
+		return code
+	}
+	patterns, ok := parseAddrs(f.Args(), s.Err)
+	if !ok {
+		return 1
+	}
+	st, ok := loadState(s)
+	if !ok {
+		return 1
+	}
+	if st == nil {
+		fmt.Fprint(s.Err, "No state file was found!\n\nState management commands require a state. Run this command in a directory\nwhere rdmaform has been applied, or configure the backend that holds it.\n")
+		return 1
+	}
+	// An address that names nothing is an error, as Terraform's (scripts
+	// use state list ADDRESS to ask whether an object exists).
+	for _, p := range patterns {
+		if len(matching(st, []addrs.Instance{p})) > 0 {
+			continue
+		}
+		if p.Key == nil {
+			fmt.Fprintf(s.Err, "Error: Unknown resource\n\nThe current state contains no resource %s. If you've just added this\nblock to the configuration, you must run \"rdmaform apply\" first to create\nits entry in the state.\n", p)
+		} else {
+			fmt.Fprintf(s.Err, "Error: Unknown resource instance\n\nThe current state contains no resource instance %s. If you've just added\nits block to the configuration or have changed the count or for_each\narguments, you must run \"rdmaform apply\" first to update the block's\nentry in the state.\n", p)
+		}
+		return 1
+	}
+	// Terraform's order: by block type and name, then instance key.
+	list := matching(st, patterns)
+	sort.SliceStable(list, func(i, j int) bool {
+		if list[i].Kind != list[j].Kind {
+			return list[i].Kind < list[j].Kind
+		}
+		return list[i].Less(list[j])
+	})
+	for _, a := range list {
+		if *id != "" && agentID(st.Object(a)) != *id {
+			continue
+		}
+		fmt.Fprintln(s.Out, a)
+	}
+	return 0
+}
+
+// agentID is an object's id attribute: the agent's name for it.
+func agentID(o *state.Object) string {
+	if o == nil {
+		return ""
+	}
+	if o.Facts.AgentHandle != "" {
+		return o.Facts.AgentHandle
+	}
+	return o.Addr.String()
+}
+
+func runStateShow(args []string, s streams) int {
+	f := newStateFlagSet("show", stateShowHelp, s.Err)
+	acceptNoColor(f)
+	if code, ok := parseFlags(f, args); !ok {
+		return code
+	}
+	if f.NArg() != 1 {
+		fmt.Fprintln(s.Err, "Error: Exactly one argument expected\n\nUsage: rdmaform state show ADDRESS")
+		return 1
+	}
+	as, ok := parseAddrs(f.Args(), s.Err)
+	if !ok {
+		return 1
+	}
+	st, ok := loadState(s)
+	if !ok {
+		return 1
+	}
+	var o *state.Object
+	if st != nil {
+		o = st.Object(as[0])
+	}
+	if o == nil {
+		fmt.Fprintf(s.Err, "Error: No instance found for the given address!\n\n"+
+			"This command requires that the address references one specific instance.\n"+
+			"%s is not in the state.%s To view the available instances, use\n\"rdmaform state list\".\n", as[0], blockNote(st, as[0]))
+		return 1
+	}
+	writeObjectHuman(s.Out, o)
+	return 0
+}
+
+func runStateRm(args []string, s streams) int {
+	f := newStateFlagSet("rm", stateRmHelp, s.Err)
+	acceptNoColor(f)
+	var lf lockFlags
+	lf.register(f)
+	dry := f.Bool("dry-run", false, "")
+	if code, ok := parseFlags(f, args); !ok {
+		return code
+	}
+	if f.NArg() == 0 {
+		fmt.Fprintln(s.Err, "Error: At least one address is required.\n\nUsage: rdmaform state rm [options] ADDRESS...")
+		return 1
+	}
+	patterns, ok := parseAddrs(f.Args(), s.Err)
+	if !ok {
+		return 1
+	}
+	return modifyState(s, &lf, "OperationTypeStateRm", func(st *state.State, _ bool) (bool, bool) {
+		for _, p := range patterns {
+			if len(matching(st, []addrs.Instance{p})) == 0 {
+				fmt.Fprintf(s.Err, noMatch, p)
+				return false, false
+			}
+		}
+		found := matching(st, patterns)
+		verb := "Removed"
+		if *dry {
+			verb = "Would remove"
+		}
+		for _, a := range found {
+			fmt.Fprintf(s.Out, "%s %s\n", verb, a)
+			st.RemoveObject(a)
+		}
+		if !*dry {
+			fmt.Fprintf(s.Out, "Successfully removed %d resource instance(s).\n", len(found))
+		}
+		return !*dry, true
+	})
+}
+
+func runStateMv(args []string, s streams) int {
+	f := newStateFlagSet("mv", stateMvHelp, s.Err)
+	acceptNoColor(f)
+	var lf lockFlags
+	lf.register(f)
+	dry := f.Bool("dry-run", false, "")
+	if code, ok := parseFlags(f, args); !ok {
+		return code
+	}
+	if f.NArg() != 2 {
+		fmt.Fprintln(s.Err, "Error: Exactly two arguments expected.\n\nUsage: rdmaform state mv [options] SOURCE DESTINATION")
+		return 1
+	}
+	as, ok := parseAddrs(f.Args(), s.Err)
+	if !ok {
+		return 1
+	}
+	src, dst := as[0], as[1]
+	return modifyState(s, &lf, "OperationTypeStateMv", func(st *state.State, _ bool) (bool, bool) {
+		// A whole resource (no index on either side) moves with its
+		// instances; otherwise exactly one instance moves.
+		var moves [][2]addrs.Instance
+		if src.Key == nil && dst.Key == nil && st.Object(src) == nil {
+			for _, a := range matching(st, []addrs.Instance{src}) {
+				moves = append(moves, [2]addrs.Instance{a, dst.Resource.Instance(a.Key)})
+			}
+		} else if st.Object(src) != nil {
+			moves = append(moves, [2]addrs.Instance{src, dst})
+		}
+		if len(moves) == 0 {
+			if src.Key == nil && dst.Key != nil && len(matching(st, []addrs.Instance{src})) > 0 {
+				fmt.Fprintf(s.Err, "Error: Invalid state move request\n\n%s names a block with instances (%s), which cannot move to the one instance %s. Move the block to %s, or one instance at a time.\n",
+					src, strings.Join(blockInstances(st, src), ", "), dst, dst.Resource)
+				return false, false
+			}
+			fmt.Fprintf(s.Err, "Error: Invalid source address\n\nCannot move %s: it matches nothing in the current state. To view the\navailable instances, use \"rdmaform state list\".\n", src)
+			return false, false
+		}
+		moved := make(map[addrs.Instance]addrs.Instance, len(moves))
+		for _, mv := range moves {
+			moved[mv[0]] = mv[1]
+		}
+		for _, mv := range moves {
+			if err := st.MoveObject(mv[0], mv[1]); err != nil {
+				fmt.Fprintf(s.Err, "Error: Invalid state move request\n\n%v\n", err)
+				return false, false
+			}
+			verb := "Move"
+			if *dry {
+				verb = "Would move"
+			}
+			fmt.Fprintf(s.Out, "%s %q to %q\n", verb, mv[0].String(), mv[1].String())
+		}
+		// Destroy orders deletes by the dependencies: they follow the move.
+		planner.RedirectDependencies(st, moved)
+		if !*dry {
+			fmt.Fprintf(s.Out, "Successfully moved %d object(s).\n", len(moves))
+		}
+		return !*dry, true
+	})
+}
+
+func runStatePull(args []string, s streams) int {
+	f := newStateFlagSet("pull", statePullHelp, s.Err)
+	acceptNoColor(f)
+	if code, ok := parseFlags(f, args); !ok {
+		return code
+	}
+	st, ok := loadState(s)
+	if !ok {
+		return 1
+	}
+	if st == nil {
+		return 0
+	}
+	b, err := state.Encode(st)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		return 1
+	}
+	s.Out.Write(b)
+	return 0
+}
+
+func runStatePush(args []string, s streams) int {
+	f := newStateFlagSet("push", statePushHelp, s.Err)
+	acceptNoColor(f)
+	var lf lockFlags
+	lf.register(f)
+	force := f.Bool("force", false, "")
+	if code, ok := parseFlags(f, args); !ok {
+		return code
+	}
+	if f.NArg() != 1 {
+		fmt.Fprintln(s.Err, "Error: Exactly one argument expected: the state file to push (\"-\" for stdin).")
+		return 1
+	}
+	name := f.Arg(0)
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(s.In)
+		name = "standard input"
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to read %s\n\n%v\n", name, err)
+		return 1
+	}
+	pushed, err := state.Decode(data, name)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to read %s\n\n%v\n", name, err)
+		return 1
+	}
+	// What a plan would refuse to read is refused now, -force or not, so
+	// that the state in place stays one rdmaform can plan with.
+	if diags := planner.DecodePriors(pushed).Diagnostics(); diags.HasErrors() {
+		for _, d := range diags {
+			fmt.Fprintf(s.Err, "Error: %s in %s\n\n%s\n\n", d.Summary, name, d.Detail)
+		}
+		fmt.Fprintln(s.Err, "The current state is left as it was.")
+		return 1
+	}
+	return modifyState(s, &lf, "OperationTypeStatePush", func(cur *state.State, existed bool) (bool, bool) {
+		if existed && !*force {
+			switch {
+			case cur.Lineage != pushed.Lineage:
+				fmt.Fprintf(s.Err, "Error: Failed to write state\n\nCannot import a state from %s with a different lineage: it has lineage %s,\nthe current state has lineage %s. A different lineage means a different\nstate; use -force to replace the current state anyway.\n", name, pushed.Lineage, cur.Lineage)
+				return false, false
+			case pushed.Serial < cur.Serial:
+				fmt.Fprintf(s.Err, "Error: Failed to write state\n\nCannot import a state from %s with serial %d over the newer current state\nwith serial %d; use -force to replace it anyway.\n", name, pushed.Serial, cur.Serial)
+				return false, false
+			case pushed.Serial == cur.Serial && !state.SameContent(pushed, cur):
+				fmt.Fprintf(s.Err, "Error: Failed to write state\n\nCannot import a state from %s with serial %d over a different current state\nwith the same serial; use -force to replace it anyway.\n", name, pushed.Serial)
+				return false, false
+			}
+		}
+		*cur = *pushed.DeepCopy()
+		return true, true
+	})
+}
+
+// blockNote explains that addr, without a key, names a block whose
+// instances the state holds: " It names a block with instances
+// endpoint.c[0], endpoint.c[1]: give one." ("" otherwise).
+func blockNote(st *state.State, addr addrs.Instance) string {
+	insts := blockInstances(st, addr)
+	if len(insts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" It names a block with instances %s: give one.", strings.Join(insts, ", "))
+}
+
+// blockInstances are the instances the state holds of the block addr
+// names (none when addr is an instance).
+func blockInstances(st *state.State, addr addrs.Instance) []string {
+	if st == nil || addr.Key != nil {
+		return nil
+	}
+	var insts []string
+	for _, a := range st.Addresses() {
+		if a.Resource == addr.Resource && a.Key != nil {
+			insts = append(insts, a.String())
+		}
+	}
+	return insts
+}

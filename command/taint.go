@@ -1,0 +1,107 @@
+package command
+
+import (
+	"fmt"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/state"
+)
+
+func init() {
+	register(command{Name: "taint", Synopsis: "Mark an object to be replaced by the next apply", Run: runTaint})
+	register(command{Name: "untaint", Synopsis: "Remove the tainted mark from an object", Run: runUntaint})
+}
+
+const taintHelp = `Usage: rdmaform [global options] taint [options] ADDRESS
+
+  Marks an object in the state as tainted, as Terraform's taint does: the
+  next plan replaces it ("is tainted, so must be replaced"), for example a
+  connection you no longer trust. Nothing changes on the fabric until that
+  apply; "rdmaform untaint ADDRESS" takes the mark away. To replace an
+  object in one apply, without a mark in the state, use
+  "rdmaform apply -replace=ADDRESS".
+
+  ADDRESS names one instance, such as endpoint.client[0] or
+  'endpoint.peer["a"]' (quoted for the shell).
+
+Options:
+  -allow-missing       Succeed, and change nothing, when the state does not
+                       hold ADDRESS.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -no-color            Accepted for Terraform compatibility: taint prints
+                       no colour.
+`
+
+const untaintHelp = `Usage: rdmaform [global options] untaint [options] ADDRESS
+
+  Takes away the tainted mark that "rdmaform taint" put on an object in the
+  state, as Terraform's untaint does: the next plan no longer replaces it
+  for that reason. Nothing changes on the fabric.
+
+  ADDRESS names one instance, such as endpoint.client[0] or
+  'endpoint.peer["a"]' (quoted for the shell).
+
+Options:
+  -allow-missing       Succeed, and change nothing, when the state does not
+                       hold ADDRESS.
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -no-color            Accepted for Terraform compatibility: untaint prints
+                       no colour.
+`
+
+func runTaint(args []string, s streams) int   { return runSetTainted(args, s, true) }
+func runUntaint(args []string, s streams) int { return runSetTainted(args, s, false) }
+
+// runSetTainted marks one object of the state tainted or not, as
+// Terraform's taint and untaint do: the next plan replaces a tainted
+// object ("is tainted, so must be replaced"). As in Terraform, -replace on
+// plan or apply is the better way for a single apply.
+func runSetTainted(args []string, s streams, tainted bool) int {
+	name, operation, help := "untaint", "OperationTypeUntaint", untaintHelp
+	if tainted {
+		name, operation, help = "taint", "OperationTypeTaint", taintHelp
+	}
+	f := newFlagSet(name, s.Err)
+	f.Usage = func() { fmt.Fprint(s.Err, help) }
+	acceptNoColor(f)
+	var lf lockFlags
+	lf.register(f)
+	allowMissing := f.Bool("allow-missing", false, "")
+	if code, ok := parseFlags(f, args); !ok {
+		return code
+	}
+	if f.NArg() != 1 {
+		fmt.Fprintf(s.Err, "Error: %s takes exactly one address, such as endpoint.client[0]\n", name)
+		return 1
+	}
+	addr, err := addrs.ParseInstance(f.Arg(0))
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Invalid address\n\n%v\n", err)
+		return 1
+	}
+	return modifyState(s, &lf, operation, func(st *state.State, _ bool) (bool, bool) {
+		o := st.Object(addr)
+		switch {
+		case o == nil && *allowMissing:
+			fmt.Fprintf(s.Out, "No such resource instance: %s is not in the state; nothing to do (-allow-missing).\n", addr)
+			return false, true
+		case o == nil:
+			fmt.Fprintf(s.Err, "Error: No such resource instance\n\n%s is not in the state.%s (\"rdmaform state list\" lists what it holds.)\n", addr, blockNote(st, addr))
+			return false, false
+		case !tainted && !o.Tainted:
+			fmt.Fprintf(s.Err, "Error: Resource instance not tainted\n\n%s is not tainted.\n", addr)
+			return false, false
+		}
+		c := *o
+		c.Tainted = tainted
+		st.SetObject(&c)
+		if tainted {
+			fmt.Fprintf(s.Out, "Resource instance %s has been marked as tainted.\n", addr)
+		} else {
+			fmt.Fprintf(s.Out, "Resource instance %s has been successfully untainted.\n", addr)
+		}
+		return true, true
+	})
+}

@@ -1,0 +1,111 @@
+package command
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/planner"
+)
+
+func init() {
+	register(command{Name: "validate", Synopsis: "Check whether the configuration is valid", Run: runValidate})
+}
+
+// validateDevices, when set, gives `validate -device-check` the live
+// devices. The rdmacm binding sets it from its own file (in an init); until
+// then -device-check reports that it cannot run.
+var validateDevices func() (config.DeviceLimits, error)
+
+const validateHelp = `Usage: rdmaform [global options] validate [options]
+
+  Checks the configuration in the current directory (see -chdir): syntax,
+  types, references, and the RDMA rules (ports, QP caps, private data
+  limits, port spaces). Unlike Terraform's validate, which reads no
+  variable files, it uses and checks the values in the files that load by
+  themselves (rdmaform.rdmavars, *.auto.rdmavars and their .json forms),
+  so a bad value there fails validation; like Terraform's, it takes no
+  -var or -var-file and ignores RDMAFORM_VAR_*. Variables without a value
+  are treated as unknown.
+
+Options:
+  -json          Print the result as JSON.
+  -no-color      Do not colour the output.
+  -device-check  Also check device-dependent values (max_qp_wr, max_sge,
+                 device names) against the live RDMA devices.
+`
+
+func runValidate(args []string, s streams) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(s.Err)
+	fs.Usage = func() { fmt.Fprint(s.Err, validateHelp) }
+	jsonOut := fs.Bool("json", false, "")
+	noColor := fs.Bool("no-color", false, "")
+	deviceCheck := fs.Bool("device-check", false, "")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(s.Err, "Error: validate takes no arguments; use -chdir=DIR to validate another directory.\n")
+		return 1
+	}
+	l := newConfigLoader()
+	l.Validate = true
+	l.CoreVersion = Version
+	cfg, diags := l.Load(".", config.VarInputs{})
+	if *deviceCheck && !diags.HasErrors() {
+		// A failed device query is an error of the validation, so that
+		// -json reports it as one ("valid": false) rather than apart.
+		deviceErr := func(detail string) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot check the RDMA devices", Detail: detail})
+		}
+		if validateDevices == nil {
+			deviceErr("-device-check needs the rdmacm binding, which this build of rdmaform does not include; the configuration was checked without the devices.")
+		} else if devs, err := validateDevices(); err != nil {
+			deviceErr(fmt.Sprintf("-device-check could not query the RDMA devices: %v.", err))
+		} else {
+			diags = append(diags, config.CheckDevice(cfg, devs)...)
+			diags = append(diags, planner.CheckPDDevices(cfg, cfg.SortedInstances(), devs)...)
+		}
+	}
+	if *jsonOut {
+		if err := l.WriteJSON(s.Out, diags); err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			return 1
+		}
+	} else {
+		color := !*noColor && cfgIsTerminal(s.Err)
+		if err := l.WriteDiagnostics(s.Err, diags, color, 0); err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			return 1
+		}
+		if !diags.HasErrors() {
+			// Terraform's words, warnings or not.
+			valid := "The configuration is valid.\n"
+			if len(diags) > 0 {
+				valid = "The configuration is valid, but there were some validation warnings as shown above.\n"
+			}
+			if color && cfgIsTerminal(s.Out) {
+				fmt.Fprint(s.Out, "\x1b[32m\x1b[1mSuccess!\x1b[0m "+valid)
+			} else {
+				fmt.Fprint(s.Out, "Success! "+valid)
+			}
+		}
+	}
+	if diags.HasErrors() {
+		return 1
+	}
+	return 0
+}
+
+// cfgIsTerminal reports whether w is a terminal that takes colour.
+func cfgIsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	return isTerminal(f)
+}

@@ -1,0 +1,73 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/rdmacm"
+)
+
+// validate -device-check asks this host's RDMA devices directly, through
+// the binding; plan asks the agent.
+func init() { validateDevices = hostDevices }
+
+func hostDevices() (config.DeviceLimits, error) {
+	devs, err := rdmacm.Devices()
+	if err != nil {
+		return nil, err
+	}
+	limits := hostDeviceLimits{byName: map[string]config.DeviceAttr{}, routes: map[string]route{}}
+	for _, d := range devs {
+		attr := config.DeviceAttr{Name: d.Name, MaxQPWR: d.Limits.MaxQPWR, MaxSGE: d.Limits.MaxSGE, MaxCQE: d.Limits.MaxCQE,
+			MaxQPRdAtom: d.Limits.MaxQPRdAtom, MaxQPInitRdAtom: d.Limits.MaxQPInitRdAtom}
+		if len(d.Ports) > 0 {
+			attr.LinkLayer = d.Ports[0].LinkLayer
+		}
+		limits.byName[d.Name] = attr
+	}
+	return limits, nil
+}
+
+type hostDeviceLimits struct {
+	byName map[string]config.DeviceAttr
+	// routes remembers each address's answer: a block with count = 1000
+	// asks for the same address a thousand times, and each answer binds or
+	// resolves an id through librdmacm.
+	routes map[string]route
+}
+
+type route struct {
+	dev config.DeviceAttr
+	err error
+}
+
+// IsLocal reports whether ip is an address of this host.
+func (h hostDeviceLimits) IsLocal(ip netip.Addr) bool { return planner.IsLocalAddress(ip) }
+
+func (h hostDeviceLimits) Device(name string) (config.DeviceAttr, error) {
+	if d, ok := h.byName[name]; ok {
+		return d, nil
+	}
+	return config.DeviceAttr{}, fmt.Errorf("no RDMA device named %q on this host", name)
+}
+
+func (h hostDeviceLimits) DeviceFor(address string) (config.DeviceAttr, error) {
+	if r, ok := h.routes[address]; ok {
+		return r.dev, r.err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var r route
+	name, err := rdmacm.DeviceFor(ctx, address)
+	if err != nil {
+		r.err = err
+	} else {
+		r.dev, r.err = h.Device(name)
+	}
+	h.routes[address] = r
+	return r.dev, r.err
+}

@@ -1,0 +1,368 @@
+package command
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/rdmaform/rdmaform/config"
+)
+
+func init() {
+	register(command{Name: "workspace", Synopsis: "Workspace management", Run: runWorkspace, Subcommands: true})
+}
+
+const workspaceUsage = `Usage: rdmaform [global options] workspace <subcommand> [options] [args]
+
+  Workspaces, as Terraform's: each keeps its own state for the same
+  configuration, and the agent holds each one's objects apart (under the
+  agent namespace NAME, or NAMESPACE.NAME with an agent { namespace }
+  setting). rdmaform.workspace is the selected one's name in expressions,
+  for example to give each workspace its own ports. Subcommands:
+    list                    List the workspaces; * marks the selected one
+    show                    Print the selected workspace's name
+    new NAME                Make a workspace and select it
+    select [-or-create] NAME
+                            Select a workspace (-or-create: make it first
+                            when it does not exist)
+    delete [-force] NAME    Delete a workspace and its state (-force: even
+                            when its state still records objects)
+
+  The local backend keeps workspace NAME's state in
+  rdmaform.rdmastate.d/NAME/rdmaform.rdmastate; etcd under PREFIX/env:/NAME/.
+  The selection is recorded in .rdmaform/environment; RDMAFORM_WORKSPACE
+  overrides it.
+`
+
+// workspaceHelps are the subcommands' helps, as "rdmaform workspace
+// SUBCOMMAND -help" prints them.
+var workspaceHelps = map[string]string{
+	"list": `Usage: rdmaform [global options] workspace list [options]
+
+  Lists the workspaces of the configuration's backend, as Terraform's
+  workspace list does; * marks the selected one.
+
+Options:
+  -no-color    Accepted for Terraform compatibility: workspace list prints
+               no colour.
+`,
+	"show": `Usage: rdmaform [global options] workspace show [options]
+
+  Prints the name of the selected workspace, as Terraform's workspace show
+  does (RDMAFORM_WORKSPACE, when set, selects it).
+
+Options:
+  -no-color    Accepted for Terraform compatibility: workspace show prints
+               no colour.
+`,
+	"new": `Usage: rdmaform [global options] workspace new [options] NAME
+
+  Makes a workspace with an empty state of its own and selects it, as
+  Terraform's workspace new does. Its objects are held by the agent under
+  the namespace NAME (NAMESPACE.NAME with an agent { namespace } setting),
+  apart from the other workspaces' objects.
+
+Options:
+  -no-color          Accepted for Terraform compatibility: workspace new
+                     prints no colour.
+  -lock=false        Accepted for Terraform compatibility: a new workspace's
+  -lock-timeout=DUR  state is empty, with nothing to lock.
+`,
+	"select": `Usage: rdmaform [global options] workspace select [options] NAME
+
+  Selects the workspace NAME, as Terraform's workspace select does: the
+  next commands use its state, and rdmaform.workspace is its name in
+  expressions. The selection is recorded in .rdmaform/environment.
+
+Options:
+  -or-create    Make the workspace first when it does not exist.
+  -no-color     Accepted for Terraform compatibility: workspace select
+                prints no colour.
+`,
+	"delete": `Usage: rdmaform [global options] workspace delete [options] NAME
+
+  Deletes the workspace NAME and its state, as Terraform's workspace
+  delete does. It refuses the selected workspace and the default one, and
+  a workspace whose state still records objects unless -force: those
+  objects would stay in the agent with no state to manage them, so
+  destroy them first.
+
+Options:
+  -force               Delete the workspace even when its state records
+                       objects (the agent keeps them).
+  -lock=false          Do not lock the state.
+  -lock-timeout=DUR    Retry a held state lock for this long.
+  -no-color            Accepted for Terraform compatibility: workspace
+                       delete prints no colour.
+`,
+}
+
+func runWorkspace(args []string, s streams) int {
+	if len(args) == 0 {
+		fmt.Fprint(s.Err, workspaceUsage)
+		return 1
+	}
+	switch args[0] {
+	case "-help", "--help", "-h", "--h", "help":
+		fmt.Fprint(s.Out, workspaceUsage)
+		return 0
+	}
+	sub := map[string]func([]string, streams) int{
+		"list": runWorkspaceList, "show": runWorkspaceShow, "new": runWorkspaceNew,
+		"select": runWorkspaceSelect, "delete": runWorkspaceDelete,
+	}[args[0]]
+	if sub == nil {
+		fmt.Fprintf(s.Err, "Error: rdmaform workspace has no subcommand %q.\n\n%s", args[0], workspaceUsage)
+		return 1
+	}
+	return sub(args[1:], s)
+}
+
+// workspaceArgs parses a subcommand's options and its one NAME argument
+// (none when name is nil).
+func workspaceArgs(sub, synopsis string, args []string, s streams, name *string, register func(*flag.FlagSet)) (code int, ok bool) {
+	f := newFlagSet("workspace "+sub, s.Err)
+	f.Usage = func() { fmt.Fprint(s.Err, workspaceHelps[sub]) }
+	acceptNoColor(f)
+	if register != nil {
+		register(f)
+	}
+	if code, ok := parseFlags(f, args); !ok {
+		return code, false
+	}
+	want := 0
+	if name != nil {
+		want = 1
+	}
+	if f.NArg() != want {
+		if want == 0 {
+			fmt.Fprintf(s.Err, "Error: workspace %s takes no arguments, got %q\n", sub, f.Args())
+		} else {
+			fmt.Fprintf(s.Err, "Error: Expected a single argument: NAME\n\nUsage: rdmaform workspace %s %s\n", sub, synopsis)
+		}
+		return 1, false
+	}
+	if name != nil {
+		*name = f.Arg(0)
+		if err := checkWorkspaceName(*name); err != nil {
+			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			return 1, false
+		}
+	}
+	return 0, true
+}
+
+// workspaceBackend is the configured backend, after the checks every
+// state command makes (the one init recorded).
+func workspaceBackend(s streams) (*backendConfig, bool) {
+	b, ok := configuredBackend(".", s.Err)
+	if !ok {
+		return nil, false
+	}
+	return b, checkInitialized(".", b, s.Err)
+}
+
+// workspaceBackendHas is workspaceBackend, and whether it has workspace
+// name.
+func workspaceBackendHas(s streams, name string) (b *backendConfig, exists, ok bool) {
+	if b, ok = workspaceBackend(s); !ok {
+		return nil, false, false
+	}
+	exists, err := b.hasWorkspace(".", name)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces\n\n%v\n", err)
+		return nil, false, false
+	}
+	return b, exists, true
+}
+
+// overridden refuses to change the selection while RDMAFORM_WORKSPACE
+// makes it.
+func overridden(s streams) bool {
+	if v := os.Getenv(workspaceEnv); v != "" {
+		fmt.Fprintf(s.Err, "Error: The selected workspace is currently overridden using the %s\nenvironment variable (%q). To select another workspace, change or unset it.\n", workspaceEnv, v)
+		return true
+	}
+	return false
+}
+
+func runWorkspaceList(args []string, s streams) int {
+	if code, ok := workspaceArgs("list", "", args, s, nil, nil); !ok {
+		return code
+	}
+	b, ok := workspaceBackend(s)
+	if !ok {
+		return 1
+	}
+	names, err := b.workspaces(".")
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces\n\n%v\n", err)
+		return 1
+	}
+	current := workspaceOrDefault(".")
+	for _, n := range names {
+		mark := " "
+		if n == current {
+			mark = "*"
+		}
+		fmt.Fprintf(s.Out, "%s %s\n", mark, n)
+	}
+	fmt.Fprintln(s.Out)
+	return 0
+}
+
+func runWorkspaceShow(args []string, s streams) int {
+	if code, ok := workspaceArgs("show", "", args, s, nil, nil); !ok {
+		return code
+	}
+	name, err := currentWorkspace(".")
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(s.Out, name)
+	return 0
+}
+
+func runWorkspaceNew(args []string, s streams) int {
+	var name string
+	var lf lockFlags // accepted, as Terraform's: nothing to lock yet
+	if code, ok := workspaceArgs("new", "NAME", args, s, &name, lf.register); !ok {
+		return code
+	}
+	if overridden(s) {
+		return 1
+	}
+	b, exists, ok := workspaceBackendHas(s, name)
+	if !ok {
+		return 1
+	}
+	if exists {
+		fmt.Fprintf(s.Err, "Error: Workspace %q already exists\n", name)
+		return 1
+	}
+	return makeAndSelect(b, name, s)
+}
+
+func makeAndSelect(b *backendConfig, name string, s streams) int {
+	if err := b.createWorkspace(".", name); err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to make workspace %q\n\n%v\n", name, err)
+		return 1
+	}
+	if err := recordWorkspace(".", name); err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to select workspace %q\n\n%v\n", name, err)
+		return 1
+	}
+	fmt.Fprintf(s.Out, "Created and switched to workspace %q!\n\n"+
+		"You're now on a new, empty workspace. Workspaces isolate their state,\n"+
+		"so if you run \"rdmaform plan\" rdmaform will not see any existing state\n"+
+		"for this configuration.\n", name)
+	return 0
+}
+
+func runWorkspaceSelect(args []string, s streams) int {
+	var name string
+	var orCreate bool
+	code, ok := workspaceArgs("select", "[-or-create] NAME", args, s, &name, func(f *flag.FlagSet) {
+		f.BoolVar(&orCreate, "or-create", false, "")
+	})
+	if !ok {
+		return code
+	}
+	if overridden(s) {
+		return 1
+	}
+	b, exists, ok := workspaceBackendHas(s, name)
+	if !ok {
+		return 1
+	}
+	if !exists {
+		if orCreate {
+			return makeAndSelect(b, name, s)
+		}
+		fmt.Fprintf(s.Err, "Error: Workspace %q doesn't exist.\n\nYou can create this workspace with the \"new\" subcommand\nor include the \"-or-create\" flag with the \"select\" subcommand.\n", name)
+		return 1
+	}
+	if workspaceOrDefault(".") == name {
+		fmt.Fprintf(s.Out, "You're already on workspace %q.\n", name)
+		return 0
+	}
+	if err := recordWorkspace(".", name); err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to select workspace %q\n\n%v\n", name, err)
+		return 1
+	}
+	fmt.Fprintf(s.Out, "Switched to workspace %q.\n", name)
+	return 0
+}
+
+func runWorkspaceDelete(args []string, s streams) int {
+	var name string
+	var force bool
+	var lf lockFlags
+	code, ok := workspaceArgs("delete", "[-force] NAME", args, s, &name, func(f *flag.FlagSet) {
+		f.BoolVar(&force, "force", false, "")
+		lf.register(f)
+	})
+	if !ok {
+		return code
+	}
+	if name == config.DefaultWorkspace {
+		fmt.Fprintln(s.Err, "Error: Can't delete the default workspace\n\nThe default workspace always exists.")
+		return 1
+	}
+	if workspaceOrDefault(".") == name {
+		fmt.Fprintf(s.Err, "Error: Workspace %q is your active workspace\n\nYou cannot delete the selected workspace. Select another one (\"rdmaform workspace select default\") and try again.\n", name)
+		return 1
+	}
+	b, exists, ok := workspaceBackendHas(s, name)
+	if !ok {
+		return 1
+	}
+	if !exists {
+		fmt.Fprintf(s.Err, "Error: Workspace %q doesn't exist.\n", name)
+		return 1
+	}
+	m, err := b.openWorkspace(".", name)
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to open the state backend\n\n%v\n", err)
+		return 1
+	}
+	defer m.Close()
+	unlock, ok := lf.acquire(m, "OperationTypeWorkspaceDelete", s.Err)
+	if !ok {
+		return 1
+	}
+	if !refreshState(m, s.Err) {
+		unlock()
+		return 1
+	}
+	st := m.State()
+	if st != nil && len(st.Objects) > 0 && !force {
+		unlock()
+		fmt.Fprintf(s.Err, "Error: Workspace is not empty\n\nWorkspace %q is currently tracking the following objects:\n", name)
+		for _, a := range st.Addresses() {
+			fmt.Fprintf(s.Err, "  - %s\n", a)
+		}
+		fmt.Fprintf(s.Err, "\nDeleting this workspace would make rdmaform lose track of them while the agent\n"+
+			"keeps them. Destroy them first (\"rdmaform workspace select %s\", then\n"+
+			"\"rdmaform destroy\"), or delete with -force to leave them to the agent.\n", name)
+		return 1
+	}
+	// The lock lives with the state being deleted: release it first.
+	unlock()
+	if err := b.deleteWorkspace(".", name); err != nil {
+		fmt.Fprintf(s.Err, "Error: Failed to delete workspace %q\n\n%v\n", name, err)
+		return 1
+	}
+	fmt.Fprintf(s.Out, "Deleted workspace %q!\n", name)
+	if st != nil && len(st.Objects) > 0 {
+		// As Terraform's warning, and more so here: the agent keeps them,
+		// their connections and their ports.
+		fmt.Fprintf(s.Out, "WARNING: %q was non-empty.\n"+
+			"The agent still holds the %d %s it managed (and their ports) under the\n"+
+			"workspace's namespace, but rdmaform no longer manages them. \"rdmaform\n"+
+			"status\" lists them; \"rdmaform workspace new %s\" and \"rdmaform import\"\n"+
+			"of each would manage them again.\n", name, len(st.Objects), plural(len(st.Objects), "object", "objects"), name)
+	}
+	return 0
+}
