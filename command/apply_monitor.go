@@ -29,7 +29,7 @@ func executeWithMonitor(se *session, p *planner.Plan, parallelism int, destroy, 
 
 	socket := client.ChooseSocket("", se.agentSocket())
 	err := tui.Run(tui.Options{
-		Source:  agentSource{client.MonitorSource{Socket: socket, Names: namesOf(se.prior)}},
+		Source:  agentSource{socket: socket, names: namesOf(se.prior)},
 		Target:  socket,
 		NoColor: noColor || os.Getenv("NO_COLOR") != "",
 		Notice:  notice,

@@ -50,7 +50,7 @@ func runMonitor(args []string, s streams) int {
 	}
 	socket := client.ChooseSocket(*agent, configuredAgentSocket())
 	opts := tui.Options{
-		Source:  agentSource{client.MonitorSource{Socket: socket, Names: workingDirNames()}},
+		Source:  agentSource{socket: socket, names: workingDirNames()},
 		Target:  socket,
 		NoColor: *noColor || os.Getenv("NO_COLOR") != "",
 	}

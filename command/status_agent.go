@@ -84,11 +84,3 @@ type reworded struct {
 
 func (r reworded) Error() string { return r.msg }
 func (r reworded) Unwrap() error { return r.err }
-
-// agentSource is the agent's watch stream for the monitor, its errors
-// reworded (agentError) for the banner.
-type agentSource struct{ client.MonitorSource }
-
-func (a agentSource) Watch(ctx context.Context, snapshot func([]tui.Object, tui.AgentInfo), update func(tui.Update)) error {
-	return agentError(a.MonitorSource.Watch(ctx, snapshot, update))
-}

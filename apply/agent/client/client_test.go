@@ -20,7 +20,6 @@ import (
 	"github.com/rdmaform/rdmaform/apply/agent"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/client"
-	"github.com/rdmaform/rdmaform/tui"
 )
 
 // TestMain lets this test binary stand in for `rdmaform agent`, so that
@@ -232,67 +231,6 @@ func TestConnectStartsAnAgentAndStopStopsIt(t *testing.T) {
 	}
 }
 
-func TestMonitorSourceSendsSnapshotThenChanges(t *testing.T) {
-	socket := socketIn(t)
-	runAgent(t, socket)
-	c := dial(t, socket)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	snap := make(chan int, 1)
-	updates := make(chan tui.Update, 100)
-	done := make(chan error, 1)
-	go func() {
-		done <- client.MonitorSource{Socket: socket}.Watch(ctx,
-			func(objs []tui.Object, info tui.AgentInfo) {
-				if info.PID != os.Getpid() || info.Socket != socket {
-					t.Errorf("agent info %+v", info)
-				}
-				snap <- len(objs)
-			},
-			func(u tui.Update) { updates <- u })
-	}()
-	if n := <-snap; n != 0 {
-		t.Fatalf("snapshot of %d objects, want 0", n)
-	}
-	// Without an RDMA device here (or with one), the listener on a
-	// documentation address ends in error; either way its changes arrive.
-	c.CreateListener(ctx, &pb.CreateListenerRequest{Address: "listener.m", Token: "t",
-		Spec: &pb.ListenerSpec{Address: "192.0.2.1", Port: 7471}})
-	var last tui.Update
-	for last.Object.Status != "error" {
-		select {
-		case last = <-updates:
-		case <-ctx.Done():
-			t.Fatalf("no error status; last update %+v", last)
-		}
-	}
-	o := last.Object
-	if o.Address != "listener.m" || o.Kind != tui.KindListener || o.LastError == nil || o.LastError.Call == "" {
-		t.Errorf("update %+v", o)
-	}
-	if e := o.LastError; e != nil && e.Errno != 0 && e.ErrnoName == "" {
-		t.Errorf("the last error's errno %d comes without the agent's name for it", e.Errno)
-	}
-	if len(o.Config) == 0 || o.Config[0].Value != "192.0.2.1:7471" || len(o.History) < 2 {
-		t.Errorf("config %v, history %v", o.Config, o.History)
-	}
-	if _, err := c.Delete(ctx, &pb.DeleteRequest{Address: "listener.m"}); err != nil {
-		t.Fatal(err)
-	}
-	for !last.Deleted {
-		select {
-		case last = <-updates:
-		case <-ctx.Done():
-			t.Fatal("no deletion")
-		}
-	}
-	cancel()
-	if err := <-done; err != context.Canceled {
-		t.Errorf("Watch after cancel: %v", err)
-	}
-}
-
-// An earlier agent's failure in the log is not this one's reason.
 func TestConnectDoesNotQuoteAnEarlierAgentsFailure(t *testing.T) {
 	socket := socketIn(t)
 	os.MkdirAll(filepath.Dir(socket), 0o700)

@@ -2,8 +2,6 @@ package client
 
 import (
 	"testing"
-
-	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 )
 
 func TestPrivateDataTextQuotesTextAndLabelsTheRestHex(t *testing.T) {
@@ -24,12 +22,5 @@ func TestPrivateDataTextQuotesTextAndLabelsTheRestHex(t *testing.T) {
 		if got := PrivateDataText(c.in); got != c.want {
 			t.Errorf("PrivateDataText(%q) = %s, want %s", c.in, got, c.want)
 		}
-	}
-}
-
-func TestMonitorObjectCarriesTheReceivedPrivateData(t *testing.T) {
-	o := MonitorObject(&pb.Object{Address: "endpoint.e", Kind: pb.Kind_ENDPOINT, ReceivedPrivateData: []byte("srv-accept")})
-	if o.ReceivedPrivateData != `"srv-accept"` {
-		t.Errorf("the monitor's object has %q", o.ReceivedPrivateData)
 	}
 }

@@ -1,4 +1,4 @@
-package client
+package command
 
 import (
 	"context"
@@ -9,27 +9,35 @@ import (
 	"time"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/tui"
 )
 
-// MonitorSource is the agent's watch stream as the monitor reads it.
-type MonitorSource struct {
-	Socket string
-	// Names are the names to show for the agent's (nil: the agent's own).
-	Names Names
+// agentSource is the agent's watch stream as the monitor reads it, its
+// errors reworded (agentError) for the banner. It lives with the CLI, not
+// in the agent's client, so that the client does not depend on the
+// monitor.
+type agentSource struct {
+	socket string
+	// names are the names to show for the agent's (nil: the agent's own).
+	names client.Names
 }
 
-var _ tui.Source = MonitorSource{}
+var _ tui.Source = agentSource{}
+
+func (m agentSource) Watch(ctx context.Context, snapshot func([]tui.Object, tui.AgentInfo), update func(tui.Update)) error {
+	return agentError(m.watch(ctx, snapshot, update))
+}
 
 // Watch dials the agent, sends the snapshot, then every change, until ctx
 // ends or the connection fails.
-func (m MonitorSource) Watch(ctx context.Context, snapshot func([]tui.Object, tui.AgentInfo), update func(tui.Update)) error {
-	c, err := Dial(ctx, m.Socket)
+func (m agentSource) watch(ctx context.Context, snapshot func([]tui.Object, tui.AgentInfo), update func(tui.Update)) error {
+	c, err := client.Dial(ctx, m.socket)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	info := tui.AgentInfo{Socket: m.Socket}
+	info := tui.AgentInfo{Socket: m.socket}
 	if devs, err := c.Devices(ctx, &pb.DevicesRequest{}); err == nil {
 		for _, d := range devs.Devices {
 			di := tui.DeviceInfo{Name: d.Name}
@@ -55,7 +63,7 @@ func (m MonitorSource) Watch(ctx context.Context, snapshot func([]tui.Object, tu
 	}
 	objs := make([]tui.Object, len(first.Objects))
 	for i, o := range first.Objects {
-		objs[i] = MonitorObject(m.Names.Shown(o))
+		objs[i] = monitorObject(m.names.Shown(o))
 	}
 	snapshot(objs, info)
 	for {
@@ -67,12 +75,12 @@ func (m MonitorSource) Watch(ctx context.Context, snapshot func([]tui.Object, tu
 			return err
 		}
 		for _, ch := range msg.Changes {
-			o := m.Names.Shown(ch.Object)
+			o := m.names.Shown(ch.Object)
 			if ch.Deleted {
 				update(tui.Update{Object: tui.Object{Address: o.Address, Parent: o.Parent}, Deleted: true})
 				continue
 			}
-			update(tui.Update{Object: MonitorObject(o)})
+			update(tui.Update{Object: monitorObject(o)})
 		}
 	}
 }
@@ -84,8 +92,8 @@ func timeOf(ns int64) time.Time {
 	return time.Unix(0, ns)
 }
 
-// MonitorObject converts an agent object for the monitor.
-func MonitorObject(o *pb.Object) tui.Object {
+// monitorObject converts an agent object for the monitor.
+func monitorObject(o *pb.Object) tui.Object {
 	out := tui.Object{
 		Address:        o.Address,
 		Parent:         o.Parent,
@@ -97,9 +105,9 @@ func MonitorObject(o *pb.Object) tui.Object {
 		LastEventAt:    timeOf(o.LastEventAt),
 		Config:         settings(o),
 
-		ReceivedPrivateData: PrivateDataText(o.ReceivedPrivateData),
+		ReceivedPrivateData: client.PrivateDataText(o.ReceivedPrivateData),
 	}
-	if f := CurrentFacts(o); f != nil {
+	if f := client.CurrentFacts(o); f != nil {
 		out.LocalAddr, out.RemoteAddr, out.QPNum = f.LocalAddr, f.RemoteAddr, f.QpNum
 		out.QPType, out.Device, out.Port = strings.ToUpper(f.QpType), f.Device, int(f.Port)
 	}
@@ -109,7 +117,7 @@ func MonitorObject(o *pb.Object) tui.Object {
 	if p := o.Probe; p != nil {
 		out.Probe = &tui.ProbeStats{
 			Last: time.Duration(p.Last), Min: time.Duration(p.Min), Mean: time.Duration(p.Mean), Max: time.Duration(p.Max),
-			Sent: p.Sent, Lost: p.Lost, Degraded: p.Degraded, Ended: ConnectionEnded(o),
+			Sent: p.Sent, Lost: p.Lost, Degraded: p.Degraded, Ended: client.ConnectionEnded(o),
 		}
 	}
 	for _, h := range o.History {
