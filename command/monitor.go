@@ -37,8 +37,9 @@ func runMonitor(args []string, s streams) int {
 	fs.Usage = func() { fmt.Fprint(s.Err, monitorUsage) }
 	agent := fs.String("agent", "", "")
 	noColor := fs.Bool("no-color", false, "")
-	// -demo is for developers until the agent exists: synthetic objects,
-	// labelled as such on screen. It is left out of the usage on purpose.
+	// -demo feeds the screen synthetic objects, labelled as such, to try
+	// or test the monitor without an agent; it is left out of the usage
+	// because it shows no fabric.
 	demo := fs.Bool("demo", false, "")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code

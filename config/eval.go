@@ -879,10 +879,6 @@ func fillQPType(qp map[string]cty.Value, ps cty.Value) {
 	qp["type"] = cty.StringVal(string(NaturalQPType(PortSpace(ps.AsString()))))
 }
 
-// dedupe drops repeated diagnostics (the same problem in every instance of
-// a block with count reports once) and folds the same problem repeated on
-// one line (such as thousands of invalid characters) into its first
-// occurrence, with a count.
 // foldAfter is how many instances of a block report one problem at the
 // same place, each with its own values, before the rest fold into the
 // first: a port out of range in 2,000 instances is one error, not 2,000.
@@ -925,6 +921,10 @@ func foldInstances(diags hcl.Diagnostics) hcl.Diagnostics {
 	return out
 }
 
+// dedupe drops repeated diagnostics (the same problem in every instance of
+// a block with count reports once) and folds the same problem repeated on
+// one line (such as thousands of invalid characters) into its first
+// occurrence, with a count.
 func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 	type k struct {
 		sev             hcl.DiagnosticSeverity

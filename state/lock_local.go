@@ -110,7 +110,6 @@ func (f *Filesystem) ForceUnlock(id string) error {
 	return nil
 }
 
-// flockHeld reports whether some process holds the flock.
 // flockLockFile opens (creating it) the lock file and takes its flock
 // without waiting. Unlock removes the file while holding its flock, so a
 // flock taken on a file that is no longer (or no longer the file) at the
@@ -159,6 +158,7 @@ func (f *Filesystem) flockOrHolder(lf *os.File) error {
 	}
 }
 
+// flockHeld reports whether some process holds the flock.
 func (f *Filesystem) flockHeld() (bool, error) {
 	f.mu.Lock()
 	mine := f.lockFile != nil

@@ -31,8 +31,6 @@ type Locker interface {
 	Unlock(id string) error
 }
 
-// LockInspector reads the current lock holder and breaks a lock by ID, for
-// force-unlock.
 // LockLoser is implemented by a manager whose lock can be lost while
 // held (an etcd lease): LockLost is closed when it is (nil when no lock is
 // held), so that a command stops changing what the state no longer
@@ -41,6 +39,8 @@ type LockLoser interface {
 	LockLost() <-chan struct{}
 }
 
+// LockInspector reads the current lock holder and breaks a lock by ID, for
+// force-unlock.
 type LockInspector interface {
 	// LockHolder returns the lock's holder, or nil if it is free.
 	LockHolder() (*LockInfo, error)
