@@ -12,10 +12,12 @@ import (
 
 	"github.com/mattn/go-shellwords"
 	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/state"
 )
 
-// Version is the rdmaform release this binary was built from.
-const Version = "0.1.0"
+// Version is the rdmaform release this binary was built from, defined
+// once, where the states it writes record it.
+const Version = state.RdmaformVersion
 
 // streams are the process's standard streams, passed to commands so that
 // tests can capture them.

@@ -13,9 +13,9 @@ import (
 // the newest it can read.
 const FormatVersion = 1
 
-// RdmaformVersion is recorded in every state this build writes. The root
-// package sets it from its own Version at start-up.
-var RdmaformVersion = "0.1.0"
+// RdmaformVersion is the release of rdmaform this build is, recorded in
+// every state and lock it writes; the CLI's version is this one.
+const RdmaformVersion = "0.1.0"
 
 // State is everything rdmaform knows about the objects it manages.
 //
