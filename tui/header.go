@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 )
 
 // headerPane shows the agent, its devices, the totals by status and, when
@@ -121,7 +123,7 @@ func (h *headerPane) banner() string {
 		r := h.w.restartShown(h.now())
 		if r == nil {
 			if h.notice != "" {
-				return h.st.banner.Render(fit(" "+h.notice+" ", h.width))
+				return h.st.banner.Render(fit(" "+termsafe.String(h.notice)+" ", h.width))
 			}
 			return ""
 		}
@@ -161,7 +163,7 @@ func (h *headerPane) banner() string {
 		msg += "; view is stale"
 	}
 	if !errors.Is(l.cause, ErrAgentStopped) && !errors.Is(l.cause, ErrAgentGone) {
-		msg += " (" + l.err.Error() + ")" // the source's words for why
+		msg += " (" + termsafe.String(l.err.Error()) + ")" // the source's words for why
 	}
 	return h.st.banner.Render(fit(msg+" ", h.width))
 }

@@ -120,6 +120,10 @@ func (r *relay) loop() {
 }
 
 func (r *relay) gotSnapshot(objs []Object, agent AgentInfo) {
+	for i := range objs { // the monitor keeps objs (see Source)
+		objs[i] = safeObject(objs[i])
+	}
+	agent = safeAgent(agent)
 	r.mu.Lock()
 	r.snap = &snapshot{objects: objs, agent: agent}
 	clear(r.pending) // older than the snapshot
@@ -129,6 +133,7 @@ func (r *relay) gotSnapshot(objs []Object, agent AgentInfo) {
 }
 
 func (r *relay) gotUpdate(u Update) {
+	u.Object = safeObject(u.Object)
 	r.mu.Lock()
 	r.pending[u.Object.Address] = u
 	r.mu.Unlock()

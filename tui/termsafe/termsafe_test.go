@@ -10,7 +10,7 @@ func TestString(t *testing.T) {
 		{"日本", "日本"},
 		{`endpoint.e["a\tb"]`, `endpoint.e["a\tb"]`}, // Go escapes already there stay
 		{"ok\x1b]0;owned\x07", `ok\x1b]0;owned\a`},   // OSC: set the window title
-		{"\x1b[2J\x1b[H", `\x1b[2J\x1b[H`},          // CSI: clear the screen
+		{"\x1b[2J\x1b[H", `\x1b[2J\x1b[H`},           // CSI: clear the screen
 		{"\x1b[31mred", `\x1b[31mred`},
 		{"a\u009b31mb", `a\u009b31mb`}, // C1 CSI
 		{"\u0085next", `\u0085next`},   // C1 NEL
