@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 )
 
 // Event is one progress report of an apply, as Terraform's UI hooks carry
@@ -44,7 +45,7 @@ func (e *executor) emit(ev Event) {
 	e.outLock.Lock()
 	defer e.outLock.Unlock()
 	if ev.Message != "" {
-		fmt.Fprintln(e.Progress, ev.Message)
+		fmt.Fprintln(e.Progress, termsafe.Text(ev.Message)) // it may hold the agent's words
 	}
 	if e.Events != nil {
 		e.Events(ev)

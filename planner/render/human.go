@@ -9,6 +9,7 @@ import (
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -126,9 +127,9 @@ func writeDrift(b *bytes.Buffer, c colorizer, p *planner.Plan) {
 			b.WriteString("\n" + c.style(fmt.Sprintf("  # %s has changed", d.Addr), bold) + "\n")
 			switch {
 			case sameAttr(d.Before, d.After, "qp_num") && sameAttr(d.Before, d.After, "local_port"):
-				fmt.Fprintf(b, "  # (the agent reports it %s)\n", d.Status)
+				fmt.Fprintf(b, "  # (the agent reports it %s)\n", termsafe.String(d.Status))
 			case d.Facts.QPNum == 0:
-				fmt.Fprintf(b, "  # (the agent reports it %s: its connection ended, and with it its QP and port)\n", d.Status)
+				fmt.Fprintf(b, "  # (the agent reports it %s: its connection ended, and with it its QP and port)\n", termsafe.String(d.Status))
 			default:
 				b.WriteString("  # (the agent reconnected it: a new connection, with its own QP and port)\n")
 			}
@@ -143,7 +144,7 @@ func writeDrift(b *bytes.Buffer, c colorizer, p *planner.Plan) {
 		case d.Pending:
 			b.WriteString("  # (an interrupted apply was to make it, and the agent does not hold it: it was not made)\n")
 		case d.Status != "":
-			fmt.Fprintf(b, "  # (the agent holds another object at this address, %s, made by another create token)\n", d.Status)
+			fmt.Fprintf(b, "  # (the agent holds another object at this address, %s, made by another create token)\n", termsafe.String(d.Status))
 		default:
 			b.WriteString("  # (the agent no longer holds it: the agent restarted, or its device was removed)\n")
 		}
@@ -240,7 +241,7 @@ func writeDeposed(b *bytes.Buffer, c colorizer, d planner.Deposed) {
 	}
 	switch {
 	case d.Failed != "":
-		fmt.Fprintf(b, "  # (made by an interrupted apply, and the agent reports it failed (%s):\n  # destroyed, and made again if the configuration declares it)\n", d.Failed)
+		fmt.Fprintf(b, "  # (made by an interrupted apply, and the agent reports it failed (%s):\n  # destroyed, and made again if the configuration declares it)\n", termsafe.String(d.Failed))
 	case d.Pending:
 		b.WriteString("  # (made by an interrupted apply, and no longer in the configuration)\n")
 	default:
@@ -295,12 +296,12 @@ func reasonLine(ch *planner.Change) string {
 	case planner.ReasonListenerReconnect:
 		return "(because the listener it connects to is replaced: it reconnects by itself, on a new connection,\n  # which apply waits for)"
 	case planner.ReasonFailed:
-		what := "it " + ch.LiveStatus
+		what := "it " + termsafe.String(ch.LiveStatus)
 		if ch.LiveStatus == "error" {
 			what = "an error"
 		}
 		if ch.LiveError != "" {
-			what += " (" + ch.LiveError + ")"
+			what += " (" + termsafe.String(ch.LiveError) + ")" // the agent's words, a peer's reject reason
 		}
 		return fmt.Sprintf("(because the agent reports %s and will not bring it back by itself)", what)
 	case planner.ReasonNoConfig:

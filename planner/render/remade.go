@@ -7,6 +7,7 @@ import (
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -44,7 +45,7 @@ func remadePending(p *planner.Plan) map[addrs.Instance]planner.Deposed {
 // attributes), so its id is what changes and the rest is new.
 func writeRemade(b *bytes.Buffer, c colorizer, ch *planner.Change, d planner.Deposed) {
 	b.WriteString(c.style("  # "+ch.Addr.String()+" must be replaced", bold) + "\n")
-	fmt.Fprintf(b, "  # (made by an interrupted apply, and the agent reports it failed (%s):\n  # destroyed, then made again)\n", d.Failed)
+	fmt.Fprintf(b, "  # (made by an interrupted apply, and the agent reports it failed (%s):\n  # destroyed, then made again)\n", termsafe.String(d.Failed))
 	fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, planner.DeleteThenCreate.Symbol()), ch.Addr.Kind, ch.Addr.Name)
 	before := cty.ObjectVal(map[string]cty.Value{"id": cty.StringVal(d.Handle)})
 	w := &blockWriter{b: b, c: c, afterSens: ch.AfterSensitive}
