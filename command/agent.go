@@ -13,6 +13,7 @@ import (
 	"github.com/rdmaform/rdmaform/apply/agent"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/client"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 )
 
 func init() {
@@ -117,31 +118,31 @@ func runAgentClient(verb string, args []string, s streams) int {
 			fmt.Fprintf(s.Out, "No agent runs at %s.\n", *socket)
 			return 0
 		}
-		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		fmt.Fprintf(s.Err, "Error: %s\n", termsafe.Text(err.Error()))
 		return 1
 	}
 	defer c.Close()
 	info, err := c.Info(ctx, &pb.InfoRequest{})
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: agent info: %v\n", err)
+		fmt.Fprintf(s.Err, "Error: agent info: %s\n", termsafe.Text(err.Error()))
 		return 1
 	}
 	if verb == "stop" {
 		if err := c.Stop(ctx); err != nil {
-			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			fmt.Fprintf(s.Err, "Error: %s\n", termsafe.Text(err.Error()))
 			return 1
 		}
-		fmt.Fprintf(s.Out, "Stopped the agent (pid %d) at %s.\n", info.Pid, info.Socket)
+		fmt.Fprintf(s.Out, "Stopped the agent (pid %d) at %s.\n", info.Pid, termsafe.String(info.Socket))
 		return 0
 	}
 	list, err := c.List(ctx, &pb.ListRequest{})
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: agent list: %v\n", err)
+		fmt.Fprintf(s.Err, "Error: agent list: %s\n", termsafe.Text(err.Error()))
 		return 1
 	}
 	started := time.Unix(0, info.StartedAt)
 	fmt.Fprintf(s.Out, "Agent: pid %d, socket %s, log %s, version %s, up %v\n",
-		info.Pid, info.Socket, info.LogFile, info.Version, time.Since(started).Round(time.Second))
+		info.Pid, termsafe.String(info.Socket), termsafe.String(info.LogFile), termsafe.String(info.Version), time.Since(started).Round(time.Second))
 	counts := map[string]int{}
 	for _, o := range list.Objects {
 		counts[fmt.Sprintf("%-17s %s", kindWord(o.Kind), statusWord(o.Status))]++

@@ -19,6 +19,7 @@ import (
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/planner/render"
 	"github.com/rdmaform/rdmaform/state"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 	"golang.org/x/sys/unix"
 )
 
@@ -334,7 +335,7 @@ func applySavedPlan(path string, f planFlags, color bool, s streams, monitor boo
 	}
 	conn, err := connectFabric(context.Background(), se.agentSocket(), s.Err, nil)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n", err)
+		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%s\n", termsafe.Text(err.Error()))
 		return 1
 	}
 	se.conn = conn
@@ -358,7 +359,7 @@ func sameAgent(s streams, path string, planned *planner.AgentIdentity, conn *fab
 	}
 	now, err := conn.Agent(context.Background())
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Asking the agent who it is\n\n%v\n", err)
+		fmt.Fprintf(s.Err, "Error: Asking the agent who it is\n\n%s\n", termsafe.Text(err.Error()))
 		return false
 	}
 	if now == *planned {
@@ -578,10 +579,10 @@ func writeOutputs(se *session, w io.Writer, color bool) {
 	for _, n := range st.OutputNames() {
 		o := st.Outputs[n]
 		if o.Sensitive {
-			fmt.Fprintf(w, "%s = <sensitive>\n", n)
+			fmt.Fprintf(w, "%s = <sensitive>\n", termsafe.String(n))
 			continue
 		}
-		fmt.Fprintf(w, "%s = %s\n", n, formatOutput(o))
+		fmt.Fprintf(w, "%s = %s\n", termsafe.String(n), termsafe.Text(formatOutput(o)))
 	}
 }
 

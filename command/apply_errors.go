@@ -12,6 +12,7 @@ import (
 	"github.com/rdmaform/rdmaform/apply"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 )
 
 // sameFailureShown is how many objects sharing one failure are reported
@@ -28,7 +29,7 @@ func writeApplyErrors(w io.Writer, errs []apply.OpError, locate func(addrs.Insta
 	where := func(a addrs.Instance) {
 		if locate != nil {
 			if at := locate(a); at != "" {
-				fmt.Fprintf(w, "\n%s", at)
+				fmt.Fprintf(w, "\n%s", termsafe.Text(at))
 			}
 		}
 	}
@@ -48,12 +49,12 @@ func writeApplyErrors(w io.Writer, errs []apply.OpError, locate func(addrs.Insta
 		sort.SliceStable(g, func(i, j int) bool { return g[i].Addr.Less(g[j].Addr) })
 		if len(g) <= sameFailureShown {
 			for _, e := range g {
-				fmt.Fprintf(w, "\nError: %v\n", e)
+				fmt.Fprintf(w, "\nError: %s\n", termsafe.Text(e.Error())) // the agent's words, a peer's reject reason
 				where(e.Addr)
 			}
 			continue
 		}
-		fmt.Fprintf(w, "\nError: %v\n", g[0])
+		fmt.Fprintf(w, "\nError: %s\n", termsafe.Text(g[0].Error()))
 		where(g[0].Addr)
 		rest := make([]string, 0, len(g)-1)
 		for _, e := range g[1:] {

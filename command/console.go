@@ -12,6 +12,7 @@ import (
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -104,7 +105,7 @@ func runConsole(args []string, s streams) int {
 			val, ed := cfg.EvalWith(expr, recorded)
 			d = append(d, ed...)
 			if !d.HasErrors() {
-				fmt.Fprintln(s.Out, config.FormatConsoleValue(val))
+				fmt.Fprintln(s.Out, termsafe.Text(config.FormatConsoleValue(val)))
 				prompt(false)
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/state"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
@@ -75,9 +76,9 @@ func runOutput(args []string, s streams) int {
 		for _, n := range st.OutputNames() {
 			o := st.Outputs[n]
 			if o.Sensitive {
-				fmt.Fprintf(s.Out, "%s = <sensitive>\n", n)
+				fmt.Fprintf(s.Out, "%s = <sensitive>\n", termsafe.String(n))
 			} else {
-				fmt.Fprintf(s.Out, "%s = %s\n", n, formatOutput(o))
+				fmt.Fprintf(s.Out, "%s = %s\n", termsafe.String(n), termsafe.Text(formatOutput(o)))
 			}
 		}
 		return 0
@@ -110,7 +111,7 @@ func runOutput(args []string, s streams) int {
 			return 1
 		}
 	default:
-		fmt.Fprintln(s.Out, formatOutput(o))
+		fmt.Fprintln(s.Out, termsafe.Text(formatOutput(o))) // a heredoc holds the string as it is
 	}
 	return 0
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/planner/render"
 	"github.com/rdmaform/rdmaform/state"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 	"golang.org/x/sys/unix"
 )
 
@@ -307,7 +308,7 @@ func writeCompactWarnings(w io.Writer, warnings hcl.Diagnostics) {
 	}
 	fmt.Fprintf(w, "\nWarnings:\n\n")
 	for _, d := range warnings {
-		fmt.Fprintf(w, "- %s\n", d.Summary)
+		fmt.Fprintf(w, "- %s\n", termsafe.String(d.Summary))
 		if d.Subject != nil {
 			fmt.Fprintf(w, "  on %s:%d:%d\n", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column)
 		}
@@ -409,7 +410,7 @@ func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lock
 	}
 	conn, err := connectFabric(context.Background(), se.agentSocket(), s.Err, nil)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n", err)
+		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%s\n", termsafe.Text(err.Error()))
 		return se, false
 	}
 	se.conn = conn
@@ -602,7 +603,7 @@ func runPlan(args []string, s streams) int {
 		} else {
 			conn, err := se.fetch.wait(s.Err)
 			if err != nil {
-				fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%v\n\nRun \"rdmaform plan -refresh=false\" to plan against the state as recorded.\n", err)
+				fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%s\n\nRun \"rdmaform plan -refresh=false\" to plan against the state as recorded.\n", termsafe.Text(err.Error()))
 				return 1
 			}
 			conn.Refresher = se.fetch
@@ -627,7 +628,7 @@ func runPlan(args []string, s streams) int {
 		if p.Refreshed && se.conn != nil && se.conn.Agent != nil {
 			id, err := se.conn.Agent(context.Background())
 			if err != nil {
-				fmt.Fprintf(s.Err, "Error: Asking the agent who it is, for the plan file\n\n%v\n", err)
+				fmt.Fprintf(s.Err, "Error: Asking the agent who it is, for the plan file\n\n%s\n", termsafe.Text(err.Error()))
 				return 1
 			}
 			se.inputs.Agent = &id

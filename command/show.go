@@ -16,6 +16,7 @@ import (
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/planner/render"
 	"github.com/rdmaform/rdmaform/state"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 )
 
 func init() {
@@ -192,9 +193,9 @@ func writeStateHuman(w io.Writer, st *state.State) {
 		for _, n := range st.OutputNames() {
 			o := st.Outputs[n]
 			if o.Sensitive {
-				fmt.Fprintf(w, "%s = (sensitive value)\n", n)
+				fmt.Fprintf(w, "%s = (sensitive value)\n", termsafe.String(n))
 			} else {
-				fmt.Fprintf(w, "%s = %s\n", n, renderValue(o.Value, ""))
+				fmt.Fprintf(w, "%s = %s\n", termsafe.String(n), renderValue(o.Value, ""))
 			}
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/tui"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -86,7 +87,7 @@ func runStatus(args []string, s streams) int {
 	list, err := c.List(ctx, &pb.ListRequest{Full: true})
 	cancel()
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Listing the agent's objects\n\n%v\n", agentError(err))
+		fmt.Fprintf(s.Err, "Error: Listing the agent's objects\n\n%s\n", termsafe.Text(agentError(err).Error()))
 		return 1
 	}
 	names := workingDirNames()
@@ -116,7 +117,7 @@ func runStatus(args []string, s streams) int {
 	case errors.Is(err, tui.ErrAgentGone):
 		fmt.Fprintf(s.Err, "Error: the agent (pid %d) went away: its connection closed\n", list.GetAgent().GetPid())
 	default:
-		fmt.Fprintf(s.Err, "Error: The agent's watch stream ended\n\n%v\n", err)
+		fmt.Fprintf(s.Err, "Error: The agent's watch stream ended\n\n%s\n", termsafe.Text(err.Error()))
 	}
 	return 1
 }
@@ -184,8 +185,10 @@ func writeStatusTable(out io.Writer, objects []*pb.Object) {
 			// the count is all there is to list.
 			event = fmt.Sprintf("%s; answered %d %s", dash(event), o.AcceptedTotal, plural(int(o.AcceptedTotal), "request", "requests"))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Address, lowerWord(o.Kind.String()), status,
-			dash(local), dash(remote), dash(device), dash(qp), dash(rtt), dash(lost), dash(event))
+		// The agent's names, a peer's address, an error's words: from
+		// outside, so escaped (a tab would also break the columns).
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.String(o.Address), lowerWord(o.Kind.String()), status,
+			dash(termsafe.String(local)), dash(termsafe.String(remote)), dash(termsafe.String(device)), dash(termsafe.String(qp)), dash(rtt), dash(lost), dash(termsafe.String(event)))
 	}
 	tw.Flush()
 	writeReceivedPrivateData(w, objects)
@@ -216,7 +219,7 @@ func writeReceivedPrivateData(w io.Writer, objects []*pb.Object) {
 			fmt.Fprintln(w, "\nPrivate data received:")
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\n", o.Address, client.PrivateDataText(o.ReceivedPrivateData))
+		fmt.Fprintf(tw, "  %s\t%s\n", termsafe.String(o.Address), client.PrivateDataText(o.ReceivedPrivateData))
 	}
 	if tw != nil {
 		tw.Flush()
@@ -301,7 +304,7 @@ func watchStatus(c *client.Client, names client.Names, listed []*pb.Object, w io
 			if ch.Deleted {
 				status = "deleted"
 			}
-			fmt.Fprintf(w, "%s  %-28s %-13s %s\n", time.Now().Format("15:04:05.000"), o.Address, status, o.LastEvent)
+			fmt.Fprintf(w, "%s  %-28s %-13s %s\n", time.Now().Format("15:04:05.000"), termsafe.String(o.Address), status, termsafe.String(o.LastEvent))
 		}
 		msg, err := stream.Recv()
 		if err != nil {

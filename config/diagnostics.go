@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hcled"
+
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 )
 
 // WriteDiagnostics renders diags for people: severity, summary,
@@ -23,6 +25,11 @@ func (l *Loader) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, color bool
 	files := l.parser.Files()
 	var buf bytes.Buffer
 	for _, d := range diags {
+		// A diagnostic may quote the agent or a peer (an error's words):
+		// nothing in it may drive the terminal.
+		safe := *d
+		safe.Summary, safe.Detail = termsafe.Text(d.Summary), termsafe.Text(d.Detail)
+		d := &safe
 		var f *hcl.File
 		if d.Subject != nil {
 			f = files[d.Subject.Filename]
