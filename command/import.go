@@ -9,6 +9,7 @@ import (
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 )
 
 func init() {
@@ -108,7 +109,7 @@ func runImport(args []string, s streams) int {
 		fmt.Fprintf(s.Err, "Error: Cannot import %s\n\nThe plan would not create %s, so there is nothing to import it as.\n", addr, addr)
 		return 1
 	case err != nil:
-		fmt.Fprintf(s.Err, "Error: Cannot import %s\n\n%v\n", addr, err)
+		fmt.Fprintf(s.Err, "Error: Cannot import %s\n\n%s\n", addr, termsafe.Text(err.Error())) // the agent's words
 		return 1
 	}
 	fmt.Fprintf(s.Out, "%s: Import prepared!\n  Prepared %s for import\n\n%s\n\n"+

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/tui"
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -43,7 +44,7 @@ func dialToShow(cmd, socket string, errw io.Writer) *client.Client {
 			"%s shows an agent; it does not start one. Start one with\n`rdmaform agent -socket=%s`, or let plan or apply start it.\n", socket, cmd, socket)
 		return nil
 	case err != nil:
-		fmt.Fprintf(errw, "Error: %v\n", agentError(err))
+		fmt.Fprintf(errw, "Error: %s\n", termsafe.Text(agentError(err).Error()))
 		return nil
 	}
 	return c

@@ -13,6 +13,8 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/rdmaform/rdmaform/tui/termsafe"
 )
 
 // LockInfo describes a lock holder; it is stored next to the lock so that
@@ -52,19 +54,20 @@ func newLockID() string { return uuid.NewString() }
 // String formats the info the way Terraform prints "Lock Info:". A lock
 // taken by a holder that has not written its info yet (Known is false)
 // shows only its ID and path: the rest is not known, rather than empty.
+// The holder wrote it, maybe another user: its text is escaped.
 func (li *LockInfo) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  ID:        %s\n", li.ID)
-	fmt.Fprintf(&b, "  Path:      %s\n", li.Path)
+	fmt.Fprintf(&b, "  ID:        %s\n", termsafe.String(li.ID))
+	fmt.Fprintf(&b, "  Path:      %s\n", termsafe.String(li.Path))
 	if !li.Known() {
 		return b.String()
 	}
-	fmt.Fprintf(&b, "  Operation: %s\n", li.Operation)
-	fmt.Fprintf(&b, "  Who:       %s\n", li.Who)
+	fmt.Fprintf(&b, "  Operation: %s\n", termsafe.String(li.Operation))
+	fmt.Fprintf(&b, "  Who:       %s\n", termsafe.String(li.Who))
 	fmt.Fprintf(&b, "  PID:       %d\n", li.PID)
-	fmt.Fprintf(&b, "  Version:   %s\n", li.Version)
+	fmt.Fprintf(&b, "  Version:   %s\n", termsafe.String(li.Version))
 	fmt.Fprintf(&b, "  Created:   %s\n", li.Created.Format("2006-01-02 15:04:05.999999999 -0700 MST"))
-	fmt.Fprintf(&b, "  Info:      %s\n", li.Info)
+	fmt.Fprintf(&b, "  Info:      %s\n", termsafe.String(li.Info))
 	return b.String()
 }
 
