@@ -13,6 +13,11 @@
 //   - [Update]: an object's new state, or Deleted.
 //   - [AgentInfo]: the agent's socket, pid, start time and devices.
 //
+// Their text comes from outside (the agent's clients name objects, peers
+// send reject reasons and private data): the relay escapes every string as
+// it comes in (tui/termsafe), so that nothing a Source sends can drive
+// the terminal or throw the table's widths off.
+//
 // Source.Watch sends one snapshot then updates until its context ends or
 // the connection fails; the monitor calls it again with back-off (1 s,
 // then 2 s) and meanwhile shows the last known view marked stale.
