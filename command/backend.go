@@ -36,7 +36,6 @@ const (
 	backendSecretsFile = "backend-secrets.json"
 )
 
-
 // backendConfig is a backend as configured, and as recorded in
 // .rdmaform/backend.json:
 //
