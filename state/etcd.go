@@ -269,8 +269,9 @@ func (e *Etcd) persistLocked(force bool) error {
 	chunks := 0
 	for off := 0; off < len(data) || off == 0; off += e.opts.ChunkSize {
 		end := min(off+e.opts.ChunkSize, len(data))
-		if _, err := e.client.Put(ctx, e.key(fmt.Sprintf("state-chunks/%s/%06d", gen, chunks)), string(data[off:end])); err != nil {
-			return fmt.Errorf("writing state to %s: %w", e.Describe(), notAnswering(err))
+		if _, err := e.fencedTxn(ctx, e.mutex, "writing the state", nil, clientv3.OpPut(e.key(fmt.Sprintf("state-chunks/%s/%06d", gen, chunks)), string(data[off:end]))); err != nil {
+			e.client.Delete(ctx, e.key("state-chunks/"+gen+"/"), clientv3.WithPrefix())
+			return e.writeError("writing state to", err)
 		}
 		chunks++
 		if end == len(data) {
@@ -297,15 +298,13 @@ func (e *Etcd) persistLocked(force bool) error {
 	if e.readHdr != nil {
 		ops = append(ops, clientv3.OpPut(e.key("state.backup"), string(e.readHdr)))
 	}
-	tr, err := e.client.Txn(ctx).
-		If(clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)).
-		Then(ops...).Commit()
-	if err == nil && !tr.Succeeded {
-		err = fmt.Errorf("the state in %s changed since rdmaform read it (another rdmaform run with -lock=false?); refusing to overwrite it. Nothing was written; run the command again", e.Describe())
-	}
+	tr, err := e.fencedTxn(ctx, e.mutex, "writing the state", []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)}, ops...)
 	if err != nil {
 		e.client.Delete(ctx, e.key("state-chunks/"+gen+"/"), clientv3.WithPrefix())
-		return notAnswering(err)
+		if errors.Is(err, errStateChanged) {
+			return fmt.Errorf("the state in %s changed since rdmaform read it (another rdmaform run with -lock=false?); refusing to overwrite it. Nothing was written; run the command again", e.Describe())
+		}
+		return e.writeError("writing state to", err)
 	}
 	e.read, e.readHdr, e.readRev = next, hdr, tr.Header.Revision
 	e.cur.Serial, e.cur.RdmaformVersion = next.Serial, next.RdmaformVersion
@@ -322,14 +321,13 @@ func (e *Etcd) dropJournalLocked() error {
 	}
 	ctx, cancel := e.ctx()
 	defer cancel()
-	tr, err := e.client.Txn(ctx).
-		If(clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)).
-		Then(clientv3.OpDelete(e.key("journal/"), clientv3.WithPrefix())).Commit()
-	if err == nil && !tr.Succeeded {
-		err = fmt.Errorf("the state in %s changed since rdmaform read it (another rdmaform run with -lock=false?); its journal was left as it is", e.Describe())
+	_, err := e.fencedTxn(ctx, e.mutex, "clearing the journal", []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)},
+		clientv3.OpDelete(e.key("journal/"), clientv3.WithPrefix()))
+	if errors.Is(err, errStateChanged) {
+		return fmt.Errorf("clearing the journal in %s: the state changed since rdmaform read it (another rdmaform run with -lock=false?); its journal was left as it is", e.Describe())
 	}
 	if err != nil {
-		return fmt.Errorf("clearing the journal in %s: %w", e.Describe(), notAnswering(err))
+		return e.writeError("clearing the journal in", err)
 	}
 	e.journaled = false
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
 )
 
 // etcdRecorder writes each batch of changes as journal keys, in
@@ -16,6 +17,9 @@ type etcdRecorder struct {
 	*groupCommit
 	e   *Etcd
 	seq uint64
+	// mutex is the lock held when the recorder opened (nil without one):
+	// every journal write is fenced by it.
+	mutex *concurrency.Mutex
 }
 
 // etcdMaxOps stays under etcd's default --max-txn-ops (128).
@@ -36,7 +40,7 @@ func (e *Etcd) OpenRecorder() (Recorder, error) {
 		return nil, err
 	}
 	e.recording = true
-	r := &etcdRecorder{e: e}
+	r := &etcdRecorder{e: e, mutex: e.mutex}
 	r.groupCommit = newGroupCommit(r.flush)
 	return r, nil
 }
@@ -56,14 +60,12 @@ func (r *etcdRecorder) flush(batch []Change) error {
 			r.seq++
 			ops = append(ops, clientv3.OpPut(e.key(fmt.Sprintf("journal/%020d", r.seq)), string(p)))
 		}
-		tr, err := e.client.Txn(ctx).
-			If(clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)).
-			Then(ops...).Commit()
-		if err == nil && !tr.Succeeded {
-			err = fmt.Errorf("the state in %s changed while recording (lock lost?)", e.Describe())
+		_, err := e.fencedTxn(ctx, r.mutex, "recording a change", []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)}, ops...)
+		if errors.Is(err, errStateChanged) {
+			return fmt.Errorf("recording to %s: the state changed while recording (another rdmaform run with -lock=false?); the change was not recorded", e.Describe())
 		}
 		if err != nil {
-			return fmt.Errorf("recording to %s: %w", e.Describe(), notAnswering(err))
+			return e.writeError("recording to", err)
 		}
 	}
 	e.mu.Lock()
