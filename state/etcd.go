@@ -56,7 +56,7 @@ type EtcdOptions struct {
 // on the header's revision being the one read, replaces the header, moves
 // the old header to state.backup, deletes the chunks two generations old
 // and clears the journal. A crashed writer leaves at most unreferenced
-// chunks, removed by the next write.
+// chunks, removed by the next save under the lock (etcd_chunks.go).
 type Etcd struct {
 	opts   EtcdOptions
 	prefix string
@@ -284,21 +284,31 @@ func (e *Etcd) persistLocked(force bool) error {
 		clientv3.OpPut(e.key("state"), string(hdr)),
 		clientv3.OpDelete(e.key("journal/"), clientv3.WithPrefix()),
 	}
-	// Keep the previous version as the backup; drop the one before it.
-	br, err := e.client.Get(ctx, e.key("state.backup"))
-	if err != nil {
-		return fmt.Errorf("writing state to %s: %w", e.Describe(), notAnswering(err))
+	// Keep the previous version as the backup; drop the one before it,
+	// and under the lock any generation no header names.
+	var cur etcdHeader
+	if e.readHdr != nil {
+		json.Unmarshal(e.readHdr, &cur)
+		ops = append(ops, clientv3.OpPut(e.key("state.backup"), string(e.readHdr)))
 	}
-	if len(br.Kvs) > 0 {
+	if e.mutex != nil {
+		orphans, err := e.orphanChunkOps(ctx, gen, cur.Gen)
+		if err != nil {
+			return fmt.Errorf("writing state to %s: %w", e.Describe(), notAnswering(err))
+		}
+		ops = append(ops, orphans...)
+	} else {
+		br, err := e.client.Get(ctx, e.key("state.backup"))
+		if err != nil {
+			return fmt.Errorf("writing state to %s: %w", e.Describe(), notAnswering(err))
+		}
 		var old etcdHeader
-		if json.Unmarshal(br.Kvs[0].Value, &old) == nil && old.Gen != "" {
+		if len(br.Kvs) > 0 && json.Unmarshal(br.Kvs[0].Value, &old) == nil && old.Gen != "" && old.Gen != cur.Gen {
 			ops = append(ops, clientv3.OpDelete(e.key("state-chunks/"+old.Gen+"/"), clientv3.WithPrefix()))
 		}
 	}
-	if e.readHdr != nil {
-		ops = append(ops, clientv3.OpPut(e.key("state.backup"), string(e.readHdr)))
-	}
-	tr, err := e.fencedTxn(ctx, e.mutex, "writing the state", []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)}, ops...)
+	cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev), e.firstChunkExists(gen)}
+	tr, err := e.fencedTxn(ctx, e.mutex, "writing the state", cmps, ops...)
 	if err != nil {
 		e.client.Delete(ctx, e.key("state-chunks/"+gen+"/"), clientv3.WithPrefix())
 		if errors.Is(err, errStateChanged) {
