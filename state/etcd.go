@@ -49,6 +49,7 @@ type EtcdOptions struct {
 //	state-chunks/GEN/NNNNNN  the state document, in chunks
 //	state.backup          the previous header (its chunks are kept too)
 //	journal/NNNNNNNNNNNNNNNNNNNN  changes recorded since the state was written
+//	journal-parts/N.../NNNNNN  a record larger than a chunk, in parts
 //	lock/...              the concurrency.Mutex keys
 //	lock-info             the holder's LockInfo, on the lock's lease
 //
@@ -198,7 +199,11 @@ func (e *Etcd) RefreshState() error {
 		if cur == nil {
 			cur = New()
 		}
-		c, err := unmarshalChange(kv.Value)
+		rec, err := e.journalRecord(ctx, journalKV{kv.Key, kv.Value}, rev)
+		var c Change
+		if err == nil {
+			c, err = unmarshalChange(rec)
+		}
 		if err == nil {
 			err = c.Apply(cur)
 		}
@@ -283,6 +288,7 @@ func (e *Etcd) persistLocked(force bool) error {
 	ops := []clientv3.Op{
 		clientv3.OpPut(e.key("state"), string(hdr)),
 		clientv3.OpDelete(e.key("journal/"), clientv3.WithPrefix()),
+		clientv3.OpDelete(e.key("journal-parts/"), clientv3.WithPrefix()),
 	}
 	// Keep the previous version as the backup; drop the one before it,
 	// and under the lock any generation no header names.
@@ -332,7 +338,7 @@ func (e *Etcd) dropJournalLocked() error {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	_, err := e.fencedTxn(ctx, e.mutex, "clearing the journal", []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)},
-		clientv3.OpDelete(e.key("journal/"), clientv3.WithPrefix()))
+		clientv3.OpDelete(e.key("journal/"), clientv3.WithPrefix()), clientv3.OpDelete(e.key("journal-parts/"), clientv3.WithPrefix()))
 	if errors.Is(err, errStateChanged) {
 		return fmt.Errorf("clearing the journal in %s: the state changed since rdmaform read it (another rdmaform run with -lock=false?); its journal was left as it is", e.Describe())
 	}

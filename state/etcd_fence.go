@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Every write to the state's keys is a transaction that also requires,
@@ -61,6 +64,9 @@ func (e *Etcd) fencedTxn(ctx context.Context, m *concurrency.Mutex, what string,
 func (e *Etcd) writeError(doing string, err error) error {
 	if ll := (*LockLostError)(nil); errors.As(err, &ll) {
 		return ll
+	}
+	if errors.Is(err, rpctypes.ErrRequestTooLarge) || status.Code(err) == codes.ResourceExhausted {
+		return fmt.Errorf("%s %s: etcd refused a request as too large: rdmaform writes at most %d bytes of values at once, and the cluster's --max-request-bytes is below that; raise it to at least %d (etcd's default, 1.5 MiB, is enough) (%v)", doing, e.Describe(), e.opts.ChunkSize, e.opts.ChunkSize+e.opts.ChunkSize/2, err)
 	}
 	return fmt.Errorf("%s %s: %w", doing, e.Describe(), notAnswering(err))
 }
