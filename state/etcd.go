@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -85,8 +86,10 @@ type Etcd struct {
 	stopWatchingLock func()
 
 	// unanswered: the last request found etcd not answering (see
-	// watchAnswers).
-	unanswered atomic.Bool
+	// watchAnswers); answered: a request was answered once.
+	unanswered, answered atomic.Bool
+	// tls is the client's TLS configuration, nil without TLS files.
+	tls *tls.Config
 }
 
 var _ Full = (*Etcd)(nil)
@@ -124,7 +127,7 @@ func NewEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 		if err != nil {
 			return nil, fmt.Errorf("etcd backend TLS: %w", err)
 		}
-		cfg.TLS = tlsCfg
+		cfg.TLS, e.tls = tlsCfg, tlsCfg
 	}
 	c, err := clientv3.New(cfg)
 	if err != nil {
