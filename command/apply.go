@@ -422,7 +422,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 			cancel()
 		case <-lockLost:
 			progress.Flush()
-			fmt.Fprintf(s.Err, "\nError: Lost the state lock\n\nThe lock on %s expired or was removed (etcd did not hear from rdmaform for\nthe lock's lifetime, or force-unlock removed it): another command may now change the\nstate. No new operations start; those in flight finish, and are recorded while the\nstate is unchanged.\n", se.m.Describe())
+			fmt.Fprintf(s.Err, "\nError: Lost the state lock\n\nThe lock on %s expired or was removed (etcd did not hear from rdmaform for\nthe lock's lifetime, or force-unlock removed it): another command may now change the\nstate. No new operations start; those in flight finish, but etcd refuses to record\nthem, as it refuses every write of a command that lost the lock.\n", se.m.Describe())
 			cancel()
 		case <-done:
 		}
@@ -452,7 +452,12 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	if destroy || p.Destroy {
 		finish = "rdmaform destroy"
 	}
+	refused := (*state.LockLostError)(nil) // etcd refused its writes: the lock was lost
+	errors.As(closeErr, &refused)
 	switch {
+	case refused != nil && (interrupted || len(report.NotStarted) > 0 || len(report.Cancelled) > 0):
+		fmt.Fprintf(s.Err, "\nStopped: this run lost the state lock, so no further operation was started.%s%s\n",
+			listed("Cancelled before they were established (the agent dropped them)", report.Cancelled), listed("Not started", report.NotStarted))
 	case report.StateFailed != nil && len(report.NotStarted) > 0:
 		fmt.Fprintf(s.Err, "\nStopped: the state could not record a change, so no further operation was started:\neach would have made what the state cannot hold. Not started (%d): %s\nRun %q again once the state's backend answers.\n", len(report.NotStarted), objectList(report.NotStarted), finish)
 	case report.FabricGone != nil && len(report.NotStarted) > 0:
@@ -463,7 +468,9 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	case interrupted:
 		fmt.Fprintf(s.Err, "\nInterrupted after every operation had started: those that completed are recorded in the state.\n")
 	}
-	if closeErr != nil {
+	if refused != nil {
+		fmt.Fprintf(s.Err, "\nError: Failed to save the state\n\n%v\n\n%s", closeErr, lostLockNote)
+	} else if closeErr != nil {
 		fmt.Fprintf(s.Err, "\nError: Failed to save the state\n\n%v\n\nThe changes recorded so far are in the state's journal, which the next command\nreplays.\n", closeErr)
 	}
 	if len(report.UnknownOutputs) > 0 {
@@ -497,6 +504,17 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	}
 	return 0
 }
+
+// lostLockNote says what an apply that lost the etcd lock leaves: etcd
+// refused its records from the moment the lock was gone, so what it did on
+// the fabric since is in the agent but not in the state.
+const lostLockNote = `The changes recorded before the lock was lost are kept. Every operation reported
+above as done but not recorded ("the state could not record") did complete on the
+fabric: the objects it made or changed are in the agent, and those it destroyed are
+gone, while the state still says what it said before. Once the command now holding
+the lock has finished, run "rdmaform plan" (or "rdmaform refresh"): it finds these
+objects in the agent (the state names those being made) and shows what differs.
+`
 
 // successLine is Terraform's bold green closing line.
 func successLine(text string, color bool) string {

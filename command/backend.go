@@ -428,6 +428,11 @@ func openStateManager(dir string, errw io.Writer) (state.Full, bool) {
 		}
 		return nil, false
 	}
+	if w, ok := m.(interface{ Warnings() []string }); ok {
+		for _, warning := range w.Warnings() {
+			fmt.Fprintf(errw, "Warning: Password sent without TLS\n\n%s\n\n", warning)
+		}
+	}
 	return m, true
 }
 

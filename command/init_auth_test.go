@@ -94,6 +94,10 @@ func TestEtcdAuthCredentialsInBlock(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Apply complete! Resources: 4 added") {
 		t.Fatalf("apply: %d\n%s%s", code, out, errs)
 	}
+	// The password goes over plain http: the command warns of it.
+	if !strings.Contains(errs, "Warning: Password sent without TLS") || !strings.Contains(errs, `user "root" is sent unencrypted to http://`) {
+		t.Errorf("apply with a password over http does not warn of it:\n%s", errs)
+	}
 	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "endpoint.client[1]") {
 		t.Fatalf("state list: %d\n%s%s", code, out, errs)
 	}

@@ -238,11 +238,16 @@ func TestApplyStopsWhenItsLockIsLost(t *testing.T) {
 		})
 	}
 	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color", "-parallelism=1")
-	if code != 1 || !strings.Contains(errs, "Error: Lost the state lock") || !strings.Contains(errs, "Not started") {
+	if code != 1 || !strings.Contains(errs, "Error: Lost the state lock") || !strings.Contains(errs, "Stopped: this run lost the state lock") {
 		t.Fatalf("apply that lost its lock: %d\n%s\n%s", code, out, errs)
 	}
 	if _, ok := f.live["endpoint.client[1]"]; ok {
 		t.Errorf("apply went on after losing its lock: %v", f.live)
+	}
+	// etcd refused its records once the lock was gone, and apply says what
+	// that leaves, not that they are in the journal.
+	if !strings.Contains(errs, "lost the state lock") || !strings.Contains(errs, `run "rdmaform plan"`) || strings.Contains(errs, "in the state's journal") {
+		t.Errorf("apply that lost its lock does not say its records were refused:\n%s", errs)
 	}
 }
 

@@ -393,8 +393,8 @@ func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lock
 	for _, v := range append(vars[:len(vars):len(vars)], se.loader.Asked...) {
 		se.inputs.Vars = append(se.inputs.Vars, planner.VarInput{File: v.File, Value: v.Value})
 	}
+	s.Err.Write(stateErrs.Bytes()) // the errors, or the backend's warnings
 	if !stateOK {
-		s.Err.Write(stateErrs.Bytes())
 		return se, false
 	}
 	if (needFabric || fetchLive) && !stateOnThisHost(se.prior, s.Err) {

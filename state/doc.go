@@ -19,7 +19,9 @@
 // local rdmaform.rdmastate file, and [Etcd], a shared etcd cluster (with
 // TLS client certificates, and a username and password when the cluster
 // has authentication enabled: etcd's refusal is an [AuthError] naming the
-// endpoint and the user, never the password). A
+// endpoint and the user, never the password; what it writes, the lock
+// that fences every write, and the compaction its cluster needs are in
+// docs/etcd.md). A
 // state describes one host's objects (an agent's live on its host): each
 // object's [Facts] name it (AgentHost), and the commands that reach the
 // agent refuse a state recorded on another host.

@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -49,6 +50,7 @@ type EtcdOptions struct {
 //	state-chunks/GEN/NNNNNN  the state document, in chunks
 //	state.backup          the previous header (its chunks are kept too)
 //	journal/NNNNNNNNNNNNNNNNNNNN  changes recorded since the state was written
+//	journal-parts/N.../NNNNNN  a record larger than a chunk, in parts
 //	lock/...              the concurrency.Mutex keys
 //	lock-info             the holder's LockInfo, on the lock's lease
 //
@@ -56,7 +58,7 @@ type EtcdOptions struct {
 // on the header's revision being the one read, replaces the header, moves
 // the old header to state.backup, deletes the chunks two generations old
 // and clears the journal. A crashed writer leaves at most unreferenced
-// chunks, removed by the next write.
+// chunks, removed by the next save under the lock (etcd_chunks.go).
 type Etcd struct {
 	opts   EtcdOptions
 	prefix string
@@ -84,8 +86,10 @@ type Etcd struct {
 	stopWatchingLock func()
 
 	// unanswered: the last request found etcd not answering (see
-	// watchAnswers).
-	unanswered atomic.Bool
+	// watchAnswers); answered: a request was answered once.
+	unanswered, answered atomic.Bool
+	// tls is the client's TLS configuration, nil without TLS files.
+	tls *tls.Config
 }
 
 var _ Full = (*Etcd)(nil)
@@ -123,7 +127,7 @@ func NewEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 		if err != nil {
 			return nil, fmt.Errorf("etcd backend TLS: %w", err)
 		}
-		cfg.TLS = tlsCfg
+		cfg.TLS, e.tls = tlsCfg, tlsCfg
 	}
 	c, err := clientv3.New(cfg)
 	if err != nil {
@@ -198,7 +202,11 @@ func (e *Etcd) RefreshState() error {
 		if cur == nil {
 			cur = New()
 		}
-		c, err := unmarshalChange(kv.Value)
+		rec, err := e.journalRecord(ctx, journalKV{kv.Key, kv.Value}, rev)
+		var c Change
+		if err == nil {
+			c, err = unmarshalChange(rec)
+		}
 		if err == nil {
 			err = c.Apply(cur)
 		}
@@ -269,8 +277,9 @@ func (e *Etcd) persistLocked(force bool) error {
 	chunks := 0
 	for off := 0; off < len(data) || off == 0; off += e.opts.ChunkSize {
 		end := min(off+e.opts.ChunkSize, len(data))
-		if _, err := e.client.Put(ctx, e.key(fmt.Sprintf("state-chunks/%s/%06d", gen, chunks)), string(data[off:end])); err != nil {
-			return fmt.Errorf("writing state to %s: %w", e.Describe(), notAnswering(err))
+		if _, err := e.fencedTxn(ctx, e.mutex, "writing the state", nil, clientv3.OpPut(e.key(fmt.Sprintf("state-chunks/%s/%06d", gen, chunks)), string(data[off:end]))); err != nil {
+			e.client.Delete(ctx, e.key("state-chunks/"+gen+"/"), clientv3.WithPrefix())
+			return e.writeError("writing state to", err)
 		}
 		chunks++
 		if end == len(data) {
@@ -282,30 +291,39 @@ func (e *Etcd) persistLocked(force bool) error {
 	ops := []clientv3.Op{
 		clientv3.OpPut(e.key("state"), string(hdr)),
 		clientv3.OpDelete(e.key("journal/"), clientv3.WithPrefix()),
+		clientv3.OpDelete(e.key("journal-parts/"), clientv3.WithPrefix()),
 	}
-	// Keep the previous version as the backup; drop the one before it.
-	br, err := e.client.Get(ctx, e.key("state.backup"))
-	if err != nil {
-		return fmt.Errorf("writing state to %s: %w", e.Describe(), notAnswering(err))
+	// Keep the previous version as the backup; drop the one before it,
+	// and under the lock any generation no header names.
+	var cur etcdHeader
+	if e.readHdr != nil {
+		json.Unmarshal(e.readHdr, &cur)
+		ops = append(ops, clientv3.OpPut(e.key("state.backup"), string(e.readHdr)))
 	}
-	if len(br.Kvs) > 0 {
+	if e.mutex != nil {
+		orphans, err := e.orphanChunkOps(ctx, gen, cur.Gen)
+		if err != nil {
+			return fmt.Errorf("writing state to %s: %w", e.Describe(), notAnswering(err))
+		}
+		ops = append(ops, orphans...)
+	} else {
+		br, err := e.client.Get(ctx, e.key("state.backup"))
+		if err != nil {
+			return fmt.Errorf("writing state to %s: %w", e.Describe(), notAnswering(err))
+		}
 		var old etcdHeader
-		if json.Unmarshal(br.Kvs[0].Value, &old) == nil && old.Gen != "" {
+		if len(br.Kvs) > 0 && json.Unmarshal(br.Kvs[0].Value, &old) == nil && old.Gen != "" && old.Gen != cur.Gen {
 			ops = append(ops, clientv3.OpDelete(e.key("state-chunks/"+old.Gen+"/"), clientv3.WithPrefix()))
 		}
 	}
-	if e.readHdr != nil {
-		ops = append(ops, clientv3.OpPut(e.key("state.backup"), string(e.readHdr)))
-	}
-	tr, err := e.client.Txn(ctx).
-		If(clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)).
-		Then(ops...).Commit()
-	if err == nil && !tr.Succeeded {
-		err = fmt.Errorf("the state in %s changed since rdmaform read it (another rdmaform run with -lock=false?); refusing to overwrite it. Nothing was written; run the command again", e.Describe())
-	}
+	cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev), e.firstChunkExists(gen)}
+	tr, err := e.fencedTxn(ctx, e.mutex, "writing the state", cmps, ops...)
 	if err != nil {
 		e.client.Delete(ctx, e.key("state-chunks/"+gen+"/"), clientv3.WithPrefix())
-		return notAnswering(err)
+		if errors.Is(err, errStateChanged) {
+			return fmt.Errorf("the state in %s changed since rdmaform read it (another rdmaform run with -lock=false?); refusing to overwrite it. Nothing was written; run the command again", e.Describe())
+		}
+		return e.writeError("writing state to", err)
 	}
 	e.read, e.readHdr, e.readRev = next, hdr, tr.Header.Revision
 	e.cur.Serial, e.cur.RdmaformVersion = next.Serial, next.RdmaformVersion
@@ -322,14 +340,13 @@ func (e *Etcd) dropJournalLocked() error {
 	}
 	ctx, cancel := e.ctx()
 	defer cancel()
-	tr, err := e.client.Txn(ctx).
-		If(clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)).
-		Then(clientv3.OpDelete(e.key("journal/"), clientv3.WithPrefix())).Commit()
-	if err == nil && !tr.Succeeded {
-		err = fmt.Errorf("the state in %s changed since rdmaform read it (another rdmaform run with -lock=false?); its journal was left as it is", e.Describe())
+	_, err := e.fencedTxn(ctx, e.mutex, "clearing the journal", []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)},
+		clientv3.OpDelete(e.key("journal/"), clientv3.WithPrefix()), clientv3.OpDelete(e.key("journal-parts/"), clientv3.WithPrefix()))
+	if errors.Is(err, errStateChanged) {
+		return fmt.Errorf("clearing the journal in %s: the state changed since rdmaform read it (another rdmaform run with -lock=false?); its journal was left as it is", e.Describe())
 	}
 	if err != nil {
-		return fmt.Errorf("clearing the journal in %s: %w", e.Describe(), notAnswering(err))
+		return e.writeError("clearing the journal in", err)
 	}
 	e.journaled = false
 	return nil

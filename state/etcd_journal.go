@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
 )
 
 // etcdRecorder writes each batch of changes as journal keys, in
@@ -16,6 +17,9 @@ type etcdRecorder struct {
 	*groupCommit
 	e   *Etcd
 	seq uint64
+	// mutex is the lock held when the recorder opened (nil without one):
+	// every journal write is fenced by it.
+	mutex *concurrency.Mutex
 }
 
 // etcdMaxOps stays under etcd's default --max-txn-ops (128).
@@ -36,7 +40,7 @@ func (e *Etcd) OpenRecorder() (Recorder, error) {
 		return nil, err
 	}
 	e.recording = true
-	r := &etcdRecorder{e: e}
+	r := &etcdRecorder{e: e, mutex: e.mutex}
 	r.groupCommit = newGroupCommit(r.flush)
 	return r, nil
 }
@@ -45,26 +49,39 @@ func (r *etcdRecorder) flush(batch []Change) error {
 	e := r.e
 	ctx, cancel := context.WithTimeout(context.Background(), e.wait(max(e.opts.DialTimeout*4, 20e9)))
 	defer cancel()
-	for start := 0; start < len(batch); start += etcdMaxOps {
-		part := batch[start:min(start+etcdMaxOps, len(batch))]
-		ops := make([]clientv3.Op, 0, len(part))
-		for _, c := range part {
-			p, err := c.marshal()
-			if err != nil {
-				return err
-			}
-			r.seq++
-			ops = append(ops, clientv3.OpPut(e.key(fmt.Sprintf("journal/%020d", r.seq)), string(p)))
+	// Records go in transactions of at most etcdMaxOps keys and ChunkSize
+	// bytes, under etcd's limits; a larger record in parts.
+	var ops []clientv3.Op
+	size := 0
+	commit := func() error {
+		if len(ops) == 0 {
+			return nil
 		}
-		tr, err := e.client.Txn(ctx).
-			If(clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)).
-			Then(ops...).Commit()
-		if err == nil && !tr.Succeeded {
-			err = fmt.Errorf("the state in %s changed while recording (lock lost?)", e.Describe())
-		}
+		_, err := e.fencedTxn(ctx, r.mutex, "recording a change", []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(e.key("state")), "=", e.readRev)}, ops...)
+		ops, size = nil, 0
+		return err
+	}
+	for _, c := range batch {
+		p, err := c.marshal()
 		if err != nil {
-			return fmt.Errorf("recording to %s: %w", e.Describe(), notAnswering(err))
+			return err
 		}
+		r.seq++
+		if len(p) > e.opts.ChunkSize {
+			if p, err = e.writeParts(ctx, r.mutex, r.seq, p); err != nil {
+				return r.failed(err)
+			}
+		}
+		if len(ops) == etcdMaxOps || (len(ops) > 0 && size+len(p) > e.opts.ChunkSize) {
+			if err := commit(); err != nil {
+				return r.failed(err)
+			}
+		}
+		ops = append(ops, clientv3.OpPut(e.key(fmt.Sprintf("journal/%020d", r.seq)), string(p)))
+		size += len(p)
+	}
+	if err := commit(); err != nil {
+		return r.failed(err)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -75,6 +92,14 @@ func (r *etcdRecorder) flush(batch []Change) error {
 		}
 	}
 	return nil
+}
+
+// failed says why a journal write failed.
+func (r *etcdRecorder) failed(err error) error {
+	if errors.Is(err, errStateChanged) {
+		return fmt.Errorf("recording to %s: the state changed while recording (another rdmaform run with -lock=false?); the change was not recorded", r.e.Describe())
+	}
+	return r.e.writeError("recording to", err)
 }
 
 // Close folds the journal into the state.

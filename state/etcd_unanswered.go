@@ -27,9 +27,16 @@ func (e *Etcd) watchAnswers(ctx context.Context, method string, req, reply any, 
 	switch status.Code(err) {
 	case codes.DeadlineExceeded, codes.Unavailable:
 		e.unanswered.Store(true)
+		if !e.answered.Load() {
+			// Perhaps TLS, rather than etcd, failed (etcd_tls.go).
+			if terr := e.probeTLS(); terr != nil {
+				return terr
+			}
+		}
 	case codes.Canceled:
 	default:
 		e.unanswered.Store(false)
+		e.answered.Store(true)
 	}
 	return err
 }

@@ -4,11 +4,13 @@ package etcdtest
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -66,6 +68,24 @@ func (s *Server) Resume() error { return s.proc.Signal(syscall.SIGCONT) }
 // StartServer is Start, returning the server.
 func StartServer(t testing.TB) *Server {
 	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// Options change how StartWith runs etcd.
+type Options struct {
+	// MaxRequestBytes is etcd's --max-request-bytes (its default, 1.5
+	// MiB, when zero): a small one keeps tests of large records fast.
+	MaxRequestBytes int
+	// Certs, when set, has etcd serve clients over https with
+	// Certs.ServerCert; ClientCertRequired makes it ask clients for a
+	// certificate signed by Certs.CA.
+	Certs              *Certs
+	ClientCertRequired bool
+}
+
+// StartWith is StartServer with options. With TLS the URL is https.
+func StartWith(t testing.TB, o Options) *Server {
+	t.Helper()
 	bin := os.Getenv("RDMAFORM_ETCD")
 	if bin == "" {
 		var err error
@@ -74,17 +94,36 @@ func StartServer(t testing.TB) *Server {
 		}
 	}
 	client, peer := freePort(t), freePort(t)
-	clientURL := fmt.Sprintf("http://127.0.0.1:%d", client)
+	scheme := "http"
+	if o.Certs != nil {
+		scheme = "https"
+	}
+	clientURL := fmt.Sprintf("%s://127.0.0.1:%d", scheme, client)
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peer)
 	dir := t.TempDir()
-	cmd := exec.Command(bin,
+	args := []string{
 		"--name", "test",
 		"--data-dir", filepath.Join(dir, "data"),
 		"--listen-client-urls", clientURL, "--advertise-client-urls", clientURL,
 		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
-		"--initial-cluster", "test="+peerURL,
+		"--initial-cluster", "test=" + peerURL,
 		"--logger", "zap", "--log-outputs", filepath.Join(dir, "etcd.log"),
-	)
+	}
+	if o.MaxRequestBytes > 0 {
+		args = append(args, "--max-request-bytes", strconv.Itoa(o.MaxRequestBytes))
+	}
+	var health *tls.Config
+	if c := o.Certs; c != nil {
+		args = append(args, "--cert-file", c.ServerCert, "--key-file", c.ServerKey)
+		if o.ClientCertRequired {
+			args = append(args, "--client-cert-auth", "--trusted-ca-file", c.CA)
+		}
+		var err error
+		if health, err = c.clientTLS(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, args...)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)
 	}
@@ -94,7 +133,7 @@ func StartServer(t testing.TB) *Server {
 		cmd.Process.Kill()
 		<-exited
 	})
-	c, err := clientv3.New(clientv3.Config{Endpoints: []string{clientURL}, DialTimeout: time.Second, Logger: zap.NewNop()})
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{clientURL}, DialTimeout: time.Second, Logger: zap.NewNop(), TLS: health})
 	if err != nil {
 		t.Fatal(err)
 	}
