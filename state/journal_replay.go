@@ -1,0 +1,166 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// replayJournal applies the journal, if any, to cur (a copy of read);
+// changed says whether it applied any record. Every record that matches
+// its checksum is replayed; what could not be is said in f.notes.
+func (f *Filesystem) replayJournal(read, cur *State) (_ *State, changed bool, err error) {
+	data, err := os.ReadFile(f.journalPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cur, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the journal: %w", err)
+	}
+	cur, scan, replayed, err := f.applyJournal(data, read, cur)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(scan.lost) > 0 {
+		f.notes = append(f.notes, f.lossNote(data, scan, read, cur, replayed))
+	}
+	return cur, replayed > 0, nil
+}
+
+// applyJournal applies the journal data to cur, writing nothing: scan is
+// what reading it found, replayed how many records were applied (none
+// when the journal was already folded into read).
+func (f *Filesystem) applyJournal(data []byte, read, cur *State) (_ *State, scan journalScan, replayed int, err error) {
+	scan = scanJournal(data)
+	records := scan.frames
+	switch {
+	case len(scan.frames) == 0 && len(scan.lost) == 0:
+		return cur, scan, 0, nil // created but its header never became durable
+	case len(scan.lost) > 0 && scan.lost[0].off == 0: // the header is lost
+		if len(records) > 0 && read == nil {
+			if _, err := os.Stat(f.backupPath); err == nil {
+				return nil, scan, 0, fmt.Errorf("%s: its header is damaged, so it does not say which state its %d %s belong to, and %s is missing while %s exists (was the state file removed?). Restore the state file (%s holds the version before its last write) and run the command again to replay the journal onto it; or move the journal away to go on without its records, which are then lost",
+					f.journalPath, len(records), plural(len(records), "record", "records"), f.path, f.backupPath, f.backupPath)
+			}
+		}
+	default:
+		h, stale, err := f.journalBase(read, records[0].payload)
+		if err != nil || stale {
+			return cur, journalScan{}, 0, err
+		}
+		records = records[1:]
+		if cur == nil {
+			cur = New()
+			cur.Lineage = h.Lineage
+		}
+	}
+	if len(records) > 0 && cur == nil {
+		// A journal started without a state file: the lineage its header
+		// named was in no other place.
+		cur = New()
+	}
+	for _, fr := range records {
+		c, err := unmarshalChange(fr.payload)
+		if err == nil {
+			err = c.Apply(cur)
+		}
+		if err != nil {
+			return nil, scan, 0, fmt.Errorf("%s: the record at byte %d: %v; move the journal away to use %s without it", f.journalPath, fr.off, err, f.path)
+		}
+	}
+	return cur, scan, len(records), nil
+}
+
+// journalBase reads the journal's header and checks it names read (nil
+// when there is no state file). stale: the journal was already folded
+// into the file.
+func (f *Filesystem) journalBase(read *State, payload []byte) (h journalHeader, stale bool, err error) {
+	if err := json.Unmarshal(payload, &h); err != nil || h.Journal != 1 {
+		return h, false, fmt.Errorf("%s: not an rdmaform journal (bad header); move it away to use %s without it", f.journalPath, f.path)
+	}
+	var readSerial uint64
+	if read != nil {
+		readSerial = read.Serial
+		if read.Lineage != h.Lineage {
+			return h, false, fmt.Errorf("%s belongs to a different state (lineage %s) than %s (lineage %s); move it away", f.journalPath, h.Lineage, f.path, read.Lineage)
+		}
+	}
+	switch {
+	case h.Serial < readSerial:
+		return h, true, nil
+	case h.Serial > readSerial:
+		return h, false, fmt.Errorf("%s records changes to serial %d but %s has serial %d: the state file was replaced by an older one; restore the newer one or move the journal away", f.journalPath, h.Serial, f.path, readSerial)
+	}
+	return h, false, nil
+}
+
+// lossNote says what of the journal was not replayed and why, keeping a
+// copy of a damaged journal beside it (the journal itself is removed once
+// folded into the state file).
+func (f *Filesystem) lossNote(data []byte, scan journalScan, read, cur *State, replayed int) string {
+	var parts []string
+	damaged, lostDone := false, false
+	for i, l := range scan.lost {
+		where := fmt.Sprintf("%d bytes at offset %d", l.n, l.off)
+		what := "one or more records"
+		switch {
+		case l.oneRecord:
+			what = "one record"
+		case l.n >= 4 && lastNonZero(data[l.off:l.off+4]) < 0:
+			what = "where a record would start, zeros and then other bytes"
+		}
+		last := i == len(scan.lost)-1 && (len(scan.frames) == 0 || scan.frames[len(scan.frames)-1].off < l.off)
+		switch {
+		case l.off == 0 && replayed == 0:
+			damaged = damaged || !l.torn
+			if l.torn && last {
+				parts = append(parts, fmt.Sprintf("its first write was interrupted (%s): apply had reported no change recorded", where))
+			} else {
+				parts = append(parts, fmt.Sprintf("it holds no intact record: %s, its header included, do not match their checksums, and what they recorded is lost", where))
+				lostDone = true
+			}
+		case l.off == 0:
+			damaged = true
+			base := fmt.Sprintf("a new state (lineage %s), as the journal was started without a state file", cur.Lineage)
+			if read != nil {
+				base = fmt.Sprintf("%s (lineage %s, serial %d), the state a journal is started from (one already folded into it changes nothing when replayed again), unless that file was replaced since", f.path, read.Lineage, read.Serial)
+			}
+			parts = append(parts, fmt.Sprintf("its header (%s) does not match its checksum, so it does not say which state the records belong to; the records, each whole by its own checksum, were replayed onto %s", where, base))
+		case l.torn && last:
+			parts = append(parts, fmt.Sprintf("its last write was interrupted (rdmaform or the machine stopped while apply recorded a change): the %s hold no whole record and were dropped, a change apply had not reported done", where))
+		case l.torn:
+			parts = append(parts, fmt.Sprintf("%s were never written whole (a write a crash interrupted, not reported done) and were dropped; the records after them were replayed", where))
+		case last:
+			damaged, lostDone = true, true
+			parts = append(parts, fmt.Sprintf("the last %s (%s) do not match their checksum although they were written whole: damaged on disk after they were recorded, and dropped", where, what))
+		default:
+			damaged, lostDone = true, true
+			parts = append(parts, fmt.Sprintf("%s (%s) do not match their checksum: damaged on disk, and skipped; the records after them were replayed", where, what))
+		}
+	}
+	note := fmt.Sprintf("The journal %s was not replayed whole: %s. %d %s replayed.", f.journalPath, strings.Join(parts, "; "), replayed, plural(replayed, "record was", "records were"))
+	if damaged {
+		copyPath := f.journalPath + ".damaged"
+		if err := writeFileAtomic(copyPath, data); err != nil {
+			note += " It could not be copied aside: " + err.Error() + "."
+		} else {
+			note += " A copy of it is in " + copyPath + "."
+		}
+	}
+	if lostDone {
+		note += " What the dropped records said is not in the state: \"rdmaform plan\" shows what the agent holds that the state lacks, and import blocks adopt it."
+	} else {
+		note += " If the agent made an object the state lacks, \"rdmaform plan\" shows it, and an import block adopts it."
+	}
+	return note
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
