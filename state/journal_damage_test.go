@@ -172,7 +172,7 @@ func TestDamagedLastRecordIsSaid(t *testing.T) {
 	if strings.Join(got, " ") != es(4) {
 		t.Fatalf("replayed %v", got)
 	}
-	n := oneNote(t, f, fmt.Sprintf("the last %d bytes at offset %d (one record) do not match their checksum although they were written whole", len(data)-4096-(at[4]-8), at[4]-8),
+	n := oneNote(t, f, fmt.Sprintf("the last %d bytes at offset %d (one record) do not match their checksum, although they were written whole", len(data)-4096-(at[4]-8), at[4]-8),
 		"4 records were replayed", f.journalPath+".damaged")
 	if strings.Contains(n, "interrupted") {
 		t.Errorf("damage said as an interrupted write: %s", n)
@@ -240,7 +240,7 @@ func TestUnreadableJournalTailIsSaid(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("replayed %v", got)
 	}
-	oneNote(t, f, fmt.Sprintf("the last 11 bytes at offset %d (where a record would start, zeros and then other bytes)", end))
+	oneNote(t, f, fmt.Sprintf("the last 11 bytes at offset %d, where a record would start, hold neither a record nor the preallocated zeros", end))
 }
 
 // A damaged header does not cost the records after it, each whole by its

@@ -25,7 +25,17 @@ func (f *Filesystem) replayJournal(read, cur *State) (_ *State, changed bool, er
 		return nil, false, err
 	}
 	if len(scan.lost) > 0 {
-		f.notes = append(f.notes, f.lossNote(data, scan, read, cur, replayed))
+		note, damaged := f.lossNote(scan, read, cur, replayed)
+		if damaged {
+			// The journal is removed once folded into the state file.
+			copyPath := f.journalPath + ".damaged"
+			if err := writeFileAtomic(copyPath, data); err != nil {
+				note += " It could not be copied aside: " + err.Error() + "."
+			} else {
+				note += " A copy of it is in " + copyPath + "."
+			}
+		}
+		f.notes = append(f.notes, note)
 	}
 	return cur, replayed > 0, nil
 }
@@ -97,20 +107,20 @@ func (f *Filesystem) journalBase(read *State, payload []byte) (h journalHeader, 
 	return h, false, nil
 }
 
-// lossNote says what of the journal was not replayed and why, keeping a
-// copy of a damaged journal beside it (the journal itself is removed once
-// folded into the state file).
-func (f *Filesystem) lossNote(data []byte, scan journalScan, read, cur *State, replayed int) string {
+// lossNote says what of the journal was not replayed and why; damaged:
+// some of it was damaged on disk, not only cut short by an interrupted
+// write.
+func (f *Filesystem) lossNote(scan journalScan, read, cur *State, replayed int) (note string, damaged bool) {
 	var parts []string
-	damaged, lostDone := false, false
+	lostDone := false
 	for i, l := range scan.lost {
 		where := fmt.Sprintf("%d bytes at offset %d", l.n, l.off)
-		what := "one or more records"
+		bad := where + " (one or more records) do not match their checksum"
 		switch {
 		case l.oneRecord:
-			what = "one record"
-		case l.n >= 4 && lastNonZero(data[l.off:l.off+4]) < 0:
-			what = "where a record would start, zeros and then other bytes"
+			bad = where + " (one record) do not match their checksum"
+		case l.zeroStart:
+			bad = where + ", where a record would start, hold neither a record nor the preallocated zeros"
 		}
 		last := i == len(scan.lost)-1 && (len(scan.frames) == 0 || scan.frames[len(scan.frames)-1].off < l.off)
 		switch {
@@ -135,27 +145,19 @@ func (f *Filesystem) lossNote(data []byte, scan journalScan, read, cur *State, r
 			parts = append(parts, fmt.Sprintf("%s were never written whole (a write a crash interrupted, not reported done) and were dropped; the records after them were replayed", where))
 		case last:
 			damaged, lostDone = true, true
-			parts = append(parts, fmt.Sprintf("the last %s (%s) do not match their checksum although they were written whole: damaged on disk after they were recorded, and dropped", where, what))
+			parts = append(parts, fmt.Sprintf("the last %s, although they were written whole: damaged on disk after they were recorded, and dropped", bad))
 		default:
 			damaged, lostDone = true, true
-			parts = append(parts, fmt.Sprintf("%s (%s) do not match their checksum: damaged on disk, and skipped; the records after them were replayed", where, what))
+			parts = append(parts, fmt.Sprintf("%s: damaged on disk, and skipped; the records after them were replayed", bad))
 		}
 	}
-	note := fmt.Sprintf("The journal %s was not replayed whole: %s. %d %s replayed.", f.journalPath, strings.Join(parts, "; "), replayed, plural(replayed, "record was", "records were"))
-	if damaged {
-		copyPath := f.journalPath + ".damaged"
-		if err := writeFileAtomic(copyPath, data); err != nil {
-			note += " It could not be copied aside: " + err.Error() + "."
-		} else {
-			note += " A copy of it is in " + copyPath + "."
-		}
-	}
+	note = fmt.Sprintf("The journal %s was not replayed whole: %s. %d %s replayed.", f.journalPath, strings.Join(parts, "; "), replayed, plural(replayed, "record was", "records were"))
 	if lostDone {
 		note += " What the dropped records said is not in the state: \"rdmaform plan\" shows what the agent holds that the state lacks, and import blocks adopt it."
 	} else {
 		note += " If the agent made an object the state lacks, \"rdmaform plan\" shows it, and an import block adopts it."
 	}
-	return note
+	return note, damaged
 }
 
 func plural(n int, one, many string) string {

@@ -29,6 +29,9 @@ type journalLoss struct {
 	// oneRecord: the stretch is exactly one frame (its length field
 	// still spans it), so one record was lost; otherwise one or more.
 	oneRecord bool
+	// zeroStart: the stretch starts with a zero length, where a record
+	// would start.
+	zeroStart bool
 }
 
 // journalScan is what reading a journal found: its intact frames and the
@@ -64,6 +67,7 @@ func scanJournal(data []byte) journalScan {
 			off: pos, n: end - pos,
 			torn:      looksTorn(data, pos),
 			oneRecord: len(data)-pos >= 8 && uint64(pos)+8+uint64(binary.LittleEndian.Uint32(data[pos:])) == uint64(end),
+			zeroStart: len(data)-pos >= 4 && binary.LittleEndian.Uint32(data[pos:]) == 0,
 		})
 		if end > last {
 			return s
