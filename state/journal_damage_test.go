@@ -111,6 +111,7 @@ func oneNote(t *testing.T, f *Filesystem, want ...string) string {
 	if len(notes) != 1 {
 		t.Fatalf("notes %q, want one", notes)
 	}
+	t.Log(notes[0])
 	for _, w := range want {
 		if !strings.Contains(notes[0], w) {
 			t.Errorf("the note does not say %q:\n%s", w, notes[0])
@@ -146,7 +147,7 @@ func TestDamagedJournalRecordIsSkippedAndSaid(t *testing.T) {
 	if strings.Join(got, " ") != es(5, 1) {
 		t.Fatalf("replayed %v", got)
 	}
-	oneNote(t, f, f.journalPath, fmt.Sprintf("%d bytes at offset %d (one record) do not match their checksum", at[2]-at[1], at[1]-8),
+	oneNote(t, f, f.journalPath, fmt.Sprintf("the record at offset %d (%d bytes) does not match its checksum", at[1]-8, at[2]-at[1]),
 		"4 records were replayed", f.journalPath+".damaged", "not in the state")
 	keptCopy(t, f, data)
 }
@@ -160,7 +161,7 @@ func TestDamagedFrameLengthIsSkipped(t *testing.T) {
 	if strings.Join(got, " ") != es(5, 1) {
 		t.Fatalf("replayed %v", got)
 	}
-	oneNote(t, f, fmt.Sprintf("at offset %d", at[1]-8), "do not match their checksum")
+	oneNote(t, f, fmt.Sprintf("bytes at offset %d (one or more records) do not match their checksums", at[1]-8))
 }
 
 // The last record, written whole and damaged since, is damage, not a torn
@@ -172,7 +173,7 @@ func TestDamagedLastRecordIsSaid(t *testing.T) {
 	if strings.Join(got, " ") != es(4) {
 		t.Fatalf("replayed %v", got)
 	}
-	n := oneNote(t, f, fmt.Sprintf("the last %d bytes at offset %d (one record) do not match their checksum, although they were written whole", len(data)-4096-(at[4]-8), at[4]-8),
+	n := oneNote(t, f, fmt.Sprintf("the last record, at offset %d (%d bytes), does not match its checksum although it was written whole", at[4]-8, len(data)-4096-(at[4]-8)),
 		"4 records were replayed", f.journalPath+".damaged")
 	if strings.Contains(n, "interrupted") {
 		t.Errorf("damage said as an interrupted write: %s", n)
@@ -240,7 +241,7 @@ func TestUnreadableJournalTailIsSaid(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("replayed %v", got)
 	}
-	oneNote(t, f, fmt.Sprintf("the last 11 bytes at offset %d, where a record would start, hold neither a record nor the preallocated zeros", end))
+	oneNote(t, f, fmt.Sprintf("the 11 bytes at offset %d, where a record would start, hold neither a record nor the preallocated zeros", end))
 }
 
 // A damaged header does not cost the records after it, each whole by its

@@ -112,16 +112,11 @@ func (f *Filesystem) journalBase(read *State, payload []byte) (h journalHeader, 
 // write.
 func (f *Filesystem) lossNote(scan journalScan, read, cur *State, replayed int) (note string, damaged bool) {
 	var parts []string
-	lostDone := false
+	// lostDone: records apply may have reported done were dropped;
+	// lostUndone: only a change it had not reported done was.
+	lostDone, lostUndone := false, false
 	for i, l := range scan.lost {
 		where := fmt.Sprintf("%d bytes at offset %d", l.n, l.off)
-		bad := where + " (one or more records) do not match their checksum"
-		switch {
-		case l.oneRecord:
-			bad = where + " (one record) do not match their checksum"
-		case l.zeroStart:
-			bad = where + ", where a record would start, hold neither a record nor the preallocated zeros"
-		}
 		last := i == len(scan.lost)-1 && (len(scan.frames) == 0 || scan.frames[len(scan.frames)-1].off < l.off)
 		switch {
 		case l.off == 0 && replayed == 0:
@@ -140,21 +135,23 @@ func (f *Filesystem) lossNote(scan journalScan, read, cur *State, replayed int) 
 			}
 			parts = append(parts, fmt.Sprintf("its header (%s) does not match its checksum, so it does not say which state the records belong to; the records, each whole by its own checksum, were replayed onto %s", where, base))
 		case l.torn && last:
+			lostUndone = true
 			parts = append(parts, fmt.Sprintf("its last write was interrupted (rdmaform or the machine stopped while apply recorded a change): the %s hold no whole record and were dropped, a change apply had not reported done", where))
 		case l.torn:
+			lostUndone = true
 			parts = append(parts, fmt.Sprintf("%s were never written whole (a write a crash interrupted, not reported done) and were dropped; the records after them were replayed", where))
 		case last:
 			damaged, lostDone = true, true
-			parts = append(parts, fmt.Sprintf("the last %s, although they were written whole: damaged on disk after they were recorded, and dropped", bad))
+			parts = append(parts, l.damage(true)+", and dropped")
 		default:
 			damaged, lostDone = true, true
-			parts = append(parts, fmt.Sprintf("%s: damaged on disk, and skipped; the records after them were replayed", bad))
+			parts = append(parts, l.damage(false)+"; skipped, and the records after were replayed")
 		}
 	}
 	note = fmt.Sprintf("The journal %s was not replayed whole: %s. %d %s replayed.", f.journalPath, strings.Join(parts, "; "), replayed, plural(replayed, "record was", "records were"))
 	if lostDone {
 		note += " What the dropped records said is not in the state: \"rdmaform plan\" shows what the agent holds that the state lacks, and import blocks adopt it."
-	} else {
+	} else if lostUndone {
 		note += " If the agent made an object the state lacks, \"rdmaform plan\" shows it, and an import block adopts it."
 	}
 	return note, damaged
@@ -165,4 +162,20 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// damage says what is wrong with a stretch damaged on disk; last: no
+// intact frame follows it.
+func (l journalLoss) damage(last bool) string {
+	switch {
+	case l.zeroStart:
+		return fmt.Sprintf("the %d bytes at offset %d, where a record would start, hold neither a record nor the preallocated zeros: damaged on disk", l.n, l.off)
+	case l.oneRecord && last:
+		return fmt.Sprintf("the last record, at offset %d (%d bytes), does not match its checksum although it was written whole: damaged on disk after it was recorded", l.off, l.n)
+	case l.oneRecord:
+		return fmt.Sprintf("the record at offset %d (%d bytes) does not match its checksum: damaged on disk", l.off, l.n)
+	case last:
+		return fmt.Sprintf("the last %d bytes, at offset %d (one or more records), do not match their checksums although they were written whole: damaged on disk after they were recorded", l.n, l.off)
+	}
+	return fmt.Sprintf("the %d bytes at offset %d (one or more records) do not match their checksums: damaged on disk", l.n, l.off)
 }
