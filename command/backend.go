@@ -444,7 +444,7 @@ func refreshState(m state.Full, errw io.Writer) bool {
 	}
 	if n, ok := m.(interface{ Notes() []string }); ok {
 		for _, note := range n.Notes() {
-			fmt.Fprintf(errw, "\nWarning: Damaged state journal\n\n%s\n", note)
+			fmt.Fprintf(errw, "\nWarning: State journal replayed in part\n\n%s\n", note)
 		}
 	}
 	return true

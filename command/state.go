@@ -1,6 +1,9 @@
 package command
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -169,6 +172,14 @@ func loadState(s streams) (*state.State, bool) {
 // modifyState locks the state (per -lock, -lock-timeout), reads it, lets
 // change modify it, and persists the result if change returns true.
 func modifyState(s streams, lf *lockFlags, operation string, change func(st *state.State, existed bool) (write bool, ok bool)) int {
+	return modifyStateSaying(s, lf, operation, nil, "", change)
+}
+
+// modifyStateSaying is modifyState for a change that says what it did in
+// said: printed once the state is saved (or at once when change writes
+// nothing, as a dry run), never when the save failed, which left the state
+// as it was; unchanged then says so in the command's words.
+func modifyStateSaying(s streams, lf *lockFlags, operation string, said *bytes.Buffer, unchanged string, change func(st *state.State, existed bool) (write bool, ok bool)) int {
 	m, ok := openStateManager(".", s.Err)
 	if !ok {
 		return 1
@@ -191,16 +202,24 @@ func modifyState(s streams, lf *lockFlags, operation string, change func(st *sta
 	if !ok {
 		return 1
 	}
-	if !write {
-		return 0
+	if write {
+		err := m.WriteState(st)
+		if err == nil {
+			err = m.PersistState()
+		}
+		if err != nil {
+			fmt.Fprintf(s.Err, "Error: Failed to write state\n\n%v\n", err)
+			switch {
+			case errors.Is(err, context.DeadlineExceeded):
+				fmt.Fprint(s.Err, "\nWhether the state was saved is not known (etcd did not answer): \"rdmaform state list\" shows what it holds.\n")
+			case unchanged != "":
+				fmt.Fprintf(s.Err, "\n%s\n", unchanged)
+			}
+			return 1
+		}
 	}
-	err := m.WriteState(st)
-	if err == nil {
-		err = m.PersistState()
-	}
-	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to write state\n\n%v\n", err)
-		return 1
+	if said != nil {
+		s.Out.Write(said.Bytes())
 	}
 	return 0
 }
@@ -360,7 +379,8 @@ func runStateRm(args []string, s streams) int {
 	if !ok {
 		return 1
 	}
-	return modifyState(s, &lf, "OperationTypeStateRm", func(st *state.State, _ bool) (bool, bool) {
+	var said bytes.Buffer
+	return modifyStateSaying(s, &lf, "OperationTypeStateRm", &said, "Nothing was removed: the state is as it was.", func(st *state.State, _ bool) (bool, bool) {
 		for _, p := range patterns {
 			if len(matching(st, []addrs.Instance{p})) == 0 {
 				fmt.Fprintf(s.Err, noMatch, p)
@@ -373,11 +393,11 @@ func runStateRm(args []string, s streams) int {
 			verb = "Would remove"
 		}
 		for _, a := range found {
-			fmt.Fprintf(s.Out, "%s %s\n", verb, a)
+			fmt.Fprintf(&said, "%s %s\n", verb, a)
 			st.RemoveObject(a)
 		}
 		if !*dry {
-			fmt.Fprintf(s.Out, "Successfully removed %d resource instance(s).\n", len(found))
+			fmt.Fprintf(&said, "Successfully removed %d resource instance(s).\n", len(found))
 		}
 		return !*dry, true
 	})
@@ -401,7 +421,8 @@ func runStateMv(args []string, s streams) int {
 		return 1
 	}
 	src, dst := as[0], as[1]
-	return modifyState(s, &lf, "OperationTypeStateMv", func(st *state.State, _ bool) (bool, bool) {
+	var said bytes.Buffer
+	return modifyStateSaying(s, &lf, "OperationTypeStateMv", &said, "Nothing was moved: the state is as it was.", func(st *state.State, _ bool) (bool, bool) {
 		// A whole resource (no index on either side) moves with its
 		// instances; otherwise exactly one instance moves.
 		var moves [][2]addrs.Instance
@@ -434,12 +455,12 @@ func runStateMv(args []string, s streams) int {
 			if *dry {
 				verb = "Would move"
 			}
-			fmt.Fprintf(s.Out, "%s %q to %q\n", verb, mv[0].String(), mv[1].String())
+			fmt.Fprintf(&said, "%s %q to %q\n", verb, mv[0].String(), mv[1].String())
 		}
 		// Destroy orders deletes by the dependencies: they follow the move.
 		planner.RedirectDependencies(st, moved)
 		if !*dry {
-			fmt.Fprintf(s.Out, "Successfully moved %d object(s).\n", len(moves))
+			fmt.Fprintf(&said, "Successfully moved %d object(s).\n", len(moves))
 		}
 		return !*dry, true
 	})

@@ -325,3 +325,36 @@ func TestStateListOfAnUnknownAddressFails(t *testing.T) {
 		t.Errorf("state list endpoint.client: %d %q", code, out)
 	}
 }
+
+// state rm and mv say what they did only once the state is saved: a save
+// that fails (here the backup cannot replace the directory at its path)
+// prints no success and says nothing changed.
+func TestStateRmAndMvSayNothingWhenTheSaveFails(t *testing.T) {
+	dir := stateDir(t, testState)
+	os.MkdirAll(filepath.Join(dir, "rdmaform.rdmastate.backup", "x"), 0o700)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"state", "rm", "endpoint.client[3]"}, "Nothing was removed: the state is as it was."},
+		{[]string{"state", "mv", "listener.server", "listener.s"}, "Nothing was moved: the state is as it was."},
+	} {
+		code, out, errs := stateCmd(t, dir, "", c.args...)
+		if code != 1 || out != "" || !strings.Contains(errs, "Error: Failed to write state") || !strings.HasSuffix(errs, "\n\n"+c.want+"\n") {
+			t.Errorf("%v: code %d, stdout %q, stderr %q", c.args, code, out, errs)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "rdmaform.rdmastate")); string(data) != testState {
+		t.Fatal("the state changed")
+	}
+
+	os.RemoveAll(filepath.Join(dir, "rdmaform.rdmastate.backup"))
+	code, out, errs := stateCmd(t, dir, "", "state", "rm", "endpoint.client[3]")
+	if code != 0 || out != "Removed endpoint.client[3]\nSuccessfully removed 1 resource instance(s).\n" {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, _ = stateCmd(t, dir, "", "state", "rm", "-dry-run", "listener.server")
+	if code != 0 || out != "Would remove listener.server\n" {
+		t.Fatalf("dry run: code %d, stdout %q", code, out)
+	}
+}

@@ -44,6 +44,8 @@ func runChild(mode, arg string) error {
 		return childCrashJournal(arg)
 	case "race":
 		return childRace(arg)
+	case "hold-temp":
+		return childHoldTemp(arg)
 	}
 	return fmt.Errorf("unknown child mode %q", mode)
 }

@@ -195,8 +195,9 @@ func TestCrashJournal(t *testing.T) {
 		if err := m.RefreshState(); err != nil {
 			t.Fatalf("kill %d: state and journal do not load: %v", kills, err)
 		}
-		// A kill never tears a write: nothing reads as damaged.
-		if notes := m.Notes(); len(notes) > 0 {
+		// A kill damages nothing: at most it cuts the last write short
+		// (a write crossing a page boundary), which is said as such.
+		if notes := m.Notes(); len(notes) > 1 || len(notes) == 1 && (!strings.Contains(notes[0], "its last write was interrupted") || strings.Contains(notes[0], "checksum")) {
 			t.Fatalf("kill %d: %q", kills, notes)
 		}
 		n := 0

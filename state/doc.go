@@ -57,6 +57,21 @@
 // a crash the journal is replayed by the next RefreshState, and folded into
 // the state by the next PersistState or OpenRecorder.
 //
+// Every record of the local journal carries its own length and CRC-32C,
+// so replay keeps each record that matches its checksum, wherever damage
+// is: a damaged record is skipped and the records after it replayed; a
+// damaged header (it repeats the state file's lineage and serial) costs
+// no record, as they replay onto the state file. A last write cut short
+// (a kill, a crash) is told apart from damage: its first missing byte
+// starts a sector, or the file ends inside it. Either way Notes says what
+// was dropped, where, and how much, and a damaged journal is copied to
+// PATH.journal.damaged. FuzzJournal checks the reader on arbitrary bytes.
+//
+// Files are replaced through a temporary file (.NAME.tmp-DIGITS) that is
+// flock'd until renamed; taking the lock removes those a killed writer
+// left (their flock released with the writer), never one a live writer
+// holds.
+//
 // A single goroutine calling Record in a loop pays one fdatasync per
 // change (about 0.1 ms on a good SSD, so 10,000 changes take about 1-1.5 s);
 // ten concurrent callers, or Submit with ten changes in flight, share

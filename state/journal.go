@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,10 +19,12 @@ import (
 //
 // The first payload is a journalHeader naming the state the changes apply
 // to (its lineage and serial); each later payload is one Change. The file
-// is preallocated in journalChunk steps, so the data ends at the first
-// zero length. A batch of frames is written and then fdatasync'd once; a
-// torn or partial frame can only be in the last batch, none of which was
-// reported durable, so replay stops at the first bad frame.
+// is preallocated in journalChunk steps, so the data ends where only zeros
+// follow. A batch of frames is written and then fdatasync'd once, so a
+// frame cut short by a crash or a kill can only be in the last batch, none
+// of which was reported durable. Replay keeps every frame that matches its
+// checksum, resuming after a bad one, and says what it dropped (see
+// journal_scan.go and journal_replay.go).
 //
 // When a Recorder closes, the changes are folded into the state file
 // (serial incremented) and the journal removed. A journal whose serial is
@@ -57,150 +57,6 @@ func closeFrame(buf []byte, start int) []byte {
 	binary.LittleEndian.PutUint32(buf[start:], uint32(len(payload)))
 	binary.LittleEndian.PutUint32(buf[start+4:], crc32.Checksum(payload, crcTable))
 	return buf
-}
-
-// readFrames returns the journal's intact frames. Where a frame is
-// damaged, reading resumes at the next intact frame, if any (damaged
-// counts such places): the records after it say what happened, and
-// dropping them would lose objects the agent holds. Where none follows,
-// reading stops; unreadable is how many bytes after that are not zero
-// (the journal is preallocated with zeros), besides a last frame cut
-// short (a write that a kill or a crash stopped, never acknowledged):
-// damage, or a machine that stopped while writing out of order.
-func readFrames(data []byte) (frames [][]byte, damaged, unreadable int) {
-	for len(data) >= 8 {
-		if p, next, ok := frameAt(data); ok {
-			frames = append(frames, p)
-			data = next
-			continue
-		}
-		q := nextFrame(data)
-		if q < 0 {
-			break
-		}
-		damaged++
-		data = data[q:]
-	}
-	torn := 0
-	if len(data) >= 4 {
-		if n := binary.LittleEndian.Uint32(data[0:]); n > 0 {
-			torn = int(min(uint64(len(data)), 8+uint64(n)))
-		}
-	}
-	for _, b := range data[torn:] {
-		if b != 0 {
-			unreadable++
-		}
-	}
-	return frames, damaged, unreadable
-}
-
-// nextFrame is where the next intact frame after the start of data
-// begins, or -1: a frame whose payload, a JSON object as every record's
-// is, matches its checksum.
-func nextFrame(data []byte) int {
-	for q := 1; q+9 <= len(data); q++ {
-		if data[q+8] != '{' {
-			continue
-		}
-		if _, _, ok := frameAt(data[q:]); ok {
-			return q
-		}
-	}
-	return -1
-}
-
-// frameAt reads the frame at the start of data: its payload and what
-// follows it, if it is intact.
-func frameAt(data []byte) (payload, rest []byte, ok bool) {
-	if len(data) < 8 {
-		return nil, nil, false
-	}
-	n := binary.LittleEndian.Uint32(data[0:])
-	sum := binary.LittleEndian.Uint32(data[4:])
-	if n == 0 || uint64(n) > uint64(len(data)-8) {
-		return nil, nil, false
-	}
-	p := data[8 : 8+n]
-	if crc32.Checksum(p, crcTable) != sum {
-		return nil, nil, false
-	}
-	return p, data[8+n:], true
-}
-
-// replayJournal applies the journal, if any, to cur (a copy of read);
-// changed says whether it applied any record.
-func (f *Filesystem) replayJournal(read, cur *State) (_ *State, changed bool, err error) {
-	data, err := os.ReadFile(f.journalPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return cur, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("reading the journal: %w", err)
-	}
-	frames, damaged, unreadable := readFrames(data)
-	if damaged > 0 || unreadable > 0 {
-		f.keepDamagedJournal(data, damaged, unreadable)
-	}
-	if len(frames) == 0 {
-		return cur, false, nil // created but its header never became durable
-	}
-	var h journalHeader
-	if err := json.Unmarshal(frames[0], &h); err != nil || h.Journal != 1 {
-		return nil, false, fmt.Errorf("%s: not an rdmaform journal (bad header); move it away to use %s without it", f.journalPath, f.path)
-	}
-	var readSerial uint64
-	if read != nil {
-		readSerial = read.Serial
-		if read.Lineage != h.Lineage {
-			return nil, false, fmt.Errorf("%s belongs to a different state (lineage %s) than %s (lineage %s); move it away", f.journalPath, h.Lineage, f.path, read.Lineage)
-		}
-	}
-	switch {
-	case h.Serial < readSerial:
-		return cur, false, nil // already folded into the file
-	case h.Serial > readSerial:
-		return nil, false, fmt.Errorf("%s records changes to serial %d but %s has serial %d: the state file was replaced by an older one; restore the newer one or move the journal away", f.journalPath, h.Serial, f.path, readSerial)
-	}
-	if cur == nil {
-		cur = New()
-		cur.Lineage = h.Lineage
-	}
-	for i, p := range frames[1:] {
-		c, err := unmarshalChange(p)
-		if err == nil {
-			err = c.Apply(cur)
-		}
-		if err != nil {
-			return nil, false, fmt.Errorf("%s: record %d: %v", f.journalPath, i+1, err)
-		}
-	}
-	return cur, len(frames) > 1, nil
-}
-
-// keepDamagedJournal copies a journal found damaged beside it, before it
-// is folded into the state file and removed, and says so in Notes.
-func (f *Filesystem) keepDamagedJournal(data []byte, damaged, unreadable int) {
-	copyPath := f.journalPath + ".damaged"
-	kept := "a copy is in " + copyPath
-	if err := writeFileAtomic(copyPath, data); err != nil {
-		kept = "it could not be copied aside: " + err.Error()
-	}
-	var what []string
-	if damaged > 0 {
-		what = append(what, fmt.Sprintf("%d damaged %s skipped (the records after %s were replayed)", damaged, plural(damaged, "record was", "records were"), plural(damaged, "it", "them")))
-	}
-	if unreadable > 0 {
-		what = append(what, fmt.Sprintf("its last %d bytes could not be read (the machine stopped while they were written, or the file is damaged)", unreadable))
-	}
-	f.notes = append(f.notes, fmt.Sprintf("The journal %s is damaged: %s; %s. What those records said is not in the state: \"rdmaform plan\" shows what the agent holds that the state lacks, and import blocks adopt it.", f.journalPath, strings.Join(what, "; "), kept))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // localRecorder appends changes to the journal with group commit.

@@ -36,6 +36,7 @@ func (f *Filesystem) Lock(info *LockInfo) (string, error) {
 		return "", err
 	}
 	f.lockFile, f.lockID = lf, li.ID
+	f.removeStaleTemps()
 	return li.ID, nil
 }
 
