@@ -338,6 +338,7 @@ func TestStateRmAndMvSayNothingWhenTheSaveFails(t *testing.T) {
 	}{
 		{[]string{"state", "rm", "endpoint.client[3]"}, "Nothing was removed: the state is as it was."},
 		{[]string{"state", "mv", "listener.server", "listener.s"}, "Nothing was moved: the state is as it was."},
+		{[]string{"taint", "endpoint.client[3]"}, "Nothing was tainted: the state is as it was."},
 	} {
 		code, out, errs := stateCmd(t, dir, "", c.args...)
 		if code != 1 || out != "" || !strings.Contains(errs, "Error: Failed to write state") || !strings.HasSuffix(errs, "\n\n"+c.want+"\n") {

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -81,7 +82,14 @@ func runSetTainted(args []string, s streams, tainted bool) int {
 		fmt.Fprintf(s.Err, "Error: Invalid address\n\n%v\n", err)
 		return 1
 	}
-	return modifyState(s, &lf, operation, func(st *state.State, _ bool) (bool, bool) {
+	// What it did is said once the state is saved: a failed save leaves
+	// the object as it was.
+	var said bytes.Buffer
+	unchanged := "Nothing was untainted: the state is as it was."
+	if tainted {
+		unchanged = "Nothing was tainted: the state is as it was."
+	}
+	return modifyStateSaying(s, &lf, operation, &said, unchanged, func(st *state.State, _ bool) (bool, bool) {
 		o := st.Object(addr)
 		switch {
 		case o == nil && *allowMissing:
@@ -98,9 +106,9 @@ func runSetTainted(args []string, s streams, tainted bool) int {
 		c.Tainted = tainted
 		st.SetObject(&c)
 		if tainted {
-			fmt.Fprintf(s.Out, "Resource instance %s has been marked as tainted.\n", addr)
+			fmt.Fprintf(&said, "Resource instance %s has been marked as tainted.\n", addr)
 		} else {
-			fmt.Fprintf(s.Out, "Resource instance %s has been successfully untainted.\n", addr)
+			fmt.Fprintf(&said, "Resource instance %s has been successfully untainted.\n", addr)
 		}
 		return true, true
 	})
