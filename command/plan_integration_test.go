@@ -19,6 +19,7 @@ import (
 
 	"github.com/rdmaform/rdmaform/apply/agent"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/state"
 )
 
@@ -1118,7 +1119,13 @@ output "re_ports" {
 // connect for ever (the reconnect block applies once connected), and the
 // next plan destroys the failed object and makes it again rather than
 // adopting it.
+//
+// The kill must fall between the agent taking the create (apply prints
+// "Creating..." before it sends the request) and the apply acting on the
+// failure (it deletes a failed endpoint): the test waits until the agent
+// lists the endpoint, and the create timeout gives the kill ample time.
 func TestKilledApplyLeavesNoEndlessFirstConnect(t *testing.T) {
+	const createTimeout = 10 * time.Second
 	addr := os.Getenv("RDMAFORM_TEST_ADDR")
 	nobody := unanswered(addr)
 	e := newE2E(t, fmt.Sprintf(`
@@ -1130,18 +1137,36 @@ endpoint "hang" {
     min_backoff = "100ms"
   }
   timeouts {
-    create = "2s"
+    create = %q
   }
 }
-`, nobody))
-	c, _ := e.applyUntil("endpoint.hang: Creating...", 1)
+`, nobody, createTimeout.String()))
+	ag := e.dialAgent()
+	c, out := e.applyUntil("endpoint.hang: Creating...", 1)
+	var o *pb.Object
+	waitFor(t, 2*time.Minute, func() bool {
+		o = agentObject(t, ag, "endpoint.hang")
+		return o != nil
+	}, "the agent to list the endpoint the apply creates")
 	c.Process.Kill()
 	c.Wait()
-	waitFor(t, 30*time.Second, func() bool {
-		_, s, _ := e.rdmaform("status", "-json")
-		return strings.Contains(s, `"status": "ERROR"`) || strings.Contains(s, `"status":"ERROR"`)
-	}, "the agent reports the endpoint failed, not reconnecting")
+	if o.Status != pb.Status_CONNECTING && o.Status != pb.Status_CREATING {
+		t.Fatalf("the endpoint was %s, not connecting, when the apply was killed:\n%s", o.Status, out.Bytes())
+	}
+	if agentObject(t, ag, "endpoint.hang") == nil {
+		t.Fatalf("the apply dropped the endpoint before it was killed (its create timeout, %v, is too short for this test):\n%s", createTimeout, out.Bytes())
+	}
+	waitFor(t, createTimeout+2*time.Minute, func() bool {
+		o = agentObject(t, ag, "endpoint.hang")
+		return o != nil && o.Status != pb.Status_CREATING && o.Status != pb.Status_CONNECTING
+	}, "the agent to give up the endpoint's first connect")
+	if o.Status != pb.Status_ERROR {
+		t.Fatalf("the endpoint's first connect ended %s, not ERROR (last event %q)", o.Status, o.LastEvent)
+	}
 	time.Sleep(time.Second) // and it stays so
+	if o := agentObject(t, ag, "endpoint.hang"); o == nil || o.Status != pb.Status_ERROR || o.Reconnects != 0 {
+		t.Fatalf("the agent retries a first connect: %v", o)
+	}
 	if _, s, _ := e.rdmaform("status"); strings.Contains(s, "reconnecting") || strings.Contains(s, "connecting") {
 		t.Fatalf("the agent retries a first connect:\n%s", s)
 	}
@@ -1149,6 +1174,38 @@ endpoint "hang" {
 	if strings.Contains(plan, "imported") {
 		t.Fatalf("the failed object is adopted:\n%s", plan)
 	}
+}
+
+// dialAgent connects to the test's agent, for a test to look at its objects
+// directly (a list in process takes milliseconds, a status command far
+// longer under load).
+func (e *e2e) dialAgent() *client.Client {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := client.Dial(ctx, e.socket)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// agentObject is the agent's object at address, or nil when it has none.
+func agentObject(t *testing.T, c *client.Client, address string) *pb.Object {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := c.List(ctx, &pb.ListRequest{Filter: &pb.Filter{Prefixes: []string{address}}})
+	if err != nil {
+		t.Fatalf("listing the agent's objects: %v", err)
+	}
+	for _, o := range r.Objects {
+		if o.Address == address {
+			return o
+		}
+	}
+	return nil
 }
 
 // applyUntil starts "rdmaform apply -auto-approve" in its own process and
