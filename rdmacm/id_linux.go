@@ -401,20 +401,7 @@ func (id *ID) Connect(ctx context.Context, p ConnParam) (Event, error) {
 }
 
 func (id *ID) waitEstablished(ctx context.Context, op string) (Event, error) {
-	for {
-		e, err := id.NextEvent(ctx)
-		if err != nil {
-			return e, fmt.Errorf("%s: waiting for ESTABLISHED: %w", op, err)
-		}
-		switch e.Type {
-		case Established:
-			return e, nil
-		case ConnectResponse:
-			continue // only ids without a QP see it; rdma_establish is not needed with one
-		default:
-			return e, &EventError{Op: op, Event: e}
-		}
-	}
+	return waitEstablishedOn(ctx, id.NextEvent, op)
 }
 
 // Disconnect starts a disconnect (rdma_disconnect); both sides then receive
@@ -476,11 +463,12 @@ func (id *ID) slowCall(op string, f func(*C.struct_rdma_cm_id) (C.int, error)) e
 	return withCSlot(func() error { return id.call(op, f) })
 }
 
-// Close destroys the id and its QP (rdma_destroy_ep), which the peer sees
-// as a disconnect, after deregistering its buffers. It is idempotent and safe
-// from any goroutine.
+// Close destroys the id: its QP first, then its buffers (deregistered and
+// freed), then the id itself (rdma_destroy_ep), which the peer sees as a
+// disconnect. Close is idempotent and safe from any goroutine: posts and
+// buffer copies running meanwhile finish before it frees anything, and
+// later ones return ErrClosed.
 func (id *ID) Close() error {
-	id.buffers.close()
 	id.mu.Lock()
 	defer id.mu.Unlock()
 	if id.cid == nil {
@@ -492,10 +480,19 @@ func (id *ID) Close() error {
 
 // destroy releases everything; the caller holds id.mu or owns id alone.
 func (id *ID) destroy() {
+	if id.key != 0 {
+		ids.remove(id.key)
+	}
+	id.events.close()
 	if id.cid != nil {
+		// The QP before the buffers: once it is destroyed no work request
+		// refers to them, and the posts that could are excluded by id.mu.
 		if id.channel != nil {
 			id.channel.destroyQP(id.cid)
+		} else {
+			C.rf_destroy_qp(id.cid)
 		}
+		id.closeBuffers()
 		C.rdma_destroy_ep(id.cid)
 	}
 	id.cid = nil
@@ -503,13 +500,9 @@ func (id *ID) destroy() {
 		id.cqPool.release(id.cq, id.cqShare)
 		id.cq = nil
 	}
-	if id.key != 0 {
-		ids.remove(id.key)
-	}
 	if id.channel != nil {
 		id.channel.detach(id)
 	}
-	id.events.close()
 	id.sends.close()
 	id.recvs.close()
 }
