@@ -227,3 +227,58 @@ func TestClosedBufferAndIDRefuseTheDataPath(t *testing.T) {
 		t.Errorf("Store into a buffer of a closed id: %v, want ErrClosed", err)
 	}
 }
+
+// queuedRequests is how many connect requests wait in a listener's queue.
+func queuedRequests(l *ID) int {
+	l.events.mu.Lock()
+	defer l.events.mu.Unlock()
+	n := 0
+	for _, e := range l.events.items {
+		if e.Type == ConnectRequest {
+			n++
+		}
+	}
+	return n
+}
+
+// Closing a listener that holds connect requests nobody took rejects them:
+// their peers see REJECTED (by the consumer) at once, not UNREACHABLE at
+// the CM's timeout, tens of seconds later.
+func TestListenerCloseRejectsQueuedRequests(t *testing.T) {
+	const n = 4
+	ch := newChannel(t)
+	qp := DefaultQPInit()
+	l, port := listen(t, ch, testAddr(t), PSTCP, &qp)
+	var clients []*ID
+	for range n {
+		c := dial(t, ch, testAddr(t), port, PSTCP, &qp)
+		if err := c.StartConnect(ConnParam{}); err != nil {
+			t.Fatalf("StartConnect: %v", err)
+		}
+		clients = append(clients, c)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for queuedRequests(l) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the listener queued %d of %d connect requests in 60 s", queuedRequests(l), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	if err := l.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	// Far longer than a reject takes; a request left to the CM's timeout
+	// ends with UNREACHABLE, which the type check catches whatever the time.
+	ctx := ctxFor(t, 3*time.Minute)
+	for i, c := range clients {
+		ev, err := c.NextEvent(ctx)
+		if err != nil {
+			t.Fatalf("client %d: no event after the listener closed: %v", i, err)
+		}
+		if ev.Type != Rejected || ev.Status != ConsumerReject {
+			t.Fatalf("client %d: %v %v after the listener closed, want REJECTED (reason %d)", i, ev, time.Since(start), ConsumerReject)
+		}
+	}
+	t.Logf("%d queued requests rejected %v after the listener's Close", n, time.Since(start))
+}

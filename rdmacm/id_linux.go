@@ -222,7 +222,11 @@ func (c *EventChannel) dispatch(ev *C.struct_rf_event) {
 		return
 	}
 	e.ID, e.Listener = child, listener
-	listener.events.put(e)
+	if !listener.events.put(e) {
+		// The listener closed since it was looked up: its Close rejected
+		// what was queued, and this one goes the same way.
+		child.rejectQueued()
+	}
 }
 
 // adopt wraps the new id of an incoming request. Its QP is created by
@@ -465,7 +469,9 @@ func (id *ID) slowCall(op string, f func(*C.struct_rdma_cm_id) (C.int, error)) e
 
 // Close destroys the id: its QP first, then its buffers (deregistered and
 // freed), then the id itself (rdma_destroy_ep), which the peer sees as a
-// disconnect. Close is idempotent and safe from any goroutine: posts and
+// disconnect. On a listener, every connect request queued and not yet taken
+// is rejected first, so its peer learns at once rather than at the CM's
+// timeout. Close is idempotent and safe from any goroutine: posts and
 // buffer copies running meanwhile finish before it frees anything, and
 // later ones return ErrClosed.
 func (id *ID) Close() error {
@@ -481,9 +487,15 @@ func (id *ID) Close() error {
 // destroy releases everything; the caller holds id.mu or owns id alone.
 func (id *ID) destroy() {
 	if id.key != 0 {
+		// First, so the event loop sends new requests for a closing
+		// listener to be rejected instead of queueing them.
 		ids.remove(id.key)
 	}
-	id.events.close()
+	for _, e := range id.events.close() {
+		if e.Type == ConnectRequest && e.ID != nil {
+			e.ID.rejectQueued()
+		}
+	}
 	if id.cid != nil {
 		// The QP before the buffers: once it is destroyed no work request
 		// refers to them, and the posts that could are excluded by id.mu.
@@ -505,6 +517,13 @@ func (id *ID) destroy() {
 	}
 	id.sends.close()
 	id.recvs.close()
+}
+
+// rejectQueued refuses a connect request nobody will take (its listener is
+// closing) and destroys its id.
+func (id *ID) rejectQueued() {
+	id.Reject(nil)
+	id.Close()
 }
 
 // c is p as rdma_conn_param; its private data is C memory the caller frees.
