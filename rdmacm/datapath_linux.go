@@ -13,13 +13,16 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
 )
 
 // Buffer is C memory registered for sends and receives on one id's QP. The
-// NIC never sees Go memory.
+// NIC never sees Go memory, and Go code never holds a slice of it: Store and
+// Load copy under the buffer's lock, so a buffer closed meanwhile (by its
+// id's Close) is never read or written after it is freed.
 type Buffer struct {
 	mu   sync.Mutex
 	id   *ID
@@ -47,27 +50,51 @@ func (id *ID) RegisterBuffer(size int) (*Buffer, error) {
 			return -1, errno
 		}
 		b.mr = mr
+		// Under the id's lock, so a Close running now frees it too.
+		id.buffers.track(b)
 		return 0, nil
 	})
 	if err != nil {
 		C.free(b.mem)
 		return nil, err
 	}
-	id.buffers.track(b)
 	return b, nil
 }
 
-// Bytes is the buffer's memory. It stays valid until Close.
-func (b *Buffer) Bytes() []byte {
+// Size is the buffer's size in bytes.
+func (b *Buffer) Size() int { return b.size }
+
+// Store copies p to the start of the buffer.
+func (b *Buffer) Store(p []byte) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.mem == nil {
-		return nil
+		return ErrClosed
 	}
-	return unsafe.Slice((*byte)(b.mem), b.size)
+	if len(p) > b.size {
+		return fmt.Errorf("%d bytes do not fit in the buffer's %d", len(p), b.size)
+	}
+	copy(unsafe.Slice((*byte)(b.mem), b.size), p)
+	return nil
 }
 
-// Close deregisters and frees the buffer. It is idempotent.
+// Load copies out the buffer's first n bytes (a receive completion's Bytes).
+func (b *Buffer) Load(n int) ([]byte, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.mem == nil {
+		return nil, ErrClosed
+	}
+	if n < 0 || n > b.size {
+		return nil, fmt.Errorf("length %d is outside the buffer's %d bytes", n, b.size)
+	}
+	return C.GoBytes(b.mem, C.int(n)), nil
+}
+
+// Close deregisters and frees the buffer. It is idempotent. Work requests
+// still posted on it fail once it is deregistered (the NIC no longer
+// reaches the memory), which puts the QP in the error state: close the id
+// instead, which destroys the QP first.
 func (b *Buffer) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -83,47 +110,48 @@ func (b *Buffer) Close() error {
 	return err
 }
 
-func (b *Buffer) region(n int) (unsafe.Pointer, *C.struct_ibv_mr, error) {
+// post runs a post of the buffer's first n bytes with the buffer held, so
+// that its memory and MR cannot be freed under the C call. The caller holds
+// the id's lock (call): Close, which holds it too, waits for the post.
+func (b *Buffer) post(n int, f func(mem unsafe.Pointer, mr *C.struct_ibv_mr) (C.int, error)) (C.int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.mem == nil {
-		return nil, nil, ErrClosed
+		return -1, ErrClosed
 	}
 	if n < 0 || n > b.size {
-		return nil, nil, fmt.Errorf("length %d is outside the buffer's %d bytes", n, b.size)
+		return -1, fmt.Errorf("length %d is outside the buffer's %d bytes", n, b.size)
 	}
-	return b.mem, b.mr, nil
+	return f(b.mem, b.mr)
 }
 
 // PostRecv posts a receive of up to the whole buffer (rdma_post_recv).
-// wrID, at most 2^31-1, comes back in the completion.
+// wrID, at most 2^31-1, comes back in the completion. After Close it
+// returns ErrClosed.
 func (id *ID) PostRecv(b *Buffer, wrID uint64) error {
-	mem, mr, err := b.region(b.size)
-	if err == nil && wrID > maxUserWRID {
-		err = fmt.Errorf("work request id %d is over %d", wrID, maxUserWRID)
-	}
-	if err != nil {
-		return fmt.Errorf("rdma_post_recv: %w", err)
+	if wrID > maxUserWRID {
+		return fmt.Errorf("rdma_post_recv: work request id %d is over %d", wrID, maxUserWRID)
 	}
 	return id.call("rdma_post_recv", func(cid *C.struct_rdma_cm_id) (C.int, error) {
-		ret, errno := C.rf_post_recv(cid, encodeWRID(id.key, true, wrID), mem, C.size_t(b.size), mr)
-		return ret, errno
+		return b.post(b.size, func(mem unsafe.Pointer, mr *C.struct_ibv_mr) (C.int, error) {
+			ret, errno := C.rf_post_recv(cid, encodeWRID(id.key, true, wrID), mem, C.size_t(b.size), mr)
+			return ret, errno
+		})
 	})
 }
 
 // PostSend posts a signalled send of the buffer's first n bytes
 // (rdma_post_send). wrID, at most 2^31-1, comes back in the completion.
+// After Close it returns ErrClosed.
 func (id *ID) PostSend(b *Buffer, n int, wrID uint64) error {
-	mem, mr, err := b.region(n)
-	if err == nil && wrID > maxUserWRID {
-		err = fmt.Errorf("work request id %d is over %d", wrID, maxUserWRID)
-	}
-	if err != nil {
-		return fmt.Errorf("rdma_post_send: %w", err)
+	if wrID > maxUserWRID {
+		return fmt.Errorf("rdma_post_send: work request id %d is over %d", wrID, maxUserWRID)
 	}
 	return id.call("rdma_post_send", func(cid *C.struct_rdma_cm_id) (C.int, error) {
-		ret, errno := C.rf_post_send(cid, encodeWRID(id.key, false, wrID), mem, C.size_t(n), mr, 0)
-		return ret, errno
+		return b.post(n, func(mem unsafe.Pointer, mr *C.struct_ibv_mr) (C.int, error) {
+			ret, errno := C.rf_post_send(cid, encodeWRID(id.key, false, wrID), mem, C.size_t(n), mr, 0)
+			return ret, errno
+		})
 	})
 }
 
@@ -174,8 +202,8 @@ func (id *ID) EchoOnce(ctx context.Context, buf *Buffer) error {
 	return err
 }
 
-// buffers are an id's registered buffers, deregistered before its QP is
-// destroyed.
+// buffers are an id's registered buffers, freed by its Close once its QP
+// is destroyed.
 type buffers struct {
 	mu   sync.Mutex
 	list []*Buffer
@@ -187,14 +215,24 @@ func (bs *buffers) track(b *Buffer) {
 	bs.list = append(bs.list, b)
 }
 
-func (bs *buffers) close() {
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	for _, b := range bs.list {
+// closeBuffers frees the id's buffers; the caller holds id.mu and has
+// destroyed the QP, so no work request and no post can reach them.
+func (id *ID) closeBuffers() {
+	id.buffers.mu.Lock()
+	defer id.buffers.mu.Unlock()
+	if len(id.buffers.list) > 0 && id.cid != nil && id.cid.qp != nil {
+		earlyFrees.Add(1)
+	}
+	for _, b := range id.buffers.list {
 		b.Close()
 	}
-	bs.list = nil
+	id.buffers.list = nil
 }
+
+// earlyFrees counts buffers freed by an id's Close while its QP still
+// existed, which would let the NIC or a post reach freed memory. It stays
+// 0; the tests check so.
+var earlyFrees atomic.Int64
 
 // waitCompletion takes the id's next send or receive completion, routed to
 // it by its channel's CQ poller.

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"syscall"
 	"time"
 )
 
@@ -108,10 +107,12 @@ func (id *ID) resolve(ctx context.Context, ai *AddrInfo, timeout time.Duration) 
 	if err != nil {
 		return err
 	}
-	if err := id.expect(addrCtx, "rdma_resolve_addr", AddrResolved); err != nil {
+	if err := expectEvent(addrCtx, id.NextEvent, "rdma_resolve_addr", AddrResolved); err != nil {
 		return err
 	}
-	if hasRoute {
+	routeCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	setPath := func() error {
 		return ai.use(func(cai *C.struct_rdma_addrinfo) error {
 			return id.call("rdma_set_option(RDMA_OPTION_IB_PATH)", func(cid *C.struct_rdma_cm_id) (C.int, error) {
 				ret, errno := C.rf_set_route(cid, cai)
@@ -119,31 +120,11 @@ func (id *ID) resolve(ctx context.Context, ai *AddrInfo, timeout time.Duration) 
 			})
 		})
 	}
-	routeCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	err = id.slowCall("rdma_resolve_route", func(cid *C.struct_rdma_cm_id) (C.int, error) {
-		ret, errno := C.rdma_resolve_route(cid, resolveTimeoutMs(routeCtx))
-		return ret, errno
-	})
-	if err != nil {
-		return err
+	resolveRoute := func() error {
+		return id.slowCall("rdma_resolve_route", func(cid *C.struct_rdma_cm_id) (C.int, error) {
+			ret, errno := C.rdma_resolve_route(cid, resolveTimeoutMs(routeCtx))
+			return ret, errno
+		})
 	}
-	return id.expect(routeCtx, "rdma_resolve_route", RouteResolved)
-}
-
-// expect waits for one event of type t, which ends op.
-func (id *ID) expect(ctx context.Context, op string, t EventType) error {
-	e, err := id.NextEvent(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		// What the kernel reports when its own timeout_ms, set to the same
-		// deadline, runs out first.
-		return &OpError{Op: op, Err: syscall.ETIMEDOUT}
-	}
-	if err != nil {
-		return fmt.Errorf("%s: waiting for %s: %w", op, t, err)
-	}
-	if e.Type != t {
-		return &EventError{Op: op, Event: e}
-	}
-	return nil
+	return routeStep(routeCtx, hasRoute, setPath, resolveRoute, id.NextEvent)
 }

@@ -27,6 +27,11 @@
 // space's limit, caps over a device's limits) are refused in Go first.
 //
 // Memory: C memory holds no Go pointer; ids carry an integer key in their
-// context, never a Go pointer; message buffers are C memory. Every resource
-// has an idempotent Close, safe from any goroutine.
+// context, never a Go pointer; message buffers are C memory, which Go
+// reaches only by copying (Buffer.Store, Buffer.Load) under the buffer's
+// lock. Every resource has an idempotent Close, safe from any goroutine: an
+// id's Close destroys its QP before it deregisters and frees its buffers,
+// and posts and copies racing with it either finish first or return
+// ErrClosed. Closing a listener rejects the connect requests it queued and
+// nobody took.
 package rdmacm

@@ -222,7 +222,11 @@ func (c *EventChannel) dispatch(ev *C.struct_rf_event) {
 		return
 	}
 	e.ID, e.Listener = child, listener
-	listener.events.put(e)
+	if !listener.events.put(e) {
+		// The listener closed since it was looked up: its Close rejected
+		// what was queued, and this one goes the same way.
+		child.rejectQueued()
+	}
 }
 
 // adopt wraps the new id of an incoming request. Its QP is created by
@@ -401,20 +405,7 @@ func (id *ID) Connect(ctx context.Context, p ConnParam) (Event, error) {
 }
 
 func (id *ID) waitEstablished(ctx context.Context, op string) (Event, error) {
-	for {
-		e, err := id.NextEvent(ctx)
-		if err != nil {
-			return e, fmt.Errorf("%s: waiting for ESTABLISHED: %w", op, err)
-		}
-		switch e.Type {
-		case Established:
-			return e, nil
-		case ConnectResponse:
-			continue // only ids without a QP see it; rdma_establish is not needed with one
-		default:
-			return e, &EventError{Op: op, Event: e}
-		}
-	}
+	return waitEstablishedOn(ctx, id.NextEvent, op)
 }
 
 // Disconnect starts a disconnect (rdma_disconnect); both sides then receive
@@ -476,11 +467,14 @@ func (id *ID) slowCall(op string, f func(*C.struct_rdma_cm_id) (C.int, error)) e
 	return withCSlot(func() error { return id.call(op, f) })
 }
 
-// Close destroys the id and its QP (rdma_destroy_ep), which the peer sees
-// as a disconnect, after deregistering its buffers. It is idempotent and safe
-// from any goroutine.
+// Close destroys the id: its QP first, then its buffers (deregistered and
+// freed), then the id itself (rdma_destroy_ep), which the peer sees as a
+// disconnect. On a listener, every connect request queued and not yet taken
+// is rejected first, so its peer learns at once rather than at the CM's
+// timeout. Close is idempotent and safe from any goroutine: posts and
+// buffer copies running meanwhile finish before it frees anything, and
+// later ones return ErrClosed.
 func (id *ID) Close() error {
-	id.buffers.close()
 	id.mu.Lock()
 	defer id.mu.Unlock()
 	if id.cid == nil {
@@ -492,10 +486,25 @@ func (id *ID) Close() error {
 
 // destroy releases everything; the caller holds id.mu or owns id alone.
 func (id *ID) destroy() {
+	if id.key != 0 {
+		// First, so the event loop sends new requests for a closing
+		// listener to be rejected instead of queueing them.
+		ids.remove(id.key)
+	}
+	for _, e := range id.events.close() {
+		if e.Type == ConnectRequest && e.ID != nil {
+			e.ID.rejectQueued()
+		}
+	}
 	if id.cid != nil {
+		// The QP before the buffers: once it is destroyed no work request
+		// refers to them, and the posts that could are excluded by id.mu.
 		if id.channel != nil {
 			id.channel.destroyQP(id.cid)
+		} else {
+			C.rf_destroy_qp(id.cid)
 		}
+		id.closeBuffers()
 		C.rdma_destroy_ep(id.cid)
 	}
 	id.cid = nil
@@ -503,15 +512,18 @@ func (id *ID) destroy() {
 		id.cqPool.release(id.cq, id.cqShare)
 		id.cq = nil
 	}
-	if id.key != 0 {
-		ids.remove(id.key)
-	}
 	if id.channel != nil {
 		id.channel.detach(id)
 	}
-	id.events.close()
 	id.sends.close()
 	id.recvs.close()
+}
+
+// rejectQueued refuses a connect request nobody will take (its listener is
+// closing) and destroys its id.
+func (id *ID) rejectQueued() {
+	id.Reject(nil)
+	id.Close()
 }
 
 // c is p as rdma_conn_param; its private data is C memory the caller frees.

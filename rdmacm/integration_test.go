@@ -130,7 +130,9 @@ func exchange(t *testing.T, from, to *ID, msg string) {
 	if err := to.PostRecv(recvBuf, 7); err != nil {
 		t.Fatalf("PostRecv: %v", err)
 	}
-	copy(sendBuf.Bytes(), msg)
+	if err := sendBuf.Store([]byte(msg)); err != nil {
+		t.Fatalf("Store: %v", err)
+	}
 	if err := from.PostSend(sendBuf, len(msg), 9); err != nil {
 		t.Fatalf("PostSend: %v", err)
 	}
@@ -141,8 +143,8 @@ func exchange(t *testing.T, from, to *ID, msg string) {
 	if err != nil || c.WRID != 7 || c.Bytes != len(msg) {
 		t.Fatalf("WaitRecv: %+v, %v", c, err)
 	}
-	if got := string(recvBuf.Bytes()[:c.Bytes]); got != msg {
-		t.Fatalf("received %q, want %q", got, msg)
+	if got, err := recvBuf.Load(c.Bytes); err != nil || string(got) != msg {
+		t.Fatalf("received %q (%v), want %q", got, err, msg)
 	}
 }
 

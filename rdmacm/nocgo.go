@@ -99,8 +99,10 @@ func (*ID) RoundTrip(context.Context, *Buffer, *Buffer, int) (time.Duration, err
 // Buffer is registered memory; this build cannot make one.
 type Buffer struct{}
 
-func (*Buffer) Bytes() []byte { return nil }
-func (*Buffer) Close() error  { return nil }
+func (*Buffer) Size() int                { return 0 }
+func (*Buffer) Store([]byte) error       { return ErrNotBuilt }
+func (*Buffer) Load(int) ([]byte, error) { return nil, ErrNotBuilt }
+func (*Buffer) Close() error             { return nil }
 
 // LiveIDs is always 0 in this build.
 func LiveIDs() int { return 0 }

@@ -22,11 +22,20 @@ func newQueue[T any]() *queue[T] {
 	return &queue[T]{ready: make(chan struct{}, 1), closed: make(chan struct{})}
 }
 
-func (q *queue[T]) put(v T) {
+// put queues v, unless the queue is closed: then it reports false and the
+// caller disposes of v.
+func (q *queue[T]) put(v T) bool {
 	q.mu.Lock()
+	select {
+	case <-q.closed:
+		q.mu.Unlock()
+		return false
+	default:
+	}
 	q.items = append(q.items, v)
 	q.mu.Unlock()
 	q.signal()
+	return true
 }
 
 func (q *queue[T]) signal() {
@@ -77,12 +86,18 @@ func (q *queue[T]) next(ctx context.Context) (T, error) {
 	}
 }
 
-func (q *queue[T]) close() {
+// close ends every wait and returns the items nobody took, once: a later
+// put is refused, so none is left behind.
+func (q *queue[T]) close() []T {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	select {
 	case <-q.closed:
+		return nil
 	default:
 		close(q.closed)
 	}
+	left := q.items
+	q.items = nil
+	return left
 }

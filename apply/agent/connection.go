@@ -27,6 +27,7 @@ type connection struct {
 	failed   bool    // the accept failed: there is nothing to wait for
 
 	echoDone     chan struct{} // closed when the echo loop ends (nil without echo)
+	stopEcho     context.CancelFunc
 	disconnected chan struct{} // closed once it is down: DISCONNECTED, the device lost, an error
 	discOnce     sync.Once
 	endOnce      sync.Once
@@ -75,9 +76,11 @@ func (c *connection) run(ctx context.Context) {
 	// ESTABLISHED to be read.
 	if ec := c.echo; ec != nil {
 		c.echoDone = make(chan struct{})
+		ectx, stopEcho := context.WithCancel(ctx)
+		c.stopEcho = stopEcho
 		go func() {
 			defer close(c.echoDone)
-			if err := ec.run(ctx); err != nil {
+			if err := ec.run(ectx); err != nil {
 				// The QP failed (a completion's error status puts it in the
 				// error state) or could not take a work request: the
 				// connection carries nothing any more, though the CM knows
@@ -126,7 +129,7 @@ func (c *connection) handle(ev rdmacm.Event) {
 		c.markDisconnected()
 		// The id goes now; the object stays visible with the device loss
 		// until the listener goes (stop ends it).
-		go c.id.Close()
+		go c.closeID()
 	default:
 		if ev.Err != nil {
 			c.obj.failure(pb.Status_ERROR, "error", ev.Err) // the event loop failed
@@ -159,14 +162,21 @@ func (c *connection) stop() {
 	c.end()
 }
 
-// end destroys the id, waits for the echo loop and removes the connection
-// from the agent and its listener's count, once.
+// closeID ends and joins the echo loop, then destroys the id, so the loop
+// never posts to or copies from a closing id.
+func (c *connection) closeID() {
+	if c.echoDone != nil {
+		c.stopEcho()
+		<-c.echoDone
+	}
+	c.id.Close()
+}
+
+// end destroys the id (after the echo loop) and removes the connection from
+// the agent and its listener's count, once.
 func (c *connection) end() {
 	c.endOnce.Do(func() {
-		c.id.Close() // ends the echo loop's wait
-		if c.echoDone != nil {
-			<-c.echoDone
-		}
+		c.closeID()
 		a, l := c.obj.agent, c.listener
 		if a.reg.remove(c.obj) {
 			c.obj.markDeleted()

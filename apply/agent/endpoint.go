@@ -198,9 +198,11 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 		}
 	}()
 	defer func() {
-		stop()     // the probe loop must see its end before the id's
-		id.Close() // wakes the probe's completion waits
+		// The probe loop ends (its waits take sctx) and is joined before
+		// the id goes, so it never posts to or copies from a closing id.
+		stop()
 		<-probeDone
+		id.Close()
 	}()
 	for {
 		ev, err := id.NextEvent(sctx)

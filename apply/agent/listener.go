@@ -79,9 +79,8 @@ func (l *listener) run(ctx context.Context) {
 	defer func() {
 		// The listening id goes first, so that peers reconnecting while the
 		// accepted connections disconnect meet no listener (and are
-		// rejected) rather than a request queue nobody serves; requests
-		// already queued are rejected.
-		drainRequests(id)
+		// rejected) rather than a request queue nobody serves; Close
+		// rejects the requests already queued.
 		id.Close()
 		l.children.Wait()
 	}()
@@ -209,19 +208,4 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 	})
 	l.children.Add(1)
 	c.run(cctx)
-}
-
-// drainRequests rejects the connect requests queued on a listener that
-// stops serving, so their ids do not outlive it.
-func drainRequests(id *rdmacm.ID) {
-	for {
-		ev, err := id.NextEvent(alreadyDone) // what is queued
-		if err != nil {
-			return
-		}
-		if ev.Type == rdmacm.ConnectRequest && ev.ID != nil {
-			ev.ID.Reject(nil)
-			ev.ID.Close()
-		}
-	}
 }

@@ -267,7 +267,9 @@ func (p *prober) roundTrip(ctx context.Context, cfg *probeConfig) (time.Duration
 	var tag [8]byte
 	binary.LittleEndian.PutUint64(tag[:], p.seq)
 	n := min(cfg.size, len(tag))
-	copy(p.msg.Bytes(), tag[:n])
+	if err := p.msg.Store(tag[:n]); err != nil {
+		return 0, err
+	}
 	start := time.Now()
 	if err := p.id.PostSend(p.msg, cfg.size, p.seq%(1<<31)); err != nil {
 		return 0, err
@@ -289,11 +291,10 @@ func (p *prober) roundTrip(ctx context.Context, cfg *probeConfig) (time.Duration
 			return 0, fmt.Errorf("ibv_poll_cq: a receive completion with work request id %d, which no probe posted", c.WRID)
 		}
 		p.posted[i] = false
-		buf := p.replies[i].Bytes() // nil once the id is closing
-		if len(buf) < n {
-			return 0, rdmacm.ErrClosed
+		got, err := p.replies[i].Load(min(c.Bytes, n)) // ErrClosed once the id is closing
+		if err != nil {
+			return 0, err
 		}
-		got := buf[:min(c.Bytes, n)]
 		match := len(got) == n && string(got) == string(tag[:n])
 		if err := p.id.PostRecv(p.replies[i], uint64(i)); err != nil {
 			return 0, err

@@ -153,12 +153,20 @@ func probe(ctx context.Context, id *rdmacm.ID, size, rounds int) ([]time.Duratio
 	defer reply.Close()
 	var out []time.Duration
 	for r := 0; r < rounds; r++ {
-		copy(msg.Bytes(), fmt.Sprintf("rdmaform probe %d", r))
+		sent := make([]byte, size)
+		copy(sent, fmt.Sprintf("rdmaform probe %d", r))
+		if err := msg.Store(sent); err != nil {
+			return out, err
+		}
 		rtt, err := id.RoundTrip(ctx, msg, reply, size)
 		if err != nil {
 			return out, err
 		}
-		if string(reply.Bytes()[:size]) != string(msg.Bytes()[:size]) {
+		got, err := reply.Load(size)
+		if err != nil {
+			return out, err
+		}
+		if string(got) != string(sent) {
 			return out, fmt.Errorf("echo %d differs from the probe", r)
 		}
 		out = append(out, rtt)
@@ -201,7 +209,13 @@ func echo(ctx context.Context, id *rdmacm.ID, size, rounds int) error {
 		if err != nil {
 			return err
 		}
-		copy(out.Bytes(), in.Bytes()[:c.Bytes])
+		got, err := in.Load(c.Bytes)
+		if err != nil {
+			return err
+		}
+		if err := out.Store(got); err != nil {
+			return err
+		}
 		if r+1 < rounds {
 			if err := id.PostRecv(in, 1); err != nil {
 				return err
