@@ -585,13 +585,13 @@ endpoint "a" {
   address = local.addr
   port    = 7471
 }`, "Reference to undeclared local value", `A local value named "addr" is not declared.`, 2, 13},
-	{"max connections zero", `listener "a" {
+	{"max connections negative", `listener "a" {
   address = "10.77.0.1"
   port    = 7471
   accept {
-    max_connections = 0
+    max_connections = -1
   }
-}`, "Invalid accept parameter", "max_connections must be from 1 to 1048576 (omit it for no limit); got 0.", 5, 23},
+}`, "Invalid accept parameter", "max_connections must be from 0 to 1048576 (0 for no limit); got -1.", 5, 23},
 	{"empty device", `protection_domain "pd" {
   device = ""
 }`, "Invalid device", "device must name an RDMA device", 2, 12},
