@@ -170,8 +170,9 @@ func TestResolvedAddressesExpireAndAreForgotten(t *testing.T) {
 	}
 }
 
-// An entry dropped while in use stays usable until its user releases it.
-func TestAForgottenAddressStaysOpenWhileUsed(t *testing.T) {
+// An entry in use is dropped from the cache (the next get resolves
+// again); its user keeps it until release, which may be called twice.
+func TestForgetAllDropsEntriesInUse(t *testing.T) {
 	f := newFakeResolver()
 	c := newAICache(f.resolve)
 	k := aiKey{node: "10.0.0.1"}
