@@ -47,7 +47,7 @@ func serveRaw(t *testing.T, a *Agent) *grpc.ClientConn {
 	go srv.Serve(ln)
 	t.Cleanup(srv.Stop)
 	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(1<<30)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(1<<30), grpc.MaxCallRecvMsgSize(1<<30)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,14 +106,24 @@ func TestTooManyEntriesAreRefusedBeforeDecoding(t *testing.T) {
 	}
 }
 
-// A request over MaxRequestBytes is refused by gRPC itself.
+// A request over MaxRequestBytes is refused by gRPC itself; one just
+// under it is taken (a list filtered by one long prefix, whose answer is
+// empty).
 func TestRequestsOverTheSizeLimitAreRefused(t *testing.T) {
 	conn := serveRaw(t, New(nil))
-	big := append([]byte{0x0a, 0x80, 0x80, 0x80, 0x08}, make([]byte, MaxRequestBytes)...) // one address of 16 MiB
+	list := func(prefix int) []byte {
+		filter := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), make([]byte, prefix))
+		return protowire.AppendBytes(protowire.AppendTag(nil, 3, protowire.BytesType), filter)
+	}
 	var out []byte
-	err := conn.Invoke(context.Background(), "/rdmaform.agent.v1.Agent/DeleteMany", big, &out, grpc.ForceCodecV2(rawCodec{}))
-	if status.Code(err) != codes.ResourceExhausted {
+	big := list(MaxRequestBytes)
+	err := conn.Invoke(context.Background(), "/rdmaform.agent.v1.Agent/List", big, &out, grpc.ForceCodecV2(rawCodec{}))
+	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), fmt.Sprintf("vs. %d", MaxRequestBytes)) {
 		t.Fatalf("a %d-byte request: %v", len(big), err)
+	}
+	small := list(MaxRequestBytes - 64)
+	if err := conn.Invoke(context.Background(), "/rdmaform.agent.v1.Agent/List", small, &out, grpc.ForceCodecV2(rawCodec{})); err != nil {
+		t.Fatalf("a %d-byte request: %v", len(small), err)
 	}
 }
 
