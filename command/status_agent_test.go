@@ -155,7 +155,7 @@ func TestAgentErrorLeavesOutGRPCWords(t *testing.T) {
 		t.Errorf("no agent: %v", err)
 	}
 	ny := &client.NotYours{Socket: "/run/x.sock", Owner: 7, Err: status.Error(codes.Unavailable, "permission denied")}
-	if err := agentError(ny); strings.Contains(err.Error(), "rpc error") || !strings.Contains(err.Error(), "belongs to uid 7") {
+	if err := agentError(ny); strings.Contains(err.Error(), "rpc error") || !strings.Contains(err.Error(), "uid 7), and you are") {
 		t.Errorf("another user's: %v", err)
 	}
 }

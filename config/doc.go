@@ -162,7 +162,13 @@
 // connect requests beyond the backlog is dropped); a qp
 // block's type is "rc" on the tcp and ib port spaces and "ud" on udp and
 // ipoib; max_send_wr and max_recv_wr 64, SGEs 1, max_inline_data 0; accept
-// and connect responder_resources and initiator_depth 1; connect
+// and connect responder_resources and initiator_depth 1; accept
+// max_connections 1024 on a connected listener (each connection holds a
+// cm_id, a QP and two of the agent's descriptors, and any peer that
+// reaches the port may ask; 0 says no limit, and a datagram listener,
+// which makes no connections, has none; the plan shows it as it shows
+// every default, so a listener made before there was a default shows an
+// in-place update to 1024); connect
 // retry_count 7, rnr_retry_count 7 (retry forever), timeout "2s" (address
 // and route resolution, as rdma_resolve_addr's and rdma_resolve_route's
 // timeout_ms; the connect itself then waits for ESTABLISHED up to the

@@ -547,6 +547,11 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 		e.mu.Unlock()
 		return append(diags, d...)
 	}
+	for _, k := range keys {
+		if d := checkInstanceName(r, k.key); d != nil {
+			return append(diags, d)
+		}
+	}
 	values := make([]cty.Value, 0, len(keys))
 	insts := make([]*Instance, 0, len(keys))
 	for _, k := range keys {

@@ -109,11 +109,19 @@ endpoint "timeouts_defaults" {
 		t.Errorf("no timeouts block gives create = %v, want 0 (the agent's)", d)
 	}
 	l := instance(t, cfg, "listener.l").Listener
-	if l.PortSpace != PortSpaceTCP || l.Backlog != DefaultBacklog || l.QP != nil || l.Accept.ResponderResources != 1 || l.Accept.MaxConnections != 0 {
+	if l.PortSpace != PortSpaceTCP || l.Backlog != DefaultBacklog || l.QP != nil || l.Accept.ResponderResources != 1 || l.Accept.MaxConnections != DefaultMaxConnections {
 		t.Errorf("listener defaults = %+v", l)
 	}
 	if u := instance(t, cfg, "listener.u").Listener; u.QP == nil || u.QP.Type != QPTypeUD || u.QP.MaxSendWR != DefaultMaxWR {
 		t.Errorf("udp listener qp = %+v", u.QP)
+	}
+	// A datagram listener makes no connections: no default limit, in its
+	// value (as the plan shows it) either.
+	if u := instance(t, cfg, "listener.u"); u.Listener.Accept.MaxConnections != 0 || !u.Value.GetAttr("accept").GetAttr("max_connections").IsNull() {
+		t.Errorf("udp listener max_connections = %d, value %#v", u.Listener.Accept.MaxConnections, u.Value.GetAttr("accept"))
+	}
+	if v := instance(t, cfg, "listener.l").Value.GetAttr("accept").GetAttr("max_connections"); !v.RawEquals(cty.NumberIntVal(DefaultMaxConnections)) {
+		t.Errorf("listener max_connections value = %#v", v)
 	}
 	e := instance(t, cfg, "endpoint.e").Endpoint
 	if e.QP.Type != QPTypeRC || e.Connect.RetryCount != 7 || e.Connect.RNRRetryCount != 7 || e.Connect.Timeout.String() != "2s" ||

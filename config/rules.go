@@ -348,12 +348,19 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 				InitiatorDepth:     c.intIn(a, at, "initiator_depth", 0, 255, "Invalid accept parameter", " (an 8-bit field of rdma_conn_param)"),
 				PrivateData:        c.privateData(a, at, "private_data", l.PortSpace, qt, DirAccept),
 				RejectPrivateData:  c.privateData(a, at, "reject_private_data", l.PortSpace, qt, DirReject),
-				MaxConnections:     c.intIn(a, at, "max_connections", 1, 1<<20, "Invalid accept parameter", " (omit it for no limit)"),
+				MaxConnections:     c.intIn(a, at, "max_connections", 0, 1<<20, "Invalid accept parameter", " (0 for no limit)"),
 				Echo:               c.boolean(a, "echo"),
 			}
-			if l.Accept.MaxConnections > 0 && Datagram(l.PortSpace, qt) {
-				c.attrErrorf(at, "max_connections", "No connections to limit",
-					"max_connections limits the connections a listener holds; a datagram (UD) listener on the %s port space answers SIDR requests without making connections, so it has none to limit. Remove max_connections.", l.PortSpace)
+			if Datagram(l.PortSpace, qt) {
+				switch {
+				case at.attr("max_connections") == nil:
+					// The default limits connections, which it makes none of.
+					l.Accept.MaxConnections = 0
+					inst.Value = withAcceptAttr(v, "max_connections", cty.NullVal(cty.Number))
+				case l.Accept.MaxConnections > 0:
+					c.attrErrorf(at, "max_connections", "No connections to limit",
+						"max_connections limits the connections a listener holds; a datagram (UD) listener on the %s port space answers SIDR requests without making connections, so it has none to limit. Remove max_connections.", l.PortSpace)
+				}
 			}
 			if l.Accept.Echo && (l.QP == nil || (l.QP.Type != "" && l.QP.Type != QPTypeRC)) {
 				c.attrErrorf(at, "echo", "Echo needs an RC queue pair",
@@ -627,4 +634,18 @@ func addQPBlock(qp *QP, ps PortSpace) string {
 		return ": add \"qp {}\" (echo and probes use the QP, so it must be declared; in the tcp and ib port spaces its type is rc)"
 	}
 	return ""
+}
+
+// withAcceptAttr is a listener's value with one attribute of its accept
+// block replaced.
+func withAcceptAttr(listener cty.Value, name string, v cty.Value) cty.Value {
+	acc := listener.GetAttr("accept")
+	if !acc.IsKnown() || acc.IsNull() {
+		return listener
+	}
+	am := acc.AsValueMap()
+	am[name] = v
+	lm := listener.AsValueMap()
+	lm["accept"] = cty.ObjectVal(am)
+	return cty.ObjectVal(lm)
 }

@@ -585,13 +585,13 @@ endpoint "a" {
   address = local.addr
   port    = 7471
 }`, "Reference to undeclared local value", `A local value named "addr" is not declared.`, 2, 13},
-	{"max connections zero", `listener "a" {
+	{"max connections negative", `listener "a" {
   address = "10.77.0.1"
   port    = 7471
   accept {
-    max_connections = 0
+    max_connections = -1
   }
-}`, "Invalid accept parameter", "max_connections must be from 1 to 1048576 (omit it for no limit); got 0.", 5, 23},
+}`, "Invalid accept parameter", "max_connections must be from 0 to 1048576 (0 for no limit); got -1.", 5, 23},
 	{"empty device", `protection_domain "pd" {
   device = ""
 }`, "Invalid device", "device must name an RDMA device", 2, 12},
@@ -621,6 +621,30 @@ listener "b" {
   source_address = "10.77.0.1"
   port           = 7471
 }`, "Address family mismatch", "source_address 10.77.0.1 and address fd77::1", 3, 20},
+	{"for_each key with an escape sequence", `endpoint "e" {
+  for_each = toset(["a\u001b]0;owned\u0007"])
+  address  = "10.77.0.1"
+  port     = 7471
+}`, "Invalid instance name", `The for_each key "a\x1b]0;owned\a" holds the character U+001B, which is not printable`, 2, 14},
+	{"for_each key starting with a slash", `endpoint "e" {
+  for_each = toset(["/etc"])
+  address  = "10.77.0.1"
+  port     = 7471
+}`, "Invalid instance name", `The for_each key "/etc" starts with "/"`, 2, 14},
+	{"for_each key with dot-dot", `endpoint "e" {
+  for_each = { "a/../b" = 1 }
+  address  = "10.77.0.1"
+  port     = 7471
+}`, "Invalid instance name", `The for_each key "a/../b" holds ".." between slashes`, 2, 14},
+	{"for_each key too long", `endpoint "e" {
+  for_each = toset([join("", [for i in range(300) : "k"])])
+  address  = "10.77.0.1"
+  port     = 7471
+}`, "Invalid instance name", `is 314 bytes long; an address may be at most 256 bytes: use a shorter for_each key`, 2, 14},
+	{"name too long", `endpoint "` + strings.Repeat("e", 250) + `" {
+  address  = "10.77.0.1"
+  port     = 7471
+}`, "Invalid instance name", `is 259 bytes long; an address may be at most 256 bytes: use a shorter name`, 1, 1},
 }
 
 func TestRules(t *testing.T) {

@@ -198,7 +198,14 @@ const (
 	// burst of connect requests beyond the backlog is dropped and retried
 	// only after the CM's timeout (measured: 128 made 1,000 connects take
 	// seconds longer than 1024).
-	DefaultBacklog        = 1024
+	DefaultBacklog = 1024
+	// DefaultMaxConnections bounds the connections a listener accepts when
+	// its accept block says nothing (0 says no limit): each holds a cm_id,
+	// a QP, memory for its queues and two descriptors of the agent's, and
+	// any peer that reaches the port can ask for more; it matches
+	// DefaultBacklog. A datagram listener makes no connections and has no
+	// default.
+	DefaultMaxConnections = 1024
 	DefaultMaxWR          = 64
 	DefaultMaxSGE         = 1
 	DefaultResources      = 1 // responder_resources and initiator_depth
@@ -264,7 +271,7 @@ var schemas = map[addrs.Kind]*Block{
 				{Name: "private_data_base64", Type: cty.String, Description: "private_data as base64, for bytes that are not UTF-8", Replace: true},
 				{Name: "reject_private_data", Type: cty.String, Description: "sent when a request is rejected (over max_connections)", Replace: true},
 				{Name: "reject_private_data_base64", Type: cty.String, Description: "reject_private_data as base64, for bytes that are not UTF-8", Replace: true},
-				{Name: "max_connections", Type: cty.Number, Description: "null means no limit"},
+				{Name: "max_connections", Type: cty.Number, Default: cty.NumberIntVal(DefaultMaxConnections), Description: "connections accepted at most (1024 when omitted); 0 means no limit"},
 				{Name: "echo", Type: cty.Bool, Default: cty.False, Replace: true},
 			}}},
 		},

@@ -31,7 +31,10 @@ type AddrInfo struct {
 
 // GetAddrInfo resolves node and service (a port number) with
 // rdma_getaddrinfo. hints may be nil, which librdmacm reads as an active RC
-// endpoint in the TCP port space.
+// endpoint in the TCP port space. It may run in several goroutines at once:
+// rdma_getaddrinfo keeps no state of its own but librdmacm's
+// initialisation and ibacm connection, each under its own lock, and
+// getaddrinfo is thread-safe.
 func GetAddrInfo(node, service string, hints *Hints) (*AddrInfo, error) {
 	passive := hints != nil && hints.Flags&Passive != 0
 	if err := checkService(service, passive); err != nil {

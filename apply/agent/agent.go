@@ -53,8 +53,7 @@ type Agent struct {
 	dialChs  []*rdmacm.EventChannel
 	dialNext atomic.Uint64
 
-	aiMu sync.Mutex
-	ais  map[aiKey]*rdmacm.AddrInfo
+	ais *aiCache
 
 	createSem chan struct{}
 	dialSem   chan struct{}
@@ -70,7 +69,7 @@ func New(log *slog.Logger) *Agent {
 	ctx, stop := context.WithCancel(context.Background())
 	return &Agent{
 		log: log, reg: newRegistry(), hub: newHub(), ctx: ctx, stop: stop,
-		ais: make(map[aiKey]*rdmacm.AddrInfo), createSem: make(chan struct{}, createWorkers),
+		ais: newAICache(resolveAddr), createSem: make(chan struct{}, createWorkers),
 		dialSem:   make(chan struct{}, dialWorkers),
 		startedAt: time.Now(),
 	}
@@ -157,24 +156,14 @@ type aiKey struct {
 	qpType    rdmacm.QPType
 }
 
-// addrInfo resolves (and caches) where to listen or connect: address infos
-// are read-only once made, and endpoints toward one listener share one.
-func (a *Agent) addrInfo(k aiKey) (*rdmacm.AddrInfo, error) {
-	a.aiMu.Lock()
-	defer a.aiMu.Unlock()
-	if ai, ok := a.ais[k]; ok {
-		return ai, nil
-	}
+// resolveAddr resolves where to listen or connect (see aiCache, which
+// keeps the results).
+func resolveAddr(k aiKey) (*rdmacm.AddrInfo, error) {
 	h := rdmacm.Hints{PortSpace: k.portSpace, QPType: k.qpType, Source: k.source}
 	if k.passive {
 		h.Flags |= rdmacm.Passive
 	}
-	ai, err := rdmacm.GetAddrInfo(k.node, strconv.Itoa(int(k.port)), &h)
-	if err != nil {
-		return nil, err
-	}
-	a.ais[k] = ai
-	return ai, nil
+	return rdmacm.GetAddrInfo(k.node, strconv.Itoa(int(k.port)), &h)
 }
 
 // dial makes an active id with a QP on the shared channel, resolving its
@@ -194,11 +183,16 @@ func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPI
 	if err != nil {
 		return nil, err
 	}
-	ai, err := a.addrInfo(k)
+	ai, release, err := a.ais.get(ctx, k)
 	if err != nil {
 		return nil, err
 	}
-	return rdmacm.Dial(ctx, ai, pd, qp, ch, resolveTimeout)
+	defer release()
+	id, err := rdmacm.Dial(ctx, ai, pd, qp, ch, resolveTimeout)
+	if staleAddrError(err) {
+		a.ais.forget(k)
+	}
+	return id, err
 }
 
 // createEP makes a passive id (for a listener) on the shared channel, at
@@ -214,11 +208,16 @@ func (a *Agent) createEP(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm
 	if err != nil {
 		return nil, err
 	}
-	ai, err := a.addrInfo(k)
+	ai, release, err := a.ais.get(ctx, k)
 	if err != nil {
 		return nil, err
 	}
-	return rdmacm.CreateEP(ai, pd, qp, ch)
+	defer release()
+	id, err := rdmacm.CreateEP(ai, pd, qp, ch)
+	if staleAddrError(err) {
+		a.ais.forget(k)
+	}
+	return id, err
 }
 
 // prepare gives o the context its lifecycle will run in. It is called
@@ -555,8 +554,10 @@ func (a *Agent) listSummaryWire(f filter) []byte {
 	return b
 }
 
-// deviceLost marks the protection domains of a removed device.
+// deviceLost marks the protection domains of a removed device, and
+// forgets the addresses resolved while it was there.
 func (a *Agent) deviceLost(device string) {
+	a.ais.forgetAll()
 	for _, o := range a.reg.all() {
 		if o.kind != pb.Kind_PROTECTION_DOMAIN || o.st.pdSpec.GetDevice() != device {
 			continue
@@ -609,12 +610,7 @@ func (a *Agent) Close() error {
 		errs = append(errs, a.ch.Close())
 	}
 	a.chMu.Unlock()
-	a.aiMu.Lock()
-	for k, ai := range a.ais {
-		ai.Close()
-		delete(a.ais, k)
-	}
-	a.aiMu.Unlock()
+	a.ais.forgetAll()
 	a.log.Info("agent stopped its objects", "objects", len(objs), "took", time.Since(start).Round(time.Millisecond).String(), "live_ids", rdmacm.LiveIDs())
 	return errors.Join(errs...)
 }

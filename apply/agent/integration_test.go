@@ -415,7 +415,7 @@ func TestUnauthorisedPeerIsRefused(t *testing.T) {
 	out, err := run()
 	// The client says whose the agent is rather than that none runs (which
 	// would have plan start one).
-	if err == nil || !strings.Contains(out, "DIAL FAILED") || !strings.Contains(out, "permission denied") || !strings.Contains(out, "belongs to uid 0, not to you (uid 65534)") {
+	if err == nil || !strings.Contains(out, "DIAL FAILED") || !strings.Contains(out, "permission denied") || !strings.Contains(out, "belongs to root (uid 0), and you are nobody (uid 65534)") {
 		t.Fatalf("uid 65534 through the 0700 directory: %v: %s", err, out)
 	}
 	t.Logf("uid 65534 with the default modes: %s", strings.TrimSpace(out))
@@ -425,7 +425,7 @@ func TestUnauthorisedPeerIsRefused(t *testing.T) {
 	}
 	os.Chmod(p.socket, 0o666)
 	out, err = run()
-	if err == nil || !strings.Contains(out, "DIAL FAILED") || !strings.Contains(out, "belongs to uid 0, not to you (uid 65534)") {
+	if err == nil || !strings.Contains(out, "DIAL FAILED") || !strings.Contains(out, "belongs to root (uid 0), and you are nobody (uid 65534)") {
 		t.Fatalf("uid 65534 with open modes got in: %v: %s", err, out)
 	}
 	t.Logf("uid 65534 with open modes: %s", strings.TrimSpace(out))

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 )
@@ -39,6 +41,16 @@ func (e *errExists) Error() string {
 	return fmt.Sprintf("%s already exists (%s %s made by another create request): delete it first, or update it in place", e.Address, article, e.Kind)
 }
 
+// errFull is a create refused because the agent holds MaxObjects objects.
+type errFull struct {
+	Address string
+	Held    int
+}
+
+func (e *errFull) Error() string {
+	return fmt.Sprintf("%s: the agent holds %d objects, its limit (%d): delete some, or run another agent (-agent=PATH) for more", e.Address, e.Held, MaxObjects)
+}
+
 // claim returns the object at addr if token made it (created = false), or
 // registers the one made by newObject (created = true).
 func (r *registry) claim(addr, token string, kind pb.Kind, newObject func() *object) (o *object, created bool, err error) {
@@ -49,6 +61,9 @@ func (r *registry) claim(addr, token string, kind pb.Kind, newObject func() *obj
 			return nil, false, &errExists{Address: addr, Kind: kindName(old.kind)}
 		}
 		return old, false, nil
+	}
+	if len(r.objects) >= MaxObjects {
+		return nil, false, &errFull{Address: addr, Held: len(r.objects)}
 	}
 	o = newObject()
 	r.objects[addr] = o
@@ -135,14 +150,43 @@ func kindName(k pb.Kind) string {
 // for_each key holds ("/" included).
 var connectionName = regexp.MustCompile(`/conn/[0-9]+$`)
 
-// checkAddress refuses addresses a client may not create: empty ones and
-// those of accepted connections, which the agent names itself.
+// checkAddress refuses addresses a client may not create: empty ones,
+// those of accepted connections, which the agent names itself, and those
+// that would surprise where names are shown or matched (checkName).
 func checkAddress(addr string) error {
 	if addr == "" {
 		return fmt.Errorf("an object needs an address, such as endpoint.client[0]")
 	}
+	if err := checkName(addr); err != nil {
+		return err
+	}
 	if connectionName.MatchString(addr) {
 		return fmt.Errorf("address %q: names ending in \"/conn/N\" are the accepted connections the agent names", addr)
+	}
+	return nil
+}
+
+// checkName refuses a name the configuration would not have made (see
+// config's instance key rules): over MaxNameBytes, not UTF-8, with a
+// character that is not printable (a control character or NUL would
+// reach terminals and logs as it is), starting with "/" or with a ".."
+// between slashes (prefix filters and connection names split at "/").
+func checkName(name string) error {
+	switch {
+	case len(name) > MaxNameBytes:
+		return fmt.Errorf("the name %.40q... is %d bytes long, over the agent's limit of %d", name, len(name), MaxNameBytes)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("the name %q is not valid UTF-8", name)
+	case strings.HasPrefix(name, "/"):
+		return fmt.Errorf("the name %q starts with \"/\": names are configuration addresses, such as endpoint.client[0]", name)
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("the name %q holds the character %U, which is not printable", name, r)
+		}
+	}
+	if slices.Contains(strings.Split(name, "/"), "..") {
+		return fmt.Errorf("the name %q holds \"..\" between slashes", name)
 	}
 	return nil
 }

@@ -157,11 +157,14 @@ func registerHealth(srv *grpc.Server) *health.Server {
 
 // newServer makes the gRPC server with large fixed flow-control windows:
 // the socket is local, so there is no bandwidth-delay product to discover,
-// and a list of 10,000 objects should not wait for window updates.
+// and a list of 10,000 objects should not wait for window updates. It
+// takes requests of at most MaxRequestBytes and MaxRequestEntries (see
+// limits.go).
 func newServer() *grpc.Server {
 	const window = 32 << 20
 	return grpc.NewServer(
 		grpc.InitialWindowSize(window), grpc.InitialConnWindowSize(window),
-		grpc.MaxRecvMsgSize(256<<20),
+		grpc.MaxRecvMsgSize(MaxRequestBytes),
+		grpc.ForceServerCodecV2(newBoundedCodec()),
 	)
 }

@@ -34,7 +34,10 @@ func grpcError(err error) error {
 	var nf *notFound
 	var iu *inUse
 	var ex *errExists
+	var full *errFull
 	switch {
+	case errors.As(err, &full):
+		return status.Error(codes.ResourceExhausted, err.Error())
 	case errors.As(err, &nf):
 		return status.Error(codes.NotFound, err.Error())
 	case errors.As(err, &iu):

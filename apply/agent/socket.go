@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -40,13 +41,23 @@ func checkDir(dir string) error {
 	if !fi.IsDir() || !ok {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
+	// Another user's directory, or one others may write to, lets them put
+	// their own socket in the agent's place: refuse to listen there.
 	if int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("the socket directory %s belongs to uid %d, not to this user (uid %d)", dir, st.Uid, os.Geteuid())
+		return fmt.Errorf("the socket directory %s belongs to %s, not to %s, the agent's user: another user could replace the agent's socket there; remove it or give the agent a socket in a directory of its own", dir, who(int(st.Uid)), who(os.Geteuid()))
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return fmt.Errorf("the socket directory %s has mode %04o: it must be 0700 so that only its owner reaches the agent (chmod 0700 %s)", dir, fi.Mode().Perm(), dir)
 	}
 	return nil
+}
+
+// who names a uid as "name (uid N)", or "uid N" when it has no name.
+func who(uid int) string {
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil && u.Username != "" {
+		return fmt.Sprintf("%s (uid %d)", u.Username, uid)
+	}
+	return fmt.Sprintf("uid %d", uid)
 }
 
 func lockSocket(socket string) (*socketLock, error) {

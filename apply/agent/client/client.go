@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -30,17 +31,22 @@ type Client struct {
 	Health healthpb.HealthClient
 	Socket string
 	conn   *grpc.ClientConn
+	guard  *peerGuard
 }
 
 // Dial connects to the agent at socket and checks that it answers (the
-// standard health check), within ctx.
+// standard health check), within ctx. It first refuses a socket in a
+// directory of another user or open to others, and every connection to a
+// process of another user (but root), before a byte is sent: see
+// Untrusted.
 func Dial(ctx context.Context, socket string) (*Client, error) {
+	if err := checkDir(socket); err != nil {
+		return nil, err
+	}
+	guard := &peerGuard{socket: socket}
 	conn, err := grpc.NewClient("passthrough:///"+socket,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", socket)
-		}),
+		grpc.WithContextDialer(guard.dial),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage)),
 		// A local socket has no bandwidth-delay product to discover: large
 		// fixed windows let a list of 10,000 objects through without
@@ -51,7 +57,7 @@ func Dial(ctx context.Context, socket string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent at %s: %w", socket, err)
 	}
-	c := &Client{AgentClient: pb.NewAgentClient(conn), Health: healthpb.NewHealthClient(conn), Socket: socket, conn: conn}
+	c := &Client{AgentClient: pb.NewAgentClient(conn), Health: healthpb.NewHealthClient(conn), Socket: socket, conn: conn, guard: guard}
 	if err := c.Check(ctx); err != nil {
 		conn.Close()
 		return nil, err
@@ -65,12 +71,50 @@ func (c *Client) Check(ctx context.Context) error {
 	defer cancel()
 	r, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{Service: "rdmaform.agent.v1.Agent"})
 	if err != nil {
+		if refused := c.guard.refusal(); refused != nil {
+			return refused
+		}
 		return unanswered(c.Socket, err)
 	}
 	if r.Status != healthpb.HealthCheckResponse_SERVING {
 		return &NotRunning{Socket: c.Socket, Err: fmt.Errorf("the agent reports %s", r.Status)}
 	}
 	return nil
+}
+
+// peerGuard dials the agent's socket for gRPC and hands it only
+// connections to a process of this user or root (checkPeer), keeping the
+// last refusal so that Dial reports it rather than gRPC's words for a
+// failed dial.
+type peerGuard struct {
+	socket  string
+	mu      sync.Mutex
+	refused error
+}
+
+func (g *peerGuard) dial(ctx context.Context, _ string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", g.socket)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPeer(g.socket, c); err != nil {
+		c.Close()
+		g.mu.Lock()
+		g.refused = err
+		g.mu.Unlock()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (g *peerGuard) refusal() error {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.refused
 }
 
 // Close closes the connection; it is idempotent.

@@ -58,6 +58,9 @@ func Connect(ctx context.Context, socket string, opts StartOptions) (*Client, er
 		if err == nil {
 			break
 		}
+		if IsUntrusted(err) {
+			return nil, err
+		}
 		select {
 		case <-exited:
 			why := lastFatal(logFile, pid)
@@ -98,6 +101,11 @@ func start(socket string, opts StartOptions) (int, string, <-chan struct{}, erro
 	logFile := LogFileFor(socket, opts.LogFile)
 	if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
 		return 0, "", nil, fmt.Errorf("creating the agent's socket directory: %w", err)
+	}
+	// MkdirAll takes a directory another user made first as it is: the
+	// agent would refuse it too, but its log would then be theirs.
+	if err := checkDir(socket); err != nil {
+		return 0, "", nil, err
 	}
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
