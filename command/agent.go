@@ -63,7 +63,7 @@ const agentStatusHelp = `Usage: rdmaform agent status [options]
 Options:
 ` + agentSocketOption
 
-func runAgent(args []string, s streams) int {
+func runAgent(args []string, s Meta) int {
 	if len(args) > 0 && (args[0] == "stop" || args[0] == "status") {
 		return runAgentClient(args[0], args[1:], s)
 	}
@@ -96,7 +96,7 @@ func runAgent(args []string, s streams) int {
 	return 0
 }
 
-func runAgentClient(verb string, args []string, s streams) int {
+func runAgentClient(verb string, args []string, s Meta) int {
 	fs := flag.NewFlagSet("agent "+verb, flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	help := agentStatusHelp

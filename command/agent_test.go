@@ -12,7 +12,7 @@ import (
 
 func runAgentForTest(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = runAgent(args, streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code = runAgent(args, Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
 	return code, out.String(), errb.String()
 }
 
@@ -31,7 +31,7 @@ func TestAgentRunsReportsAndStops(t *testing.T) {
 	done := make(chan int, 1)
 	var errb bytes.Buffer
 	go func() {
-		done <- runAgent([]string{"-socket=" + socket}, streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errb})
+		done <- runAgent([]string{"-socket=" + socket}, Meta{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errb})
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

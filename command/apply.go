@@ -89,11 +89,11 @@ func isTerminal(f *os.File) bool {
 	return err == nil
 }
 
-func runApply(args []string, s streams) int { return runApplyOrDestroy("apply", args, s) }
+func runApply(args []string, s Meta) int { return runApplyOrDestroy("apply", args, s) }
 
 // runApplyOrDestroy runs apply, destroy or refresh (name, for messages),
 // which refresh's options make of apply.
-func runApplyOrDestroy(name string, args []string, s streams) int {
+func runApplyOrDestroy(name string, args []string, s Meta) int {
 	destroy := name == "destroy"
 	fs := newFlagSet(name, s.Err)
 	if destroy {
@@ -241,7 +241,7 @@ func runApplyOrDestroy(name string, args []string, s streams) int {
 
 // confirm asks Terraform's question and reports whether the answer is
 // exactly "yes".
-func confirm(s streams, destroy, refreshOnly bool, intr *interrupts) bool {
+func confirm(s Meta, destroy, refreshOnly bool, intr *interrupts) bool {
 	// Ctrl-C at the question is a "no": the caller says the apply is
 	// cancelled and releases the lock, rather than dying of the signal.
 	intr.setNotice(func() {})
@@ -275,7 +275,7 @@ func confirm(s streams, destroy, refreshOnly bool, intr *interrupts) bool {
 
 // applySavedPlan carries out a plan saved by plan -out, refusing when the
 // state or the configuration changed since.
-func applySavedPlan(path string, f planFlags, color bool, s streams, monitor bool, ui *jsonUI) int {
+func applySavedPlan(path string, f planFlags, color bool, s Meta, monitor bool, ui *jsonUI) int {
 	sp, err := readPlanFile(path)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Failed to read the saved plan\n\n%v\n", err)
@@ -353,7 +353,7 @@ func applySavedPlan(path string, f planFlags, color bool, s streams, monitor boo
 // new one was started for this apply), so the objects the plan counts on
 // as live are gone, and carrying it out would fail on them or leave the
 // state recording objects that are not there.
-func sameAgent(s streams, path string, planned *planner.AgentIdentity, conn *fabricConn, socket string) bool {
+func sameAgent(s Meta, path string, planned *planner.AgentIdentity, conn *fabricConn, socket string) bool {
 	if planned == nil || conn.Agent == nil {
 		return true
 	}

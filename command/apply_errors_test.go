@@ -60,7 +60,7 @@ func TestInterruptAtTheQuestionCancels(t *testing.T) {
 	var out, errb lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"-chdir=" + dir, "apply", "-no-color"}, streams{In: stdin, Out: &out, Err: &errb})
+		done <- run([]string{"-chdir=" + dir, "apply", "-no-color"}, Meta{In: stdin, Out: &out, Err: &errb})
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(string(out.Bytes()), "Enter a value: ") {
@@ -166,7 +166,7 @@ func runUntil(t *testing.T, args []string, stdin io.Reader, marker string, sig s
 	t.Helper()
 	var out lockedBuffer
 	done := make(chan int, 1)
-	go func() { done <- run(args, streams{In: stdin, Out: &out, Err: &out}) }()
+	go func() { done <- run(args, Meta{In: stdin, Out: &out, Err: &out}) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(string(out.Bytes()), marker) {
 		if time.Now().After(deadline) {

@@ -29,7 +29,7 @@ func BenchmarkApplyCLIMem1000(b *testing.B) {
 	}
 	cli := func(args ...string) {
 		var errb strings.Builder
-		if code := run(append([]string{"-chdir=" + dir}, args...), streams{In: strings.NewReader(""), Out: io.Discard, Err: &errb}); code != 0 {
+		if code := run(append([]string{"-chdir=" + dir}, args...), Meta{In: strings.NewReader(""), Out: io.Discard, Err: &errb}); code != 0 {
 			b.Fatalf("rdmaform %s: exit %d\n%s", strings.Join(args, " "), code, errb.String())
 		}
 	}

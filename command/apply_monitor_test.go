@@ -37,7 +37,7 @@ func TestApplyMonitorNeedsATerminal(t *testing.T) {
 	// A saved plan is refused as well, before it is read.
 	for _, args := range [][]string{{"apply", "-auto-approve", "-monitor"}, {"apply", "-monitor", "no-such.plan"}} {
 		var out, errb bytes.Buffer
-		code := run(args, streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		code := run(args, Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
 		if code != 1 || !strings.Contains(errb.String(), "-monitor needs a terminal") {
 			t.Fatalf("%q: exit %d, stderr %q", args, code, errb.String())
 		}

@@ -19,18 +19,11 @@ import (
 // once, where the states it writes record it.
 const Version = state.RdmaformVersion
 
-// streams are the process's standard streams, passed to commands so that
-// tests can capture them.
-type streams struct {
-	In       io.Reader
-	Out, Err io.Writer
-}
-
 // command is one rdmaform subcommand; run returns the process exit code.
 type command struct {
 	Name     string
 	Synopsis string
-	Run      func(args []string, s streams) int
+	Run      func(args []string, s Meta) int
 	// Subcommands: its first argument names one (state list, agent stop).
 	Subcommands bool
 }
@@ -49,7 +42,7 @@ func register(c command) {
 // Run runs rdmaform with args (the command line without the program's
 // name) on the process's standard streams and returns the exit code.
 func Run(args []string) int {
-	return run(args, streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	return run(args, Meta{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 }
 
 // startDir is the directory rdmaform was started in when -chdir left it
@@ -58,7 +51,7 @@ var startDir string
 
 // run parses the global options Terraform places before the subcommand
 // (-chdir, -version, -help) and dispatches.
-func run(args []string, s streams) int {
+func run(args []string, s Meta) int {
 	startDir = ""
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		opt := strings.TrimLeft(args[0], "-")

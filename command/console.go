@@ -38,7 +38,7 @@ Options:
   -no-color           Do not colour diagnostics.
 `
 
-func runConsole(args []string, s streams) int {
+func runConsole(args []string, s Meta) int {
 	fs := flag.NewFlagSet("console", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, consoleHelp) }

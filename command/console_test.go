@@ -25,7 +25,7 @@ listener "l" {
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
 	in := strings.NewReader("listener.l.port\nlistener.l.id\ncidrhost(\"10.77.0.0/24\", var.n)\nlistener.nope.port\nexit\nvar.n\n")
-	code := run([]string{"console", "-no-color", "-var", "n=3"}, streams{In: in, Out: &out, Err: &errb})
+	code := run([]string{"console", "-no-color", "-var", "n=3"}, Meta{In: in, Out: &out, Err: &errb})
 	if code != 1 {
 		t.Errorf("code %d, want 1 (one expression failed)", code)
 	}
@@ -57,7 +57,7 @@ locals {
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
 	in := strings.NewReader("var.secret\nlocal.pd\nupper(var.secret)\n{a = var.secret, b = 1}\nsensitive(3)\nnonsensitive(var.secret)\n")
-	if code := run([]string{"console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 0 {
+	if code := run([]string{"console", "-no-color"}, Meta{In: in, Out: &out, Err: &errb}); code != 0 {
 		t.Fatalf("code %d: %s", code, errb.String())
 	}
 	want := "(sensitive value)\n(sensitive value)\n(sensitive value)\n{\n  \"a\" = (sensitive value)\n  \"b\" = 1\n}\n(sensitive value)\n\"tok-42\"\n"
@@ -107,7 +107,7 @@ endpoint "e" {
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
 	in := strings.NewReader("listener.l.accept.private_data\nupper(listener.l.accept.private_data)\nendpoint.e[\"a\"].connect.private_data\nlistener.l.port\n")
-	if code := run([]string{"console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 0 {
+	if code := run([]string{"console", "-no-color"}, Meta{In: in, Out: &out, Err: &errb}); code != 0 {
 		t.Fatalf("code %d: %s", code, errb.String())
 	}
 	want := "(sensitive value)\n(sensitive value)\n(sensitive value)\n7000\n"
@@ -123,7 +123,7 @@ func TestConsoleWithoutConfigurationAndOverLines(t *testing.T) {
 	t.Chdir(t.TempDir())
 	var out, errb bytes.Buffer
 	in := strings.NewReader("[\n  1,\n  2\n]\ntoset([\"b\", \"a\"])\ntomap({a = 1})\n<<EOT\nx\ny\nEOT\ncidrsubnets(\"10.1.0.0/16\", 8)\n")
-	if code := run([]string{"console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 0 {
+	if code := run([]string{"console", "-no-color"}, Meta{In: in, Out: &out, Err: &errb}); code != 0 {
 		t.Fatalf("code %d\n%s\n%s", code, out.String(), errb.String())
 	}
 	want := "[\n  1,\n  2,\n]\ntoset([\n  \"a\",\n  \"b\",\n])\ntomap({\n  \"a\" = 1\n})\n<<EOT\nx\ny\nEOT\ntolist([\n  \"10.1.0.0/24\",\n])\n"
@@ -141,7 +141,7 @@ func TestConsoleDespiteAFailingPrecondition(t *testing.T) {
 	}
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
-	code := run([]string{"console"}, streams{In: strings.NewReader("listener.l.port\n"), Out: &out, Err: &errb})
+	code := run([]string{"console"}, Meta{In: strings.NewReader("listener.l.port\n"), Out: &out, Err: &errb})
 	if code != 0 || strings.TrimSpace(out.String()) != "7471" {
 		t.Errorf("console: exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
@@ -189,7 +189,7 @@ func TestConsolePathValues(t *testing.T) {
 	t.Chdir(start)
 	var out, errb bytes.Buffer
 	in := strings.NewReader("path.module\npath.root\npath.cwd\nlocal.hello\n")
-	if code := run([]string{"-chdir=cfg", "console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 0 {
+	if code := run([]string{"-chdir=cfg", "console", "-no-color"}, Meta{In: in, Out: &out, Err: &errb}); code != 0 {
 		t.Fatalf("code %d: %s", code, errb.String())
 	}
 	if want := "\".\"\n\".\"\n\"" + start + "\"\n\"hi\"\n"; out.String() != want {
@@ -211,7 +211,7 @@ func TestConsoleUndeclaredReferences(t *testing.T) {
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
 	in := strings.NewReader("var.nope\nlocal.nope\ntry(local.nope, \"fallback\")\nlistener.zy.port\ntry(listener.zz.nope, 3)\nvar.v + local.l\n[for x in [1] : x + listener.zz.port]\n")
-	if code := run([]string{"console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 1 {
+	if code := run([]string{"console", "-no-color"}, Meta{In: in, Out: &out, Err: &errb}); code != 1 {
 		t.Errorf("code %d, want 1", code)
 	}
 	if want := "3\n[\n  7472,\n]\n"; out.String() != want {
@@ -259,7 +259,7 @@ endpoint "e" {
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
 	in := strings.NewReader("1+1\nvar.n\nlength(endpoint.e)\nendpoint.e[0].port\nlistener.l.port\n")
-	if code := run([]string{"console", "-no-color"}, streams{In: in, Out: &out, Err: &errb}); code != 0 {
+	if code := run([]string{"console", "-no-color"}, Meta{In: in, Out: &out, Err: &errb}); code != 0 {
 		t.Fatalf("code %d\n%s", code, errb.String())
 	}
 	if want := "2\n(known after apply)\n(known after apply)\n(known after apply)\n7471\n"; out.String() != want {

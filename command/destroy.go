@@ -30,4 +30,4 @@ Options:
   -lock-timeout=DUR    Retry a held state lock for this long.
 `
 
-func runDestroy(args []string, s streams) int { return runApplyOrDestroy("destroy", args, s) }
+func runDestroy(args []string, s Meta) int { return runApplyOrDestroy("destroy", args, s) }

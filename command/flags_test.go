@@ -30,7 +30,7 @@ func TestEveryCommandAcceptsNoColor(t *testing.T) {
 	for _, cmd := range everyCommand() {
 		var out, errs bytes.Buffer
 		args := append(strings.Fields(cmd), "-no-color", "-help")
-		run(args, streams{In: strings.NewReader(""), Out: &out, Err: &errs})
+		run(args, Meta{In: strings.NewReader(""), Out: &out, Err: &errs})
 		if strings.Contains(errs.String(), "flag provided but not defined") {
 			t.Errorf("rdmaform %s -no-color: %s", cmd, strings.SplitN(errs.String(), "\n", 2)[0])
 		}
@@ -42,13 +42,13 @@ func TestEveryCommandAcceptsNoColor(t *testing.T) {
 func TestBadOptionPointsAtTheHelp(t *testing.T) {
 	for _, cmd := range everyCommand() {
 		var out, errs bytes.Buffer
-		code := run(append(strings.Fields(cmd), "-no-such-option"), streams{In: strings.NewReader(""), Out: &out, Err: &errs})
+		code := run(append(strings.Fields(cmd), "-no-such-option"), Meta{In: strings.NewReader(""), Out: &out, Err: &errs})
 		want := "Error: Failed to parse command-line flags\n\nflag provided but not defined: -no-such-option\n\nFor more help on using this command, run:\n  rdmaform " + cmd + " -help\n"
 		if code != 1 || errs.String() != want {
 			t.Errorf("rdmaform %s -no-such-option: exit %d\n%s\nwant exit 1\n%s", cmd, code, errs.String(), want)
 		}
 		errs.Reset()
-		if code := run(append(strings.Fields(cmd), "-help"), streams{In: strings.NewReader(""), Out: &out, Err: &errs}); code != 0 || !strings.Contains(errs.String(), "Usage: rdmaform") {
+		if code := run(append(strings.Fields(cmd), "-help"), Meta{In: strings.NewReader(""), Out: &out, Err: &errs}); code != 0 || !strings.Contains(errs.String(), "Usage: rdmaform") {
 			t.Errorf("rdmaform %s -help: exit %d\n%s", cmd, code, errs.String())
 		}
 	}
@@ -61,7 +61,7 @@ func TestBadOptionPointsAtTheHelp(t *testing.T) {
 // rdmaform -help COMMAND is the command's help, as Terraform's.
 func TestGlobalHelpOfACommand(t *testing.T) {
 	var out, errs bytes.Buffer
-	code := run([]string{"-help", "plan"}, streams{In: strings.NewReader(""), Out: &out, Err: &errs})
+	code := run([]string{"-help", "plan"}, Meta{In: strings.NewReader(""), Out: &out, Err: &errs})
 	if help := out.String() + errs.String(); code != 0 || !strings.HasPrefix(help, "Usage: rdmaform [global options] plan") {
 		t.Errorf("rdmaform -help plan: %d\n%s", code, help)
 	}
@@ -71,7 +71,7 @@ func TestEveryCommandHelpDescribesIt(t *testing.T) {
 	option := regexp.MustCompile(`^  (-[a-z-]+)`)
 	for _, cmd := range everyCommand() {
 		var out, errs bytes.Buffer
-		run(append(strings.Fields(cmd), "-help"), streams{In: strings.NewReader(""), Out: &out, Err: &errs})
+		run(append(strings.Fields(cmd), "-help"), Meta{In: strings.NewReader(""), Out: &out, Err: &errs})
 		help := out.String() + errs.String()
 		if !strings.HasPrefix(help, "Usage: rdmaform") {
 			t.Errorf("rdmaform %s -help does not start with its usage:\n%s", cmd, help)
@@ -93,7 +93,7 @@ func TestEveryCommandHelpDescribesIt(t *testing.T) {
 			// A value the option refuses is reported as such; an option
 			// the command lacks, as not defined.
 			var out, errs bytes.Buffer
-			run(append(strings.Fields(cmd), m[1]+"=x", "-help"), streams{In: strings.NewReader(""), Out: &out, Err: &errs})
+			run(append(strings.Fields(cmd), m[1]+"=x", "-help"), Meta{In: strings.NewReader(""), Out: &out, Err: &errs})
 			if strings.Contains(errs.String(), "flag provided but not defined") {
 				t.Errorf("rdmaform %s -help lists %s, which the command does not accept", cmd, m[1])
 			}

@@ -41,7 +41,7 @@ Exit status: 0 done, 1 usage or I/O error, 2 syntax errors or a path that is
 missing or not a configuration file, 3 -check found unformatted files.
 `
 
-func runFmt(args []string, s streams) int {
+func runFmt(args []string, s Meta) int {
 	fs := flag.NewFlagSet("fmt", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, fmtHelp) }

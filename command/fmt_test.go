@@ -27,7 +27,7 @@ func fmtIn(t *testing.T, files map[string]string, args ...string) (string, int, 
 	}
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
-	code := run(append([]string{"fmt"}, args...), streams{In: strings.NewReader(fmtUgly), Out: &out, Err: &errb})
+	code := run(append([]string{"fmt"}, args...), Meta{In: strings.NewReader(fmtUgly), Out: &out, Err: &errb})
 	return dir, code, out.String(), errb.String()
 }
 
@@ -148,7 +148,7 @@ func TestFmtFollowsSymlinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"fmt", "cfg"}, streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+	if code := run([]string{"fmt", "cfg"}, Meta{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
 		t.Fatalf("code %d, err %q", code, errb.String())
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {

@@ -34,7 +34,7 @@ Options:
 
 // runForceUnlock implements `rdmaform force-unlock [-force] LOCK_ID`. It
 // asks for confirmation on standard input unless -force.
-func runForceUnlock(args []string, s streams) int {
+func runForceUnlock(args []string, s Meta) int {
 	f := newFlagSet("force-unlock", s.Err)
 	f.Usage = func() { fmt.Fprint(s.Err, forceUnlockHelp) }
 	force := f.Bool("force", false, "")

@@ -30,7 +30,7 @@ Options:
   -no-color            Accepted for Terraform compatibility.
 `
 
-func runGraph(args []string, s streams) int {
+func runGraph(args []string, s Meta) int {
 	fs := newFlagSet("graph", s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, graphHelp) }
 	acceptNoColor(fs)

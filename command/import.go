@@ -37,7 +37,7 @@ Options:
   -lock-timeout=DUR    Retry a held state lock for this long.
 `
 
-func runImport(args []string, s streams) int {
+func runImport(args []string, s Meta) int {
 	fs := newFlagSet("import", s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, importHelp) }
 	var f planFlags

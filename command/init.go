@@ -66,7 +66,7 @@ Options:
 // when a default local rdmaform.rdmastate exists), -migrate-state copies
 // the state from the previous backend to the new one, both locked; the
 // old copy is left in place.
-func runInit(args []string, s streams) int {
+func runInit(args []string, s Meta) int {
 	f := newFlagSet("init", s.Err)
 	f.Usage = func() { fmt.Fprint(s.Err, initHelp) }
 	var lf lockFlags
@@ -193,7 +193,7 @@ func runInit(args []string, s streams) int {
 // backend into b, as Terraform's migration of all workspaces: the
 // default workspace's into dst (locked and refreshed by the caller), each
 // other one's into the same workspace of b, which is made if missing.
-func migrateState(s streams, lf *lockFlags, prev, b *backendConfig, dst state.Full, forceCopy bool) bool {
+func migrateState(s Meta, lf *lockFlags, prev, b *backendConfig, dst state.Full, forceCopy bool) bool {
 	if !migrateWorkspace(s, lf, prev, b, config.DefaultWorkspace, dst, forceCopy) {
 		return false
 	}
@@ -233,7 +233,7 @@ func migrateState(s streams, lf *lockFlags, prev, b *backendConfig, dst state.Fu
 
 // migrateWorkspace copies workspace name's state of prev into dst (b's,
 // locked and refreshed).
-func migrateWorkspace(s streams, lf *lockFlags, prev, b *backendConfig, name string, dst state.Full, forceCopy bool) bool {
+func migrateWorkspace(s Meta, lf *lockFlags, prev, b *backendConfig, name string, dst state.Full, forceCopy bool) bool {
 	where := ""
 	if name != config.DefaultWorkspace {
 		where = fmt.Sprintf(" of workspace %q", name)

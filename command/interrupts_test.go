@@ -55,7 +55,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	returned := make(chan struct{})
 	go func() {
 		defer close(returned)
-		run([]string{"-chdir=" + dir, "apply", "-auto-approve", "-no-color"}, streams{In: strings.NewReader(""), Out: &out, Err: &out})
+		run([]string{"-chdir=" + dir, "apply", "-auto-approve", "-no-color"}, Meta{In: strings.NewReader(""), Out: &out, Err: &out})
 	}()
 	// The process goes on (exitNow does not end it here): let the apply
 	// finish before the next test changes directory under it.
@@ -105,7 +105,7 @@ func TestInterruptedDestroySaysDestroyAgain(t *testing.T) {
 	var out lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"-chdir=" + dir, "destroy", "-auto-approve", "-no-color"}, streams{In: strings.NewReader(""), Out: &out, Err: &out})
+		done <- run([]string{"-chdir=" + dir, "destroy", "-auto-approve", "-no-color"}, Meta{In: strings.NewReader(""), Out: &out, Err: &out})
 	}()
 	waitForOutput(t, &out, "endpoint.client[0]: Destroying...")
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)

@@ -13,7 +13,7 @@ const asCLIEnv = "RDMAFORM_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asCLIEnv) == "1" {
-		os.Exit(run(os.Args[1:], streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+		os.Exit(run(os.Args[1:], Meta{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "agent" {
 		// A test let plan or apply start an agent in the background,

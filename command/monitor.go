@@ -31,7 +31,7 @@ Options:
   -no-color     Draw without colour; so does a non-empty NO_COLOR.
 `
 
-func runMonitor(args []string, s streams) int {
+func runMonitor(args []string, s Meta) int {
 	fs := flag.NewFlagSet("monitor", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, monitorUsage) }

@@ -12,7 +12,7 @@ import (
 
 func runMonitorForTest(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = runMonitor(args, streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code = runMonitor(args, Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
 	return code, out.String(), errb.String()
 }
 

@@ -34,7 +34,7 @@ Options:
 // runOutput implements `rdmaform output [-json|-raw] [-no-color] [NAME]` as Terraform
 // does: all outputs as NAME = VALUE (sensitive ones hidden), or one
 // output's value (shown even if sensitive, since it was asked for by name).
-func runOutput(args []string, s streams) int {
+func runOutput(args []string, s Meta) int {
 	f := newFlagSet("output", s.Err)
 	f.Usage = func() { fmt.Fprint(s.Err, outputHelp) }
 	jsonOut := f.Bool("json", false, "")

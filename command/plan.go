@@ -194,7 +194,7 @@ func (f *planFlags) addresses(errw io.Writer) (targets, replace []addrs.Instance
 // session is what plan, apply and destroy hold while they run: the
 // configuration, the locked state and, when refreshing, the fabric.
 type session struct {
-	s      streams
+	s      Meta
 	loader *config.Loader
 	cfg    *config.Config
 	m      state.Full
@@ -323,7 +323,7 @@ func writeCompactWarnings(w io.Writer, warnings hcl.Diagnostics) {
 // configuration loads: with thousands of objects each is a good part of a
 // plan's time, and neither needs the other. Configuration errors come
 // first, as if the state had not been touched.
-func openSession(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric bool) (*session, bool) {
+func openSession(s Meta, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric bool) (*session, bool) {
 	return openSessionFetching(s, vars, env, lock, operation, opts, needFabric, false)
 }
 
@@ -347,7 +347,7 @@ type sessionOptions struct {
 // to the agent and lists its objects once the configuration (which names
 // the agent's socket) has loaded, while the state is still being read:
 // plan's refresh then costs little more than the longer of the two.
-func openSessionFetching(s streams, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric, fetchLive bool) (*session, bool) {
+func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric, fetchLive bool) (*session, bool) {
 	se := &session{s: s, loader: newConfigLoader(), color: opts.color, compactWarnings: opts.compactWarnings, ui: opts.ui, intr: watchInterrupts(s.Err)}
 	if se.ui != nil {
 		se.ui.loader = se.loader
@@ -558,7 +558,7 @@ func (se *session) makePlan(f *planFlags, targets, replace []addrs.Instance) (*p
 	return p, diags, !diags.HasErrors()
 }
 
-func runPlan(args []string, s streams) int {
+func runPlan(args []string, s Meta) int {
 	defer startProfile("plan")()
 	fs := newFlagSet("plan", s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, planHelp) }
@@ -684,7 +684,7 @@ func readPlanFile(path string) (*planner.SavedPlan, error) {
 }
 
 // showPlanFile prints a saved plan for show, as plan printed it.
-func showPlanFile(s streams, sp *planner.SavedPlan, jsonOut, color bool) int {
+func showPlanFile(s Meta, sp *planner.SavedPlan, jsonOut, color bool) int {
 	if jsonOut {
 		doc := render.JSONDocument(sp.Plan, nil)
 		doc.TerraformVersion = Version
@@ -754,7 +754,7 @@ func withoutEcho(r io.Reader) (restore func()) {
 // does: its name, its description, "Enter a value:". It reads standard
 // input a byte at a time, so that nothing after the line is taken from
 // the confirmation that may follow.
-func askVariable(s streams, interrupted <-chan struct{}) func(name, description string, sensitive bool) (string, bool) {
+func askVariable(s Meta, interrupted <-chan struct{}) func(name, description string, sensitive bool) (string, bool) {
 	return func(name, description string, sensitive bool) (string, bool) {
 		select {
 		case <-interrupted:

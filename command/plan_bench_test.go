@@ -107,7 +107,7 @@ endpoint "client" {
 	b.Chdir(".")
 	withFabric(b, newMemFabric())
 	var out, errb bytes.Buffer
-	code := run([]string{"-chdir=" + dir, "apply", "-auto-approve", "-no-color"}, streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code := run([]string{"-chdir=" + dir, "apply", "-auto-approve", "-no-color"}, Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
 	if code != 0 {
 		b.Fatalf("apply through the in-memory fabric: exit %d\n%s", code, errb.String())
 	}

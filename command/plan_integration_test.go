@@ -80,7 +80,7 @@ func (e *e2e) startAgent() {
 // rdmaform runs one command and returns its exit code and output.
 func (e *e2e) rdmaform(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := run(append([]string{"-chdir=" + e.dir}, args...), streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code := run(append([]string{"-chdir=" + e.dir}, args...), Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
 	e.t.Logf("$ rdmaform %s -> %d\n%s%s", strings.Join(args, " "), code, out.String(), errb.String())
 	return code, out.String(), errb.String()
 }

@@ -15,7 +15,7 @@ func echoed(t *testing.T, sensitive bool, line string) (string, string) {
 	t.Helper()
 	master, slave := openPTY(t)
 	var out bytes.Buffer
-	ask := askVariable(streams{In: slave, Out: &out, Err: &out}, make(chan struct{}))
+	ask := askVariable(Meta{In: slave, Out: &out, Err: &out}, make(chan struct{}))
 	got := make(chan string, 1)
 	go func() {
 		v, _ := ask("pw", "", sensitive)

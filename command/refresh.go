@@ -17,7 +17,7 @@ const refreshHelp = `Usage: rdmaform [global options] refresh [options]
   and asks first. Options are apply's.
 `
 
-func runRefresh(args []string, s streams) int {
+func runRefresh(args []string, s Meta) int {
 	for _, a := range args {
 		if a == "-help" || a == "--help" || a == "-h" || a == "--h" {
 			fmt.Fprint(s.Err, refreshHelp)

@@ -26,7 +26,7 @@ func init() {
 // runShow implements `rdmaform show [-json] [FILE]`. Without FILE it shows
 // the current state; FILE is a saved plan (see showPlanFile) or a state
 // file.
-func runShow(args []string, s streams) int {
+func runShow(args []string, s Meta) int {
 	f := newFlagSet("show", s.Err)
 	jsonOut := f.Bool("json", false, "Print the state as JSON.")
 	noColor := f.Bool("no-color", false, "Do not colour a saved plan.")
@@ -82,7 +82,7 @@ func showFile(path string) (*state.State, error) {
 	return state.Decode(data, path)
 }
 
-func writeJSON(s streams, v any) int {
+func writeJSON(s Meta, v any) int {
 	b, err := json.Marshal(v)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: %v\n", err)

@@ -134,7 +134,7 @@ func newStateFlagSet(name, help string, errw io.Writer) *flag.FlagSet {
 	return f
 }
 
-func runState(args []string, s streams) int {
+func runState(args []string, s Meta) int {
 	if len(args) == 0 {
 		fmt.Fprint(s.Err, stateUsage)
 		return 1
@@ -144,7 +144,7 @@ func runState(args []string, s streams) int {
 		fmt.Fprint(s.Out, stateUsage)
 		return 0
 	}
-	sub := map[string]func([]string, streams) int{
+	sub := map[string]func([]string, Meta) int{
 		"list": runStateList, "show": runStateShow, "rm": runStateRm,
 		"mv": runStateMv, "pull": runStatePull, "push": runStatePush,
 	}[args[0]]
@@ -157,7 +157,7 @@ func runState(args []string, s streams) int {
 
 // loadState opens the configured backend and reads the state, for the
 // read-only subcommands. It returns a nil state when there is none.
-func loadState(s streams) (*state.State, bool) {
+func loadState(s Meta) (*state.State, bool) {
 	m, ok := openStateManager(".", s.Err)
 	if !ok {
 		return nil, false
@@ -171,7 +171,7 @@ func loadState(s streams) (*state.State, bool) {
 
 // modifyState locks the state (per -lock, -lock-timeout), reads it, lets
 // change modify it, and persists the result if change returns true.
-func modifyState(s streams, lf *lockFlags, operation string, change func(st *state.State, existed bool) (write bool, ok bool)) int {
+func modifyState(s Meta, lf *lockFlags, operation string, change func(st *state.State, existed bool) (write bool, ok bool)) int {
 	return modifyStateSaying(s, lf, operation, nil, "", change)
 }
 
@@ -179,7 +179,7 @@ func modifyState(s streams, lf *lockFlags, operation string, change func(st *sta
 // said: printed once the state is saved (or at once when change writes
 // nothing, as a dry run), never when the save failed, which left the state
 // as it was; unchanged then says so in the command's words.
-func modifyStateSaying(s streams, lf *lockFlags, operation string, said *bytes.Buffer, unchanged string, change func(st *state.State, existed bool) (write bool, ok bool)) int {
+func modifyStateSaying(s Meta, lf *lockFlags, operation string, said *bytes.Buffer, unchanged string, change func(st *state.State, existed bool) (write bool, ok bool)) int {
 	m, ok := openStateManager(".", s.Err)
 	if !ok {
 		return 1
@@ -270,7 +270,7 @@ func matching(st *state.State, patterns []addrs.Instance) []addrs.Instance {
 
 const noMatch = "Error: Invalid target address\n\nNo matching objects found for %s. To view the available instances, use\n\"rdmaform state list\". Please modify the address to reference a specific\ninstance.\n"
 
-func runStateList(args []string, s streams) int {
+func runStateList(args []string, s Meta) int {
 	f := newStateFlagSet("list", stateListHelp, s.Err)
 	acceptNoColor(f)
 	id := f.String("id", "", "")
@@ -330,7 +330,7 @@ func agentID(o *state.Object) string {
 	return o.Addr.String()
 }
 
-func runStateShow(args []string, s streams) int {
+func runStateShow(args []string, s Meta) int {
 	f := newStateFlagSet("show", stateShowHelp, s.Err)
 	acceptNoColor(f)
 	if code, ok := parseFlags(f, args); !ok {
@@ -362,7 +362,7 @@ func runStateShow(args []string, s streams) int {
 	return 0
 }
 
-func runStateRm(args []string, s streams) int {
+func runStateRm(args []string, s Meta) int {
 	f := newStateFlagSet("rm", stateRmHelp, s.Err)
 	acceptNoColor(f)
 	var lf lockFlags
@@ -403,7 +403,7 @@ func runStateRm(args []string, s streams) int {
 	})
 }
 
-func runStateMv(args []string, s streams) int {
+func runStateMv(args []string, s Meta) int {
 	f := newStateFlagSet("mv", stateMvHelp, s.Err)
 	acceptNoColor(f)
 	var lf lockFlags
@@ -466,7 +466,7 @@ func runStateMv(args []string, s streams) int {
 	})
 }
 
-func runStatePull(args []string, s streams) int {
+func runStatePull(args []string, s Meta) int {
 	f := newStateFlagSet("pull", statePullHelp, s.Err)
 	acceptNoColor(f)
 	if code, ok := parseFlags(f, args); !ok {
@@ -488,7 +488,7 @@ func runStatePull(args []string, s streams) int {
 	return 0
 }
 
-func runStatePush(args []string, s streams) int {
+func runStatePush(args []string, s Meta) int {
 	f := newStateFlagSet("push", statePushHelp, s.Err)
 	acceptNoColor(f)
 	var lf lockFlags

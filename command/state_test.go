@@ -15,7 +15,7 @@ import (
 func stateCmd(t *testing.T, dir, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(append([]string{"-chdir=" + dir}, args...), streams{In: strings.NewReader(stdin), Out: &out, Err: &errb})
+	code := run(append([]string{"-chdir=" + dir}, args...), Meta{In: strings.NewReader(stdin), Out: &out, Err: &errb})
 	// run changes directory; every test restores it with t.Chdir.
 	return code, out.String(), errb.String()
 }

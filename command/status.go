@@ -61,7 +61,7 @@ Options:
                  /tmp/rdmaform-UID/agent.sock otherwise).
 `
 
-func runStatus(args []string, s streams) int {
+func runStatus(args []string, s Meta) int {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, statusHelp) }

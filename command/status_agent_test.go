@@ -65,7 +65,7 @@ func serveFakeAgent(t *testing.T, f *fakeAgent) string {
 
 func runStatusForTest(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = run(append([]string{"status"}, args...), streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code = run(append([]string{"status"}, args...), Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
 	return code, out.String(), errb.String()
 }
 
@@ -135,7 +135,7 @@ func TestStatusAndMonitorSayAPathIsNoSocket(t *testing.T) {
 	} {
 		for _, cmd := range []string{"status", "monitor"} {
 			var out, errb bytes.Buffer
-			code := run([]string{cmd, "-agent=" + c.path}, streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+			code := run([]string{cmd, "-agent=" + c.path}, Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
 			if code != 1 || !strings.HasPrefix(errb.String(), "Error: "+c.want+"\n") || strings.Contains(errb.String(), "Start one") {
 				t.Errorf("%s -agent=%s: exit code %d, stderr %q", cmd, c.path, code, errb.String())
 			}

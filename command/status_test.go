@@ -17,7 +17,7 @@ import (
 func TestStatusWithoutAgentSaysSo(t *testing.T) {
 	var out, errb bytes.Buffer
 	sock := filepath.Join(t.TempDir(), "agent.sock")
-	code := run([]string{"status", "-agent=" + sock}, streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code := run([]string{"status", "-agent=" + sock}, Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
 	if code != 1 || !strings.Contains(errb.String(), sock) || !strings.Contains(errb.String(), "rdmaform agent") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}

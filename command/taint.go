@@ -52,14 +52,14 @@ Options:
                        no colour.
 `
 
-func runTaint(args []string, s streams) int   { return runSetTainted(args, s, true) }
-func runUntaint(args []string, s streams) int { return runSetTainted(args, s, false) }
+func runTaint(args []string, s Meta) int   { return runSetTainted(args, s, true) }
+func runUntaint(args []string, s Meta) int { return runSetTainted(args, s, false) }
 
 // runSetTainted marks one object of the state tainted or not, as
 // Terraform's taint and untaint do: the next plan replaces a tainted
 // object ("is tainted, so must be replaced"). As in Terraform, -replace on
 // plan or apply is the better way for a single apply.
-func runSetTainted(args []string, s streams, tainted bool) int {
+func runSetTainted(args []string, s Meta, tainted bool) int {
 	name, operation, help := "untaint", "OperationTypeUntaint", untaintHelp
 	if tainted {
 		name, operation, help = "taint", "OperationTypeTaint", taintHelp

@@ -38,7 +38,7 @@ Options:
                  device names) against the live RDMA devices.
 `
 
-func runValidate(args []string, s streams) int {
+func runValidate(args []string, s Meta) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, validateHelp) }

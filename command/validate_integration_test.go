@@ -19,7 +19,7 @@ func TestValidateDeviceCheckOnRealDevices(t *testing.T) {
 	}
 	validate := func(dir string) (int, string) {
 		var out, errb bytes.Buffer
-		code := run([]string{"-chdir=" + dir, "validate", "-device-check", "-no-color"}, streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		code := run([]string{"-chdir=" + dir, "validate", "-device-check", "-no-color"}, Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
 		// -chdir moved this process; come back for the next call.
 		return code, out.String() + errb.String()
 	}

@@ -23,7 +23,7 @@ func validateIn(t *testing.T, files map[string]string, args ...string) (int, str
 	}
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
-	code := run(append([]string{"validate"}, args...), streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code := run(append([]string{"validate"}, args...), Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
 	return code, out.String(), errb.String()
 }
 
@@ -253,7 +253,7 @@ func TestValidateExamples(t *testing.T) {
 	for i, f := range dirs {
 		abs := abs[i]
 		var out, errb bytes.Buffer
-		code := run([]string{"-chdir=" + abs, "validate"}, streams{Out: &out, Err: &errb})
+		code := run([]string{"-chdir=" + abs, "validate"}, Meta{Out: &out, Err: &errb})
 		if code != 0 {
 			t.Errorf("%s: code %d: %s", f, code, errb.String())
 		}
@@ -273,7 +273,7 @@ func TestValidateHelpExitsZero(t *testing.T) {
 // "-chdir DIR" says so instead of calling -chdir an unknown option.
 func TestChdirWithoutEquals(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := run([]string{"-chdir", "../examples/loopback", "validate"}, streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code := run([]string{"-chdir", "../examples/loopback", "validate"}, Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
 	if code != 1 || out.Len() != 0 || !strings.Contains(errb.String(), "Invalid -chdir option") || strings.Contains(errb.String(), "unknown global option") {
 		t.Fatalf("code %d, out %q, err %q", code, out.String(), errb.String())
 	}

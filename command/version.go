@@ -19,7 +19,7 @@ Options:
   -json  Print the version as JSON: {"rdmaform_version": ..., "platform": ...}.
 `
 
-func runVersion(args []string, s streams) int {
+func runVersion(args []string, s Meta) int {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, versionHelp) }

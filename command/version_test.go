@@ -9,7 +9,7 @@ import (
 
 func runVersionCmd(args ...string) (int, string, string) {
 	var out, errs bytes.Buffer
-	code := run(args, streams{In: strings.NewReader(""), Out: &out, Err: &errs})
+	code := run(args, Meta{In: strings.NewReader(""), Out: &out, Err: &errs})
 	return code, out.String(), errs.String()
 }
 

@@ -97,7 +97,7 @@ Options:
 `,
 }
 
-func runWorkspace(args []string, s streams) int {
+func runWorkspace(args []string, s Meta) int {
 	if len(args) == 0 {
 		fmt.Fprint(s.Err, workspaceUsage)
 		return 1
@@ -107,7 +107,7 @@ func runWorkspace(args []string, s streams) int {
 		fmt.Fprint(s.Out, workspaceUsage)
 		return 0
 	}
-	sub := map[string]func([]string, streams) int{
+	sub := map[string]func([]string, Meta) int{
 		"list": runWorkspaceList, "show": runWorkspaceShow, "new": runWorkspaceNew,
 		"select": runWorkspaceSelect, "delete": runWorkspaceDelete,
 	}[args[0]]
@@ -120,7 +120,7 @@ func runWorkspace(args []string, s streams) int {
 
 // workspaceArgs parses a subcommand's options and its one NAME argument
 // (none when name is nil).
-func workspaceArgs(sub, synopsis string, args []string, s streams, name *string, register func(*flag.FlagSet)) (code int, ok bool) {
+func workspaceArgs(sub, synopsis string, args []string, s Meta, name *string, register func(*flag.FlagSet)) (code int, ok bool) {
 	f := newFlagSet("workspace "+sub, s.Err)
 	f.Usage = func() { fmt.Fprint(s.Err, workspaceHelps[sub]) }
 	acceptNoColor(f)
@@ -154,7 +154,7 @@ func workspaceArgs(sub, synopsis string, args []string, s streams, name *string,
 
 // workspaceBackend is the configured backend, after the checks every
 // state command makes (the one init recorded).
-func workspaceBackend(s streams) (*backendConfig, bool) {
+func workspaceBackend(s Meta) (*backendConfig, bool) {
 	b, ok := configuredBackend(".", s.Err)
 	if !ok {
 		return nil, false
@@ -164,7 +164,7 @@ func workspaceBackend(s streams) (*backendConfig, bool) {
 
 // workspaceBackendHas is workspaceBackend, and whether it has workspace
 // name.
-func workspaceBackendHas(s streams, name string) (b *backendConfig, exists, ok bool) {
+func workspaceBackendHas(s Meta, name string) (b *backendConfig, exists, ok bool) {
 	if b, ok = workspaceBackend(s); !ok {
 		return nil, false, false
 	}
@@ -178,7 +178,7 @@ func workspaceBackendHas(s streams, name string) (b *backendConfig, exists, ok b
 
 // overridden refuses to change the selection while RDMAFORM_WORKSPACE
 // makes it.
-func overridden(s streams) bool {
+func overridden(s Meta) bool {
 	if v := os.Getenv(workspaceEnv); v != "" {
 		fmt.Fprintf(s.Err, "Error: The selected workspace is currently overridden using the %s\nenvironment variable (%q). To select another workspace, change or unset it.\n", workspaceEnv, v)
 		return true
@@ -186,7 +186,7 @@ func overridden(s streams) bool {
 	return false
 }
 
-func runWorkspaceList(args []string, s streams) int {
+func runWorkspaceList(args []string, s Meta) int {
 	if code, ok := workspaceArgs("list", "", args, s, nil, nil); !ok {
 		return code
 	}
@@ -211,7 +211,7 @@ func runWorkspaceList(args []string, s streams) int {
 	return 0
 }
 
-func runWorkspaceShow(args []string, s streams) int {
+func runWorkspaceShow(args []string, s Meta) int {
 	if code, ok := workspaceArgs("show", "", args, s, nil, nil); !ok {
 		return code
 	}
@@ -224,7 +224,7 @@ func runWorkspaceShow(args []string, s streams) int {
 	return 0
 }
 
-func runWorkspaceNew(args []string, s streams) int {
+func runWorkspaceNew(args []string, s Meta) int {
 	var name string
 	var lf lockFlags // accepted, as Terraform's: nothing to lock yet
 	if code, ok := workspaceArgs("new", "NAME", args, s, &name, lf.register); !ok {
@@ -244,7 +244,7 @@ func runWorkspaceNew(args []string, s streams) int {
 	return makeAndSelect(b, name, s)
 }
 
-func makeAndSelect(b *backendConfig, name string, s streams) int {
+func makeAndSelect(b *backendConfig, name string, s Meta) int {
 	if err := b.createWorkspace(".", name); err != nil {
 		fmt.Fprintf(s.Err, "Error: Failed to make workspace %q\n\n%v\n", name, err)
 		return 1
@@ -260,7 +260,7 @@ func makeAndSelect(b *backendConfig, name string, s streams) int {
 	return 0
 }
 
-func runWorkspaceSelect(args []string, s streams) int {
+func runWorkspaceSelect(args []string, s Meta) int {
 	var name string
 	var orCreate bool
 	code, ok := workspaceArgs("select", "[-or-create] NAME", args, s, &name, func(f *flag.FlagSet) {
@@ -295,7 +295,7 @@ func runWorkspaceSelect(args []string, s streams) int {
 	return 0
 }
 
-func runWorkspaceDelete(args []string, s streams) int {
+func runWorkspaceDelete(args []string, s Meta) int {
 	var name string
 	var force bool
 	var lf lockFlags
