@@ -329,11 +329,12 @@ func applySavedPlan(path string, f planFlags, color bool, s Meta, monitor bool, 
 	if !stateOnThisHost(se.prior, s.Err) {
 		return 1
 	}
-	if connectFabric == nil {
+	connect := s.connector()
+	if connect == nil {
 		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
 		return 1
 	}
-	conn, err := connectFabric(context.Background(), se.agentSocket(), s.Err, nil)
+	conn, err := connect(context.Background(), se.agentSocket(), s.Err, nil)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%s\n", termsafe.Text(err.Error()))
 		return 1

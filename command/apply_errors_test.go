@@ -53,14 +53,14 @@ Error: endpoint.e[22]: delete failed: rdma_connect: connection refused (ECONNREF
 // message, exit 1, the lock released; nothing is made.
 func TestInterruptAtTheQuestionCancels(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	withTerminal(t)
 	dir := planDir(t, planTestConfig)
 	stdin, _ := io.Pipe() // never answers
 	var out, errb lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"-chdir=" + dir, "apply", "-no-color"}, Meta{In: stdin, Out: &out, Err: &errb})
+		done <- run([]string{"-chdir=" + dir, "apply", "-no-color"}, meta.streams(stdin, &out, &errb))
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(string(out.Bytes()), "Enter a value: ") {
@@ -115,9 +115,9 @@ func TestObjectListSumsUpLongLists(t *testing.T) {
 func TestSkippedObjectsNoteSumsUpLongLists(t *testing.T) {
 	f := newMemFabric()
 	f.fail["listener.loop"] = fmt.Errorf("rdma_listen: %w (EADDRINUSE)", syscall.EADDRINUSE)
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, strings.Replace(planTestConfig, "count   = 2", "count   = 150", 1))
-	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	want := "\nNote: 150 objects were not changed because listener.loop failed: endpoint.client: 150 instances (create)\n"
 	if code != 1 || !strings.Contains(errs, want) {
 		t.Fatalf("exit %d, stderr lacks %q:\n%s\n%s", code, want, out, errs)
@@ -141,20 +141,20 @@ func TestDevNullIsNoTerminal(t *testing.T) {
 // pipe and with -input=false.
 func TestApplyAsksOnlyWhenSomethingChanges(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
-	code, out, errs := stateCmd(t, dir, "", "apply", "-no-color")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-no-color")
 	if code != 1 || !strings.Contains(errs, "No terminal to confirm the apply") || !strings.Contains(out, "Plan: 4 to add") {
 		t.Fatalf("apply with changes from a pipe: %d\n%s%s", code, out, errs)
 	}
-	if code, _, errs := stateCmd(t, dir, "", "apply", "-input=false"); code != 1 || !strings.Contains(errs, "No confirmation with -input=false") {
+	if code, _, errs := meta.cmd(t, dir, "", "apply", "-input=false"); code != 1 || !strings.Contains(errs, "No confirmation with -input=false") {
 		t.Fatalf("apply -input=false with changes: %d\n%s", code, errs)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply -auto-approve: %d\n%s%s", code, out, errs)
 	}
 	for _, args := range [][]string{{"apply", "-no-color"}, {"apply", "-input=false", "-no-color"}} {
-		if code, out, errs := stateCmd(t, dir, "", args...); code != 0 || !strings.Contains(out, "Apply complete! Resources: 0 added, 0 changed, 0 destroyed.") {
+		if code, out, errs := meta.cmd(t, dir, "", args...); code != 0 || !strings.Contains(out, "Apply complete! Resources: 0 added, 0 changed, 0 destroyed.") {
 			t.Errorf("%v with nothing to do: %d\n%s%s", args, code, out, errs)
 		}
 	}
@@ -162,11 +162,11 @@ func TestApplyAsksOnlyWhenSomethingChanges(t *testing.T) {
 
 // runUntil runs args in the background until out shows marker, then
 // sends sig to this process, and returns the exit code.
-func runUntil(t *testing.T, args []string, stdin io.Reader, marker string, sig syscall.Signal) (int, string) {
+func runUntil(t *testing.T, m Meta, args []string, stdin io.Reader, marker string, sig syscall.Signal) (int, string) {
 	t.Helper()
 	var out lockedBuffer
 	done := make(chan int, 1)
-	go func() { done <- run(args, Meta{In: stdin, Out: &out, Err: &out}) }()
+	go func() { done <- run(args, m.streams(stdin, &out, &out)) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(string(out.Bytes()), marker) {
 		if time.Now().After(deadline) {
@@ -189,7 +189,7 @@ func runUntil(t *testing.T, args []string, stdin io.Reader, marker string, sig s
 // released.
 func TestHangUpAtAVariablePromptReleasesTheLock(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	withTerminal(t)
 	dir := planDir(t, `
 variable "port" {
@@ -202,7 +202,7 @@ listener "l" {
 `)
 	stdin, w := io.Pipe() // never answers
 	defer w.Close()
-	code, out := runUntil(t, []string{"-chdir=" + dir, "apply", "-no-color"}, stdin, "Enter a value: ", syscall.SIGHUP)
+	code, out := runUntil(t, meta, []string{"-chdir=" + dir, "apply", "-no-color"}, stdin, "Enter a value: ", syscall.SIGHUP)
 	if code != 1 || !strings.Contains(out, "Interrupt received. Stopping: nothing has been changed.") || len(f.live) != 0 {
 		t.Fatalf("exit %d, live %v\n%s", code, f.live, out)
 	}
@@ -219,11 +219,11 @@ listener "l" {
 
 // SIGTERM while waiting for a lock another apply holds stops the wait.
 func TestTerminateWhileWaitingForTheLock(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, planTestConfig)
 	holdLock(t, dir)
 	start := time.Now()
-	code, out := runUntil(t, []string{"-chdir=" + dir, "plan", "-lock-timeout=5m", "-no-color"}, strings.NewReader(""), "Acquiring state lock: it is held by", syscall.SIGTERM)
+	code, out := runUntil(t, meta, []string{"-chdir=" + dir, "plan", "-lock-timeout=5m", "-no-color"}, strings.NewReader(""), "Acquiring state lock: it is held by", syscall.SIGTERM)
 	if code != 1 || !strings.Contains(out, "Interrupt received") || time.Since(start) > 30*time.Second {
 		t.Fatalf("exit %d after %v\n%s", code, time.Since(start), out)
 	}

@@ -39,15 +39,15 @@ func ofType(msgs []map[string]any, typ string) []map[string]any {
 
 func TestApplyJSONStreamsTerraformsUIMessages(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
 
-	code, out, errs := stateCmd(t, dir, "", "apply", "-json")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-json")
 	if code != 1 || out != "" || !strings.Contains(errs, "Error: Plan file or auto-approve required") {
 		t.Fatalf("apply -json without -auto-approve: %d\n%s\n%s", code, out, errs)
 	}
 
-	code, out, errs = stateCmd(t, dir, "", "apply", "-json", "-auto-approve")
+	code, out, errs = meta.cmd(t, dir, "", "apply", "-json", "-auto-approve")
 	if code != 0 {
 		t.Fatalf("apply -json: %d\n%s\n%s", code, out, errs)
 	}
@@ -95,8 +95,8 @@ func TestApplyJSONStreamsTerraformsUIMessages(t *testing.T) {
 	// A failure is an apply_errored and an error diagnostic; destroy
 	// reports its own summary.
 	f.fail = map[string]error{"endpoint.client[1]": errors.New("rdma_resolve_addr: EHOSTUNREACH")}
-	stateCmd(t, dir, "", "taint", "endpoint.client[1]")
-	code, out, _ = stateCmd(t, dir, "", "apply", "-json", "-auto-approve")
+	meta.cmd(t, dir, "", "taint", "endpoint.client[1]")
+	code, out, _ = meta.cmd(t, dir, "", "apply", "-json", "-auto-approve")
 	msgs = uiLines(t, out)
 	errored, diags := ofType(msgs, "apply_errored"), ofType(msgs, "diagnostic")
 	if code != 1 || len(errored) != 1 || len(diags) != 1 || diags[0]["@level"] != "error" ||
@@ -113,7 +113,7 @@ func TestApplyJSONStreamsTerraformsUIMessages(t *testing.T) {
 		t.Errorf("an apply error's diagnostic has no \"detail\": \"\" (Terraform's has): %v", diags[0])
 	}
 	f.fail = nil
-	code, out, errs = stateCmd(t, dir, "", "destroy", "-json", "-auto-approve")
+	code, out, errs = meta.cmd(t, dir, "", "destroy", "-json", "-auto-approve")
 	msgs = uiLines(t, out)
 	sums = ofType(msgs, "change_summary")
 	if code != 0 || len(sums) != 2 || sums[1]["changes"].(map[string]any)["operation"] != "destroy" || len(ofType(msgs, "outputs")) != 0 {
@@ -122,9 +122,9 @@ func TestApplyJSONStreamsTerraformsUIMessages(t *testing.T) {
 }
 
 func TestApplyJSONConfigurationErrorsAreDiagnostics(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, "endpoint \"e\" {\n  address = \"10.77.0.1\"\n  port    = \"x\"\n}\n")
-	code, out, _ := stateCmd(t, dir, "", "apply", "-json", "-auto-approve")
+	code, out, _ := meta.cmd(t, dir, "", "apply", "-json", "-auto-approve")
 	msgs := uiLines(t, out)
 	diags := ofType(msgs, "diagnostic")
 	if code != 1 || len(diags) == 0 {

@@ -20,7 +20,7 @@ import (
 //
 //	go test -run '^$' -bench ApplyCLIMem1000 -benchmem .
 func BenchmarkApplyCLIMem1000(b *testing.B) {
-	withFabric(b, newMemFabric())
+	meta := withFabric(b, newMemFabric())
 	b.Chdir(".")
 	dir := b.TempDir()
 	cfg := applyBenchConfig("10.77.0.1")
@@ -29,7 +29,7 @@ func BenchmarkApplyCLIMem1000(b *testing.B) {
 	}
 	cli := func(args ...string) {
 		var errb strings.Builder
-		if code := run(append([]string{"-chdir=" + dir}, args...), Meta{In: strings.NewReader(""), Out: io.Discard, Err: &errb}); code != 0 {
+		if code := run(append([]string{"-chdir=" + dir}, args...), meta.streams(strings.NewReader(""), io.Discard, &errb)); code != 0 {
 			b.Fatalf("rdmaform %s: exit %d\n%s", strings.Join(args, " "), code, errb.String())
 		}
 	}

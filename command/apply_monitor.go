@@ -18,7 +18,7 @@ import (
 func executeWithMonitor(se *session, p *planner.Plan, parallelism int, destroy, color, noColor bool) int {
 	var transcript lockedBuffer
 	quiet := *se
-	quiet.s = Meta{In: se.s.In, Out: &transcript, Err: &transcript}
+	quiet.s.Out, quiet.s.Err = &transcript, &transcript
 	result := make(chan int, 1)
 	notice := make(chan string, 1)
 	go func() {

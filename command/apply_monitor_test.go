@@ -49,14 +49,14 @@ func TestApplyMonitorNeedsATerminal(t *testing.T) {
 // drawing the monitor into the file.
 func TestApplyMonitorIsSkippedWhenStandardOutputIsNoTerminal(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	withTerminal(t)
 	dir := planDir(t, planTestConfig)
 	const note = "Note: -monitor is skipped: standard output is not a terminal.\n"
 
 	var code int
 	var out, errs string
-	within(t, func() { code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-monitor", "-no-color") })
+	within(t, func() { code, out, errs = meta.cmd(t, dir, "", "apply", "-auto-approve", "-monitor", "-no-color") })
 	if code != 0 || !strings.Contains(errs, note) || strings.Count(errs, "\n") != 1 {
 		t.Fatalf("apply: exit %d, stderr %q", code, errs)
 	}
@@ -72,7 +72,7 @@ func TestApplyMonitorIsSkippedWhenStandardOutputIsNoTerminal(t *testing.T) {
 		t.Errorf("live %v after apply", f.live)
 	}
 
-	within(t, func() { code, out, errs = stateCmd(t, dir, "", "destroy", "-auto-approve", "-monitor", "-no-color") })
+	within(t, func() { code, out, errs = meta.cmd(t, dir, "", "destroy", "-auto-approve", "-monitor", "-no-color") })
 	if code != 0 || !strings.Contains(errs, note) || !strings.Contains(out, "Destroy complete! Resources: 4 destroyed.") {
 		t.Fatalf("destroy: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -84,14 +84,14 @@ func TestApplyMonitorIsSkippedWhenStandardOutputIsNoTerminal(t *testing.T) {
 // On a dumb terminal (TERM=dumb), apply -monitor skips the monitor, whose
 // cursor controls would be garbage there, and prints its usual progress.
 func TestApplyMonitorIsSkippedOnADumbTerminal(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	withTerminal(t)
 	withStdoutTerminal(t)
 	t.Setenv("TERM", "dumb")
 	dir := planDir(t, planTestConfig)
 	var code int
 	var out, errs string
-	within(t, func() { code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-monitor", "-no-color") })
+	within(t, func() { code, out, errs = meta.cmd(t, dir, "", "apply", "-auto-approve", "-monitor", "-no-color") })
 	if code != 0 || !strings.Contains(errs, "Note: -monitor is skipped: the terminal is dumb (TERM=dumb).") ||
 		!strings.Contains(out, "Apply complete! Resources: 4 added") || strings.Contains(out, "\x1b[") {
 		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errs)

@@ -13,7 +13,7 @@ import (
 // apply are checked by apply before it makes the object.
 func TestConditionsAtApply(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, strings.Replace(planTestConfig, "  qp {}", `  qp {}
 
   lifecycle {
@@ -22,7 +22,7 @@ func TestConditionsAtApply(t *testing.T) {
       error_message = "endpoint ${self.id} got QP ${self.qp_num}."
     }
   }`, 1))
-	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if code != 1 || !strings.Contains(errs, "endpoint.client[0]: postcondition failed: endpoint endpoint.client[0] got QP 19.") &&
 		!strings.Contains(errs, "endpoint.client[1]: postcondition failed: endpoint endpoint.client[1] got QP 19.") {
 		t.Fatalf("apply with a failing postcondition: %d\n%s\n%s", code, out, errs)
@@ -32,7 +32,7 @@ func TestConditionsAtApply(t *testing.T) {
 	}
 
 	f = newMemFabric()
-	withFabric(t, f)
+	meta = withFabric(t, f)
 	dir = planDir(t, planTestConfig+`
 endpoint "late" {
   address = listener.loop.address
@@ -45,21 +45,21 @@ endpoint "late" {
   }
 }
 `)
-	code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs = meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if code != 1 || !strings.Contains(errs, "endpoint.late: precondition failed: client[0] must have a QP number above 1000.") || strings.Contains(out, "endpoint.late: Creating...") {
 		t.Fatalf("apply with a failing precondition known only after apply: %d\n%s\n%s", code, out, errs)
 	}
 	if _, ok := f.live["endpoint.late"]; ok {
 		t.Fatal("the precondition failed, yet endpoint.late was made")
 	}
-	if _, out, _ := stateCmd(t, dir, "", "state", "list"); strings.Contains(out, "endpoint.late") {
+	if _, out, _ := meta.cmd(t, dir, "", "state", "list"); strings.Contains(out, "endpoint.late") {
 		t.Fatalf("the precondition failed, yet the state records endpoint.late (as being made?):\n%s", out)
 	}
 
 	// The same when the block's attributes use values known only after
 	// apply too (apply evaluates the instance anew).
 	f = newMemFabric()
-	withFabric(t, f)
+	meta = withFabric(t, f)
 	dir = planDir(t, planTestConfig+`
 endpoint "late" {
   address        = listener.loop.address
@@ -73,7 +73,7 @@ endpoint "late" {
   }
 }
 `)
-	code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs = meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if code != 1 || !strings.Contains(errs, "endpoint.late: precondition failed: client[0] must have a QP number above 1000.") {
 		t.Fatalf("apply with a failing precondition, attributes known after apply: %d\n%s\n%s", code, out, errs)
 	}
@@ -86,7 +86,7 @@ endpoint "late" {
 // what it made; neither fails for them.
 func TestCheckBlocksWarn(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig+`
 check "ports" {
   assert {
@@ -105,12 +105,12 @@ check "connections" {
   }
 }
 `)
-	code, _, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	code, _, errs := meta.cmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
 	if code != 2 || !strings.Contains(errs, "Warning: Check block assertion failed") || !strings.Contains(errs, `check "ports": listener.loop listens on 7471, below 8000.`) ||
 		strings.Contains(errs, "QP number") {
 		t.Fatalf("plan: %d\n%s", code, errs)
 	}
-	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if code != 0 || !strings.Contains(errs, `check "connections": Some client has a QP number of 100 or less.`) || strings.Contains(errs, "Not every client is established") ||
 		strings.Count(errs, `check "ports": listener.loop listens`) != 1 ||
 		!strings.Contains(out, "Apply complete!") {
@@ -123,9 +123,9 @@ check "connections" {
 // is not shown.
 func TestPreconditionsDoNotStopDestroy(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
 	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(strings.Replace(planTestConfig, "  qp {}", `  qp {}
@@ -136,17 +136,17 @@ func TestPreconditionsDoNotStopDestroy(t *testing.T) {
       error_message = "limit ${var.limit} is too low."
     }
   }`, 1)+"variable \"limit\" {\n  default   = 3\n  sensitive = true\n}\n"), 0o644)
-	code, _, errs := stateCmd(t, dir, "", "plan", "-no-color")
+	code, _, errs := meta.cmd(t, dir, "", "plan", "-no-color")
 	if code != 1 || !strings.Contains(errs, "Resource precondition failed") || strings.Contains(errs, "limit 3") ||
 		!strings.Contains(errs, "The error message included a sensitive value, so it will not be displayed.") {
 		t.Fatalf("plan: %d\n%s", code, errs)
 	}
 	for _, args := range [][]string{{"plan", "-refresh-only"}, {"graph"}} {
-		if code, out, errs := stateCmd(t, dir, "", args...); code != 0 {
+		if code, out, errs := meta.cmd(t, dir, "", args...); code != 0 {
 			t.Fatalf("%v: %d\n%s\n%s", args, code, out, errs)
 		}
 	}
-	if code, out, errs := stateCmd(t, dir, "", "destroy", "-auto-approve", "-no-color"); code != 0 || len(f.live) != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "destroy", "-auto-approve", "-no-color"); code != 0 || len(f.live) != 0 {
 		t.Fatalf("destroy: %d\n%s\n%s", code, out, errs)
 	}
 }
@@ -156,7 +156,7 @@ func TestPreconditionsDoNotStopDestroy(t *testing.T) {
 // would change nothing there and never check it.
 func TestPostconditionsOfUnchangedObjectsAtPlan(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, `
 listener "l" {
   address = "10.77.0.1"
@@ -173,21 +173,21 @@ endpoint "e" {
   }
 }
 `)
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
 		t.Fatalf("plan with the postcondition met: %d\n%s\n%s", code, out, errs)
 	}
 	f.mu.Lock()
 	f.status = map[string]string{"endpoint.e": "reconnecting"}
 	f.mu.Unlock()
-	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color")
+	code, out, errs := meta.cmd(t, dir, "", "plan", "-no-color")
 	if code != 1 || !strings.Contains(errs, "Resource postcondition failed") || !strings.Contains(errs, "endpoint.e is reconnecting.") || !strings.Contains(errs, "main.rdma.hcl:11:") {
 		t.Fatalf("plan with the postcondition failing on the refreshed object: %d\n%s\n%s", code, out, errs)
 	}
 	// -refresh=false checks the state as recorded.
-	if code, out, errs := stateCmd(t, dir, "", "plan", "-refresh=false", "-detailed-exitcode", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-refresh=false", "-detailed-exitcode", "-no-color"); code != 0 {
 		t.Fatalf("plan -refresh=false: %d\n%s\n%s", code, out, errs)
 	}
 }

@@ -152,19 +152,19 @@ func TestConsoleDespiteAFailingPrecondition(t *testing.T) {
 // still reads from the configuration.
 func TestConsoleReadsTheState(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
-	if code, out, errs := stateCmd(t, dir, "", "plan"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "plan"); code != 0 {
 		t.Fatalf("plan: %d\n%s%s", code, out, errs)
 	}
-	code, out, errs := stateCmd(t, dir, "endpoint.client[0].qp_num\nendpoint.client[*].port\n", "console")
+	code, out, errs := meta.cmd(t, dir, "endpoint.client[0].qp_num\nendpoint.client[*].port\n", "console")
 	if code != 0 || out != "(known after apply)\n[\n  7471,\n  7471,\n]\n" {
 		t.Errorf("console before apply: %d %q %q", code, out, errs)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply: %d\n%s%s", code, out, errs)
 	}
-	code, out, errs = stateCmd(t, dir, "endpoint.client[0].qp_num\nendpoint.client[1].qp_num != endpoint.client[0].qp_num\nlistener.loop.id\n", "console")
+	code, out, errs = meta.cmd(t, dir, "endpoint.client[0].qp_num\nendpoint.client[1].qp_num != endpoint.client[0].qp_num\nlistener.loop.id\n", "console")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 3 || lines[0] == "(known after apply)" || lines[1] != "true" || lines[2] != `"listener.loop"` {
 		t.Errorf("console after apply: %d %q %q", code, out, errs)

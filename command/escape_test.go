@@ -132,9 +132,9 @@ func TestApplyEscapesTheAgentsErrors(t *testing.T) {
 	f := newMemFabric()
 	f.fail["endpoint.client[0]"] = &agentfabric.CallError{Call: "rdma_connect", Errno: syscall.ECONNREFUSED, Name: "ECONNREFUSED",
 		Message: "rdma_connect: REJECTED" + osc, Reason: "go away\u202e" + osc}
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
-	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if code != 1 {
 		t.Fatalf("apply: exit %d\n%s%s", code, out, errs)
 	}

@@ -43,13 +43,13 @@ endpoint "c" {
 func TestPlanRefusesAPortAnotherConfigurationHolds(t *testing.T) {
 	f := newMemFabric()
 	f.listeners = map[string]planner.LiveListener{}
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	t.Chdir(".") // the commands change directory
 	a, b := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(a, "main.rdma.hcl"), []byte(fmt.Sprintf(heldPortsConfig, "a", 7610)), 0o644)
 	os.WriteFile(filepath.Join(b, "main.rdma.hcl"), []byte(fmt.Sprintf(heldPortsConfig, "b", 7611)), 0o644)
 	for _, dir := range []string{a, b} {
-		if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+		if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
 			t.Fatalf("apply in %s: %d\n%s\n%s", dir, code, out, errs)
 		}
 	}
@@ -59,13 +59,13 @@ func TestPlanRefusesAPortAnotherConfigurationHolds(t *testing.T) {
 		"listener.loop: 10.77.0.1:7610 (tcp) is held by listener.loop@a, which this agent holds for another configuration; choose another port, or destroy that listener first.",
 		"main.rdma.hcl:14:13", // the listener's port
 	}
-	code, out, errs := stateCmd(t, b, "", "plan", "-no-color", "-var", "port=7610")
+	code, out, errs := meta.cmd(t, b, "", "plan", "-no-color", "-var", "port=7610")
 	for _, w := range want {
 		if code != 1 || !strings.Contains(errs, w) {
 			t.Fatalf("plan: want exit 1 and %q; got %d\n%s\n%s", w, code, out, errs)
 		}
 	}
-	code, out, errs = stateCmd(t, b, "", "apply", "-auto-approve", "-no-color", "-var", "port=7610")
+	code, out, errs = meta.cmd(t, b, "", "apply", "-auto-approve", "-no-color", "-var", "port=7610")
 	for _, w := range want {
 		if code != 1 || !strings.Contains(errs, w) {
 			t.Fatalf("apply: want exit 1 and %q; got %d\n%s\n%s", w, code, out, errs)
@@ -76,7 +76,7 @@ func TestPlanRefusesAPortAnotherConfigurationHolds(t *testing.T) {
 			t.Errorf("apply destroyed %s: %v", name, f.live)
 		}
 	}
-	if code, out, errs := stateCmd(t, b, "", "plan", "-no-color", "-var", "port=7612"); code != 0 {
+	if code, out, errs := meta.cmd(t, b, "", "plan", "-no-color", "-var", "port=7612"); code != 0 {
 		t.Fatalf("a free port: %d\n%s\n%s", code, out, errs)
 	}
 }

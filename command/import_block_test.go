@@ -34,10 +34,10 @@ func TestImportBlocksAdoptWhatTheAgentHolds(t *testing.T) {
 	f := newMemFabric()
 	f.live["listener.loop"] = "tok-l"
 	f.live["endpoint.old"] = "tok-e"
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, importBlockConfig)
 
-	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	code, out, errs := meta.cmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
 	if code != 2 {
 		t.Fatalf("plan: exit %d, want 2\n%s\n%s", code, out, errs)
 	}
@@ -55,7 +55,7 @@ func TestImportBlocksAdoptWhatTheAgentHolds(t *testing.T) {
 		t.Errorf("an imported object's attributes are shown with +:\n%s", out)
 	}
 
-	code, out, errs = planDocument(t, dir)
+	code, out, errs = planDocument(t, meta, dir)
 	var doc struct {
 		ResourceChanges []struct {
 			Address string
@@ -79,7 +79,7 @@ func TestImportBlocksAdoptWhatTheAgentHolds(t *testing.T) {
 		t.Errorf("summary %v, want 2 to import and 1 to add", doc.Summary)
 	}
 
-	code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs = meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if code != 0 || !strings.Contains(out, "endpoint.client[0]: Importing... [id=endpoint.old]") ||
 		!strings.Contains(out, "endpoint.client[0]: Import complete [id=endpoint.old]") ||
 		!strings.Contains(out, "Apply complete! Resources: 2 imported, 1 added, 0 changed, 0 destroyed.") {
@@ -88,12 +88,12 @@ func TestImportBlocksAdoptWhatTheAgentHolds(t *testing.T) {
 	if len(f.live) != 3 {
 		t.Errorf("the fabric holds %v, want the two adopted objects and one new endpoint", f.live)
 	}
-	code, out, _ = stateCmd(t, dir, "", "state", "show", "endpoint.client[0]")
+	code, out, _ = meta.cmd(t, dir, "", "state", "show", "endpoint.client[0]")
 	if code != 0 || !strings.Contains(out, `"endpoint.old"`) {
 		t.Errorf("state show endpoint.client[0]: the agent's name is not recorded:\n%s", out)
 	}
 	// The blocks stay; the state holds their targets now.
-	code, out, errs = stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	code, out, errs = meta.cmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
 	if code != 0 || !strings.Contains(out, "No changes.") {
 		t.Fatalf("plan after the import: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -107,15 +107,15 @@ func TestImportBlockOfWhatTheAgentDoesNotHoldFailsThePlan(t *testing.T) {
 	f := newMemFabric()
 	f.live["listener.loop"] = "tok-l"
 	f.live["endpoint.old#5f3a9c21"] = "tok-e"
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, importBlockConfig)
-	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color")
+	code, out, errs := meta.cmd(t, dir, "", "plan", "-no-color")
 	if code != 1 || !strings.Contains(errs, "Error: Cannot import non-existent remote object") ||
 		!strings.Contains(errs, "endpoint.client[0] imports the agent's endpoint.old, which the agent does not hold. It holds endpoint.old under \"endpoint.old#5f3a9c21\"") ||
 		!strings.Contains(errs, "on main.rdma.hcl:17:1") {
 		t.Fatalf("plan: exit %d, want 1 naming the missing object\n%s\n%s", code, out, errs)
 	}
-	code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs = meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if _, err := os.Stat(filepath.Join(dir, "rdmaform.rdmastate")); code != 1 || len(f.live) != 2 || err == nil {
 		t.Fatalf("apply: exit %d, the fabric holds %v, a state was written (%v)\n%s\n%s", code, f.live, err == nil, out, errs)
 	}
@@ -127,15 +127,15 @@ func TestImportOfAnObjectGoneSincePlanFailsAndKeepsTheRest(t *testing.T) {
 	f := newMemFabric()
 	f.live["listener.loop"] = "tok-l"
 	f.live["endpoint.old"] = "tok-e"
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, importBlockConfig)
-	if code, out, errs := stateCmd(t, dir, "", "plan", "-out=tfplan", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-out=tfplan", "-no-color"); code != 0 {
 		t.Fatalf("plan: %d\n%s%s", code, out, errs)
 	}
 	f.mu.Lock()
 	delete(f.live, "endpoint.old")
 	f.mu.Unlock()
-	code, out, errs := stateCmd(t, dir, "", "apply", "-no-color", "tfplan")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-no-color", "tfplan")
 	if code != 1 || !strings.Contains(errs, "endpoint.client[0]") || !strings.Contains(errs, "the agent holds no endpoint.old") {
 		t.Fatalf("apply: exit %d, want 1 naming the missing object\n%s\n%s", code, out, errs)
 	}
@@ -148,7 +148,7 @@ func TestImportOfAnObjectGoneSincePlanFailsAndKeepsTheRest(t *testing.T) {
 // is the one they use, its id the agent's name for it.
 func TestImportBlockLeavesDependentsAlone(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	src := `
 listener "loop" {
   address = "10.77.0.1"
@@ -164,23 +164,23 @@ endpoint "client" {
 }
 `
 	dir := planDir(t, src)
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
-	if code, _, errs := stateCmd(t, dir, "", "state", "rm", "listener.loop"); code != 0 {
+	if code, _, errs := meta.cmd(t, dir, "", "state", "rm", "listener.loop"); code != 0 {
 		t.Fatalf("state rm: %d %s", code, errs)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(src+"\nimport {\n  to = listener.loop\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	code, out, errs := meta.cmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
 	if code != 2 || !strings.Contains(out, "Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.") || strings.Contains(out, "endpoint.client must be replaced") {
 		t.Fatalf("plan: %d\n%s\n%s", code, out, errs)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "Resources: 1 imported, 0 added, 0 changed, 0 destroyed.") {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "Resources: 1 imported, 0 added, 0 changed, 0 destroyed.") {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
-	if code, out, _ := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode"); code != 0 {
+	if code, out, _ := meta.cmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("plan after the import: %d\n%s", code, out)
 	}
 }
@@ -190,7 +190,7 @@ func TestImportBlockWithForEachAdoptsEach(t *testing.T) {
 	f := newMemFabric()
 	f.live["endpoint.client[0]"] = "tok-0"
 	f.live["endpoint.client[1]"] = "tok-1"
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, `
 endpoint "client" {
   count   = 2
@@ -203,7 +203,7 @@ import {
   to       = endpoint.client[each.value]
 }
 `)
-	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if code != 0 || !strings.Contains(out, "Apply complete! Resources: 2 imported, 0 added, 0 changed, 0 destroyed.") {
 		t.Fatalf("apply: %d\n%s%s", code, out, errs)
 	}

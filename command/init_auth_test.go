@@ -75,13 +75,13 @@ func clearEtcdEnv(t *testing.T) {
 func TestEtcdAuthCredentialsInBlock(t *testing.T) {
 	clearEtcdEnv(t)
 	ep := startAuthEtcd(t)
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	block := func(pw string) string {
 		return "rdmaform {\n  backend \"etcd\" {\n    endpoints = [\"" + ep + "\"]\n    prefix    = \"/auth-block\"\n" +
 			"    username  = \"root\"\n    password  = \"" + pw + "\"\n  }\n}\n" + planTestConfig
 	}
 	dir := planDir(t, block(etcdRootPassword))
-	code, out, errs := stateCmd(t, dir, "", "init")
+	code, out, errs := meta.cmd(t, dir, "", "init")
 	if code != 0 || !strings.Contains(out, `user "root"`) {
 		t.Fatalf("init: %d\n%s%s", code, out, errs)
 	}
@@ -90,7 +90,7 @@ func TestEtcdAuthCredentialsInBlock(t *testing.T) {
 	if rec, _ := os.ReadFile(filepath.Join(dir, ".rdmaform", "backend.json")); strings.Contains(string(rec), etcdRootPassword) || !strings.Contains(string(rec), `"password_set": true`) {
 		t.Errorf("backend.json:\n%s", rec)
 	}
-	code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs = meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if code != 0 || !strings.Contains(out, "Apply complete! Resources: 4 added") {
 		t.Fatalf("apply: %d\n%s%s", code, out, errs)
 	}
@@ -98,20 +98,20 @@ func TestEtcdAuthCredentialsInBlock(t *testing.T) {
 	if !strings.Contains(errs, "Warning: Password sent without TLS") || !strings.Contains(errs, `user "root" is sent unencrypted to http://`) {
 		t.Errorf("apply with a password over http does not warn of it:\n%s", errs)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "endpoint.client[1]") {
+	if code, out, errs := meta.cmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "endpoint.client[1]") {
 		t.Fatalf("state list: %d\n%s%s", code, out, errs)
 	}
 
 	// Another password in the block is a changed backend, named without
 	// its values.
 	writeConfig(t, dir, block(etcdWrongPassword))
-	code, out, errs = stateCmd(t, dir, "", "state", "list")
+	code, out, errs = meta.cmd(t, dir, "", "state", "list")
 	if code != 1 || !strings.Contains(errs, "Backend initialization required") || !strings.Contains(errs, "(changed: password)") {
 		t.Errorf("state list after the password changed: %d\n%s%s", code, out, errs)
 	}
 	t.Logf("%s:\n%s%s", "state list after the password changed", out, errs)
 	noSecrets(t, "state list after the password changed", out, errs)
-	code, out, errs = stateCmd(t, dir, "", "init", "-reconfigure")
+	code, out, errs = meta.cmd(t, dir, "", "init", "-reconfigure")
 	if code != 1 || !strings.Contains(errs, `etcd at `+ep+` refused the credentials of user "root": authentication failed`) || strings.Contains(errs, "rpc error") {
 		t.Errorf("init with a wrong password: %d\n%s%s", code, out, errs)
 	}
@@ -125,12 +125,12 @@ func TestEtcdAuthCredentialsInBlock(t *testing.T) {
 func TestEtcdAuthBackendConfig(t *testing.T) {
 	clearEtcdEnv(t)
 	ep := startAuthEtcd(t)
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, "rdmaform {\n  backend \"etcd\" {}\n}\n"+planTestConfig)
 	file := filepath.Join(t.TempDir(), "etcd.hcl")
 	os.WriteFile(file, []byte("endpoints = [\""+ep+"\"]\nprefix    = \"/auth-partial\"\nusername  = \"root\"\n"), 0o600)
 
-	code, out, errs := stateCmd(t, dir, "", "init", "-backend-config="+file, "-backend-config=password="+etcdRootPassword)
+	code, out, errs := meta.cmd(t, dir, "", "init", "-backend-config="+file, "-backend-config=password="+etcdRootPassword)
 	if code != 0 || !strings.Contains(out, `Using the etcd (`+ep+`, prefix "/auth-partial", user "root") backend`) {
 		t.Fatalf("init -backend-config: %d\n%s%s", code, out, errs)
 	}
@@ -145,16 +145,16 @@ func TestEtcdAuthBackendConfig(t *testing.T) {
 		t.Errorf("backend-secrets.json: %v %v", fi, err)
 	}
 
-	code, out, errs = stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs = meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if code != 0 || !strings.Contains(out, "Apply complete! Resources: 4 added") {
 		t.Fatalf("apply with the recorded -backend-config: %d\n%s%s", code, out, errs)
 	}
 	noSecrets(t, "apply", out, errs)
-	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
+	if code, out, errs := meta.cmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
 		t.Fatalf("state list: %d\n%s%s", code, out, errs)
 	}
 	// As Terraform's: init again without -backend-config keeps the values.
-	if code, out, errs := stateCmd(t, dir, "", "init"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "init"); code != 0 {
 		t.Fatalf("init again: %d\n%s%s", code, out, errs)
 	}
 
@@ -162,28 +162,28 @@ func TestEtcdAuthBackendConfig(t *testing.T) {
 	// state where it is: init needs neither -migrate-state nor
 	// -reconfigure for it, tries it, and a wrong one fails on etcd's
 	// refusal, as with -reconfigure.
-	code, out, errs = stateCmd(t, dir, "", "init", "-backend-config="+file, "-backend-config=password="+etcdWrongPassword)
+	code, out, errs = meta.cmd(t, dir, "", "init", "-backend-config="+file, "-backend-config=password="+etcdWrongPassword)
 	if code != 1 || strings.Contains(errs, "Backend configuration changed") || !strings.Contains(errs, `etcd at `+ep+` refused the credentials of user "root"`) {
 		t.Errorf("init with another password: %d\n%s%s", code, out, errs)
 	}
 	t.Logf("%s:\n%s%s", "init with another password", out, errs)
 	noSecrets(t, "init with another password", out, errs)
-	code, out, errs = stateCmd(t, dir, "", "init", "-reconfigure", "-backend-config="+file, "-backend-config=password="+etcdWrongPassword)
+	code, out, errs = meta.cmd(t, dir, "", "init", "-reconfigure", "-backend-config="+file, "-backend-config=password="+etcdWrongPassword)
 	if code != 1 || !strings.Contains(errs, `etcd at `+ep+` refused the credentials of user "root"`) || strings.Contains(errs, "rpc error") {
 		t.Errorf("init -reconfigure with a wrong password: %d\n%s%s", code, out, errs)
 	}
 	t.Logf("%s:\n%s%s", "init -reconfigure with a wrong password", out, errs)
 	noSecrets(t, "init -reconfigure with a wrong password", out, errs)
 	// The refused init recorded nothing: the state is still reachable.
-	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
+	if code, out, errs := meta.cmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
 		t.Errorf("state list after a refused init: %d\n%s%s", code, out, errs)
 	}
 	// A change that leaves the state where it is has nothing to migrate.
-	code, out, errs = stateCmd(t, dir, "", "init", "-migrate-state", "-backend-config="+file, "-backend-config=password="+etcdRootPassword, "-backend-config=dial_timeout=7s")
+	code, out, errs = meta.cmd(t, dir, "", "init", "-migrate-state", "-backend-config="+file, "-backend-config=password="+etcdRootPassword, "-backend-config=dial_timeout=7s")
 	if code != 0 || !strings.Contains(out, "The state stays where it is (changed: dial_timeout); nothing to migrate.") {
 		t.Errorf("init -migrate-state with another dial_timeout: %d\n%s%s", code, out, errs)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
+	if code, out, errs := meta.cmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
 		t.Errorf("state list after the dial_timeout changed: %d\n%s%s", code, out, errs)
 	}
 
@@ -198,14 +198,14 @@ func TestEtcdAuthBackendConfig(t *testing.T) {
 	if _, err := c.UserChangePassword(context.Background(), "root", newPassword); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 1 || !strings.Contains(errs, `refused the credentials of user "root"`) || !strings.Contains(errs, "If the password changed in etcd") {
+	if code, out, errs := meta.cmd(t, dir, "", "state", "list"); code != 1 || !strings.Contains(errs, `refused the credentials of user "root"`) || !strings.Contains(errs, "If the password changed in etcd") {
 		t.Errorf("state list with the old password: %d\n%s%s", code, out, errs)
 	}
-	code, out, errs = stateCmd(t, dir, "", "init", "-backend-config="+file, "-backend-config=password="+newPassword, "-backend-config=dial_timeout=7s")
+	code, out, errs = meta.cmd(t, dir, "", "init", "-backend-config="+file, "-backend-config=password="+newPassword, "-backend-config=dial_timeout=7s")
 	if code != 0 || !strings.Contains(out, "The state stays where it is (changed: password)") || strings.Contains(out+errs, newPassword) {
 		t.Errorf("init with the new password: %d\n%s%s", code, out, errs)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
+	if code, out, errs := meta.cmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "listener.loop") {
 		t.Errorf("state list with the new password: %d\n%s%s", code, out, errs)
 	}
 }

@@ -155,19 +155,19 @@ rdmaform {
 // refused until init, as Terraform's: a plan would otherwise read another
 // (empty) state and plan every object again.
 func TestBackendBlockWithoutInitIsRefused(t *testing.T) {
-	withFabric(t, newMemFabric()) // plan connects while the state opens: no real agent in a test
+	meta := withFabric(t, newMemFabric()) // plan connects while the state opens: no real agent in a test
 	dir := stateDir(t, testState)
 	writeConfig(t, dir, "rdmaform {\n  backend \"local\" {\n    path = \"elsewhere.rdmastate\"\n  }\n}\n")
 	for _, args := range [][]string{{"plan"}, {"state", "list"}, {"output"}} {
-		code, out, errs := stateCmd(t, dir, "", args...)
+		code, out, errs := meta.cmd(t, dir, "", args...)
 		if code != 1 || !strings.Contains(errs, `Backend initialization required, please run "rdmaform init"`) || !strings.Contains(errs, "local (elsewhere.rdmastate)") {
 			t.Errorf("%s: %d\n%s%s", strings.Join(args, " "), code, out, errs)
 		}
 	}
-	if code, out, errs := stateCmd(t, dir, "", "init", "-migrate-state", "-force-copy"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "init", "-migrate-state", "-force-copy"); code != 0 {
 		t.Fatalf("init -migrate-state: %d\n%s%s", code, out, errs)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "endpoint.client[10]") {
+	if code, out, errs := meta.cmd(t, dir, "", "state", "list"); code != 0 || !strings.Contains(out, "endpoint.client[10]") {
 		t.Errorf("state list after init: %d\n%s%s", code, out, errs)
 	}
 }
@@ -210,9 +210,9 @@ func TestInitMigratesEveryWorkspace(t *testing.T) {
 func TestApplyStopsWhenItsLockIsLost(t *testing.T) {
 	ep := etcdtest.Start(t)
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, "rdmaform {\n  backend \"etcd\" {\n    endpoints = [\""+ep+"\"]\n    prefix    = \"/lost\"\n  }\n}\n"+planTestConfig)
-	if code, _, errs := stateCmd(t, dir, "", "init"); code != 0 {
+	if code, _, errs := meta.cmd(t, dir, "", "init"); code != 0 {
 		t.Fatal(errs)
 	}
 	other, err := state.NewEtcd(context.Background(), state.EtcdOptions{Endpoints: []string{ep}, Prefix: "/lost"})
@@ -237,7 +237,7 @@ func TestApplyStopsWhenItsLockIsLost(t *testing.T) {
 			time.Sleep(2 * time.Second) // the holder's session notices
 		})
 	}
-	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color", "-parallelism=1")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color", "-parallelism=1")
 	if code != 1 || !strings.Contains(errs, "Error: Lost the state lock") || !strings.Contains(errs, "Stopped: this run lost the state lock") {
 		t.Fatalf("apply that lost its lock: %d\n%s\n%s", code, out, errs)
 	}

@@ -41,11 +41,9 @@ func (f stuckFabric) Delete(ctx context.Context, h apply.Handle, token string) e
 // for what is in flight; the first says so.
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	f := stuckFabric{memFabric: newMemFabric(), never: make(chan struct{})}
-	old := connectFabric
-	t.Cleanup(func() { connectFabric = old })
-	connectFabric = func(context.Context, string, io.Writer, func() bool) (*fabricConn, error) {
+	meta := Meta{Connect: func(context.Context, string, io.Writer, func() bool) (*fabricConn, error) {
 		return &fabricConn{Refresher: f.memFabric, Fabric: f}, nil
-	}
+	}}
 	exited := make(chan int, 1)
 	oldExit := exitNow
 	t.Cleanup(func() { exitNow = oldExit })
@@ -55,7 +53,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	returned := make(chan struct{})
 	go func() {
 		defer close(returned)
-		run([]string{"-chdir=" + dir, "apply", "-auto-approve", "-no-color"}, Meta{In: strings.NewReader(""), Out: &out, Err: &out})
+		run([]string{"-chdir=" + dir, "apply", "-auto-approve", "-no-color"}, meta.streams(strings.NewReader(""), &out, &out))
 	}()
 	// The process goes on (exitNow does not end it here): let the apply
 	// finish before the next test changes directory under it.
@@ -93,19 +91,17 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 // make everything again.
 func TestInterruptedDestroySaysDestroyAgain(t *testing.T) {
 	f := stuckFabric{memFabric: newMemFabric(), never: make(chan struct{}), deletes: true}
-	old := connectFabric
-	t.Cleanup(func() { connectFabric = old })
-	connectFabric = func(context.Context, string, io.Writer, func() bool) (*fabricConn, error) {
+	meta := Meta{Connect: func(context.Context, string, io.Writer, func() bool) (*fabricConn, error) {
 		return &fabricConn{Refresher: f.memFabric, Fabric: f}, nil
-	}
+	}}
 	dir := planDir(t, planTestConfig)
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
 		t.Fatalf("apply: %d\n%s%s", code, out, errs)
 	}
 	var out lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"-chdir=" + dir, "destroy", "-auto-approve", "-no-color"}, Meta{In: strings.NewReader(""), Out: &out, Err: &out})
+		done <- run([]string{"-chdir=" + dir, "destroy", "-auto-approve", "-no-color"}, meta.streams(strings.NewReader(""), &out, &out))
 	}()
 	waitForOutput(t, &out, "endpoint.client[0]: Destroying...")
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)

@@ -1,10 +1,39 @@
 package command
 
-import "io"
+import (
+	"context"
+	"io"
+)
 
 // Meta is what every command shares, as in Terraform's internal/command:
-// the standard streams, which tests capture.
+// the standard streams and the seams tests set. A Meta with only its
+// streams set is the real program's; tests set the seams on their own
+// Meta rather than on package variables, so that they can run in parallel.
 type Meta struct {
 	In       io.Reader
 	Out, Err io.Writer
+
+	// Connect reaches the agent (nil: the agent's client, which starts an
+	// agent when none answers); tests give a fake fabric.
+	Connect connectFunc
+	// NoAgent makes plan, apply and destroy act as in a build without the
+	// agent: those that need the live fabric say so.
+	NoAgent bool
+}
+
+// connectFunc reaches the agent at socket (the configured one, or "" for
+// the default). When none answers it starts one if mayStart (nil: always)
+// says so; notify receives one line if an agent had to be started.
+type connectFunc func(ctx context.Context, socket string, notify io.Writer, mayStart func() bool) (*fabricConn, error)
+
+// connector is how the commands reach the agent; nil with NoAgent, when
+// commands that need the live fabric say it is not available.
+func (m Meta) connector() connectFunc {
+	switch {
+	case m.NoAgent:
+		return nil
+	case m.Connect != nil:
+		return m.Connect
+	}
+	return connectAgent
 }

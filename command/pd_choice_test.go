@@ -69,21 +69,21 @@ func statePD(t *testing.T, dir string) map[string]string {
 // change of a reference to an object that exists.
 func TestPDChosenPerInstanceAndMovedBetweenProtectionDomains(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, pdChoiceConfig(`protection_domain.one.id`))
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
 	want := map[string]string{`endpoint.t["gold"]`: "protection_domain.one", `endpoint.t["bronze"]`: "protection_domain.two", "endpoint.c": "protection_domain.one"}
 	if got := statePD(t, dir); len(got) != 3 || got[`endpoint.t["gold"]`] != want[`endpoint.t["gold"]`] || got[`endpoint.t["bronze"]`] != want[`endpoint.t["bronze"]`] || got["endpoint.c"] != want["endpoint.c"] {
 		t.Fatalf("protection domains applied: %v, want %v", got, want)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("second plan: %d\n%s\n%s", code, out, errs)
 	}
 
 	writeConfig(t, dir, pdChoiceConfig(`protection_domain.two.id`))
-	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
+	code, out, errs := meta.cmd(t, dir, "", "plan", "-no-color", "-detailed-exitcode")
 	if code != 2 {
 		t.Fatalf("plan after moving endpoint.c: %d\n%s\n%s", code, out, errs)
 	}
@@ -92,7 +92,7 @@ func TestPDChosenPerInstanceAndMovedBetweenProtectionDomains(t *testing.T) {
 			t.Errorf("plan lacks %q:\n%s", w, out)
 		}
 	}
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
 	if got := statePD(t, dir)["endpoint.c"]; got != "protection_domain.two" {
@@ -102,7 +102,7 @@ func TestPDChosenPerInstanceAndMovedBetweenProtectionDomains(t *testing.T) {
 	// A new instance's pd, from a protection domain that exists, is known.
 	writeConfig(t, dir, strings.NewReplacer(`["gold", "bronze"]`, `["gold", "bronze", "silver"]`,
 		`bronze = protection_domain.two.id`, `bronze = protection_domain.two.id, silver = protection_domain.one.id`).Replace(pdChoiceConfig(`protection_domain.two.id`)))
-	code, out, errs = stateCmd(t, dir, "", "plan", "-no-color")
+	code, out, errs = meta.cmd(t, dir, "", "plan", "-no-color")
 	if code != 0 || !strings.Contains(out, `# endpoint.t["silver"] will be created`) || !regexp.MustCompile(`\+ pd +=+ "protection_domain.one"`).MatchString(out) {
 		t.Fatalf("plan of a new instance: %d\n%s\n%s", code, out, errs)
 	}

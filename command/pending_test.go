@@ -41,16 +41,16 @@ func markPending(t *testing.T, dir string, addrs ...string) {
 // is refused as "already exists".
 func TestObjectsOfAKilledApplyAreAdoptedOrMade(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig+"\noutput \"qp1\" {\n  value = endpoint.client[1].qp_num\n}\n")
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
 	markPending(t, dir, "endpoint.client[0]", "endpoint.client[1]")
 	f.mu.Lock()
 	delete(f.live, "endpoint.client[0]") // the agent never got to it
 	f.mu.Unlock()
-	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color")
+	code, out, errs := meta.cmd(t, dir, "", "plan", "-no-color")
 	if code != 0 {
 		t.Fatalf("plan: %d\n%s\n%s", code, out, errs)
 	}
@@ -69,17 +69,17 @@ func TestObjectsOfAKilledApplyAreAdoptedOrMade(t *testing.T) {
 	if strings.Contains(out, "no longer holds it") {
 		t.Errorf("an object never made is said to be gone:\n%s", out)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
 		t.Fatalf("apply after the killed one: %d\n%s\n%s", code, out, errs)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
 		t.Fatalf("plan after: %d\n%s\n%s", code, out, errs)
 	}
-	_, out, _ = stateCmd(t, dir, "", "state", "show", "endpoint.client[1]")
+	_, out, _ = meta.cmd(t, dir, "", "state", "show", "endpoint.client[1]")
 	if !regexp.MustCompile(`status\s+= "established"`).MatchString(out) || !regexp.MustCompile(`qp_num\s+= \d+`).MatchString(out) || strings.Contains(out, "pending") {
 		t.Errorf("the adopted object's state:\n%s", out)
 	}
-	if _, out, _ := stateCmd(t, dir, "", "output", "qp1"); out == "null\n" || out == "" {
+	if _, out, _ := meta.cmd(t, dir, "", "output", "qp1"); out == "null\n" || out == "" {
 		t.Errorf("an output of the adopted object: %q", out)
 	}
 }
@@ -87,15 +87,15 @@ func TestObjectsOfAKilledApplyAreAdoptedOrMade(t *testing.T) {
 // A pending object no longer in the configuration is destroyed by the
 // next apply, as any object the configuration dropped.
 func TestPendingObjectOutOfTheConfigurationIsDestroyed(t *testing.T) {
-	f, dir := appliedThenPending(t, "endpoint.client[1]")
+	f, meta, dir := appliedThenPending(t, "endpoint.client[1]")
 	writeConfig(t, dir, strings.Replace(planTestConfig, "count   = 2", "count   = 1", 1))
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "  # endpoint.client[1] will be destroyed\n  # (made by an interrupted apply, and no longer in the configuration)") || strings.Contains(out, "deposed object") || !strings.Contains(out, "Destruction complete") {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 || !strings.Contains(out, "  # endpoint.client[1] will be destroyed\n  # (made by an interrupted apply, and no longer in the configuration)") || strings.Contains(out, "deposed object") || !strings.Contains(out, "Destruction complete") {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
 	if _, ok := f.live["endpoint.client[1]"]; ok {
 		t.Error("the pending object is left in the agent")
 	}
-	if code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
 		t.Errorf("plan after: %d\n%s\n%s", code, out, errs)
 	}
 }
@@ -105,12 +105,12 @@ func TestPendingObjectOutOfTheConfigurationIsDestroyed(t *testing.T) {
 // is not adopted as made: the next plan destroys it and makes it anew,
 // saying why.
 func TestFailedPendingObjectIsMadeAgainNotAdopted(t *testing.T) {
-	f, dir := appliedThenPending(t, "endpoint.client[1]")
+	f, meta, dir := appliedThenPending(t, "endpoint.client[1]")
 	f.mu.Lock()
 	f.status = map[string]string{"endpoint.client[1]": "error"}
 	oldToken := f.live["endpoint.client[1]"]
 	f.mu.Unlock()
-	code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-out=failed.plan")
+	code, out, errs := meta.cmd(t, dir, "", "plan", "-no-color", "-out=failed.plan")
 	if code != 0 {
 		t.Fatalf("plan: %d\n%s\n%s", code, out, errs)
 	}
@@ -138,27 +138,27 @@ func TestFailedPendingObjectIsMadeAgainNotAdopted(t *testing.T) {
 	f.mu.Lock()
 	delete(f.status, "endpoint.client[1]") // the new one connects
 	f.mu.Unlock()
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-no-color", "failed.plan"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-no-color", "failed.plan"); code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
 	if tok := f.live["endpoint.client[1]"]; tok == "" || tok == oldToken {
 		t.Errorf("the endpoint was not made anew: token %q, was %q", tok, oldToken)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color"); code != 0 {
 		t.Errorf("plan after: %d\n%s\n%s", code, out, errs)
 	}
 }
 
 // appliedThenPending applies planTestConfig on a memFabric, then marks
 // addrs in the state as an apply killed while making them leaves them.
-func appliedThenPending(t *testing.T, addrs ...string) (*memFabric, string) {
+func appliedThenPending(t *testing.T, addrs ...string) (*memFabric, Meta, string) {
 	t.Helper()
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
-	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+	if code, _, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
 		t.Fatal(errs)
 	}
 	markPending(t, dir, addrs...)
-	return f, dir
+	return f, meta, dir
 }

@@ -76,13 +76,6 @@ type fabricConn struct {
 	Agent func(context.Context) (planner.AgentIdentity, error)
 }
 
-// connectFabric reaches the agent at socket (the configured one, or ""
-// for the default); nil when no adapter is compiled in (tests), in which
-// case commands that need the live fabric say so. When none answers it
-// starts one if mayStart (nil: always) says so; notify receives one line
-// if an agent had to be started.
-var connectFabric func(ctx context.Context, socket string, notify io.Writer, mayStart func() bool) (*fabricConn, error)
-
 // agentSocket is the configuration's agent socket setting, or "".
 func (se *session) agentSocket() string {
 	if se.cfg != nil && se.cfg.Settings != nil && se.cfg.Settings.Agent != nil {
@@ -377,7 +370,7 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 		cancel() // a held lock is not worth waiting for
 	} else if fetchLive {
 		se.cfg = cfg
-		se.fetch = startLiveFetch(se.agentSocket(), agentStart.mayStart)
+		se.fetch = startLiveFetch(s.connector(), se.agentSocket(), agentStart.mayStart)
 	}
 	stateOK := <-stateDone
 	cancel()
@@ -404,11 +397,12 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 	if !needFabric {
 		return se, true
 	}
-	if connectFabric == nil {
+	connect := s.connector()
+	if connect == nil {
 		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
 		return se, false
 	}
-	conn, err := connectFabric(context.Background(), se.agentSocket(), s.Err, nil)
+	conn, err := connect(context.Background(), se.agentSocket(), s.Err, nil)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%s\n", termsafe.Text(err.Error()))
 		return se, false
@@ -453,11 +447,11 @@ type liveFetch struct {
 	listeners planner.ListenerReader
 }
 
-func startLiveFetch(socket string, mayStart func() bool) *liveFetch {
+func startLiveFetch(connect connectFunc, socket string, mayStart func() bool) *liveFetch {
 	f := &liveFetch{done: make(chan struct{})}
 	go func() {
 		defer close(f.done)
-		f.conn, f.connErr = connectFabric(context.Background(), socket, &f.notify, mayStart)
+		f.conn, f.connErr = connect(context.Background(), socket, &f.notify, mayStart)
 		if f.connErr == nil {
 			f.facts, _ = f.conn.Refresher.(planner.FactsReader)
 			f.listeners, _ = f.conn.Refresher.(planner.ListenerReader)
@@ -584,13 +578,13 @@ func runPlan(args []string, s Meta) int {
 		ui = newJSONUI(s.Out)
 		ui.version()
 	}
-	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui, input: f.input && ui == nil}, false, needFabric && connectFabric != nil)
+	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui, input: f.input && ui == nil}, false, needFabric && s.connector() != nil)
 	defer se.close()
 	if !ok {
 		return 1
 	}
 	if needFabric {
-		if connectFabric == nil {
+		if s.connector() == nil {
 			if se.prior != nil && len(se.prior.Objects) > 0 {
 				fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\nThe state records %d objects whose live status cannot be read. Run \"rdmaform plan -refresh=false\" to plan against the state as recorded.\n", errNoAgent, len(se.prior.Objects))
 				return 1

@@ -105,9 +105,9 @@ endpoint "client" {
 
 	// The state, as an apply writes it.
 	b.Chdir(".")
-	withFabric(b, newMemFabric())
+	meta := withFabric(b, newMemFabric())
 	var out, errb bytes.Buffer
-	code := run([]string{"-chdir=" + dir, "apply", "-auto-approve", "-no-color"}, Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code := run([]string{"-chdir=" + dir, "apply", "-auto-approve", "-no-color"}, meta.streams(strings.NewReader(""), &out, &errb))
 	if code != 0 {
 		b.Fatalf("apply through the in-memory fabric: exit %d\n%s", code, errb.String())
 	}

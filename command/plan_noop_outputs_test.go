@@ -12,21 +12,21 @@ import (
 // applyable or -detailed-exitcode 2.
 func TestUnchangedOutputsAreNoOps(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig+`
 output "secret" {
   value     = "s3cret"
   sensitive = true
 }
 `)
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
-	code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color", "-out=noop.plan")
+	code, out, errs := meta.cmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color", "-out=noop.plan")
 	if code != 0 || !strings.Contains(out, "No changes.") || strings.Contains(out, "Outputs") {
 		t.Fatalf("plan with the outputs unchanged: %d\n%s\n%s", code, out, errs)
 	}
-	code, out, errs = stateCmd(t, dir, "", "show", "-json", "noop.plan")
+	code, out, errs = meta.cmd(t, dir, "", "show", "-json", "noop.plan")
 	var doc struct {
 		Applyable     bool                      `json:"applyable"`
 		OutputChanges map[string]map[string]any `json:"output_changes"`
@@ -44,7 +44,7 @@ output "secret" {
 	if b, _ := json.Marshal(secret); string(b) != `{"actions":["no-op"],"after":"s3cret","after_sensitive":true,"after_unknown":false,"before":"s3cret","before_sensitive":true}` {
 		t.Errorf("secret's no-op: %s", b)
 	}
-	code, out, errs = stateCmd(t, dir, "", "plan", "-json", "-detailed-exitcode")
+	code, out, errs = meta.cmd(t, dir, "", "plan", "-json", "-detailed-exitcode")
 	outs := ofType(uiLines(t, out), "outputs")
 	if code != 0 || len(outs) != 1 {
 		t.Fatalf("plan -json: %d\n%s\n%s", code, out, errs)

@@ -195,17 +195,14 @@ func (f *memFabric) Live(context.Context) (map[string]planner.LiveObject, error)
 	return out, nil
 }
 
-// withFabric makes the commands use f (nil: no agent in this build) for
-// the test's duration.
-func withFabric(t testing.TB, f *memFabric) {
+// withFabric returns a Meta whose commands use f (nil: no agent in this
+// build).
+func withFabric(t testing.TB, f *memFabric) Meta {
 	t.Helper()
-	old := connectFabric
-	t.Cleanup(func() { connectFabric = old })
 	if f == nil {
-		connectFabric = nil
-		return
+		return Meta{NoAgent: true}
 	}
-	connectFabric = func(_ context.Context, _ string, _ io.Writer, mayStart func() bool) (*fabricConn, error) {
+	return Meta{Connect: func(_ context.Context, _ string, _ io.Writer, mayStart func() bool) (*fabricConn, error) {
 		f.mu.Lock()
 		stopped := f.stopped
 		f.mu.Unlock()
@@ -224,7 +221,7 @@ func withFabric(t testing.TB, f *memFabric) {
 			return f.identity, nil
 		}
 		return &fabricConn{Refresher: f, Fabric: f, CreateBeforeDestroy: true, Agent: identity}, nil
-	}
+	}}
 }
 
 func newMemFabric() *memFabric {
@@ -249,9 +246,9 @@ func planDir(t *testing.T, cfg string) string {
 }
 
 func TestPlanWithoutAgentOnEmptyStateSaysSo(t *testing.T) {
-	withFabric(t, nil)
+	meta := withFabric(t, nil)
 	dir := planDir(t, planTestConfig)
-	code, out, errs := stateCmd(t, dir, "", "plan", "-detailed-exitcode")
+	code, out, errs := meta.cmd(t, dir, "", "plan", "-detailed-exitcode")
 	if code != 2 || !strings.Contains(out, "Note: the agent is not available in this build") ||
 		!strings.Contains(out, "# endpoint.client[1] will be created") || !strings.Contains(out, "Plan: 4 to add, 0 to change, 0 to destroy.") {
 		t.Fatalf("code %d\n%s\n%s", code, out, errs)
@@ -260,30 +257,30 @@ func TestPlanWithoutAgentOnEmptyStateSaysSo(t *testing.T) {
 
 func TestPlanWithoutAgentRefusesToRefreshAState(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
-	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+	if code, _, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply: %s", errs)
 	}
-	withFabric(t, nil)
-	code, _, errs := stateCmd(t, dir, "", "plan")
+	meta = withFabric(t, nil)
+	code, _, errs := meta.cmd(t, dir, "", "plan")
 	if code != 1 || !strings.Contains(errs, "The rdmaform agent is not available") || !strings.Contains(errs, "-refresh=false") {
 		t.Fatalf("code %d: %s", code, errs)
 	}
-	code, out, errs := stateCmd(t, dir, "", "plan", "-refresh=false", "-detailed-exitcode")
+	code, out, errs := meta.cmd(t, dir, "", "plan", "-refresh=false", "-detailed-exitcode")
 	if code != 0 || !strings.Contains(out, "No changes. Your fabric matches the configuration.") || !strings.Contains(out, "-refresh=false") {
 		t.Fatalf("code %d\n%s\n%s", code, out, errs)
 	}
-	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 1 || !strings.Contains(errs, "agent is not available") {
+	if code, _, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 1 || !strings.Contains(errs, "agent is not available") {
 		t.Fatalf("apply without agent: %d %s", code, errs)
 	}
 }
 
 func TestApplyThenNoChangesThenDriftThenDestroy(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
-	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
@@ -300,21 +297,21 @@ func TestApplyThenNoChangesThenDriftThenDestroy(t *testing.T) {
 	if len(f.live) != 4 {
 		t.Fatalf("live %v", f.live)
 	}
-	code, out, _ = stateCmd(t, dir, "", "plan", "-detailed-exitcode")
+	code, out, _ = meta.cmd(t, dir, "", "plan", "-detailed-exitcode")
 	if code != 0 || !strings.Contains(out, "No changes.") {
 		t.Fatalf("second plan: %d\n%s", code, out)
 	}
 
 	delete(f.live, "endpoint.client[0]") // the agent lost it
-	code, out, _ = stateCmd(t, dir, "", "plan", "-detailed-exitcode")
+	code, out, _ = meta.cmd(t, dir, "", "plan", "-detailed-exitcode")
 	if code != 2 || !strings.Contains(out, "# endpoint.client[0] has been deleted") || !strings.Contains(out, "# (because the agent no longer holds it)") {
 		t.Fatalf("drift plan: %d\n%s", code, out)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 || !strings.Contains(out, "1 added") {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 0 || !strings.Contains(out, "1 added") {
 		t.Fatalf("heal: %d\n%s\n%s", code, out, errs)
 	}
 
-	code, out, errs = stateCmd(t, dir, "", "destroy", "-auto-approve")
+	code, out, errs = meta.cmd(t, dir, "", "destroy", "-auto-approve")
 	if code != 0 || !strings.Contains(out, "Destroy complete! Resources: 4 destroyed.") {
 		t.Fatalf("destroy: %d\n%s\n%s", code, out, errs)
 	}
@@ -330,22 +327,22 @@ func TestApplyThenNoChangesThenDriftThenDestroy(t *testing.T) {
 
 func TestApplyConfirmation(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
-	code, _, errs := stateCmd(t, dir, "", "apply")
+	code, _, errs := meta.cmd(t, dir, "", "apply")
 	if code != 1 || !strings.Contains(errs, "No terminal to confirm the apply") {
 		t.Fatalf("no terminal: %d %s", code, errs)
 	}
 	withTerminal(t)
-	code, out, _ := stateCmd(t, dir, "y\n", "apply")
+	code, out, _ := meta.cmd(t, dir, "y\n", "apply")
 	if code != 1 || !strings.Contains(out, "  Enter a value: ") || !strings.Contains(out, "Apply cancelled.") || len(f.live) != 0 {
 		t.Fatalf("answer y: %d\n%s", code, out)
 	}
-	code, out, _ = stateCmd(t, dir, "yes\n", "apply")
+	code, out, _ = meta.cmd(t, dir, "yes\n", "apply")
 	if code != 0 || !strings.Contains(out, "Do you want to perform these actions?") || len(f.live) != 4 {
 		t.Fatalf("answer yes: %d\n%s", code, out)
 	}
-	code, out, _ = stateCmd(t, dir, "no\n", "destroy")
+	code, out, _ = meta.cmd(t, dir, "no\n", "destroy")
 	if code != 1 || !strings.Contains(out, "Do you really want to destroy all resources?") || !strings.Contains(out, "Destroy cancelled.") || len(f.live) != 4 {
 		t.Fatalf("destroy answer no: %d\n%s", code, out)
 	}
@@ -357,68 +354,68 @@ func TestApplyConfirmation(t *testing.T) {
 func TestSavedPlanAppliesOnlyWithItsAgent(t *testing.T) {
 	f := newMemFabric()
 	f.identity = planner.AgentIdentity{PID: 311, StartedAt: 1_700_000_000_000_000_000}
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
 	writeConfig(t, dir, strings.Replace(planTestConfig, "count   = 2", "count   = 3", 1))
 	planFile := filepath.Join(dir, "p.plan")
-	if code, out, errs := stateCmd(t, dir, "", "plan", "-out="+planFile); code != 0 || !strings.Contains(out, "1 to add") {
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-out="+planFile); code != 0 || !strings.Contains(out, "1 to add") {
 		t.Fatalf("plan -out: %d\n%s\n%s", code, out, errs)
 	}
 	f.mu.Lock()
 	f.identity = planner.AgentIdentity{PID: 402, StartedAt: 1_700_000_100_000_000_000}
 	f.live = map[string]string{}
 	f.mu.Unlock()
-	code, out, errs := stateCmd(t, dir, "", "apply", planFile)
+	code, out, errs := meta.cmd(t, dir, "", "apply", planFile)
 	if code != 1 || !strings.Contains(errs, "Saved plan is stale") || !strings.Contains(errs, "pid 311") || !strings.Contains(errs, "is pid 402") || len(liveNames(f)) != 0 {
 		t.Fatalf("apply of a plan made against another agent: %d\n%s\n%s", code, out, errs)
 	}
 
 	// Against the agent it was made with, it applies.
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
 	writeConfig(t, dir, strings.Replace(planTestConfig, "count   = 2", "count   = 4", 1))
-	if code, out, errs := stateCmd(t, dir, "", "plan", "-out="+planFile); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-out="+planFile); code != 0 {
 		t.Fatalf("plan -out: %d\n%s\n%s", code, out, errs)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "apply", planFile); code != 0 || !strings.Contains(out, "Apply complete! Resources: 1 added") {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", planFile); code != 0 || !strings.Contains(out, "Apply complete! Resources: 1 added") {
 		t.Fatalf("apply of a plan made against this agent: %d\n%s\n%s", code, out, errs)
 	}
 }
 
 func TestSavedPlanAppliesOnlyIfStateUnchanged(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
 	planFile := filepath.Join(dir, "p.plan")
-	if code, out, errs := stateCmd(t, dir, "", "plan", "-out="+planFile); code != 0 || !strings.Contains(out, "Saved the plan to: ") {
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-out="+planFile); code != 0 || !strings.Contains(out, "Saved the plan to: ") {
 		t.Fatalf("plan -out: %d\n%s\n%s", code, out, errs)
 	}
-	code, out, errs := stateCmd(t, dir, "", "show", planFile)
+	code, out, errs := meta.cmd(t, dir, "", "show", planFile)
 	if code != 0 || !strings.Contains(out, "# listener.loop will be created") || !strings.Contains(out, "(known after apply)") {
 		t.Fatalf("show plan: %d\n%s\n%s", code, out, errs)
 	}
-	if code, out, _ := stateCmd(t, dir, "", "show", "-json", planFile); code != 0 || !strings.Contains(out, `"resource_changes"`) {
+	if code, out, _ := meta.cmd(t, dir, "", "show", "-json", planFile); code != 0 || !strings.Contains(out, `"resource_changes"`) {
 		t.Fatalf("show -json plan: %d\n%s", code, out)
 	}
 	stale := filepath.Join(dir, "stale.plan")
-	stateCmd(t, dir, "", "plan", "-out="+stale)
-	if code, out, errs := stateCmd(t, dir, "", "apply", planFile); code != 0 || !strings.Contains(out, "Apply complete! Resources: 4 added") {
+	meta.cmd(t, dir, "", "plan", "-out="+stale)
+	if code, out, errs := meta.cmd(t, dir, "", "apply", planFile); code != 0 || !strings.Contains(out, "Apply complete! Resources: 4 added") {
 		t.Fatalf("apply plan: %d\n%s\n%s", code, out, errs)
 	}
-	code, _, errs = stateCmd(t, dir, "", "apply", stale)
+	code, _, errs = meta.cmd(t, dir, "", "apply", stale)
 	if code != 1 || !strings.Contains(errs, "Saved plan is stale") {
 		t.Fatalf("stale plan: %d %s", code, errs)
 	}
 
 	// A changed configuration makes a saved plan unusable too.
 	p2 := filepath.Join(dir, "p2.plan")
-	stateCmd(t, dir, "", "plan", "-destroy", "-out="+p2)
+	meta.cmd(t, dir, "", "plan", "-destroy", "-out="+p2)
 	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(planTestConfig+"\n# edited\n"), 0o644)
-	code, _, errs = stateCmd(t, dir, "", "apply", p2)
+	code, _, errs = meta.cmd(t, dir, "", "apply", p2)
 	if code != 1 || !strings.Contains(errs, "Saved plan does not match the configuration") || len(f.live) != 4 {
 		t.Fatalf("changed config: %d %s", code, errs)
 	}
@@ -427,9 +424,9 @@ func TestSavedPlanAppliesOnlyIfStateUnchanged(t *testing.T) {
 func TestApplyFailureKeepsWhatSucceeded(t *testing.T) {
 	f := newMemFabric()
 	f.fail["listener.loop"] = fmt.Errorf("rdma_listen: %w (EADDRINUSE)", syscall.EADDRINUSE)
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
-	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve")
 	if code != 1 {
 		t.Fatalf("code %d\n%s\n%s", code, out, errs)
 	}
@@ -443,17 +440,17 @@ func TestApplyFailureKeepsWhatSucceeded(t *testing.T) {
 		}
 	}
 	delete(f.fail, "listener.loop")
-	code, out, _ = stateCmd(t, dir, "", "plan", "-detailed-exitcode")
+	code, out, _ = meta.cmd(t, dir, "", "plan", "-detailed-exitcode")
 	if code != 2 || !strings.Contains(out, "Plan: 3 to add, 0 to change, 0 to destroy.") {
 		t.Fatalf("plan after failure: %d\n%s", code, out)
 	}
 }
 
 func TestPlanJSONAndBadAddresses(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, planTestConfig)
 	// As Terraform's: the machine-readable UI, one message a line.
-	code, out, _ := stateCmd(t, dir, "", "plan", "-json")
+	code, out, _ := meta.cmd(t, dir, "", "plan", "-json")
 	msgs := uiLines(t, out)
 	if code != 0 || len(msgs) < 3 || msgs[0]["type"] != "version" {
 		t.Fatalf("plan -json: %d\n%s", code, out)
@@ -480,17 +477,17 @@ func TestPlanJSONAndBadAddresses(t *testing.T) {
 		t.Errorf("%d planned creates (want 4), %d summaries (want 1):\n%s", planned, summaries, out)
 	}
 	// The document is show -json's, of the saved plan.
-	code, out, _ = planDocument(t, dir)
+	code, out, _ = planDocument(t, meta, dir)
 	if code != 0 || !strings.HasPrefix(out, `{"format_version":"1.0"`) || !strings.Contains(out, `"summary":{"add":4,"change":0,"destroy":0,"remove":0}`) {
 		t.Fatalf("show -json of the saved plan: %d\n%s", code, out)
 	}
 	if !strings.Contains(out, `"applyable":true,"complete":true`) {
 		t.Errorf("a full plan with changes is not applyable and complete:\n%s", out)
 	}
-	if _, out, _ = planDocument(t, dir, "-target=listener.loop"); !strings.Contains(out, `"applyable":true,"complete":false`) {
+	if _, out, _ = planDocument(t, meta, dir, "-target=listener.loop"); !strings.Contains(out, `"applyable":true,"complete":false`) {
 		t.Errorf("a targeted plan is complete:\n%s", out)
 	}
-	code, _, errs := stateCmd(t, dir, "", "plan", "-target=nope.x")
+	code, _, errs := meta.cmd(t, dir, "", "plan", "-target=nope.x")
 	if code != 1 || !strings.Contains(errs, "Invalid -target address") {
 		t.Fatalf("bad target: %d %s", code, errs)
 	}
@@ -510,10 +507,10 @@ func holdLock(t *testing.T, dir string) string {
 }
 
 func TestPlanWaitsForTheLock(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, planTestConfig)
 	holdLock(t, dir)
-	code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve")
+	code, _, errs := meta.cmd(t, dir, "", "apply", "-auto-approve")
 	if code != 1 || !strings.Contains(errs, "lock") {
 		t.Fatalf("apply under a held lock: %d %s", code, errs)
 	}
@@ -523,11 +520,11 @@ func TestPlanWaitsForTheLock(t *testing.T) {
 // (taken while the configuration loads) is held by someone else and
 // -lock-timeout would wait for it; and it is the only error shown.
 func TestConfigErrorDoesNotWaitForTheLock(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, planTestConfig+"\nendpoint \"broken\" {\n  port = 1\n}\n")
 	holdLock(t, dir)
 	start := time.Now()
-	code, _, errs := stateCmd(t, dir, "", "plan", "-lock-timeout=2m")
+	code, _, errs := meta.cmd(t, dir, "", "plan", "-lock-timeout=2m")
 	if took := time.Since(start); took > time.Minute {
 		t.Fatalf("plan waited %v for the lock before reporting the configuration error", took)
 	}
@@ -540,7 +537,7 @@ func TestConfigErrorDoesNotWaitForTheLock(t *testing.T) {
 // apply, keep them while nothing changes, and are known after apply again
 // when their object is replaced.
 func TestOutputsKnownAfterApply(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, `
 listener "l" {
   address = "10.77.0.1"
@@ -558,27 +555,27 @@ output "port" {
   value = listener.l.port
 }
 `)
-	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if code != 0 || !regexp.MustCompile(`(?s)Outputs:.*qps = \[\s*\d+,\s*\d+,?\s*\]`).MatchString(out) {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
-	code, out, errs = stateCmd(t, dir, "", "output", "-json", "qps")
+	code, out, errs = meta.cmd(t, dir, "", "output", "-json", "qps")
 	if code != 0 || !regexp.MustCompile(`^\[\d+,\d+\]\n$`).MatchString(out) {
 		t.Fatalf("output qps after apply: %d %q %s", code, out, errs)
 	}
 	qps := out
-	code, out, errs = stateCmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color")
+	code, out, errs = meta.cmd(t, dir, "", "plan", "-detailed-exitcode", "-no-color")
 	if code != 0 || !strings.Contains(out, "No changes.") {
 		t.Fatalf("plan after apply: %d\n%s\n%s", code, out, errs)
 	}
-	code, out, errs = stateCmd(t, dir, "", "plan", "-replace=endpoint.e[1]", "-detailed-exitcode", "-no-color")
+	code, out, errs = meta.cmd(t, dir, "", "plan", "-replace=endpoint.e[1]", "-detailed-exitcode", "-no-color")
 	if code != 2 || !regexp.MustCompile(`~ qps\s+= \[`).MatchString(out) || !strings.Contains(out, "(known after apply)") {
 		t.Fatalf("plan replacing endpoint.e[1]: %d\n%s\n%s", code, out, errs)
 	}
-	if code, _, errs = stateCmd(t, dir, "", "apply", "-replace=endpoint.e[1]", "-auto-approve", "-no-color"); code != 0 {
+	if code, _, errs = meta.cmd(t, dir, "", "apply", "-replace=endpoint.e[1]", "-auto-approve", "-no-color"); code != 0 {
 		t.Fatalf("apply -replace: %d %s", code, errs)
 	}
-	code, out, _ = stateCmd(t, dir, "", "output", "-json", "qps")
+	code, out, _ = meta.cmd(t, dir, "", "output", "-json", "qps")
 	if code != 0 || !regexp.MustCompile(`^\[\d+,\d+\]\n$`).MatchString(out) || out == qps {
 		t.Fatalf("output qps after the replacement: %q (before %q)", out, qps)
 	}
@@ -588,9 +585,9 @@ output "port" {
 // standard output, as Terraform's -json does, not as text on standard
 // error.
 func TestPlanJSONReportsConfigurationErrorsAsJSON(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, "endpoint \"e\" {\n  address = \"10.77.0.1\"\n  port    = 99999\n}\n")
-	code, out, errs := stateCmd(t, dir, "", "plan", "-json")
+	code, out, errs := meta.cmd(t, dir, "", "plan", "-json")
 	msgs := uiLines(t, out)
 	if code != 1 || errs != "" || len(msgs) != 2 || msgs[0]["type"] != "version" || msgs[1]["type"] != "diagnostic" || msgs[1]["@level"] != "error" {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
@@ -604,14 +601,14 @@ func TestPlanJSONReportsConfigurationErrorsAsJSON(t *testing.T) {
 
 // Bad option values are explained, not just "parse error".
 func TestBadOptionValuesAreExplained(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, planTestConfig)
 	for _, c := range []struct{ flag, want string }{
 		{"-parallelism=x", `"x" is not a whole number of at least 1`},
 		{"-parallelism=0", `"0" is not a whole number of at least 1`},
 		{"-lock-timeout=5", `"5" is not a duration: write a number with a unit`},
 	} {
-		if code, _, errs := stateCmd(t, dir, "", "plan", c.flag); code != 1 || !strings.Contains(errs, c.want) {
+		if code, _, errs := meta.cmd(t, dir, "", "plan", c.flag); code != 1 || !strings.Contains(errs, c.want) {
 			t.Errorf("plan %s: %d %s", c.flag, code, errs)
 		}
 	}
@@ -620,10 +617,10 @@ func TestBadOptionValuesAreExplained(t *testing.T) {
 // A saved plan is applied only by the rdmaform version that made it.
 func TestSavedPlanFromAnotherVersionIsRefused(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
 	planFile := filepath.Join(dir, "p.plan")
-	if code, _, errs := stateCmd(t, dir, "", "plan", "-out="+planFile); code != 0 {
+	if code, _, errs := meta.cmd(t, dir, "", "plan", "-out="+planFile); code != 0 {
 		t.Fatalf("plan -out: %d %s", code, errs)
 	}
 	raw, err := os.ReadFile(planFile)
@@ -635,7 +632,7 @@ func TestSavedPlanFromAnotherVersionIsRefused(t *testing.T) {
 		t.Fatalf("the plan file does not record the version %s:\n%.300s", Version, raw)
 	}
 	os.WriteFile(planFile, []byte(other), 0o644)
-	code, out, errs := stateCmd(t, dir, "", "apply", planFile)
+	code, out, errs := meta.cmd(t, dir, "", "apply", planFile)
 	if code != 1 || !strings.Contains(errs, "created by rdmaform 9.9.9, but this is rdmaform "+Version) || len(f.live) != 0 {
 		t.Fatalf("apply of another version's plan: %d\n%s\n%s", code, out, errs)
 	}
@@ -646,7 +643,7 @@ func TestSavedPlanFromAnotherVersionIsRefused(t *testing.T) {
 // answer; -input=false asks nothing.
 func TestPlanAsksForVariablesOnATerminal(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	withTerminal(t)
 	dir := planDir(t, `
 variable "port" {
@@ -659,16 +656,16 @@ listener "l" {
   port    = var.port
 }
 `)
-	code, out, errs := stateCmd(t, dir, "10.77.0.1\n7480\n", "plan", "-no-color", "-out=p.plan")
+	code, out, errs := meta.cmd(t, dir, "10.77.0.1\n7480\n", "plan", "-no-color", "-out=p.plan")
 	if code != 0 || !strings.Contains(out, "var.addr\n  Enter a value: \nvar.port\n  The listener's port\n\n  Enter a value: ") ||
 		!regexp.MustCompile(`\+ port += 7480`).MatchString(out) ||
 		!regexp.MustCompile(`\+ address += "10.77.0.1"`).MatchString(out) {
 		t.Fatalf("plan: %d\n%s%s", code, out, errs)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-no-color", "p.plan"); code != 0 || strings.Contains(out, "Enter a value") {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-no-color", "p.plan"); code != 0 || strings.Contains(out, "Enter a value") {
 		t.Fatalf("apply of the saved plan: %d\n%s%s", code, out, errs)
 	}
-	if code, out, errs := stateCmd(t, dir, "", "plan", "-no-color", "-input=false"); code != 1 || strings.Contains(out, "Enter a value") || !strings.Contains(errs, "No value for required variable") {
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-no-color", "-input=false"); code != 1 || strings.Contains(out, "Enter a value") || !strings.Contains(errs, "No value for required variable") {
 		t.Errorf("plan -input=false: %d\n%s%s", code, out, errs)
 	}
 }
@@ -676,7 +673,7 @@ listener "l" {
 // plan -json and show -json of a saved plan carry the root variables'
 // values, as Terraform's "variables".
 func TestPlanJSONHasTheVariables(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, `
 variable "port" {
   type    = number
@@ -703,15 +700,15 @@ listener "l" {
 			t.Errorf("%s: variables %v, want %v", what, doc.Variables, want)
 		}
 	}
-	code, out, errs := planDocument(t, dir, "-var", "port=7000", "-var", `tags={rack="a"}`)
+	code, out, errs := planDocument(t, meta, dir, "-var", "port=7000", "-var", `tags={rack="a"}`)
 	if code != 0 {
 		t.Fatalf("plan -json: %d %s", code, errs)
 	}
 	check("plan -json", out)
-	if code, _, errs := stateCmd(t, dir, "", "plan", "-out=p", "-var", "port=7000", "-var", `tags={rack="a"}`); code != 0 {
+	if code, _, errs := meta.cmd(t, dir, "", "plan", "-out=p", "-var", "port=7000", "-var", `tags={rack="a"}`); code != 0 {
 		t.Fatalf("plan -out: %d %s", code, errs)
 	}
-	code, out, errs = stateCmd(t, dir, "", "show", "-json", "p")
+	code, out, errs = meta.cmd(t, dir, "", "show", "-json", "p")
 	if code != 0 {
 		t.Fatalf("show -json p: %d %s", code, errs)
 	}
@@ -721,13 +718,13 @@ listener "l" {
 // An option after the saved plan is taken for a second argument (flags end
 // at the first): the error says to put it first.
 func TestApplyOptionAfterThePlanFile(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, planTestConfig)
-	code, _, errs := stateCmd(t, dir, "", "apply", "tfplan", "-no-color")
+	code, _, errs := meta.cmd(t, dir, "", "apply", "tfplan", "-no-color")
 	if code != 1 || !strings.Contains(errs, "apply takes at most one argument") || !strings.Contains(errs, "rdmaform apply -no-color tfplan") {
 		t.Errorf("%d %s", code, errs)
 	}
-	code, _, errs = stateCmd(t, dir, "", "apply", "one", "two")
+	code, _, errs = meta.cmd(t, dir, "", "apply", "one", "two")
 	if code != 1 || strings.Contains(errs, "Options go before") {
 		t.Errorf("two plan files: %d %s", code, errs)
 	}
@@ -735,12 +732,12 @@ func TestApplyOptionAfterThePlanFile(t *testing.T) {
 
 // planDocument is the plan as one JSON document, as a script gets it from
 // Terraform: plan -out=FILE, then show -json FILE.
-func planDocument(t *testing.T, dir string, args ...string) (int, string, string) {
+func planDocument(t *testing.T, m Meta, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "doc.plan")
-	code, out, errs := stateCmd(t, dir, "", append([]string{"plan", "-out=" + file}, args...)...)
+	code, out, errs := m.cmd(t, dir, "", append([]string{"plan", "-out=" + file}, args...)...)
 	if code != 0 {
 		return code, out, errs
 	}
-	return stateCmd(t, dir, "", "show", "-json", file)
+	return m.cmd(t, dir, "", "show", "-json", file)
 }

@@ -10,13 +10,13 @@ import (
 // and as plan shows it, then the progress lines.
 func TestAutoApprovePrintsThePlanBeforeProgress(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
-	code, planned, errs := stateCmd(t, dir, "", "plan", "-no-color")
+	code, planned, errs := meta.cmd(t, dir, "", "plan", "-no-color")
 	if code != 0 {
 		t.Fatalf("plan: %d\n%s", code, errs)
 	}
-	code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color")
+	code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color")
 	if code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}

@@ -11,13 +11,13 @@ import (
 // terraform_version (rdmaform's).
 func TestShowPlanJSONTimestampAndRelevantAttributes(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
 	start := time.Now().Add(-time.Second)
-	if code, out, errs := stateCmd(t, dir, "", "plan", "-out=p.plan", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-out=p.plan", "-no-color"); code != 0 {
 		t.Fatalf("plan: %d\n%s\n%s", code, out, errs)
 	}
-	code, out, errs := stateCmd(t, dir, "", "show", "-json", "p.plan")
+	code, out, errs := meta.cmd(t, dir, "", "show", "-json", "p.plan")
 	var doc struct {
 		TerraformVersion   string            `json:"terraform_version"`
 		Timestamp          string            `json:"timestamp"`

@@ -144,12 +144,12 @@ func TestShowSensitiveAttributes(t *testing.T) {
 // prior_state, a state document (terraform-json reads none without its
 // format_version), while the state is still the plan's.
 func TestShowJSONOfAPlanHasItsPriorState(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, planTestConfig)
-	if code, _, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+	if code, _, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply: %d %s", code, errs)
 	}
-	code, out, errs := planDocument(t, dir, "-destroy")
+	code, out, errs := planDocument(t, meta, dir, "-destroy")
 	if code != 0 {
 		t.Fatalf("plan -destroy, show -json: %d %s", code, errs)
 	}
@@ -184,9 +184,9 @@ func TestShowJSONOfAPlanHasItsPriorState(t *testing.T) {
 // show -json of a plan has Terraform's configuration section: each
 // block's expressions as constants or the references they make.
 func TestShowJSONOfAPlanHasTheConfiguration(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, planTestConfig)
-	code, out, errs := planDocument(t, dir)
+	code, out, errs := planDocument(t, meta, dir)
 	if code != 0 {
 		t.Fatalf("plan, show -json: %d %s", code, errs)
 	}

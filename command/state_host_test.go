@@ -13,12 +13,12 @@ import (
 // again here); state commands, and a plan without refresh, still read it.
 func TestStateOfAnotherHostIsRefused(t *testing.T) {
 	fabric := newMemFabric()
-	withFabric(t, fabric)
+	meta := withFabric(t, fabric)
 	dir := planDir(t, planTestConfig)
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve", "-no-color"); code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
 	}
-	_, pulled, _ := stateCmd(t, dir, "", "state", "pull")
+	_, pulled, _ := meta.cmd(t, dir, "", "state", "pull")
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(pulled), &doc); err != nil {
 		t.Fatal(err)
@@ -33,14 +33,14 @@ func TestStateOfAnotherHostIsRefused(t *testing.T) {
 	}
 	doc["serial"] = doc["serial"].(float64) + 1
 	moved, _ := json.Marshal(doc)
-	if code, _, errs := stateCmd(t, dir, string(moved), "state", "push", "-"); code != 0 {
+	if code, _, errs := meta.cmd(t, dir, string(moved), "state", "push", "-"); code != 0 {
 		t.Fatalf("state push: %d %s", code, errs)
 	}
 	before, _ := os.ReadFile(filepath.Join(dir, "rdmaform.rdmastate"))
 	// No agent answers on this host: a refused command starts none.
 	fabric.stopped = true
 	for _, args := range [][]string{{"plan", "-no-color"}, {"apply", "-auto-approve", "-no-color"}, {"destroy", "-auto-approve", "-no-color"}} {
-		code, _, errs := stateCmd(t, dir, "", args...)
+		code, _, errs := meta.cmd(t, dir, "", args...)
 		if code != 1 || !strings.Contains(errs, "Error: The state's objects are held by another host's agent") || !strings.Contains(errs, "  elsewhere.example: ") || !strings.Contains(errs, "workspace new") {
 			t.Errorf("%v: %d\n%s", args, code, errs)
 		}
@@ -53,16 +53,16 @@ func TestStateOfAnotherHostIsRefused(t *testing.T) {
 	}
 	// Without a refresh, a plan reads only the state: it may. Applied,
 	// it acts on this host's agent: refused.
-	if code, _, errs := stateCmd(t, dir, "", "plan", "-refresh=false", "-destroy", "-out=tfplan", "-no-color"); code != 0 {
+	if code, _, errs := meta.cmd(t, dir, "", "plan", "-refresh=false", "-destroy", "-out=tfplan", "-no-color"); code != 0 {
 		t.Errorf("plan -refresh=false: %d %s", code, errs)
 	}
-	if code, _, errs := stateCmd(t, dir, "", "apply", "-no-color", "tfplan"); code != 1 || !strings.Contains(errs, "Error: The state's objects are held by another host's agent") {
+	if code, _, errs := meta.cmd(t, dir, "", "apply", "-no-color", "tfplan"); code != 1 || !strings.Contains(errs, "Error: The state's objects are held by another host's agent") {
 		t.Errorf("apply of the saved plan: %d\n%s", code, errs)
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "rdmaform.rdmastate")); string(after) != string(before) {
 		t.Error("the refused saved plan changed the state")
 	}
-	if code, out, _ := stateCmd(t, dir, "", "state", "list"); code != 0 || out == "" {
+	if code, out, _ := meta.cmd(t, dir, "", "state", "list"); code != 0 || out == "" {
 		t.Errorf("state list: %d %q", code, out)
 	}
 }
@@ -72,9 +72,9 @@ func TestStateOfAnotherHostIsRefused(t *testing.T) {
 func TestPlanStartsAnAgentForItsOwnState(t *testing.T) {
 	fabric := newMemFabric()
 	fabric.stopped = true
-	withFabric(t, fabric)
+	meta := withFabric(t, fabric)
 	dir := planDir(t, planTestConfig)
-	if code, _, errs := stateCmd(t, dir, "", "plan", "-no-color"); code != 0 {
+	if code, _, errs := meta.cmd(t, dir, "", "plan", "-no-color"); code != 0 {
 		t.Fatalf("plan: %d\n%s", code, errs)
 	}
 	if fabric.starts != 1 {

@@ -3,6 +3,7 @@ package command
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,10 +15,22 @@ import (
 // and stderr.
 func stateCmd(t *testing.T, dir, stdin string, args ...string) (int, string, string) {
 	t.Helper()
+	return Meta{}.cmd(t, dir, stdin, args...)
+}
+
+// cmd is stateCmd with m's seams (its streams are the test's).
+func (m Meta) cmd(t *testing.T, dir, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(append([]string{"-chdir=" + dir}, args...), Meta{In: strings.NewReader(stdin), Out: &out, Err: &errb})
+	code := run(append([]string{"-chdir=" + dir}, args...), m.streams(strings.NewReader(stdin), &out, &errb))
 	// run changes directory; every test restores it with t.Chdir.
 	return code, out.String(), errb.String()
+}
+
+// streams returns m with the given standard streams.
+func (m Meta) streams(in io.Reader, out, err io.Writer) Meta {
+	m.In, m.Out, m.Err = in, out, err
+	return m
 }
 
 // stateDir returns a directory with a configuration (no backend block:
@@ -241,16 +254,16 @@ func TestStateListWithoutStateSaysSo(t *testing.T) {
 // Terraform's -id filters by the object's id attribute.
 func TestStateListByID(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, planTestConfig)
-	if code, out, errs := stateCmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply: %d\n%s%s", code, out, errs)
 	}
-	code, out, errs := stateCmd(t, dir, "", "state", "list", "-id=endpoint.client[1]")
+	code, out, errs := meta.cmd(t, dir, "", "state", "list", "-id=endpoint.client[1]")
 	if code != 0 || out != "endpoint.client[1]\n" {
 		t.Errorf("state list -id: %d %q %q", code, out, errs)
 	}
-	if _, out, _ := stateCmd(t, dir, "", "state", "list", "-id=nothing"); out != "" {
+	if _, out, _ := meta.cmd(t, dir, "", "state", "list", "-id=nothing"); out != "" {
 		t.Errorf("state list -id=nothing: %q", out)
 	}
 }

@@ -68,14 +68,14 @@ func TestNamesOfShowStateAddresses(t *testing.T) {
 // objects the agent holds under their addresses in that workspace's
 // state, not under the names the agent made them with.
 func TestWorkingDirNamesCoverEveryWorkspace(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, planTestConfig)
 	for _, args := range [][]string{
 		{"apply", "-auto-approve"},
 		{"state", "mv", "endpoint.client[0]", "endpoint.moved[0]"},
 		{"workspace", "new", "staging"},
 	} {
-		if code, out, errs := stateCmd(t, dir, "", args...); code != 0 {
+		if code, out, errs := meta.cmd(t, dir, "", args...); code != 0 {
 			t.Fatalf("%v: %d\n%s\n%s", args, code, out, errs)
 		}
 	}

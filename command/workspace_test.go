@@ -45,11 +45,11 @@ func workspaceState(t *testing.T, path string) *state.State {
 // rdmaform.workspace tells them apart in the configuration.
 func TestWorkspacesKeepTheirOwnStateAndObjects(t *testing.T) {
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, workspaceTestConfig)
 	cmd := func(want int, args ...string) string {
 		t.Helper()
-		code, out, errs := stateCmd(t, dir, "", args...)
+		code, out, errs := meta.cmd(t, dir, "", args...)
 		if code != want {
 			t.Fatalf("%s: exit %d, want %d\n%s\n%s", strings.Join(args, " "), code, want, out, errs)
 		}
@@ -111,7 +111,7 @@ func TestWorkspacesKeepTheirOwnStateAndObjects(t *testing.T) {
 }
 
 func TestWorkspaceRefusals(t *testing.T) {
-	withFabric(t, newMemFabric())
+	meta := withFabric(t, newMemFabric())
 	dir := planDir(t, workspaceTestConfig)
 	for _, c := range []struct {
 		args []string
@@ -125,21 +125,21 @@ func TestWorkspaceRefusals(t *testing.T) {
 		{[]string{"workspace", "new"}, "Expected a single argument: NAME"},
 		{[]string{"workspace", "frob"}, "has no subcommand"},
 	} {
-		code, out, errs := stateCmd(t, dir, "", c.args...)
+		code, out, errs := meta.cmd(t, dir, "", c.args...)
 		if code != 1 || !strings.Contains(errs, c.want) {
 			t.Errorf("%s: exit %d\n%s%s\nwant %q", strings.Join(c.args, " "), code, out, errs, c.want)
 		}
 	}
 	// A selected workspace whose state was removed by hand.
-	if code, _, errs := stateCmd(t, dir, "", "workspace", "new", "gone"); code != 0 {
+	if code, _, errs := meta.cmd(t, dir, "", "workspace", "new", "gone"); code != 0 {
 		t.Fatal(errs)
 	}
 	os.RemoveAll(filepath.Join(dir, "rdmaform.rdmastate.d"))
-	code, _, errs := stateCmd(t, dir, "", "plan")
+	code, _, errs := meta.cmd(t, dir, "", "plan")
 	if code != 1 || !strings.Contains(errs, `Currently selected workspace "gone" does not exist`) {
 		t.Errorf("plan in a workspace that is gone: %d %s", code, errs)
 	}
-	if code, _, errs := stateCmd(t, dir, "", "workspace", "select", "-or-create", "gone"); code != 0 {
+	if code, _, errs := meta.cmd(t, dir, "", "workspace", "select", "-or-create", "gone"); code != 0 {
 		t.Errorf("select -or-create: %s", errs)
 	}
 }
@@ -149,11 +149,11 @@ func TestWorkspaceRefusals(t *testing.T) {
 func TestWorkspacesOnEtcd(t *testing.T) {
 	ep := etcdtest.Start(t)
 	f := newMemFabric()
-	withFabric(t, f)
+	meta := withFabric(t, f)
 	dir := planDir(t, "rdmaform {\n  backend \"etcd\" {\n    endpoints = [\""+ep+"\"]\n    prefix    = \"/wstest\"\n  }\n}\n"+workspaceTestConfig)
 	cmd := func(want int, args ...string) string {
 		t.Helper()
-		code, out, errs := stateCmd(t, dir, "", args...)
+		code, out, errs := meta.cmd(t, dir, "", args...)
 		if code != want {
 			t.Fatalf("%s: exit %d, want %d\n%s\n%s", strings.Join(args, " "), code, want, out, errs)
 		}
