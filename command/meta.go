@@ -3,6 +3,8 @@ package command
 import (
 	"context"
 	"io"
+
+	"github.com/rdmaform/rdmaform/config"
 )
 
 // Meta is what every command shares, as in Terraform's internal/command:
@@ -19,6 +21,9 @@ type Meta struct {
 	// NoAgent makes plan, apply and destroy act as in a build without the
 	// agent: those that need the live fabric say so.
 	NoAgent bool
+	// Devices gives validate -device-check the live devices (nil: this
+	// host's, through the rdmacm binding).
+	Devices func() (config.DeviceLimits, error)
 }
 
 // connectFunc reaches the agent at socket (the configured one, or "" for
@@ -36,4 +41,12 @@ func (m Meta) connector() connectFunc {
 		return m.Connect
 	}
 	return connectAgent
+}
+
+// devices returns the live devices for validate -device-check.
+func (m Meta) devices() (config.DeviceLimits, error) {
+	if m.Devices != nil {
+		return m.Devices()
+	}
+	return hostDevices()
 }

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,16 +10,12 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/rdmacm"
 )
 
 func init() {
 	register(command{Name: "validate", Synopsis: "Check whether the configuration is valid", Run: runValidate})
 }
-
-// validateDevices, when set, gives `validate -device-check` the live
-// devices. The rdmacm binding sets it from its own file (in an init); until
-// then -device-check reports that it cannot run.
-var validateDevices func() (config.DeviceLimits, error)
 
 const validateHelp = `Usage: rdmaform [global options] validate [options]
 
@@ -62,9 +59,9 @@ func runValidate(args []string, s Meta) int {
 		deviceErr := func(detail string) {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot check the RDMA devices", Detail: detail})
 		}
-		if validateDevices == nil {
+		if devs, err := s.devices(); errors.Is(err, rdmacm.ErrNotBuilt) {
 			deviceErr("-device-check needs the rdmacm binding, which this build of rdmaform does not include; the configuration was checked without the devices.")
-		} else if devs, err := validateDevices(); err != nil {
+		} else if err != nil {
 			deviceErr(fmt.Sprintf("-device-check could not query the RDMA devices: %v.", err))
 		} else {
 			diags = append(diags, config.CheckDevice(cfg, devs)...)

@@ -11,10 +11,8 @@ import (
 	"github.com/rdmaform/rdmaform/rdmacm"
 )
 
-// validate -device-check asks this host's RDMA devices directly, through
-// the binding; plan asks the agent.
-func init() { validateDevices = hostDevices }
-
+// hostDevices is what validate -device-check checks against: this host's
+// RDMA devices, asked directly through the binding (plan asks the agent).
 func hostDevices() (config.DeviceLimits, error) {
 	devs, err := rdmacm.Devices()
 	if err != nil {

@@ -11,9 +11,16 @@ import (
 	"testing"
 
 	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/rdmacm"
 )
 
 func validateIn(t *testing.T, files map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	return Meta{}.validateIn(t, files, args...)
+}
+
+// validateIn is validateIn with m's seams (its streams are the test's).
+func (m Meta) validateIn(t *testing.T, files map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, src := range files {
@@ -23,7 +30,7 @@ func validateIn(t *testing.T, files map[string]string, args ...string) (int, str
 	}
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
-	code := run(append([]string{"validate"}, args...), Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code := run(append([]string{"validate"}, args...), m.streams(strings.NewReader(""), &out, &errb))
 	return code, out.String(), errb.String()
 }
 
@@ -154,10 +161,8 @@ listener "l" {
 }
 
 func TestValidateDeviceCheckWithoutBinding(t *testing.T) {
-	saved := validateDevices
-	validateDevices = nil
-	defer func() { validateDevices = saved }()
-	code, out, errs := validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p" { device = "rxe0" }`}, "-device-check")
+	m := Meta{Devices: func() (config.DeviceLimits, error) { return nil, rdmacm.ErrNotBuilt }}
+	code, out, errs := m.validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p" { device = "rxe0" }`}, "-device-check")
 	if code != 1 || out != "" || !strings.Contains(errs, "-device-check needs the rdmacm binding") {
 		t.Fatalf("code %d, out %q, err %q", code, out, errs)
 	}
@@ -166,12 +171,10 @@ func TestValidateDeviceCheckWithoutBinding(t *testing.T) {
 // A failed device query is an error of the validation: -json says the
 // configuration is not valid, with the reason among its diagnostics.
 func TestValidateDeviceCheckFailureInJSON(t *testing.T) {
-	saved := validateDevices
-	validateDevices = func() (config.DeviceLimits, error) {
+	m := Meta{Devices: func() (config.DeviceLimits, error) {
 		return nil, errors.New("rdma_get_devices: no such device (ENODEV)")
-	}
-	defer func() { validateDevices = saved }()
-	code, out, errs := validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p" { device = "rxe0" }`}, "-device-check", "-json")
+	}}
+	code, out, errs := m.validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p" { device = "rxe0" }`}, "-device-check", "-json")
 	if code != 1 || !strings.Contains(out, `"valid": false`) || !strings.Contains(out, `"error_count": 1`) ||
 		!strings.Contains(out, "could not query the RDMA devices: rdma_get_devices: no such device (ENODEV)") || errs != "" {
 		t.Fatalf("code %d, out %q, err %q", code, out, errs)
@@ -192,10 +195,8 @@ func (stubDevices) DeviceFor(string) (config.DeviceAttr, error) {
 }
 
 func TestValidateDeviceCheckWithDevices(t *testing.T) {
-	saved := validateDevices
-	validateDevices = func() (config.DeviceLimits, error) { return stubDevices{}, nil }
-	defer func() { validateDevices = saved }()
-	code, _, errs := validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p" {
+	m := Meta{Devices: func() (config.DeviceLimits, error) { return stubDevices{}, nil }}
+	code, _, errs := m.validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p" {
   device = "mlx5_9"
 }`}, "-device-check", "-no-color")
 	if code != 1 || !strings.Contains(errs, `Error: No such RDMA device`) || !strings.Contains(errs, `protection_domain.p: device "mlx5_9": no such device.`) {
@@ -220,10 +221,8 @@ func (twoDevices) DeviceFor(string) (config.DeviceAttr, error) {
 // validate -device-check refuses a protection domain on another device
 // than the one serving the address of what uses it, as plan does.
 func TestValidateDeviceCheckRefusesAProtectionDomainOnAnotherDevice(t *testing.T) {
-	saved := validateDevices
-	validateDevices = func() (config.DeviceLimits, error) { return twoDevices{}, nil }
-	defer func() { validateDevices = saved }()
-	code, _, errs := validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p1" {
+	m := Meta{Devices: func() (config.DeviceLimits, error) { return twoDevices{}, nil }}
+	code, _, errs := m.validateIn(t, map[string]string{"main.rdma.hcl": `protection_domain "p1" {
   device = "rxe1"
 }
 
