@@ -68,20 +68,6 @@ Options:
   -lock-timeout=DUR    Retry a held state lock for this long.
 `
 
-// stdinIsTerminal reports whether r is an interactive terminal, where a
-// confirmation can be asked; tests replace it.
-var stdinIsTerminal = func(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && isTerminal(f)
-}
-
-// stdoutIsTerminal reports whether w is a terminal the monitor can draw
-// on; tests replace it.
-var stdoutIsTerminal = func(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && isTerminal(f)
-}
-
 // isTerminal reports whether f is a terminal: /dev/null is a character
 // device too, but answers no terminal ioctl.
 func isTerminal(f *os.File) bool {
@@ -139,7 +125,7 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 		ui = newJSONUI(s.Out)
 		ui.version()
 	}
-	if *monitor && !stdoutIsTerminal(s.Out) {
+	if *monitor && !s.stdoutIsTerminal() {
 		// Drawn into a file, the monitor would leave the terminal blank
 		// and wait for a q nobody knows to press.
 		fmt.Fprintf(s.Err, "Note: -monitor is skipped: standard output is not a terminal.\n")
@@ -150,7 +136,7 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 		fmt.Fprintf(s.Err, "Note: -monitor is skipped: the terminal is dumb (TERM=dumb).\n")
 		*monitor = false
 	}
-	if *monitor && !stdinIsTerminal(s.In) {
+	if *monitor && !s.stdinIsTerminal() {
 		fmt.Fprintf(s.Err, "Error: -monitor needs a terminal\n\nRun \"rdmaform monitor\" in a terminal instead, while %s runs elsewhere.\n", name)
 		return 1
 	}
@@ -227,7 +213,7 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 			"-input=false forbids asking whether to %s, so rdmaform will not %s. Add\n-auto-approve to %s without asking, or apply a plan saved with\n\"rdmaform plan -out=FILE\".\n", name, name, name)
 		return 1
 	}
-	if needsApproval && !stdinIsTerminal(s.In) {
+	if needsApproval && !s.stdinIsTerminal() {
 		fmt.Fprintf(s.Err, "\nError: No terminal to confirm the %s\n\n"+
 			"rdmaform %s asks for confirmation on a terminal, and standard input is not\none. Run it with -auto-approve to %s without asking, or save a plan with\n\"rdmaform plan -out=FILE\" and apply that file.\n", name, name, name)
 		return 1

@@ -54,7 +54,7 @@ Error: endpoint.e[22]: delete failed: rdma_connect: connection refused (ECONNREF
 func TestInterruptAtTheQuestionCancels(t *testing.T) {
 	f := newMemFabric()
 	meta := withFabric(t, f)
-	withTerminal(t)
+	meta.StdinTerminal = stdinTTY
 	dir := planDir(t, planTestConfig)
 	stdin, _ := io.Pipe() // never answers
 	var out, errb lockedBuffer
@@ -131,7 +131,7 @@ func TestDevNullIsNoTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if stdinIsTerminal(f) {
+	if (Meta{In: f}).stdinIsTerminal() {
 		t.Error("/dev/null taken for a terminal")
 	}
 }
@@ -190,7 +190,7 @@ func runUntil(t *testing.T, m Meta, args []string, stdin io.Reader, marker strin
 func TestHangUpAtAVariablePromptReleasesTheLock(t *testing.T) {
 	f := newMemFabric()
 	meta := withFabric(t, f)
-	withTerminal(t)
+	meta.StdinTerminal = stdinTTY
 	dir := planDir(t, `
 variable "port" {
   type = number

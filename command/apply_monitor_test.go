@@ -8,13 +8,9 @@ import (
 	"time"
 )
 
-// withStdoutTerminal makes the commands believe standard output is a
-// terminal the monitor can draw on.
-func withStdoutTerminal(t *testing.T) {
-	old := stdoutIsTerminal
-	t.Cleanup(func() { stdoutIsTerminal = old })
-	stdoutIsTerminal = func(io.Writer) bool { return true }
-}
+// stdoutTTY, as a Meta's StdoutTerminal, makes the commands believe
+// standard output is a terminal the monitor can draw on.
+func stdoutTTY(io.Writer) bool { return true }
 
 // within runs f and fails the test when f has not returned after 30 s: a
 // monitor drawn where nobody sees it waits for a q that never comes.
@@ -33,11 +29,11 @@ func within(t *testing.T, f func()) {
 }
 
 func TestApplyMonitorNeedsATerminal(t *testing.T) {
-	withStdoutTerminal(t)
+	meta := Meta{StdoutTerminal: stdoutTTY}
 	// A saved plan is refused as well, before it is read.
 	for _, args := range [][]string{{"apply", "-auto-approve", "-monitor"}, {"apply", "-monitor", "no-such.plan"}} {
 		var out, errb bytes.Buffer
-		code := run(args, Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
+		code := run(args, meta.streams(strings.NewReader(""), &out, &errb))
 		if code != 1 || !strings.Contains(errb.String(), "-monitor needs a terminal") {
 			t.Fatalf("%q: exit %d, stderr %q", args, code, errb.String())
 		}
@@ -50,7 +46,7 @@ func TestApplyMonitorNeedsATerminal(t *testing.T) {
 func TestApplyMonitorIsSkippedWhenStandardOutputIsNoTerminal(t *testing.T) {
 	f := newMemFabric()
 	meta := withFabric(t, f)
-	withTerminal(t)
+	meta.StdinTerminal = stdinTTY
 	dir := planDir(t, planTestConfig)
 	const note = "Note: -monitor is skipped: standard output is not a terminal.\n"
 
@@ -85,8 +81,8 @@ func TestApplyMonitorIsSkippedWhenStandardOutputIsNoTerminal(t *testing.T) {
 // cursor controls would be garbage there, and prints its usual progress.
 func TestApplyMonitorIsSkippedOnADumbTerminal(t *testing.T) {
 	meta := withFabric(t, newMemFabric())
-	withTerminal(t)
-	withStdoutTerminal(t)
+	meta.StdinTerminal = stdinTTY
+	meta.StdoutTerminal = stdoutTTY
 	t.Setenv("TERM", "dumb")
 	dir := planDir(t, planTestConfig)
 	var code int

@@ -71,7 +71,7 @@ func runConsole(args []string, s Meta) int {
 		return 1
 	}
 	recorded := stateValues(st)
-	interactive := stdinIsTerminal(s.In)
+	interactive := s.stdinIsTerminal()
 	prompt := func(more bool) {
 		if interactive {
 			fmt.Fprint(s.Out, map[bool]string{false: "> ", true: "  "}[more])

@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"io"
+	"os"
 
 	"github.com/rdmaform/rdmaform/config"
 )
@@ -24,6 +25,10 @@ type Meta struct {
 	// Devices gives validate -device-check the live devices (nil: this
 	// host's, through the rdmacm binding).
 	Devices func() (config.DeviceLimits, error)
+	// StdinTerminal and StdoutTerminal say whether In and Out are
+	// terminals (nil: ask the operating system).
+	StdinTerminal  func(io.Reader) bool
+	StdoutTerminal func(io.Writer) bool
 }
 
 // connectFunc reaches the agent at socket (the configured one, or "" for
@@ -49,4 +54,24 @@ func (m Meta) devices() (config.DeviceLimits, error) {
 		return m.Devices()
 	}
 	return hostDevices()
+}
+
+// stdinIsTerminal reports whether In is an interactive terminal, where a
+// confirmation or a variable's value can be asked.
+func (m Meta) stdinIsTerminal() bool {
+	if m.StdinTerminal != nil {
+		return m.StdinTerminal(m.In)
+	}
+	f, ok := m.In.(*os.File)
+	return ok && isTerminal(f)
+}
+
+// stdoutIsTerminal reports whether Out is a terminal the monitor can draw
+// on.
+func (m Meta) stdoutIsTerminal() bool {
+	if m.StdoutTerminal != nil {
+		return m.StdoutTerminal(m.Out)
+	}
+	f, ok := m.Out.(*os.File)
+	return ok && isTerminal(f)
 }

@@ -73,9 +73,9 @@ func runMonitor(args []string, s Meta) int {
 	// the cursor controls as garbage.
 	notTerminal := ""
 	switch {
-	case !stdinIsTerminal(s.In):
+	case !s.stdinIsTerminal():
 		notTerminal = "Standard input is not a terminal"
-	case !stdoutIsTerminal(s.Out):
+	case !s.stdoutIsTerminal():
 		notTerminal = "Standard output is not a terminal"
 	case os.Getenv("TERM") == "dumb":
 		notTerminal = "The terminal is dumb (TERM=dumb): it cannot draw a screen"

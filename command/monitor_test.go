@@ -11,8 +11,13 @@ import (
 )
 
 func runMonitorForTest(args ...string) (code int, stdout, stderr string) {
+	return Meta{}.runMonitorForTest(args...)
+}
+
+// runMonitorForTest is runMonitorForTest with m's seams.
+func (m Meta) runMonitorForTest(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = runMonitor(args, Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code = runMonitor(args, m.streams(strings.NewReader(""), &out, &errb))
 	return code, out.String(), errb.String()
 }
 
@@ -64,8 +69,7 @@ func TestMonitorUsesTheConfiguredAgentSocket(t *testing.T) {
 }
 
 func TestMonitorNeedsATerminal(t *testing.T) {
-	withStdoutTerminal(t)
-	code, stdout, stderr := runMonitorForTest("-demo")
+	code, stdout, stderr := Meta{StdoutTerminal: stdoutTTY}.runMonitorForTest("-demo")
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "monitor needs a terminal") ||
 		!strings.Contains(stderr, "Standard input is not a terminal") || !strings.Contains(stderr, "status -watch") {
 		t.Errorf("exit code %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -75,10 +79,9 @@ func TestMonitorNeedsATerminal(t *testing.T) {
 // With standard output redirected to a file, the monitor refuses rather
 // than draw into the file and leave the terminal blank.
 func TestMonitorNeedsATerminalForItsOutput(t *testing.T) {
-	withTerminal(t)
 	var code int
 	var stdout, stderr string
-	within(t, func() { code, stdout, stderr = runMonitorForTest("-demo") })
+	within(t, func() { code, stdout, stderr = Meta{StdinTerminal: stdinTTY}.runMonitorForTest("-demo") })
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "monitor needs a terminal") ||
 		!strings.Contains(stderr, "Standard output is not a terminal") {
 		t.Errorf("exit code %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -88,12 +91,11 @@ func TestMonitorNeedsATerminalForItsOutput(t *testing.T) {
 // TERM=dumb cannot take the full-screen cursor control: refused as no
 // terminal is.
 func TestMonitorRefusesADumbTerminal(t *testing.T) {
-	withTerminal(t)
-	withStdoutTerminal(t)
 	t.Setenv("TERM", "dumb")
+	m := Meta{StdinTerminal: stdinTTY, StdoutTerminal: stdoutTTY}
 	var code int
 	var stdout, stderr string
-	within(t, func() { code, stdout, stderr = runMonitorForTest("-demo") })
+	within(t, func() { code, stdout, stderr = m.runMonitorForTest("-demo") })
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "TERM=dumb") || !strings.Contains(stderr, "status -watch") {
 		t.Errorf("exit code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}

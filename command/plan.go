@@ -347,7 +347,7 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 	}
 	se.loader.SkipPreconditions = opts.skipPreconditions
 	se.loader.CoreVersion = Version
-	if opts.input && stdinIsTerminal(s.In) {
+	if opts.input && s.stdinIsTerminal() {
 		se.loader.Ask = askVariable(s, se.intr.Done())
 	}
 	ctx, cancel := context.WithCancel(context.Background())

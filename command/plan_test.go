@@ -228,12 +228,9 @@ func newMemFabric() *memFabric {
 	return &memFabric{live: map[string]string{}, fail: map[string]error{}}
 }
 
-// withTerminal makes the commands believe standard input is a terminal.
-func withTerminal(t *testing.T) {
-	old := stdinIsTerminal
-	t.Cleanup(func() { stdinIsTerminal = old })
-	stdinIsTerminal = func(io.Reader) bool { return true }
-}
+// stdinTTY, as a Meta's StdinTerminal, makes the commands believe
+// standard input is a terminal.
+func stdinTTY(io.Reader) bool { return true }
 
 func planDir(t *testing.T, cfg string) string {
 	t.Helper()
@@ -333,7 +330,7 @@ func TestApplyConfirmation(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "No terminal to confirm the apply") {
 		t.Fatalf("no terminal: %d %s", code, errs)
 	}
-	withTerminal(t)
+	meta.StdinTerminal = stdinTTY
 	code, out, _ := meta.cmd(t, dir, "y\n", "apply")
 	if code != 1 || !strings.Contains(out, "  Enter a value: ") || !strings.Contains(out, "Apply cancelled.") || len(f.live) != 0 {
 		t.Fatalf("answer y: %d\n%s", code, out)
@@ -644,7 +641,7 @@ func TestSavedPlanFromAnotherVersionIsRefused(t *testing.T) {
 func TestPlanAsksForVariablesOnATerminal(t *testing.T) {
 	f := newMemFabric()
 	meta := withFabric(t, f)
-	withTerminal(t)
+	meta.StdinTerminal = stdinTTY
 	dir := planDir(t, `
 variable "port" {
   type        = number

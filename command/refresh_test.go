@@ -44,7 +44,7 @@ func TestRefreshOnlyRecordsDriftAndChangesNothing(t *testing.T) {
 		t.Fatalf("refresh-only plan with drift: %d\n%s", code, out)
 	}
 
-	withTerminal(t)
+	meta.StdinTerminal = stdinTTY
 	code, out, _ = meta.cmd(t, dir, "no\n", "apply", "-refresh-only", "-no-color")
 	if code != 1 || !strings.Contains(out, "Would you like to update the rdmaform state to reflect these detected changes?") || stateObjects(t, dir) != 4 {
 		t.Fatalf("refresh-only apply answered no: %d\n%s", code, out)
@@ -115,7 +115,7 @@ func TestRefreshOnlyRefusesContradictions(t *testing.T) {
 func TestApplyWithInputFalseNeverAsks(t *testing.T) {
 	f := newMemFabric()
 	meta := withFabric(t, f)
-	withTerminal(t)
+	meta.StdinTerminal = stdinTTY
 	dir := planDir(t, planTestConfig)
 	code, out, errs := meta.cmd(t, dir, "yes\n", "apply", "-input=false")
 	if code != 1 || !strings.Contains(errs, "No confirmation with -input=false") || strings.Contains(out, "Enter a value") || len(f.live) != 0 {
@@ -132,7 +132,7 @@ func TestApplyWithInputFalseNeverAsks(t *testing.T) {
 func TestApplyDestroyIsDestroy(t *testing.T) {
 	f := newMemFabric()
 	meta := withFabric(t, f)
-	withTerminal(t)
+	meta.StdinTerminal = stdinTTY
 	dir := planDir(t, planTestConfig)
 	if code, out, errs := meta.cmd(t, dir, "", "apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply: %d\n%s\n%s", code, out, errs)
@@ -164,7 +164,7 @@ func TestCompactWarnings(t *testing.T) {
 func TestInputAndCLIArgsFromTheEnvironment(t *testing.T) {
 	f := newMemFabric()
 	meta := withFabric(t, f)
-	withTerminal(t)
+	meta.StdinTerminal = stdinTTY
 	dir := planDir(t, planTestConfig)
 	t.Setenv("RDMAFORM_INPUT", "0")
 	code, out, errs := meta.cmd(t, dir, "yes\n", "apply")
@@ -248,7 +248,7 @@ func TestReconnectedEndpointsFactsAreRefreshed(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "# endpoint.client[1] has changed") || !strings.Contains(out, "No changes.") || !strings.Contains(out, "records them in the state") {
 		t.Errorf("plan: exit %d, want 0 with the change shown\n%s%s", code, out, errs)
 	}
-	withTerminal(t)
+	meta.StdinTerminal = stdinTTY
 	if code, out, errs := meta.cmd(t, dir, "", "apply", "-no-color"); code != 0 || strings.Contains(out, "Enter a value") || !strings.Contains(out, "Apply complete! Resources: 0 added, 0 changed, 0 destroyed.") {
 		t.Fatalf("apply: %d\n%s%s", code, out, errs)
 	}
