@@ -113,7 +113,7 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 	}
 	f.destroy = destroy
 	defer startProfile(name)()
-	trace = newPhaseTrace(name)
+	trace := newPhaseTrace(name)
 	defer trace.close()
 	targets, replace, ok := f.addresses(s.Err)
 	if !ok {
@@ -158,7 +158,7 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 			fmt.Fprintf(s.Err, "Error: Can't set variables, -target or -replace when applying a saved plan\n\nThe saved plan already records them.\n")
 			return 1
 		}
-		return applySavedPlan(fs.Arg(0), f, color, s, *monitor, ui)
+		return applySavedPlan(fs.Arg(0), f, color, s, *monitor, ui, trace)
 	}
 	run := execute
 	if *monitor {
@@ -170,6 +170,7 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui, input: f.input && ui == nil}, true)
 	defer se.close()
 	se.holdSlots = f.parallelismSet
+	se.trace = trace
 	if !ok {
 		return 1
 	}
@@ -261,7 +262,7 @@ func confirm(s Meta, destroy, refreshOnly bool, intr *interrupts) bool {
 
 // applySavedPlan carries out a plan saved by plan -out, refusing when the
 // state or the configuration changed since.
-func applySavedPlan(path string, f planFlags, color bool, s Meta, monitor bool, ui *jsonUI) int {
+func applySavedPlan(path string, f planFlags, color bool, s Meta, monitor bool, ui *jsonUI, trace *phaseTrace) int {
 	sp, err := readPlanFile(path)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Failed to read the saved plan\n\n%v\n", err)
@@ -291,6 +292,7 @@ func applySavedPlan(path string, f planFlags, color bool, s Meta, monitor bool, 
 	se, ok := openSession(s, vars, sp.Inputs.Env, f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui}, false)
 	defer se.close()
 	se.holdSlots = f.parallelismSet
+	se.trace = trace
 	if !ok {
 		return 1
 	}
@@ -414,18 +416,18 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		case <-done:
 		}
 	}()
-	trace.mark("recorder open")
+	se.trace.mark("recorder open")
 	report := apply.Apply(ctx, p, apply.Options{
 		Fabric: se.conn.Fabric, Recorder: rec, Config: se.cfg, Prior: se.prior,
-		Parallelism: parallelism, HoldSlots: se.holdSlots, Progress: trace.progress(progress), Events: events, Namespace: se.agentNamespace(),
+		Parallelism: parallelism, HoldSlots: se.holdSlots, Progress: se.trace.progress(progress), Events: events, Namespace: se.agentNamespace(),
 	})
 	progress.Flush()
 	se.planText.writeTo(s.Out) // when the walk wrote no line
-	trace.mark("walk done")
+	se.trace.mark("walk done")
 	close(done)
 	interrupted := ctx.Err() != nil
 	closeErr := rec.Close()
-	trace.mark("state saved")
+	se.trace.mark("state saved")
 
 	if se.ui != nil {
 		se.ui.errored(report.Errors)

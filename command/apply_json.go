@@ -190,7 +190,7 @@ func (u *jsonUI) errored(errs []apply.OpError) {
 func (u *jsonUI) diagnostics(diags hcl.Diagnostics) {
 	l := u.loader
 	if l == nil {
-		l = newConfigLoader()
+		l = newConfigLoader("") // to render diagnostics: path.cwd plays no part
 	}
 	for i, d := range l.JSON(diags).Diagnostics {
 		level, prefix := "error", "Error: "

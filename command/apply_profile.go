@@ -27,9 +27,6 @@ const (
 	traceEnv      = "RDMAFORM_TRACE"
 )
 
-// trace is the running apply's or destroy's phase trace (nil outside one).
-var trace *phaseTrace
-
 // startProfile starts what the environment asks for and returns how to
 // stop it. It also makes the garbage collector run less often (unless
 // GOGC says otherwise): apply is short-lived and allocates mostly what it

@@ -197,8 +197,8 @@ func (b *backendConfig) deleteWorkspace(dir, name string) error {
 }
 
 // newConfigLoader is a configuration loader for the working directory's
-// selected workspace (rdmaform.workspace).
-func newConfigLoader() *config.Loader {
+// selected workspace (rdmaform.workspace); startDir is the Meta's, path.cwd.
+func newConfigLoader(startDir string) *config.Loader {
 	l := config.NewLoader()
 	l.Workspace = workspaceOrDefault(".")
 	l.StartDir = startDir

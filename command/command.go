@@ -45,21 +45,17 @@ func Run(args []string) int {
 	return run(args, Meta{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 }
 
-// startDir is the directory rdmaform was started in when -chdir left it
-// ("" otherwise): path.cwd in expressions, as Terraform's.
-var startDir string
-
 // run parses the global options Terraform places before the subcommand
 // (-chdir, -version, -help) and dispatches.
 func run(args []string, s Meta) int {
-	startDir = ""
+	s.startDir = ""
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		opt := strings.TrimLeft(args[0], "-")
 		switch {
 		case strings.HasPrefix(opt, "chdir="):
 			dir := strings.TrimPrefix(opt, "chdir=")
-			if wd, err := os.Getwd(); err == nil && startDir == "" {
-				startDir = wd
+			if wd, err := os.Getwd(); err == nil && s.startDir == "" {
+				s.startDir = wd
 			}
 			if err := os.Chdir(dir); err != nil {
 				fmt.Fprintf(s.Err, "Error: Invalid -chdir option: %v\n", err)

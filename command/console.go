@@ -48,7 +48,7 @@ func runConsole(args []string, s Meta) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	l := newConfigLoader()
+	l := newConfigLoader(s.startDir)
 	l.CoreVersion = Version
 	// Preconditions are plan's checks: a failing one does not stop the
 	// console from evaluating expressions, as in Terraform.
@@ -57,7 +57,7 @@ func runConsole(args []string, s Meta) int {
 	cfg, diags := l.Load(".", config.VarInputs{Args: vars, Env: os.Environ()})
 	if len(diags) == 1 && diags[0].Summary == "No configuration files" {
 		// As terraform console: functions work without a configuration.
-		cfg, diags = newConfigLoader().LoadSources(map[string][]byte{"<none>" + config.HCLSuffix: nil}, config.VarInputs{Args: vars, Env: os.Environ()})
+		cfg, diags = newConfigLoader(s.startDir).LoadSources(map[string][]byte{"<none>" + config.HCLSuffix: nil}, config.VarInputs{Args: vars, Env: os.Environ()})
 	}
 	color := !*noColor && cfgIsTerminal(s.Err)
 	if diags.HasErrors() {

@@ -52,7 +52,7 @@ func runGraph(args []string, s Meta) int {
 		fmt.Fprintf(s.Err, "Error: graph takes no arguments; use -chdir=DIR to graph another directory.\n")
 		return 1
 	}
-	l := newConfigLoader()
+	l := newConfigLoader(s.startDir)
 	l.Validate = true // variables without a value are unknown: the graph does not need them
 	l.SkipPreconditions = true
 	l.CoreVersion = Version

@@ -27,10 +27,9 @@ type interrupts struct {
 // without -9, and a hang-up from a closed terminal or SSH session.
 var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
-// exitNow ends the process on a second interrupt (tests replace it).
-var exitNow = os.Exit
-
-func watchInterrupts(errw io.Writer) *interrupts {
+// watchInterrupts watches for the signals, saying on errw what stopping
+// means; a second signal calls exit.
+func watchInterrupts(errw io.Writer, exit func(code int)) *interrupts {
 	in := &interrupts{ch: make(chan os.Signal, 1), done: make(chan struct{})}
 	in.notice = func() {
 		fmt.Fprintln(errw, "\nInterrupt received. Stopping: nothing has been changed.")
@@ -50,7 +49,7 @@ func watchInterrupts(errw io.Writer) *interrupts {
 		// 30 s), and the state loses nothing by it, as after a kill -9.
 		if _, ok := <-in.ch; ok {
 			fmt.Fprintln(errw, "\nTwo interrupts received. Exiting immediately. The state records every change that\ncompleted (its journal is replayed by the next command); what was in flight\ngoes on in the agent, and the next plan shows it.")
-			exitNow(1)
+			exit(1)
 		}
 		for range in.ch {
 		}

@@ -45,9 +45,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 		return &fabricConn{Refresher: f.memFabric, Fabric: f}, nil
 	}}
 	exited := make(chan int, 1)
-	oldExit := exitNow
-	t.Cleanup(func() { exitNow = oldExit })
-	exitNow = func(code int) { exited <- code; runtime.Goexit() } // as os.Exit, never returns
+	meta.Exit = func(code int) { exited <- code; runtime.Goexit() } // as os.Exit, never returns
 	dir := planDir(t, planTestConfig)
 	var out lockedBuffer
 	returned := make(chan struct{})

@@ -29,6 +29,13 @@ type Meta struct {
 	// terminals (nil: ask the operating system).
 	StdinTerminal  func(io.Reader) bool
 	StdoutTerminal func(io.Writer) bool
+	// Exit ends the process on a second interrupt (nil: os.Exit).
+	Exit func(code int)
+
+	// startDir is the directory rdmaform was started in when -chdir left
+	// it ("" otherwise): path.cwd in expressions, as Terraform's. run sets
+	// it.
+	startDir string
 }
 
 // connectFunc reaches the agent at socket (the configured one, or "" for
@@ -74,4 +81,13 @@ func (m Meta) stdoutIsTerminal() bool {
 	}
 	f, ok := m.Out.(*os.File)
 	return ok && isTerminal(f)
+}
+
+// exit ends the process on a second interrupt.
+func (m Meta) exit(code int) {
+	if m.Exit != nil {
+		m.Exit(code)
+		return
+	}
+	os.Exit(code)
 }

@@ -206,6 +206,8 @@ type session struct {
 	// holdSlots: apply's operations hold their -parallelism slot until
 	// they complete (see apply.Options.HoldSlots).
 	holdSlots bool
+	// trace is apply's or destroy's phase trace (nil in plan).
+	trace *phaseTrace
 	// ui: apply -json's machine-readable output, which diagnostics go to.
 	ui *jsonUI
 	// intr stops the command on an interrupt (see interrupts).
@@ -341,7 +343,7 @@ type sessionOptions struct {
 // the agent's socket) has loaded, while the state is still being read:
 // plan's refresh then costs little more than the longer of the two.
 func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric, fetchLive bool) (*session, bool) {
-	se := &session{s: s, loader: newConfigLoader(), color: opts.color, compactWarnings: opts.compactWarnings, ui: opts.ui, intr: watchInterrupts(s.Err)}
+	se := &session{s: s, loader: newConfigLoader(s.startDir), color: opts.color, compactWarnings: opts.compactWarnings, ui: opts.ui, intr: watchInterrupts(s.Err, s.exit)}
 	if se.ui != nil {
 		se.ui.loader = se.loader
 	}
@@ -687,7 +689,7 @@ func showPlanFile(s Meta, sp *planner.SavedPlan, jsonOut, color bool) int {
 		}
 		// The configuration here, which apply of the plan requires to be
 		// the plan's (the plan file holds its digest, not its text).
-		l := newConfigLoader()
+		l := newConfigLoader(s.startDir)
 		l.Validate = true
 		if cfg, diags := l.Load(".", config.VarInputs{}); !diags.HasErrors() && cfg != nil {
 			doc.Configuration = cfg.JSONConfiguration()

@@ -49,7 +49,7 @@ func runValidate(args []string, s Meta) int {
 		fmt.Fprintf(s.Err, "Error: validate takes no arguments; use -chdir=DIR to validate another directory.\n")
 		return 1
 	}
-	l := newConfigLoader()
+	l := newConfigLoader(s.startDir)
 	l.Validate = true
 	l.CoreVersion = Version
 	cfg, diags := l.Load(".", config.VarInputs{})
