@@ -17,6 +17,7 @@ func runAgentForTest(args ...string) (code int, stdout, stderr string) {
 }
 
 func TestAgentStatusAndStopWithoutAnAgent(t *testing.T) {
+	t.Parallel()
 	socket := filepath.Join(t.TempDir(), "agent.sock")
 	if code, out, _ := runAgentForTest("stop", "-socket="+socket); code != 0 || !strings.Contains(out, "No agent runs at "+socket) {
 		t.Errorf("stop: exit %d, %q", code, out)

@@ -19,6 +19,7 @@ import (
 // One failure shared by many objects is reported once with the objects it
 // hit; different failures, and a failure shared by two, one by one.
 func TestApplyErrorsGroupTheSameFailure(t *testing.T) {
+	t.Parallel()
 	ep := func(i int) addrs.Instance {
 		return addrs.Instance{Resource: addrs.Resource{Kind: addrs.Endpoint, Name: "e"}, Key: addrs.IntKey(i)}
 	}
@@ -86,6 +87,7 @@ func TestInterruptAtTheQuestionCancels(t *testing.T) {
 // A long list of operations (1,000 endpoints not started) is summed up
 // per block; a short one is listed.
 func TestObjectListSumsUpLongLists(t *testing.T) {
+	t.Parallel()
 	short := []string{"endpoint.c[0] (create)", "listener.l (delete)"}
 	if got := objectList(short); got != "endpoint.c[0] (create), listener.l (delete)" {
 		t.Errorf("short list: %q", got)
@@ -126,6 +128,7 @@ func TestSkippedObjectsNoteSumsUpLongLists(t *testing.T) {
 
 // /dev/null is a character device but no terminal: apply refuses to ask.
 func TestDevNullIsNoTerminal(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(os.DevNull)
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ func within(t *testing.T, f func()) {
 }
 
 func TestApplyMonitorNeedsATerminal(t *testing.T) {
+	t.Parallel()
 	meta := Meta{StdoutTerminal: stdoutTTY}
 	// A saved plan is refused as well, before it is read.
 	for _, args := range [][]string{{"apply", "-auto-approve", "-monitor"}, {"apply", "-monitor", "no-such.plan"}} {

@@ -40,6 +40,7 @@ func noControl(t *testing.T, what, out string) {
 // status, its private data and -watch show what the agent sends escaped,
 // as its error when the watch ends; -json carries it as JSON does.
 func TestStatusEscapesWhatTheAgentSends(t *testing.T) {
+	t.Parallel()
 	evil := &pb.Object{Address: "endpoint.evil" + osc, Kind: pb.Kind_ENDPOINT, Status: pb.Status_REJECTED,
 		LastError:           &pb.ErrorInfo{Call: "rdma_connect" + osc, ErrnoName: "ECONNREFUSED\u009b2J", Message: "go away" + osc},
 		Facts:               &pb.Facts{RemoteAddr: "10.77.0.2:7471\u202e", Device: "rxe0\t" + osc, Port: 1},

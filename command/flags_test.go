@@ -27,6 +27,7 @@ func everyCommand() []string {
 }
 
 func TestEveryCommandAcceptsNoColor(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range everyCommand() {
 		var out, errs bytes.Buffer
 		args := append(strings.Fields(cmd), "-no-color", "-help")
@@ -40,6 +41,7 @@ func TestEveryCommandAcceptsNoColor(t *testing.T) {
 // A bad option is named with a pointer to the help, as Terraform does,
 // rather than followed by the whole help; -help still prints it all.
 func TestBadOptionPointsAtTheHelp(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range everyCommand() {
 		var out, errs bytes.Buffer
 		code := run(append(strings.Fields(cmd), "-no-such-option"), Meta{In: strings.NewReader(""), Out: &out, Err: &errs})
@@ -60,6 +62,7 @@ func TestBadOptionPointsAtTheHelp(t *testing.T) {
 // its Options section is one the command accepts.
 // rdmaform -help COMMAND is the command's help, as Terraform's.
 func TestGlobalHelpOfACommand(t *testing.T) {
+	t.Parallel()
 	var out, errs bytes.Buffer
 	code := run([]string{"-help", "plan"}, Meta{In: strings.NewReader(""), Out: &out, Err: &errs})
 	if help := out.String() + errs.String(); code != 0 || !strings.HasPrefix(help, "Usage: rdmaform [global options] plan") {
@@ -68,6 +71,7 @@ func TestGlobalHelpOfACommand(t *testing.T) {
 }
 
 func TestEveryCommandHelpDescribesIt(t *testing.T) {
+	t.Parallel()
 	option := regexp.MustCompile(`^  (-[a-z-]+)`)
 	for _, cmd := range everyCommand() {
 		var out, errs bytes.Buffer

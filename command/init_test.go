@@ -316,6 +316,7 @@ func TestInitBackendConfigErrors(t *testing.T) {
 // changed settings without their values; a record whose secrets file is
 // gone is refused without showing anything of it.
 func TestBackendRecordKeepsThePasswordApart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	b := &backendConfig{Type: "etcd", Endpoints: []string{"http://e:2379"}, Prefix: "p", Username: "ops", Password: "s3cret-pw"}
 	over := config.OverrideAttrs(map[string]any{"prefix": "p", "password": "s3cret-pw"}, "test")

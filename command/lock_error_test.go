@@ -20,6 +20,7 @@ func (unreachableLocker) Unlock(string) error { return nil }
 // A backend that fails to lock (rather than finds the lock held) is said
 // as Terraform says it, with what to do.
 func TestLockFailureIsSaidAsTerraform(t *testing.T) {
+	t.Parallel()
 	var errb strings.Builder
 	l := lockFlags{lock: true}
 	if _, ok := l.acquire(unreachableLocker{}, "OperationTypePlan", &errb); ok {
@@ -44,6 +45,7 @@ func (expiringLocker) Unlock(string) error {
 // A lock that could not be released but expires by itself says so,
 // before force-unlock.
 func TestUnlockFailureOfAnExpiringLockSaysItExpires(t *testing.T) {
+	t.Parallel()
 	var errb strings.Builder
 	l := lockFlags{lock: true}
 	unlock, ok := l.acquire(expiringLocker{}, "OperationTypeApply", &errb)

@@ -18,6 +18,7 @@ import (
 // ended for good, without the QP and local port of the connection that
 // ended; an established one keeps them.
 func TestMonitorObjectLeavesOutAnEndedConnection(t *testing.T) {
+	t.Parallel()
 	facts := &pb.Facts{LocalAddr: "10.77.0.1:39851", RemoteAddr: "10.77.0.1:7570", Device: "rxe0", Port: 1, QpNum: 31, QpType: "rc", QpState: "RTS"}
 	up := monitorObject(&pb.Object{Address: "endpoint.up", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED, Facts: facts})
 	if up.QPNum != 31 || up.LocalAddr != "10.77.0.1:39851" {
@@ -45,6 +46,7 @@ func TestMonitorObjectLeavesOutAnEndedConnection(t *testing.T) {
 // An IPv6 address and its port read as one, bracketed, in the monitor's
 // settings.
 func TestMonitorSettingsBracketAnIPv6Address(t *testing.T) {
+	t.Parallel()
 	o := &pb.Object{Address: "endpoint.v6", Kind: pb.Kind_ENDPOINT, Spec: &pb.Object_Endpoint{Endpoint: &pb.EndpointSpec{Address: "fd00:77::1", Port: 7471}}}
 	for _, s := range settings(o) {
 		if s.Key == "address" {
@@ -58,6 +60,7 @@ func TestMonitorSettingsBracketAnIPv6Address(t *testing.T) {
 }
 
 func TestMonitorObjectCarriesTheReceivedPrivateData(t *testing.T) {
+	t.Parallel()
 	o := monitorObject(&pb.Object{Address: "endpoint.e", Kind: pb.Kind_ENDPOINT, ReceivedPrivateData: []byte("srv-accept")})
 	if o.ReceivedPrivateData != `"srv-accept"` {
 		t.Errorf("the monitor's object has %q", o.ReceivedPrivateData)
@@ -92,6 +95,7 @@ func inProcessAgent(t *testing.T) (string, *client.Client) {
 }
 
 func TestMonitorSourceSendsSnapshotThenChanges(t *testing.T) {
+	t.Parallel()
 	socket, c := inProcessAgent(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

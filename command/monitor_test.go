@@ -22,6 +22,7 @@ func (m Meta) runMonitorForTest(args ...string) (code int, stdout, stderr string
 }
 
 func TestMonitorSaysNoAgentAnswers(t *testing.T) {
+	t.Parallel()
 	socket := t.TempDir() + "/agent.sock"
 	code, _, stderr := runMonitorForTest("-agent=" + socket)
 	if code != 1 {
@@ -33,6 +34,7 @@ func TestMonitorSaysNoAgentAnswers(t *testing.T) {
 }
 
 func TestMonitorUsageLeavesOutTheDemoFlag(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := runMonitorForTest("-h")
 	if code != 0 {
 		t.Errorf("exit code %d, want 0", code)
@@ -43,12 +45,14 @@ func TestMonitorUsageLeavesOutTheDemoFlag(t *testing.T) {
 }
 
 func TestMonitorRejectsArguments(t *testing.T) {
+	t.Parallel()
 	if code, _, stderr := runMonitorForTest("extra"); code != 1 || !strings.Contains(stderr, "takes no arguments") {
 		t.Errorf("exit code %d, stderr %q", code, stderr)
 	}
 }
 
 func TestMonitorIsRegistered(t *testing.T) {
+	t.Parallel()
 	if c, ok := commands["monitor"]; !ok || c.Synopsis == "" {
 		t.Error("monitor is not registered")
 	}
@@ -69,6 +73,7 @@ func TestMonitorUsesTheConfiguredAgentSocket(t *testing.T) {
 }
 
 func TestMonitorNeedsATerminal(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := Meta{StdoutTerminal: stdoutTTY}.runMonitorForTest("-demo")
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "monitor needs a terminal") ||
 		!strings.Contains(stderr, "Standard input is not a terminal") || !strings.Contains(stderr, "status -watch") {
@@ -79,6 +84,7 @@ func TestMonitorNeedsATerminal(t *testing.T) {
 // With standard output redirected to a file, the monitor refuses rather
 // than draw into the file and leave the terminal blank.
 func TestMonitorNeedsATerminalForItsOutput(t *testing.T) {
+	t.Parallel()
 	var code int
 	var stdout, stderr string
 	within(t, func() { code, stdout, stderr = Meta{StdinTerminal: stdinTTY}.runMonitorForTest("-demo") })

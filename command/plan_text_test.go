@@ -36,6 +36,7 @@ func TestAutoApprovePrintsThePlanBeforeProgress(t *testing.T) {
 // A progress buffer holding lines for a plan still rendering writes them
 // once it is rendered, after it, on the timer as on Flush.
 func TestProgressWaitsForThePlanText(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	b := newProgressBuffer(&out)
 	head := &planText{done: make(chan struct{})}

@@ -9,6 +9,7 @@ import (
 // Progress lines reach the output within progressDelay, or at once on
 // Flush, whole and in order.
 func TestProgressBufferWritesLinesSoon(t *testing.T) {
+	t.Parallel()
 	var out lockedBuffer
 	b := newProgressBuffer(&out)
 	b.Write([]byte("a: Creating...\n"))

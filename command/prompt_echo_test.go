@@ -45,6 +45,7 @@ func echoed(t *testing.T, sensitive bool, line string) (string, string) {
 // As Terraform's prompt: a sensitive variable's value is not shown as it
 // is typed, another's is; the terminal's echo is back on afterwards.
 func TestPromptHidesWhatIsTypedForASensitiveVariable(t *testing.T) {
+	t.Parallel()
 	value, shown := echoed(t, true, "hunter2")
 	if value != "hunter2" || strings.Contains(shown, "hunter2") {
 		t.Errorf("sensitive: read %q, the terminal showed %q", value, shown)

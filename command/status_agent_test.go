@@ -72,6 +72,7 @@ func runStatusForTest(args ...string) (code int, stdout, stderr string) {
 // status -watch prints only what changed (also between its list and its
 // watch's snapshot), and says in words when the agent stops.
 func TestStatusWatchPrintsOnlyChangesAndTheAgentStopping(t *testing.T) {
+	t.Parallel()
 	obj := func(addr string, st pb.Status, event string) *pb.Object {
 		return &pb.Object{Address: addr, Kind: pb.Kind_ENDPOINT, Status: st, LastEvent: event}
 	}
@@ -111,6 +112,7 @@ func TestStatusWatchPrintsOnlyChangesAndTheAgentStopping(t *testing.T) {
 }
 
 func TestStatusSaysNoAgentWithoutGRPCWords(t *testing.T) {
+	t.Parallel()
 	socket := filepath.Join(t.TempDir(), "agent.sock")
 	for _, args := range [][]string{{}, {"-json"}, {"-watch"}} {
 		code, _, stderr := runStatusForTest(append(args, "-agent="+socket)...)
@@ -124,6 +126,7 @@ func TestStatusSaysNoAgentWithoutGRPCWords(t *testing.T) {
 // A directory or a regular file is no socket: said at once, for status and
 // monitor alike.
 func TestStatusAndMonitorSayAPathIsNoSocket(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -144,6 +147,7 @@ func TestStatusAndMonitorSayAPathIsNoSocket(t *testing.T) {
 }
 
 func TestAgentErrorLeavesOutGRPCWords(t *testing.T) {
+	t.Parallel()
 	if err := agentError(status.Error(codes.Unavailable, "the agent stopped")); !errors.Is(err, tui.ErrAgentStopped) {
 		t.Errorf("agent stop: %v", err)
 	}

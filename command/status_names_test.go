@@ -12,6 +12,7 @@ import (
 // replaced under a # suffix, in a namespace, deposed) are shown under
 // their addresses, their namespace kept; the others keep the agent's names.
 func TestNamesOfShowStateAddresses(t *testing.T) {
+	t.Parallel()
 	st := state.New()
 	add := func(addr, handle string, deposed string) {
 		a, err := addrs.ParseInstance(addr)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestStatusWithoutAgentSaysSo(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	sock := filepath.Join(t.TempDir(), "agent.sock")
 	code := run([]string{"status", "-agent=" + sock}, Meta{In: strings.NewReader(""), Out: &out, Err: &errb})
@@ -24,6 +25,7 @@ func TestStatusWithoutAgentSaysSo(t *testing.T) {
 }
 
 func TestStatusTableOrderAndTotals(t *testing.T) {
+	t.Parallel()
 	objs := []*pb.Object{
 		{Address: "endpoint.c[10]", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED},
 		{Address: "listener.l/conn/10", Parent: "listener.l", Kind: pb.Kind_CONNECTION, Status: pb.Status_ESTABLISHED},
@@ -60,6 +62,7 @@ func TestStatusTableOrderAndTotals(t *testing.T) {
 // A reconnecting endpoint has no connection: its last one's local port,
 // QP and round trip are not shown as if current.
 func TestStatusTableHidesTheFactsOfAnEndedConnection(t *testing.T) {
+	t.Parallel()
 	facts := &pb.Facts{LocalAddr: "10.77.0.1:39851", RemoteAddr: "10.77.0.1:7570", Device: "rxe0", Port: 1, QpNum: 31, QpType: "rc"}
 	objs := []*pb.Object{
 		{Address: "endpoint.up", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED, Facts: facts, Probe: &pb.ProbeStats{Last: 940000}},
@@ -88,6 +91,7 @@ func TestStatusTableHidesTheFactsOfAnEndedConnection(t *testing.T) {
 // status -json, as the table, shows no QP or local port of a connection
 // that ended, and leaves the agent's own list as it was.
 func TestStatusJSONLeavesOutTheFactsOfAnEndedConnection(t *testing.T) {
+	t.Parallel()
 	facts := &pb.Facts{LocalAddr: "10.77.0.1:39851", RemoteAddr: "10.77.0.1:7570", Device: "rxe0", Port: 1, QpNum: 31, QpType: "rc", QpState: "RTS"}
 	up := &pb.Object{Address: "endpoint.up", Status: pb.Status_ESTABLISHED, Facts: facts}
 	re := &pb.Object{Address: "endpoint.re", Status: pb.Status_RECONNECTING, Facts: facts}
@@ -107,6 +111,7 @@ func TestStatusJSONLeavesOutTheFactsOfAnEndedConnection(t *testing.T) {
 // status -json is indented the same way every time (protojson varies its
 // spacing on purpose), so that scripts may compare or grep it.
 func TestStatusJSONIsStable(t *testing.T) {
+	t.Parallel()
 	list := &pb.ListResponse{Objects: []*pb.Object{{Address: "endpoint.a[0]", Status: pb.Status_ESTABLISHED, Facts: &pb.Facts{QpNum: 17}}}}
 	b, err := stableJSON(list)
 	if err != nil {
@@ -129,6 +134,7 @@ func TestStatusJSONIsStable(t *testing.T) {
 }
 
 func TestStatusWatchPrintsChangesOnly(t *testing.T) {
+	t.Parallel()
 	f := watchFilter{}
 	e := func(status pb.Status, event string) *pb.Change {
 		return &pb.Change{Object: &pb.Object{Address: "endpoint.e", Status: status, LastEvent: event}}
@@ -153,6 +159,7 @@ func TestStatusWatchPrintsChangesOnly(t *testing.T) {
 // An agent that holds nothing lists no objects, rather than leaving
 // "objects" out (jq '.objects[]' then fails).
 func TestStatusJSONOfAnEmptyAgentHasObjects(t *testing.T) {
+	t.Parallel()
 	b, err := stableJSON(&pb.ListResponse{Agent: &pb.InfoResponse{Pid: 7}})
 	if err != nil {
 		t.Fatal(err)
@@ -170,6 +177,7 @@ func TestStatusJSONOfAnEmptyAgentHasObjects(t *testing.T) {
 // and it carries what protojson's mapping does (names, enums, bytes),
 // which a protojson reader still accepts.
 func TestStatusJSONNumbersAreNumbers(t *testing.T) {
+	t.Parallel()
 	list := &pb.ListResponse{Objects: []*pb.Object{{
 		Address: "endpoint.a[0]", Status: pb.Status_DEGRADED, ConnectedSince: 1_764_460_800_123_456_789,
 		Probe: &pb.ProbeStats{Last: 1500, Sent: 10, Lost: 3}, Facts: &pb.Facts{QpNum: 17},
@@ -198,6 +206,7 @@ func TestStatusJSONNumbersAreNumbers(t *testing.T) {
 // A degraded endpoint shows its probes lost, not its last answered round
 // trip; a datagram listener shows how many requests it answered.
 func TestStatusTableShowsProbeLossAndAnsweredRequests(t *testing.T) {
+	t.Parallel()
 	facts := &pb.Facts{LocalAddr: "10.77.0.1:39851", RemoteAddr: "10.77.0.1:7570", Device: "rxe0", Port: 1, QpNum: 31, QpType: "rc"}
 	objs := []*pb.Object{
 		{Address: "endpoint.up", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED, Facts: facts, Probe: &pb.ProbeStats{Last: 940000, Sent: 120, Lost: 1}},
@@ -240,6 +249,7 @@ func (c *writeCounter) Write(p []byte) (int, error) { c.n++; return len(p), nil 
 // The status table reaches its output in a few large writes, not one a
 // cell (16,877 system calls for 1,600 objects).
 func TestStatusTableIsWrittenInFewWrites(t *testing.T) {
+	t.Parallel()
 	var objs []*pb.Object
 	for i := range 500 {
 		objs = append(objs, &pb.Object{Address: fmt.Sprintf("endpoint.e[%d]", i), Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED, LastEvent: "ESTABLISHED"})
@@ -254,6 +264,7 @@ func TestStatusTableIsWrittenInFewWrites(t *testing.T) {
 // The private data peers sent is listed under the table, for the objects
 // that got some, in the table's order: text quoted, the rest in hex.
 func TestStatusListsTheReceivedPrivateDataUnderTheTable(t *testing.T) {
+	t.Parallel()
 	objs := []*pb.Object{
 		{Address: "endpoint.bin", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED, ReceivedPrivateData: []byte{0xca, 0xfe, 0x01}},
 		{Address: "endpoint.many[0]", Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED, ReceivedPrivateData: []byte("srv-accept")},

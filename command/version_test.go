@@ -14,6 +14,7 @@ func runVersionCmd(args ...string) (int, string, string) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"version"}, {"-version"}, {"-v"}, {"version", "-no-color"}} {
 		if code, out, errs := runVersionCmd(args...); code != 0 || out != "rdmaform v"+Version+"\n" || errs != "" {
 			t.Errorf("%v: code %d, out %q, err %q", args, code, out, errs)
@@ -24,6 +25,7 @@ func TestVersion(t *testing.T) {
 // version -help shows the help (it printed the version), an unknown flag
 // or an argument is an error (they were ignored), and -json is Terraform's.
 func TestVersionFlags(t *testing.T) {
+	t.Parallel()
 	if code, out, errs := runVersionCmd("version", "-help"); code != 0 || out != "" || !strings.Contains(errs, "Usage: rdmaform [global options] version") {
 		t.Errorf("-help: code %d, out %q, err %q", code, out, errs)
 	}
