@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/rdmacm/binds"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -21,7 +22,7 @@ type HeldListener struct {
 
 // CheckHeldPorts reports each listener among insts that would bind an
 // address and port that one of held binds in the same port space (see
-// BindsOverlap). Apply would fail to create it, and, for a replacement,
+// binds.Overlap). Apply would fail to create it, and, for a replacement,
 // only after destroying the listener it replaces and its endpoints: the
 // plan refuses instead, at the listener's port. Values not known until
 // apply are skipped.
@@ -34,7 +35,7 @@ func CheckHeldPorts(insts []*Instance, held []HeldListener) hcl.Diagnostics {
 		}
 		var holders []HeldListener
 		for _, h := range held {
-			if h.Port == l.Port && h.PortSpace == l.PortSpace && BindsOverlap(l.Address, h.Address) {
+			if h.Port == l.Port && h.PortSpace == l.PortSpace && binds.Overlap(l.Address, h.Address) {
 				holders = append(holders, h)
 			}
 		}

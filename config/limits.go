@@ -70,5 +70,6 @@ const (
 )
 
 // MaxProbeSize is the largest probe: the agent echoes and sends probes
-// from registered buffers of this size.
+// from registered buffers of this size (agent.MaxProbeSize, which a test
+// of the agent holds equal to this; config does not import the agent).
 const MaxProbeSize = 4096

@@ -202,7 +202,7 @@ type echoer struct {
 
 // newEchoer registers the first buffer and posts a receive into it.
 func newEchoer(id *rdmacm.ID) (*echoer, error) {
-	b, err := id.RegisterBuffer(maxProbeSize)
+	b, err := id.RegisterBuffer(MaxProbeSize)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ func (e *echoer) run(ctx context.Context) error {
 			return echoError(ctx, err)
 		}
 		if e.bufs[1] == nil {
-			if e.bufs[1], err = e.id.RegisterBuffer(maxProbeSize); err != nil {
+			if e.bufs[1], err = e.id.RegisterBuffer(MaxProbeSize); err != nil {
 				return err
 			}
 		}

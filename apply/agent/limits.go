@@ -20,4 +20,9 @@ const (
 	// MaxNameBytes bounds an object's name: a configuration address
 	// (config.MaxAddressBytes, 256) with its "@namespace" and "#suffix".
 	MaxNameBytes = 512
+	// MaxProbeSize is the largest probe: the agent echoes and sends
+	// probes from registered buffers of this size. The configuration
+	// refuses larger ones by its own copy (config.MaxProbeSize), which a
+	// test holds equal to this one.
+	MaxProbeSize = 4096
 )

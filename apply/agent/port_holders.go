@@ -9,8 +9,8 @@ import (
 	"syscall"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
-	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/rdmacm"
+	"github.com/rdmaform/rdmaform/rdmacm/binds"
 )
 
 // namingPortHolders adds to a listener's failed bind the listeners this
@@ -39,14 +39,14 @@ func (a *Agent) namingPortHolders(l *listener, err error) error {
 }
 
 // portHolders names the other listeners that bind l's port in its port
-// space on an address that overlaps l's (config.BindsOverlap), each with
+// space on an address that overlaps l's (binds.Overlap), each with
 // its address when that differs from l's (a wildcard).
 func (a *Agent) portHolders(l *listener) []string {
 	var out []string
 	for _, o := range a.reg.all() {
 		other, ok := o.impl.(*listener)
 		if !ok || other == l || other.spec.Port != l.spec.Port || other.cfg.portSpace != l.cfg.portSpace ||
-			!config.BindsOverlap(l.spec.Address, other.spec.Address) || !other.bindsItsAddress() {
+			!binds.Overlap(l.spec.Address, other.spec.Address) || !other.bindsItsAddress() {
 			continue
 		}
 		name := o.address

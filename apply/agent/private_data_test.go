@@ -112,3 +112,11 @@ func TestBinaryRejectDataIsAReasonTheAPICarries(t *testing.T) {
 		t.Errorf("text reason %q, want it as sent", got)
 	}
 }
+
+// The configuration refuses probes larger than the agent's buffers by its
+// own copy of the bound (config does not import the agent).
+func TestProbeSizeBoundAgreesWithTheConfiguration(t *testing.T) {
+	if MaxProbeSize != config.MaxProbeSize {
+		t.Fatalf("agent.MaxProbeSize %d, config.MaxProbeSize %d", MaxProbeSize, config.MaxProbeSize)
+	}
+}

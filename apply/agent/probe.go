@@ -173,13 +173,13 @@ func (e *endpoint) failedRun() bool {
 }
 
 func newProber(id *rdmacm.ID, slots int) (*prober, error) {
-	msg, err := id.RegisterBuffer(maxProbeSize)
+	msg, err := id.RegisterBuffer(MaxProbeSize)
 	if err != nil {
 		return nil, err
 	}
 	p := &prober{id: id, msg: msg, posted: make([]bool, slots)}
 	for range slots {
-		reply, err := id.RegisterBuffer(maxProbeSize)
+		reply, err := id.RegisterBuffer(MaxProbeSize)
 		if err != nil {
 			for _, b := range append(p.replies, msg) {
 				b.Close()

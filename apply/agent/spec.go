@@ -5,7 +5,6 @@ import (
 	"time"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
-	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/rdmacm"
 )
 
@@ -20,7 +19,6 @@ const (
 	// thousand connects to one listener under Soft-RoCE takes seconds to
 	// be answered, so this is generous.
 	establishTimeout = 30 * time.Second
-	maxProbeSize     = config.MaxProbeSize
 )
 
 func portSpace(s string) (rdmacm.PortSpace, error) {
@@ -225,8 +223,8 @@ func probeOf(p *pb.Probe) (*probeConfig, error) {
 	if c.interval < time.Millisecond {
 		return nil, fmt.Errorf("probe.interval %v is under 1ms", c.interval)
 	}
-	if c.size < 1 || c.size > maxProbeSize {
-		return nil, fmt.Errorf("probe.size %d is outside 1-%d bytes", c.size, maxProbeSize)
+	if c.size < 1 || c.size > MaxProbeSize {
+		return nil, fmt.Errorf("probe.size %d is outside 1-%d bytes", c.size, MaxProbeSize)
 	}
 	if c.timeout <= 0 {
 		c.timeout = c.interval

@@ -1,10 +1,10 @@
-package config
+package binds
 
 import "testing"
 
 // As rdma_cm decides, with net.ipv6.bindv6only unset (checked in the
 // Soft-RoCE VM): the same address, or a wildcard of either family.
-func TestBindsOverlap(t *testing.T) {
+func TestOverlap(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
 		want bool
@@ -21,11 +21,11 @@ func TestBindsOverlap(t *testing.T) {
 		{"rdma-host.example", "RDMA-host.example.", true},
 		{"rdma-host.example", "10.77.0.1", false},
 	} {
-		if got := BindsOverlap(c.a, c.b); got != c.want {
-			t.Errorf("BindsOverlap(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		if got := Overlap(c.a, c.b); got != c.want {
+			t.Errorf("Overlap(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
 		}
-		if got := BindsOverlap(c.b, c.a); got != c.want {
-			t.Errorf("BindsOverlap(%q, %q) = %v, want %v", c.b, c.a, got, c.want)
+		if got := Overlap(c.b, c.a); got != c.want {
+			t.Errorf("Overlap(%q, %q) = %v, want %v", c.b, c.a, got, c.want)
 		}
 	}
 }

@@ -1,11 +1,14 @@
-package config
+// Package binds holds rdma_cm's rule for which binds collide, in plain Go:
+// the configuration's validation and the agent both judge by it, and
+// neither needs the other (nor the binding) for it.
+package binds
 
 import (
 	"net/netip"
 	"strings"
 )
 
-// BindsOverlap reports whether two listeners on the same port and port
+// Overlap reports whether two listeners on the same port and port
 // space, one on address a and the other on b, cannot both bind it: the
 // same address, or either one every address (0.0.0.0 or ::), of either
 // family. rdma_cm refuses the second bind: EADDRINUSE for the same
@@ -16,7 +19,7 @@ import (
 //
 // A host name is compared by name (it is not resolved), and with the
 // wildcards.
-func BindsOverlap(a, b string) bool {
+func Overlap(a, b string) bool {
 	ipA, errA := netip.ParseAddr(a)
 	ipB, errB := netip.ParseAddr(b)
 	if errA == nil && ipA.IsUnspecified() || errB == nil && ipB.IsUnspecified() {
