@@ -27,17 +27,17 @@ type EventChannel struct {
 	// the QP under it.
 	reading sync.RWMutex
 
-	mu     sync.Mutex
-	ch     *C.struct_rdma_event_channel
-	poll   *os.File // a duplicate of the channel's descriptor, for the poller
-	ids    map[*ID]struct{}
-	pools  map[*deviceLife]*cqPool
+	mu    sync.Mutex
+	ch    *C.struct_rdma_event_channel
+	poll  *os.File // a duplicate of the channel's descriptor, for the poller
+	ids   map[*ID]struct{}
+	pools map[*deviceLife]*cqPool
 	// retired are pools whose poller failed: their QPs stay until closed,
 	// new ones go to a new pool.
 	retired []*cqPool
-	closed bool
-	done   chan struct{}
-	err    error // why the loop stopped, when not by Close
+	closed  bool
+	done    chan struct{}
+	err     error // why the loop stopped, when not by Close
 }
 
 // NewEventChannel creates a channel (rdma_create_event_channel) and starts
