@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -77,7 +78,7 @@ func (c *connection) run(ctx context.Context) {
 		c.echoDone = make(chan struct{})
 		go func() {
 			defer close(c.echoDone)
-			if err := ec.run(ctx); err != nil {
+			if err := ec.run(ctx); err != nil && !c.endedUnder(err) {
 				// The QP failed (a completion's error status puts it in the
 				// error state) or could not take a work request: the
 				// connection carries nothing any more, though the CM knows
@@ -128,6 +129,10 @@ func (c *connection) handle(ev rdmacm.Event) {
 		// until the listener goes (stop ends it).
 		go c.id.Close()
 	default:
+		if ev.Type.DeviceEvent() {
+			c.obj.deviceEvent(ev)
+			return
+		}
 		if ev.Err != nil {
 			c.obj.failure(pb.Status_ERROR, "error", ev.Err) // the event loop failed
 		} else {
@@ -135,6 +140,18 @@ func (c *connection) handle(ev rdmacm.Event) {
 		}
 		c.markDisconnected()
 		go c.end()
+	}
+}
+
+// endedUnder reports whether err is the echo's id closed under it by the
+// connection's own end (its DISCONNECTED or its device's removal): a
+// consequence recorded already, not a failure of the echo.
+func (c *connection) endedUnder(err error) bool {
+	select {
+	case <-c.disconnected:
+		return errors.Is(err, rdmacm.ErrClosed)
+	default:
+		return false
 	}
 }
 

@@ -127,6 +127,10 @@ func (l *listener) serve(ctx context.Context, id *rdmacm.ID, facts *pb.Facts) {
 			<-ctx.Done()
 			return
 		default:
+			if ev.Type.DeviceEvent() {
+				l.obj.deviceEvent(ev)
+				continue
+			}
 			l.obj.event(l.obj.status(), ev.Type.String(), ev.String())
 		}
 	}
@@ -208,6 +212,7 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 		s.acceptedTotal++
 	})
 	l.children.Add(1)
+	a.pdBack(l.obj.pdAddress)
 	c.run(cctx)
 }
 

@@ -141,6 +141,18 @@ func (o *object) failure(status pb.Status, name string, err error) {
 	o.agent.log.Warn("failure", "address", o.address, "status", status.String(), "event", name, "err", err.Error())
 }
 
+// deviceEvent records a device event (a port down or up, a QP or CQ in
+// error, completions that can no longer be read) on the object it
+// concerns, keeping its status: the CM's events say whether the
+// connection ends. One that reports a failure is the object's last error.
+func (o *object) deviceEvent(ev rdmacm.Event) {
+	if ev.Err != nil {
+		o.failure(o.status(), ev.Type.String(), &agentError{Call: ev.Type.String(), Msg: ev.Err.Error()})
+		return
+	}
+	o.event(o.status(), ev.Type.String(), ev.String())
+}
+
 func (s *state) record(status pb.Status, name, detail string) {
 	now := time.Now()
 	if status != s.status {
