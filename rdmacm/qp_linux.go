@@ -55,6 +55,18 @@ func (id *ID) createPooledQP(pool *cqPool, pd *C.struct_ibv_pd, q QPInit, verbs 
 	}
 }
 
+// queueDepths are the send and receive queue depths of the id's QP as the
+// device reports them (ibv_query_qp), and the CQ entries the binding
+// counts for it.
+func (id *ID) queueDepths() (send, recv, counted int, err error) {
+	var caps C.struct_rf_qp_caps
+	err = id.call("ibv_query_qp", func(cid *C.struct_rdma_cm_id) (C.int, error) {
+		ret, errno := C.rf_query_caps(cid, &caps)
+		return ret, errno
+	})
+	return int(caps.max_send_wr), int(caps.max_recv_wr), id.cqShare, err
+}
+
 func qpError(errno error, q QPInit, verbs *C.struct_ibv_context) error {
 	err := &OpError{Op: "rdma_create_qp", Err: memlockHint(errno)}
 	if errno == nil {

@@ -80,15 +80,50 @@ int rf_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *cq, in
 	attr.sq_sig_all = sq_sig_all;
 	ret = rdma_create_qp(id, pd, &attr);
 	if (ret == 0) {
-		// rdma_create_qp returns the caps the provider gave, which may
-		// be more than asked: the CQ must have room for those.
+		// The device may give more than asked, and the CQ must have room
+		// for what it gave. rdma_create_qp returns the caps as the
+		// provider reports them, but rxe reports those asked while its
+		// queues are rounded up: ibv_query_qp says what they are.
+		struct rf_qp_caps q;
+
 		caps->max_send_wr = attr.cap.max_send_wr;
 		caps->max_recv_wr = attr.cap.max_recv_wr;
 		caps->max_send_sge = attr.cap.max_send_sge;
 		caps->max_recv_sge = attr.cap.max_recv_sge;
 		caps->max_inline_data = attr.cap.max_inline_data;
+		if (rf_query_caps(id, &q) == 0) {
+			if (q.max_send_wr > caps->max_send_wr)
+				caps->max_send_wr = q.max_send_wr;
+			if (q.max_recv_wr > caps->max_recv_wr)
+				caps->max_recv_wr = q.max_recv_wr;
+		}
+		errno = 0;
 	}
 	return ret;
+}
+
+// rf_query_caps reads the caps of the id's QP as the device has them.
+int rf_query_caps(struct rdma_cm_id *id, struct rf_qp_caps *out)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+	int ret;
+
+	if (!id->qp) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = ibv_query_qp(id->qp, &attr, IBV_QP_CAP, &init);
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	out->max_send_wr = attr.cap.max_send_wr;
+	out->max_recv_wr = attr.cap.max_recv_wr;
+	out->max_send_sge = attr.cap.max_send_sge;
+	out->max_recv_sge = attr.cap.max_recv_sge;
+	out->max_inline_data = attr.cap.max_inline_data;
+	return 0;
 }
 
 int rf_pd_matches(struct ibv_pd *pd, struct rdma_cm_id *id)

@@ -82,6 +82,7 @@ struct rf_qp_caps {
 
 int rf_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *cq, int qp_type,
 		 uintptr_t key, struct rf_qp_caps *caps, int sq_sig_all);
+int rf_query_caps(struct rdma_cm_id *id, struct rf_qp_caps *out);
 int rf_pd_matches(struct ibv_pd *pd, struct rdma_cm_id *id);
 void rf_set_context(struct rdma_cm_id *id, uintptr_t key);
 int rf_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id, uintptr_t key, int ps);
