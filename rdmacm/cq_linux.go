@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -194,8 +195,10 @@ func (p *cqPool) loop() {
 	err = raw.Read(func(uintptr) bool {
 		for {
 			ret, errno := C.rf_take_cq_event(p.comp)
-			if ret == 0 && cqFault != nil {
-				ret, errno = -1, cqFault("ibv_get_cq_event")
+			if ret == 0 {
+				if err := injectedFault("ibv_get_cq_event"); err != nil {
+					ret, errno = -1, err
+				}
 			}
 			if ret != 0 {
 				if errno != syscall.EAGAIN {
@@ -216,9 +219,16 @@ func (p *cqPool) loop() {
 	}
 }
 
-// cqFault, set only by tests, makes the poller's next call fail with the
-// error it returns (nil: no fault), as a failing device would.
-var cqFault func(op string) error
+// cqFault, set only by tests, makes the poller's calls fail with the
+// error it returns for them (nil: no fault), as a failing device would.
+var cqFault atomic.Pointer[func(op string) error]
+
+func injectedFault(op string) error {
+	if f := cqFault.Load(); f != nil {
+		return (*f)(op)
+	}
+	return nil
+}
 
 // fail records why completions can no longer be read, on the whole pool
 // (cq nil) or on one CQ, and tells the ids concerned.
@@ -251,8 +261,8 @@ func (p *cqPool) drain() {
 	for _, cq := range cqs {
 		for armed := false; ; {
 			n, errno := C.rf_poll(cq.cq, &wcs[0], C.int(len(wcs)))
-			if n >= 0 && cqFault != nil {
-				if err := cqFault("ibv_poll_cq"); err != nil {
+			if n >= 0 {
+				if err := injectedFault("ibv_poll_cq"); err != nil {
 					n, errno = -1, err
 				}
 			}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"encoding/hex"
 	"errors"
 	"sync"
@@ -150,7 +151,14 @@ func (o *object) deviceEvent(ev rdmacm.Event) {
 		o.failure(o.status(), ev.Type.String(), &agentError{Call: ev.Type.String(), Msg: ev.Err.Error()})
 		return
 	}
-	o.event(o.status(), ev.Type.String(), ev.String())
+	detail := ev.String()
+	switch ev.Type {
+	case rdmacm.PortError:
+		detail = fmt.Sprintf("port %d of the device is down", ev.Status)
+	case rdmacm.PortActive:
+		detail = fmt.Sprintf("port %d of the device is up again", ev.Status)
+	}
+	o.event(o.status(), ev.Type.String(), detail)
 }
 
 func (s *state) record(status pb.Status, name, detail string) {
