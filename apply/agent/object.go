@@ -2,9 +2,9 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"sync"
 	"syscall"
 	"time"
