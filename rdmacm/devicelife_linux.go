@@ -282,11 +282,12 @@ func (l *deviceLife) orphan() {
 }
 
 // releaseForRemoval releases an id's part of a removed device at its
-// DEVICE_REMOVAL, after the event was delivered: its QP and its buffers'
+// DEVICE_REMOVAL, after the event was delivered: its QP, then its buffers'
 // memory registrations (the memory itself stays until Close, since a
 // reader may still hold it), its share of the pooled CQ and the
-// rdma_cm_id. The id stays usable as a closed one: calls fail with
-// ErrClosed, its queued events are still delivered, and Close finishes.
+// rdma_cm_id, as Close would. Its queued events are still delivered;
+// then its waits and calls fail with ErrClosed, and Close frees the
+// buffers' memory.
 func (id *ID) releaseForRemoval() {
 	id.mu.Lock()
 	defer id.mu.Unlock()
@@ -294,15 +295,10 @@ func (id *ID) releaseForRemoval() {
 		return
 	}
 	if id.channel != nil {
-		id.channel.destroyQP(id.cid)
+		id.channel.destroyQP(id.cid) // before its memory regions go
 	}
 	id.buffers.deregister()
-	C.rdma_destroy_ep(id.cid)
-	id.cid = nil
-	if id.cq != nil {
-		id.cqPool.release(id.cq, id.cqShare)
-		id.cq = nil
-	}
+	id.destroy()
 }
 
 // deregister deregisters every buffer's memory region, keeping the memory.

@@ -40,6 +40,11 @@ func TestDeviceRemovalReleasesTheDevice(t *testing.T) {
 	l, port := listenOn(t, ch, pd, &qp)
 	clients, servers := connectMany(t, ch, l, port, 20)
 	all := append(append([]*ID{l}, clients...), servers...)
+	t.Cleanup(func() {
+		for _, id := range all {
+			id.Close()
+		}
+	})
 	for _, id := range clients {
 		if _, err := id.RegisterBuffer(4096); err != nil {
 			t.Fatal(err)
@@ -109,6 +114,9 @@ func TestDeviceRemovalReleasesTheDevice(t *testing.T) {
 	}
 	took := time.Since(start)
 	t.Logf("rdma link delete %s completed in %v with this process running (%d ids not closed by the test)", dev, took.Round(time.Millisecond), len(all))
+	if n := LiveIDs(); n != 0 {
+		t.Errorf("%d ids still registered after the device's removal released them", n)
+	}
 	if pd.Allocated() {
 		t.Error("the PD is still allocated on the removed device")
 	}
