@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"syscall"
@@ -107,10 +108,12 @@ func (l *listener) serve(ctx context.Context, id *rdmacm.ID, facts *pb.Facts) {
 	for {
 		ev, err := id.NextEvent(ctx)
 		if err != nil {
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && !errors.Is(err, rdmacm.ErrClosed) {
 				l.obj.failure(pb.Status_ERROR, "error", err)
-				<-ctx.Done()
 			}
+			// Closed under it by its device's removal, which the worker
+			// that took DEVICE_REMOVAL recorded: wait for the end.
+			<-ctx.Done()
 			return
 		}
 		switch ev.Type {
