@@ -49,9 +49,9 @@ func TestPortDownAndUpAreEventsOnTheObjects(t *testing.T) {
 		}
 	}
 	setLink("down")
-	objs := waitList(t, p, time.Minute, "PORT_ERR on the 3 endpoints and 3 connections", withEvent("PORT_ERR"))
+	waitList(t, p, time.Minute, "PORT_ERR on the 3 endpoints and 3 connections", withEvent("PORT_ERR"))
 	setLink("up")
-	objs = waitList(t, p, time.Minute, "PORT_ACTIVE on the 3 endpoints and 3 connections", withEvent("PORT_ACTIVE"))
+	objs := waitList(t, p, time.Minute, "PORT_ACTIVE on the 3 endpoints and 3 connections", withEvent("PORT_ACTIVE"))
 	for _, o := range byKind(objs, pb.Kind_ENDPOINT, "") {
 		for _, h := range o.History {
 			if h.Name == "PORT_ERR" || h.Name == "PORT_ACTIVE" {
