@@ -9,9 +9,9 @@ import (
 )
 
 // deviceBeingRemoved warns when the agent's objects report their device's
-// removal: Soft-RoCE finishes rdma link delete only once every process
-// that opened the device has closed it, and the agent still holds it, so
-// the plan's replacements cannot be made on it until the agent stops.
+// removal: the agent has released the device (so rdma link delete
+// completes), and the plan's replacements need a device that serves their
+// addresses again.
 func deviceBeingRemoved(live map[string]LiveObject) hcl.Diagnostics {
 	var names []string
 	for name, o := range live {
@@ -27,7 +27,7 @@ func deviceBeingRemoved(live map[string]LiveObject) hcl.Diagnostics {
 	if len(shown) > 3 {
 		shown = append(shown[:3:3], fmt.Sprintf("and %d more", len(names)-3))
 	}
-	return hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "A device is being removed",
-		Detail: fmt.Sprintf("The agent's objects on it report DEVICE_REMOVAL (%s). A Soft-RoCE device's removal (rdma link delete) waits until every process that opened the device has closed it, and the agent still has it open: run \"rdmaform agent stop\" to let the removal finish (every object the agent holds ends with it), then plan again to make them on a device that serves their addresses.",
+	return hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "A device was removed",
+		Detail: fmt.Sprintf("The agent's objects on it report DEVICE_REMOVAL (%s). The agent has released everything it held on the device, so its removal (rdma link delete) completes while the agent runs. Add the device back (rdma link add), or one that serves the same addresses, before you apply: endpoints with a reconnect policy then reconnect by themselves (their protection domain allocated again), and this plan makes the others again.",
 			strings.Join(shown, ", "))}}
 }

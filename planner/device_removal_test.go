@@ -14,8 +14,8 @@ func TestDeviceBeingRemovedWarns(t *testing.T) {
 		live[n] = LiveObject{Status: "error", Error: "DEVICE_REMOVAL: ENODEV"}
 	}
 	d := deviceBeingRemoved(live)
-	if len(d) != 1 || d[0].Summary != "A device is being removed" ||
-		!strings.Contains(d[0].Detail, "(endpoint.e[0], endpoint.e[1], endpoint.e[2], and 2 more)") || !strings.Contains(d[0].Detail, "rdmaform agent stop") {
+	if len(d) != 1 || d[0].Summary != "A device was removed" ||
+		!strings.Contains(d[0].Detail, "(endpoint.e[0], endpoint.e[1], endpoint.e[2], and 2 more)") || strings.Contains(d[0].Detail, "agent stop") || !strings.Contains(d[0].Detail, "rdma link add") || !strings.Contains(d[0].Detail, "reconnect") {
 		t.Errorf("got %v", d)
 	}
 }

@@ -27,14 +27,17 @@ type EventChannel struct {
 	// the QP under it.
 	reading sync.RWMutex
 
-	mu     sync.Mutex
-	ch     *C.struct_rdma_event_channel
-	poll   *os.File // a duplicate of the channel's descriptor, for the poller
-	ids    map[*ID]struct{}
-	pools  map[*C.struct_ibv_context]*cqPool
-	closed bool
-	done   chan struct{}
-	err    error // why the loop stopped, when not by Close
+	mu    sync.Mutex
+	ch    *C.struct_rdma_event_channel
+	poll  *os.File // a duplicate of the channel's descriptor, for the poller
+	ids   map[*ID]struct{}
+	pools map[*deviceLife]*cqPool
+	// retired are pools whose poller failed: their QPs stay until closed,
+	// new ones go to a new pool.
+	retired []*cqPool
+	closed  bool
+	done    chan struct{}
+	err     error // why the loop stopped, when not by Close
 }
 
 // NewEventChannel creates a channel (rdma_create_event_channel) and starts
@@ -58,7 +61,7 @@ func NewEventChannel() (*EventChannel, error) {
 		ch:    ch,
 		poll:  os.NewFile(uintptr(dup), "rdma_cm event channel"),
 		ids:   make(map[*ID]struct{}),
-		pools: make(map[*C.struct_ibv_context]*cqPool),
+		pools: make(map[*deviceLife]*cqPool),
 		done:  make(chan struct{}),
 	}
 	go c.loop()
@@ -149,22 +152,40 @@ func (c *EventChannel) detach(id *ID) {
 	delete(c.ids, id)
 }
 
-// cqPool returns the channel's completion queue pool for a device context.
-func (c *EventChannel) cqPool(verbs *C.struct_ibv_context) (*cqPool, error) {
+// cqPool returns the channel's completion queue pool for a device's life,
+// making one if it has none or its poller failed.
+func (c *EventChannel) cqPool(life *deviceLife) (*cqPool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return nil, ErrClosed
 	}
-	if p := c.pools[verbs]; p != nil {
-		return p, nil
+	if p := c.pools[life]; p != nil {
+		if p.usable() {
+			return p, nil
+		}
+		delete(c.pools, life)
+		c.retired = append(c.retired, p)
 	}
-	p, err := newCQPool(verbs)
+	p, err := newCQPool(life, c)
 	if err != nil {
 		return nil, err
 	}
-	c.pools[verbs] = p
+	if !life.addPool(p) {
+		p.close()
+		return nil, &OpError{Op: "ibv_create_cq", Err: errNoDevice, Detail: "the device " + life.name + " is being removed"}
+	}
+	c.pools[life] = p
 	return p, nil
+}
+
+// forgetPool drops a pool its device's removal closed.
+func (c *EventChannel) forgetPool(p *cqPool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pools[p.life] == p {
+		delete(c.pools, p.life)
+	}
 }
 
 // Close destroys every id still on the channel (accepted connections first),
@@ -193,7 +214,13 @@ func (c *EventChannel) Close() error {
 			errs = append(errs, id.Close())
 		}
 	}
+	c.mu.Lock()
+	pools := append([]*cqPool(nil), c.retired...)
 	for _, p := range c.pools {
+		pools = append(pools, p)
+	}
+	c.mu.Unlock()
+	for _, p := range pools {
 		errs = append(errs, p.close())
 	}
 	errs = append(errs, c.poll.Close())

@@ -47,7 +47,7 @@ func (id *ID) RegisterBuffer(size int) (*Buffer, error) {
 		}
 		mr, errno := C.rf_reg_msgs(cid, b.mem, C.size_t(size))
 		if mr == nil {
-			return -1, errno
+			return -1, memlockHint(errno)
 		}
 		b.mr = mr
 		// Under the id's lock, so a Close running now frees it too.
@@ -102,7 +102,9 @@ func (b *Buffer) Close() error {
 		return nil
 	}
 	var err error
-	if ret := C.ibv_dereg_mr(b.mr); ret != 0 {
+	if b.mr == nil {
+		// deregistered already, by its device's removal
+	} else if ret := C.ibv_dereg_mr(b.mr); ret != 0 {
 		err = opError("ibv_dereg_mr", errnoFromRet(int(ret)))
 	}
 	C.free(b.mem)

@@ -18,7 +18,9 @@ import (
 // limits. On a host without RDMA devices it fails with ENODEV.
 func Devices() ([]Device, error) {
 	var n C.int
+	devicesMu.Lock()
 	list, err := C.rf_get_devices(&n)
+	devicesMu.Unlock()
 	if list == nil {
 		return nil, opError("rdma_get_devices", err)
 	}
@@ -56,29 +58,65 @@ func Devices() ([]Device, error) {
 	return devs, nil
 }
 
-// PD is a protection domain allocated on a named device.
+// PD is a protection domain allocated on a named device. When the device
+// is removed, the PD is released with everything else of it (so that the
+// removal can complete), and the next QP made on it allocates it again on
+// the device of that name, if there is one by then.
 type PD struct {
 	mu     sync.Mutex
 	pd     *C.struct_ibv_pd
 	list   **C.struct_ibv_context // keeps the device context open
+	life   *deviceLife
 	device string
+	lost   bool // released by the device's removal
+	closed bool
 }
 
 // AllocPD allocates a protection domain on the named device (ibv_alloc_pd),
 // on the device context librdmacm uses, so ids can be created on it.
 func AllocPD(device string) (*PD, error) {
-	cname := C.CString(device)
+	p := &PD{device: device}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.allocLocked(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *PD) allocLocked() error {
+	cname := C.CString(p.device)
 	defer C.free(unsafe.Pointer(cname))
 	var list **C.struct_ibv_context
+	devicesMu.Lock()
 	pd, err := C.rf_alloc_pd(cname, &list)
+	devicesMu.Unlock()
 	if pd == nil {
-		return nil, opError("ibv_alloc_pd("+device+")", err)
+		return opError("ibv_alloc_pd("+p.device+")", memlockHint(err))
 	}
-	return &PD{pd: pd, list: list, device: device}, nil
+	life, err := lifeOf(pd.context)
+	if err == nil && !life.addPD(p) {
+		err = &OpError{Op: "ibv_alloc_pd(" + p.device + ")", Err: errNoDevice, Detail: "the device is being removed"}
+	}
+	if err != nil {
+		C.ibv_dealloc_pd(pd)
+		C.rdma_free_devices(list)
+		return err
+	}
+	p.pd, p.list, p.life, p.lost = pd, list, life, false
+	return nil
 }
 
 // Device is the name of the device the PD was allocated on.
 func (p *PD) Device() string { return p.device }
+
+// Allocated reports whether the PD holds a protection domain now: false
+// once its device was removed, until a QP allocates it again.
+func (p *PD) Allocated() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.pd != nil
+}
 
 // Close deallocates the PD. It fails with EBUSY while QPs or memory regions
 // still use it; the PD then stays usable and Close may be called again.
@@ -86,6 +124,7 @@ func (p *PD) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.pd == nil {
+		p.closed = true
 		return nil
 	}
 	if ret, err := C.ibv_dealloc_pd(p.pd); ret != 0 {
@@ -94,17 +133,41 @@ func (p *PD) Close() error {
 		}
 		return opError("ibv_dealloc_pd", err)
 	}
-	p.pd = nil
+	p.life.dropPD(p)
+	p.pd, p.life, p.closed = nil, nil, true
 	C.rdma_free_devices(p.list)
 	p.list = nil
 	return nil
 }
 
-func (p *PD) c() *C.struct_ibv_pd {
+// lose releases the PD of a removed device's life; its QPs and memory
+// regions are destroyed already.
+func (p *PD) lose(l *deviceLife) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.life != l || p.pd == nil {
+		return
+	}
+	C.ibv_dealloc_pd(p.pd)
+	C.rdma_free_devices(p.list)
+	p.pd, p.list, p.life, p.lost = nil, nil, nil, true
+}
+
+// live is the PD to make a QP on: nil for the device's default PD (a nil
+// p), allocated again if the device's removal released it.
+func (p *PD) live() (*C.struct_ibv_pd, error) {
 	if p == nil {
-		return nil
+		return nil, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.pd
+	if p.pd == nil && p.lost && !p.closed {
+		if err := p.allocLocked(); err != nil {
+			return nil, err
+		}
+	}
+	if p.pd == nil {
+		return nil, &OpError{Op: "ibv_alloc_pd(" + p.device + ")", Err: ErrClosed}
+	}
+	return p.pd, nil
 }

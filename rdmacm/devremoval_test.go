@@ -3,65 +3,58 @@
 package rdmacm
 
 import (
-	"bufio"
-	"errors"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
 
-// Soft-RoCE cannot disassociate a process from a removed device: the kernel
-// finishes `rdma link delete` only once every process that opened the
-// device has exited, and librdmacm keeps a device open for the life of the
-// process. So the ids live in a child process, and this test, which must be
-// the first of its process to touch librdmacm (its file sorts first), drives
-// the deletion and restores the device.
-const holderEnv = "RDMAFORM_DEVICE_REMOVAL_HOLDER"
+// deleteBound is how long `rdma link delete` may take under a process that
+// keeps running: generous, since the VM is slow and shared; measured well
+// under it.
+const deleteBound = 20 * time.Second
 
-func TestDeviceRemovalUnderLiveConnections(t *testing.T) {
-	if os.Getenv(holderEnv) != "" {
-		holdThroughDeviceRemoval(t)
-		return
-	}
+// TestDeviceRemovalReleasesTheDevice deletes the device under live
+// connections with registered buffers, a listener and a PD of their own,
+// without closing any of them: the binding releases everything of the
+// device at DEVICE_REMOVAL, so `rdma link delete` completes while this
+// process runs. The device is then added back, and the same channel and
+// PD (allocated again) connect and carry a message.
+func TestDeviceRemovalReleasesTheDevice(t *testing.T) {
 	dev, netdev := testDevice(t), os.Getenv("RDMAFORM_TEST_NETDEV")
 	if netdev == "" {
 		t.Fatal("RDMAFORM_TEST_NETDEV is not set: this test deletes and re-adds the testbed's rxe device")
 	}
-	if usesVerbs(t) {
-		t.Fatal("this process already opened an RDMA device, so `rdma link delete` could not finish while it runs: " +
-			"run this test first or alone (-test.run TestDeviceRemoval)")
-	}
-	self, err := os.Executable()
+	ch := newChannel(t)
+	pd, err := AllocPD(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	holder := exec.Command(self, "-test.run", "^TestDeviceRemovalUnderLiveConnections$", "-test.v")
-	holder.Env = append(os.Environ(), holderEnv+"=1")
-	out, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	t.Cleanup(func() { pd.Close() })
+	qp := DefaultQPInit()
+	l, port := listenOn(t, ch, pd, &qp)
+	clients, servers := connectMany(t, ch, l, port, 20)
+	all := append(append([]*ID{l}, clients...), servers...)
+	t.Cleanup(func() {
+		for _, id := range all {
+			id.Close()
+		}
+	})
+	for _, id := range clients {
+		if _, err := id.RegisterBuffer(4096); err != nil {
+			t.Fatal(err)
+		}
 	}
-	holder.Stderr = os.Stderr
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
+	if pd.Allocated() != true {
+		t.Fatal("the PD is not allocated before the removal")
 	}
-	lines := bufio.NewScanner(out)
-	var transcript []string
-	ready := false
-	for !ready && lines.Scan() {
-		transcript = append(transcript, lines.Text())
-		ready = strings.Contains(lines.Text(), "HOLDER READY")
-	}
-	if !ready {
-		holder.Wait()
-		t.Fatalf("the holder never got ready:\n%s", strings.Join(transcript, "\n"))
-	}
-	deleteStart := time.Now()
+
+	start := time.Now()
 	deleted := make(chan error, 1)
 	go func() {
 		out, err := exec.Command("rdma", "link", "delete", dev).CombinedOutput()
@@ -70,120 +63,152 @@ func TestDeviceRemovalUnderLiveConnections(t *testing.T) {
 		}
 		deleted <- err
 	}()
+	readded := false
 	t.Cleanup(func() {
-		if out, err := exec.Command("rdma", "link", "add", dev, "type", "rxe", "netdev", netdev).CombinedOutput(); err != nil {
-			t.Errorf("re-adding %s: %v: %s", dev, err, out)
+		if readded {
+			return
 		}
-		waitPortActive(t, dev)
+		select {
+		case <-deleted:
+			addDevice(t, dev, netdev)
+		case <-time.After(5 * time.Second):
+			// Still held: the deletion completes when this process
+			// exits; the tests after this one find no device.
+		}
 	})
-	for lines.Scan() {
-		transcript = append(transcript, lines.Text())
+
+	ctx := ctxFor(t, time.Minute)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	removed := 0
+	for _, id := range all {
+		wg.Go(func() {
+			for {
+				e, err := id.NextEvent(ctx)
+				if err != nil {
+					t.Errorf("waiting for DEVICE_REMOVAL: %v", err)
+					return
+				}
+				if e.Type == DeviceRemoval {
+					mu.Lock()
+					removed++
+					mu.Unlock()
+					return
+				}
+			}
+		})
 	}
-	waitErr := make(chan error, 1)
-	go func() { waitErr <- holder.Wait() }()
-	select {
-	case err := <-waitErr:
-		t.Logf("holder:\n%s", strings.Join(transcript, "\n"))
-		if err != nil {
-			t.Fatalf("the holder failed: %v", err)
-		}
-	case <-time.After(90 * time.Second):
-		holder.Process.Kill()
-		t.Fatalf("the holder hung after the device was deleted:\n%s", strings.Join(transcript, "\n"))
+	wg.Wait()
+	if removed != len(all) {
+		t.Fatalf("DEVICE_REMOVAL on %d of %d ids", removed, len(all))
 	}
 	select {
 	case err := <-deleted:
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("rdma link delete finished %v after it started, once the holder exited", time.Since(deleteStart).Round(time.Millisecond))
-	case <-time.After(30 * time.Second):
-		t.Fatal("rdma link delete did not finish after the holder exited")
+	case <-time.After(deleteBound):
+		buf := make([]byte, 1<<20)
+		t.Logf("goroutines:\n%s\nuverbs descriptors: %v", buf[:runtime.Stack(buf, true)], uverbsFDs())
+		t.Fatalf("rdma link delete %s still blocked %v after it started, with this process running and its ids not closed", dev, deleteBound)
 	}
-}
-
-// holdThroughDeviceRemoval runs in the child: it holds 20 connected pairs
-// and a listener, reports ready, and checks each id sees the device go.
-func holdThroughDeviceRemoval(t *testing.T) {
-	ch := newChannel(t)
-	qp := DefaultQPInit()
-	l, port := listen(t, ch, testAddr(t), PSTCP, &qp)
-	clients, servers := connectMany(t, ch, l, port, 20)
-	all := append(append([]*ID{l}, clients...), servers...)
-	fmt.Println("HOLDER READY")
-
-	ctx := ctxFor(t, 60*time.Second)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	seen := map[EventType]int{}
+	took := time.Since(start)
+	t.Logf("rdma link delete %s completed in %v with this process running (%d ids not closed by the test)", dev, took.Round(time.Millisecond), len(all))
+	if n := LiveIDs(); n != 0 {
+		t.Errorf("%d ids still registered after the device's removal released them", n)
+	}
+	if pd.Allocated() {
+		t.Error("the PD is still allocated on the removed device")
+	}
 	for _, id := range all {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				e, err := id.NextEvent(ctx)
-				if err != nil {
-					t.Errorf("waiting for the device loss: %v", err)
-					return
-				}
-				mu.Lock()
-				seen[e.Type]++
-				mu.Unlock()
-				if e.Type == DeviceRemoval {
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	fmt.Printf("events after rdma link delete: %v\n", seen)
-	if seen[DeviceRemoval] != len(all) {
-		t.Errorf("DEVICE_REMOVAL on %d of %d ids", seen[DeviceRemoval], len(all))
-	}
-	closeStart := time.Now()
-	for _, id := range all {
-		if err := id.Close(); err != nil {
-			t.Errorf("Close after the device loss: %v", err)
+		if err := id.Disconnect(); err == nil {
+			t.Error("an id of the removed device still works")
+			break
 		}
 	}
-	fmt.Printf("closed %d ids in %v\n", len(all), time.Since(closeStart))
-	start := time.Now()
-	ai, err := GetAddrInfo(testAddr(t), port, &Hints{Flags: NumericHost, PortSpace: PSTCP, QPType: RC})
-	if err == nil {
-		var id *ID
-		id, err = CreateEP(ai, nil, &qp, ch)
-		if err == nil {
-			_, err = id.Connect(ctx, ConnParam{})
-			id.Close()
+
+	addDevice(t, dev, netdev)
+	readded = true
+	// The same channel and PD serve the device's new life.
+	l2, port2 := listenOn(t, ch, pd, &qp)
+	id := dialOn(t, ch, pd, port2, &qp)
+	ctx = ctxFor(t, 30*time.Second)
+	accepted := make(chan *ID, 1)
+	go func() {
+		req, _, err := l2.GetRequest(ctx)
+		if err != nil {
+			t.Errorf("GetRequest after the device came back: %v", err)
+			close(accepted)
+			return
 		}
-		ai.Close()
+		if err := req.Accept(ctx, ConnParam{}); err != nil {
+			t.Errorf("Accept after the device came back: %v", err)
+		}
+		accepted <- req
+	}()
+	if _, err := id.Connect(ctx, ConnParam{RetryCount: 7, RNRRetryCount: 7}); err != nil {
+		t.Fatalf("Connect after the device came back: %v", err)
 	}
-	fmt.Printf("a new endpoint without the device: %v (after %v)\n", err, time.Since(start))
-	if err == nil {
-		t.Error("a new endpoint connected although the device is gone")
+	srv := <-accepted
+	if srv == nil {
+		t.FailNow()
 	}
-	if !errors.Is(err, syscall.ENODEV) && !errors.Is(err, syscall.EADDRNOTAVAIL) && !errors.Is(err, syscall.ENETUNREACH) && !errors.Is(err, syscall.ECONNREFUSED) {
-		t.Logf("note: the error is %T", err)
+	t.Cleanup(func() { srv.Close() })
+	if !pd.Allocated() {
+		t.Error("the PD was not allocated again")
 	}
+	exchange(t, id, srv, "after the device came back")
 }
 
-// usesVerbs reports whether this process has an RDMA device open.
-func usesVerbs(t *testing.T) bool {
-	entries, err := os.ReadDir("/proc/self/fd")
+// listenOn listens on the test address with a QP configuration on pd.
+func listenOn(t *testing.T, ch *EventChannel, pd *PD, qp *QPInit) (*ID, string) {
+	port := freePort()
+	ai := addrInfo(t, testAddr(t), port, Hints{Flags: Passive | NumericHost, PortSpace: PSTCP, QPType: RC})
+	l, err := CreateEP(ai, pd, qp, ch)
 	if err != nil {
+		t.Fatalf("CreateEP(passive): %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	if err := l.Listen(listenBacklog); err != nil {
 		t.Fatal(err)
 	}
+	return l, port
+}
+
+func dialOn(t *testing.T, ch *EventChannel, pd *PD, port string, qp *QPInit) *ID {
+	ai := addrInfo(t, testAddr(t), port, Hints{Flags: NumericHost, PortSpace: PSTCP, QPType: RC})
+	id, err := Dial(ctxFor(t, 30*time.Second), ai, pd, qp, ch, 0)
+	if err != nil {
+		t.Fatalf("Dial after the device came back: %v", err)
+	}
+	t.Cleanup(func() { id.Close() })
+	return id
+}
+
+// uverbsFDs lists this process's descriptors on RDMA device files.
+func uverbsFDs() []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc/self/fd")
 	for _, e := range entries {
-		if target, _ := os.Readlink("/proc/self/fd/" + e.Name()); strings.HasPrefix(target, "/dev/infiniband/uverbs") {
-			return true
+		if target, _ := os.Readlink("/proc/self/fd/" + e.Name()); strings.Contains(target, "infiniband") || strings.Contains(target, "uverbs") || strings.Contains(target, "anon_inode") {
+			out = append(out, e.Name()+"->"+target)
 		}
 	}
-	return false
+	return out
+}
+
+// addDevice adds the rxe device back and waits for its port.
+func addDevice(t *testing.T, dev, netdev string) {
+	if out, err := exec.Command("rdma", "link", "add", dev, "type", "rxe", "netdev", netdev).CombinedOutput(); err != nil {
+		t.Errorf("re-adding %s: %v: %s", dev, err, out)
+	}
+	waitPortActive(t, dev)
 }
 
 func waitPortActive(t *testing.T, dev string) {
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
 		out, _ := exec.Command("rdma", "link", "show", dev+"/1").CombinedOutput()
 		if strings.Contains(string(out), "state ACTIVE") {
 			return

@@ -17,6 +17,36 @@
 // by the work request id; a thousand connected endpoints cost a handful of
 // descriptors instead of four each.
 //
+// Shared CQs count, for each QP, the queue depths the device gave it
+// (ibv_query_qp after rdma_create_qp: Soft-RoCE rounds 100 up to 127),
+// not those asked, so that no CQ can overflow.
+//
+// Devices come and go. Pools and PDs belong to a device's life (one
+// opening of its context by librdmacm), never to a context pointer, which
+// librdmacm frees and malloc reuses. At RDMA_CM_EVENT_DEVICE_REMOVAL the
+// binding releases everything of the device on its own: each id, after
+// its event is delivered, loses its QP, memory registrations and
+// rdma_cm_id (it then behaves as closed; Close frees its buffers'
+// memory); once no QP is left, the CQs, completion channels, PDs and the
+// async event reader go, and librdmacm is made to close the context (it
+// notices a removed device only by comparing device lists, which it does
+// not do when no device is left: the binding then points the context's
+// two descriptors at /dev/null). Soft-RoCE's `rdma link delete`, which
+// waits for every descriptor of the device, so completes in about a
+// second while the process runs. A PD released this way is allocated
+// again, on the device of the same name, by the next QP made on it.
+//
+// Each device's async events (ibv_get_async_event) are read through the
+// poller and acked at once; port down and up, QP and CQ errors reach the
+// ids they concern as device events (PortError, PortActive, QPFatal,
+// CQError, DeviceFatal), as do failures of the completion poller
+// (CompletionFailed; the failed CQ or pool takes no new QPs). Waits for a
+// CM event pass over them.
+//
+// Every QP, CQ and memory region pins memory: RaiseMemlockLimit lifts
+// RLIMIT_MEMLOCK, and ENOMEM from those calls is a MemlockError that
+// names the limit and how to raise it.
+//
 // A listener created with a QP configuration behaves as rdma_get_request
 // documents: each incoming request gets a QP from the listener's PD and
 // attributes before it is delivered.

@@ -29,6 +29,29 @@ const (
 	channelFailed EventType = -1
 )
 
+// Device events are not RDMA CM events: the binding reads them with
+// ibv_get_async_event from the device, or notices them in its completion
+// poller, and delivers them to the ids they concern, as it does the CM's.
+// They report; what to do about them is the id's owner's choice (a fatal
+// QP error ends the connection's data path, not its CM state).
+const (
+	PortError        EventType = -2 // IBV_EVENT_PORT_ERR: the id's port went down; Status is the port
+	PortActive       EventType = -3 // IBV_EVENT_PORT_ACTIVE: the id's port is up again; Status is the port
+	QPFatal          EventType = -4 // IBV_EVENT_QP_FATAL, QP_REQ_ERR or QP_ACCESS_ERR: the QP is in error; Err says which
+	CQError          EventType = -5 // IBV_EVENT_CQ_ERR: the CQ of the id's QP failed (an overflow); Err says so
+	DeviceFatal      EventType = -6 // IBV_EVENT_DEVICE_FATAL: the device failed
+	CompletionFailed EventType = -7 // reading the completions of the id's QP failed; Err says how
+)
+
+var deviceEventNames = map[EventType]string{
+	PortError: "PORT_ERR", PortActive: "PORT_ACTIVE", QPFatal: "QP_FATAL",
+	CQError: "CQ_ERR", DeviceFatal: "DEVICE_FATAL", CompletionFailed: "COMPLETION_ERROR",
+}
+
+// DeviceEvent reports whether t is a device event rather than one of the
+// RDMA CM: waits for a CM event pass over it.
+func (t EventType) DeviceEvent() bool { return t <= PortError && t >= CompletionFailed }
+
 var eventNames = [...]string{
 	"ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR",
 	"CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR", "UNREACHABLE",
@@ -41,6 +64,9 @@ var eventNames = [...]string{
 func (t EventType) String() string {
 	if t >= 0 && int(t) < len(eventNames) {
 		return eventNames[t]
+	}
+	if n, ok := deviceEventNames[t]; ok {
+		return n
 	}
 	return fmt.Sprintf("EVENT_%d", int(t))
 }
@@ -76,9 +102,11 @@ func (e Event) String() string {
 	s := e.Type.String()
 	if e.Type == Rejected {
 		s += fmt.Sprintf(" (reason %d: %s)", e.Status, RejectReason(e.Status))
+	} else if e.Type == PortError || e.Type == PortActive {
+		s += fmt.Sprintf(" (port %d)", e.Status)
 	} else if e.Type == Unreachable && e.Status > 0 {
 		s += fmt.Sprintf(" (SIDR status %d: %s)", e.Status, SIDRStatus(e.Status))
-	} else if e.Status != 0 {
+	} else if e.Status != 0 && !e.Type.DeviceEvent() {
 		s += fmt.Sprintf(" (status %d)", e.Status)
 	}
 	if e.Err != nil {

@@ -121,36 +121,24 @@ func (id *ID) createQP(pd *PD, q QPInit) error {
 	if verbs == nil {
 		return opError("rdma_create_qp", syscall.ENODEV)
 	}
-	cpd := pd.c()
+	life, err := lifeOf(verbs)
+	if err != nil {
+		return err
+	}
+	cpd, err := pd.live()
+	if err != nil {
+		return err
+	}
 	if cpd != nil && C.rf_pd_matches(cpd, id.cid) == 0 {
 		return fmt.Errorf("rdma_create_qp: protection domain on %s, but the address is served by %s",
 			pd.Device(), C.GoString(C.ibv_get_device_name(verbs.device)))
 	}
-	pool, err := id.channel.cqPool(verbs)
+	pool, err := id.channel.cqPool(life)
 	if err != nil {
 		return err
 	}
-	share := int(q.MaxSendWR + q.MaxRecvWR)
-	cq, err := pool.reserve(share)
+	cq, share, err := id.createPooledQP(pool, cpd, q, verbs)
 	if err != nil {
-		return err
-	}
-	ret, errno := withCSlot(func() qpResult {
-		ret, errno := C.rf_create_qp(id.cid, cpd, cq.cq, C.int(id.qpType),
-			C.uint32_t(q.MaxSendWR), C.uint32_t(q.MaxRecvWR), C.uint32_t(q.MaxSendSGE),
-			C.uint32_t(q.MaxRecvSGE), C.uint32_t(q.MaxInlineData), boolInt(q.SQSigAll))
-		return qpResult{ret, errno}
-	}).split()
-	if ret != 0 {
-		pool.release(cq, share)
-		err := opError("rdma_create_qp", errno)
-		if errno == syscall.EINVAL {
-			// The limits ibv_query_device reports are checked before
-			// (QPInit.Validate); the inline data size has none to check.
-			err.(*OpError).Detail = fmt.Sprintf("%s refused the QP (max_send_wr %d, max_recv_wr %d, max_send_sge %d, max_recv_sge %d, max_inline_data %d); "+
-				"max_inline_data is the one cap not checked against the device's limits beforehand (the device reports none): try a smaller one",
-				C.GoString(C.ibv_get_device_name(verbs.device)), q.MaxSendWR, q.MaxRecvWR, q.MaxSendSGE, q.MaxRecvSGE, q.MaxInlineData)
-		}
 		return err
 	}
 	id.cq, id.cqPool, id.cqShare, id.hasQP = cq, pool, share, true
@@ -204,9 +192,15 @@ func (c *EventChannel) dispatch(ev *C.struct_rf_event) {
 		e.Param.PrivateData = e.PrivateData
 	}
 	if e.Type != ConnectRequest {
+		if e.Type == DeviceRemoval {
+			deviceRemoved(ev.verbs) // before the id's release, so nothing new is made on it
+		}
 		if id := ids.get(uintptr(ev.id_key)); id != nil {
 			e.ID = id
 			id.deliver(e)
+			if e.Type == DeviceRemoval {
+				id.releaseForRemoval()
+			}
 		}
 		return
 	}

@@ -106,3 +106,6 @@ func (*Buffer) Close() error             { return nil }
 
 // LiveIDs is always 0 in this build.
 func LiveIDs() int { return 0 }
+
+// Allocated is false in this build.
+func (*PD) Allocated() bool { return false }

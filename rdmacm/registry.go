@@ -41,3 +41,14 @@ func LiveIDs() int {
 	defer ids.mu.Unlock()
 	return len(ids.ids)
 }
+
+// all is every live id, in no order.
+func (r *registry) all() []*ID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*ID, 0, len(r.ids))
+	for _, id := range r.ids {
+		out = append(out, id)
+	}
+	return out
+}

@@ -1,8 +1,11 @@
 //go:build linux && cgo
 
+#define _GNU_SOURCE // dup3
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "shim.h"
 
 // rf_getaddrinfo is rdma_getaddrinfo with its hints passed as values. A
@@ -59,22 +62,68 @@ int rf_addrinfo_type(struct rdma_addrinfo *ai, int *qp_type, int *port_space, in
 // among many QPs, instead of the two CQs and two completion channels
 // librdmacm would create for each.
 int rf_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *cq, int qp_type,
-		 uint32_t max_send_wr, uint32_t max_recv_wr, uint32_t max_send_sge,
-		 uint32_t max_recv_sge, uint32_t max_inline_data, int sq_sig_all)
+		 uintptr_t key, struct rf_qp_caps *caps, int sq_sig_all)
 {
 	struct ibv_qp_init_attr attr;
+	int ret;
 
 	memset(&attr, 0, sizeof attr);
+	attr.qp_context = (void *)key; // names the id in the QP's async events
 	attr.qp_type = qp_type;
 	attr.send_cq = cq;
 	attr.recv_cq = cq;
-	attr.cap.max_send_wr = max_send_wr;
-	attr.cap.max_recv_wr = max_recv_wr;
-	attr.cap.max_send_sge = max_send_sge;
-	attr.cap.max_recv_sge = max_recv_sge;
-	attr.cap.max_inline_data = max_inline_data;
+	attr.cap.max_send_wr = caps->max_send_wr;
+	attr.cap.max_recv_wr = caps->max_recv_wr;
+	attr.cap.max_send_sge = caps->max_send_sge;
+	attr.cap.max_recv_sge = caps->max_recv_sge;
+	attr.cap.max_inline_data = caps->max_inline_data;
 	attr.sq_sig_all = sq_sig_all;
-	return rdma_create_qp(id, pd, &attr);
+	ret = rdma_create_qp(id, pd, &attr);
+	if (ret == 0) {
+		// The device may give more than asked, and the CQ must have room
+		// for what it gave. rdma_create_qp returns the caps as the
+		// provider reports them, but rxe reports those asked while its
+		// queues are rounded up: ibv_query_qp says what they are.
+		struct rf_qp_caps q;
+
+		caps->max_send_wr = attr.cap.max_send_wr;
+		caps->max_recv_wr = attr.cap.max_recv_wr;
+		caps->max_send_sge = attr.cap.max_send_sge;
+		caps->max_recv_sge = attr.cap.max_recv_sge;
+		caps->max_inline_data = attr.cap.max_inline_data;
+		if (rf_query_caps(id, &q) == 0) {
+			if (q.max_send_wr > caps->max_send_wr)
+				caps->max_send_wr = q.max_send_wr;
+			if (q.max_recv_wr > caps->max_recv_wr)
+				caps->max_recv_wr = q.max_recv_wr;
+		}
+		errno = 0;
+	}
+	return ret;
+}
+
+// rf_query_caps reads the caps of the id's QP as the device has them.
+int rf_query_caps(struct rdma_cm_id *id, struct rf_qp_caps *out)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+	int ret;
+
+	if (!id->qp) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = ibv_query_qp(id->qp, &attr, IBV_QP_CAP, &init);
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	out->max_send_wr = attr.cap.max_send_wr;
+	out->max_recv_wr = attr.cap.max_recv_wr;
+	out->max_send_sge = attr.cap.max_send_sge;
+	out->max_recv_sge = attr.cap.max_recv_sge;
+	out->max_inline_data = attr.cap.max_inline_data;
+	return 0;
 }
 
 int rf_pd_matches(struct ibv_pd *pd, struct rdma_cm_id *id)
@@ -136,6 +185,7 @@ int rf_next_event(struct rdma_event_channel *ch, struct rf_event *out)
 	out->id = ev->id;
 	out->id_key = (uintptr_t)ev->id->context;
 	out->listen_id = ev->listen_id;
+	out->verbs = ev->id->verbs;
 	if (ev->listen_id)
 		out->listen_key = (uintptr_t)ev->listen_id->context;
 	if (ev->id->qp_type == IBV_QPT_UD || ev->id->ps == RDMA_PS_UDP) {
@@ -350,4 +400,78 @@ int rf_take_cq_event(struct ibv_comp_channel *ch)
 		return -1;
 	ibv_ack_cq_events(cq, 1);
 	return 0;
+}
+
+// rf_next_async_event takes one event from a context's non-blocking async
+// event descriptor, copies what names its object, and acks it. Returns 0,
+// or -1 with errno (EAGAIN when none).
+int rf_next_async_event(struct ibv_context *ctx, struct rf_async_event *out)
+{
+	struct ibv_async_event ev;
+
+	if (ibv_get_async_event(ctx, &ev))
+		return -1;
+	memset(out, 0, sizeof *out);
+	out->type = ev.event_type;
+	switch (ev.event_type) {
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		out->qp_key = (uintptr_t)ev.element.qp->qp_context;
+		break;
+	case IBV_EVENT_CQ_ERR:
+		out->cq = ev.element.cq;
+		break;
+	case IBV_EVENT_PORT_ACTIVE:
+	case IBV_EVENT_PORT_ERR:
+	case IBV_EVENT_LID_CHANGE:
+	case IBV_EVENT_PKEY_CHANGE:
+	case IBV_EVENT_SM_CHANGE:
+	case IBV_EVENT_CLIENT_REREGISTER:
+	case IBV_EVENT_GID_CHANGE:
+		out->port_num = ev.element.port_num;
+		break;
+	default:
+		break;
+	}
+	ibv_ack_async_event(&ev);
+	return 0;
+}
+
+// rf_file_id names the open file behind fd (device and inode), so it can be
+// recognised later.
+int rf_file_id(int fd, uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -1;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
+// rf_orphan_fd points fd at a read-only /dev/null if it still is the file
+// (dev, ino): the file is released at once, and whoever owns the number
+// may still close it later without closing another file.
+int rf_orphan_fd(int fd, uint64_t dev, uint64_t ino)
+{
+	struct stat st;
+	int null, ret;
+
+	if (fstat(fd, &st) || st.st_dev != dev || st.st_ino != ino) {
+		errno = ESTALE;
+		return -1;
+	}
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null < 0)
+		return -1;
+	ret = dup3(null, fd, O_CLOEXEC);
+	close(null);
+	return ret < 0 ? -1 : 0;
 }

@@ -22,6 +22,7 @@ struct rf_event {
 	uintptr_t listen_key; // context of event->listen_id, or 0
 	struct rdma_cm_id *id;
 	struct rdma_cm_id *listen_id;
+	struct ibv_context *verbs; // event->id->verbs, copied before the ack
 	uint8_t private_data[RF_MAX_PRIVATE_DATA];
 	int private_data_len;
 	uint8_t responder_resources;
@@ -73,9 +74,15 @@ int rf_getaddrinfo(const char *node, const char *service, int use_hints,
 		   const char *src, int *src_failed, struct rdma_addrinfo **res);
 int rf_addrinfo_type(struct rdma_addrinfo *ai, int *qp_type, int *port_space, int *family);
 
+// rf_qp_caps are a QP's capabilities: asked for, then as the provider
+// rounded them up.
+struct rf_qp_caps {
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline_data;
+};
+
 int rf_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *cq, int qp_type,
-		 uint32_t max_send_wr, uint32_t max_recv_wr, uint32_t max_send_sge,
-		 uint32_t max_recv_sge, uint32_t max_inline_data, int sq_sig_all);
+		 uintptr_t key, struct rf_qp_caps *caps, int sq_sig_all);
+int rf_query_caps(struct rdma_cm_id *id, struct rf_qp_caps *out);
 int rf_pd_matches(struct ibv_pd *pd, struct rdma_cm_id *id);
 void rf_set_context(struct rdma_cm_id *id, uintptr_t key);
 int rf_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id, uintptr_t key, int ps);
@@ -101,5 +108,18 @@ int rf_post_send(struct rdma_cm_id *id, uint64_t wr_id, void *addr, size_t len, 
 int rf_poll(struct ibv_cq *cq, struct rf_completion *out, int max);
 int rf_arm(struct ibv_cq *cq);
 int rf_take_cq_event(struct ibv_comp_channel *ch);
+
+// rf_async_event is an ibv_async_event copied before its ack.
+struct rf_async_event {
+	int type;
+	int port_num;
+	uintptr_t qp_key;   // the QP's context (the id's key), for QP events
+	struct ibv_cq *cq;  // for CQ events
+};
+
+int rf_file_id(int fd, uint64_t *dev, uint64_t *ino);
+int rf_orphan_fd(int fd, uint64_t dev, uint64_t ino);
+
+int rf_next_async_event(struct ibv_context *ctx, struct rf_async_event *out);
 
 #endif

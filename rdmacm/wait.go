@@ -31,6 +31,9 @@ func routeStep(ctx context.Context, hasPath bool, setPath, resolveRoute func() e
 // expectEvent waits for one event of type t, which ends op.
 func expectEvent(ctx context.Context, next nextEvent, op string, t EventType) error {
 	e, err := next(ctx)
+	for err == nil && e.Type.DeviceEvent() && t != e.Type {
+		e, err = next(ctx) // a port's news, not the resolution's outcome
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		// What the kernel reports when its own timeout_ms, set to the same
 		// deadline, runs out first.
@@ -58,6 +61,9 @@ func waitEstablishedOn(ctx context.Context, next nextEvent, op string) (Event, e
 		case ConnectResponse:
 			continue // only ids without a QP see it; rdma_establish is not needed with one
 		default:
+			if e.Type.DeviceEvent() {
+				continue // a port's or QP's news, not the connect's outcome
+			}
 			return e, &EventError{Op: op, Event: e}
 		}
 	}

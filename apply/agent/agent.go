@@ -52,6 +52,9 @@ type Agent struct {
 	// picks the next.
 	dialChs  []*rdmacm.EventChannel
 	dialNext atomic.Uint64
+	// failedChs are channels whose loop failed, replaced for new ids and
+	// closed with the agent.
+	failedChs []*rdmacm.EventChannel
 
 	ais *aiCache
 
@@ -83,8 +86,14 @@ var errStopping = errors.New("the agent is stopping")
 func (a *Agent) channel() (*rdmacm.EventChannel, error) {
 	a.chMu.Lock()
 	defer a.chMu.Unlock()
-	if a.ch != nil {
+	if a.ch != nil && a.ch.Err() == nil {
 		return a.ch, nil
+	}
+	if a.ch != nil {
+		// Its loop failed (its ids heard why): new ids go to a new one.
+		a.log.Error("the listeners' event channel failed; new ids get a new one", "err", a.ch.Err())
+		a.failedChs = append(a.failedChs, a.ch)
+		a.ch = nil
 	}
 	if a.closing.Load() {
 		return nil, errStopping // Close has closed it or is about to
@@ -130,7 +139,17 @@ func (a *Agent) dialChannel() (*rdmacm.EventChannel, error) {
 			a.dialChs = append(a.dialChs, ch)
 		}
 	}
-	return a.dialChs[a.dialNext.Add(1)%uint64(len(a.dialChs))], nil
+	i := a.dialNext.Add(1) % uint64(len(a.dialChs))
+	if err := a.dialChs[i].Err(); err != nil {
+		ch, nerr := rdmacm.NewEventChannel()
+		if nerr != nil {
+			return nil, nerr
+		}
+		a.log.Error("an endpoints' event channel failed; new ids get a new one", "err", err)
+		a.failedChs = append(a.failedChs, a.dialChs[i])
+		a.dialChs[i] = ch
+	}
+	return a.dialChs[i], nil
 }
 
 // warm opens the event channel ahead of the first object (Run calls it as
@@ -568,6 +587,22 @@ func (a *Agent) deviceLost(device string) {
 	}
 }
 
+// pdBack marks a protection domain ready again once a QP made on it after
+// its device's removal allocated it again on the device come back.
+func (a *Agent) pdBack(addr string) {
+	if addr == "" {
+		return
+	}
+	o := a.reg.get(addr)
+	if o == nil || o.kind != pb.Kind_PROTECTION_DOMAIN || o.status() != pb.Status_ERROR {
+		return
+	}
+	if pd, ok := o.impl.(*rdmacm.PD); ok && pd.Allocated() {
+		o.event(pb.Status_READY, "allocated again", "on "+pd.Device()+", back after its removal")
+		a.log.Info("protection domain allocated again", "address", addr, "device", pd.Device())
+	}
+}
+
 // Close stops the agent: every endpoint disconnects, then every listener
 // with its accepted connections, then the protection domains are freed and
 // the event channel destroyed. It is idempotent.
@@ -603,7 +638,7 @@ func (a *Agent) Close() error {
 	}
 	a.stop()
 	a.chMu.Lock()
-	for _, ch := range a.dialChs {
+	for _, ch := range append(a.dialChs, a.failedChs...) {
 		errs = append(errs, ch.Close())
 	}
 	if a.ch != nil {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -80,7 +81,7 @@ func (c *connection) run(ctx context.Context) {
 		c.stopEcho = stopEcho
 		go func() {
 			defer close(c.echoDone)
-			if err := ec.run(ectx); err != nil {
+			if err := ec.run(ectx); err != nil && !c.endedUnder(err) {
 				// The QP failed (a completion's error status puts it in the
 				// error state) or could not take a work request: the
 				// connection carries nothing any more, though the CM knows
@@ -131,6 +132,10 @@ func (c *connection) handle(ev rdmacm.Event) {
 		// until the listener goes (stop ends it).
 		go c.closeID()
 	default:
+		if ev.Type.DeviceEvent() {
+			c.obj.deviceEvent(ev)
+			return
+		}
 		if ev.Err != nil {
 			c.obj.failure(pb.Status_ERROR, "error", ev.Err) // the event loop failed
 		} else {
@@ -138,6 +143,18 @@ func (c *connection) handle(ev rdmacm.Event) {
 		}
 		c.markDisconnected()
 		go c.end()
+	}
+}
+
+// endedUnder reports whether err is the echo's id closed under it by the
+// connection's own end (its DISCONNECTED or its device's removal): a
+// consequence recorded already, not a failure of the echo.
+func (c *connection) endedUnder(err error) bool {
+	select {
+	case <-c.disconnected:
+		return errors.Is(err, rdmacm.ErrClosed)
+	default:
+		return false
 	}
 }
 

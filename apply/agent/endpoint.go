@@ -185,6 +185,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 		s.connectedSince = time.Now()
 		s.record(pb.Status_ESTABLISHED, "ESTABLISHED", "")
 	})
+	a.pdBack(e.obj.pdAddress)
 
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -252,6 +253,10 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 			a.deviceLost(dev)
 			return true
 		default:
+			if ev.Type.DeviceEvent() {
+				e.obj.deviceEvent(ev)
+				continue
+			}
 			e.obj.event(e.obj.status(), ev.Type.String(), ev.String())
 		}
 	}
@@ -285,6 +290,10 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID, timeout t
 			}
 			e.obj.failure(pb.Status_ERROR, "error", err)
 			return false
+		}
+		if ev.Type.DeviceEvent() {
+			e.obj.deviceEvent(ev) // news of the port or QP, not the connect's outcome
+			continue
 		}
 		switch ev.Type {
 		case rdmacm.Established:

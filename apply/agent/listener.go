@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"syscall"
@@ -106,10 +107,12 @@ func (l *listener) serve(ctx context.Context, id *rdmacm.ID, facts *pb.Facts) {
 	for {
 		ev, err := id.NextEvent(ctx)
 		if err != nil {
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && !errors.Is(err, rdmacm.ErrClosed) {
 				l.obj.failure(pb.Status_ERROR, "error", err)
-				<-ctx.Done()
 			}
+			// Closed under it by its device's removal, which the worker
+			// that took DEVICE_REMOVAL recorded: wait for the end.
+			<-ctx.Done()
 			return
 		}
 		switch ev.Type {
@@ -126,6 +129,10 @@ func (l *listener) serve(ctx context.Context, id *rdmacm.ID, facts *pb.Facts) {
 			<-ctx.Done()
 			return
 		default:
+			if ev.Type.DeviceEvent() {
+				l.obj.deviceEvent(ev)
+				continue
+			}
 			l.obj.event(l.obj.status(), ev.Type.String(), ev.String())
 		}
 	}
@@ -207,5 +214,6 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 		s.acceptedTotal++
 	})
 	l.children.Add(1)
+	a.pdBack(l.obj.pdAddress)
 	c.run(cctx)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"sync"
 	"syscall"
 	"time"
@@ -139,6 +140,25 @@ func (o *object) failure(status pb.Status, name string, err error) {
 	})
 	// The log tells what went wrong after the object is gone from List.
 	o.agent.log.Warn("failure", "address", o.address, "status", status.String(), "event", name, "err", err.Error())
+}
+
+// deviceEvent records a device event (a port down or up, a QP or CQ in
+// error, completions that can no longer be read) on the object it
+// concerns, keeping its status: the CM's events say whether the
+// connection ends. One that reports a failure is the object's last error.
+func (o *object) deviceEvent(ev rdmacm.Event) {
+	if ev.Err != nil {
+		o.failure(o.status(), ev.Type.String(), &agentError{Call: ev.Type.String(), Msg: ev.Err.Error()})
+		return
+	}
+	detail := ev.String()
+	switch ev.Type {
+	case rdmacm.PortError:
+		detail = fmt.Sprintf("port %d of the device is down", ev.Status)
+	case rdmacm.PortActive:
+		detail = fmt.Sprintf("port %d of the device is up again", ev.Status)
+	}
+	o.event(o.status(), ev.Type.String(), detail)
 }
 
 func (s *state) record(status pb.Status, name, detail string) {

@@ -105,8 +105,8 @@ func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func(why s
 		}
 		start := time.Now()
 		rtt, err := p.roundTrip(ctx, cfg)
-		if ctx.Err() != nil {
-			return
+		if ctx.Err() != nil || errors.Is(err, rdmacm.ErrClosed) {
+			return // the id was closed under it (its device's removal): the session says why
 		}
 		lost := err != nil
 		e.obj.change(func(s *state) {

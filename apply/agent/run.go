@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/rdmacm"
 )
 
 // ServiceName is the Agent service's name, as health checks name it.
@@ -68,6 +70,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	defer lock.release()
 	raiseFileLimit(log)
+	raiseMemlockLimit(log)
 	ln, stale, err := listenSocket(socket)
 	if err != nil {
 		return err
@@ -143,6 +146,34 @@ func raiseFileLimit(log *slog.Logger) {
 		return
 	}
 	log.Info("raised the descriptor limit", "from", old, "to", lim.Cur)
+}
+
+// lowMemlock is a locked-memory limit under which a few hundred QPs fail:
+// each pins its queues, and the shared CQs and probe buffers pin more.
+const lowMemlock = 64 << 20
+
+// raiseMemlockLimit lifts the locked-memory limit as far as the agent may
+// (every QP, CQ and memory region pins memory), and warns, with what to
+// do, when it stays low.
+func raiseMemlockLimit(log *slog.Logger) {
+	lim, err := rdmacm.RaiseMemlockLimit()
+	if err != nil {
+		log.Warn("reading the locked-memory limit", "err", err)
+		return
+	}
+	if lim.Cur != unix.RLIM_INFINITY && lim.Cur < lowMemlock {
+		log.Warn("the locked-memory limit (RLIMIT_MEMLOCK) is low: QPs will fail with ENOMEM after a few hundred; run the agent as root, or raise it (LimitMEMLOCK=infinity in a systemd unit, a memlock line in /etc/security/limits.conf)",
+			"limit_bytes", lim.Cur)
+		return
+	}
+	log.Info("locked-memory limit", "limit", memlockWords(lim.Cur))
+}
+
+func memlockWords(n uint64) string {
+	if n == unix.RLIM_INFINITY {
+		return "unlimited"
+	}
+	return strconv.FormatUint(n, 10) + " bytes"
 }
 
 // registerHealth serves the standard health service, reporting the agent
