@@ -279,11 +279,15 @@ func againstCmtime(b *testing.B, n int, what string, ours func() (time.Duration,
 }
 
 // smallEndpoint is the spec of endpoints toward addr:port with cmtime's
-// QP (smallQP).
+// QP (smallQP). Resolution may take a minute, not the default 2 s: a
+// thousand resolves at once in a VM whose host is busy can take longer,
+// and a benchmark measures how long establishing takes, not whether it
+// fits a bound (a timed-out resolve failed the whole run).
 func smallEndpoint(addr string, port uint32) func(int) *pb.EndpointSpec {
 	return func(int) *pb.EndpointSpec {
 		s := endpointSpec(addr, port)
 		s.Qp = smallQP()
+		s.Connect = &pb.Connect{RetryCount: 7, RnrRetryCount: 7, Timeout: int64(time.Minute)} // retries as without a connect block
 		return s
 	}
 }
