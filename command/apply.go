@@ -80,6 +80,7 @@ func runApply(args []string, s Meta) int { return runApplyOrDestroy("apply", arg
 // runApplyOrDestroy runs apply, destroy or refresh (name, for messages),
 // which refresh's options make of apply.
 func runApplyOrDestroy(name string, args []string, s Meta) int {
+	s = s.withJSON(args)
 	destroy := name == "destroy"
 	fs := newFlagSet(name, s.Err)
 	if destroy {
@@ -122,7 +123,7 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 	color := !f.noColor && !f.jsonOut && cfgIsTerminal(s.Out)
 	var ui *jsonUI
 	if f.jsonOut {
-		ui = newJSONUI(s.Out)
+		ui = newJSONUI(s)
 		ui.version()
 	}
 	if *monitor && !s.stdoutIsTerminal() {

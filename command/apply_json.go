@@ -1,14 +1,11 @@
 package command
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"sync"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/apply"
+	"github.com/rdmaform/rdmaform/command/views"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
@@ -25,28 +22,24 @@ import (
 // started in the background, what an interrupted apply left) stay on
 // standard error as text.
 type jsonUI struct {
-	mu     sync.Mutex
-	w      io.Writer
+	view   *views.JSONView
 	loader *config.Loader // for diagnostics' source snippets
 }
 
 // uiVersion is the version of Terraform's machine-readable UI this follows.
 const uiVersion = "1.2"
 
-func newJSONUI(w io.Writer) *jsonUI { return &jsonUI{w: w} }
+// newJSONUI writes on the command's JSON view (Meta.withJSON).
+func newJSONUI(s Meta) *jsonUI {
+	v := s.jsonView
+	if v == nil {
+		v = views.NewJSONView(s.Out)
+	}
+	return &jsonUI{view: v}
+}
 
 func (u *jsonUI) write(level, message, typ string, fields map[string]any) {
-	m := map[string]any{"@level": level, "@message": message, "@module": "rdmaform.ui", "@timestamp": time.Now().Format("2006-01-02T15:04:05.000000Z07:00"), "type": typ}
-	for k, v := range fields {
-		m[k] = v
-	}
-	b, err := json.Marshal(m) // keys sorted, as Terraform's
-	if err != nil {
-		b, _ = json.Marshal(map[string]any{"@level": "error", "@message": err.Error(), "type": "log"})
-	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.w.Write(append(b, '\n'))
+	u.view.Write(level, message, typ, fields)
 }
 
 func (u *jsonUI) version() {

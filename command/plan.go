@@ -555,6 +555,7 @@ func (se *session) makePlan(f *planFlags, targets, replace []addrs.Instance) (*p
 }
 
 func runPlan(args []string, s Meta) int {
+	s = s.withJSON(args)
 	defer startProfile("plan")()
 	fs := newFlagSet("plan", s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, planHelp) }
@@ -577,7 +578,7 @@ func runPlan(args []string, s Meta) int {
 	// (show -json FILE gives the plan as one document).
 	var ui *jsonUI
 	if f.jsonOut {
-		ui = newJSONUI(s.Out)
+		ui = newJSONUI(s)
 		ui.version()
 	}
 	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui, input: f.input && ui == nil}, false, needFabric && s.connector() != nil)

@@ -62,6 +62,7 @@ Options:
 `
 
 func runStatus(args []string, s Meta) int {
+	s = s.withJSON(args)
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, statusHelp) }
