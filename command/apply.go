@@ -17,7 +17,6 @@ import (
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
-	"github.com/rdmaform/rdmaform/planner/render"
 	"github.com/rdmaform/rdmaform/state"
 	"github.com/rdmaform/rdmaform/tui/termsafe"
 	"golang.org/x/sys/unix"
@@ -186,12 +185,10 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 	}
 	trace.mark("planned")
 	switch {
-	case ui != nil:
-		ui.plan(p)
-	case *autoApprove && !*monitor && p.HasChanges():
+	case *autoApprove && !*monitor && p.HasChanges() && !f.jsonOut:
 		se.planText = renderPlanText(p, color)
 	default:
-		render.Human(s.Out, p, color)
+		se.view.Plan(p)
 	}
 	trace.mark("plan printed")
 	if se.intr.interrupted() {
@@ -199,11 +196,7 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 		return 1
 	}
 	if !p.HasChanges() && !p.RefreshesFacts() {
-		if ui != nil {
-			ui.summary(destroy, &apply.Report{})
-			return 0
-		}
-		fmt.Fprintf(s.Out, "\n%s\n", completeLine(destroy, &apply.Report{}, color))
+		se.view.Summary(destroy, &apply.Report{})
 		return 0
 	}
 	// Facts refreshed, and nothing else, are recorded without a question,
@@ -390,9 +383,9 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	defer cancel()
 	done := make(chan struct{})
 	var progressOut io.Writer = s.Out
-	var events func(apply.Event)
-	if se.ui != nil {
-		progressOut, events = io.Discard, se.ui.hook
+	events := se.view.Hook()
+	if events != nil {
+		progressOut = io.Discard // the events say it
 	}
 	progress := newProgressBuffer(progressOut)
 	if se.planText != nil {
@@ -430,11 +423,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	closeErr := rec.Close()
 	se.trace.mark("state saved")
 
-	if se.ui != nil {
-		se.ui.errored(report.Errors)
-	} else {
-		writeApplyErrors(s.Err, report.Errors, func(a addrs.Instance) string { return declaredAt(se.loader, se.cfg, a) })
-	}
+	se.view.ApplyErrors(report.Errors)
 	for _, n := range report.Skipped {
 		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, objectList(n.Objects))
 	}
@@ -481,16 +470,9 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 			"only for exceptional situations such as recovering from errors or mistakes, or\n"+
 			"when rdmaform specifically suggests to use it as part of an error message.\n")
 	}
-	if se.ui != nil {
-		se.ui.summary(destroy, report)
-		if !destroy {
-			se.ui.outputs(se.m.State())
-		}
-		return 0
-	}
-	fmt.Fprintf(s.Out, "\n%s\n", completeLine(destroy, report, color))
+	se.view.Summary(destroy, report)
 	if !destroy {
-		writeOutputs(se, s.Out, color)
+		se.view.Outputs(se.m.State())
 	}
 	return 0
 }
