@@ -18,6 +18,7 @@ import (
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
+	"github.com/rdmaform/rdmaform/tui/colorize"
 	"github.com/rdmaform/rdmaform/tui/termsafe"
 	"golang.org/x/sys/unix"
 )
@@ -490,10 +491,7 @@ objects in the agent (the state names those being made) and shows what differs.
 
 // successLine is Terraform's bold green closing line.
 func successLine(text string, color bool) string {
-	if color {
-		return "\x1b[1m\x1b[32m" + text + "\x1b[0m"
-	}
-	return text
+	return colorize.Colorize(color).Style(text, colorize.Bold, colorize.Green)
 }
 
 func completeLine(destroy bool, r *apply.Report, color bool) string {
@@ -561,10 +559,7 @@ func writeOutputs(se *session, w io.Writer, color bool) {
 	if st == nil || len(st.Outputs) == 0 {
 		return
 	}
-	title := "Outputs:"
-	if color {
-		title = "\x1b[1m\x1b[32mOutputs:\x1b[0m"
-	}
+	title := successLine("Outputs:", color)
 	fmt.Fprintf(w, "\n%s\n\n", title)
 	for _, n := range st.OutputNames() {
 		o := st.Outputs[n]

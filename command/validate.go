@@ -11,6 +11,7 @@ import (
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/rdmacm"
+	"github.com/rdmaform/rdmaform/tui/colorize"
 )
 
 func init() {
@@ -85,11 +86,8 @@ func runValidate(args []string, s Meta) int {
 			if len(diags) > 0 {
 				valid = "The configuration is valid, but there were some validation warnings as shown above.\n"
 			}
-			if color && cfgIsTerminal(s.Out) {
-				fmt.Fprint(s.Out, "\x1b[32m\x1b[1mSuccess!\x1b[0m "+valid)
-			} else {
-				fmt.Fprint(s.Out, "Success! "+valid)
-			}
+			success := colorize.Colorize(color && cfgIsTerminal(s.Out)).Style("Success!", colorize.Green, colorize.Bold)
+			fmt.Fprint(s.Out, success+" "+valid)
 		}
 	}
 	if diags.HasErrors() {
