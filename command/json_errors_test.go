@@ -113,3 +113,35 @@ func TestStatusJSONWithoutAgentIsADiagnostic(t *testing.T) {
 		t.Errorf("status -json without an agent does not say so:\n%s", out)
 	}
 }
+
+// validate -json says a bad flag or argument in its document, as
+// Terraform's: one JSON object on standard output, valid false.
+func TestValidateJSONFlagErrorsAreInItsDocument(t *testing.T) {
+	dir := planDir(t, planTestConfig)
+	for _, c := range []struct {
+		args    []string
+		summary string
+	}{
+		{[]string{"validate", "-json", "-bogus"}, "Failed to parse command-line flags"},
+		{[]string{"validate", "-json", "extra"}, "validate takes no arguments; use -chdir=DIR to validate another directory."},
+	} {
+		code, out, errs := stateCmd(t, dir, "", c.args...)
+		var doc struct {
+			Valid       *bool
+			ErrorCount  int `json:"error_count"`
+			Diagnostics []struct{ Severity, Summary, Detail string }
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 1 || errs != "" {
+			t.Errorf("%v: exit code %d, not one JSON document (%v):\n%s\nstderr: %s", c.args, code, err, out, errs)
+			continue
+		}
+		if doc.Valid == nil || *doc.Valid || doc.ErrorCount != 1 || len(doc.Diagnostics) != 1 ||
+			doc.Diagnostics[0].Severity != "error" || doc.Diagnostics[0].Summary != c.summary {
+			t.Errorf("%v: document %+v, want one error %q", c.args, doc, c.summary)
+		}
+	}
+	// -help is still help, on standard error.
+	if code, out, errs := stateCmd(t, dir, "", "validate", "-json", "-help"); code != 0 || out != "" || !strings.Contains(errs, "Usage: rdmaform") {
+		t.Errorf("validate -json -help: %d\n%s\n%s", code, out, errs)
+	}
+}

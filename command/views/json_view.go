@@ -2,6 +2,8 @@ package views
 
 import (
 	"encoding/json"
+
+	"github.com/hashicorp/hcl/v2"
 	"io"
 	"strings"
 	"sync"
@@ -77,17 +79,47 @@ func (t textWriter) Write(p []byte) (int, error) {
 
 // text writes one message given as text.
 func (v *JSONView) text(msg string) {
-	for _, s := range []struct {
-		prefix   string
-		severity Severity
-	}{{"Error: ", Error}, {"Warning: ", Warning}} {
-		if rest, ok := strings.CutPrefix(msg, s.prefix); ok {
-			summary, detail, _ := strings.Cut(rest, "\n")
-			v.Diagnostic(s.severity, strings.TrimSpace(summary), strings.Trim(detail, "\n"))
-			return
+	if d := textDiagnostic(msg); d != nil {
+		severity := Error
+		if d.Severity == hcl.DiagWarning {
+			severity = Warning
 		}
+		v.Diagnostic(severity, d.Summary, d.Detail)
+		return
 	}
 	v.Log(msg)
+}
+
+// TextDiagnostics reads text printed in Terraform's human form ("Error:
+// summary", a blank line, the detail) as the diagnostics it says; text
+// that is no diagnostic is an error's detail, so that no word is lost.
+func TextDiagnostics(text string) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, msg := range splitMessages(strings.Trim(text, "\n")) {
+		if msg == "" {
+			continue
+		}
+		d := textDiagnostic(msg)
+		if d == nil {
+			d = &hcl.Diagnostic{Severity: hcl.DiagError, Summary: msg}
+		}
+		diags = append(diags, d)
+	}
+	return diags
+}
+
+// textDiagnostic is the diagnostic msg says, nil if it is none.
+func textDiagnostic(msg string) *hcl.Diagnostic {
+	for _, s := range []struct {
+		prefix   string
+		severity hcl.DiagnosticSeverity
+	}{{"Error: ", hcl.DiagError}, {"Warning: ", hcl.DiagWarning}} {
+		if rest, ok := strings.CutPrefix(msg, s.prefix); ok {
+			summary, detail, _ := strings.Cut(rest, "\n")
+			return &hcl.Diagnostic{Severity: s.severity, Summary: strings.TrimSpace(summary), Detail: strings.Trim(detail, "\n")}
+		}
+	}
+	return nil
 }
 
 // splitMessages splits text written at once into its messages: each

@@ -4,13 +4,22 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/rdmaform/rdmaform/tui/colorize"
 )
 
-// View is the human output: the standard streams and whether colour is
-// on (off with -no-color, on a file or a pipe, and with -json).
+// View is the human output: the standard streams, -no-color, and how to
+// tell a terminal (colour is only for one).
 type View struct {
 	Out, Err io.Writer
-	Color    bool
+	NoColor  bool
+	Terminal func(io.Writer) bool
+}
+
+// Colorize is whether text written on w is coloured: not with -no-color,
+// and only on a terminal.
+func (v *View) Colorize(w io.Writer) colorize.Colorize {
+	return colorize.Colorize(!v.NoColor && v.Terminal != nil && v.Terminal(w))
 }
 
 // Diagnostic prints one error or warning as Terraform's human UI does:
