@@ -17,11 +17,24 @@ import (
 // diagnostic whose summary starts with summary.
 func requireJSONDiagnostic(t *testing.T, what string, code int, out, errs, summary string) {
 	t.Helper()
+	requireJSONLines(t, what, code, out, errs, summary)
+}
+
+// requireJSONErrors is requireJSONDiagnostic for a command whose -json
+// output is a document (status, show, output, version): the diagnostics
+// are on standard error, and standard output is empty.
+func requireJSONErrors(t *testing.T, what string, code int, out, errs, summary string) {
+	t.Helper()
+	requireJSONLines(t, what, code, errs, out, summary)
+}
+
+func requireJSONLines(t *testing.T, what string, code int, out, quiet, summary string) {
+	t.Helper()
 	if code != 1 {
 		t.Errorf("%s: exit code %d, want 1", what, code)
 	}
-	if errs != "" {
-		t.Errorf("%s: printed on standard error with -json:\n%s", what, errs)
+	if quiet != "" {
+		t.Errorf("%s: printed on the other stream with -json:\n%s", what, quiet)
 	}
 	found := false
 	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
@@ -47,10 +60,16 @@ func requireJSONDiagnostic(t *testing.T, what string, code int, out, errs, summa
 func TestJSONFlagErrorsAreDiagnostics(t *testing.T) {
 	meta := withFabric(t, nil)
 	dir := planDir(t, planTestConfig)
-	for _, cmd := range []string{"plan", "apply", "destroy", "refresh", "status"} {
+	for _, cmd := range []string{"plan", "apply", "destroy", "refresh"} {
 		code, out, errs := meta.cmd(t, dir, "", cmd, "-json", "-bogus")
 		requireJSONDiagnostic(t, cmd+" -json -bogus", code, out, errs, "Failed to parse command-line flags")
 	}
+	for _, cmd := range []string{"status", "show", "output", "version"} {
+		code, out, errs := meta.cmd(t, dir, "", cmd, "-json", "-bogus")
+		requireJSONErrors(t, cmd+" -json -bogus", code, out, errs, "Failed to parse command-line flags")
+	}
+	code, out, errs := meta.cmd(t, dir, "", "show", "-json", "missing.rdmastate")
+	requireJSONErrors(t, "show -json of a missing file", code, out, errs, "Failed to read missing.rdmastate")
 	for _, cmd := range []string{"plan", "apply", "destroy", "refresh"} {
 		code, out, errs := meta.cmd(t, dir, "", cmd, "-json", "-auto-approve=true", "-target=not an address")
 		if cmd == "plan" {
@@ -108,9 +127,9 @@ func TestStatusJSONWithoutAgentIsADiagnostic(t *testing.T) {
 	t.Parallel()
 	socket := filepath.Join(t.TempDir(), "agent.sock")
 	code, out, errs := runStatusForTest("-json", "-agent="+socket)
-	requireJSONDiagnostic(t, "status -json", code, out, errs, "no rdmaform agent answers at "+socket)
-	if !strings.Contains(out, "rdmaform agent -socket=") {
-		t.Errorf("status -json without an agent does not say so:\n%s", out)
+	requireJSONErrors(t, "status -json", code, out, errs, "no rdmaform agent answers at "+socket)
+	if !strings.Contains(errs, "rdmaform agent -socket=") {
+		t.Errorf("status -json without an agent does not say what to do:\n%s", errs)
 	}
 }
 

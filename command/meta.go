@@ -111,3 +111,14 @@ func (m Meta) withJSON(args []string) Meta {
 	m.Err = m.jsonView.TextWriter()
 	return m
 }
+
+// withJSONErrors is m for a command whose -json output is one document
+// (status, show, output, version): what it would print on Err becomes
+// lines of the machine-readable UI on Err, so that standard output holds
+// only the document and every message is JSON.
+func (m Meta) withJSONErrors(args []string) Meta {
+	if views.WantsJSON(args) {
+		m.Err = views.NewJSONView(m.Err).TextWriter()
+	}
+	return m
+}

@@ -62,7 +62,7 @@ Options:
 `
 
 func runStatus(args []string, s Meta) int {
-	s = s.withJSON(args)
+	s = s.withJSONErrors(args)
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, statusHelp) }

@@ -15,7 +15,10 @@
 // "rdmaform.ui", "@timestamp", "type", ...}), and its TextWriter turns
 // what the commands' lower layers print as "Error: summary\n\ndetail"
 // (backend, lock and agent errors) into "diagnostic" lines and any other
-// note into a "log" line. Validate -json puts such errors in its document.
+// note into a "log" line. Commands whose -json output is one document
+// (status, show, output, version) write those lines on standard error
+// instead, so that standard output holds only the document; validate
+// -json puts such errors in its document, as Terraform's.
 //
 // Colour comes from one helper, tui/colorize, which View.Colorize turns
 // on only on a terminal and without -no-color.

@@ -21,6 +21,7 @@ func TestWantsJSON(t *testing.T) {
 		{[]string{"-json", "-json=false"}, false},
 		{[]string{"plan.out", "-json"}, false}, // flags end at the first argument
 		{[]string{"--", "-json"}, false},
+		{[]string{"-json", "-help"}, false}, // help is text
 	} {
 		if got := WantsJSON(c.args); got != c.want {
 			t.Errorf("WantsJSON(%q) = %v, want %v", c.args, got, c.want)
