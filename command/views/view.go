@@ -1,9 +1,7 @@
 package views
 
 import (
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/rdmaform/rdmaform/tui/colorize"
 )
@@ -20,20 +18,6 @@ type View struct {
 // and only on a terminal.
 func (v *View) Colorize(w io.Writer) colorize.Colorize {
 	return colorize.Colorize(!v.NoColor && v.Terminal != nil && v.Terminal(w))
-}
-
-// Diagnostic prints one error or warning as Terraform's human UI does:
-// "Error: summary", a blank line and the detail, on the error stream.
-func (v *View) Diagnostic(severity Severity, summary, detail string) {
-	prefix := "Error: "
-	if severity == Warning {
-		prefix = "Warning: "
-	}
-	msg := prefix + summary + "\n"
-	if detail != "" {
-		msg += "\n" + strings.TrimRight(detail, "\n") + "\n"
-	}
-	fmt.Fprint(v.Err, msg)
 }
 
 // Severity is a diagnostic's: an error or a warning.
