@@ -17,8 +17,8 @@ import (
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
-	"github.com/rdmaform/rdmaform/planner/render"
 	"github.com/rdmaform/rdmaform/state"
+	"github.com/rdmaform/rdmaform/tui/colorize"
 	"github.com/rdmaform/rdmaform/tui/termsafe"
 	"golang.org/x/sys/unix"
 )
@@ -80,6 +80,7 @@ func runApply(args []string, s Meta) int { return runApplyOrDestroy("apply", arg
 // runApplyOrDestroy runs apply, destroy or refresh (name, for messages),
 // which refresh's options make of apply.
 func runApplyOrDestroy(name string, args []string, s Meta) int {
+	s = s.withJSON(args)
 	destroy := name == "destroy"
 	fs := newFlagSet(name, s.Err)
 	if destroy {
@@ -122,7 +123,7 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 	color := !f.noColor && !f.jsonOut && cfgIsTerminal(s.Out)
 	var ui *jsonUI
 	if f.jsonOut {
-		ui = newJSONUI(s.Out)
+		ui = newJSONUI(s)
 		ui.version()
 	}
 	if *monitor && !s.stdoutIsTerminal() {
@@ -185,12 +186,10 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 	}
 	trace.mark("planned")
 	switch {
-	case ui != nil:
-		ui.plan(p)
-	case *autoApprove && !*monitor && p.HasChanges():
+	case *autoApprove && !*monitor && p.HasChanges() && !f.jsonOut:
 		se.planText = renderPlanText(p, color)
 	default:
-		render.Human(s.Out, p, color)
+		se.view.Plan(p)
 	}
 	trace.mark("plan printed")
 	if se.intr.interrupted() {
@@ -198,11 +197,7 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 		return 1
 	}
 	if !p.HasChanges() && !p.RefreshesFacts() {
-		if ui != nil {
-			ui.summary(destroy, &apply.Report{})
-			return 0
-		}
-		fmt.Fprintf(s.Out, "\n%s\n", completeLine(destroy, &apply.Report{}, color))
+		se.view.Summary(destroy, &apply.Report{})
 		return 0
 	}
 	// Facts refreshed, and nothing else, are recorded without a question,
@@ -389,9 +384,9 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	defer cancel()
 	done := make(chan struct{})
 	var progressOut io.Writer = s.Out
-	var events func(apply.Event)
-	if se.ui != nil {
-		progressOut, events = io.Discard, se.ui.hook
+	events := se.view.Hook()
+	if events != nil {
+		progressOut = io.Discard // the events say it
 	}
 	progress := newProgressBuffer(progressOut)
 	if se.planText != nil {
@@ -429,11 +424,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	closeErr := rec.Close()
 	se.trace.mark("state saved")
 
-	if se.ui != nil {
-		se.ui.errored(report.Errors)
-	} else {
-		writeApplyErrors(s.Err, report.Errors, func(a addrs.Instance) string { return declaredAt(se.loader, se.cfg, a) })
-	}
+	se.view.ApplyErrors(report.Errors)
 	for _, n := range report.Skipped {
 		fmt.Fprintf(s.Err, "\nNote: %d %s not changed because %s failed: %s\n", len(n.Objects), plural(len(n.Objects), "object was", "objects were"), n.Cause, objectList(n.Objects))
 	}
@@ -480,16 +471,9 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 			"only for exceptional situations such as recovering from errors or mistakes, or\n"+
 			"when rdmaform specifically suggests to use it as part of an error message.\n")
 	}
-	if se.ui != nil {
-		se.ui.summary(destroy, report)
-		if !destroy {
-			se.ui.outputs(se.m.State())
-		}
-		return 0
-	}
-	fmt.Fprintf(s.Out, "\n%s\n", completeLine(destroy, report, color))
+	se.view.Summary(destroy, report)
 	if !destroy {
-		writeOutputs(se, s.Out, color)
+		se.view.Outputs(se.m.State())
 	}
 	return 0
 }
@@ -507,10 +491,7 @@ objects in the agent (the state names those being made) and shows what differs.
 
 // successLine is Terraform's bold green closing line.
 func successLine(text string, color bool) string {
-	if color {
-		return "\x1b[1m\x1b[32m" + text + "\x1b[0m"
-	}
-	return text
+	return colorize.Colorize(color).Style(text, colorize.Bold, colorize.Green)
 }
 
 func completeLine(destroy bool, r *apply.Report, color bool) string {
@@ -578,10 +559,7 @@ func writeOutputs(se *session, w io.Writer, color bool) {
 	if st == nil || len(st.Outputs) == 0 {
 		return
 	}
-	title := "Outputs:"
-	if color {
-		title = "\x1b[1m\x1b[32mOutputs:\x1b[0m"
-	}
+	title := successLine("Outputs:", color)
 	fmt.Fprintf(w, "\n%s\n\n", title)
 	for _, n := range st.OutputNames() {
 		o := st.Outputs[n]

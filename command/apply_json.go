@@ -1,14 +1,11 @@
 package command
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"sync"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/apply"
+	"github.com/rdmaform/rdmaform/command/views"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
@@ -16,7 +13,7 @@ import (
 	"github.com/rdmaform/rdmaform/state"
 )
 
-// jsonUI is Terraform's machine-readable UI (apply -json, destroy -json):
+// jsonUI, the JSON views.Operation, is Terraform's machine-readable UI (apply -json, destroy -json):
 // one JSON object per line on standard output, each with @level,
 // @message, @module, @timestamp and a type (version, planned_change,
 // change_summary, apply_start, apply_progress, apply_complete,
@@ -25,28 +22,27 @@ import (
 // started in the background, what an interrupted apply left) stay on
 // standard error as text.
 type jsonUI struct {
-	mu     sync.Mutex
-	w      io.Writer
+	view   *views.JSONView
 	loader *config.Loader // for diagnostics' source snippets
 }
 
 // uiVersion is the version of Terraform's machine-readable UI this follows.
 const uiVersion = "1.2"
 
-func newJSONUI(w io.Writer) *jsonUI { return &jsonUI{w: w} }
+// newJSONUI writes on the command's JSON view (Meta.withJSON).
+func newJSONUI(s Meta) *jsonUI {
+	v := s.jsonView
+	if v == nil {
+		v = views.NewJSONView(s.Out)
+	}
+	return &jsonUI{view: v}
+}
+
+// SetLoader gives the configuration the diagnostics quote.
+func (u *jsonUI) SetLoader(l *config.Loader) { u.loader = l }
 
 func (u *jsonUI) write(level, message, typ string, fields map[string]any) {
-	m := map[string]any{"@level": level, "@message": message, "@module": "rdmaform.ui", "@timestamp": time.Now().Format("2006-01-02T15:04:05.000000Z07:00"), "type": typ}
-	for k, v := range fields {
-		m[k] = v
-	}
-	b, err := json.Marshal(m) // keys sorted, as Terraform's
-	if err != nil {
-		b, _ = json.Marshal(map[string]any{"@level": "error", "@message": err.Error(), "type": "log"})
-	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.w.Write(append(b, '\n'))
+	u.view.Write(level, message, typ, fields)
 }
 
 func (u *jsonUI) version() {
@@ -61,8 +57,8 @@ func uiResource(a addrs.Instance) map[string]any {
 	}
 }
 
-// plan reports each planned change and the plan's summary.
-func (u *jsonUI) plan(p *planner.Plan) {
+// Plan reports each planned change and the plan's summary.
+func (u *jsonUI) Plan(p *planner.Plan) {
 	for _, d := range p.Drift {
 		action := "delete"
 		if !d.Deleted() {
@@ -111,9 +107,9 @@ func (u *jsonUI) plan(p *planner.Plan) {
 		"add": add, "change": change, "remove": destroy, "import": p.Imports(), "forget": len(p.Forgets), "operation": "plan"}})
 }
 
-// plannedOutputs reports the root outputs the plan changes, and how, as
+// PlannedOutputs reports the root outputs the plan changes, and how, as
 // Terraform's plan -json does (no values: they may be unknown).
-func (u *jsonUI) plannedOutputs(p *planner.Plan) {
+func (u *jsonUI) PlannedOutputs(p *planner.Plan) {
 	out := map[string]any{}
 	for _, oc := range p.OutputChanges {
 		action := "noop"
@@ -130,7 +126,9 @@ func (u *jsonUI) plannedOutputs(p *planner.Plan) {
 	u.write("info", fmt.Sprintf("Outputs: %d", len(out)), "outputs", map[string]any{"outputs": out})
 }
 
-// hook reports an apply event.
+// Hook reports apply's events as they come.
+func (u *jsonUI) Hook() func(apply.Event) { return u.hook }
+
 func (u *jsonUI) hook(ev apply.Event) {
 	h := map[string]any{"resource": uiResource(ev.Addr), "action": ev.Action}
 	if ev.Deposed != "" {
@@ -177,17 +175,17 @@ func actionNoun(action string) string {
 	return action
 }
 
-// errored reports the errors of the operations that failed, each as an
+// ApplyErrors reports the errors of the operations that failed, each as an
 // error diagnostic (their apply_errored came as they failed).
-func (u *jsonUI) errored(errs []apply.OpError) {
+func (u *jsonUI) ApplyErrors(errs []apply.OpError) {
 	for _, e := range errs {
-		u.diagnostics(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: e.Error()}})
+		u.Diagnostics(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: e.Error()}})
 	}
 }
 
-// diagnostics reports warnings and errors in the shape validate -json
+// Diagnostics reports warnings and errors in the shape validate -json
 // gives them.
-func (u *jsonUI) diagnostics(diags hcl.Diagnostics) {
+func (u *jsonUI) Diagnostics(diags hcl.Diagnostics) {
 	l := u.loader
 	if l == nil {
 		l = newConfigLoader("") // to render diagnostics: path.cwd plays no part
@@ -201,8 +199,8 @@ func (u *jsonUI) diagnostics(diags hcl.Diagnostics) {
 	}
 }
 
-// summary reports what apply or destroy did.
-func (u *jsonUI) summary(destroy bool, r *apply.Report) {
+// Summary reports what apply or destroy did.
+func (u *jsonUI) Summary(destroy bool, r *apply.Report) {
 	op := "apply"
 	if destroy {
 		op = "destroy"
@@ -211,8 +209,8 @@ func (u *jsonUI) summary(destroy bool, r *apply.Report) {
 		"add": r.Added, "change": r.Changed, "remove": r.Destroyed, "import": r.Imported, "forget": r.Forgotten, "operation": op}})
 }
 
-// outputs reports the root outputs the state records.
-func (u *jsonUI) outputs(st *state.State) {
+// Outputs reports the root outputs the state records.
+func (u *jsonUI) Outputs(st *state.State) {
 	out := map[string]any{}
 	if st != nil {
 		for name, o := range st.Outputs {

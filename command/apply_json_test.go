@@ -43,7 +43,8 @@ func TestApplyJSONStreamsTerraformsUIMessages(t *testing.T) {
 	dir := planDir(t, planTestConfig)
 
 	code, out, errs := meta.cmd(t, dir, "", "apply", "-json")
-	if code != 1 || out != "" || !strings.Contains(errs, "Error: Plan file or auto-approve required") {
+	// With -json the error is a diagnostic too, on standard output.
+	if code != 1 || errs != "" || !strings.Contains(out, `"summary":"Plan file or auto-approve required"`) {
 		t.Fatalf("apply -json without -auto-approve: %d\n%s\n%s", code, out, errs)
 	}
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/rdmaform/rdmaform/command/views"
 	"github.com/rdmaform/rdmaform/config"
 )
 
@@ -31,6 +32,10 @@ type Meta struct {
 	StdoutTerminal func(io.Writer) bool
 	// Exit ends the process on a second interrupt (nil: os.Exit).
 	Exit func(code int)
+
+	// jsonView is the machine-readable UI of a command run with -json
+	// (withJSON), nil otherwise.
+	jsonView *views.JSONView
 
 	// startDir is the directory rdmaform was started in when -chdir left
 	// it ("" otherwise): path.cwd in expressions, as Terraform's. run sets
@@ -90,4 +95,30 @@ func (m Meta) exit(code int) {
 		return
 	}
 	os.Exit(code)
+}
+
+// withJSON is m for a command whose args ask for -json (views.WantsJSON):
+// its output is Terraform's machine-readable UI on Out, and what it would
+// print on Err (a bad flag, a backend or agent error, a note) becomes
+// that UI's diagnostic or log lines, so that every line it prints is
+// JSON. It is chosen before the flags are parsed, so that their errors
+// are JSON too.
+func (m Meta) withJSON(args []string) Meta {
+	if m.jsonView != nil || !views.WantsJSON(args) {
+		return m
+	}
+	m.jsonView = views.NewJSONView(m.Out)
+	m.Err = m.jsonView.TextWriter()
+	return m
+}
+
+// withJSONErrors is m for a command whose -json output is one document
+// (status, show, output, version): what it would print on Err becomes
+// lines of the machine-readable UI on Err, so that standard output holds
+// only the document and every message is JSON.
+func (m Meta) withJSONErrors(args []string) Meta {
+	if views.WantsJSON(args) {
+		m.Err = views.NewJSONView(m.Err).TextWriter()
+	}
+	return m
 }

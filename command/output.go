@@ -35,6 +35,7 @@ Options:
 // does: all outputs as NAME = VALUE (sensitive ones hidden), or one
 // output's value (shown even if sensitive, since it was asked for by name).
 func runOutput(args []string, s Meta) int {
+	s = s.withJSONErrors(args)
 	f := newFlagSet("output", s.Err)
 	f.Usage = func() { fmt.Fprint(s.Err, outputHelp) }
 	jsonOut := f.Bool("json", false, "")

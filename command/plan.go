@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/apply"
+	"github.com/rdmaform/rdmaform/command/views"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
@@ -208,8 +209,9 @@ type session struct {
 	holdSlots bool
 	// trace is apply's or destroy's phase trace (nil in plan).
 	trace *phaseTrace
-	// ui: apply -json's machine-readable output, which diagnostics go to.
-	ui *jsonUI
+	// view is how the session's command prints (human, or -json's
+	// machine-readable UI), chosen once when the session opens.
+	view views.Operation
 	// intr stops the command on an interrupt (see interrupts).
 	intr *interrupts
 	// planText is apply -auto-approve's plan, rendered while the walk
@@ -260,8 +262,8 @@ func (se *session) close() {
 	}
 }
 
-// writeDiags renders diagnostics with their source, to stderr; with
-// -compact-warnings, warnings as a list of summaries after the errors.
+// writeDiags writes diagnostics through the session's view, and notes
+// that they were written.
 func (se *session) writeDiags(diags hcl.Diagnostics) {
 	if len(diags) == 0 {
 		return
@@ -272,27 +274,7 @@ func (se *session) writeDiags(diags hcl.Diagnostics) {
 	for _, d := range diags {
 		se.written[diagKey(d)] = true
 	}
-	if se.ui != nil {
-		se.ui.diagnostics(diags)
-		return
-	}
-	color := se.color && cfgIsTerminal(se.s.Err)
-	if !se.compactWarnings {
-		se.loader.WriteDiagnostics(se.s.Err, diags, color, 0)
-		return
-	}
-	var errs, warnings hcl.Diagnostics
-	for _, d := range diags {
-		if d.Severity == hcl.DiagWarning {
-			warnings = append(warnings, d)
-		} else {
-			errs = append(errs, d)
-		}
-	}
-	if len(errs) > 0 {
-		se.loader.WriteDiagnostics(se.s.Err, errs, color, 0)
-	}
-	writeCompactWarnings(se.s.Err, warnings)
+	se.view.Diagnostics(diags)
 }
 
 // writeCompactWarnings lists warnings by summary and place, as Terraform's
@@ -343,10 +325,12 @@ type sessionOptions struct {
 // the agent's socket) has loaded, while the state is still being read:
 // plan's refresh then costs little more than the longer of the two.
 func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFlags, operation string, opts sessionOptions, needFabric, fetchLive bool) (*session, bool) {
-	se := &session{s: s, loader: newConfigLoader(s.startDir), color: opts.color, compactWarnings: opts.compactWarnings, ui: opts.ui, intr: watchInterrupts(s.Err, s.exit)}
-	if se.ui != nil {
-		se.ui.loader = se.loader
+	se := &session{s: s, loader: newConfigLoader(s.startDir), color: opts.color, compactWarnings: opts.compactWarnings, intr: watchInterrupts(s.Err, s.exit)}
+	se.view = &humanOperation{se: se}
+	if opts.ui != nil {
+		se.view = opts.ui
 	}
+	se.view.SetLoader(se.loader)
 	se.loader.SkipPreconditions = opts.skipPreconditions
 	se.loader.CoreVersion = Version
 	if opts.input && s.stdinIsTerminal() {
@@ -555,6 +539,7 @@ func (se *session) makePlan(f *planFlags, targets, replace []addrs.Instance) (*p
 }
 
 func runPlan(args []string, s Meta) int {
+	s = s.withJSON(args)
 	defer startProfile("plan")()
 	fs := newFlagSet("plan", s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, planHelp) }
@@ -577,7 +562,7 @@ func runPlan(args []string, s Meta) int {
 	// (show -json FILE gives the plan as one document).
 	var ui *jsonUI
 	if f.jsonOut {
-		ui = newJSONUI(s.Out)
+		ui = newJSONUI(s)
 		ui.version()
 	}
 	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui, input: f.input && ui == nil}, false, needFabric && s.connector() != nil)
@@ -611,12 +596,8 @@ func runPlan(args []string, s Meta) int {
 	if !ok || se.intr.interrupted() {
 		return 1
 	}
-	if ui != nil {
-		ui.plan(p)
-		ui.plannedOutputs(p)
-	} else {
-		render.Human(s.Out, p, color)
-	}
+	se.view.Plan(p)
+	se.view.PlannedOutputs(p)
 	if se.intr.interrupted() {
 		return 1 // stopped by the user: save no plan
 	}

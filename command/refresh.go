@@ -18,6 +18,7 @@ const refreshHelp = `Usage: rdmaform [global options] refresh [options]
 `
 
 func runRefresh(args []string, s Meta) int {
+	s = s.withJSON(args)
 	for _, a := range args {
 		if a == "-help" || a == "--help" || a == "-h" || a == "--h" {
 			fmt.Fprint(s.Err, refreshHelp)

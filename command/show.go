@@ -27,6 +27,7 @@ func init() {
 // the current state; FILE is a saved plan (see showPlanFile) or a state
 // file.
 func runShow(args []string, s Meta) int {
+	s = s.withJSONErrors(args)
 	f := newFlagSet("show", s.Err)
 	jsonOut := f.Bool("json", false, "Print the state as JSON.")
 	noColor := f.Bool("no-color", false, "Do not colour a saved plan.")

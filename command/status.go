@@ -62,6 +62,7 @@ Options:
 `
 
 func runStatus(args []string, s Meta) int {
+	s = s.withJSONErrors(args)
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, statusHelp) }
@@ -94,16 +95,8 @@ func runStatus(args []string, s Meta) int {
 	for i, o := range list.Objects {
 		list.Objects[i] = names.Shown(o)
 	}
-	if *asJSON {
-		list.Objects = currentFacts(list.Objects)
-		b, err := stableJSON(list)
-		if err != nil {
-			fmt.Fprintf(s.Err, "Error: %v\n", err)
-			return 1
-		}
-		fmt.Fprintln(s.Out, string(b))
-	} else {
-		writeStatusTable(s.Out, list.Objects)
+	if !newStatusView(*asJSON, s).Objects(list) {
+		return 1
 	}
 	if !*watch {
 		return 0

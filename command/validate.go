@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/command/views"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/rdmacm"
@@ -36,6 +38,26 @@ Options:
 `
 
 func runValidate(args []string, s Meta) int {
+	if !views.WantsJSON(args) {
+		return validate(args, s)
+	}
+	// With -json, what validate says before it reads the configuration
+	// (a bad flag, an argument) is in its document too, as Terraform's.
+	errw, early := s.Err, &bytes.Buffer{}
+	s.Err = early
+	code := validate(args, s)
+	switch {
+	case early.Len() == 0:
+		return code
+	case code == 0: // -help
+		errw.Write(early.Bytes())
+		return 0
+	}
+	view := views.NewValidate(true, &views.View{Out: s.Out, Err: errw}, newConfigLoader(s.startDir))
+	return view.Results(views.TextDiagnostics(early.String()))
+}
+
+func validate(args []string, s Meta) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, validateHelp) }
@@ -68,34 +90,8 @@ func runValidate(args []string, s Meta) int {
 			diags = append(diags, planner.CheckPDDevices(cfg, cfg.SortedInstances(), devs)...)
 		}
 	}
-	if *jsonOut {
-		if err := l.WriteJSON(s.Out, diags); err != nil {
-			fmt.Fprintf(s.Err, "Error: %v\n", err)
-			return 1
-		}
-	} else {
-		color := !*noColor && cfgIsTerminal(s.Err)
-		if err := l.WriteDiagnostics(s.Err, diags, color, 0); err != nil {
-			fmt.Fprintf(s.Err, "Error: %v\n", err)
-			return 1
-		}
-		if !diags.HasErrors() {
-			// Terraform's words, warnings or not.
-			valid := "The configuration is valid.\n"
-			if len(diags) > 0 {
-				valid = "The configuration is valid, but there were some validation warnings as shown above.\n"
-			}
-			if color && cfgIsTerminal(s.Out) {
-				fmt.Fprint(s.Out, "\x1b[32m\x1b[1mSuccess!\x1b[0m "+valid)
-			} else {
-				fmt.Fprint(s.Out, "Success! "+valid)
-			}
-		}
-	}
-	if diags.HasErrors() {
-		return 1
-	}
-	return 0
+	view := views.NewValidate(*jsonOut, &views.View{Out: s.Out, Err: s.Err, NoColor: *noColor, Terminal: cfgIsTerminal}, l)
+	return view.Results(diags)
 }
 
 // cfgIsTerminal reports whether w is a terminal that takes colour.

@@ -20,6 +20,7 @@ Options:
 `
 
 func runVersion(args []string, s Meta) int {
+	s = s.withJSONErrors(args)
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, versionHelp) }

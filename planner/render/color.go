@@ -1,26 +1,20 @@
 package render
 
+import "github.com/rdmaform/rdmaform/tui/colorize"
+
 // colorizer wraps text in ANSI styles, or leaves it alone when colour is
-// off (-no-color, or not a terminal).
+// off (-no-color, or not a terminal), through the one colour helper.
 type colorizer bool
 
 const (
-	bold   = "\x1b[1m"
-	green  = "\x1b[32m"
-	yellow = "\x1b[33m"
-	red    = "\x1b[31m"
-	reset  = "\x1b[0m"
+	bold   = colorize.Bold
+	green  = colorize.Green
+	yellow = colorize.Yellow
+	red    = colorize.Red
 )
 
-func (c colorizer) style(s string, styles ...string) string {
-	if !c || s == "" {
-		return s
-	}
-	var prefix string
-	for _, st := range styles {
-		prefix += st
-	}
-	return prefix + s + reset
+func (c colorizer) style(s string, styles ...colorize.Style) string {
+	return colorize.Colorize(c).Style(s, styles...)
 }
 
 // symbol colours an action marker as Terraform does: green additions,

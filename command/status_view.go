@@ -1,0 +1,36 @@
+package command
+
+import (
+	"fmt"
+
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/command/views"
+)
+
+// newStatusView is status's view: -json's document, or the table.
+func newStatusView(json bool, s Meta) views.Status {
+	if json {
+		return statusJSON{s}
+	}
+	return statusHuman{s}
+}
+
+type statusHuman struct{ s Meta }
+
+func (h statusHuman) Objects(list *pb.ListResponse) bool {
+	writeStatusTable(h.s.Out, list.Objects)
+	return true
+}
+
+type statusJSON struct{ s Meta }
+
+func (j statusJSON) Objects(list *pb.ListResponse) bool {
+	list.Objects = currentFacts(list.Objects)
+	b, err := stableJSON(list)
+	if err != nil {
+		fmt.Fprintf(j.s.Err, "Error: %v\n", err)
+		return false
+	}
+	fmt.Fprintln(j.s.Out, string(b))
+	return true
+}
