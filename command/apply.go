@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/rdmaform/rdmaform/apply"
 	"github.com/rdmaform/rdmaform/apply/agent/client"
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
@@ -75,102 +75,61 @@ func isTerminal(f *os.File) bool {
 	return err == nil
 }
 
-func runApply(args []string, s Meta) int { return runApplyOrDestroy("apply", args, s) }
-
-// runApplyOrDestroy runs apply, destroy or refresh (name, for messages),
-// which refresh's options make of apply.
-func runApplyOrDestroy(name string, args []string, s Meta) int {
+func runApply(args []string, s Meta) int {
 	s = s.withJSON(args)
-	destroy := name == "destroy"
-	fs := newFlagSet(name, s.Err)
-	if destroy {
-		fs.Usage = func() { fmt.Fprint(s.Err, destroyHelp) }
-	} else {
-		fs.Usage = func() { fmt.Fprint(s.Err, applyHelp) }
+	a, diags := arguments.ParseApply(args)
+	return runApplyOrDestroy(a, diags, s)
+}
+
+// runApplyOrDestroy runs apply, destroy or refresh (a.Name, for messages),
+// which refresh's options make of apply.
+func runApplyOrDestroy(a *arguments.Apply, diags arguments.Diagnostics, s Meta) int {
+	if a.Help {
+		fmt.Fprint(s.Err, map[string]string{"apply": applyHelp, "destroy": destroyHelp, "refresh": refreshHelp}[a.Name])
+		return 0
 	}
-	var f planFlags
-	f.register(fs, false)
-	if !destroy {
-		fs.BoolVar(&f.destroy, "destroy", false, "") // apply -destroy is destroy
-	}
-	autoApprove := fs.Bool("auto-approve", false, "")
-	monitor := fs.Bool("monitor", false, "")
-	fs.BoolVar(&f.jsonOut, "json", false, "")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	switch {
-	case f.jsonOut && *monitor:
-		fmt.Fprintf(s.Err, "Error: -json and -monitor cannot be used together\n\n-json prints every change as JSON; -monitor draws the live table in the terminal.\n")
-		return 1
-	case f.jsonOut && !*autoApprove && fs.NArg() == 0:
-		fmt.Fprintf(s.Err, "Error: Plan file or auto-approve required\n\n"+
-			"rdmaform cannot ask for interactive approval when -json is set. You can either\napply a saved plan file, or enable the -auto-approve option.\n")
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags)
 		return 1
 	}
-	fs.Visit(func(fl *flag.Flag) { f.parallelismSet = f.parallelismSet || fl.Name == "parallelism" })
-	if f.destroy {
-		destroy, name = true, "destroy"
-	}
-	f.destroy = destroy
+	name, destroy, monitor := a.Name, a.Operation.Destroy, a.Monitor
 	defer startProfile(name)()
 	trace := newPhaseTrace(name)
 	defer trace.close()
-	targets, replace, ok := f.addresses(s.Err)
-	if !ok {
-		return 1
-	}
-	color := !f.noColor && !f.jsonOut && cfgIsTerminal(s.Out)
+	color := !a.View.NoColor && !a.View.JSON && cfgIsTerminal(s.Out)
 	var ui *jsonUI
-	if f.jsonOut {
+	if a.View.JSON {
 		ui = newJSONUI(s)
 		ui.version()
 	}
-	if *monitor && !s.stdoutIsTerminal() {
+	if monitor && !s.stdoutIsTerminal() {
 		// Drawn into a file, the monitor would leave the terminal blank
 		// and wait for a q nobody knows to press.
 		fmt.Fprintf(s.Err, "Note: -monitor is skipped: standard output is not a terminal.\n")
-		*monitor = false
+		monitor = false
 	}
-	if *monitor && os.Getenv("TERM") == "dumb" {
+	if monitor && os.Getenv("TERM") == "dumb" {
 		// Its cursor controls would be garbage there (see runMonitor).
 		fmt.Fprintf(s.Err, "Note: -monitor is skipped: the terminal is dumb (TERM=dumb).\n")
-		*monitor = false
+		monitor = false
 	}
-	if *monitor && !s.stdinIsTerminal() {
+	if monitor && !s.stdinIsTerminal() {
 		fmt.Fprintf(s.Err, "Error: -monitor needs a terminal\n\nRun \"rdmaform monitor\" in a terminal instead, while %s runs elsewhere.\n", name)
 		return 1
 	}
-	switch {
-	case fs.NArg() > 1:
-		fmt.Fprintf(s.Err, "Error: %s takes at most one argument, a saved plan\n", name)
-		if rest := fs.Args()[1:]; strings.HasPrefix(rest[0], "-") {
-			fmt.Fprintf(s.Err, "\nOptions go before the plan file, as flags end at the first argument: rdmaform %s %s %s\n", name, strings.Join(rest, " "), fs.Arg(0))
-		}
-		return 1
-	case fs.NArg() == 1 && destroy:
-		fmt.Fprintf(s.Err, "Error: A saved plan cannot be applied with -destroy\n\nThe saved plan says whether it destroys: make it with \"rdmaform plan -destroy -out=FILE\",\nthen run \"rdmaform apply FILE\".\n")
-		return 1
-	case fs.NArg() == 1 && f.refreshOnly:
-		fmt.Fprintf(s.Err, "Error: A saved plan cannot be applied with -refresh-only\n\nThe saved plan says what it changes: make it with \"rdmaform plan -refresh-only -out=FILE\",\nthen run \"rdmaform apply FILE\".\n")
-		return 1
-	case fs.NArg() == 1:
-		if len(f.vars)+len(f.targets)+len(f.replace) > 0 {
-			fmt.Fprintf(s.Err, "Error: Can't set variables, -target or -replace when applying a saved plan\n\nThe saved plan already records them.\n")
-			return 1
-		}
-		return applySavedPlan(fs.Arg(0), f, color, s, *monitor, ui, trace)
+	if a.PlanPath != "" {
+		return applySavedPlan(a.PlanPath, a, color, s, monitor, ui, trace)
 	}
 	run := execute
-	if *monitor {
+	if monitor {
 		run = func(se *session, p *planner.Plan, parallelism int, destroy, color bool) int {
-			return executeWithMonitor(se, p, parallelism, destroy, color, f.noColor)
+			return executeWithMonitor(se, p, parallelism, destroy, color, a.View.NoColor)
 		}
 	}
 	// Apply needs the fabric to act, whether or not it refreshes.
-	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui, input: f.input && ui == nil}, true)
+	se, ok := openSession(s, a.Vars.Args, rdmaVarEnv(), lockOf(a.State), "OperationTypeApply", sessionOptions{color: color, compactWarnings: a.View.CompactWarnings, skipPreconditions: a.Operation.Destroy || a.Operation.RefreshOnly, ui: ui, input: a.Input && ui == nil}, true)
 	defer se.close()
-	se.holdSlots = f.parallelismSet
+	se.holdSlots = a.Operation.ParallelismSet
 	se.trace = trace
 	if !ok {
 		return 1
@@ -179,14 +138,14 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 	if se.intr.interrupted() {
 		return 1
 	}
-	p, diags, ok := se.makePlan(&f, targets, replace)
+	p, diags, ok := se.makePlan(&a.Operation)
 	se.writeDiags(diags)
 	if !ok || se.intr.interrupted() {
 		return 1
 	}
 	trace.mark("planned")
 	switch {
-	case *autoApprove && !*monitor && p.HasChanges() && !f.jsonOut:
+	case a.AutoApprove && !monitor && p.HasChanges() && !a.View.JSON:
 		se.planText = renderPlanText(p, color)
 	default:
 		se.view.Plan(p)
@@ -203,8 +162,8 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 	// Facts refreshed, and nothing else, are recorded without a question,
 	// as Terraform's apply saves its refreshed state; only a plan that
 	// changes something needs approval, and only then a terminal.
-	needsApproval := p.HasChanges() && !*autoApprove
-	if needsApproval && !f.input {
+	needsApproval := p.HasChanges() && !a.AutoApprove
+	if needsApproval && !a.Input {
 		fmt.Fprintf(s.Err, "\nError: No confirmation with -input=false\n\n"+
 			"-input=false forbids asking whether to %s, so rdmaform will not %s. Add\n-auto-approve to %s without asking, or apply a plan saved with\n\"rdmaform plan -out=FILE\".\n", name, name, name)
 		return 1
@@ -218,7 +177,7 @@ func runApplyOrDestroy(name string, args []string, s Meta) int {
 		fmt.Fprintf(s.Out, "\n%s cancelled.\n", strings.ToUpper(name[:1])+name[1:])
 		return 1
 	}
-	return run(se, p, f.parallelism, destroy, color)
+	return run(se, p, a.Operation.Parallelism, destroy, color)
 }
 
 // confirm asks Terraform's question and reports whether the answer is
@@ -257,7 +216,7 @@ func confirm(s Meta, destroy, refreshOnly bool, intr *interrupts) bool {
 
 // applySavedPlan carries out a plan saved by plan -out, refusing when the
 // state or the configuration changed since.
-func applySavedPlan(path string, f planFlags, color bool, s Meta, monitor bool, ui *jsonUI, trace *phaseTrace) int {
+func applySavedPlan(path string, a *arguments.Apply, color bool, s Meta, monitor bool, ui *jsonUI, trace *phaseTrace) int {
 	sp, err := readPlanFile(path)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Failed to read the saved plan\n\n%v\n", err)
@@ -284,9 +243,9 @@ func applySavedPlan(path string, f planFlags, color bool, s Meta, monitor bool, 
 	for _, v := range sp.Inputs.Vars {
 		vars = append(vars, config.VarArg{File: v.File, Value: v.Value})
 	}
-	se, ok := openSession(s, vars, sp.Inputs.Env, f.lock, "OperationTypeApply", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui}, false)
+	se, ok := openSession(s, vars, sp.Inputs.Env, lockOf(a.State), "OperationTypeApply", sessionOptions{color: color, compactWarnings: a.View.CompactWarnings, skipPreconditions: a.Operation.Destroy || a.Operation.RefreshOnly, ui: ui}, false)
 	defer se.close()
-	se.holdSlots = f.parallelismSet
+	se.holdSlots = a.Operation.ParallelismSet
 	se.trace = trace
 	if !ok {
 		return 1
@@ -327,9 +286,9 @@ func applySavedPlan(path string, f planFlags, color bool, s Meta, monitor bool, 
 		return 1
 	}
 	if monitor {
-		return executeWithMonitor(se, sp.Plan, f.parallelism, sp.Plan.Destroy, color, f.noColor)
+		return executeWithMonitor(se, sp.Plan, a.Operation.Parallelism, sp.Plan.Destroy, color, a.View.NoColor)
 	}
-	return execute(se, sp.Plan, f.parallelism, sp.Plan.Destroy, color)
+	return execute(se, sp.Plan, a.Operation.Parallelism, sp.Plan.Destroy, color)
 }
 
 // sameAgent refuses a saved plan made against another run of the agent

@@ -14,11 +14,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/state"
 )
@@ -457,6 +457,11 @@ type lockFlags struct {
 	timeout time.Duration
 }
 
+// lockOf is the lock options parsed into a command's arguments.
+func lockOf(st arguments.State) lockFlags {
+	return lockFlags{lock: st.Lock, timeout: st.LockTimeout}
+}
+
 func (l *lockFlags) register(f *flag.FlagSet) {
 	f.BoolVar(&l.lock, "lock", true, "Lock the state while the command runs.")
 	f.Var((*durationFlag)(&l.timeout), "lock-timeout", "Duration to retry a state lock.")
@@ -600,20 +605,5 @@ func (d *durationFlag) Set(s string) error {
 		return fmt.Errorf("%q is negative", s)
 	}
 	*d = durationFlag(v)
-	return nil
-}
-
-// countFlag is a whole-number option of at least 1 whose bad value is
-// explained (Go's flag package says only "parse error").
-type countFlag int
-
-func (c *countFlag) String() string { return strconv.Itoa(int(*c)) }
-
-func (c *countFlag) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		return fmt.Errorf("%q is not a whole number of at least 1", s)
-	}
-	*c = countFlag(n)
 	return nil
 }

@@ -1,5 +1,7 @@
 package command
 
+import "github.com/rdmaform/rdmaform/command/arguments"
+
 func init() {
 	register(command{Name: "destroy", Synopsis: "Destroy every object rdmaform manages", Run: runDestroy})
 }
@@ -30,4 +32,8 @@ Options:
   -lock-timeout=DUR    Retry a held state lock for this long.
 `
 
-func runDestroy(args []string, s Meta) int { return runApplyOrDestroy("destroy", args, s) }
+func runDestroy(args []string, s Meta) int {
+	s = s.withJSON(args)
+	a, diags := arguments.ParseDestroy(args)
+	return runApplyOrDestroy(a, diags, s)
+}

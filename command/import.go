@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/rdmaform/rdmaform/apply"
+	"github.com/rdmaform/rdmaform/command/arguments"
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
@@ -40,12 +42,16 @@ Options:
 func runImport(args []string, s Meta) int {
 	fs := newFlagSet("import", s.Err)
 	fs.Usage = func() { fmt.Fprint(s.Err, importHelp) }
-	var f planFlags
+	var f struct {
+		vars    config.VarArgs
+		noColor bool
+		input   bool
+		lock    lockFlags
+	}
 	f.vars.Register(fs)
 	fs.BoolVar(&f.noColor, "no-color", false, "")
 	fs.BoolVar(&f.input, "input", true, "") // import asks nothing
 	f.lock.register(fs)
-	f.refresh = true
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -88,8 +94,7 @@ func runImport(args []string, s Meta) int {
 			"Importing it again would manage one connection under two addresses.\n", id, holder.Addr)
 		return 1
 	}
-	f.forImport = true
-	p, diags, ok := se.makePlan(&f, nil, nil)
+	p, diags, ok := se.makePlan(&arguments.Operation{Refresh: true, ForImport: true})
 	se.writeDiags(diags)
 	if !ok {
 		return 1

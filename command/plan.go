@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,9 +14,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/apply"
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/command/views"
 	"github.com/rdmaform/rdmaform/config"
-	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/planner/render"
 	"github.com/rdmaform/rdmaform/state"
@@ -95,95 +94,6 @@ func (se *session) agentNamespace() string {
 
 // errNoAgent explains why plan and apply cannot reach the fabric.
 const errNoAgent = "This build of rdmaform has no connection from plan and apply to the agent, so it cannot read or change the live fabric."
-
-// stringsFlag is a repeatable string option.
-type stringsFlag []string
-
-func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
-func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
-
-// planFlags are the options plan, apply and destroy share.
-type planFlags struct {
-	vars             config.VarArgs
-	targets          stringsFlag
-	replace          stringsFlag
-	destroy          bool
-	refresh          bool
-	refreshOnly      bool
-	input            bool // false: never ask (-input=false)
-	compactWarnings  bool
-	detailedExitcode bool
-	jsonOut          bool
-	noColor          bool
-	out              string
-	parallelism      int
-	// parallelismSet: -parallelism was given, so that it bounds the
-	// connections being made, not only the calls that start them.
-	parallelismSet bool
-	lock           lockFlags
-	// forImport: the import command's plan (see planner.Options.ForImport).
-	forImport bool
-}
-
-func (f *planFlags) register(fs *flag.FlagSet, forPlan bool) {
-	f.vars.Register(fs)
-	fs.Var(&f.targets, "target", "")
-	fs.Var(&f.replace, "replace", "")
-	fs.BoolVar(&f.refresh, "refresh", true, "")
-	fs.BoolVar(&f.refreshOnly, "refresh-only", false, "")
-	fs.BoolVar(&f.input, "input", inputDefault(), "")
-	fs.BoolVar(&f.compactWarnings, "compact-warnings", false, "")
-	fs.BoolVar(&f.noColor, "no-color", false, "")
-	f.parallelism = apply.DefaultParallelism
-	fs.Var((*countFlag)(&f.parallelism), "parallelism", "")
-	f.lock.register(fs)
-	if forPlan {
-		fs.BoolVar(&f.destroy, "destroy", false, "")
-		fs.BoolVar(&f.detailedExitcode, "detailed-exitcode", false, "")
-		fs.BoolVar(&f.jsonOut, "json", false, "")
-		fs.StringVar(&f.out, "out", "", "")
-	}
-}
-
-// inputDefault is -input's default: false when RDMAFORM_INPUT is "false"
-// or "0", as Terraform's TF_INPUT.
-func inputDefault() bool {
-	v := os.Getenv("RDMAFORM_INPUT")
-	return v != "false" && v != "0"
-}
-
-// addresses parses -target and -replace, and refuses the options that
-// contradict each other.
-func (f *planFlags) addresses(errw io.Writer) (targets, replace []addrs.Instance, ok bool) {
-	if f.refreshOnly {
-		switch {
-		case f.destroy:
-			fmt.Fprintf(errw, "Error: Incompatible plan options\n\nThe -destroy option cannot be used together with -refresh-only.\n")
-			return nil, nil, false
-		case !f.refresh:
-			fmt.Fprintf(errw, "Error: Incompatible refresh options\n\nIt doesn't make sense to use -refresh-only at the same time as -refresh=false,\nbecause rdmaform would have nothing to do.\n")
-			return nil, nil, false
-		case len(f.replace) > 0:
-			fmt.Fprintf(errw, "Error: Incompatible plan options\n\nThe -replace option cannot be used together with -refresh-only: a refresh-only\nplan changes no object.\n")
-			return nil, nil, false
-		}
-	}
-	ok = true
-	parse := func(opt string, vals []string) []addrs.Instance {
-		var out []addrs.Instance
-		for _, v := range vals {
-			a, err := addrs.ParseInstance(v)
-			if err != nil {
-				fmt.Fprintf(errw, "Error: Invalid %s address\n\n%v\n", opt, err)
-				ok = false
-				continue
-			}
-			out = append(out, a)
-		}
-		return out
-	}
-	return parse("-target", f.targets), parse("-replace", f.replace), ok
-}
 
 // session is what plan, apply and destroy hold while they run: the
 // configuration, the locked state and, when refreshing, the fabric.
@@ -527,9 +437,9 @@ func configDigest(l *config.Loader) string {
 
 // makePlan plans with the session and the flags, writing the diagnostics;
 // ok is false when planning failed.
-func (se *session) makePlan(f *planFlags, targets, replace []addrs.Instance) (*planner.Plan, hcl.Diagnostics, bool) {
-	opts := planner.Options{Targets: targets, Replace: replace, Destroy: f.destroy, RefreshOnly: f.refreshOnly, Priors: se.priors, ForImport: f.forImport}
-	if se.conn != nil && f.refresh {
+func (se *session) makePlan(op *arguments.Operation) (*planner.Plan, hcl.Diagnostics, bool) {
+	opts := planner.Options{Targets: op.Targets, Replace: op.Replace, Destroy: op.Destroy, RefreshOnly: op.RefreshOnly, Priors: se.priors, ForImport: op.ForImport}
+	if se.conn != nil && op.Refresh {
 		opts.Refresher = se.conn.Refresher
 		opts.Devices = se.conn.Devices
 	}
@@ -541,31 +451,25 @@ func (se *session) makePlan(f *planFlags, targets, replace []addrs.Instance) (*p
 func runPlan(args []string, s Meta) int {
 	s = s.withJSON(args)
 	defer startProfile("plan")()
-	fs := newFlagSet("plan", s.Err)
-	fs.Usage = func() { fmt.Fprint(s.Err, planHelp) }
-	var f planFlags
-	f.register(fs, true)
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	a, diags := arguments.ParsePlan(args)
+	if a.Help {
+		fmt.Fprint(s.Err, planHelp)
+		return 0
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.Err, "Error: plan takes no arguments; use -chdir=DIR to plan another directory.\n")
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags)
 		return 1
 	}
-	targets, replace, ok := f.addresses(s.Err)
-	if !ok {
-		return 1
-	}
-	color := !f.noColor && !f.jsonOut && cfgIsTerminal(s.Out)
-	needFabric := f.refresh
+	color := !a.View.NoColor && !a.View.JSON && cfgIsTerminal(s.Out)
+	needFabric := a.Operation.Refresh
 	// -json streams Terraform's machine-readable UI, as apply -json does
 	// (show -json FILE gives the plan as one document).
 	var ui *jsonUI
-	if f.jsonOut {
+	if a.View.JSON {
 		ui = newJSONUI(s)
 		ui.version()
 	}
-	se, ok := openSessionFetching(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypePlan", sessionOptions{color: color, compactWarnings: f.compactWarnings, skipPreconditions: f.destroy || f.refreshOnly, ui: ui, input: f.input && ui == nil}, false, needFabric && s.connector() != nil)
+	se, ok := openSessionFetching(s, a.Vars.Args, rdmaVarEnv(), lockOf(a.State), "OperationTypePlan", sessionOptions{color: color, compactWarnings: a.View.CompactWarnings, skipPreconditions: a.Operation.Destroy || a.Operation.RefreshOnly, ui: ui, input: a.Input && ui == nil}, false, needFabric && s.connector() != nil)
 	defer se.close()
 	if !ok {
 		return 1
@@ -578,7 +482,7 @@ func runPlan(args []string, s Meta) int {
 			}
 			// Nothing to refresh: an empty state needs no live read. Say
 			// so, since device checks are skipped too.
-			if !f.jsonOut {
+			if !a.View.JSON {
 				fmt.Fprintf(s.Out, "Note: the agent is not available in this build; the state is empty, so the\nplan is made without reading the live fabric and without device checks.\n")
 			}
 		} else {
@@ -591,7 +495,7 @@ func runPlan(args []string, s Meta) int {
 			se.conn = conn
 		}
 	}
-	p, diags, ok := se.makePlan(&f, targets, replace)
+	p, diags, ok := se.makePlan(&a.Operation)
 	se.writeDiags(diags)
 	if !ok || se.intr.interrupted() {
 		return 1
@@ -601,7 +505,7 @@ func runPlan(args []string, s Meta) int {
 	if se.intr.interrupted() {
 		return 1 // stopped by the user: save no plan
 	}
-	if f.out != "" {
+	if a.OutPath != "" {
 		if p.Refreshed && se.conn != nil && se.conn.Agent != nil {
 			id, err := se.conn.Agent(context.Background())
 			if err != nil {
@@ -610,17 +514,17 @@ func runPlan(args []string, s Meta) int {
 			}
 			se.inputs.Agent = &id
 		}
-		if err := writePlanFile(f.out, &planner.SavedPlan{Plan: p, Inputs: se.inputs, RdmaformVersion: Version}); err != nil {
+		if err := writePlanFile(a.OutPath, &planner.SavedPlan{Plan: p, Inputs: se.inputs, RdmaformVersion: Version}); err != nil {
 			fmt.Fprintf(s.Err, "Error: Failed to write the plan file\n\n%v\n", err)
 			return 1
 		}
-		if !f.jsonOut {
-			fmt.Fprintf(s.Out, "\n%s\n\nSaved the plan to: %s\n\nTo perform exactly these actions, run the following command to apply:\n    rdmaform apply %q\n", strings.Repeat("─", 77), f.out, f.out)
+		if !a.View.JSON {
+			fmt.Fprintf(s.Out, "\n%s\n\nSaved the plan to: %s\n\nTo perform exactly these actions, run the following command to apply:\n    rdmaform apply %q\n", strings.Repeat("─", 77), a.OutPath, a.OutPath)
 		}
-	} else if !f.jsonOut && p.HasChanges() {
+	} else if !a.View.JSON && p.HasChanges() {
 		fmt.Fprintf(s.Out, "\n%s\n\nNote: You didn't use the -out option to save this plan, so rdmaform can't\nguarantee to take exactly these actions if you run \"rdmaform apply\" now.\n", strings.Repeat("─", 77))
 	}
-	if f.detailedExitcode && p.HasChanges() {
+	if a.DetailedExitCode && p.HasChanges() {
 		return 2
 	}
 	return 0

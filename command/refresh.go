@@ -1,6 +1,6 @@
 package command
 
-import "fmt"
+import "github.com/rdmaform/rdmaform/command/arguments"
 
 func init() {
 	register(command{Name: "refresh", Synopsis: "Record in the state what changed outside rdmaform (apply -refresh-only)", Run: runRefresh})
@@ -19,11 +19,6 @@ const refreshHelp = `Usage: rdmaform [global options] refresh [options]
 
 func runRefresh(args []string, s Meta) int {
 	s = s.withJSON(args)
-	for _, a := range args {
-		if a == "-help" || a == "--help" || a == "-h" || a == "--h" {
-			fmt.Fprint(s.Err, refreshHelp)
-			return 0
-		}
-	}
-	return runApplyOrDestroy("refresh", append([]string{"-refresh-only", "-auto-approve"}, args...), s)
+	a, diags := arguments.ParseRefresh(args)
+	return runApplyOrDestroy(a, diags, s)
 }
