@@ -89,7 +89,7 @@ func runApplyOrDestroy(a *arguments.Apply, diags arguments.Diagnostics, s Meta) 
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags)
+		writeArgDiags(s.Err, diags, "")
 		return 1
 	}
 	name, destroy, monitor := a.Name, a.Operation.Destroy, a.Monitor

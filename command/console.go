@@ -2,13 +2,13 @@ package command
 
 import (
 	"bufio"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
@@ -39,15 +39,16 @@ Options:
 `
 
 func runConsole(args []string, s Meta) int {
-	fs := flag.NewFlagSet("console", flag.ContinueOnError)
-	fs.SetOutput(s.Err)
-	fs.Usage = func() { fmt.Fprint(s.Err, consoleHelp) }
-	var vars config.VarArgs
-	vars.Register(fs)
-	noColor := fs.Bool("no-color", false, "")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	a, diags := arguments.ParseConsole(args)
+	if a.Help {
+		fmt.Fprint(s.Err, consoleHelp)
+		return 0
 	}
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, consoleHelp)
+		return 1
+	}
+	vars := a.Vars.Args
 	l := newConfigLoader(s.startDir)
 	l.CoreVersion = Version
 	// Preconditions are plan's checks: a failing one does not stop the
@@ -59,7 +60,7 @@ func runConsole(args []string, s Meta) int {
 		// As terraform console: functions work without a configuration.
 		cfg, diags = newConfigLoader(s.startDir).LoadSources(map[string][]byte{"<none>" + config.HCLSuffix: nil}, config.VarInputs{Args: vars, Env: os.Environ()})
 	}
-	color := !*noColor && cfgIsTerminal(s.Err)
+	color := !a.NoColor && cfgIsTerminal(s.Err)
 	if diags.HasErrors() {
 		_ = l.WriteDiagnostics(s.Err, diags, color, 0)
 		return 1

@@ -3,7 +3,6 @@ package command
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config"
 )
 
@@ -42,24 +42,14 @@ missing or not a configuration file, 3 -check found unformatted files.
 `
 
 func runFmt(args []string, s Meta) int {
-	fs := flag.NewFlagSet("fmt", flag.ContinueOnError)
-	fs.SetOutput(s.Err)
-	fs.Usage = func() { fmt.Fprint(s.Err, fmtHelp) }
-	list := fs.Bool("list", true, "")
-	write := fs.Bool("write", true, "")
-	diff := fs.Bool("diff", false, "")
-	check := fs.Bool("check", false, "")
-	recursive := fs.Bool("recursive", false, "")
-	noColor := fs.Bool("no-color", false, "")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	a, diags := arguments.ParseFmt(args)
+	if a.Help {
+		fmt.Fprint(s.Err, fmtHelp)
+		return 0
 	}
-	if *check {
-		*write = false
-	}
-	paths := fs.Args()
-	if len(paths) == 0 {
-		paths = []string{"."}
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, fmtHelp)
+		return 1
 	}
 	l := config.NewLoader()
 	status := 0
@@ -72,7 +62,7 @@ func runFmt(args []string, s Meta) int {
 			status = 2
 		}
 	}
-	for _, p := range paths {
+	for _, p := range a.Paths {
 		if p == "-" {
 			src, err := io.ReadAll(s.In)
 			if err != nil {
@@ -81,19 +71,19 @@ func runFmt(args []string, s Meta) int {
 			}
 			out, diags := l.Format(src, "<stdin>")
 			if diags.HasErrors() {
-				_ = l.WriteDiagnostics(s.Err, diags, !*noColor && cfgIsTerminal(s.Err), 0)
+				_ = l.WriteDiagnostics(s.Err, diags, !a.NoColor && cfgIsTerminal(s.Err), 0)
 				report(true)
 				continue
 			}
-			if *diff {
+			if a.Diff {
 				fmt.Fprint(s.Out, config.UnifiedDiff(src, out, "old/<stdin>", "new/<stdin>"))
-			} else if !*check {
+			} else if !a.Check {
 				_, _ = s.Out.Write(out)
 			}
 			changed = changed || !bytes.Equal(src, out)
 			continue
 		}
-		files, err := fmtFiles(p, *recursive)
+		files, err := fmtFiles(p, a.Recursive)
 		if err != nil {
 			// As Terraform's: a path that is missing or not a
 			// configuration file is an error diagnostic, exit 2.
@@ -118,7 +108,7 @@ func runFmt(args []string, s Meta) int {
 			}
 			out, diags := l.Format(src, f)
 			if diags.HasErrors() {
-				_ = l.WriteDiagnostics(s.Err, diags, !*noColor && cfgIsTerminal(s.Err), 0)
+				_ = l.WriteDiagnostics(s.Err, diags, !a.NoColor && cfgIsTerminal(s.Err), 0)
 				report(true)
 				continue
 			}
@@ -126,13 +116,13 @@ func runFmt(args []string, s Meta) int {
 				continue
 			}
 			changed = true
-			if *list {
+			if a.List {
 				fmt.Fprintln(s.Out, f)
 			}
-			if *diff {
+			if a.Diff {
 				fmt.Fprint(s.Out, config.UnifiedDiff(src, out, "old/"+f, "new/"+f))
 			}
-			if *write {
+			if a.Write {
 				if err := writeFileKeepMode(f, out); err != nil {
 					fmt.Fprintf(s.Err, "Error: %v\n", err)
 					status = max(status, 1)
@@ -140,7 +130,7 @@ func runFmt(args []string, s Meta) int {
 			}
 		}
 	}
-	if status == 0 && *check && changed {
+	if status == 0 && a.Check && changed {
 		return 3
 	}
 	return status

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 )
@@ -31,25 +32,13 @@ Options:
 `
 
 func runGraph(args []string, s Meta) int {
-	fs := newFlagSet("graph", s.Err)
-	fs.Usage = func() { fmt.Fprint(s.Err, graphHelp) }
-	acceptNoColor(fs)
-	typ := fs.String("type", "plan", "")
-	fs.Bool("draw-cycles", false, "")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	a, diags := arguments.ParseGraph(args)
+	if a.Help {
+		fmt.Fprint(s.Err, graphHelp)
+		return 0
 	}
-	destroy := false
-	switch *typ {
-	case "plan", "apply", "plan-refresh-only":
-	case "plan-destroy":
-		destroy = true
-	default:
-		fmt.Fprintf(s.Err, "Error: Invalid -type=%s\n\nThe graph types are plan, plan-refresh-only, plan-destroy and apply.\n", *typ)
-		return 1
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.Err, "Error: graph takes no arguments; use -chdir=DIR to graph another directory.\n")
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, graphHelp)
 		return 1
 	}
 	l := newConfigLoader(s.startDir)
@@ -63,7 +52,7 @@ func runGraph(args []string, s Meta) int {
 	if diags.HasErrors() {
 		return 1
 	}
-	writeDOT(s.Out, cfg, destroy)
+	writeDOT(s.Out, cfg, a.Destroy)
 	return 0
 }
 

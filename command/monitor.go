@@ -2,11 +2,11 @@ package command
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 
 	"github.com/rdmaform/rdmaform/apply/agent/client"
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/tui"
 )
@@ -32,30 +32,22 @@ Options:
 `
 
 func runMonitor(args []string, s Meta) int {
-	fs := flag.NewFlagSet("monitor", flag.ContinueOnError)
-	fs.SetOutput(s.Err)
-	fs.Usage = func() { fmt.Fprint(s.Err, monitorUsage) }
-	agent := fs.String("agent", "", "")
-	noColor := fs.Bool("no-color", false, "")
-	// -demo feeds the screen synthetic objects, labelled as such, to try
-	// or test the monitor without an agent; it is left out of the usage
-	// because it shows no fabric.
-	demo := fs.Bool("demo", false, "")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	a, diags := arguments.ParseMonitor(args)
+	if a.Help {
+		fmt.Fprint(s.Err, monitorUsage)
+		return 0
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.Err, "Error: monitor takes no arguments, got %q\n\n", fs.Args())
-		fs.Usage()
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, monitorUsage)
 		return 1
 	}
-	socket := client.ChooseSocket(*agent, configuredAgentSocket())
+	socket := client.ChooseSocket(a.Agent, configuredAgentSocket())
 	opts := tui.Options{
 		Source:  agentSource{socket: socket, names: workingDirNames()},
 		Target:  socket,
-		NoColor: *noColor || os.Getenv("NO_COLOR") != "",
+		NoColor: a.NoColor || os.Getenv("NO_COLOR") != "",
 	}
-	if *demo {
+	if a.Demo {
 		opts.Source, opts.Target, opts.Demo = tui.DemoSource{Endpoints: 40, Rate: 20}, "(demo)", true
 	} else {
 		// Say at once when nothing answers, rather than drawing an empty

@@ -457,7 +457,7 @@ func runPlan(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags)
+		writeArgDiags(s.Err, diags, "")
 		return 1
 	}
 	color := !a.View.NoColor && !a.View.JSON && cfgIsTerminal(s.Out)

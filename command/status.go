@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -15,6 +14,7 @@ import (
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/client"
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/tui"
 	"github.com/rdmaform/rdmaform/tui/termsafe"
@@ -63,21 +63,16 @@ Options:
 
 func runStatus(args []string, s Meta) int {
 	s = s.withJSONErrors(args)
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	fs.SetOutput(s.Err)
-	fs.Usage = func() { fmt.Fprint(s.Err, statusHelp) }
-	asJSON := fs.Bool("json", false, "")
-	watch := fs.Bool("watch", false, "")
-	agent := fs.String("agent", "", "")
-	fs.Bool("no-color", false, "") // the table has no colour
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	a, diags := arguments.ParseStatus(args)
+	if a.Help {
+		fmt.Fprint(s.Err, statusHelp)
+		return 0
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.Err, "Error: status takes no arguments, got %q\n", fs.Args())
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, statusHelp)
 		return 1
 	}
-	socket := client.ChooseSocket(*agent, configuredAgentSocket())
+	socket := client.ChooseSocket(a.Agent, configuredAgentSocket())
 	c := dialToShow("status", socket, s.Err)
 	if c == nil {
 		return 1
@@ -95,10 +90,10 @@ func runStatus(args []string, s Meta) int {
 	for i, o := range list.Objects {
 		list.Objects[i] = names.Shown(o)
 	}
-	if !newStatusView(*asJSON, s).Objects(list) {
+	if !newStatusView(a.JSON, s).Objects(list) {
 		return 1
 	}
-	if !*watch {
+	if !a.Watch {
 		return 0
 	}
 	err = watchStatus(c, names, list.Objects, s.Out)

@@ -3,12 +3,12 @@ package command
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/command/views"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/planner"
@@ -58,24 +58,20 @@ func runValidate(args []string, s Meta) int {
 }
 
 func validate(args []string, s Meta) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(s.Err)
-	fs.Usage = func() { fmt.Fprint(s.Err, validateHelp) }
-	jsonOut := fs.Bool("json", false, "")
-	noColor := fs.Bool("no-color", false, "")
-	deviceCheck := fs.Bool("device-check", false, "")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	a, diags := arguments.ParseValidate(args)
+	if a.Help {
+		fmt.Fprint(s.Err, validateHelp)
+		return 0
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.Err, "Error: validate takes no arguments; use -chdir=DIR to validate another directory.\n")
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, validateHelp)
 		return 1
 	}
 	l := newConfigLoader(s.startDir)
 	l.Validate = true
 	l.CoreVersion = Version
 	cfg, diags := l.Load(".", config.VarInputs{})
-	if *deviceCheck && !diags.HasErrors() {
+	if a.DeviceCheck && !diags.HasErrors() {
 		// A failed device query is an error of the validation, so that
 		// -json reports it as one ("valid": false) rather than apart.
 		deviceErr := func(detail string) {
@@ -90,7 +86,7 @@ func validate(args []string, s Meta) int {
 			diags = append(diags, planner.CheckPDDevices(cfg, cfg.SortedInstances(), devs)...)
 		}
 	}
-	view := views.NewValidate(*jsonOut, &views.View{Out: s.Out, Err: s.Err, NoColor: *noColor, Terminal: cfgIsTerminal}, l)
+	view := views.NewValidate(a.View.JSON, &views.View{Out: s.Out, Err: s.Err, NoColor: a.View.NoColor, Terminal: cfgIsTerminal}, l)
 	return view.Results(diags)
 }
 

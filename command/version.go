@@ -2,9 +2,10 @@ package command
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"runtime"
+
+	"github.com/rdmaform/rdmaform/command/arguments"
 )
 
 func init() {
@@ -21,19 +22,16 @@ Options:
 
 func runVersion(args []string, s Meta) int {
 	s = s.withJSONErrors(args)
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(s.Err)
-	fs.Usage = func() { fmt.Fprint(s.Err, versionHelp) }
-	jsonOut := fs.Bool("json", false, "")
-	acceptNoColor(fs)
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	a, diags := arguments.ParseVersion(args)
+	if a.Help {
+		fmt.Fprint(s.Err, versionHelp)
+		return 0
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.Err, "Error: version takes no arguments, got %q\n", fs.Args())
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, versionHelp)
 		return 1
 	}
-	if *jsonOut {
+	if a.JSON {
 		b, _ := json.MarshalIndent(struct {
 			Version  string `json:"rdmaform_version"`
 			Platform string `json:"platform"`

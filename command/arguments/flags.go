@@ -101,3 +101,9 @@ func InputDefault() bool {
 func IsHelp(arg string) bool {
 	return arg == "-help" || arg == "--help" || arg == "-h" || arg == "--h"
 }
+
+// acceptNoColor adds -no-color to a command that prints no colour: users
+// pass it to every command, as Terraform's accept it.
+func acceptNoColor(fs *flag.FlagSet) {
+	fs.Bool("no-color", false, "Accepted for Terraform compatibility: this command prints no colour.")
+}
