@@ -3,7 +3,6 @@ package command
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os/signal"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"github.com/rdmaform/rdmaform/apply/agent"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/client"
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/tui/termsafe"
 )
 
@@ -67,55 +67,51 @@ func runAgent(args []string, s Meta) int {
 	if len(args) > 0 && (args[0] == "stop" || args[0] == "status") {
 		return runAgentClient(args[0], args[1:], s)
 	}
-	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
-	fs.SetOutput(s.Err)
-	fs.Usage = func() { fmt.Fprint(s.Err, agentUsage) }
-	socket := fs.String("socket", "", "")
-	logFile := fs.String("log", "", "")
-	acceptNoColor(fs)
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	a, diags := arguments.ParseAgent(args)
+	if a.Help {
+		fmt.Fprint(s.Err, agentUsage)
+		return 0
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.Err, "Error: agent takes no arguments, got %q\n\n", fs.Args())
-		fs.Usage()
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, agentUsage)
 		return 1
 	}
-	*socket = client.ChooseSocket(*socket, configuredAgentSocket())
+	socket, logFile := client.ChooseSocket(a.Socket, configuredAgentSocket()), a.LogFile
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	defer startCPUProfile("agent")()
-	err := agent.Run(ctx, agent.Options{Socket: *socket, LogFile: *logFile, Version: Version, Stderr: s.Err})
+	err := agent.Run(ctx, agent.Options{Socket: socket, LogFile: logFile, Version: Version, Stderr: s.Err})
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: agent: %v\n", err)
 		// An agent started in the background has no terminal: its log
 		// says why it stopped, for the client that started it.
-		client.LogFatal(client.LogFileFor(*socket, *logFile), err, errors.Is(err, agent.ErrAgentRunning))
+		client.LogFatal(client.LogFileFor(socket, logFile), err, errors.Is(err, agent.ErrAgentRunning))
 		return 1
 	}
 	return 0
 }
 
 func runAgentClient(verb string, args []string, s Meta) int {
-	fs := flag.NewFlagSet("agent "+verb, flag.ContinueOnError)
-	fs.SetOutput(s.Err)
 	help := agentStatusHelp
 	if verb == "stop" {
 		help = agentStopHelp
 	}
-	fs.Usage = func() { fmt.Fprint(s.Err, help) }
-	socket := fs.String("socket", "", "")
-	acceptNoColor(fs)
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	a, diags := arguments.ParseAgentClient(verb, args)
+	if a.Help {
+		fmt.Fprint(s.Err, help)
+		return 0
 	}
-	*socket = client.ChooseSocket(*socket, configuredAgentSocket())
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, help)
+		return 1
+	}
+	socket := client.ChooseSocket(a.Socket, configuredAgentSocket())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := client.Dial(ctx, *socket)
+	c, err := client.Dial(ctx, socket)
 	if err != nil {
 		if client.IsNotRunning(err) && verb == "stop" {
-			fmt.Fprintf(s.Out, "No agent runs at %s.\n", *socket)
+			fmt.Fprintf(s.Out, "No agent runs at %s.\n", socket)
 			return 0
 		}
 		fmt.Fprintf(s.Err, "Error: %s\n", termsafe.Text(err.Error()))

@@ -25,9 +25,6 @@ func writeArgDiags(w io.Writer, diags arguments.Diagnostics, help string) {
 	}
 }
 
-// inputDefault is -input's default (RDMAFORM_INPUT).
-func inputDefault() bool { return arguments.InputDefault() }
-
 // stringsFlag is a repeatable string option.
 type stringsFlag []string
 

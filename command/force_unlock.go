@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"strings"
+
+	"github.com/rdmaform/rdmaform/command/arguments"
 )
 
 func init() {
@@ -35,19 +37,17 @@ Options:
 // runForceUnlock implements `rdmaform force-unlock [-force] LOCK_ID`. It
 // asks for confirmation on standard input unless -force.
 func runForceUnlock(args []string, s Meta) int {
-	f := newFlagSet("force-unlock", s.Err)
-	f.Usage = func() { fmt.Fprint(s.Err, forceUnlockHelp) }
-	force := f.Bool("force", false, "")
-	acceptNoColor(f)
-	if code, ok := parseFlags(f, args); !ok {
-		return code
+	a, diags := arguments.ParseForceUnlock(args)
+	if a.Help {
+		fmt.Fprint(s.Err, forceUnlockHelp)
+		return 0
 	}
-	if f.NArg() != 1 {
-		fmt.Fprintln(s.Err, "Error: Expected a single argument: LOCK_ID\n\nUsage: rdmaform [global options] force-unlock [-force] LOCK_ID")
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, forceUnlockHelp)
 		return 1
 	}
-	id := f.Arg(0)
-	if !*force && !inputDefault() {
+	id := a.LockID
+	if !a.Force && !arguments.InputDefault() {
 		fmt.Fprintln(s.Err, "Error: No confirmation with RDMAFORM_INPUT=false\n\nforce-unlock asks before it removes a lock; add -force to remove it without asking.")
 		return 1
 	}
@@ -62,7 +62,7 @@ func runForceUnlock(args []string, s Meta) int {
 		fmt.Fprintf(s.Err, "Error: Failed to unlock state\n\n%v\n", err)
 		return 1
 	}
-	if !*force {
+	if !a.Force {
 		fmt.Fprintf(s.Out, "Do you really want to force-unlock?\n  rdmaform will remove the lock on the state of %s.\n", m.Describe())
 		fmt.Fprintf(s.Out, "  It is held by:\n%s", indent(holder.String(), "  "))
 		fmt.Fprint(s.Out, "  This will allow local rdmaform commands to modify this state, even though it\n  may still be in use. Only 'yes' will be accepted to confirm.\n\n  Enter a value: ")

@@ -7,8 +7,6 @@ import (
 
 	"github.com/rdmaform/rdmaform/apply"
 	"github.com/rdmaform/rdmaform/command/arguments"
-	"github.com/rdmaform/rdmaform/config"
-	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
 	"github.com/rdmaform/rdmaform/tui/termsafe"
@@ -40,40 +38,26 @@ Options:
 `
 
 func runImport(args []string, s Meta) int {
-	fs := newFlagSet("import", s.Err)
-	fs.Usage = func() { fmt.Fprint(s.Err, importHelp) }
-	var f struct {
-		vars    config.VarArgs
-		noColor bool
-		input   bool
-		lock    lockFlags
+	a, diags := arguments.ParseImport(args)
+	if a.Help {
+		fmt.Fprint(s.Err, importHelp)
+		return 0
 	}
-	f.vars.Register(fs)
-	fs.BoolVar(&f.noColor, "no-color", false, "")
-	fs.BoolVar(&f.input, "input", true, "") // import asks nothing
-	f.lock.register(fs)
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if fs.NArg() < 1 || fs.NArg() > 2 {
-		fmt.Fprintf(s.Err, "Error: import takes an address and, optionally, the agent's name for the object\n\n%s", importHelp)
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, importHelp)
 		return 1
 	}
-	addr, err := addrs.ParseInstance(fs.Arg(0))
-	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Invalid address\n\n%v\n", err)
-		return 1
-	}
-	color := !f.noColor && cfgIsTerminal(s.Out)
-	se, ok := openSession(s, f.vars, rdmaVarEnv(), f.lock, "OperationTypeImport", sessionOptions{color: color}, true)
+	addr := a.Addr
+	color := !a.NoColor && cfgIsTerminal(s.Out)
+	se, ok := openSession(s, a.Vars.Args, rdmaVarEnv(), lockOf(a.State), "OperationTypeImport", sessionOptions{color: color}, true)
 	defer se.close()
 	if !ok {
 		return 1
 	}
 	// By default, the name this configuration would have given the object.
 	id := apply.HandleIn(addr, se.agentNamespace()).Name
-	if fs.NArg() == 2 {
-		id = fs.Arg(1)
+	if a.ID != "" {
+		id = a.ID
 	}
 	if se.cfg.Instances[addr] == nil {
 		fmt.Fprintf(s.Err, "Error: Configuration for import target does not exist\n\n"+

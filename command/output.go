@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/state"
 	"github.com/rdmaform/rdmaform/tui/termsafe"
@@ -36,20 +37,13 @@ Options:
 // output's value (shown even if sensitive, since it was asked for by name).
 func runOutput(args []string, s Meta) int {
 	s = s.withJSONErrors(args)
-	f := newFlagSet("output", s.Err)
-	f.Usage = func() { fmt.Fprint(s.Err, outputHelp) }
-	jsonOut := f.Bool("json", false, "")
-	raw := f.Bool("raw", false, "")
-	f.Bool("no-color", false, "")
-	if code, ok := parseFlags(f, args); !ok {
-		return code
+	a, diags := arguments.ParseOutput(args)
+	if a.Help {
+		fmt.Fprint(s.Err, outputHelp)
+		return 0
 	}
-	if f.NArg() > 1 {
-		fmt.Fprintln(s.Err, "Error: Unexpected argument\n\nThe output command expects exactly one argument with the name of an output\nvariable or no arguments to show all outputs.")
-		return 1
-	}
-	if *raw && (*jsonOut || f.NArg() == 0) {
-		fmt.Fprintln(s.Err, "Error: -raw needs the name of one output, and cannot be used with -json")
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, outputHelp)
 		return 1
 	}
 	st, ok := loadState(s)
@@ -59,8 +53,8 @@ func runOutput(args []string, s Meta) int {
 	if st == nil {
 		st = state.New()
 	}
-	if f.NArg() == 0 {
-		if *jsonOut {
+	if a.Name == "" {
+		if a.JSON {
 			// Indented, as terraform output -json prints all outputs.
 			b, err := json.MarshalIndent(outputsJSON(st), "", "  ")
 			if err != nil {
@@ -84,20 +78,20 @@ func runOutput(args []string, s Meta) int {
 		}
 		return 0
 	}
-	name := f.Arg(0)
+	name := a.Name
 	o := st.Outputs[name]
 	if o == nil {
 		fmt.Fprintf(s.Err, "Error: Output %q not found\n\nThe output variable requested could not be found in the state. If you\nrecently added it to the configuration, run `rdmaform apply`: the state is\nnot updated with new outputs until then.\n", name)
 		return 1
 	}
 	switch {
-	case *jsonOut:
+	case a.JSON:
 		var b bytes.Buffer
 		if err := json.Compact(&b, o.Value); err != nil {
 			b.Write(o.Value)
 		}
 		fmt.Fprintln(s.Out, b.String())
-	case *raw:
+	case a.Raw:
 		var v any
 		dec := json.NewDecoder(bytes.NewReader(o.Value))
 		dec.UseNumber()

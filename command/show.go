@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
@@ -26,20 +27,29 @@ func init() {
 // runShow implements `rdmaform show [-json] [FILE]`. Without FILE it shows
 // the current state; FILE is a saved plan (see showPlanFile) or a state
 // file.
+const showHelp = `Usage: rdmaform [global options] show [options] [FILE]
+
+  Shows the current state, the state file FILE, or the plan saved in FILE.
+
+Options:
+  -json      Print machine-readable JSON.
+  -no-color  Do not colour a saved plan (neither does a non-empty NO_COLOR).
+`
+
 func runShow(args []string, s Meta) int {
 	s = s.withJSONErrors(args)
-	f := newFlagSet("show", s.Err)
-	jsonOut := f.Bool("json", false, "Print the state as JSON.")
-	noColor := f.Bool("no-color", false, "Do not colour a saved plan.")
-	f.Usage = func() {
-		fmt.Fprintln(s.Err, "Usage: rdmaform [global options] show [options] [FILE]\n\n  Shows the current state, the state file FILE, or the plan saved in FILE.\n\nOptions:\n  -json      Print machine-readable JSON.\n  -no-color  Do not colour a saved plan (neither does a non-empty NO_COLOR).")
+	a, diags := arguments.ParseShow(args)
+	if a.Help {
+		fmt.Fprint(s.Err, showHelp)
+		return 0
 	}
-	if code, ok := parseFlags(f, args); !ok {
-		return code
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, showHelp)
+		return 1
 	}
 	var st *state.State
-	switch f.NArg() {
-	case 0:
+	switch {
+	case !a.HasPath:
 		m, ok := openStateManager(".", s.Err)
 		if !ok {
 			return 1
@@ -49,24 +59,21 @@ func runShow(args []string, s Meta) int {
 			return 1
 		}
 		st = m.State()
-	case 1:
-		if sp, err := readPlanFile(f.Arg(0)); err == nil {
-			return showPlanFile(s, sp, *jsonOut, !*noColor)
-		} else if data, rerr := os.ReadFile(f.Arg(0)); rerr == nil && planner.IsPlanFile(data) {
-			fmt.Fprintf(s.Err, "Error: Failed to read the saved plan %s\n\n%v\n", f.Arg(0), err)
+	default:
+		if sp, err := readPlanFile(a.Path); err == nil {
+			return showPlanFile(s, sp, a.JSON, !a.NoColor)
+		} else if data, rerr := os.ReadFile(a.Path); rerr == nil && planner.IsPlanFile(data) {
+			fmt.Fprintf(s.Err, "Error: Failed to read the saved plan %s\n\n%v\n", a.Path, err)
 			return 1
 		}
-		v, err := showFile(f.Arg(0))
+		v, err := showFile(a.Path)
 		if err != nil {
-			fmt.Fprintf(s.Err, "Error: Failed to read %s\n\n%v\n", f.Arg(0), err)
+			fmt.Fprintf(s.Err, "Error: Failed to read %s\n\n%v\n", a.Path, err)
 			return 1
 		}
 		st = v
-	default:
-		fmt.Fprintln(s.Err, "Error: show takes at most one argument, a state file")
-		return 1
 	}
-	if *jsonOut {
+	if a.JSON {
 		return writeJSON(s, stateJSON(st))
 	}
 	writeStateHuman(s.Out, st)

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/state"
 )
 
@@ -60,28 +60,20 @@ func runUntaint(args []string, s Meta) int { return runSetTainted(args, s, false
 // object ("is tainted, so must be replaced"). As in Terraform, -replace on
 // plan or apply is the better way for a single apply.
 func runSetTainted(args []string, s Meta, tainted bool) int {
-	name, operation, help := "untaint", "OperationTypeUntaint", untaintHelp
+	parse, operation, help := arguments.ParseUntaint, "OperationTypeUntaint", untaintHelp
 	if tainted {
-		name, operation, help = "taint", "OperationTypeTaint", taintHelp
+		parse, operation, help = arguments.ParseTaint, "OperationTypeTaint", taintHelp
 	}
-	f := newFlagSet(name, s.Err)
-	f.Usage = func() { fmt.Fprint(s.Err, help) }
-	acceptNoColor(f)
-	var lf lockFlags
-	lf.register(f)
-	allowMissing := f.Bool("allow-missing", false, "")
-	if code, ok := parseFlags(f, args); !ok {
-		return code
+	a, diags := parse(args)
+	if a.Help {
+		fmt.Fprint(s.Err, help)
+		return 0
 	}
-	if f.NArg() != 1 {
-		fmt.Fprintf(s.Err, "Error: %s takes exactly one address, such as endpoint.client[0]\n", name)
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, help)
 		return 1
 	}
-	addr, err := addrs.ParseInstance(f.Arg(0))
-	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Invalid address\n\n%v\n", err)
-		return 1
-	}
+	addr, lf := a.Addr, lockOf(a.State)
 	// What it did is said once the state is saved: a failed save leaves
 	// the object as it was.
 	var said bytes.Buffer
@@ -92,7 +84,7 @@ func runSetTainted(args []string, s Meta, tainted bool) int {
 	return modifyStateSaying(s, &lf, operation, &said, unchanged, func(st *state.State, _ bool) (bool, bool) {
 		o := st.Object(addr)
 		switch {
-		case o == nil && *allowMissing:
+		case o == nil && a.AllowMissing:
 			fmt.Fprintf(s.Out, "No such resource instance: %s is not in the state; nothing to do (-allow-missing).\n", addr)
 			return false, true
 		case o == nil:

@@ -58,6 +58,7 @@ func parseApply(name string, args []string) (*Apply, Diagnostics) {
 	if help {
 		return &Apply{Name: name, Help: true}, nil
 	}
+	parsed := len(diags) == 0
 	switch {
 	case a.View.JSON && a.Monitor:
 		diags = diags.Append(errDiag("-json and -monitor cannot be used together", "-json prints every change as JSON; -monitor draws the live table in the terminal."))
@@ -71,19 +72,19 @@ func parseApply(name string, args []string) (*Apply, Diagnostics) {
 	a.Operation.Destroy = destroy
 	diags = append(diags, a.Operation.parse(fs)...)
 	switch {
-	case fs.NArg() > 1:
+	case parsed && fs.NArg() > 1:
 		detail := ""
 		if rest := fs.Args()[1:]; strings.HasPrefix(rest[0], "-") {
 			detail = "Options go before the plan file, as flags end at the first argument: rdmaform " + a.Name + " " + strings.Join(rest, " ") + " " + fs.Arg(0)
 		}
 		diags = diags.Append(errDiag(a.Name+" takes at most one argument, a saved plan", detail))
-	case fs.NArg() == 1 && destroy:
+	case parsed && fs.NArg() == 1 && destroy:
 		diags = diags.Append(errDiag("A saved plan cannot be applied with -destroy",
 			"The saved plan says whether it destroys: make it with \"rdmaform plan -destroy -out=FILE\",\nthen run \"rdmaform apply FILE\"."))
-	case fs.NArg() == 1 && a.Operation.RefreshOnly:
+	case parsed && fs.NArg() == 1 && a.Operation.RefreshOnly:
 		diags = diags.Append(errDiag("A saved plan cannot be applied with -refresh-only",
 			"The saved plan says what it changes: make it with \"rdmaform plan -refresh-only -out=FILE\",\nthen run \"rdmaform apply FILE\"."))
-	case fs.NArg() == 1:
+	case parsed && fs.NArg() == 1:
 		if !a.Vars.Empty() || len(a.Operation.targets)+len(a.Operation.replace) > 0 {
 			diags = diags.Append(errDiag("Can't set variables, -target or -replace when applying a saved plan", "The saved plan already records them."))
 		}

@@ -76,9 +76,9 @@ func TestParseApplyErrors(t *testing.T) {
 		"apply unknown option": {ParseApply, []string{"-nope"},
 			[]string{"Failed to parse command-line flags\n\nflag provided but not defined: -nope" + help("apply")}},
 		// apply -destroy's flags are apply's, its other messages destroy's.
+		// After a bad option the arguments are not counted.
 		"apply -destroy unknown option": {ParseApply, []string{"-destroy", "-nope", "a", "b"},
-			[]string{"Failed to parse command-line flags\n\nflag provided but not defined: -nope" + help("apply"),
-				"destroy takes at most one argument, a saved plan\n\n"}},
+			[]string{"Failed to parse command-line flags\n\nflag provided but not defined: -nope" + help("apply")}},
 		"destroy has no -destroy": {ParseDestroy, []string{"-destroy"},
 			[]string{"Failed to parse command-line flags\n\nflag provided but not defined: -destroy" + help("destroy")}},
 		"refresh unknown option": {ParseRefresh, []string{"-nope", "-parallelism=x"},

@@ -30,6 +30,10 @@ func newFlagSet(name string) *flag.FlagSet {
 // the first (Go's flag package stops there, so parsing resumes after it).
 // help is -help (or -h) seen before any error: the command prints its help
 // and nothing else. name is the command's, for the pointer to its help.
+//
+// After a bad option, the arguments are not counted: the option may have
+// taken one as its value, or left its value as one. A Parse function
+// judges them only when diags is empty.
 func parseFlags(fs *flag.FlagSet, name string, args []string) (help bool, diags Diagnostics) {
 	var errs []string
 	for {

@@ -32,7 +32,8 @@ func ParsePlan(args []string) (*Plan, Diagnostics) {
 	if help {
 		return &Plan{Help: true}, nil
 	}
-	if fs.NArg() > 0 {
+	parsed := len(diags) == 0
+	if parsed && fs.NArg() > 0 {
 		diags = diags.Append(errDiag("plan takes no arguments; use -chdir=DIR to plan another directory.", ""))
 	}
 	diags = append(diags, p.Operation.parse(fs)...)

@@ -20,7 +20,8 @@ func ParseValidate(args []string) (*Validate, Diagnostics) {
 	if help {
 		return &Validate{Help: true}, nil
 	}
-	if fs.NArg() > 0 {
+	parsed := len(diags) == 0
+	if parsed && fs.NArg() > 0 {
 		diags = diags.Append(errDiag("validate takes no arguments; use -chdir=DIR to validate another directory.", ""))
 	}
 	return v, diags
@@ -76,7 +77,8 @@ func ParseVersion(args []string) (*Version, Diagnostics) {
 	if help {
 		return &Version{Help: true}, nil
 	}
-	if fs.NArg() > 0 {
+	parsed := len(diags) == 0
+	if parsed && fs.NArg() > 0 {
 		diags = diags.Append(errDiag(fmt.Sprintf("version takes no arguments, got %q", fs.Args()), ""))
 	}
 	return v, diags
@@ -120,6 +122,7 @@ func ParseGraph(args []string) (*Graph, Diagnostics) {
 	if help {
 		return &Graph{Help: true}, nil
 	}
+	parsed := len(diags) == 0
 	switch g.Type {
 	case "plan", "apply", "plan-refresh-only":
 	case "plan-destroy":
@@ -127,7 +130,7 @@ func ParseGraph(args []string) (*Graph, Diagnostics) {
 	default:
 		diags = diags.Append(errDiag("Invalid -type="+g.Type, "The graph types are plan, plan-refresh-only, plan-destroy and apply."))
 	}
-	if fs.NArg() > 0 {
+	if parsed && fs.NArg() > 0 {
 		diags = diags.Append(errDiag("graph takes no arguments; use -chdir=DIR to graph another directory.", ""))
 	}
 	return g, diags
@@ -153,7 +156,8 @@ func ParseStatus(args []string) (*Status, Diagnostics) {
 	if help {
 		return &Status{Help: true}, nil
 	}
-	if fs.NArg() > 0 {
+	parsed := len(diags) == 0
+	if parsed && fs.NArg() > 0 {
 		diags = diags.Append(errDiag(fmt.Sprintf("status takes no arguments, got %q", fs.Args()), ""))
 	}
 	return st, diags
@@ -181,7 +185,8 @@ func ParseMonitor(args []string) (*Monitor, Diagnostics) {
 	if help {
 		return &Monitor{Help: true}, nil
 	}
-	if fs.NArg() > 0 {
+	parsed := len(diags) == 0
+	if parsed && fs.NArg() > 0 {
 		diags = diags.Append(errDiagHelp(fmt.Sprintf("monitor takes no arguments, got %q", fs.Args())))
 	}
 	return m, diags

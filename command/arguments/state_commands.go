@@ -1,0 +1,216 @@
+package arguments
+
+import (
+	"fmt"
+
+	"github.com/rdmaform/rdmaform/config/addrs"
+)
+
+// Show is the show command's options.
+type Show struct {
+	JSON    bool
+	NoColor bool
+	// Path is the state or plan file to show; HasPath is false for the
+	// current state.
+	Path    string
+	HasPath bool
+	Help    bool
+}
+
+// ParseShow parses show's command line.
+func ParseShow(args []string) (*Show, Diagnostics) {
+	sh := &Show{}
+	fs := newFlagSet("show")
+	fs.BoolVar(&sh.JSON, "json", false, "")
+	fs.BoolVar(&sh.NoColor, "no-color", false, "")
+	help, diags := parseFlags(fs, "show", args)
+	if help {
+		return &Show{Help: true}, nil
+	}
+	parsed := len(diags) == 0
+	switch {
+	case !parsed || fs.NArg() == 0:
+	case fs.NArg() == 1:
+		sh.Path, sh.HasPath = fs.Arg(0), true
+	default:
+		diags = diags.Append(errDiag("show takes at most one argument, a state file", ""))
+	}
+	return sh, diags
+}
+
+// Output is the output command's options.
+type Output struct {
+	JSON bool
+	Raw  bool   // -raw
+	Name string // the output to show; "" for all
+	Help bool
+}
+
+// ParseOutput parses output's command line.
+func ParseOutput(args []string) (*Output, Diagnostics) {
+	o := &Output{}
+	fs := newFlagSet("output")
+	fs.BoolVar(&o.JSON, "json", false, "")
+	fs.BoolVar(&o.Raw, "raw", false, "")
+	acceptNoColor(fs)
+	help, diags := parseFlags(fs, "output", args)
+	if help {
+		return &Output{Help: true}, nil
+	}
+	parsed := len(diags) == 0
+	if parsed && fs.NArg() > 1 {
+		diags = diags.Append(errDiag("Unexpected argument", "The output command expects exactly one argument with the name of an output\nvariable or no arguments to show all outputs."))
+	}
+	if parsed && o.Raw && (o.JSON || fs.NArg() == 0) {
+		diags = diags.Append(errDiag("-raw needs the name of one output, and cannot be used with -json", ""))
+	}
+	o.Name = fs.Arg(0)
+	return o, diags
+}
+
+// Taint is the options of taint and untaint.
+type Taint struct {
+	State        State
+	AllowMissing bool // -allow-missing
+	Addr         addrs.Instance
+	Help         bool
+}
+
+// ParseTaint parses taint's command line.
+func ParseTaint(args []string) (*Taint, Diagnostics) { return parseTaint("taint", args) }
+
+// ParseUntaint parses untaint's command line.
+func ParseUntaint(args []string) (*Taint, Diagnostics) { return parseTaint("untaint", args) }
+
+func parseTaint(name string, args []string) (*Taint, Diagnostics) {
+	t := &Taint{}
+	fs := newFlagSet(name)
+	acceptNoColor(fs)
+	t.State.register(fs)
+	fs.BoolVar(&t.AllowMissing, "allow-missing", false, "")
+	help, diags := parseFlags(fs, name, args)
+	if help {
+		return &Taint{Help: true}, nil
+	}
+	if len(diags) > 0 {
+		return t, diags
+	}
+	if fs.NArg() != 1 {
+		return t, diags.Append(errDiag(name+" takes exactly one address, such as endpoint.client[0]", ""))
+	}
+	addr, err := addrs.ParseInstance(fs.Arg(0))
+	if err != nil {
+		return t, diags.Append(errDiag("Invalid address", err.Error()))
+	}
+	t.Addr = addr
+	return t, diags
+}
+
+// ForceUnlock is the force-unlock command's options.
+type ForceUnlock struct {
+	Force  bool   // -force: do not ask
+	LockID string // the lock to remove
+	Help   bool
+}
+
+// ParseForceUnlock parses force-unlock's command line.
+func ParseForceUnlock(args []string) (*ForceUnlock, Diagnostics) {
+	f := &ForceUnlock{}
+	fs := newFlagSet("force-unlock")
+	fs.BoolVar(&f.Force, "force", false, "")
+	acceptNoColor(fs)
+	help, diags := parseFlags(fs, "force-unlock", args)
+	if help {
+		return &ForceUnlock{Help: true}, nil
+	}
+	if len(diags) > 0 {
+		return f, diags
+	}
+	if fs.NArg() != 1 {
+		return f, diags.Append(errDiag("Expected a single argument: LOCK_ID", "Usage: rdmaform [global options] force-unlock [-force] LOCK_ID"))
+	}
+	f.LockID = fs.Arg(0)
+	return f, diags
+}
+
+// Import is the import command's options.
+type Import struct {
+	State   State
+	Vars    Vars
+	NoColor bool
+	Addr    addrs.Instance // the object to adopt
+	// ID is the agent's name for the object; "" for the name this
+	// configuration would give it.
+	ID   string
+	Help bool
+}
+
+// ParseImport parses import's command line.
+func ParseImport(args []string) (*Import, Diagnostics) {
+	im := &Import{}
+	fs := newFlagSet("import")
+	im.Vars.register(fs)
+	fs.BoolVar(&im.NoColor, "no-color", false, "")
+	fs.Bool("input", true, "") // import asks nothing
+	im.State.register(fs)
+	help, diags := parseFlags(fs, "import", args)
+	if help {
+		return &Import{Help: true}, nil
+	}
+	if len(diags) > 0 {
+		return im, diags
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		return im, diags.Append(errDiagHelp("import takes an address and, optionally, the agent's name for the object"))
+	}
+	addr, err := addrs.ParseInstance(fs.Arg(0))
+	if err != nil {
+		return im, diags.Append(errDiag("Invalid address", err.Error()))
+	}
+	im.Addr, im.ID = addr, fs.Arg(1)
+	return im, diags
+}
+
+// Agent is the agent command's options.
+type Agent struct {
+	Socket  string // -socket
+	LogFile string // -log
+	Help    bool
+}
+
+// ParseAgent parses the command line of agent (not agent stop or status).
+func ParseAgent(args []string) (*Agent, Diagnostics) {
+	a := &Agent{}
+	fs := newFlagSet("agent")
+	fs.StringVar(&a.Socket, "socket", "", "")
+	fs.StringVar(&a.LogFile, "log", "", "")
+	acceptNoColor(fs)
+	help, diags := parseFlags(fs, "agent", args)
+	if help {
+		return &Agent{Help: true}, nil
+	}
+	parsed := len(diags) == 0
+	if parsed && fs.NArg() > 0 {
+		diags = diags.Append(errDiagHelp(fmt.Sprintf("agent takes no arguments, got %q", fs.Args())))
+	}
+	return a, diags
+}
+
+// AgentClient is the options of agent stop and agent status.
+type AgentClient struct {
+	Socket string // -socket
+	Help   bool
+}
+
+// ParseAgentClient parses the command line of agent VERB (stop, status).
+func ParseAgentClient(verb string, args []string) (*AgentClient, Diagnostics) {
+	a := &AgentClient{}
+	fs := newFlagSet("agent " + verb)
+	fs.StringVar(&a.Socket, "socket", "", "")
+	acceptNoColor(fs)
+	help, diags := parseFlags(fs, "agent "+verb, args)
+	if help {
+		return &AgentClient{Help: true}, nil
+	}
+	return a, diags
+}

@@ -1,0 +1,90 @@
+package arguments
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/rdmaform/rdmaform/config"
+)
+
+func TestParseStateCommands(t *testing.T) {
+	client := mustAddr(t, "endpoint.client[0]")
+	tests := []struct {
+		name string
+		args []string
+		got  func([]string) (any, Diagnostics)
+		want any
+	}{
+		{"show current state", nil, wrap(ParseShow), Show{}},
+		{"show a file", []string{"-json", "-no-color", "p.tfplan"}, wrap(ParseShow), Show{JSON: true, NoColor: true, Path: "p.tfplan", HasPath: true}},
+		{"show help", []string{"-help"}, wrap(ParseShow), Show{Help: true}},
+		{"output all", []string{"-json", "-no-color"}, wrap(ParseOutput), Output{JSON: true}},
+		{"output raw", []string{"-raw", "addr"}, wrap(ParseOutput), Output{Raw: true, Name: "addr"}},
+		{"taint", []string{"-allow-missing", "-lock=false", "-lock-timeout=2s", "endpoint.client[0]"}, wrap(ParseTaint),
+			Taint{State: State{LockTimeout: 2 * time.Second}, AllowMissing: true, Addr: client}},
+		{"untaint", []string{"--no-color", "endpoint.client[0]"}, wrap(ParseUntaint), Taint{State: State{Lock: true}, Addr: client}},
+		{"force-unlock", []string{"-force", "1234"}, wrap(ParseForceUnlock), ForceUnlock{Force: true, LockID: "1234"}},
+		{"import", []string{"-var=a=1", "-no-color", "-input=false", "endpoint.client[0]"}, wrap(ParseImport),
+			Import{State: State{Lock: true}, Vars: Vars{Args: config.VarArgs{{Value: "a=1"}}}, NoColor: true, Addr: client}},
+		{"import with its name", []string{"endpoint.client[0]", "rdmaform.client.0"}, wrap(ParseImport),
+			Import{State: State{Lock: true}, Addr: client, ID: "rdmaform.client.0"}},
+		{"agent", []string{"-socket=/s", "-log", "/l", "-no-color"}, wrap(ParseAgent), Agent{Socket: "/s", LogFile: "/l"}},
+		{"agent stop", []string{"-socket=/s"}, wrap(func(a []string) (*AgentClient, Diagnostics) { return ParseAgentClient("stop", a) }), AgentClient{Socket: "/s"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, diags := tc.got(tc.args)
+			if len(diags) > 0 {
+				t.Fatalf("%q: unexpected diagnostics: %q", tc.args, errorsOf(diags))
+			}
+			if !reflect.DeepEqual(tc.want, got) {
+				t.Errorf("%q:\n got %+v\nwant %+v", tc.args, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseStateCommandErrors(t *testing.T) {
+	pointer := func(name string) string {
+		return "\n\nFor more help on using this command, run:\n  rdmaform " + name + " -help"
+	}
+	agentStatus := func(a []string) (*AgentClient, Diagnostics) { return ParseAgentClient("status", a) }
+	tests := []struct {
+		name  string
+		args  []string
+		parse func([]string) (any, Diagnostics)
+		want  []string
+		help  bool
+	}{
+		{"show two files", []string{"a", "b"}, wrap(ParseShow), []string{"show takes at most one argument, a state file\n\n"}, false},
+		{"output two names", []string{"a", "b"}, wrap(ParseOutput), []string{"Unexpected argument\n\nThe output command expects exactly one argument with the name of an output\nvariable or no arguments to show all outputs."}, false},
+		{"output raw without a name", []string{"-raw"}, wrap(ParseOutput), []string{"-raw needs the name of one output, and cannot be used with -json\n\n"}, false},
+		{"output raw and json", []string{"-raw", "-json", "a"}, wrap(ParseOutput), []string{"-raw needs the name of one output, and cannot be used with -json\n\n"}, false},
+		{"taint nothing", nil, wrap(ParseTaint), []string{"taint takes exactly one address, such as endpoint.client[0]\n\n"}, false},
+		{"untaint bad address", []string{"endpoint"}, wrap(ParseUntaint), []string{"Invalid address\n\n" + addrError(t, "endpoint")}, false},
+		// A bad option only: the address is not judged after it.
+		{"taint bad option", []string{"-nope"}, wrap(ParseTaint), []string{"Failed to parse command-line flags\n\nflag provided but not defined: -nope" + pointer("taint")}, false},
+		{"force-unlock no id", nil, wrap(ParseForceUnlock), []string{"Expected a single argument: LOCK_ID\n\nUsage: rdmaform [global options] force-unlock [-force] LOCK_ID"}, false},
+		{"import nothing", nil, wrap(ParseImport), []string{"import takes an address and, optionally, the agent's name for the object\n\n"}, true},
+		{"import three", []string{"a", "b", "c"}, wrap(ParseImport), []string{"import takes an address and, optionally, the agent's name for the object\n\n"}, true},
+		{"import bad address", []string{"nope"}, wrap(ParseImport), []string{"Invalid address\n\n" + addrError(t, "nope")}, false},
+		{"import bad options", []string{"-lock-timeout=x", "-var=y"}, wrap(ParseImport), []string{"Failed to parse command-line flags\n\n" +
+			`invalid value "x" for flag -lock-timeout: "x" is not a duration: write a number with a unit, such as 5s, 2m or 1h30m` + "\n" +
+			`invalid value "y" for flag -var: the value must be name=value, such as -var 'port=7471'` + pointer("import")}, false},
+		{"agent argument", []string{"x"}, wrap(ParseAgent), []string{`agent takes no arguments, got ["x"]` + "\n\n"}, true},
+		{"agent status bad option", []string{"-log=x"}, wrap(agentStatus), []string{"Failed to parse command-line flags\n\nflag provided but not defined: -log" + pointer("agent status")}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags := tc.parse(tc.args)
+			if !diags.HasErrors() {
+				t.Fatalf("%q: no error", tc.args)
+			}
+			sameErrors(t, tc.args, tc.want, diags)
+			if got := HelpAfter(diags[len(diags)-1]); got != tc.help {
+				t.Errorf("%q: help after the error: %v, want %v", tc.args, got, tc.help)
+			}
+		})
+	}
+}
