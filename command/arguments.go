@@ -3,7 +3,6 @@ package command
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/rdmaform/rdmaform/command/arguments"
 )
@@ -24,9 +23,3 @@ func writeArgDiags(w io.Writer, diags arguments.Diagnostics, help string) {
 		}
 	}
 }
-
-// stringsFlag is a repeatable string option.
-type stringsFlag []string
-
-func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
-func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }

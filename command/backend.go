@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -451,7 +450,7 @@ func refreshState(m state.Full, errw io.Writer) bool {
 }
 
 // lockFlags are the -lock and -lock-timeout options of commands that
-// write state.
+// write state (arguments.State), with what they do.
 type lockFlags struct {
 	lock    bool
 	timeout time.Duration
@@ -460,11 +459,6 @@ type lockFlags struct {
 // lockOf is the lock options parsed into a command's arguments.
 func lockOf(st arguments.State) lockFlags {
 	return lockFlags{lock: st.Lock, timeout: st.LockTimeout}
-}
-
-func (l *lockFlags) register(f *flag.FlagSet) {
-	f.BoolVar(&l.lock, "lock", true, "Lock the state while the command runs.")
-	f.Var((*durationFlag)(&l.timeout), "lock-timeout", "Duration to retry a state lock.")
 }
 
 // acquire locks m for operation unless -lock=false, reporting failure to
@@ -533,77 +527,4 @@ func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation st
 			fmt.Fprintf(livew, "Error releasing the state lock\n\n%v\n\nThe lock ID is %s; release it with \"rdmaform force-unlock %s\".\n", err, id, id)
 		}
 	}, true
-}
-
-// newFlagSet returns a FlagSet for a command that reports its own errors.
-func newFlagSet(name string, errw io.Writer) *flag.FlagSet {
-	return newFlagSetArgs(name, "", errw)
-}
-
-// newFlagSetArgs is newFlagSet for a command whose help is generated from
-// its options: args is its synopsis after the options, such as "SOURCE
-// DESTINATION".
-func newFlagSetArgs(name, args string, errw io.Writer) *flag.FlagSet {
-	f := flag.NewFlagSet(name, flag.ContinueOnError)
-	f.SetOutput(errw)
-	if args != "" {
-		args = " " + args
-	}
-	// Commands with a help text of their own replace this.
-	f.Usage = func() {
-		fmt.Fprintf(errw, "Usage: rdmaform [global options] %s [options]%s\n\nOptions:\n", name, args)
-		f.PrintDefaults()
-	}
-	return f
-}
-
-// parseFlags parses args; when it fails, code is the exit status: 0 for
-// -help (the help is printed), 1 for a bad option, which is named with a
-// pointer to the help rather than followed by all of it, as Terraform
-// does. Both go to the FlagSet's output.
-func parseFlags(f *flag.FlagSet, args []string) (code int, ok bool) {
-	out, usage := f.Output(), f.Usage
-	f.SetOutput(io.Discard) // the flag package's own report of the error
-	f.Usage = func() {}
-	err := f.Parse(args)
-	f.SetOutput(out)
-	f.Usage = usage
-	switch {
-	case err == flag.ErrHelp:
-		if usage == nil {
-			fmt.Fprintf(out, "Usage: rdmaform %s [options]\n\nOptions:\n", f.Name())
-			f.PrintDefaults()
-		} else {
-			usage()
-		}
-		return 0, false
-	case err != nil:
-		fmt.Fprintf(out, "Error: Failed to parse command-line flags\n\n%s\n\nFor more help on using this command, run:\n  rdmaform %s -help\n", err, f.Name())
-		return 1, false
-	}
-	return 0, true
-}
-
-// acceptNoColor adds -no-color to a command that prints no colour: users
-// pass it to every command, as Terraform's accept it.
-func acceptNoColor(f *flag.FlagSet) {
-	f.Bool("no-color", false, "Accepted for Terraform compatibility: this command prints no colour.")
-}
-
-// durationFlag is a duration option whose bad value is explained (Go's
-// flag package says only "parse error").
-type durationFlag time.Duration
-
-func (d *durationFlag) String() string { return time.Duration(*d).String() }
-
-func (d *durationFlag) Set(s string) error {
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("%q is not a duration: write a number with a unit, such as 5s, 2m or 1h30m", s)
-	}
-	if v < 0 {
-		return fmt.Errorf("%q is negative", s)
-	}
-	*d = durationFlag(v)
-	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/state"
 )
@@ -67,31 +68,17 @@ Options:
 // the state from the previous backend to the new one, both locked; the
 // old copy is left in place.
 func runInit(args []string, s Meta) int {
-	f := newFlagSet("init", s.Err)
-	f.Usage = func() { fmt.Fprint(s.Err, initHelp) }
-	var lf lockFlags
-	lf.register(f)
-	migrate := f.Bool("migrate-state", false, "Copy the state from the previously used backend to the configured one.")
-	forceCopy := f.Bool("force-copy", false, "With -migrate-state, overwrite a different state already in the new backend.")
-	reconfigure := f.Bool("reconfigure", false, "Use the configured backend without migrating state.")
-	acceptNoColor(f)
-	f.Bool("input", true, "")
-	f.Bool("upgrade", false, "")
-	withBackend := f.Bool("backend", true, "")
-	var backendArgs stringsFlag
-	f.Var(&backendArgs, "backend-config", "")
-	if code, ok := parseFlags(f, args); !ok {
-		return code
+	a, diags := arguments.ParseInit(args)
+	if a.Help {
+		fmt.Fprint(s.Err, initHelp)
+		return 0
 	}
-	if f.NArg() > 0 {
-		fmt.Fprintln(s.Err, "Error: init takes no arguments; use -chdir=DIR to initialise another directory")
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, initHelp)
 		return 1
 	}
-	if *migrate && *reconfigure {
-		fmt.Fprintln(s.Err, "Error: -migrate-state and -reconfigure are mutually exclusive")
-		return 1
-	}
-	if !*withBackend {
+	lf, migrate, forceCopy, reconfigure, backendArgs := lockOf(a.State), a.MigrateState, a.ForceCopy, a.Reconfigure, a.BackendConfig
+	if !a.Backend {
 		// As Terraform's: nothing to set up without the backend (CI runs
 		// init -backend=false before validate).
 		fmt.Fprint(s.Out, "Skipping the backend (-backend=false).\n\nrdmaform has been successfully initialized!\n")
@@ -104,7 +91,7 @@ func runInit(args []string, s Meta) int {
 		return 0
 	}
 	rec, err := readBackendRecord(".")
-	if err != nil && !*reconfigure {
+	if err != nil && !reconfigure {
 		fmt.Fprintf(s.Err, "Error: %v\n", err)
 		return 1
 	}
@@ -119,7 +106,7 @@ func runInit(args []string, s Meta) int {
 			loader.WriteDiagnostics(s.Err, diags, false, 78)
 			return 1
 		}
-	case rec != nil && !*reconfigure:
+	case rec != nil && !reconfigure:
 		// As Terraform's: init run again without -backend-config keeps the
 		// values given before (-reconfigure starts afresh).
 		over, overType = rec.overrides(), rec.Backend.Type
@@ -151,7 +138,7 @@ func runInit(args []string, s Meta) int {
 	// the state is where it was, so there is nothing to choose between
 	// moving it and leaving it (a password changed in etcd is set anew).
 	sameState := changed && prev.sameState(b)
-	if changed && !sameState && !*migrate && !*reconfigure {
+	if changed && !sameState && !migrate && !reconfigure {
 		fmt.Fprintf(s.Err, "Error: Backend configuration changed\n\n"+
 			"The state backend changed %s, which may require\n"+
 			"migrating the existing state.\n\n"+
@@ -176,8 +163,8 @@ func runInit(args []string, s Meta) int {
 	switch {
 	case sameState:
 		fmt.Fprintf(s.Out, "The state stays where it is (changed: %s); nothing to migrate.\n", strings.Join(prev.changes(b), ", "))
-	case changed && *migrate:
-		if !migrateState(s, &lf, prev, b, dst, *forceCopy) {
+	case changed && migrate:
+		if !migrateState(s, &lf, prev, b, dst, forceCopy) {
 			return 1
 		}
 	}

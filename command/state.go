@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strings"
 
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
@@ -127,11 +127,19 @@ Options:
 `
 )
 
-// newStateFlagSet is the flag set of "state NAME", whose -help prints help.
-func newStateFlagSet(name, help string, errw io.Writer) *flag.FlagSet {
-	f := newFlagSet("state "+name, errw)
-	f.Usage = func() { fmt.Fprint(errw, help) }
-	return f
+// stateArgs parses the command line of state sub; when it fails, code is
+// the exit status.
+func stateArgs(sub, help string, args []string, s Meta) (a *arguments.StateCommand, code int, ok bool) {
+	a, diags := arguments.ParseState(sub, args)
+	if a.Help {
+		fmt.Fprint(s.Err, help)
+		return nil, 0, false
+	}
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, help)
+		return nil, 1, false
+	}
+	return a, 0, true
 }
 
 func runState(args []string, s Meta) int {
@@ -224,21 +232,6 @@ func modifyStateSaying(s Meta, lf *lockFlags, operation string, said *bytes.Buff
 	return 0
 }
 
-// parseAddrs parses command-line addresses; a resource address without an
-// index (endpoint.client) matches every instance of the resource.
-func parseAddrs(args []string, errw io.Writer) ([]addrs.Instance, bool) {
-	var out []addrs.Instance
-	for _, a := range args {
-		addr, err := addrs.ParseInstance(a)
-		if err != nil {
-			fmt.Fprintf(errw, "Error: Invalid address\n\n%v\n", err)
-			return nil, false
-		}
-		out = append(out, addr)
-	}
-	return out, true
-}
-
 func matches(pattern, a addrs.Instance) bool {
 	if pattern.Key == nil {
 		return pattern.Resource == a.Resource
@@ -271,16 +264,11 @@ func matching(st *state.State, patterns []addrs.Instance) []addrs.Instance {
 const noMatch = "Error: Invalid target address\n\nNo matching objects found for %s. To view the available instances, use\n\"rdmaform state list\". Please modify the address to reference a specific\ninstance.\n"
 
 func runStateList(args []string, s Meta) int {
-	f := newStateFlagSet("list", stateListHelp, s.Err)
-	acceptNoColor(f)
-	id := f.String("id", "", "")
-	if code, ok := parseFlags(f, args); !ok {
+	a, code, ok := stateArgs("list", stateListHelp, args, s)
+	if !ok {
 		return code
 	}
-	patterns, ok := parseAddrs(f.Args(), s.Err)
-	if !ok {
-		return 1
-	}
+	patterns, id := a.Addrs, a.ID
 	st, ok := loadState(s)
 	if !ok {
 		return 1
@@ -311,7 +299,7 @@ func runStateList(args []string, s Meta) int {
 		return list[i].Less(list[j])
 	})
 	for _, a := range list {
-		if *id != "" && agentID(st.Object(a)) != *id {
+		if id != "" && agentID(st.Object(a)) != id {
 			continue
 		}
 		fmt.Fprintln(s.Out, a)
@@ -331,19 +319,11 @@ func agentID(o *state.Object) string {
 }
 
 func runStateShow(args []string, s Meta) int {
-	f := newStateFlagSet("show", stateShowHelp, s.Err)
-	acceptNoColor(f)
-	if code, ok := parseFlags(f, args); !ok {
+	a, code, ok := stateArgs("show", stateShowHelp, args, s)
+	if !ok {
 		return code
 	}
-	if f.NArg() != 1 {
-		fmt.Fprintln(s.Err, "Error: Exactly one argument expected\n\nUsage: rdmaform state show ADDRESS")
-		return 1
-	}
-	as, ok := parseAddrs(f.Args(), s.Err)
-	if !ok {
-		return 1
-	}
+	as := a.Addrs
 	st, ok := loadState(s)
 	if !ok {
 		return 1
@@ -363,22 +343,11 @@ func runStateShow(args []string, s Meta) int {
 }
 
 func runStateRm(args []string, s Meta) int {
-	f := newStateFlagSet("rm", stateRmHelp, s.Err)
-	acceptNoColor(f)
-	var lf lockFlags
-	lf.register(f)
-	dry := f.Bool("dry-run", false, "")
-	if code, ok := parseFlags(f, args); !ok {
+	a, code, ok := stateArgs("rm", stateRmHelp, args, s)
+	if !ok {
 		return code
 	}
-	if f.NArg() == 0 {
-		fmt.Fprintln(s.Err, "Error: At least one address is required.\n\nUsage: rdmaform state rm [options] ADDRESS...")
-		return 1
-	}
-	patterns, ok := parseAddrs(f.Args(), s.Err)
-	if !ok {
-		return 1
-	}
+	lf, dry, patterns := lockOf(a.State), a.DryRun, a.Addrs
 	var said bytes.Buffer
 	return modifyStateSaying(s, &lf, "OperationTypeStateRm", &said, "Nothing was removed: the state is as it was.", func(st *state.State, _ bool) (bool, bool) {
 		for _, p := range patterns {
@@ -389,37 +358,26 @@ func runStateRm(args []string, s Meta) int {
 		}
 		found := matching(st, patterns)
 		verb := "Removed"
-		if *dry {
+		if dry {
 			verb = "Would remove"
 		}
 		for _, a := range found {
 			fmt.Fprintf(&said, "%s %s\n", verb, a)
 			st.RemoveObject(a)
 		}
-		if !*dry {
+		if !dry {
 			fmt.Fprintf(&said, "Successfully removed %d resource instance(s).\n", len(found))
 		}
-		return !*dry, true
+		return !dry, true
 	})
 }
 
 func runStateMv(args []string, s Meta) int {
-	f := newStateFlagSet("mv", stateMvHelp, s.Err)
-	acceptNoColor(f)
-	var lf lockFlags
-	lf.register(f)
-	dry := f.Bool("dry-run", false, "")
-	if code, ok := parseFlags(f, args); !ok {
+	a, code, ok := stateArgs("mv", stateMvHelp, args, s)
+	if !ok {
 		return code
 	}
-	if f.NArg() != 2 {
-		fmt.Fprintln(s.Err, "Error: Exactly two arguments expected.\n\nUsage: rdmaform state mv [options] SOURCE DESTINATION")
-		return 1
-	}
-	as, ok := parseAddrs(f.Args(), s.Err)
-	if !ok {
-		return 1
-	}
+	lf, dry, as := lockOf(a.State), a.DryRun, a.Addrs
 	src, dst := as[0], as[1]
 	var said bytes.Buffer
 	return modifyStateSaying(s, &lf, "OperationTypeStateMv", &said, "Nothing was moved: the state is as it was.", func(st *state.State, _ bool) (bool, bool) {
@@ -452,24 +410,22 @@ func runStateMv(args []string, s Meta) int {
 				return false, false
 			}
 			verb := "Move"
-			if *dry {
+			if dry {
 				verb = "Would move"
 			}
 			fmt.Fprintf(&said, "%s %q to %q\n", verb, mv[0].String(), mv[1].String())
 		}
 		// Destroy orders deletes by the dependencies: they follow the move.
 		planner.RedirectDependencies(st, moved)
-		if !*dry {
+		if !dry {
 			fmt.Fprintf(&said, "Successfully moved %d object(s).\n", len(moves))
 		}
-		return !*dry, true
+		return !dry, true
 	})
 }
 
 func runStatePull(args []string, s Meta) int {
-	f := newStateFlagSet("pull", statePullHelp, s.Err)
-	acceptNoColor(f)
-	if code, ok := parseFlags(f, args); !ok {
+	if _, code, ok := stateArgs("pull", statePullHelp, args, s); !ok {
 		return code
 	}
 	st, ok := loadState(s)
@@ -489,19 +445,11 @@ func runStatePull(args []string, s Meta) int {
 }
 
 func runStatePush(args []string, s Meta) int {
-	f := newStateFlagSet("push", statePushHelp, s.Err)
-	acceptNoColor(f)
-	var lf lockFlags
-	lf.register(f)
-	force := f.Bool("force", false, "")
-	if code, ok := parseFlags(f, args); !ok {
+	a, code, ok := stateArgs("push", statePushHelp, args, s)
+	if !ok {
 		return code
 	}
-	if f.NArg() != 1 {
-		fmt.Fprintln(s.Err, "Error: Exactly one argument expected: the state file to push (\"-\" for stdin).")
-		return 1
-	}
-	name := f.Arg(0)
+	lf, force, name := lockOf(a.State), a.Force, a.Path
 	var data []byte
 	var err error
 	if name == "-" {
@@ -529,7 +477,7 @@ func runStatePush(args []string, s Meta) int {
 		return 1
 	}
 	return modifyState(s, &lf, "OperationTypeStatePush", func(cur *state.State, existed bool) (bool, bool) {
-		if existed && !*force {
+		if existed && !force {
 			switch {
 			case cur.Lineage != pushed.Lineage:
 				fmt.Fprintf(s.Err, "Error: Failed to write state\n\nCannot import a state from %s with a different lineage: it has lineage %s,\nthe current state has lineage %s. A different lineage means a different\nstate; use -force to replace the current state anyway.\n", name, pushed.Lineage, cur.Lineage)

@@ -1,10 +1,10 @@
 package command
 
 import (
-	"flag"
 	"fmt"
 	"os"
 
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config"
 )
 
@@ -118,38 +118,25 @@ func runWorkspace(args []string, s Meta) int {
 	return sub(args[1:], s)
 }
 
-// workspaceArgs parses a subcommand's options and its one NAME argument
-// (none when name is nil).
-func workspaceArgs(sub, synopsis string, args []string, s Meta, name *string, register func(*flag.FlagSet)) (code int, ok bool) {
-	f := newFlagSet("workspace "+sub, s.Err)
-	f.Usage = func() { fmt.Fprint(s.Err, workspaceHelps[sub]) }
-	acceptNoColor(f)
-	if register != nil {
-		register(f)
+// workspaceArgs parses a subcommand's options and its NAME, if it takes
+// one; when it fails, code is the exit status.
+func workspaceArgs(sub string, args []string, s Meta) (a *arguments.Workspace, code int, ok bool) {
+	a, diags := arguments.ParseWorkspace(sub, args)
+	if a.Help {
+		fmt.Fprint(s.Err, workspaceHelps[sub])
+		return nil, 0, false
 	}
-	if code, ok := parseFlags(f, args); !ok {
-		return code, false
+	if diags.HasErrors() {
+		writeArgDiags(s.Err, diags, workspaceHelps[sub])
+		return nil, 1, false
 	}
-	want := 0
-	if name != nil {
-		want = 1
-	}
-	if f.NArg() != want {
-		if want == 0 {
-			fmt.Fprintf(s.Err, "Error: workspace %s takes no arguments, got %q\n", sub, f.Args())
-		} else {
-			fmt.Fprintf(s.Err, "Error: Expected a single argument: NAME\n\nUsage: rdmaform workspace %s %s\n", sub, synopsis)
-		}
-		return 1, false
-	}
-	if name != nil {
-		*name = f.Arg(0)
-		if err := checkWorkspaceName(*name); err != nil {
+	if sub == "new" || sub == "select" || sub == "delete" {
+		if err := checkWorkspaceName(a.Name); err != nil {
 			fmt.Fprintf(s.Err, "Error: %v\n", err)
-			return 1, false
+			return nil, 1, false
 		}
 	}
-	return 0, true
+	return a, 0, true
 }
 
 // workspaceBackend is the configured backend, after the checks every
@@ -187,7 +174,7 @@ func overridden(s Meta) bool {
 }
 
 func runWorkspaceList(args []string, s Meta) int {
-	if code, ok := workspaceArgs("list", "", args, s, nil, nil); !ok {
+	if _, code, ok := workspaceArgs("list", args, s); !ok {
 		return code
 	}
 	b, ok := workspaceBackend(s)
@@ -212,7 +199,7 @@ func runWorkspaceList(args []string, s Meta) int {
 }
 
 func runWorkspaceShow(args []string, s Meta) int {
-	if code, ok := workspaceArgs("show", "", args, s, nil, nil); !ok {
+	if _, code, ok := workspaceArgs("show", args, s); !ok {
 		return code
 	}
 	name, err := currentWorkspace(".")
@@ -225,11 +212,11 @@ func runWorkspaceShow(args []string, s Meta) int {
 }
 
 func runWorkspaceNew(args []string, s Meta) int {
-	var name string
-	var lf lockFlags // accepted, as Terraform's: nothing to lock yet
-	if code, ok := workspaceArgs("new", "NAME", args, s, &name, lf.register); !ok {
+	a, code, ok := workspaceArgs("new", args, s)
+	if !ok {
 		return code
 	}
+	name := a.Name
 	if overridden(s) {
 		return 1
 	}
@@ -261,14 +248,11 @@ func makeAndSelect(b *backendConfig, name string, s Meta) int {
 }
 
 func runWorkspaceSelect(args []string, s Meta) int {
-	var name string
-	var orCreate bool
-	code, ok := workspaceArgs("select", "[-or-create] NAME", args, s, &name, func(f *flag.FlagSet) {
-		f.BoolVar(&orCreate, "or-create", false, "")
-	})
+	a, code, ok := workspaceArgs("select", args, s)
 	if !ok {
 		return code
 	}
+	name := a.Name
 	if overridden(s) {
 		return 1
 	}
@@ -277,7 +261,7 @@ func runWorkspaceSelect(args []string, s Meta) int {
 		return 1
 	}
 	if !exists {
-		if orCreate {
+		if a.OrCreate {
 			return makeAndSelect(b, name, s)
 		}
 		fmt.Fprintf(s.Err, "Error: Workspace %q doesn't exist.\n\nYou can create this workspace with the \"new\" subcommand\nor include the \"-or-create\" flag with the \"select\" subcommand.\n", name)
@@ -296,16 +280,11 @@ func runWorkspaceSelect(args []string, s Meta) int {
 }
 
 func runWorkspaceDelete(args []string, s Meta) int {
-	var name string
-	var force bool
-	var lf lockFlags
-	code, ok := workspaceArgs("delete", "[-force] NAME", args, s, &name, func(f *flag.FlagSet) {
-		f.BoolVar(&force, "force", false, "")
-		lf.register(f)
-	})
+	a, code, ok := workspaceArgs("delete", args, s)
 	if !ok {
 		return code
 	}
+	name, lf := a.Name, lockOf(a.State)
 	if name == config.DefaultWorkspace {
 		fmt.Fprintln(s.Err, "Error: Can't delete the default workspace\n\nThe default workspace always exists.")
 		return 1
@@ -337,7 +316,7 @@ func runWorkspaceDelete(args []string, s Meta) int {
 		return 1
 	}
 	st := m.State()
-	if st != nil && len(st.Objects) > 0 && !force {
+	if st != nil && len(st.Objects) > 0 && !a.Force {
 		unlock()
 		fmt.Fprintf(s.Err, "Error: Workspace is not empty\n\nWorkspace %q is currently tracking the following objects:\n", name)
 		for _, a := range st.Addresses() {

@@ -31,7 +31,7 @@ func ParseDestroy(args []string) (*Apply, Diagnostics) { return parseApply("dest
 // -auto-approve. A -help anywhere is refresh's help.
 func ParseRefresh(args []string) (*Apply, Diagnostics) {
 	for _, a := range args {
-		if IsHelp(a) {
+		if isHelp(a) {
 			return &Apply{Name: "refresh", Help: true}, nil
 		}
 	}

@@ -101,8 +101,8 @@ func InputDefault() bool {
 	return v != "false" && v != "0"
 }
 
-// IsHelp reports whether arg asks for help, as the flag package reads it.
-func IsHelp(arg string) bool {
+// isHelp reports whether arg asks for help, as the flag package reads it.
+func isHelp(arg string) bool {
 	return arg == "-help" || arg == "--help" || arg == "-h" || arg == "--h"
 }
 

@@ -214,3 +214,42 @@ func ParseAgentClient(verb string, args []string) (*AgentClient, Diagnostics) {
 	}
 	return a, diags
 }
+
+// Init is the init command's options.
+type Init struct {
+	State        State
+	MigrateState bool // -migrate-state
+	ForceCopy    bool // -force-copy
+	Reconfigure  bool // -reconfigure
+	// Backend: false for -backend=false, which sets nothing up.
+	Backend bool
+	// BackendConfig is each -backend-config: a file or key=value.
+	BackendConfig []string
+	Help          bool
+}
+
+// ParseInit parses init's command line.
+func ParseInit(args []string) (*Init, Diagnostics) {
+	in := &Init{}
+	fs := newFlagSet("init")
+	in.State.register(fs)
+	fs.BoolVar(&in.MigrateState, "migrate-state", false, "")
+	fs.BoolVar(&in.ForceCopy, "force-copy", false, "")
+	fs.BoolVar(&in.Reconfigure, "reconfigure", false, "")
+	acceptNoColor(fs)
+	fs.Bool("input", true, "")    // init asks nothing
+	fs.Bool("upgrade", false, "") // there are no providers or modules to upgrade
+	fs.BoolVar(&in.Backend, "backend", true, "")
+	fs.Var((*stringsFlag)(&in.BackendConfig), "backend-config", "")
+	help, diags := parseFlags(fs, "init", args)
+	if help {
+		return &Init{Help: true}, nil
+	}
+	if len(diags) == 0 && fs.NArg() > 0 {
+		diags = diags.Append(errDiag("init takes no arguments; use -chdir=DIR to initialise another directory", ""))
+	}
+	if in.MigrateState && in.Reconfigure {
+		diags = diags.Append(errDiag("-migrate-state and -reconfigure are mutually exclusive", ""))
+	}
+	return in, diags
+}
