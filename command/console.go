@@ -60,7 +60,7 @@ func runConsole(args []string, s Meta) int {
 		// As terraform console: functions work without a configuration.
 		cfg, diags = newConfigLoader(s.startDir).LoadSources(map[string][]byte{"<none>" + config.HCLSuffix: nil}, config.VarInputs{Args: vars, Env: os.Environ()})
 	}
-	color := !a.NoColor && cfgIsTerminal(s.Err)
+	color := !a.View.NoColor && cfgIsTerminal(s.Err)
 	if diags.HasErrors() {
 		_ = l.WriteDiagnostics(s.Err, diags, color, 0)
 		return 1

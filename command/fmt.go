@@ -71,7 +71,7 @@ func runFmt(args []string, s Meta) int {
 			}
 			out, diags := l.Format(src, "<stdin>")
 			if diags.HasErrors() {
-				_ = l.WriteDiagnostics(s.Err, diags, !a.NoColor && cfgIsTerminal(s.Err), 0)
+				_ = l.WriteDiagnostics(s.Err, diags, !a.View.NoColor && cfgIsTerminal(s.Err), 0)
 				report(true)
 				continue
 			}
@@ -108,7 +108,7 @@ func runFmt(args []string, s Meta) int {
 			}
 			out, diags := l.Format(src, f)
 			if diags.HasErrors() {
-				_ = l.WriteDiagnostics(s.Err, diags, !a.NoColor && cfgIsTerminal(s.Err), 0)
+				_ = l.WriteDiagnostics(s.Err, diags, !a.View.NoColor && cfgIsTerminal(s.Err), 0)
 				report(true)
 				continue
 			}

@@ -48,7 +48,7 @@ func runImport(args []string, s Meta) int {
 		return 1
 	}
 	addr := a.Addr
-	color := !a.NoColor && cfgIsTerminal(s.Out)
+	color := !a.View.NoColor && cfgIsTerminal(s.Out)
 	se, ok := openSession(s, a.Vars.Args, rdmaVarEnv(), lockOf(a.State), "OperationTypeImport", sessionOptions{color: color}, true)
 	defer se.close()
 	if !ok {

@@ -45,7 +45,7 @@ func runMonitor(args []string, s Meta) int {
 	opts := tui.Options{
 		Source:  agentSource{socket: socket, names: workingDirNames()},
 		Target:  socket,
-		NoColor: a.NoColor || os.Getenv("NO_COLOR") != "",
+		NoColor: a.View.NoColor || os.Getenv("NO_COLOR") != "",
 	}
 	if a.Demo {
 		opts.Source, opts.Target, opts.Demo = tui.DemoSource{Endpoints: 40, Rate: 20}, "(demo)", true

@@ -54,7 +54,7 @@ func runOutput(args []string, s Meta) int {
 		st = state.New()
 	}
 	if a.Name == "" {
-		if a.JSON {
+		if a.View.JSON {
 			// Indented, as terraform output -json prints all outputs.
 			b, err := json.MarshalIndent(outputsJSON(st), "", "  ")
 			if err != nil {
@@ -85,7 +85,7 @@ func runOutput(args []string, s Meta) int {
 		return 1
 	}
 	switch {
-	case a.JSON:
+	case a.View.JSON:
 		var b bytes.Buffer
 		if err := json.Compact(&b, o.Value); err != nil {
 			b.Write(o.Value)

@@ -61,7 +61,7 @@ func runShow(args []string, s Meta) int {
 		st = m.State()
 	default:
 		if sp, err := readPlanFile(a.Path); err == nil {
-			return showPlanFile(s, sp, a.JSON, !a.NoColor)
+			return showPlanFile(s, sp, a.View.JSON, !a.View.NoColor)
 		} else if data, rerr := os.ReadFile(a.Path); rerr == nil && planner.IsPlanFile(data) {
 			fmt.Fprintf(s.Err, "Error: Failed to read the saved plan %s\n\n%v\n", a.Path, err)
 			return 1
@@ -73,7 +73,7 @@ func runShow(args []string, s Meta) int {
 		}
 		st = v
 	}
-	if a.JSON {
+	if a.View.JSON {
 		return writeJSON(s, stateJSON(st))
 	}
 	writeStateHuman(s.Out, st)

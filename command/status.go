@@ -90,7 +90,7 @@ func runStatus(args []string, s Meta) int {
 	for i, o := range list.Objects {
 		list.Objects[i] = names.Shown(o)
 	}
-	if !newStatusView(a.JSON, s).Objects(list) {
+	if !newStatusView(a.View.JSON, s).Objects(list) {
 		return 1
 	}
 	if !a.Watch {

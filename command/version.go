@@ -31,7 +31,7 @@ func runVersion(args []string, s Meta) int {
 		writeArgDiags(s.Err, diags, versionHelp)
 		return 1
 	}
-	if a.JSON {
+	if a.View.JSON {
 		b, _ := json.MarshalIndent(struct {
 			Version  string `json:"rdmaform_version"`
 			Platform string `json:"platform"`

@@ -62,7 +62,7 @@ func parseApply(name string, args []string) (*Apply, Diagnostics) {
 	switch {
 	case a.View.JSON && a.Monitor:
 		diags = diags.Append(errDiag("-json and -monitor cannot be used together", "-json prints every change as JSON; -monitor draws the live table in the terminal."))
-	case a.View.JSON && !a.AutoApprove && fs.NArg() == 0:
+	case parsed && a.View.JSON && !a.AutoApprove && fs.NArg() == 0:
 		diags = diags.Append(errDiag("Plan file or auto-approve required",
 			"rdmaform cannot ask for interactive approval when -json is set. You can either\napply a saved plan file, or enable the -auto-approve option."))
 	}

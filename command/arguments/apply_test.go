@@ -86,6 +86,10 @@ func TestParseApplyErrors(t *testing.T) {
 				`invalid value "x" for flag -parallelism: "x" is not a whole number of at least 1` + help("refresh")}},
 		"json and monitor": {ParseApply, []string{"-json", "-monitor", "-auto-approve"},
 			[]string{"-json and -monitor cannot be used together\n\n-json prints every change as JSON; -monitor draws the live table in the terminal."}},
+		// The bad -parallelism took the plan file as its value: the plan
+		// file is not asked for.
+		"json with a bad option": {ParseApply, []string{"-json", "-parallelism", "p.tfplan"},
+			[]string{"Failed to parse command-line flags\n\n" + `invalid value "p.tfplan" for flag -parallelism: "p.tfplan" is not a whole number of at least 1` + help("apply")}},
 		"json without approval": {ParseApply, []string{"-json"},
 			[]string{"Plan file or auto-approve required\n\nrdmaform cannot ask for interactive approval when -json is set. You can either\napply a saved plan file, or enable the -auto-approve option."}},
 		"two plans": {ParseApply, []string{"a", "b"},

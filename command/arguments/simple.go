@@ -30,7 +30,7 @@ func ParseValidate(args []string) (*Validate, Diagnostics) {
 // Fmt is the fmt command's options.
 type Fmt struct {
 	List, Write, Diff, Check, Recursive bool
-	NoColor                             bool
+	View                                View // NoColor
 	// Paths are the files and directories to format ("-": standard
 	// input); "." when none is given.
 	Paths []string
@@ -46,7 +46,7 @@ func ParseFmt(args []string) (*Fmt, Diagnostics) {
 	fs.BoolVar(&f.Diff, "diff", false, "")
 	fs.BoolVar(&f.Check, "check", false, "")
 	fs.BoolVar(&f.Recursive, "recursive", false, "")
-	fs.BoolVar(&f.NoColor, "no-color", false, "")
+	fs.BoolVar(&f.View.NoColor, "no-color", false, "")
 	help, diags := parseFlags(fs, "fmt", args)
 	if help {
 		return &Fmt{Help: true}, nil
@@ -63,7 +63,7 @@ func ParseFmt(args []string) (*Fmt, Diagnostics) {
 
 // Version is the version command's options.
 type Version struct {
-	JSON bool
+	View View // JSON
 	Help bool
 }
 
@@ -71,7 +71,7 @@ type Version struct {
 func ParseVersion(args []string) (*Version, Diagnostics) {
 	v := &Version{}
 	fs := newFlagSet("version")
-	fs.BoolVar(&v.JSON, "json", false, "")
+	fs.BoolVar(&v.View.JSON, "json", false, "")
 	acceptNoColor(fs)
 	help, diags := parseFlags(fs, "version", args)
 	if help {
@@ -86,9 +86,9 @@ func ParseVersion(args []string) (*Version, Diagnostics) {
 
 // Console is the console command's options.
 type Console struct {
-	Vars    Vars
-	NoColor bool
-	Help    bool
+	Vars Vars
+	View View // NoColor
+	Help bool
 }
 
 // ParseConsole parses console's command line.
@@ -96,7 +96,7 @@ func ParseConsole(args []string) (*Console, Diagnostics) {
 	c := &Console{}
 	fs := newFlagSet("console")
 	c.Vars.register(fs)
-	fs.BoolVar(&c.NoColor, "no-color", false, "")
+	fs.BoolVar(&c.View.NoColor, "no-color", false, "")
 	help, diags := parseFlags(fs, "console", args)
 	if help {
 		return &Console{Help: true}, nil
@@ -138,7 +138,7 @@ func ParseGraph(args []string) (*Graph, Diagnostics) {
 
 // Status is the status command's options.
 type Status struct {
-	JSON  bool
+	View  View   // JSON
 	Watch bool   // -watch
 	Agent string // -agent: the agent's socket
 	Help  bool
@@ -148,7 +148,7 @@ type Status struct {
 func ParseStatus(args []string) (*Status, Diagnostics) {
 	st := &Status{}
 	fs := newFlagSet("status")
-	fs.BoolVar(&st.JSON, "json", false, "")
+	fs.BoolVar(&st.View.JSON, "json", false, "")
 	fs.BoolVar(&st.Watch, "watch", false, "")
 	fs.StringVar(&st.Agent, "agent", "", "")
 	acceptNoColor(fs) // the table has no colour
@@ -165,8 +165,8 @@ func ParseStatus(args []string) (*Status, Diagnostics) {
 
 // Monitor is the monitor command's options.
 type Monitor struct {
-	Agent   string // -agent: the agent's socket
-	NoColor bool
+	Agent string // -agent: the agent's socket
+	View  View   // NoColor
 	// Demo feeds the screen synthetic objects, labelled as such, to try
 	// or test the monitor without an agent; it is left out of the usage
 	// because it shows no fabric.
@@ -179,7 +179,7 @@ func ParseMonitor(args []string) (*Monitor, Diagnostics) {
 	m := &Monitor{}
 	fs := newFlagSet("monitor")
 	fs.StringVar(&m.Agent, "agent", "", "")
-	fs.BoolVar(&m.NoColor, "no-color", false, "")
+	fs.BoolVar(&m.View.NoColor, "no-color", false, "")
 	fs.BoolVar(&m.Demo, "demo", false, "")
 	help, diags := parseFlags(fs, "monitor", args)
 	if help {

@@ -21,14 +21,14 @@ func TestParseSimpleCommands(t *testing.T) {
 		// -check only reports: it writes nothing.
 		{"fmt check", []string{"-check", "-diff", "-recursive", "-list=false", "a", "-"}, wrap(ParseFmt),
 			Fmt{Check: true, Diff: true, Recursive: true, Paths: []string{"a", "-"}}},
-		{"fmt no-color", []string{"-no-color", "-write=false"}, wrap(ParseFmt), Fmt{List: true, NoColor: true, Paths: []string{"."}}},
-		{"version", []string{"-json", "-no-color"}, wrap(ParseVersion), Version{JSON: true}},
-		{"console", []string{"-var", "a=1", "-no-color"}, wrap(ParseConsole), Console{Vars: Vars{Args: config.VarArgs{{Value: "a=1"}}}, NoColor: true}},
+		{"fmt no-color", []string{"-no-color", "-write=false"}, wrap(ParseFmt), Fmt{View: View{NoColor: true}, List: true, Paths: []string{"."}}},
+		{"version", []string{"-json", "-no-color"}, wrap(ParseVersion), Version{View: View{JSON: true}}},
+		{"console", []string{"-var", "a=1", "-no-color"}, wrap(ParseConsole), Console{View: View{NoColor: true}, Vars: Vars{Args: config.VarArgs{{Value: "a=1"}}}}},
 		{"graph defaults", nil, wrap(ParseGraph), Graph{Type: "plan"}},
 		{"graph destroy", []string{"-type=plan-destroy", "-draw-cycles", "-no-color"}, wrap(ParseGraph), Graph{Type: "plan-destroy", Destroy: true}},
 		{"graph apply", []string{"-type", "apply"}, wrap(ParseGraph), Graph{Type: "apply"}},
-		{"status", []string{"-json", "-watch", "-agent=/run/a.sock", "-no-color"}, wrap(ParseStatus), Status{JSON: true, Watch: true, Agent: "/run/a.sock"}},
-		{"monitor", []string{"-agent", "s", "-no-color", "-demo"}, wrap(ParseMonitor), Monitor{Agent: "s", NoColor: true, Demo: true}},
+		{"status", []string{"-json", "-watch", "-agent=/run/a.sock", "-no-color"}, wrap(ParseStatus), Status{View: View{JSON: true}, Watch: true, Agent: "/run/a.sock"}},
+		{"monitor", []string{"-agent", "s", "-no-color", "-demo"}, wrap(ParseMonitor), Monitor{View: View{NoColor: true}, Agent: "s", Demo: true}},
 		{"monitor help", []string{"--h"}, wrap(ParseMonitor), Monitor{Help: true}},
 	}
 	for _, tc := range tests {

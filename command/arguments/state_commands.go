@@ -8,8 +8,7 @@ import (
 
 // Show is the show command's options.
 type Show struct {
-	JSON    bool
-	NoColor bool
+	View View // JSON, NoColor
 	// Path is the state or plan file to show; HasPath is false for the
 	// current state.
 	Path    string
@@ -21,8 +20,8 @@ type Show struct {
 func ParseShow(args []string) (*Show, Diagnostics) {
 	sh := &Show{}
 	fs := newFlagSet("show")
-	fs.BoolVar(&sh.JSON, "json", false, "")
-	fs.BoolVar(&sh.NoColor, "no-color", false, "")
+	fs.BoolVar(&sh.View.JSON, "json", false, "")
+	fs.BoolVar(&sh.View.NoColor, "no-color", false, "")
 	help, diags := parseFlags(fs, "show", args)
 	if help {
 		return &Show{Help: true}, nil
@@ -40,7 +39,7 @@ func ParseShow(args []string) (*Show, Diagnostics) {
 
 // Output is the output command's options.
 type Output struct {
-	JSON bool
+	View View   // JSON
 	Raw  bool   // -raw
 	Name string // the output to show; "" for all
 	Help bool
@@ -50,7 +49,7 @@ type Output struct {
 func ParseOutput(args []string) (*Output, Diagnostics) {
 	o := &Output{}
 	fs := newFlagSet("output")
-	fs.BoolVar(&o.JSON, "json", false, "")
+	fs.BoolVar(&o.View.JSON, "json", false, "")
 	fs.BoolVar(&o.Raw, "raw", false, "")
 	acceptNoColor(fs)
 	help, diags := parseFlags(fs, "output", args)
@@ -61,7 +60,7 @@ func ParseOutput(args []string) (*Output, Diagnostics) {
 	if parsed && fs.NArg() > 1 {
 		diags = diags.Append(errDiag("Unexpected argument", "The output command expects exactly one argument with the name of an output\nvariable or no arguments to show all outputs."))
 	}
-	if parsed && o.Raw && (o.JSON || fs.NArg() == 0) {
+	if parsed && o.Raw && (o.View.JSON || fs.NArg() == 0) {
 		diags = diags.Append(errDiag("-raw needs the name of one output, and cannot be used with -json", ""))
 	}
 	o.Name = fs.Arg(0)
@@ -135,10 +134,10 @@ func ParseForceUnlock(args []string) (*ForceUnlock, Diagnostics) {
 
 // Import is the import command's options.
 type Import struct {
-	State   State
-	Vars    Vars
-	NoColor bool
-	Addr    addrs.Instance // the object to adopt
+	State State
+	Vars  Vars
+	View  View           // NoColor
+	Addr  addrs.Instance // the object to adopt
 	// ID is the agent's name for the object; "" for the name this
 	// configuration would give it.
 	ID   string
@@ -150,7 +149,7 @@ func ParseImport(args []string) (*Import, Diagnostics) {
 	im := &Import{}
 	fs := newFlagSet("import")
 	im.Vars.register(fs)
-	fs.BoolVar(&im.NoColor, "no-color", false, "")
+	fs.BoolVar(&im.View.NoColor, "no-color", false, "")
 	fs.Bool("input", true, "") // import asks nothing
 	im.State.register(fs)
 	help, diags := parseFlags(fs, "import", args)
