@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,10 +10,7 @@ import (
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agentfabric"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/health"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 )
 
@@ -93,28 +89,10 @@ func (a *infoAgent) Info(context.Context, *pb.InfoRequest) (*pb.InfoResponse, er
 	return a.info, nil
 }
 
-// serveInfoAgent is serveFakeAgent for an infoAgent.
-func serveInfoAgent(t *testing.T, a *infoAgent) string {
-	t.Helper()
-	socket := filepath.Join(t.TempDir(), "agent.sock")
-	l, err := net.Listen("unix", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	h := health.NewServer()
-	h.SetServingStatus("rdmaform.agent.v1.Agent", healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(srv, h)
-	pb.RegisterAgentServer(srv, a)
-	go srv.Serve(l)
-	t.Cleanup(srv.Stop)
-	return socket
-}
-
 func TestAgentStatusEscapesWhatTheAgentSays(t *testing.T) {
 	a := &infoAgent{info: &pb.InfoResponse{Pid: 7, Socket: "/run/x.sock" + osc, LogFile: "/var/log/x\u202e", Version: "1.0" + osc}}
 	a.objects = []*pb.Object{{Address: "endpoint.e" + osc, Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED}}
-	sock := serveInfoAgent(t, a)
+	sock := serveFakeAgent(t, a)
 	t.Chdir(".")
 	code, out, errs := stateCmd(t, t.TempDir(), "", "agent", "status", "-socket="+sock)
 	if code != 0 {

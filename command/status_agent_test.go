@@ -46,7 +46,7 @@ func (f *fakeAgent) Watch(_ *pb.WatchRequest, stream grpc.ServerStreamingServer[
 }
 
 // serveFakeAgent serves f on a socket in a temporary directory.
-func serveFakeAgent(t *testing.T, f *fakeAgent) string {
+func serveFakeAgent(t *testing.T, f pb.AgentServer) string {
 	t.Helper()
 	socket := filepath.Join(t.TempDir(), "agent.sock")
 	l, err := net.Listen("unix", socket)

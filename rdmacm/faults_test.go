@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // failOnce makes the completion poller's next call op fail with errno, once.
@@ -42,46 +44,23 @@ func waitFor(t *testing.T, id *ID, want EventType) Event {
 	}
 }
 
-// TestFailedCQPollIsReported makes ibv_poll_cq fail on a pair's CQ: both
-// ids hear of it, with the call and errno, and a QP made after goes to
-// another CQ.
+// A failed ibv_poll_cq or ibv_get_cq_event on a pair's CQ is heard by both
+// ids, with the call and errno, and a QP made after goes elsewhere: to
+// another CQ when the poll failed, to a new pool when the completion
+// channel did.
 func TestFailedCQPollIsReported(t *testing.T) {
-	client, server := rcPair(t, testAddr(t), nil)
-	failOnce(t, "ibv_poll_cq", syscall.EIO)
-	buf, err := client.RegisterBuffer(64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rbuf, err := server.RegisterBuffer(64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := server.PostRecv(rbuf, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := client.PostSend(buf, 8, 2); err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range []*ID{client, server} {
-		e := waitFor(t, id, CompletionFailed)
-		if e.Err == nil || !strings.Contains(e.Err.Error(), "ibv_poll_cq") || !strings.Contains(e.Err.Error(), "EIO") {
-			t.Errorf("%s: %v, want the failed ibv_poll_cq and its errno", e.Type, e.Err)
-		}
-		t.Logf("%v", e)
-	}
-	qp := DefaultQPInit()
-	ch := client.channel
-	other := dial(t, ch, testAddr(t), freePort(), PSTCP, &qp)
-	if other.cq == client.cq {
-		t.Error("a new QP went to the CQ whose poll failed")
-	}
+	testCompletionFault(t, "ibv_poll_cq", syscall.EIO, func(other, failed *ID) bool { return other.cq == failed.cq })
 }
 
-// TestFailedCompletionChannelIsReported makes ibv_get_cq_event fail: every
-// id of the pool hears of it, and a QP made after gets a new pool.
 func TestFailedCompletionChannelIsReported(t *testing.T) {
+	testCompletionFault(t, "ibv_get_cq_event", syscall.EBADF, func(other, failed *ID) bool { return other.cqPool == failed.cqPool })
+}
+
+// testCompletionFault makes call fail with errno once, sends on a pair and
+// checks both ids hear of it and a new QP does not share what failed.
+func testCompletionFault(t *testing.T, call string, errno syscall.Errno, sharesFailed func(other, failed *ID) bool) {
 	client, server := rcPair(t, testAddr(t), nil)
-	failOnce(t, "ibv_get_cq_event", syscall.EBADF)
+	failOnce(t, call, errno)
 	buf, err := client.RegisterBuffer(64)
 	if err != nil {
 		t.Fatal(err)
@@ -96,16 +75,17 @@ func TestFailedCompletionChannelIsReported(t *testing.T) {
 	if err := client.PostSend(buf, 8, 2); err != nil {
 		t.Fatal(err)
 	}
+	name := unix.ErrnoName(errno)
 	for _, id := range []*ID{client, server} {
 		e := waitFor(t, id, CompletionFailed)
-		if e.Err == nil || !strings.Contains(e.Err.Error(), "ibv_get_cq_event") || !strings.Contains(e.Err.Error(), "EBADF") {
-			t.Errorf("%s: %v, want the failed ibv_get_cq_event and its errno", e.Type, e.Err)
+		if e.Err == nil || !strings.Contains(e.Err.Error(), call) || !strings.Contains(e.Err.Error(), name) {
+			t.Errorf("%s: %v, want the failed %s and %s", e.Type, e.Err, call, name)
 		}
 		t.Logf("%v", e)
 	}
 	qp := DefaultQPInit()
 	other := dial(t, client.channel, testAddr(t), freePort(), PSTCP, &qp)
-	if other.cqPool == client.cqPool {
-		t.Error("a new QP went to the pool whose completion channel failed")
+	if sharesFailed(other, client) {
+		t.Errorf("a new QP went where %s failed", call)
 	}
 }
