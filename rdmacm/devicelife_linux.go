@@ -294,11 +294,27 @@ func (id *ID) releaseForRemoval() {
 	if id.cid == nil {
 		return
 	}
+	if id.key != 0 {
+		ids.remove(id.key)
+	}
 	if id.channel != nil {
 		id.channel.destroyQP(id.cid) // before its memory regions go
 	}
 	id.buffers.deregister()
-	id.destroy()
+	C.rdma_destroy_ep(id.cid)
+	id.cid = nil
+	if id.cq != nil {
+		id.cqPool.release(id.cq, id.cqShare)
+		id.cq = nil
+	}
+	if id.channel != nil {
+		id.channel.detach(id)
+	}
+	// Not close: the DEVICE_REMOVAL just delivered, and what came before
+	// it, are still to be read; then the waits end with ErrClosed.
+	id.events.seal()
+	id.sends.seal()
+	id.recvs.seal()
 }
 
 // deregister deregisters every buffer's memory region, keeping the memory.

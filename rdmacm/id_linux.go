@@ -472,6 +472,9 @@ func (id *ID) Close() error {
 	id.mu.Lock()
 	defer id.mu.Unlock()
 	if id.cid == nil {
+		// Closed already, or released by its device's removal, which
+		// kept the buffers' memory for readers that may still hold it.
+		id.closeBuffers()
 		return nil
 	}
 	id.destroy()

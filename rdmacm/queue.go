@@ -86,6 +86,18 @@ func (q *queue[T]) next(ctx context.Context) (T, error) {
 	}
 }
 
+// seal refuses later puts but leaves what is queued to be taken: the waits
+// end with ErrClosed once it is. A later close returns nothing.
+func (q *queue[T]) seal() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	select {
+	case <-q.closed:
+	default:
+		close(q.closed)
+	}
+}
+
 // close ends every wait and returns the items nobody took, once: a later
 // put is refused, so none is left behind.
 func (q *queue[T]) close() []T {
