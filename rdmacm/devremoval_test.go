@@ -63,18 +63,23 @@ func TestDeviceRemovalReleasesTheDevice(t *testing.T) {
 		}
 		deleted <- err
 	}()
-	readded := false
+	// Whatever fails, the device comes back for the tests after this
+	// one once the deletion finished.
+	gone, readded := false, false
 	t.Cleanup(func() {
 		if readded {
 			return
 		}
-		select {
-		case <-deleted:
-			addDevice(t, dev, netdev)
-		case <-time.After(5 * time.Second):
-			// Still held: the deletion completes when this process
-			// exits; the tests after this one find no device.
+		if !gone {
+			select {
+			case <-deleted:
+			case <-time.After(5 * time.Second):
+				// Still held: the deletion completes when this process
+				// exits; the tests after this one find no device.
+				return
+			}
 		}
+		addDevice(t, dev, netdev)
 	})
 
 	ctx := ctxFor(t, time.Minute)
@@ -104,6 +109,7 @@ func TestDeviceRemovalReleasesTheDevice(t *testing.T) {
 	}
 	select {
 	case err := <-deleted:
+		gone = true
 		if err != nil {
 			t.Fatal(err)
 		}
