@@ -19,6 +19,11 @@ func executeWithMonitor(se *session, p *planner.Plan, parallelism int, destroy, 
 	var transcript lockedBuffer
 	quiet := *se
 	quiet.s.Out, quiet.s.Err = &transcript, &transcript
+	if _, human := se.view.(*humanOperation); human {
+		// The human view prints through its session's streams: the
+		// quiet copy's, or the report would go under the monitor.
+		quiet.view = &humanOperation{se: &quiet}
+	}
 	result := make(chan int, 1)
 	notice := make(chan string, 1)
 	go func() {

@@ -28,6 +28,16 @@ func TestPortDownAndUpAreEventsOnTheObjects(t *testing.T) {
 		return countStatus(byKind(objs, pb.Kind_ENDPOINT, ""), pb.Status_ESTABLISHED) == 3 &&
 			len(byKind(objs, pb.Kind_CONNECTION, "")) == 3
 	})
+	// Linux drops a netdev's IPv6 addresses when it goes down unless
+	// keep_addr_on_down is set: keep them for the tests after this one
+	// (the testbed's fd77::1), and put the setting back after.
+	keep := "/proc/sys/net/ipv6/conf/" + netdev + "/keep_addr_on_down"
+	if was, err := os.ReadFile(keep); err == nil {
+		if err := os.WriteFile(keep, []byte("1"), 0o644); err != nil {
+			t.Fatalf("keeping %s's IPv6 addresses while it is down: %v", netdev, err)
+		}
+		t.Cleanup(func() { os.WriteFile(keep, was, 0o644) })
+	}
 	setLink := func(state string) {
 		if out, err := exec.Command("ip", "link", "set", netdev, state).CombinedOutput(); err != nil {
 			t.Fatalf("ip link set %s %s: %v: %s", netdev, state, err, out)
