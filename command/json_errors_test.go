@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,17 +106,7 @@ func TestJSONBackendInitRequiredIsADiagnostic(t *testing.T) {
 
 func TestJSONLockErrorIsADiagnostic(t *testing.T) {
 	dir := stateDir(t, testState)
-	m, ok := openStateManager(dir, os.Stderr)
-	if !ok {
-		t.Fatal("open")
-	}
-	var lf lockFlags
-	lf.lock = true
-	unlock, ok := lf.acquire(m, "OperationTypeApply", os.Stderr)
-	if !ok {
-		t.Fatal("lock")
-	}
-	defer unlock()
+	holdStateLock(t, dir)
 	meta := withFabric(t, nil)
 	code, out, errs := meta.cmd(t, dir, "", "plan", "-json", "-refresh=false")
 	requireJSONDiagnostic(t, "plan -json against a held lock", code, out, errs, "Error acquiring the state lock")

@@ -210,18 +210,7 @@ func TestStateCommandsBadStateFile(t *testing.T) {
 
 func TestStateRmLockTimeoutNamesHolder(t *testing.T) {
 	dir := stateDir(t, testState)
-	// Another process's lock, simulated by a second manager in this one.
-	m, ok := openStateManager(dir, os.Stderr)
-	if !ok {
-		t.Fatal("open")
-	}
-	var lf lockFlags
-	lf.lock = true
-	unlock, ok := lf.acquire(m, "OperationTypeApply", os.Stderr)
-	if !ok {
-		t.Fatal("lock")
-	}
-	defer unlock()
+	holdStateLock(t, dir)
 	code, _, errs := stateCmd(t, dir, "", "state", "rm", "-lock-timeout=300ms", "listener.server")
 	if code != 1 || !strings.Contains(errs, "Error acquiring the state lock") || !strings.Contains(errs, "timeout after 300ms") || !strings.Contains(errs, "Operation: OperationTypeApply") {
 		t.Fatalf("state rm against a held lock: %d %s", code, errs)
@@ -371,4 +360,21 @@ func TestStateRmAndMvSayNothingWhenTheSaveFails(t *testing.T) {
 	if code != 0 || out != "Would remove listener.server\n" {
 		t.Fatalf("dry run: code %d, stdout %q", code, out)
 	}
+}
+
+// holdStateLock locks dir's state until the test ends, as another
+// process's apply would (a second manager in this one).
+func holdStateLock(t *testing.T, dir string) {
+	t.Helper()
+	m, ok := openStateManager(dir, os.Stderr)
+	if !ok {
+		t.Fatal("open")
+	}
+	var lf lockFlags
+	lf.lock = true
+	unlock, ok := lf.acquire(m, "OperationTypeApply", os.Stderr)
+	if !ok {
+		t.Fatal("lock")
+	}
+	t.Cleanup(func() { unlock() })
 }
