@@ -29,6 +29,8 @@ type Config struct {
 	Removed []*Removed
 	// Imports are the import blocks, in source order.
 	Imports []*Import
+	// Agents are the agent blocks' instances, by Key.
+	Agents map[string]*Agent
 
 	// Every value, for Eval, made on its first use by makeCtx.
 	ctxOnce sync.Once
@@ -170,6 +172,9 @@ type Instance struct {
 	// are none; otherwise in schema order, nested blocks' attributes
 	// (accept.private_data) after the top level's.
 	Sensitive []cty.Path
+	// Agent is the Key of the agent the object's agent meta-argument
+	// chose (see Config.Agents), or "" for the local agent.
+	Agent string
 
 	// Exactly one of these is set, by Addr.Kind. Fields whose value is
 	// unknown (see Known) hold their zero value.

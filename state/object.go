@@ -33,6 +33,9 @@ type Object struct {
 	// a block removed). Nil when none; states written before the field
 	// existed have none. Never changed in place.
 	SensitiveAttributes [][]string
+	// Agent is the Key of the agent that holds the object (an agent
+	// block's instance, config.Agent.Key), or "" for the local agent.
+	Agent string
 	// Tainted marks the object for replacement by the next plan, as
 	// Terraform's taint does.
 	Tainted bool
