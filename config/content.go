@@ -63,7 +63,7 @@ func splitMeta(body hcl.Body) (*hcl.BodyContent, hcl.Body, hcl.Diagnostics) {
 }
 
 func isMetaAttr(name string) bool {
-	return name == "count" || name == "for_each" || name == "depends_on"
+	return name == "count" || name == "for_each" || name == "depends_on" || name == "agent"
 }
 
 // acceptsAll reports whether Content would find nothing to report in sb:

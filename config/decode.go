@@ -25,13 +25,14 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "removed"},
 	{Type: "import"},
 	{Type: "check", LabelNames: []string{"name"}},
+	{Type: "agent", LabelNames: []string{"name"}},
 	{Type: string(addrs.ProtectionDomain), LabelNames: []string{"name"}},
 	{Type: string(addrs.Listener), LabelNames: []string{"name"}},
 	{Type: string(addrs.Endpoint), LabelNames: []string{"name"}},
 }}
 
 var metaSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "count"}, {Name: "for_each"}, {Name: "depends_on"}},
+	Attributes: []hcl.AttributeSchema{{Name: "count"}, {Name: "for_each"}, {Name: "depends_on"}, {Name: "agent"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "lifecycle"}},
 }
 
@@ -222,6 +223,7 @@ type declarations struct {
 	removed           []*Removed
 	imports           []*Import
 	checks            []*Check
+	agents            map[string]*agentBlock
 }
 
 func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
@@ -230,6 +232,7 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 		locals:    map[string]*hcl.Attribute{},
 		outputs:   map[string]*Output{},
 		resources: map[addrs.Resource]*Resource{},
+		agents:    map[string]*agentBlock{},
 	}
 	var diags hcl.Diagnostics
 	contents := make([]*hcl.BodyContent, len(files))
@@ -314,6 +317,8 @@ func decodeFiles(files []*hcl.File) (*declarations, hcl.Diagnostics) {
 				if im != nil {
 					d.imports = append(d.imports, im)
 				}
+			case "agent":
+				diags = append(diags, d.addAgent(b)...)
 			case "moved":
 				m, md := decodeMoved(b)
 				diags = append(diags, md...)
@@ -543,6 +548,11 @@ func decodeResource(b *hcl.Block) (*Resource, hcl.Diagnostics) {
 		diags = append(diags, d...)
 		r.dependsOn = trs
 	}
+	if a, ok := meta.Attributes["agent"]; ok {
+		ref, d := parseAgentRef(a.Expr)
+		diags = append(diags, d...)
+		r.agent = ref
+	}
 	for i, lb := range meta.Blocks {
 		if i > 0 {
 			// As Terraform's: a second block would silently override the
@@ -662,7 +672,7 @@ var terraformHints = map[string]string{
 	"terraform": "rdmaform's settings block is rdmaform { required_version, backend, agent }.",
 	"resource":  "rdmaform's blocks are named by their kind alone: listener \"NAME\", endpoint \"NAME\", protection_domain \"NAME\".",
 	"data":      "rdmaform has no data sources: the agent's live objects are read by plan's refresh.",
-	"provider":  "rdmaform has no providers: it acts through its agent (the rdmaform { agent { socket } } setting names one).",
+	"provider":  "rdmaform has no providers: it acts through agents. An agent \"NAME\" block names a host's agent and an object chooses it with agent = agent.NAME; without one, the local agent (the rdmaform { agent { socket } } setting) serves it.",
 	"module":    "rdmaform has no modules: every file of the directory is one configuration.",
 }
 

@@ -21,7 +21,8 @@ func dependencies(e *evaluator) hcl.Diagnostics {
 		for _, d := range n.deps {
 			kind, name, _ := cutDot(d)
 			switch kind {
-			case "output":
+			case "output", agentKind:
+				// An agent is not an object: it is reached, not made.
 			case "local", "var":
 				r, ok := memo[d]
 				if !ok && !visiting[d] {

@@ -87,8 +87,10 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	diags = append(diags, d...)
 
 	e := &evaluator{
-		l:      l,
-		decl:   decl,
+		l:         l,
+		dir:       dir,
+		agentVals: map[string]cty.Value{},
+		decl:      decl,
 		refs:   map[string][]*reference{},
 		locals: map[string]cty.Value{},
 		res:    map[addrs.Resource]cty.Value{},
@@ -106,6 +108,9 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 			Checks:    decl.checks,
 			Removed:   decl.removed,
 			Imports:   decl.imports,
+			Agents:    map[string]*Agent{},
+
+			agentBlocks: decl.agents,
 		},
 	}
 	if unreadable {
@@ -146,6 +151,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	if !e.l.SkipPreconditions {
 		diags = append(diags, e.checkOutputPreconditions()...)
 	}
+	diags = append(diags, checkAgentAddresses(e.cfg)...)
 	diags = append(diags, checkListenerAddresses(e.cfg)...)
 	diags = append(diags, checkEndpointTargets(e.cfg)...)
 	diags = append(diags, checkMoved(e.cfg)...)
@@ -205,6 +211,14 @@ type evaluator struct {
 	res    map[addrs.Resource]cty.Value
 	funcs  map[string]function.Function
 	cfg    *Config
+	// dir is the configuration's directory, which relative paths of
+	// agents' tls files are resolved against ("" for none).
+	dir string
+	// agentVals are the agent blocks' values, by name.
+	agentVals map[string]cty.Value
+
+	pdMu     sync.Mutex
+	pdAgents map[addrs.Resource]cty.Value // see pdAgentValue
 
 	ctxMu sync.Mutex
 	ctxs  map[string]*hcl.EvalContext // by references, see ctx
@@ -244,6 +258,12 @@ func (e *evaluator) buildGraph() hcl.Diagnostics {
 		diags = append(diags, d...)
 		e.refs["output."+name] = refs
 		e.graph.add("output."+name, o.DeclRange, refs, extra...)
+	}
+	for _, a := range e.decl.agents {
+		refs, d := e.agentNode(a)
+		diags = append(diags, d...)
+		e.refs[a.key] = refs
+		e.graph.add(a.key, a.declRange, refs)
 	}
 	// Blocks are typed concurrently, in batches, then entered in order.
 	rs := make([]*Resource, 0, len(e.decl.resources))
@@ -288,6 +308,11 @@ func (e *evaluator) resourceNode(r *Resource) ([]*reference, *node, hcl.Diagnost
 	trs := r.body.allTraversals() // shared: append to a copy
 	refs, d := e.decl.collectRefs([]hcl.Expression{r.Count, r.ForEach}, expand, append(trs[:len(trs):len(trs)], condRefs...)...)
 	diags = append(diags, d...)
+	if r.agent != nil {
+		ar, d := e.decl.agentRefRefs(r.agent, expand)
+		diags = append(diags, d...)
+		refs = append(refs, ar...)
+	}
 	diags = append(diags, checkSelfReferences(r.Addr.Kind, selfRefs)...)
 	// count and for_each cannot use the instance's own key.
 	for _, meta := range []hcl.Expression{r.Count, r.ForEach} {
@@ -330,6 +355,7 @@ func (e *evaluator) dependsOnKeys(trs []hcl.Traversal) ([]string, hcl.Diagnostic
 // fullContext returns the maker of a context holding every value of the
 // configuration, for Config.Eval, which makes it on first use.
 func (e *evaluator) fullContext() func() *hcl.EvalContext {
+	e.cfg.agentsVal = agentsValue(e.agentVals)
 	variables, locals, res, funcs, b := e.decl.variables, e.locals, e.res, e.funcs, e.cfg.builtins()
 	return func() *hcl.EvalContext {
 		return fullContext(b, variables, locals, res, funcs)
@@ -340,7 +366,8 @@ func (e *evaluator) fullContext() func() *hcl.EvalContext {
 // configuration's own: rdmaform.workspace and path.*.
 type builtins struct {
 	workspace string
-	cwd       string // path.cwd
+	cwd       string    // path.cwd
+	agents    cty.Value // the agent blocks' values (see agentsValue); NilVal for none
 }
 
 // rdmaformValue is the rdmaform object of expressions: rdmaform.workspace.
@@ -378,6 +405,10 @@ func fullContext(b builtins, variables map[string]*Variable, locals map[string]c
 	}
 	for _, k := range addrs.Kinds {
 		roots[string(k)] = cty.ObjectVal(kinds[string(k)])
+	}
+	roots[agentKind] = cty.EmptyObjectVal
+	if b.agents != cty.NilVal {
+		roots[agentKind] = b.agents
 	}
 	return &hcl.EvalContext{Variables: roots, Functions: funcs}
 }
@@ -449,6 +480,12 @@ func (e *evaluator) newCtx(refs []*reference) *hcl.EvalContext {
 				v = cty.DynamicVal
 			}
 			put(string(r.res.Kind), r.res.Name, v)
+		case refAgent:
+			v, ok := e.agentVals[r.name]
+			if !ok {
+				v = cty.DynamicVal
+			}
+			put(agentKind, r.name, v)
 		}
 	}
 	for _, r := range refs {
@@ -503,6 +540,8 @@ func (e *evaluator) evalNode(key string) hcl.Diagnostics {
 		}
 		o.Value, o.marked = unmarkSensitive(v)
 		return diags
+	case agentKind:
+		return e.evalAgent(e.decl.agents[name])
 	}
 	return e.evalResource(e.decl.resources[addrs.Resource{Kind: addrs.Kind(kind), Name: name}])
 }
@@ -572,6 +611,14 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 		}
 		inst.Addr = r.Addr.Instance(k.key)
 		inst.Resource = r
+		if r.agent != nil {
+			agent, d := e.resolveAgent(r.agent, ictx)
+			diags = append(diags, d...)
+			inst.Agent = agent
+		}
+		if len(e.decl.agents) > 0 {
+			diags = append(diags, e.checkPDAgent(r, inst, ictx)...)
+		}
 		insts = append(insts, inst)
 		values = append(values, markSensitive(v, inst.Sensitive))
 	}
@@ -604,6 +651,13 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 // expand evaluates count or for_each. known is false when validating and
 // the value is not known yet.
 func (e *evaluator) expand(r *Resource, ctx *hcl.EvalContext) ([]instanceKey, bool, hcl.Diagnostics) {
+	return e.expandMeta(r.Count, r.ForEach, ctx)
+}
+
+// expandMeta is expand for a block with these count and for_each
+// expressions (nil when absent).
+func (e *evaluator) expandMeta(count, forEach hcl.Expression, ctx *hcl.EvalContext) ([]instanceKey, bool, hcl.Diagnostics) {
+	r := struct{ Count, ForEach hcl.Expression }{count, forEach}
 	switch {
 	case r.Count != nil:
 		v, diags := r.Count.Value(ctx)

@@ -49,12 +49,19 @@ type Config struct {
 	// cwd is path.cwd (see Loader.StartDir).
 	cwd string
 
+	// agentBlocks are the agent blocks, by name; agentsVal their values
+	// as expressions see them (agent.compute.address).
+	agentBlocks map[string]*agentBlock
+	agentsVal   cty.Value
+
 	// secrets are the texts of sensitive values, which diagnostics do
 	// not show (see scrub).
 	secrets []string
 }
 
-func (c *Config) builtins() builtins { return builtins{workspace: c.Workspace, cwd: c.cwd} }
+func (c *Config) builtins() builtins {
+	return builtins{workspace: c.Workspace, cwd: c.cwd, agents: c.agentsVal}
+}
 
 // evalContext is the context of every value, made on first use.
 func (c *Config) evalContext() *hcl.EvalContext {
@@ -126,6 +133,7 @@ type Resource struct {
 	key       string // Addr.String(), the graph node's key
 	body      *bodyTemplate
 	dependsOn []hcl.Traversal
+	agent     *agentRef // the agent meta-argument, nil without one
 
 	afterApplyOnce sync.Once
 	afterApply     bool // see UsesValuesAfterApply
@@ -381,7 +389,7 @@ func (c *Config) EvalWith(expr hcl.Expression, valueOf func(addrs.Instance) (cty
 // checkRefs types expr's references against the configuration's
 // declarations, outside any block (no count or each).
 func (c *Config) checkRefs(expr hcl.Expression) hcl.Diagnostics {
-	d := &declarations{variables: c.Variables, locals: make(map[string]*hcl.Attribute, len(c.Locals)), resources: c.Resources}
+	d := &declarations{variables: c.Variables, locals: make(map[string]*hcl.Attribute, len(c.Locals)), resources: c.Resources, agents: c.agentBlocks}
 	for name := range c.Locals {
 		d.locals[name] = nil
 	}

@@ -83,7 +83,7 @@ func TestPathReferenceErrors(t *testing.T) {
 	for _, c := range []struct{ expr, want string }{
 		{"path.mod", "path has only path.module and path.root"},
 		{"path", "path has only path.module and path.root"},
-		{"paht.module", `There is nothing named "paht"; references start with var., local., protection_domain., listener., endpoint., count., each., rdmaform. or path. Did you mean "path"?`},
+		{"paht.module", `There is nothing named "paht"; references start with var., local., protection_domain., listener., endpoint., agent., count., each., rdmaform. or path. Did you mean "path"?`},
 	} {
 		_, diags := NewLoader().LoadSources(map[string][]byte{"main" + HCLSuffix: []byte(`output "o" {
   value = ` + c.expr + `

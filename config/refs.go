@@ -20,6 +20,7 @@ const (
 	refEach
 	refRdmaform // rdmaform.workspace
 	refPath     // path.module, path.root, path.cwd
+	refAgent    // agent.compute, agent.storage["s1"].address
 	refInvalid  // reported already; evaluates to an unknown value
 )
 
@@ -46,11 +47,13 @@ func (r *reference) key() string {
 		return "local." + r.name
 	case refResource:
 		return r.res.String()
+	case refAgent:
+		return agentKind + "." + r.name
 	}
 	return ""
 }
 
-var rootNames = []string{"var", "local", "count", "each", "rdmaform", "path", string(addrs.ProtectionDomain), string(addrs.Listener), string(addrs.Endpoint)}
+var rootNames = []string{"var", "local", "count", "each", "rdmaform", "path", string(addrs.ProtectionDomain), string(addrs.Listener), string(addrs.Endpoint), agentKind}
 
 // parseRef types a traversal and checks it against the declarations.
 // expand says which of count/each the enclosing block offers ("" none).
@@ -208,9 +211,11 @@ func (d *declarations) parseRef(tr hcl.Traversal, expand string) (*reference, hc
 		}
 		ref.kind, ref.res, ref.node = refResource, res, r.key
 		return ref, nil
+	case agentKind:
+		return d.parseAgentRef(tr, ref, bad, attrAt)
 	}
 	return bad("Reference to unknown name",
-		fmt.Sprintf("There is nothing named %q; references start with var., local., protection_domain., listener., endpoint., count., each., rdmaform. or path.%s", root, DidYouMean(root, rootNames)), tr[0].SourceRange())
+		fmt.Sprintf("There is nothing named %q; references start with var., local., protection_domain., listener., endpoint., agent., count., each., rdmaform. or path.%s", root, DidYouMean(root, rootNames)), tr[0].SourceRange())
 }
 
 // collectRefs types every reference in exprs and in extra.
@@ -268,4 +273,40 @@ func exprVariables(expr hcl.Expression) []hcl.Traversal {
 		return nil
 	}
 	return expr.Variables()
+}
+
+// parseAgentRef types a reference to an agent block in an expression:
+// agent.compute.address, agent.storage["s1"].tls.ca_file.
+func (d *declarations) parseAgentRef(tr hcl.Traversal, ref *reference,
+	bad func(summary, detail string, rng hcl.Range) (*reference, hcl.Diagnostics),
+	attrAt func(i int) (string, hcl.Range, bool)) (*reference, hcl.Diagnostics) {
+	name, rng, ok := attrAt(1)
+	if !ok {
+		return bad("Invalid reference", "A reference to an agent needs its name, such as agent.name.", tr.SourceRange())
+	}
+	ref.name = name
+	a, declared := d.agents[name]
+	if !declared {
+		return bad("Reference to undeclared agent",
+			fmt.Sprintf("An agent named %q is not declared in this configuration.%s", name, DidYouMean(name, mapKeys(d.agents))), hcl.RangeOver(tr[0].SourceRange(), rng))
+	}
+	i := 2
+	if len(tr) > i && isIndex(tr[i]) {
+		if !a.expanded() {
+			return bad("Unexpected index", fmt.Sprintf("agent.%s has neither count nor for_each, so it is not indexed.", name), tr[i].SourceRange())
+		}
+		i++
+	}
+	if attr, arng, ok := attrAt(i); ok {
+		if agentBlockSchema.Attribute(attr) == nil && agentBlockSchema.NestedBlock(attr) == nil {
+			return bad("Unsupported attribute",
+				fmt.Sprintf("An agent has no attribute named %q.%s", attr, DidYouMean(attr, agentBlockSchema.names())), arng)
+		}
+		if a.expanded() && i == 2 {
+			return bad("Missing instance key",
+				fmt.Sprintf("agent.%s has count or for_each, so its attributes belong to its instances: write agent.%s[KEY].%s.", name, name, attr), tr.SourceRange())
+		}
+	}
+	ref.kind = refAgent
+	return ref, nil
 }

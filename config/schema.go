@@ -346,4 +346,5 @@ func init() {
 	for _, b := range schemas {
 		cache(b)
 	}
+	cache(agentBlockSchema)
 }
