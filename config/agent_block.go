@@ -46,6 +46,9 @@ type agentBlock struct {
 	// order, and whether they are unknown (validate mode).
 	keys             []addrs.Key
 	instancesUnknown bool
+	// badRefs: one of its references was reported, so an unknown
+	// address is a consequence, not another error.
+	badRefs bool
 }
 
 func (a *agentBlock) expanded() bool { return a.count != nil || a.forEach != nil }
@@ -91,8 +94,10 @@ func (e *evaluator) agentNode(a *agentBlock) ([]*reference, hcl.Diagnostics) {
 		expand = "each"
 	}
 	refs, diags := e.decl.collectRefs([]hcl.Expression{a.count, a.forEach}, expand, a.body.allTraversals()...)
+	a.badRefs = diags.HasErrors()
 	for _, r := range refs {
 		if r.kind == refResource {
+			a.badRefs = true
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid reference in an agent block",
 				Detail:  fmt.Sprintf("An agent block can use variables, local values and other agents, not %s: the CLI reaches the agent before any object is made.", r.res),
 				Subject: r.rng.Ptr()})
@@ -210,7 +215,7 @@ func (e *evaluator) evalAgentInstance(a *agentBlock, k addrs.Key, ctx *hcl.EvalC
 	if av := v.GetAttr("address"); av.IsKnown() && !av.IsNull() {
 		ag.Address = av.AsString()
 		c.agentAddress(a.body, ag.Address)
-	} else if !av.IsKnown() && !e.l.Validate {
+	} else if !av.IsKnown() && !e.l.Validate && !a.badRefs {
 		c.attrErrorf(a.body, "address", "Agent address not known",
 			"The address of %s depends on values known only after apply; the CLI must know where the agent is when planning. Use variables and local values.", ag.Key)
 	}

@@ -82,15 +82,22 @@ func parseAgentRef(expr hcl.Expression) (*agentRef, hcl.Diagnostics) {
 // refs types the references of r's index and adds the agent block the
 // object depends on (agent.NAME), reporting an undeclared one.
 func (d *declarations) agentRefRefs(r *agentRef, expand string) ([]*reference, hcl.Diagnostics) {
+	a, ok := d.agents[r.name]
+	if !ok {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Reference to undeclared agent",
+			Detail:  fmt.Sprintf("An agent named %q is not declared in this configuration.%s", r.name, DidYouMean(r.name, mapKeys(d.agents))),
+			Subject: r.nameRange.Ptr()}}
+	}
+	if r.index != nil && !a.expanded() {
+		// The index is not used, so its references are not checked.
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unexpected agent index",
+			Detail:  fmt.Sprintf("agent.%s has neither count nor for_each, so it is not indexed: write agent.%s.", a.name, a.name),
+			Subject: r.index.Range().Ptr()}}
+	}
 	var diags hcl.Diagnostics
 	var refs []*reference
 	if r.index != nil {
 		refs, diags = d.collectRefs([]hcl.Expression{r.index}, expand)
-	}
-	if _, ok := d.agents[r.name]; !ok {
-		return refs, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Reference to undeclared agent",
-			Detail:  fmt.Sprintf("An agent named %q is not declared in this configuration.%s", r.name, DidYouMean(r.name, mapKeys(d.agents))),
-			Subject: r.nameRange.Ptr()})
 	}
 	return append(refs, &reference{kind: refAgent, root: agentKind, name: r.name, rng: r.nameRange}), diags
 }
@@ -129,8 +136,7 @@ func (e *evaluator) resolveAgent(ref *agentRef, ctx *hcl.EvalContext) (string, h
 			"agent.%s has %s, so an object chooses one of its instances: write agent.%s[%s]. %s",
 			a.name, meta, a.name, map[bool]string{true: "count.index", false: "each.key"}[a.count != nil], agentKeysText(a, keys))
 	case !a.expanded():
-		return bad("Unexpected agent index", ref.index.Range(),
-			"agent.%s has neither count nor for_each, so it is not indexed: write agent.%s.", a.name, a.name)
+		return "", nil // reported by agentRefRefs
 	}
 	v, diags := ref.index.Value(ctx)
 	if diags.HasErrors() {

@@ -449,7 +449,8 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 }
 
 // checkListenerAddresses reports two listener instances on the same
-// address, port and port space.
+// agent with the same address, port and port space. Listeners on
+// different agents bind on different hosts, so they may share them.
 func checkListenerAddresses(cfg *Config) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	seen := map[string]*Instance{}
@@ -469,15 +470,15 @@ func checkListenerAddresses(cfg *Config) hcl.Diagnostics {
 		if ip, err := netip.ParseAddr(host); err == nil {
 			host = ip.String() // fd77:0::1 and FD77::1 are fd77::1
 		}
-		key := fmt.Sprintf("%s|%d|%s", host, l.Port, l.PortSpace)
+		key := fmt.Sprintf("%s|%s|%d|%s", inst.Agent, host, l.Port, l.PortSpace)
 		if prev, dup := seen[key]; dup {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate listener address",
-				Detail: fmt.Sprintf("%s and %s (declared at %s) both listen on %s port %d (%s); only one can bind it.",
-					inst.Addr, prev.Addr, prev.Resource.DeclRange, l.Address, l.Port, l.PortSpace),
+				Detail: fmt.Sprintf("%s and %s (declared at %s) both listen on %s port %d (%s)%s; only one can bind it.",
+					inst.Addr, prev.Addr, prev.Resource.DeclRange, l.Address, l.Port, l.PortSpace, onAgent(inst.Agent)),
 				Subject: inst.Resource.body.attrRange("port").Ptr(),
 				Extra: &sensitiveDetail{keys: []string{inst.Resource.key, prev.Resource.key},
-					redacted: fmt.Sprintf("%s and %s (declared at %s) both listen on the same address, port and port space (not shown: sensitive); only one can bind it.",
-						inst.Addr, prev.Addr, prev.Resource.DeclRange)}})
+					redacted: fmt.Sprintf("%s and %s (declared at %s) both listen on the same address, port and port space (not shown: sensitive)%s; only one can bind it.",
+						inst.Addr, prev.Addr, prev.Resource.DeclRange, onAgent(inst.Agent))}})
 			continue
 		}
 		seen[key] = inst
@@ -486,8 +487,9 @@ func checkListenerAddresses(cfg *Config) hcl.Diagnostics {
 }
 
 // checkWildcardListeners reports a listener on a port that a listener on
-// every address of its family (0.0.0.0 or ::) also listens on: rdma_cm
-// refuses the second bind (EADDRINUSE), as the kernel does for sockets.
+// every address of its family (0.0.0.0 or ::) of the same agent also
+// listens on: rdma_cm refuses the second bind (EADDRINUSE), as the kernel
+// does for sockets.
 func checkWildcardListeners(sorted []*Instance) hcl.Diagnostics {
 	type entry struct {
 		inst *Instance
@@ -504,7 +506,7 @@ func checkWildcardListeners(sorted []*Instance) hcl.Diagnostics {
 		if err != nil {
 			continue
 		}
-		key := fmt.Sprintf("%d|%s", l.Port, l.PortSpace)
+		key := fmt.Sprintf("%s|%d|%s", inst.Agent, l.Port, l.PortSpace)
 		if groups[key] == nil {
 			keys = append(keys, key)
 		}
@@ -526,8 +528,8 @@ func checkWildcardListeners(sorted []*Instance) hcl.Diagnostics {
 					wildcard = a
 				}
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Listeners on the same port",
-					Detail: fmt.Sprintf("%s and %s (declared at %s) both listen on port %d (%s), and %s listens on every address (%s): the second cannot bind the port (rdma_bind_addr fails with EADDRNOTAVAIL).",
-						a.inst.Addr, b.inst.Addr, b.inst.Resource.DeclRange, l.Port, l.PortSpace, wildcard.inst.Addr, wildcard.ip),
+					Detail: fmt.Sprintf("%s and %s (declared at %s) both listen on port %d (%s)%s, and %s listens on every address (%s): the second cannot bind the port (rdma_bind_addr fails with EADDRNOTAVAIL).",
+						a.inst.Addr, b.inst.Addr, b.inst.Resource.DeclRange, l.Port, l.PortSpace, onAgent(a.inst.Agent), wildcard.inst.Addr, wildcard.ip),
 					Subject: a.inst.Resource.body.attrRange("port").Ptr()})
 				break
 			}
@@ -648,4 +650,13 @@ func withAcceptAttr(listener cty.Value, name string, v cty.Value) cty.Value {
 	lm := listener.AsValueMap()
 	lm["accept"] = cty.ObjectVal(am)
 	return cty.ObjectVal(lm)
+}
+
+// onAgent says which agent's host a rule is about: "" for the local
+// agent, whose configurations name no agent.
+func onAgent(agent string) string {
+	if agent == "" {
+		return ""
+	}
+	return " on " + agent
 }
