@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -528,5 +531,49 @@ listener "l" {
 	}
 	if string(got) != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestAgentOverride: an override file changes an agent block, and an
+// object's agent, as any other block's arguments.
+func TestAgentOverride(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{
+		"main.rdma.hcl": agentSrc("a", "10.77.1.1:7470") + agentSrc("b", "10.77.1.2:7470") + `
+listener "l" {
+  agent   = agent.a
+  address = "10.77.0.1"
+  port    = 7471
+}
+`,
+		"local_override.rdma.hcl": `
+agent "b" {
+  address = "10.77.1.9:7470"
+}
+listener "l" {
+  agent = agent.b
+}
+`})
+	if a := cfg.Agents["agent.b"]; a == nil || a.Address != "10.77.1.9:7470" || a.TLS.CAFile != "pki/ca.pem" {
+		t.Errorf("agent.b = %+v", a)
+	}
+	if got := instance(t, cfg, "listener.l").Agent; got != "agent.b" {
+		t.Errorf("Agent = %q, want agent.b", got)
+	}
+}
+
+// TestAgentInConsole: Config.Eval reads agents' attributes.
+func TestAgentInConsole(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"main.rdma.hcl": agentSrc("a", "10.77.1.1:7470")})
+	expr, diags := hclsyntax.ParseExpression([]byte("agent.a.tls.ca_file"), "<console>", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	v, diags := cfg.Eval(expr)
+	if diags.HasErrors() || !v.RawEquals(cty.StringVal("pki/ca.pem")) {
+		t.Errorf("agent.a.tls.ca_file = %#v, %v", v, diags)
+	}
+	v, diags = cfg.EvalWith(expr, func(addrs.Instance) (cty.Value, bool) { return cty.NilVal, false })
+	if diags.HasErrors() || !v.RawEquals(cty.StringVal("pki/ca.pem")) {
+		t.Errorf("EvalWith: agent.a.tls.ca_file = %#v, %v", v, diags)
 	}
 }

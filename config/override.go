@@ -36,7 +36,7 @@ func fileName(f *hcl.File) string { return f.Body.MissingItemRange().Filename }
 // identified by their type and labels.
 var overridable = map[string]string{
 	"variable": "variable", "output": "output", "protection_domain": "protection_domain",
-	"listener": "listener", "endpoint": "endpoint",
+	"listener": "listener", "endpoint": "endpoint", "agent": "agent",
 }
 
 // applyOverrides merges the blocks of the override files' contents into
@@ -73,7 +73,7 @@ func applyOverrides(base, overrides []*hcl.BodyContent) (locals []*hcl.Attribute
 				diags = append(diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Unsupported override",
-					Detail:   fmt.Sprintf("A %s block cannot be overridden: an override file may change variable, output, locals, rdmaform, protection_domain, listener and endpoint blocks. Put it in a file whose name does not end in _override.", ob.Type),
+					Detail:   fmt.Sprintf("A %s block cannot be overridden: an override file may change variable, output, locals, rdmaform, agent, protection_domain, listener and endpoint blocks. Put it in a file whose name does not end in _override.", ob.Type),
 					Subject:  ob.DefRange.Ptr(),
 				})
 				continue
