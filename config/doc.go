@@ -142,6 +142,32 @@
 // endpoint.old  lifecycle { destroy = false } } (Config.Removed) says the
 // planner forgets the state's objects there rather than destroying them.
 //
+// # Agents
+//
+// An agent "NAME" block (Config.Agents, by Key: agent.compute,
+// agent.storage["s1"], agent.r[0]) says how the CLI reaches one host's
+// agent: address (HOST:PORT, [ADDR]:PORT for IPv6; checked) and a tls
+// block with ca_file, cert_file, key_file (required) and server_name.
+// There is no plaintext mode, so a block without tls is an error. It may
+// have count or for_each and use variables, local values and other
+// agents, not objects. Relative tls paths are joined to the directory
+// Load was given (see AgentTLS); the files are not read.
+//
+// protection_domain, listener and endpoint blocks choose theirs with the
+// agent meta-argument, a static reference as OpenTofu 1.9's provider
+// references: agent = agent.compute, or agent = agent.storage[each.key]
+// for an expanded agent block, the index evaluated per instance
+// (agent_ref.go). Instance.Agent is the chosen agent's Key; "" is the
+// local agent (the rdmaform block's agent settings), which every object
+// without the argument keeps. Errors: an undeclared agent (with did you
+// mean), an expanded agent without an index or with a key it does not
+// have (its keys are listed), an index on one that is not expanded,
+// anything but a reference (a string); two agent instances with one
+// address; an object whose pd is the id of a protection domain on another
+// agent (a protection domain belongs to one host: checkPDAgent). The
+// listeners' bind rules hold per agent. Expressions may read an agent's
+// attributes (agent.compute.address).
+//
 // # Schema
 //
 // Schema(kind) describes every attribute: type, default, whether it is
@@ -218,8 +244,9 @@
 // fail although the peer answers); private data in one form, valid base64; addresses are IP literals or host names, an IPv6
 // link-local address names its interface (fe80::1%eth0), and an endpoint's
 // source_address is of its address's family (IPv4 or IPv6); duplicate names;
-// two listeners on the same address, port and port space (or one of them
-// on every address of the other's family, 0.0.0.0 or ::); count and
+// two listeners of one agent on the same address, port and port space (or
+// one of them on every address of the other's family, 0.0.0.0 or ::); agents
+// (see Agents); count and
 // for_each together; count a whole number up to Loader.MaxInstances;
 // for_each a map or a set of strings; variable validation rules; an output
 // whose value is sensitive (see Functions) must be sensitive too.
