@@ -115,6 +115,14 @@ listener "l" {
   address = "0.0.0.0"
   port    = 7471
 }
+variable "which" {
+  default = 1
+}
+listener "second" {
+  agent   = agent.r[var.which]
+  address = "fd77::2"
+  port    = 7472
+}
 listener "first" {
   agent   = agent.r[0]
   address = "10.77.1.1"
@@ -128,7 +136,7 @@ output "where" {
 	if a == nil || a.Address != "[fd77::2]:7470" || a.TLS.ServerName != "agent-1.fabric" || a.TLS.CAFile != "/etc/pki/ca.pem" || a.TLS.CertFile != "pki/c.pem" {
 		t.Fatalf("agent.r[1] = %+v", a)
 	}
-	for addr, want := range map[string]string{"listener.l[0]": "agent.r[0]", "listener.l[1]": "agent.r[1]", "listener.first": "agent.r[0]"} {
+	for addr, want := range map[string]string{"listener.l[0]": "agent.r[0]", "listener.l[1]": "agent.r[1]", "listener.first": "agent.r[0]", "listener.second": "agent.r[1]"} {
 		if got := instance(t, cfg, addr).Agent; got != want {
 			t.Errorf("%s.Agent = %q, want %q", addr, got, want)
 		}
@@ -575,5 +583,20 @@ func TestAgentInConsole(t *testing.T) {
 	v, diags = cfg.EvalWith(expr, func(addrs.Instance) (cty.Value, bool) { return cty.NilVal, false })
 	if diags.HasErrors() || !v.RawEquals(cty.StringVal("pki/ca.pem")) {
 		t.Errorf("EvalWith: agent.a.tls.ca_file = %#v, %v", v, diags)
+	}
+}
+
+// TestAgentInJSONSyntaxErrorPosition: a JSON agent reference is a string
+// read as an expression; its errors point inside the string.
+func TestAgentInJSONSyntaxErrorPosition(t *testing.T) {
+	_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.json": []byte(`{
+  "agent": {"compute": {"address": "10.77.1.3:7470", "tls": {"ca_file": "a", "cert_file": "b", "key_file": "c"}}},
+  "listener": {"l": {"agent": "agent.compte", "address": "10.77.0.1", "port": 7471}}
+}`)}, VarInputs{})
+	if len(diags) != 1 || diags[0].Summary != "Reference to undeclared agent" || !strings.Contains(diags[0].Detail, `Did you mean "compute"?`) {
+		t.Fatalf("diags = %v", diags)
+	}
+	if s := diags[0].Subject; s.Start.Line != 3 || s.Start.Column != 32 || s.End.Column != 44 {
+		t.Errorf("subject = %s, want 3,32-44 (agent.compte inside the quotes)", s)
 	}
 }
