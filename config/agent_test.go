@@ -600,3 +600,20 @@ func TestAgentInJSONSyntaxErrorPosition(t *testing.T) {
 		t.Errorf("subject = %s, want 3,32-44 (agent.compte inside the quotes)", s)
 	}
 }
+
+// TestInstanceWithKeepsTheAgent: apply's second evaluation of an instance
+// keeps the agent it was loaded with.
+func TestInstanceWithKeepsTheAgent(t *testing.T) {
+	cfg, diags := Load("../examples/multi-host", VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	addr := mustInstance(t, `endpoint.blocks["s2"]`)
+	inst, diags := cfg.InstanceWith(addr, func(addrs.Instance) (cty.Value, bool) { return cty.NilVal, false })
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if inst.Agent != "agent.compute" {
+		t.Errorf("Agent = %q, want agent.compute", inst.Agent)
+	}
+}

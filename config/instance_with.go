@@ -26,7 +26,8 @@ func (c *Config) InstanceWith(addr addrs.Instance, valueOf func(addrs.Instance) 
 	r := old.Resource
 	ctx, diags := c.instanceContext(addr, r, valueOf)
 	_, inst, d := evalInstance(r, ctx, false)
-	inst.Addr, inst.Resource = addr, r
+	// The agent is chosen when loading: its index uses no object.
+	inst.Addr, inst.Resource, inst.Agent = addr, r, old.Agent
 	return inst, append(diags, d...)
 }
 
