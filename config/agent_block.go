@@ -142,6 +142,10 @@ func (e *evaluator) evalAgent(a *agentBlock) hcl.Diagnostics {
 	for _, k := range keys {
 		if k.key != addrs.NoKey {
 			if d := checkAgentKey(a, k.key); d != nil {
+				e.mu.Lock()
+				a.instancesUnknown = true // reported: its objects say nothing more
+				e.agentVals[a.name] = cty.DynamicVal
+				e.mu.Unlock()
 				return append(diags, d)
 			}
 		}
