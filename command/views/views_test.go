@@ -11,6 +11,7 @@ import (
 )
 
 func TestWantsJSON(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want bool
@@ -34,6 +35,7 @@ func TestWantsJSON(t *testing.T) {
 // A diagnostic is one line of the machine-readable UI in the shape of
 // Terraform's views/json.Diagnostic; a note written as text is a log line.
 func TestJSONViewDiagnosticsAndLog(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	v := NewJSONView(&out)
 	v.Diagnostics(hcl.Diagnostics{
@@ -89,6 +91,7 @@ func TestJSONViewDiagnosticsAndLog(t *testing.T) {
 // The human form, byte for byte: "Error: SUMMARY", a blank line and the
 // detail; a warning alike; nothing in them drives the terminal.
 func TestViewDiagnosticsHuman(t *testing.T) {
+	t.Parallel()
 	var errb bytes.Buffer
 	v := &View{Out: &bytes.Buffer{}, Err: &errb}
 	v.Diagnostics(hcl.Diagnostics{
