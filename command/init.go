@@ -103,7 +103,7 @@ func runInit(args []string, s Meta) int {
 		var diags hcl.Diagnostics
 		over, diags = loader.ParseBackendConfig(backendArgs)
 		if diags.HasErrors() {
-			loader.WriteDiagnostics(s.Err, diags, false, 78)
+			s.configDiagnostics(diags, loader, 78)
 			return 1
 		}
 	case rec != nil && !reconfigure:
