@@ -73,7 +73,7 @@ func runAgent(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, agentUsage)
+		s.argDiagnostics(diags, agentUsage)
 		return 1
 	}
 	socket, logFile := client.ChooseSocket(a.Socket, configuredAgentSocket()), a.LogFile
@@ -82,7 +82,7 @@ func runAgent(args []string, s Meta) int {
 	defer startCPUProfile("agent")()
 	err := agent.Run(ctx, agent.Options{Socket: socket, LogFile: logFile, Version: Version, Stderr: s.Err})
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: agent: %v\n", err)
+		s.showError(fmt.Sprintf("agent: %v", err), "")
 		// An agent started in the background has no terminal: its log
 		// says why it stopped, for the client that started it.
 		client.LogFatal(client.LogFileFor(socket, logFile), err, errors.Is(err, agent.ErrAgentRunning))
@@ -102,7 +102,7 @@ func runAgentClient(verb string, args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, help)
+		s.argDiagnostics(diags, help)
 		return 1
 	}
 	socket := client.ChooseSocket(a.Socket, configuredAgentSocket())
@@ -114,18 +114,18 @@ func runAgentClient(verb string, args []string, s Meta) int {
 			fmt.Fprintf(s.Out, "No agent runs at %s.\n", socket)
 			return 0
 		}
-		fmt.Fprintf(s.Err, "Error: %s\n", termsafe.Text(err.Error()))
+		s.showErrorText(err.Error())
 		return 1
 	}
 	defer c.Close()
 	info, err := c.Info(ctx, &pb.InfoRequest{})
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: agent info: %s\n", termsafe.Text(err.Error()))
+		s.showError(fmt.Sprintf("agent info: %s", termsafe.Text(err.Error())), "")
 		return 1
 	}
 	if verb == "stop" {
 		if err := c.Stop(ctx); err != nil {
-			fmt.Fprintf(s.Err, "Error: %s\n", termsafe.Text(err.Error()))
+			s.showErrorText(err.Error())
 			return 1
 		}
 		fmt.Fprintf(s.Out, "Stopped the agent (pid %d) at %s.\n", info.Pid, termsafe.String(info.Socket))
@@ -133,7 +133,7 @@ func runAgentClient(verb string, args []string, s Meta) int {
 	}
 	list, err := c.List(ctx, &pb.ListRequest{})
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: agent list: %s\n", termsafe.Text(err.Error()))
+		s.showError(fmt.Sprintf("agent list: %s", termsafe.Text(err.Error())), "")
 		return 1
 	}
 	started := time.Unix(0, info.StartedAt)

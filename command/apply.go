@@ -89,7 +89,7 @@ func runApplyOrDestroy(a *arguments.Apply, diags arguments.Diagnostics, s Meta) 
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, "")
+		s.argDiagnostics(diags, "")
 		return 1
 	}
 	name, destroy, monitor := a.Name, a.Operation.Destroy, a.Monitor
@@ -114,7 +114,7 @@ func runApplyOrDestroy(a *arguments.Apply, diags arguments.Diagnostics, s Meta) 
 		monitor = false
 	}
 	if monitor && !s.stdinIsTerminal() {
-		fmt.Fprintf(s.Err, "Error: -monitor needs a terminal\n\nRun \"rdmaform monitor\" in a terminal instead, while %s runs elsewhere.\n", name)
+		s.showError("-monitor needs a terminal", fmt.Sprintf("Run \"rdmaform monitor\" in a terminal instead, while %s runs elsewhere.", name))
 		return 1
 	}
 	if a.PlanPath != "" {
@@ -164,13 +164,13 @@ func runApplyOrDestroy(a *arguments.Apply, diags arguments.Diagnostics, s Meta) 
 	// changes something needs approval, and only then a terminal.
 	needsApproval := p.HasChanges() && !a.AutoApprove
 	if needsApproval && !a.Input {
-		fmt.Fprintf(s.Err, "\nError: No confirmation with -input=false\n\n"+
-			"-input=false forbids asking whether to %s, so rdmaform will not %s. Add\n-auto-approve to %s without asking, or apply a plan saved with\n\"rdmaform plan -out=FILE\".\n", name, name, name)
+		fmt.Fprint(s.Err, "\n")
+		s.showError("No confirmation with -input=false", fmt.Sprintf("-input=false forbids asking whether to %s, so rdmaform will not %s. Add\n-auto-approve to %s without asking, or apply a plan saved with\n\"rdmaform plan -out=FILE\".", name, name, name))
 		return 1
 	}
 	if needsApproval && !s.stdinIsTerminal() {
-		fmt.Fprintf(s.Err, "\nError: No terminal to confirm the %s\n\n"+
-			"rdmaform %s asks for confirmation on a terminal, and standard input is not\none. Run it with -auto-approve to %s without asking, or save a plan with\n\"rdmaform plan -out=FILE\" and apply that file.\n", name, name, name)
+		fmt.Fprint(s.Err, "\n")
+		s.showError(fmt.Sprintf("No terminal to confirm the %s", name), fmt.Sprintf("rdmaform %s asks for confirmation on a terminal, and standard input is not\none. Run it with -auto-approve to %s without asking, or save a plan with\n\"rdmaform plan -out=FILE\" and apply that file.", name, name))
 		return 1
 	}
 	if needsApproval && !confirm(s, destroy, p.RefreshOnly, se.intr) {
@@ -219,14 +219,12 @@ func confirm(s Meta, destroy, refreshOnly bool, intr *interrupts) bool {
 func applySavedPlan(path string, a *arguments.Apply, color bool, s Meta, monitor bool, ui *jsonUI, trace *phaseTrace) int {
 	sp, err := readPlanFile(path)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to read the saved plan\n\n%v\n", err)
+		s.showError("Failed to read the saved plan", err.Error())
 		return 1
 	}
 	if sp.RdmaformVersion != Version {
 		// As Terraform: a plan is only applied by the version that made it.
-		fmt.Fprintf(s.Err, "Error: Saved plan is for a different rdmaform version\n\n"+
-			"The given plan file was created by rdmaform %s, but this is rdmaform %s. Plan\n"+
-			"again with this version.\n", sp.RdmaformVersion, Version)
+		s.showError("Saved plan is for a different rdmaform version", fmt.Sprintf("The given plan file was created by rdmaform %s, but this is rdmaform %s. Plan\nagain with this version.", sp.RdmaformVersion, Version))
 		return 1
 	}
 	planned := sp.Inputs.Workspace
@@ -234,9 +232,7 @@ func applySavedPlan(path string, a *arguments.Apply, color bool, s Meta, monitor
 		planned = config.DefaultWorkspace
 	}
 	if ws := workspaceOrDefault("."); ws != planned {
-		fmt.Fprintf(s.Err, "Error: Saved plan is for another workspace\n\n"+
-			"%s was made in workspace %q, but the selected workspace is %q. Select %q\n"+
-			"(\"rdmaform workspace select %s\") or make a new plan.\n", path, planned, ws, planned, planned)
+		s.showError("Saved plan is for another workspace", fmt.Sprintf("%s was made in workspace %q, but the selected workspace is %q. Select %q\n(\"rdmaform workspace select %s\") or make a new plan.", path, planned, ws, planned, planned))
 		return 1
 	}
 	var vars config.VarArgs
@@ -251,8 +247,7 @@ func applySavedPlan(path string, a *arguments.Apply, color bool, s Meta, monitor
 		return 1
 	}
 	if d := configDigest(se.loader); d != sp.Inputs.ConfigDigest {
-		fmt.Fprintf(s.Err, "Error: Saved plan does not match the configuration\n\n"+
-			"The configuration or variable files changed after %s was made. Make a new plan.\n", path)
+		s.showError("Saved plan does not match the configuration", fmt.Sprintf("The configuration or variable files changed after %s was made. Make a new plan.", path))
 		return 1
 	}
 	now := planner.StateID{}
@@ -260,25 +255,22 @@ func applySavedPlan(path string, a *arguments.Apply, color bool, s Meta, monitor
 		now = planner.StateID{Exists: true, Lineage: se.prior.Lineage, Serial: se.prior.Serial}
 	}
 	if now != sp.Plan.Prior {
-		fmt.Fprintf(s.Err, "Error: Saved plan is stale\n\n"+
-			"The given plan file can no longer be applied because the state was changed by\n"+
-			"another operation after the plan was created (planned against %s, now %s).\nMake a new plan.\n",
-			describeStateID(sp.Plan.Prior), describeStateID(now))
+		s.showError("Saved plan is stale", fmt.Sprintf("The given plan file can no longer be applied because the state was changed by\nanother operation after the plan was created (planned against %s, now %s).\nMake a new plan.", describeStateID(sp.Plan.Prior), describeStateID(now)))
 		return 1
 	}
 	// A plan made without a refresh (on any host) acts here, on this
 	// host's agent: the state's objects must be this host's.
-	if !stateOnThisHost(se.prior, s.Err) {
+	if !stateOnThisHost(se.prior, s) {
 		return 1
 	}
 	connect := s.connector()
 	if connect == nil {
-		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
+		s.showError("The rdmaform agent is not available", errNoAgent)
 		return 1
 	}
 	conn, err := connect(context.Background(), se.agentSocket(), s.Err, nil)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%s\n", termsafe.Text(err.Error()))
+		s.showError("Cannot reach the rdmaform agent", err.Error())
 		return 1
 	}
 	se.conn = conn
@@ -302,17 +294,13 @@ func sameAgent(s Meta, path string, planned *planner.AgentIdentity, conn *fabric
 	}
 	now, err := conn.Agent(context.Background())
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Asking the agent who it is\n\n%s\n", termsafe.Text(err.Error()))
+		s.showError("Asking the agent who it is", err.Error())
 		return false
 	}
 	if now == *planned {
 		return true
 	}
-	fmt.Fprintf(s.Err, "Error: Saved plan is stale\n\n"+
-		"%s was made against the rdmaform agent with pid %d, started %s; the agent at\n"+
-		"%s now is pid %d, started %s. The agent restarted since the\n"+
-		"plan, and the objects it held are gone. Make a new plan.\n",
-		path, planned.PID, time.Unix(0, planned.StartedAt).Format(time.RFC3339), socket, now.PID, time.Unix(0, now.StartedAt).Format(time.RFC3339))
+	s.showError("Saved plan is stale", fmt.Sprintf("%s was made against the rdmaform agent with pid %d, started %s; the agent at\n%s now is pid %d, started %s. The agent restarted since the\nplan, and the objects it held are gone. Make a new plan.", path, planned.PID, time.Unix(0, planned.StartedAt).Format(time.RFC3339), socket, now.PID, time.Unix(0, now.StartedAt).Format(time.RFC3339)))
 	return false
 }
 
@@ -336,7 +324,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	}
 	if err != nil {
 		se.planText.writeTo(s.Out)
-		fmt.Fprintf(s.Err, "Error: Failed to open the state for recording\n\n%v\n", err)
+		s.showError("Failed to open the state for recording", err.Error())
 		return 1
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -365,7 +353,8 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 			cancel()
 		case <-lockLost:
 			progress.Flush()
-			fmt.Fprintf(s.Err, "\nError: Lost the state lock\n\nThe lock on %s expired or was removed (etcd did not hear from rdmaform for\nthe lock's lifetime, or force-unlock removed it): another command may now change the\nstate. No new operations start; those in flight finish, but etcd refuses to record\nthem, as it refuses every write of a command that lost the lock.\n", se.m.Describe())
+			fmt.Fprint(s.Err, "\n")
+			s.showError("Lost the state lock", fmt.Sprintf("The lock on %s expired or was removed (etcd did not hear from rdmaform for\nthe lock's lifetime, or force-unlock removed it): another command may now change the\nstate. No new operations start; those in flight finish, but etcd refuses to record\nthem, as it refuses every write of a command that lost the lock.", se.m.Describe()))
 			cancel()
 		case <-done:
 		}
@@ -408,12 +397,15 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		fmt.Fprintf(s.Err, "\nInterrupted after every operation had started: those that completed are recorded in the state.\n")
 	}
 	if refused != nil {
-		fmt.Fprintf(s.Err, "\nError: Failed to save the state\n\n%v\n\n%s", closeErr, lostLockNote)
+		fmt.Fprint(s.Err, "\n")
+		s.showError("Failed to save the state", closeErr.Error()+"\n\n"+strings.TrimSuffix(lostLockNote, "\n"))
 	} else if closeErr != nil {
-		fmt.Fprintf(s.Err, "\nError: Failed to save the state\n\n%v\n\nThe changes recorded so far are in the state's journal, which the next command\nreplays.\n", closeErr)
+		fmt.Fprint(s.Err, "\n")
+		s.showError("Failed to save the state", fmt.Sprintf("%v\n\nThe changes recorded so far are in the state's journal, which the next command\nreplays.", closeErr))
 	}
 	if len(report.UnknownOutputs) > 0 {
-		fmt.Fprintf(s.Err, "\nWarning: Outputs not recorded: %s\n\nTheir values use attributes known only after apply through a local value,\nwhich apply does not evaluate again; use the attribute in the output itself.\n", strings.Join(report.UnknownOutputs, ", "))
+		fmt.Fprint(s.Err, "\n")
+		s.showWarning(fmt.Sprintf("Outputs not recorded: %s", strings.Join(report.UnknownOutputs, ", ")), "Their values use attributes known only after apply through a local value,\nwhich apply does not evaluate again; use the attribute in the output itself.")
 	}
 	if report.Failed() || closeErr != nil {
 		fmt.Fprintf(s.Err, "\n%s\n", failedLine(destroy, report))
@@ -421,14 +413,8 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 	}
 	se.writeNewDiags(report.Checks)
 	if len(p.Targets) > 0 {
-		fmt.Fprintf(s.Err, "\nWarning: Applied changes may be incomplete\n\n"+
-			"The plan was created with the -target option in effect, so some changes\n"+
-			"requested in the configuration may have been ignored and the output values may\n"+
-			"not be fully updated. Run the following command to verify that no other\n"+
-			"changes are pending:\n    rdmaform plan\n\n"+
-			"Note that the -target option is not suitable for routine use, and is provided\n"+
-			"only for exceptional situations such as recovering from errors or mistakes, or\n"+
-			"when rdmaform specifically suggests to use it as part of an error message.\n")
+		fmt.Fprint(s.Err, "\n")
+		s.showWarning("Applied changes may be incomplete", "The plan was created with the -target option in effect, so some changes\nrequested in the configuration may have been ignored and the output values may\nnot be fully updated. Run the following command to verify that no other\nchanges are pending:\n    rdmaform plan\n\nNote that the -target option is not suitable for routine use, and is provided\nonly for exceptional situations such as recovering from errors or mistakes, or\nwhen rdmaform specifically suggests to use it as part of an error message.")
 	}
 	se.view.Summary(destroy, report)
 	if !destroy {

@@ -185,19 +185,7 @@ func (u *jsonUI) ApplyErrors(errs []apply.OpError) {
 
 // Diagnostics reports warnings and errors in the shape validate -json
 // gives them.
-func (u *jsonUI) Diagnostics(diags hcl.Diagnostics) {
-	l := u.loader
-	if l == nil {
-		l = newConfigLoader("") // to render diagnostics: path.cwd plays no part
-	}
-	for i, d := range l.JSON(diags).Diagnostics {
-		level, prefix := "error", "Error: "
-		if diags[i].Severity == hcl.DiagWarning {
-			level, prefix = "warn", "Warning: "
-		}
-		u.write(level, prefix+d.Summary, "diagnostic", map[string]any{"diagnostic": d})
-	}
-}
+func (u *jsonUI) Diagnostics(diags hcl.Diagnostics) { u.view.Diagnostics(diags, u.loader) }
 
 // Summary reports what apply or destroy did.
 func (u *jsonUI) Summary(destroy bool, r *apply.Report) {

@@ -40,7 +40,7 @@ func executeWithMonitor(se *session, p *planner.Plan, parallelism int, destroy, 
 		Notice:  notice,
 	}, se.s.In, se.s.Out)
 	if err != nil {
-		fmt.Fprintf(se.s.Err, "Warning: the monitor stopped: %v\n", err)
+		se.s.showWarning(fmt.Sprintf("the monitor stopped: %v", err), "")
 	}
 	var code int
 	select {

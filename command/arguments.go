@@ -2,24 +2,18 @@ package command
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/rdmaform/rdmaform/command/arguments"
 )
 
-// writeArgDiags writes the problems of a command line (see package
-// arguments) as the commands have always worded them; help follows those
-// that want it.
-func writeArgDiags(w io.Writer, diags arguments.Diagnostics, help string) {
+// argDiagnostics reports the problems of a command line (see package
+// arguments) through the command's diagnostics; as text, the help follows
+// those that want it (not with -json: help is text).
+func (m Meta) argDiagnostics(diags arguments.Diagnostics, help string) {
 	for _, d := range diags {
-		switch {
-		case d.Detail == "":
-			fmt.Fprintf(w, "Error: %s\n", d.Summary)
-		default:
-			fmt.Fprintf(w, "Error: %s\n\n%s\n", d.Summary, d.Detail)
-		}
-		if arguments.HelpAfter(d) {
-			fmt.Fprint(w, "\n"+help)
+		m.Diagnostics(arguments.Diagnostics{d})
+		if arguments.HelpAfter(d) && m.diags == nil {
+			fmt.Fprint(m.Err, "\n"+help)
 		}
 	}
 }

@@ -193,17 +193,17 @@ func (b *backendConfig) openWorkspace(dir, name string) (state.Full, error) {
 
 // configuredBackend reads the backend block of the configuration in dir,
 // with the -backend-config arguments init recorded merged in, writing any
-// diagnostics to errw. A directory without configuration files uses the
+// diagnostics through s. A directory without configuration files uses the
 // local backend, so that state commands work on a bare state file as they
 // do in Terraform.
-func configuredBackend(dir string, errw io.Writer) (*backendConfig, bool) {
+func configuredBackend(dir string, s Meta) (*backendConfig, bool) {
 	var over hcl.Attributes
 	overType := ""
 	// An unreadable record is reported by checkInitialized, which follows.
 	if rec, err := readBackendRecord(dir); err == nil && rec != nil {
 		over, overType = rec.overrides(), rec.Backend.Type
 	}
-	return loadBackend(dir, config.NewLoader(), over, overType, errw)
+	return loadBackend(dir, config.NewLoader(), over, overType, s)
 }
 
 // loadBackend reads the backend block of the configuration in dir with
@@ -213,13 +213,13 @@ func configuredBackend(dir string, errw io.Writer) (*backendConfig, bool) {
 // "" for init's -backend-config options, which need a backend block to
 // apply to: recorded ones apply to a block of their type only (another
 // type is a changed backend, which checkInitialized reports).
-func loadBackend(dir string, loader *config.Loader, over hcl.Attributes, overType string, errw io.Writer) (*backendConfig, bool) {
+func loadBackend(dir string, loader *config.Loader, over hcl.Attributes, overType string, s Meta) (*backendConfig, bool) {
 	settings, _, diags := loader.LoadBackend(dir)
 	if diags.HasErrors() {
 		if len(diags) == 1 && diags[0].Summary == "No configuration files" {
 			return &backendConfig{Type: "local"}, true
 		}
-		loader.WriteDiagnostics(errw, diags, false, 78)
+		s.configDiagnostics(diags, loader, 78)
 		return nil, false
 	}
 	if settings != nil && settings.Backend != nil {
@@ -238,7 +238,7 @@ func loadBackend(dir string, loader *config.Loader, over hcl.Attributes, overTyp
 		})
 	}
 	if len(diags) > 0 {
-		loader.WriteDiagnostics(errw, diags, false, 78)
+		s.configDiagnostics(diags, loader, 78)
 	}
 	if diags.HasErrors() {
 		return nil, false
@@ -365,25 +365,25 @@ func writePrivateFile(p string, data []byte) error {
 // recorded it, as Terraform refuses a backend it has not initialised: a
 // backend block added or changed since would otherwise switch to another
 // state without a word. The local backend with its defaults needs no init.
-func checkInitialized(dir string, b *backendConfig, errw io.Writer) bool {
+func checkInitialized(dir string, b *backendConfig, s Meta) bool {
 	prev, err := recordedBackend(dir)
 	if err != nil {
-		fmt.Fprintf(errw, "Error: %v\n", err)
+		s.showErrorText(err.Error())
 		return false
 	}
 	switch {
 	case prev == nil && !b.equal(&backendConfig{Type: "local"}):
-		fmt.Fprintf(errw, "Error: Backend initialization required, please run \"rdmaform init\"\n\n"+
+		s.showError("Backend initialization required, please run \"rdmaform init\"", fmt.Sprintf(
 			"Reason: Initial configuration of the requested backend, %s.\n\n"+
-			"The configuration names a state backend that \"rdmaform init\" has not set up in\n"+
-			"this directory. Run \"rdmaform init\" to use it (with -migrate-state to move the\n"+
-			"state kept so far, %s, into it).\n", b, &backendConfig{Type: "local"})
+				"The configuration names a state backend that \"rdmaform init\" has not set up in\n"+
+				"this directory. Run \"rdmaform init\" to use it (with -migrate-state to move the\n"+
+				"state kept so far, %s, into it).", b, &backendConfig{Type: "local"}))
 		return false
 	case prev != nil && !prev.equal(b):
-		fmt.Fprintf(errw, "Error: Backend initialization required, please run \"rdmaform init\"\n\n"+
+		s.showError("Backend initialization required, please run \"rdmaform init\"", fmt.Sprintf(
 			"The backend configuration changed %s.\n"+
-			"Run \"rdmaform init -migrate-state\" to move the state to the new backend,\n"+
-			"or \"rdmaform init -reconfigure\" to use the new backend without moving it.\n", describeChange(prev, b))
+				"Run \"rdmaform init -migrate-state\" to move the state to the new backend,\n"+
+				"or \"rdmaform init -reconfigure\" to use the new backend without moving it.", describeChange(prev, b)))
 		return false
 	}
 	return true
@@ -392,58 +392,61 @@ func checkInitialized(dir string, b *backendConfig, errw io.Writer) bool {
 // openStateManager opens the state backend the configuration in dir names.
 // If `init` recorded a different backend, it refuses: the user must run
 // init (with -migrate-state to move the state).
-func openStateManager(dir string, errw io.Writer) (state.Full, bool) {
-	b, ok := configuredBackend(dir, errw)
+func openStateManager(dir string, s Meta) (state.Full, bool) {
+	b, ok := configuredBackend(dir, s)
 	if !ok {
 		return nil, false
 	}
-	if !checkInitialized(dir, b, errw) {
+	if !checkInitialized(dir, b, s) {
 		return nil, false
 	}
 	ws, err := currentWorkspace(dir)
 	if err != nil {
-		fmt.Fprintf(errw, "Error: %v\n", err)
+		s.showErrorText(err.Error())
 		return nil, false
 	}
 	if ws != config.DefaultWorkspace {
 		exists, err := b.hasWorkspace(dir, ws)
 		if err != nil {
-			fmt.Fprintf(errw, "Error: Failed to list the workspaces\n\n%v\n", err)
+			s.showError("Failed to list the workspaces", err.Error())
 			return nil, false
 		}
 		if !exists {
-			fmt.Fprintf(errw, "Error: Currently selected workspace %q does not exist\n\n"+
-				"Run \"rdmaform workspace new %s\" to make it, or \"rdmaform workspace select default\" to go back.\n", ws, ws)
+			s.showError(fmt.Sprintf("Currently selected workspace %q does not exist", ws),
+				fmt.Sprintf("Run \"rdmaform workspace new %s\" to make it, or \"rdmaform workspace select default\" to go back.", ws))
 			return nil, false
 		}
 	}
 	m, err := b.openWorkspace(dir, ws)
 	if err != nil {
-		fmt.Fprintf(errw, "Error: Failed to open the state backend\n\n%v\n", err)
+		detail := err.Error()
 		if ae := (*state.AuthError)(nil); errors.As(err, &ae) && ae.WrongCredentials() {
-			fmt.Fprint(errw, "\nIf the password changed in etcd, give the new one to \"rdmaform init\" (in the\n"+
-				"backend block, or -backend-config=\"password=...\" with the other values given\n"+
-				"before), which takes it without moving the state.\n")
+			detail += "\n\nIf the password changed in etcd, give the new one to \"rdmaform init\" (in the\n" +
+				"backend block, or -backend-config=\"password=...\" with the other values given\n" +
+				"before), which takes it without moving the state."
 		}
+		s.showError("Failed to open the state backend", detail)
 		return nil, false
 	}
 	if w, ok := m.(interface{ Warnings() []string }); ok {
 		for _, warning := range w.Warnings() {
-			fmt.Fprintf(errw, "Warning: Password sent without TLS\n\n%s\n\n", warning)
+			s.showWarning("Password sent without TLS", warning)
+			fmt.Fprintln(s.Err) // before what the command prints next
 		}
 	}
 	return m, true
 }
 
 // refreshState loads the state, reporting a failure Terraform-style.
-func refreshState(m state.Full, errw io.Writer) bool {
+func refreshState(m state.Full, s Meta) bool {
 	if err := m.RefreshState(); err != nil {
-		fmt.Fprintf(errw, "Error: Failed to load state\n\n%v\n", err)
+		s.showError("Failed to load state", err.Error())
 		return false
 	}
 	if n, ok := m.(interface{ Notes() []string }); ok {
 		for _, note := range n.Notes() {
-			fmt.Fprintf(errw, "\nWarning: State journal replayed in part\n\n%s\n", note)
+			fmt.Fprintln(s.Err) // after what the command printed before
+			s.showWarning("State journal replayed in part", note)
 		}
 	}
 	return true
@@ -461,17 +464,17 @@ func lockOf(st arguments.State) lockFlags {
 	return lockFlags{lock: st.Lock, timeout: st.LockTimeout}
 }
 
-// acquire locks m for operation unless -lock=false, reporting failure to
-// errw; the returned function unlocks.
-func (l *lockFlags) acquire(m state.Locker, operation string, errw io.Writer) (func(), bool) {
-	return l.acquireCtx(context.Background(), m, operation, errw, errw)
+// acquire locks m for operation unless -lock=false, reporting failure
+// through s; the returned function unlocks.
+func (l *lockFlags) acquire(m state.Locker, operation string, s Meta) (func(), bool) {
+	return l.acquireCtx(context.Background(), m, operation, s, s.Err)
 }
 
 // acquireCtx is acquire that stops waiting for a held lock when ctx ends
-// (silently: the caller says why it stopped), reporting a failure to errw;
+// (silently: the caller says why it stopped), reporting a failure through s;
 // while -lock-timeout waits for a lock someone holds, it says so on livew,
 // as it happens, and a failure to unlock goes there too.
-func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation string, errw, livew io.Writer) (func(), bool) {
+func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation string, s Meta, livew io.Writer) (func(), bool) {
 	if !l.lock {
 		return func() {}, true
 	}
@@ -502,19 +505,19 @@ func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation st
 	var refused *state.AuthError
 	switch {
 	case errors.As(err, &held):
-		fmt.Fprintf(errw, "Error: %v\n", err)
+		s.showErrorText(err.Error())
 		return nil, false
 	case errors.As(err, &refused):
 		// Not a lock problem: -lock=false would be refused as well.
-		fmt.Fprintf(errw, "Error: Failed to open the state backend\n\n%v\n", refused)
+		s.showError("Failed to open the state backend", refused.Error())
 		return nil, false
 	case err != nil:
 		// The backend failed to lock, rather than found it locked: as
 		// Terraform says it.
-		fmt.Fprintf(errw, "Error: Error acquiring the state lock\n\nError message: %v\n\n"+
+		s.showError("Error acquiring the state lock", fmt.Sprintf("Error message: %v\n\n"+
 			"rdmaform locks the state so that two runs do not write it at once. Resolve the\n"+
 			"issue above (is the state's backend reachable?) and try again. For most\n"+
-			"commands -lock=false skips the lock, which is not recommended.\n", err)
+			"commands -lock=false skips the lock, which is not recommended.", err))
 		return nil, false
 	}
 	return func() {

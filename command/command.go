@@ -58,11 +58,11 @@ func run(args []string, s Meta) int {
 				s.startDir = wd
 			}
 			if err := os.Chdir(dir); err != nil {
-				fmt.Fprintf(s.Err, "Error: Invalid -chdir option: %v\n", err)
+				s.showError(fmt.Sprintf("Invalid -chdir option: %v", err), "")
 				return 1
 			}
 		case opt == "chdir":
-			fmt.Fprintf(s.Err, "Error: Invalid -chdir option: it must include an equals sign followed by a directory path, like -chdir=examples/loopback\n")
+			s.showError("Invalid -chdir option: it must include an equals sign followed by a directory path, like -chdir=examples/loopback", "")
 			return 1
 		case opt == "version" || opt == "v":
 			args = []string{"version"}
@@ -74,7 +74,8 @@ func run(args []string, s Meta) int {
 			usage(s.Out)
 			return 0
 		default:
-			fmt.Fprintf(s.Err, "Error: unknown global option %q\n\n", args[0])
+			s.showError(fmt.Sprintf("unknown global option %q", args[0]), "")
+			fmt.Fprint(s.Err, "\n")
 			usage(s.Err)
 			return 1
 		}
@@ -90,7 +91,8 @@ func run(args []string, s Meta) int {
 		for n := range commands {
 			names = append(names, n)
 		}
-		fmt.Fprintf(s.Err, "Error: rdmaform has no command named %q.%s\n\n", args[0], config.DidYouMean(args[0], names))
+		s.showError(fmt.Sprintf("rdmaform has no command named %q.%s", args[0], config.DidYouMean(args[0], names)), "")
+		fmt.Fprint(s.Err, "\n")
 		usage(s.Err)
 		return 1
 	}
@@ -103,7 +105,7 @@ func run(args []string, s Meta) int {
 	}
 	extra, err := cliArgsFromEnv(name)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		s.showErrorText(err.Error())
 		return 1
 	}
 	if len(extra) > 0 {

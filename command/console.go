@@ -45,7 +45,7 @@ func runConsole(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, consoleHelp)
+		s.argDiagnostics(diags, consoleHelp)
 		return 1
 	}
 	vars := a.Vars.Args

@@ -48,7 +48,7 @@ func runFmt(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, fmtHelp)
+		s.argDiagnostics(diags, fmtHelp)
 		return 1
 	}
 	l := config.NewLoader()
@@ -66,7 +66,7 @@ func runFmt(args []string, s Meta) int {
 		if p == "-" {
 			src, err := io.ReadAll(s.In)
 			if err != nil {
-				fmt.Fprintf(s.Err, "Error: reading standard input: %v\n", err)
+				s.showError(fmt.Sprintf("reading standard input: %v", err), "")
 				return 1
 			}
 			out, diags := l.Format(src, "<stdin>")
@@ -87,7 +87,7 @@ func runFmt(args []string, s Meta) int {
 		if err != nil {
 			// As Terraform's: a path that is missing or not a
 			// configuration file is an error diagnostic, exit 2.
-			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			s.showErrorText(err.Error())
 			status = max(status, 2)
 			continue
 		}
@@ -102,7 +102,7 @@ func runFmt(args []string, s Meta) int {
 			seen[key] = true
 			src, err := os.ReadFile(f)
 			if err != nil {
-				fmt.Fprintf(s.Err, "Error: %v\n", err)
+				s.showErrorText(err.Error())
 				status = max(status, 1)
 				continue
 			}
@@ -124,7 +124,7 @@ func runFmt(args []string, s Meta) int {
 			}
 			if a.Write {
 				if err := writeFileKeepMode(f, out); err != nil {
-					fmt.Fprintf(s.Err, "Error: %v\n", err)
+					s.showErrorText(err.Error())
 					status = max(status, 1)
 				}
 			}

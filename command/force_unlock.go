@@ -43,15 +43,15 @@ func runForceUnlock(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, forceUnlockHelp)
+		s.argDiagnostics(diags, forceUnlockHelp)
 		return 1
 	}
 	id := a.LockID
 	if !a.Force && !arguments.InputDefault() {
-		fmt.Fprintln(s.Err, "Error: No confirmation with RDMAFORM_INPUT=false\n\nforce-unlock asks before it removes a lock; add -force to remove it without asking.")
+		s.showError("No confirmation with RDMAFORM_INPUT=false", "force-unlock asks before it removes a lock; add -force to remove it without asking.")
 		return 1
 	}
-	m, ok := openStateManager(".", s.Err)
+	m, ok := openStateManager(".", s)
 	if !ok {
 		return 1
 	}
@@ -59,7 +59,7 @@ func runForceUnlock(args []string, s Meta) int {
 	// As Terraform's: no question about a lock that is not held under id.
 	holder, err := m.ForceUnlockable(id)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to unlock state\n\n%v\n", err)
+		s.showError("Failed to unlock state", err.Error())
 		return 1
 	}
 	if !a.Force {
@@ -74,7 +74,7 @@ func runForceUnlock(args []string, s Meta) int {
 		fmt.Fprintln(s.Out)
 	}
 	if err := m.ForceUnlock(id); err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to unlock state\n\n%v\n", err)
+		s.showError("Failed to unlock state", err.Error())
 		return 1
 	}
 	fmt.Fprintln(s.Out, "rdmaform state has been successfully unlocked!\n\nThe state has been unlocked, and rdmaform commands should now be able to\nobtain a new lock on the state.")

@@ -38,7 +38,7 @@ func runGraph(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, graphHelp)
+		s.argDiagnostics(diags, graphHelp)
 		return 1
 	}
 	l := newConfigLoader(s.startDir)

@@ -9,7 +9,6 @@ import (
 	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/state"
-	"github.com/rdmaform/rdmaform/tui/termsafe"
 )
 
 func init() {
@@ -44,7 +43,7 @@ func runImport(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, importHelp)
+		s.argDiagnostics(diags, importHelp)
 		return 1
 	}
 	addr := a.Addr
@@ -60,22 +59,15 @@ func runImport(args []string, s Meta) int {
 		id = a.ID
 	}
 	if se.cfg.Instances[addr] == nil {
-		fmt.Fprintf(s.Err, "Error: Configuration for import target does not exist\n\n"+
-			"The configuration for the given import target %s does not exist. Declare it\n"+
-			"(with the attributes of the object to import) before importing it.\n", addr)
+		s.showError("Configuration for import target does not exist", fmt.Sprintf("The configuration for the given import target %s does not exist. Declare it\n(with the attributes of the object to import) before importing it.", addr))
 		return 1
 	}
 	if se.prior != nil && se.prior.Object(addr) != nil {
-		fmt.Fprintf(s.Err, "Error: Resource already managed by rdmaform\n\n"+
-			"rdmaform is already managing an object for %s. To import to this address\n"+
-			"you must first remove the existing object from the state (rdmaform state rm).\n", addr)
+		s.showError("Resource already managed by rdmaform", fmt.Sprintf("rdmaform is already managing an object for %s. To import to this address\nyou must first remove the existing object from the state (rdmaform state rm).", addr))
 		return 1
 	}
 	if holder := stateHolderOf(se.prior, id); holder != nil {
-		fmt.Fprintf(s.Err, "Error: Object already managed by rdmaform\n\n"+
-			"The agent's %s is in the state already, as %s (an object keeps the name it\n"+
-			"was made under when a moved block or \"state mv\" gives it a new address).\n"+
-			"Importing it again would manage one connection under two addresses.\n", id, holder.Addr)
+		s.showError("Object already managed by rdmaform", fmt.Sprintf("The agent's %s is in the state already, as %s (an object keeps the name it\nwas made under when a moved block or \"state mv\" gives it a new address).\nImporting it again would manage one connection under two addresses.", id, holder.Addr))
 		return 1
 	}
 	p, diags, ok := se.makePlan(&arguments.Operation{Refresh: true, ForImport: true})
@@ -86,7 +78,7 @@ func runImport(args []string, s Meta) int {
 	fmt.Fprintf(s.Out, "%s: Importing from ID %q...\n", addr, id)
 	rec, err := se.m.OpenRecorder()
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to open the state for recording\n\n%v\n", err)
+		s.showError("Failed to open the state for recording", err.Error())
 		return 1
 	}
 	err = apply.Import(context.Background(), p, addr, id, apply.Options{Fabric: se.conn.Fabric, Recorder: rec, Config: se.cfg, Prior: se.prior})
@@ -95,10 +87,10 @@ func runImport(args []string, s Meta) int {
 	}
 	switch {
 	case errors.Is(err, apply.ErrNotImportable):
-		fmt.Fprintf(s.Err, "Error: Cannot import %s\n\nThe plan would not create %s, so there is nothing to import it as.\n", addr, addr)
+		s.showError(fmt.Sprintf("Cannot import %s", addr), fmt.Sprintf("The plan would not create %s, so there is nothing to import it as.", addr))
 		return 1
 	case err != nil:
-		fmt.Fprintf(s.Err, "Error: Cannot import %s\n\n%s\n", addr, termsafe.Text(err.Error())) // the agent's words
+		s.showError(fmt.Sprintf("Cannot import %s", addr), err.Error()) // the agent's words
 		return 1
 	}
 	fmt.Fprintf(s.Out, "%s: Import prepared!\n  Prepared %s for import\n\n%s\n\n"+

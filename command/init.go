@@ -74,7 +74,7 @@ func runInit(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, initHelp)
+		s.argDiagnostics(diags, initHelp)
 		return 1
 	}
 	lf, migrate, forceCopy, reconfigure, backendArgs := lockOf(a.State), a.MigrateState, a.ForceCopy, a.Reconfigure, a.BackendConfig
@@ -92,7 +92,7 @@ func runInit(args []string, s Meta) int {
 	}
 	rec, err := readBackendRecord(".")
 	if err != nil && !reconfigure {
-		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		s.showErrorText(err.Error())
 		return 1
 	}
 	loader := config.NewLoader()
@@ -103,7 +103,7 @@ func runInit(args []string, s Meta) int {
 		var diags hcl.Diagnostics
 		over, diags = loader.ParseBackendConfig(backendArgs)
 		if diags.HasErrors() {
-			loader.WriteDiagnostics(s.Err, diags, false, 78)
+			s.configDiagnostics(diags, loader, 78)
 			return 1
 		}
 	case rec != nil && !reconfigure:
@@ -111,7 +111,7 @@ func runInit(args []string, s Meta) int {
 		// values given before (-reconfigure starts afresh).
 		over, overType = rec.overrides(), rec.Backend.Type
 	}
-	b, ok := loadBackend(".", loader, over, overType, s.Err)
+	b, ok := loadBackend(".", loader, over, overType, s)
 	if !ok {
 		return 1
 	}
@@ -139,25 +139,21 @@ func runInit(args []string, s Meta) int {
 	// moving it and leaving it (a password changed in etcd is set anew).
 	sameState := changed && prev.sameState(b)
 	if changed && !sameState && !migrate && !reconfigure {
-		fmt.Fprintf(s.Err, "Error: Backend configuration changed\n\n"+
-			"The state backend changed %s, which may require\n"+
-			"migrating the existing state.\n\n"+
-			"To copy the state to the new backend, use \"rdmaform init -migrate-state\".\n"+
-			"To use the new backend without moving any state, use \"rdmaform init -reconfigure\".\n", describeChange(prev, b))
+		s.showError("Backend configuration changed", fmt.Sprintf("The state backend changed %s, which may require\nmigrating the existing state.\n\nTo copy the state to the new backend, use \"rdmaform init -migrate-state\".\nTo use the new backend without moving any state, use \"rdmaform init -reconfigure\".", describeChange(prev, b)))
 		return 1
 	}
 	dst, err := b.open(".")
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to open the state backend %s\n\n%v\n", b, err)
+		s.showError(fmt.Sprintf("Failed to open the state backend %s", b), err.Error())
 		return 1
 	}
 	defer dst.Close()
-	unlockDst, ok := lf.acquire(dst, "OperationTypeInit", s.Err)
+	unlockDst, ok := lf.acquire(dst, "OperationTypeInit", s)
 	if !ok {
 		return 1
 	}
 	defer unlockDst()
-	if !refreshState(dst, s.Err) {
+	if !refreshState(dst, s) {
 		return 1
 	}
 	switch {
@@ -169,7 +165,7 @@ func runInit(args []string, s Meta) int {
 		}
 	}
 	if err := writeBackendRecord(".", b, over); err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to record the backend in %s/%s\n\n%v\n", backendDir, backendFile, err)
+		s.showError(fmt.Sprintf("Failed to record the backend in %s/%s", backendDir, backendFile), err.Error())
 		return 1
 	}
 	fmt.Fprintf(s.Out, "Using the %s backend.\n\nrdmaform has been successfully initialized!\n", b)
@@ -189,27 +185,27 @@ func migrateState(s Meta, lf *lockFlags, prev, b *backendConfig, dst state.Full,
 	}
 	names, err := prev.workspaces(".")
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces of %s\n\n%v\n", prev, err)
+		s.showError(fmt.Sprintf("Failed to list the workspaces of %s", prev), err.Error())
 		return false
 	}
 	for _, name := range names[1:] {
 		if err := b.createWorkspace(".", name); err != nil {
-			fmt.Fprintf(s.Err, "Error: Failed to make workspace %q in %s\n\n%v\n", name, b, err)
+			s.showError(fmt.Sprintf("Failed to make workspace %q in %s", name, b), err.Error())
 			return false
 		}
 		ok := func() bool {
 			d, err := b.openWorkspace(".", name)
 			if err != nil {
-				fmt.Fprintf(s.Err, "Error: Failed to open workspace %q of %s\n\n%v\n", name, b, err)
+				s.showError(fmt.Sprintf("Failed to open workspace %q of %s", name, b), err.Error())
 				return false
 			}
 			defer d.Close()
-			unlock, ok := lf.acquire(d, "OperationTypeInit", s.Err)
+			unlock, ok := lf.acquire(d, "OperationTypeInit", s)
 			if !ok {
 				return false
 			}
 			defer unlock()
-			return refreshState(d, s.Err) && migrateWorkspace(s, lf, prev, b, name, d, forceCopy)
+			return refreshState(d, s) && migrateWorkspace(s, lf, prev, b, name, d, forceCopy)
 		}()
 		if !ok {
 			return false
@@ -227,16 +223,16 @@ func migrateWorkspace(s Meta, lf *lockFlags, prev, b *backendConfig, name string
 	}
 	src, err := prev.openWorkspace(".", name)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to open the previous backend %s%s\n\n%v\n", prev, where, err)
+		s.showError(fmt.Sprintf("Failed to open the previous backend %s%s", prev, where), err.Error())
 		return false
 	}
 	defer src.Close()
-	unlock, ok := lf.acquire(src, "OperationTypeInit", s.Err)
+	unlock, ok := lf.acquire(src, "OperationTypeInit", s)
 	if !ok {
 		return false
 	}
 	defer unlock()
-	if !refreshState(src, s.Err) {
+	if !refreshState(src, s) {
 		return false
 	}
 	from := src.State()
@@ -245,12 +241,7 @@ func migrateWorkspace(s Meta, lf *lockFlags, prev, b *backendConfig, name string
 		return true
 	}
 	if to := dst.State(); to != nil && len(to.Objects)+len(to.Outputs) > 0 && !state.SameContent(from, to) && !forceCopy {
-		fmt.Fprintf(s.Err, "Error: The new backend already has a state%s\n\n"+
-			"%s holds a state (lineage %s, serial %d) that differs from the\n"+
-			"state in %s (lineage %s, serial %d). rdmaform will not overwrite it.\n"+
-			"Use -force-copy to replace it with the previous backend's state, or\n"+
-			"-reconfigure to keep it and leave the previous state where it is.\n",
-			where, b, to.Lineage, to.Serial, prev, from.Lineage, from.Serial)
+		s.showError(fmt.Sprintf("The new backend already has a state%s", where), fmt.Sprintf("%s holds a state (lineage %s, serial %d) that differs from the\nstate in %s (lineage %s, serial %d). rdmaform will not overwrite it.\nUse -force-copy to replace it with the previous backend's state, or\n-reconfigure to keep it and leave the previous state where it is.", b, to.Lineage, to.Serial, prev, from.Lineage, from.Serial))
 		return false
 	}
 	err = dst.WriteState(from)
@@ -258,7 +249,7 @@ func migrateWorkspace(s Meta, lf *lockFlags, prev, b *backendConfig, name string
 		err = dst.PersistState()
 	}
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to write the migrated state%s to %s\n\n%v\n", where, b, err)
+		s.showError(fmt.Sprintf("Failed to write the migrated state%s to %s", where, b), err.Error())
 		return false
 	}
 	fmt.Fprintf(s.Out, "Successfully migrated the state%s (lineage %s, serial %d, %d objects) from %s\nto %s. The previous copy was left in place; remove it once you have\nchecked the new backend.\n", where, from.Lineage, dst.State().Serial, len(from.Objects), prev, b)

@@ -40,12 +40,16 @@ func requireJSONLines(t *testing.T, what string, code int, out, quiet, summary s
 		var m struct {
 			Module     string `json:"@module"`
 			Level      string `json:"@level"`
+			Message    string `json:"@message"`
 			Type       string
 			Diagnostic struct{ Severity, Summary, Detail string }
 		}
 		if err := json.Unmarshal([]byte(line), &m); err != nil || m.Module != "rdmaform.ui" {
 			t.Errorf("%s: a line that is not rdmaform's JSON UI (%v): %q", what, err, line)
 			continue
+		}
+		if m.Type == "log" && (strings.HasPrefix(m.Message, "Error:") || strings.HasPrefix(m.Message, "Warning:")) {
+			t.Errorf("%s: an error or warning printed as text, not as a diagnostic: %q", what, line)
 		}
 		if m.Type == "diagnostic" && m.Level == "error" && m.Diagnostic.Severity == "error" && strings.HasPrefix(m.Diagnostic.Summary, summary) {
 			found = true
@@ -75,6 +79,90 @@ func TestJSONFlagErrorsAreDiagnostics(t *testing.T) {
 			code, out, errs = meta.cmd(t, dir, "", cmd, "-json", "-target=not an address")
 		}
 		requireJSONDiagnostic(t, cmd+" -json -target=bad", code, out, errs, "Invalid -target address")
+	}
+}
+
+// Every command with -json reports a bad flag, a backend it cannot use
+// and an agent it cannot reach as the UI's diagnostics: on standard
+// output for the commands whose output is the UI's lines, on standard
+// error for those whose output is one document.
+func TestJSONErrorsOfEveryCommandAreDiagnostics(t *testing.T) {
+	uninitialised := stateDir(t, testState)
+	if code, _, errs := stateCmd(t, uninitialised, "", "init"); code != 0 {
+		t.Fatal(errs)
+	}
+	writeConfig(t, uninitialised, "rdmaform {\n  backend \"local\" {\n    path = \"moved.rdmastate\"\n  }\n}\n")
+	configured := planDir(t, planTestConfig)
+	unreachable := Meta{Connect: func(context.Context, string, io.Writer, func() bool) (*fabricConn, error) {
+		return nil, errors.New("no rdmaform agent answers at /nowhere/agent.sock")
+	}}
+	socket := filepath.Join(t.TempDir(), "agent.sock")
+	const (
+		flag    = "Failed to parse command-line flags"
+		backend = "Backend initialization required"
+		agent   = "Cannot reach the rdmaform agent"
+	)
+	for _, c := range []struct {
+		args     []string
+		dir      string
+		meta     Meta
+		summary  string
+		document bool // the -json output is one document: diagnostics on stderr
+	}{
+		{[]string{"plan", "-json", "-bogus"}, configured, Meta{NoAgent: true}, flag, false},
+		{[]string{"apply", "-json", "-bogus"}, configured, Meta{NoAgent: true}, flag, false},
+		{[]string{"destroy", "-json", "-bogus"}, configured, Meta{NoAgent: true}, flag, false},
+		{[]string{"refresh", "-json", "-bogus"}, configured, Meta{NoAgent: true}, flag, false},
+		{[]string{"status", "-json", "-bogus"}, configured, Meta{}, flag, true},
+		{[]string{"show", "-json", "-bogus"}, configured, Meta{}, flag, true},
+		{[]string{"output", "-json", "-bogus"}, configured, Meta{}, flag, true},
+		{[]string{"version", "-json", "-bogus"}, configured, Meta{}, flag, true},
+
+		{[]string{"plan", "-json", "-refresh=false"}, uninitialised, Meta{NoAgent: true}, backend, false},
+		{[]string{"apply", "-json", "-auto-approve"}, uninitialised, Meta{NoAgent: true}, backend, false},
+		{[]string{"destroy", "-json", "-auto-approve"}, uninitialised, Meta{NoAgent: true}, backend, false},
+		{[]string{"refresh", "-json"}, uninitialised, Meta{NoAgent: true}, backend, false},
+		{[]string{"show", "-json"}, uninitialised, Meta{}, backend, true},
+		{[]string{"output", "-json"}, uninitialised, Meta{}, backend, true},
+
+		{[]string{"plan", "-json"}, configured, unreachable, agent, false},
+		{[]string{"apply", "-json", "-auto-approve"}, configured, unreachable, agent, false},
+		{[]string{"destroy", "-json", "-auto-approve"}, configured, unreachable, agent, false},
+		{[]string{"refresh", "-json"}, configured, unreachable, agent, false},
+		{[]string{"status", "-json", "-agent=" + socket}, configured, Meta{}, "no rdmaform agent answers at " + socket, true},
+	} {
+		what := strings.Join(c.args, " ")
+		code, out, errs := c.meta.cmd(t, c.dir, "", c.args...)
+		if c.document {
+			requireJSONErrors(t, what, code, out, errs, c.summary)
+		} else {
+			requireJSONDiagnostic(t, what, code, out, errs, c.summary)
+		}
+	}
+}
+
+// An error is one diagnostic whatever its words: an agent's message
+// holding a line that starts "Error: " stays in its detail (read back from
+// text, it was split into a second diagnostic).
+func TestJSONDiagnosticKeepsQuotedText(t *testing.T) {
+	meta := Meta{Connect: func(context.Context, string, io.Writer, func() bool) (*fabricConn, error) {
+		return nil, errors.New("the agent refused\nError: quoted from its log")
+	}}
+	dir := planDir(t, planTestConfig)
+	code, out, errs := meta.cmd(t, dir, "", "plan", "-json")
+	requireJSONDiagnostic(t, "plan -json", code, out, errs, "Cannot reach the rdmaform agent")
+	var diags []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m struct {
+			Type       string
+			Diagnostic struct{ Summary, Detail string }
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.Type == "diagnostic" {
+			diags = append(diags, m.Diagnostic.Summary+" | "+m.Diagnostic.Detail)
+		}
+	}
+	if len(diags) != 1 || !strings.Contains(diags[0], "the agent refused\nError: quoted from its log") {
+		t.Errorf("want one diagnostic quoting the agent's whole message, got %q", diags)
 	}
 }
 

@@ -23,7 +23,7 @@ func TestLockFailureIsSaidAsTerraform(t *testing.T) {
 	t.Parallel()
 	var errb strings.Builder
 	l := lockFlags{lock: true}
-	if _, ok := l.acquire(unreachableLocker{}, "OperationTypePlan", &errb); ok {
+	if _, ok := l.acquire(unreachableLocker{}, "OperationTypePlan", Meta{Err: &errb}); ok {
 		t.Fatal("locked")
 	}
 	for _, want := range []string{"Error: Error acquiring the state lock", "Error message: creating an etcd lease", "-lock=false"} {
@@ -48,7 +48,7 @@ func TestUnlockFailureOfAnExpiringLockSaysItExpires(t *testing.T) {
 	t.Parallel()
 	var errb strings.Builder
 	l := lockFlags{lock: true}
-	unlock, ok := l.acquire(expiringLocker{}, "OperationTypeApply", &errb)
+	unlock, ok := l.acquire(expiringLocker{}, "OperationTypeApply", Meta{Err: &errb})
 	if !ok {
 		t.Fatal(errb.String())
 	}

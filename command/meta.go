@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/command/views"
 	"github.com/rdmaform/rdmaform/config"
 )
@@ -36,6 +38,11 @@ type Meta struct {
 	// jsonView is the machine-readable UI of a command run with -json
 	// (withJSON), nil otherwise.
 	jsonView *views.JSONView
+	// diags shows the command's errors and warnings when they are not
+	// the human text on Err (nil): the JSON UI's diagnostics (withJSON,
+	// withJSONErrors), or validate -json's document. Chosen once, before
+	// the command parses its flags.
+	diags func(hcl.Diagnostics, *config.Loader)
 
 	// startDir is the directory rdmaform was started in when -chdir left
 	// it ("" otherwise): path.cwd in expressions, as Terraform's. run sets
@@ -97,28 +104,67 @@ func (m Meta) exit(code int) {
 	os.Exit(code)
 }
 
+// Diagnostics shows the command's errors and warnings in the form chosen
+// for it (Terraform's View.Diagnostics): as text on Err, or with -json as
+// the machine-readable UI's diagnostics. Every error a command reports
+// goes through it.
+func (m Meta) Diagnostics(diags hcl.Diagnostics) { m.configDiagnostics(diags, nil, 0) }
+
+// configDiagnostics is Diagnostics for diagnostics of the configuration l
+// read, which quote its source; as text, their details wrap at width (0:
+// they do not).
+func (m Meta) configDiagnostics(diags hcl.Diagnostics, l *config.Loader, width uint) {
+	if m.diags != nil {
+		m.diags(diags, l)
+		return
+	}
+	(&views.View{Out: m.Out, Err: m.Err, Width: width}).Diagnostics(diags, l)
+}
+
+// showErrorText reports an error whose text holds its summary and detail
+// as the human form shows them: the first paragraph is the summary.
+func (m Meta) showErrorText(text string) {
+	summary, detail, _ := strings.Cut(text, "\n\n")
+	m.showError(summary, detail)
+}
+
+// showError reports one error without a source: its summary and, when
+// not empty, its detail.
+func (m Meta) showError(summary, detail string) {
+	m.Diagnostics(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail}})
+}
+
+// showWarning reports one warning without a source.
+func (m Meta) showWarning(summary, detail string) {
+	m.Diagnostics(hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: summary, Detail: detail}})
+}
+
 // withJSON is m for a command whose args ask for -json (views.WantsJSON):
-// its output is Terraform's machine-readable UI on Out, and what it would
-// print on Err (a bad flag, a backend or agent error, a note) becomes
-// that UI's diagnostic or log lines, so that every line it prints is
-// JSON. It is chosen before the flags are parsed, so that their errors
-// are JSON too.
+// its output is Terraform's machine-readable UI on Out, its errors and
+// warnings that UI's diagnostics (a bad flag, a backend or agent error),
+// and the notes lower layers print as text on Err (an agent started, a
+// lock waited for) its log lines, so that every line it prints is JSON.
+// It is chosen before the flags are parsed, so that their errors are
+// JSON too.
 func (m Meta) withJSON(args []string) Meta {
 	if m.jsonView != nil || !views.WantsJSON(args) {
 		return m
 	}
 	m.jsonView = views.NewJSONView(m.Out)
-	m.Err = m.jsonView.TextWriter()
+	m.diags = m.jsonView.Diagnostics
+	m.Err = m.jsonView.LogWriter()
 	return m
 }
 
 // withJSONErrors is m for a command whose -json output is one document
-// (status, show, output, version): what it would print on Err becomes
-// lines of the machine-readable UI on Err, so that standard output holds
-// only the document and every message is JSON.
+// (status, show, output, version): its diagnostics and notes are lines of
+// the machine-readable UI on Err, so that standard output holds only the
+// document and every message is JSON.
 func (m Meta) withJSONErrors(args []string) Meta {
 	if views.WantsJSON(args) {
-		m.Err = views.NewJSONView(m.Err).TextWriter()
+		v := views.NewJSONView(m.Err)
+		m.diags = v.Diagnostics
+		m.Err = v.LogWriter()
 	}
 	return m
 }

@@ -38,7 +38,7 @@ func runMonitor(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, monitorUsage)
+		s.argDiagnostics(diags, monitorUsage)
 		return 1
 	}
 	socket := client.ChooseSocket(a.Agent, configuredAgentSocket())
@@ -52,7 +52,7 @@ func runMonitor(args []string, s Meta) int {
 	} else {
 		// Say at once when nothing answers, rather than drawing an empty
 		// screen that waits for an agent.
-		c := dialToShow("monitor", socket, s.Err)
+		c := dialToShow("monitor", socket, s)
 		if c == nil {
 			return 1
 		}
@@ -73,7 +73,7 @@ func runMonitor(args []string, s Meta) int {
 		notTerminal = "The terminal is dumb (TERM=dumb): it cannot draw a screen"
 	}
 	if notTerminal != "" {
-		fmt.Fprintf(s.Err, "Error: monitor needs a terminal\n\n%s. \"rdmaform status -watch\" prints the objects and\ntheir changes without one.\n", notTerminal)
+		s.showError("monitor needs a terminal", fmt.Sprintf("%s. \"rdmaform status -watch\" prints the objects and\ntheir changes without one.", notTerminal))
 		return 1
 	}
 	err := tui.Run(opts, s.In, s.Out)
@@ -84,7 +84,7 @@ func runMonitor(args []string, s Meta) int {
 		return 1
 	}
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: monitor: %v\n", err)
+		s.showError(fmt.Sprintf("monitor: %v", err), "")
 		return 1
 	}
 	return 0

@@ -43,7 +43,7 @@ func runOutput(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, outputHelp)
+		s.argDiagnostics(diags, outputHelp)
 		return 1
 	}
 	st, ok := loadState(s)
@@ -58,14 +58,14 @@ func runOutput(args []string, s Meta) int {
 			// Indented, as terraform output -json prints all outputs.
 			b, err := json.MarshalIndent(outputsJSON(st), "", "  ")
 			if err != nil {
-				fmt.Fprintf(s.Err, "Error: %v\n", err)
+				s.showErrorText(err.Error())
 				return 1
 			}
 			fmt.Fprintln(s.Out, string(b))
 			return 0
 		}
 		if len(st.Outputs) == 0 {
-			fmt.Fprintln(s.Err, "Warning: No outputs found\n\nThe state has no outputs. Define an output in the configuration with the\n`output` keyword and run `rdmaform apply` for it to become available.")
+			s.showWarning("No outputs found", "The state has no outputs. Define an output in the configuration with the\n`output` keyword and run `rdmaform apply` for it to become available.")
 			return 0
 		}
 		for _, n := range st.OutputNames() {
@@ -81,7 +81,7 @@ func runOutput(args []string, s Meta) int {
 	name := a.Name
 	o := st.Outputs[name]
 	if o == nil {
-		fmt.Fprintf(s.Err, "Error: Output %q not found\n\nThe output variable requested could not be found in the state. If you\nrecently added it to the configuration, run `rdmaform apply`: the state is\nnot updated with new outputs until then.\n", name)
+		s.showError(fmt.Sprintf("Output %q not found", name), "The output variable requested could not be found in the state. If you\nrecently added it to the configuration, run `rdmaform apply`: the state is\nnot updated with new outputs until then.")
 		return 1
 	}
 	switch {
@@ -102,7 +102,7 @@ func runOutput(args []string, s Meta) int {
 		case json.Number, bool:
 			fmt.Fprint(s.Out, v)
 		default:
-			fmt.Fprintf(s.Err, "Error: Unsupported value for raw output\n\nThe -raw option only supports strings, numbers, and boolean values, but\noutput value %q is not one. Use -json instead.\n", name)
+			s.showError("Unsupported value for raw output", fmt.Sprintf("The -raw option only supports strings, numbers, and boolean values, but\noutput value %q is not one. Use -json instead.", name))
 			return 1
 		}
 	default:

@@ -260,7 +260,9 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 	defer agentStart.open(false)
 	var stateErrs bytes.Buffer
 	stateDone := make(chan bool, 1)
-	go func() { stateDone <- se.openState(ctx, lock, operation, &stateErrs) }()
+	stateMeta := s
+	stateMeta.Err = &stateErrs
+	go func() { stateDone <- se.openState(ctx, lock, operation, stateMeta) }()
 	cfg, diags := se.loader.Load(".", config.VarInputs{Args: vars, Env: env})
 	if diags.HasErrors() {
 		cancel() // a held lock is not worth waiting for
@@ -286,7 +288,7 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 	if !stateOK {
 		return se, false
 	}
-	if (needFabric || fetchLive) && !stateOnThisHost(se.prior, s.Err) {
+	if (needFabric || fetchLive) && !stateOnThisHost(se.prior, s) {
 		return se, false
 	}
 	agentStart.open(true)
@@ -295,12 +297,12 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 	}
 	connect := s.connector()
 	if connect == nil {
-		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
+		s.showError("The rdmaform agent is not available", errNoAgent)
 		return se, false
 	}
 	conn, err := connect(context.Background(), se.agentSocket(), s.Err, nil)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%s\n", termsafe.Text(err.Error()))
+		s.showError("Cannot reach the rdmaform agent", err.Error())
 		return se, false
 	}
 	se.conn = conn
@@ -308,19 +310,20 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 }
 
 // openState opens the state backend, locks it for operation and reads the
-// state, decoding its objects for the planner; failures go to errw.
-func (se *session) openState(ctx context.Context, lock lockFlags, operation string, errw io.Writer) bool {
-	m, ok := openStateManager(".", errw)
+// state, decoding its objects for the planner; failures are reported
+// through errs.
+func (se *session) openState(ctx context.Context, lock lockFlags, operation string, errs Meta) bool {
+	m, ok := openStateManager(".", errs)
 	if !ok {
 		return false
 	}
 	se.m = m
-	unlock, ok := lock.acquireCtx(ctx, m, operation, errw, se.s.Err)
+	unlock, ok := lock.acquireCtx(ctx, m, operation, errs, se.s.Err)
 	if !ok {
 		return false
 	}
 	se.unlock = unlock
-	if !refreshState(m, errw) {
+	if !refreshState(m, errs) {
 		return false
 	}
 	se.prior = m.State()
@@ -457,7 +460,7 @@ func runPlan(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, "")
+		s.argDiagnostics(diags, "")
 		return 1
 	}
 	color := !a.View.NoColor && !a.View.JSON && cfgIsTerminal(s.Out)
@@ -477,7 +480,7 @@ func runPlan(args []string, s Meta) int {
 	if needFabric {
 		if s.connector() == nil {
 			if se.prior != nil && len(se.prior.Objects) > 0 {
-				fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\nThe state records %d objects whose live status cannot be read. Run \"rdmaform plan -refresh=false\" to plan against the state as recorded.\n", errNoAgent, len(se.prior.Objects))
+				s.showError("The rdmaform agent is not available", fmt.Sprintf("%s\nThe state records %d objects whose live status cannot be read. Run \"rdmaform plan -refresh=false\" to plan against the state as recorded.", errNoAgent, len(se.prior.Objects)))
 				return 1
 			}
 			// Nothing to refresh: an empty state needs no live read. Say
@@ -488,7 +491,7 @@ func runPlan(args []string, s Meta) int {
 		} else {
 			conn, err := se.fetch.wait(s.Err)
 			if err != nil {
-				fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%s\n\nRun \"rdmaform plan -refresh=false\" to plan against the state as recorded.\n", termsafe.Text(err.Error()))
+				s.showError("Cannot reach the rdmaform agent", fmt.Sprintf("%s\n\nRun \"rdmaform plan -refresh=false\" to plan against the state as recorded.", termsafe.Text(err.Error())))
 				return 1
 			}
 			conn.Refresher = se.fetch
@@ -509,13 +512,13 @@ func runPlan(args []string, s Meta) int {
 		if p.Refreshed && se.conn != nil && se.conn.Agent != nil {
 			id, err := se.conn.Agent(context.Background())
 			if err != nil {
-				fmt.Fprintf(s.Err, "Error: Asking the agent who it is, for the plan file\n\n%s\n", termsafe.Text(err.Error()))
+				s.showError("Asking the agent who it is, for the plan file", err.Error())
 				return 1
 			}
 			se.inputs.Agent = &id
 		}
 		if err := writePlanFile(a.OutPath, &planner.SavedPlan{Plan: p, Inputs: se.inputs, RdmaformVersion: Version}); err != nil {
-			fmt.Fprintf(s.Err, "Error: Failed to write the plan file\n\n%v\n", err)
+			s.showError("Failed to write the plan file", err.Error())
 			return 1
 		}
 		if !a.View.JSON {
@@ -581,7 +584,7 @@ func showPlanFile(s Meta, sp *planner.SavedPlan, jsonOut, color bool) int {
 			doc.RelevantAttributes = planner.RelevantAttributes(cfg, sp.Plan)
 		}
 		if err := render.WriteJSON(s.Out, doc); err != nil {
-			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			s.showErrorText(err.Error())
 			return 1
 		}
 		return 0
@@ -597,12 +600,12 @@ func currentPrior(p *planner.Plan) *state.State {
 	if !p.Prior.Exists {
 		return nil
 	}
-	m, ok := openStateManager(".", io.Discard)
+	m, ok := openStateManager(".", Meta{Err: io.Discard})
 	if !ok {
 		return nil
 	}
 	defer m.Close()
-	if !refreshState(m, io.Discard) {
+	if !refreshState(m, Meta{Err: io.Discard}) {
 		return nil
 	}
 	if st := m.State(); st != nil && st.Lineage == p.Prior.Lineage && st.Serial == p.Prior.Serial {

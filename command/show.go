@@ -44,18 +44,18 @@ func runShow(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, showHelp)
+		s.argDiagnostics(diags, showHelp)
 		return 1
 	}
 	var st *state.State
 	switch {
 	case !a.HasPath:
-		m, ok := openStateManager(".", s.Err)
+		m, ok := openStateManager(".", s)
 		if !ok {
 			return 1
 		}
 		defer m.Close()
-		if !refreshState(m, s.Err) {
+		if !refreshState(m, s) {
 			return 1
 		}
 		st = m.State()
@@ -63,12 +63,12 @@ func runShow(args []string, s Meta) int {
 		if sp, err := readPlanFile(a.Path); err == nil {
 			return showPlanFile(s, sp, a.View.JSON, !a.View.NoColor)
 		} else if data, rerr := os.ReadFile(a.Path); rerr == nil && planner.IsPlanFile(data) {
-			fmt.Fprintf(s.Err, "Error: Failed to read the saved plan %s\n\n%v\n", a.Path, err)
+			s.showError(fmt.Sprintf("Failed to read the saved plan %s", a.Path), err.Error())
 			return 1
 		}
 		v, err := showFile(a.Path)
 		if err != nil {
-			fmt.Fprintf(s.Err, "Error: Failed to read %s\n\n%v\n", a.Path, err)
+			s.showError(fmt.Sprintf("Failed to read %s", a.Path), err.Error())
 			return 1
 		}
 		st = v
@@ -93,7 +93,7 @@ func showFile(path string) (*state.State, error) {
 func writeJSON(s Meta, v any) int {
 	b, err := json.Marshal(v)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		s.showErrorText(err.Error())
 		return 1
 	}
 	s.Out.Write(append(b, '\n'))

@@ -136,7 +136,7 @@ func stateArgs(sub, help string, args []string, s Meta) (a *arguments.StateComma
 		return nil, 0, false
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, help)
+		s.argDiagnostics(diags, help)
 		return nil, 1, false
 	}
 	return a, 0, true
@@ -157,7 +157,8 @@ func runState(args []string, s Meta) int {
 		"mv": runStateMv, "pull": runStatePull, "push": runStatePush,
 	}[args[0]]
 	if sub == nil {
-		fmt.Fprintf(s.Err, "Error: rdmaform state has no subcommand %q.\n\n%s", args[0], stateUsage)
+		s.showError(fmt.Sprintf("rdmaform state has no subcommand %q.", args[0]), "")
+		fmt.Fprint(s.Err, "\n"+stateUsage)
 		return 1
 	}
 	return sub(args[1:], s)
@@ -166,12 +167,12 @@ func runState(args []string, s Meta) int {
 // loadState opens the configured backend and reads the state, for the
 // read-only subcommands. It returns a nil state when there is none.
 func loadState(s Meta) (*state.State, bool) {
-	m, ok := openStateManager(".", s.Err)
+	m, ok := openStateManager(".", s)
 	if !ok {
 		return nil, false
 	}
 	defer m.Close()
-	if !refreshState(m, s.Err) {
+	if !refreshState(m, s) {
 		return nil, false
 	}
 	return m.State(), true
@@ -188,17 +189,17 @@ func modifyState(s Meta, lf *lockFlags, operation string, change func(st *state.
 // nothing, as a dry run), never when the save failed, which left the state
 // as it was; unchanged then says so in the command's words.
 func modifyStateSaying(s Meta, lf *lockFlags, operation string, said *bytes.Buffer, unchanged string, change func(st *state.State, existed bool) (write bool, ok bool)) int {
-	m, ok := openStateManager(".", s.Err)
+	m, ok := openStateManager(".", s)
 	if !ok {
 		return 1
 	}
 	defer m.Close()
-	unlock, ok := lf.acquire(m, operation, s.Err)
+	unlock, ok := lf.acquire(m, operation, s)
 	if !ok {
 		return 1
 	}
 	defer unlock()
-	if !refreshState(m, s.Err) {
+	if !refreshState(m, s) {
 		return 1
 	}
 	st := m.State()
@@ -216,7 +217,7 @@ func modifyStateSaying(s Meta, lf *lockFlags, operation string, said *bytes.Buff
 			err = m.PersistState()
 		}
 		if err != nil {
-			fmt.Fprintf(s.Err, "Error: Failed to write state\n\n%v\n", err)
+			s.showError("Failed to write state", err.Error())
 			switch {
 			case errors.Is(err, context.DeadlineExceeded):
 				fmt.Fprint(s.Err, "\nWhether the state was saved is not known (etcd did not answer): \"rdmaform state list\" shows what it holds.\n")
@@ -261,7 +262,8 @@ func matching(st *state.State, patterns []addrs.Instance) []addrs.Instance {
 	return out
 }
 
-const noMatch = "Error: Invalid target address\n\nNo matching objects found for %s. To view the available instances, use\n\"rdmaform state list\". Please modify the address to reference a specific\ninstance.\n"
+// noMatch is the detail of an address that matches nothing in the state.
+const noMatch = "No matching objects found for %s. To view the available instances, use\n\"rdmaform state list\". Please modify the address to reference a specific\ninstance."
 
 func runStateList(args []string, s Meta) int {
 	a, code, ok := stateArgs("list", stateListHelp, args, s)
@@ -284,9 +286,9 @@ func runStateList(args []string, s Meta) int {
 			continue
 		}
 		if p.Key == nil {
-			fmt.Fprintf(s.Err, "Error: Unknown resource\n\nThe current state contains no resource %s. If you've just added this\nblock to the configuration, you must run \"rdmaform apply\" first to create\nits entry in the state.\n", p)
+			s.showError("Unknown resource", fmt.Sprintf("The current state contains no resource %s. If you've just added this\nblock to the configuration, you must run \"rdmaform apply\" first to create\nits entry in the state.", p))
 		} else {
-			fmt.Fprintf(s.Err, "Error: Unknown resource instance\n\nThe current state contains no resource instance %s. If you've just added\nits block to the configuration or have changed the count or for_each\narguments, you must run \"rdmaform apply\" first to update the block's\nentry in the state.\n", p)
+			s.showError("Unknown resource instance", fmt.Sprintf("The current state contains no resource instance %s. If you've just added\nits block to the configuration or have changed the count or for_each\narguments, you must run \"rdmaform apply\" first to update the block's\nentry in the state.", p))
 		}
 		return 1
 	}
@@ -333,9 +335,7 @@ func runStateShow(args []string, s Meta) int {
 		o = st.Object(as[0])
 	}
 	if o == nil {
-		fmt.Fprintf(s.Err, "Error: No instance found for the given address!\n\n"+
-			"This command requires that the address references one specific instance.\n"+
-			"%s is not in the state.%s To view the available instances, use\n\"rdmaform state list\".\n", as[0], blockNote(st, as[0]))
+		s.showError("No instance found for the given address!", fmt.Sprintf("This command requires that the address references one specific instance.\n%s is not in the state.%s To view the available instances, use\n\"rdmaform state list\".", as[0], blockNote(st, as[0])))
 		return 1
 	}
 	writeObjectHuman(s.Out, o)
@@ -352,7 +352,7 @@ func runStateRm(args []string, s Meta) int {
 	return modifyStateSaying(s, &lf, "OperationTypeStateRm", &said, "Nothing was removed: the state is as it was.", func(st *state.State, _ bool) (bool, bool) {
 		for _, p := range patterns {
 			if len(matching(st, []addrs.Instance{p})) == 0 {
-				fmt.Fprintf(s.Err, noMatch, p)
+				s.showError("Invalid target address", fmt.Sprintf(noMatch, p))
 				return false, false
 			}
 		}
@@ -393,11 +393,10 @@ func runStateMv(args []string, s Meta) int {
 		}
 		if len(moves) == 0 {
 			if src.Key == nil && dst.Key != nil && len(matching(st, []addrs.Instance{src})) > 0 {
-				fmt.Fprintf(s.Err, "Error: Invalid state move request\n\n%s names a block with instances (%s), which cannot move to the one instance %s. Move the block to %s, or one instance at a time.\n",
-					src, strings.Join(blockInstances(st, src), ", "), dst, dst.Resource)
+				s.showError("Invalid state move request", fmt.Sprintf("%s names a block with instances (%s), which cannot move to the one instance %s. Move the block to %s, or one instance at a time.", src, strings.Join(blockInstances(st, src), ", "), dst, dst.Resource))
 				return false, false
 			}
-			fmt.Fprintf(s.Err, "Error: Invalid source address\n\nCannot move %s: it matches nothing in the current state. To view the\navailable instances, use \"rdmaform state list\".\n", src)
+			s.showError("Invalid source address", fmt.Sprintf("Cannot move %s: it matches nothing in the current state. To view the\navailable instances, use \"rdmaform state list\".", src))
 			return false, false
 		}
 		moved := make(map[addrs.Instance]addrs.Instance, len(moves))
@@ -406,7 +405,7 @@ func runStateMv(args []string, s Meta) int {
 		}
 		for _, mv := range moves {
 			if err := st.MoveObject(mv[0], mv[1]); err != nil {
-				fmt.Fprintf(s.Err, "Error: Invalid state move request\n\n%v\n", err)
+				s.showError("Invalid state move request", err.Error())
 				return false, false
 			}
 			verb := "Move"
@@ -437,7 +436,7 @@ func runStatePull(args []string, s Meta) int {
 	}
 	b, err := state.Encode(st)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		s.showErrorText(err.Error())
 		return 1
 	}
 	s.Out.Write(b)
@@ -459,19 +458,20 @@ func runStatePush(args []string, s Meta) int {
 		data, err = os.ReadFile(name)
 	}
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to read %s\n\n%v\n", name, err)
+		s.showError(fmt.Sprintf("Failed to read %s", name), err.Error())
 		return 1
 	}
 	pushed, err := state.Decode(data, name)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to read %s\n\n%v\n", name, err)
+		s.showError(fmt.Sprintf("Failed to read %s", name), err.Error())
 		return 1
 	}
 	// What a plan would refuse to read is refused now, -force or not, so
 	// that the state in place stays one rdmaform can plan with.
 	if diags := planner.DecodePriors(pushed).Diagnostics(); diags.HasErrors() {
 		for _, d := range diags {
-			fmt.Fprintf(s.Err, "Error: %s in %s\n\n%s\n\n", d.Summary, name, d.Detail)
+			s.showError(fmt.Sprintf("%s in %s", d.Summary, name), d.Detail)
+			fmt.Fprint(s.Err, "\n")
 		}
 		fmt.Fprintln(s.Err, "The current state is left as it was.")
 		return 1
@@ -480,13 +480,13 @@ func runStatePush(args []string, s Meta) int {
 		if existed && !force {
 			switch {
 			case cur.Lineage != pushed.Lineage:
-				fmt.Fprintf(s.Err, "Error: Failed to write state\n\nCannot import a state from %s with a different lineage: it has lineage %s,\nthe current state has lineage %s. A different lineage means a different\nstate; use -force to replace the current state anyway.\n", name, pushed.Lineage, cur.Lineage)
+				s.showError("Failed to write state", fmt.Sprintf("Cannot import a state from %s with a different lineage: it has lineage %s,\nthe current state has lineage %s. A different lineage means a different\nstate; use -force to replace the current state anyway.", name, pushed.Lineage, cur.Lineage))
 				return false, false
 			case pushed.Serial < cur.Serial:
-				fmt.Fprintf(s.Err, "Error: Failed to write state\n\nCannot import a state from %s with serial %d over the newer current state\nwith serial %d; use -force to replace it anyway.\n", name, pushed.Serial, cur.Serial)
+				s.showError("Failed to write state", fmt.Sprintf("Cannot import a state from %s with serial %d over the newer current state\nwith serial %d; use -force to replace it anyway.", name, pushed.Serial, cur.Serial))
 				return false, false
 			case pushed.Serial == cur.Serial && !state.SameContent(pushed, cur):
-				fmt.Fprintf(s.Err, "Error: Failed to write state\n\nCannot import a state from %s with serial %d over a different current state\nwith the same serial; use -force to replace it anyway.\n", name, pushed.Serial)
+				s.showError("Failed to write state", fmt.Sprintf("Cannot import a state from %s with serial %d over a different current state\nwith the same serial; use -force to replace it anyway.", name, pushed.Serial))
 				return false, false
 			}
 		}

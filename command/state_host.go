@@ -2,7 +2,6 @@ package command
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strings"
@@ -15,7 +14,7 @@ import (
 // Another host's objects are out of its reach: planned from here they would
 // read as gone, be made again here and be forgotten there, so the command
 // stops and says where they are.
-func stateOnThisHost(st *state.State, errw io.Writer) bool {
+func stateOnThisHost(st *state.State, s Meta) bool {
 	if st == nil {
 		return true
 	}
@@ -47,14 +46,14 @@ func stateOnThisHost(st *state.State, errw io.Writer) bool {
 		}
 		lines = append(lines, fmt.Sprintf("  %s: %s", h, shown))
 	}
-	fmt.Fprintf(errw, "Error: The state's objects are held by another host's agent\n\n%s\n\n"+
+	s.showError("The state's objects are held by another host's agent", fmt.Sprintf("%s\n\n"+
 		"This host is %s. An agent's connections live on its host, and this host's agent cannot reach those: "+
 		"planned from here they would read as gone, be made again here and be forgotten there. "+
 		"A state (a backend's prefix, or a workspace) belongs to one host: run rdmaform on %s, "+
 		"or give this host a state of its own (rdmaform workspace new %s). "+
 		"If those objects are gone for good (that host is gone, or it is this one renamed, "+
 		"as a container restarted under another name, and its agent went with the old one), "+
-		"rdmaform state rm forgets them.\n",
-		strings.Join(lines, "\n"), here, strings.Join(hosts, ", "), here)
+		"rdmaform state rm forgets them.",
+		strings.Join(lines, "\n"), here, strings.Join(hosts, ", "), here))
 	return false
 }

@@ -366,13 +366,13 @@ func TestStateRmAndMvSayNothingWhenTheSaveFails(t *testing.T) {
 // process's apply would (a second manager in this one).
 func holdStateLock(t *testing.T, dir string) {
 	t.Helper()
-	m, ok := openStateManager(dir, os.Stderr)
+	m, ok := openStateManager(dir, Meta{Err: os.Stderr})
 	if !ok {
 		t.Fatal("open")
 	}
 	var lf lockFlags
 	lf.lock = true
-	unlock, ok := lf.acquire(m, "OperationTypeApply", os.Stderr)
+	unlock, ok := lf.acquire(m, "OperationTypeApply", Meta{Err: os.Stderr})
 	if !ok {
 		t.Fatal("lock")
 	}

@@ -69,11 +69,11 @@ func runStatus(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, statusHelp)
+		s.argDiagnostics(diags, statusHelp)
 		return 1
 	}
 	socket := client.ChooseSocket(a.Agent, configuredAgentSocket())
-	c := dialToShow("status", socket, s.Err)
+	c := dialToShow("status", socket, s)
 	if c == nil {
 		return 1
 	}
@@ -83,7 +83,7 @@ func runStatus(args []string, s Meta) int {
 	list, err := c.List(ctx, &pb.ListRequest{Full: true})
 	cancel()
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Listing the agent's objects\n\n%s\n", termsafe.Text(agentError(err).Error()))
+		s.showError("Listing the agent's objects", agentError(err).Error())
 		return 1
 	}
 	names := workingDirNames()
@@ -101,11 +101,11 @@ func runStatus(args []string, s Meta) int {
 	case err == nil:
 		return 0
 	case errors.Is(err, tui.ErrAgentStopped):
-		fmt.Fprintf(s.Err, "Error: the agent stopped (pid %d); its objects went with it\n", list.GetAgent().GetPid())
+		s.showError(fmt.Sprintf("the agent stopped (pid %d); its objects went with it", list.GetAgent().GetPid()), "")
 	case errors.Is(err, tui.ErrAgentGone):
-		fmt.Fprintf(s.Err, "Error: the agent (pid %d) went away: its connection closed\n", list.GetAgent().GetPid())
+		s.showError(fmt.Sprintf("the agent (pid %d) went away: its connection closed", list.GetAgent().GetPid()), "")
 	default:
-		fmt.Fprintf(s.Err, "Error: The agent's watch stream ended\n\n%s\n", termsafe.Text(err.Error()))
+		s.showError("The agent's watch stream ended", err.Error())
 	}
 	return 1
 }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/tui"
-	"github.com/rdmaform/rdmaform/tui/termsafe"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -21,8 +19,8 @@ import (
 // ("rpc error: code = Unavailable desc = ...").
 
 // dialToShow connects status or monitor (cmd) to the agent at socket. When
-// that fails it says why on errw and returns nil.
-func dialToShow(cmd, socket string, errw io.Writer) *client.Client {
+// that fails it says why through s and returns nil.
+func dialToShow(cmd, socket string, s Meta) *client.Client {
 	// A path that is there but no socket would take the dial's whole
 	// timeout to fail, and the advice to start an agent there is wrong.
 	if st, err := os.Stat(socket); err == nil && st.Mode()&os.ModeSocket == 0 {
@@ -30,7 +28,7 @@ func dialToShow(cmd, socket string, errw io.Writer) *client.Client {
 		if st.IsDir() {
 			what = "a directory, not a socket"
 		}
-		fmt.Fprintf(errw, "Error: %s is %s\n\n-agent (or the rdmaform { agent { socket } } setting) names the agent's socket,\nsuch as %s.\n", socket, what, client.DefaultSocket())
+		s.showError(fmt.Sprintf("%s is %s", socket, what), fmt.Sprintf("-agent (or the rdmaform { agent { socket } } setting) names the agent's socket,\nsuch as %s.", client.DefaultSocket()))
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -40,11 +38,11 @@ func dialToShow(cmd, socket string, errw io.Writer) *client.Client {
 	case client.IsNotRunning(err):
 		// The transport's words (dial unix ...: no such file) say
 		// nothing more to a user than that.
-		fmt.Fprintf(errw, "Error: no rdmaform agent answers at %s\n\n"+
-			"%s shows an agent; it does not start one. Start one with\n`rdmaform agent -socket=%s`, or let plan or apply start it.\n", socket, cmd, socket)
+		s.showError("no rdmaform agent answers at "+socket, fmt.Sprintf(
+			"%s shows an agent; it does not start one. Start one with\n`rdmaform agent -socket=%s`, or let plan or apply start it.", cmd, socket))
 		return nil
 	case err != nil:
-		fmt.Fprintf(errw, "Error: %s\n", termsafe.Text(agentError(err).Error()))
+		s.showErrorText(agentError(err).Error())
 		return nil
 	}
 	return c

@@ -17,8 +17,8 @@ import (
 // Both run anywhere, so a directory without a configuration, or whose
 // states cannot be read, just gives the agent's names.
 func workingDirNames() client.Names {
-	b, ok := configuredBackend(".", io.Discard)
-	if !ok || !checkInitialized(".", b, io.Discard) {
+	b, ok := configuredBackend(".", Meta{Err: io.Discard})
+	if !ok || !checkInitialized(".", b, Meta{Err: io.Discard}) {
 		return nil
 	}
 	workspaces, err := b.workspaces(".")

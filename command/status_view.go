@@ -28,7 +28,7 @@ func (j statusJSON) Objects(list *pb.ListResponse) bool {
 	list.Objects = currentFacts(list.Objects)
 	b, err := stableJSON(list)
 	if err != nil {
-		fmt.Fprintf(j.s.Err, "Error: %v\n", err)
+		j.s.showErrorText(err.Error())
 		return false
 	}
 	fmt.Fprintln(j.s.Out, string(b))

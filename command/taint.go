@@ -70,7 +70,7 @@ func runSetTainted(args []string, s Meta, tainted bool) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, help)
+		s.argDiagnostics(diags, help)
 		return 1
 	}
 	addr, lf := a.Addr, lockOf(a.State)
@@ -88,10 +88,10 @@ func runSetTainted(args []string, s Meta, tainted bool) int {
 			fmt.Fprintf(s.Out, "No such resource instance: %s is not in the state; nothing to do (-allow-missing).\n", addr)
 			return false, true
 		case o == nil:
-			fmt.Fprintf(s.Err, "Error: No such resource instance\n\n%s is not in the state.%s (\"rdmaform state list\" lists what it holds.)\n", addr, blockNote(st, addr))
+			s.showError("No such resource instance", fmt.Sprintf("%s is not in the state.%s (\"rdmaform state list\" lists what it holds.)", addr, blockNote(st, addr)))
 			return false, false
 		case !tainted && !o.Tainted:
-			fmt.Fprintf(s.Err, "Error: Resource instance not tainted\n\n%s is not tainted.\n", addr)
+			s.showError("Resource instance not tainted", fmt.Sprintf("%s is not tainted.", addr))
 			return false, false
 		}
 		c := *o

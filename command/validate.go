@@ -44,17 +44,16 @@ func runValidate(args []string, s Meta) int {
 	// With -json, what validate says before it reads the configuration
 	// (a bad flag, an argument) is in its document too, as Terraform's.
 	errw, early := s.Err, &bytes.Buffer{}
+	var earlyDiags hcl.Diagnostics
 	s.Err = early
+	s.diags = func(d hcl.Diagnostics, _ *config.Loader) { earlyDiags = append(earlyDiags, d...) }
 	code := validate(args, s)
-	switch {
-	case early.Len() == 0:
-		return code
-	case code == 0: // -help
+	if len(earlyDiags) == 0 {
 		errw.Write(early.Bytes())
-		return 0
+		return code
 	}
 	view := views.NewValidate(true, &views.View{Out: s.Out, Err: errw}, newConfigLoader(s.startDir))
-	return view.Results(views.TextDiagnostics(early.String()))
+	return view.Results(earlyDiags)
 }
 
 func validate(args []string, s Meta) int {
@@ -64,7 +63,7 @@ func validate(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, validateHelp)
+		s.argDiagnostics(diags, validateHelp)
 		return 1
 	}
 	l := newConfigLoader(s.startDir)

@@ -28,7 +28,7 @@ func runVersion(args []string, s Meta) int {
 		return 0
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, versionHelp)
+		s.argDiagnostics(diags, versionHelp)
 		return 1
 	}
 	if a.View.JSON {

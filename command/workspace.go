@@ -112,7 +112,8 @@ func runWorkspace(args []string, s Meta) int {
 		"select": runWorkspaceSelect, "delete": runWorkspaceDelete,
 	}[args[0]]
 	if sub == nil {
-		fmt.Fprintf(s.Err, "Error: rdmaform workspace has no subcommand %q.\n\n%s", args[0], workspaceUsage)
+		s.showError(fmt.Sprintf("rdmaform workspace has no subcommand %q.", args[0]), "")
+		fmt.Fprint(s.Err, "\n"+workspaceUsage)
 		return 1
 	}
 	return sub(args[1:], s)
@@ -127,12 +128,12 @@ func workspaceArgs(sub string, args []string, s Meta) (a *arguments.Workspace, c
 		return nil, 0, false
 	}
 	if diags.HasErrors() {
-		writeArgDiags(s.Err, diags, workspaceHelps[sub])
+		s.argDiagnostics(diags, workspaceHelps[sub])
 		return nil, 1, false
 	}
 	if sub == "new" || sub == "select" || sub == "delete" {
 		if err := checkWorkspaceName(a.Name); err != nil {
-			fmt.Fprintf(s.Err, "Error: %v\n", err)
+			s.showErrorText(err.Error())
 			return nil, 1, false
 		}
 	}
@@ -142,11 +143,11 @@ func workspaceArgs(sub string, args []string, s Meta) (a *arguments.Workspace, c
 // workspaceBackend is the configured backend, after the checks every
 // state command makes (the one init recorded).
 func workspaceBackend(s Meta) (*backendConfig, bool) {
-	b, ok := configuredBackend(".", s.Err)
+	b, ok := configuredBackend(".", s)
 	if !ok {
 		return nil, false
 	}
-	return b, checkInitialized(".", b, s.Err)
+	return b, checkInitialized(".", b, s)
 }
 
 // workspaceBackendHas is workspaceBackend, and whether it has workspace
@@ -157,7 +158,7 @@ func workspaceBackendHas(s Meta, name string) (b *backendConfig, exists, ok bool
 	}
 	exists, err := b.hasWorkspace(".", name)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces\n\n%v\n", err)
+		s.showError("Failed to list the workspaces", err.Error())
 		return nil, false, false
 	}
 	return b, exists, true
@@ -167,7 +168,7 @@ func workspaceBackendHas(s Meta, name string) (b *backendConfig, exists, ok bool
 // makes it.
 func overridden(s Meta) bool {
 	if v := os.Getenv(workspaceEnv); v != "" {
-		fmt.Fprintf(s.Err, "Error: The selected workspace is currently overridden using the %s\nenvironment variable (%q). To select another workspace, change or unset it.\n", workspaceEnv, v)
+		s.showError(fmt.Sprintf("The selected workspace is currently overridden using the %s\nenvironment variable (%q). To select another workspace, change or unset it.", workspaceEnv, v), "")
 		return true
 	}
 	return false
@@ -183,7 +184,7 @@ func runWorkspaceList(args []string, s Meta) int {
 	}
 	names, err := b.workspaces(".")
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to list the workspaces\n\n%v\n", err)
+		s.showError("Failed to list the workspaces", err.Error())
 		return 1
 	}
 	current := workspaceOrDefault(".")
@@ -204,7 +205,7 @@ func runWorkspaceShow(args []string, s Meta) int {
 	}
 	name, err := currentWorkspace(".")
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		s.showErrorText(err.Error())
 		return 1
 	}
 	fmt.Fprintln(s.Out, name)
@@ -225,7 +226,7 @@ func runWorkspaceNew(args []string, s Meta) int {
 		return 1
 	}
 	if exists {
-		fmt.Fprintf(s.Err, "Error: Workspace %q already exists\n", name)
+		s.showError(fmt.Sprintf("Workspace %q already exists", name), "")
 		return 1
 	}
 	return makeAndSelect(b, name, s)
@@ -233,11 +234,11 @@ func runWorkspaceNew(args []string, s Meta) int {
 
 func makeAndSelect(b *backendConfig, name string, s Meta) int {
 	if err := b.createWorkspace(".", name); err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to make workspace %q\n\n%v\n", name, err)
+		s.showError(fmt.Sprintf("Failed to make workspace %q", name), err.Error())
 		return 1
 	}
 	if err := recordWorkspace(".", name); err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to select workspace %q\n\n%v\n", name, err)
+		s.showError(fmt.Sprintf("Failed to select workspace %q", name), err.Error())
 		return 1
 	}
 	fmt.Fprintf(s.Out, "Created and switched to workspace %q!\n\n"+
@@ -264,7 +265,7 @@ func runWorkspaceSelect(args []string, s Meta) int {
 		if a.OrCreate {
 			return makeAndSelect(b, name, s)
 		}
-		fmt.Fprintf(s.Err, "Error: Workspace %q doesn't exist.\n\nYou can create this workspace with the \"new\" subcommand\nor include the \"-or-create\" flag with the \"select\" subcommand.\n", name)
+		s.showError(fmt.Sprintf("Workspace %q doesn't exist.", name), "You can create this workspace with the \"new\" subcommand\nor include the \"-or-create\" flag with the \"select\" subcommand.")
 		return 1
 	}
 	if workspaceOrDefault(".") == name {
@@ -272,7 +273,7 @@ func runWorkspaceSelect(args []string, s Meta) int {
 		return 0
 	}
 	if err := recordWorkspace(".", name); err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to select workspace %q\n\n%v\n", name, err)
+		s.showError(fmt.Sprintf("Failed to select workspace %q", name), err.Error())
 		return 1
 	}
 	fmt.Fprintf(s.Out, "Switched to workspace %q.\n", name)
@@ -286,11 +287,11 @@ func runWorkspaceDelete(args []string, s Meta) int {
 	}
 	name, lf := a.Name, lockOf(a.State)
 	if name == config.DefaultWorkspace {
-		fmt.Fprintln(s.Err, "Error: Can't delete the default workspace\n\nThe default workspace always exists.")
+		s.showError("Can't delete the default workspace", "The default workspace always exists.")
 		return 1
 	}
 	if workspaceOrDefault(".") == name {
-		fmt.Fprintf(s.Err, "Error: Workspace %q is your active workspace\n\nYou cannot delete the selected workspace. Select another one (\"rdmaform workspace select default\") and try again.\n", name)
+		s.showError(fmt.Sprintf("Workspace %q is your active workspace", name), "You cannot delete the selected workspace. Select another one (\"rdmaform workspace select default\") and try again.")
 		return 1
 	}
 	b, exists, ok := workspaceBackendHas(s, name)
@@ -298,27 +299,27 @@ func runWorkspaceDelete(args []string, s Meta) int {
 		return 1
 	}
 	if !exists {
-		fmt.Fprintf(s.Err, "Error: Workspace %q doesn't exist.\n", name)
+		s.showError(fmt.Sprintf("Workspace %q doesn't exist.", name), "")
 		return 1
 	}
 	m, err := b.openWorkspace(".", name)
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to open the state backend\n\n%v\n", err)
+		s.showError("Failed to open the state backend", err.Error())
 		return 1
 	}
 	defer m.Close()
-	unlock, ok := lf.acquire(m, "OperationTypeWorkspaceDelete", s.Err)
+	unlock, ok := lf.acquire(m, "OperationTypeWorkspaceDelete", s)
 	if !ok {
 		return 1
 	}
-	if !refreshState(m, s.Err) {
+	if !refreshState(m, s) {
 		unlock()
 		return 1
 	}
 	st := m.State()
 	if st != nil && len(st.Objects) > 0 && !a.Force {
 		unlock()
-		fmt.Fprintf(s.Err, "Error: Workspace is not empty\n\nWorkspace %q is currently tracking the following objects:\n", name)
+		s.showError("Workspace is not empty", fmt.Sprintf("Workspace %q is currently tracking the following objects:", name))
 		for _, a := range st.Addresses() {
 			fmt.Fprintf(s.Err, "  - %s\n", a)
 		}
@@ -330,7 +331,7 @@ func runWorkspaceDelete(args []string, s Meta) int {
 	// The lock lives with the state being deleted: release it first.
 	unlock()
 	if err := b.deleteWorkspace(".", name); err != nil {
-		fmt.Fprintf(s.Err, "Error: Failed to delete workspace %q\n\n%v\n", name, err)
+		s.showError(fmt.Sprintf("Failed to delete workspace %q", name), err.Error())
 		return 1
 	}
 	fmt.Fprintf(s.Out, "Deleted workspace %q!\n", name)

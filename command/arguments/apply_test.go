@@ -64,6 +64,7 @@ func TestParseApply(t *testing.T) {
 }
 
 func TestParseApplyErrors(t *testing.T) {
+	t.Parallel()
 	help := func(name string) string {
 		return "\n\nFor more help on using this command, run:\n  rdmaform " + name + " -help"
 	}

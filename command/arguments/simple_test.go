@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseSimpleCommands(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -53,6 +54,7 @@ func wrap[T any](parse func([]string) (*T, Diagnostics)) func([]string) (any, Di
 }
 
 func TestParseSimpleCommandErrors(t *testing.T) {
+	t.Parallel()
 	pointer := func(name string) string {
 		return "\n\nFor more help on using this command, run:\n  rdmaform " + name + " -help"
 	}

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseStateCommands(t *testing.T) {
+	t.Parallel()
 	client := mustAddr(t, "endpoint.client[0]")
 	tests := []struct {
 		name string
@@ -46,6 +47,7 @@ func TestParseStateCommands(t *testing.T) {
 }
 
 func TestParseStateCommandErrors(t *testing.T) {
+	t.Parallel()
 	pointer := func(name string) string {
 		return "\n\nFor more help on using this command, run:\n  rdmaform " + name + " -help"
 	}

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseStateWorkspaceInit(t *testing.T) {
+	t.Parallel()
 	client, block := mustAddr(t, "endpoint.client[0]"), mustAddr(t, "endpoint.client")
 	state := func(sub string) func([]string) (any, Diagnostics) {
 		return wrap(func(a []string) (*StateCommand, Diagnostics) { return ParseState(sub, a) })
@@ -56,6 +57,7 @@ func TestParseStateWorkspaceInit(t *testing.T) {
 }
 
 func TestParseStateWorkspaceInitErrors(t *testing.T) {
+	t.Parallel()
 	state := func(sub string) func([]string) (any, Diagnostics) {
 		return wrap(func(a []string) (*StateCommand, Diagnostics) { return ParseState(sub, a) })
 	}

@@ -2,12 +2,12 @@ package views
 
 import (
 	"encoding/json"
-
-	"github.com/hashicorp/hcl/v2"
 	"io"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/hcl/v2"
 )
 
 // Module is the @module of every line rdmaform's machine-readable UI writes.
@@ -40,15 +40,13 @@ func (v *JSONView) Write(level, message, typ string, fields map[string]any) {
 	v.w.Write(append(b, '\n'))
 }
 
-// Diagnostic writes an error or a warning without a source range, in the
-// shape of Terraform's views/json.Diagnostic.
+// Diagnostic writes one error or warning without a source range.
 func (v *JSONView) Diagnostic(severity Severity, summary, detail string) {
-	level, prefix := "error", "Error: "
+	d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail}
 	if severity == Warning {
-		level, prefix = "warn", "Warning: "
+		d.Severity = hcl.DiagWarning
 	}
-	d := map[string]any{"severity": string(severity), "summary": summary, "detail": detail}
-	v.Write(level, prefix+summary, "diagnostic", map[string]any{"diagnostic": d})
+	v.Diagnostics(hcl.Diagnostics{d}, nil)
 }
 
 // Log writes a note that has no message type of its own (an agent started
@@ -57,81 +55,19 @@ func (v *JSONView) Log(message string) {
 	v.Write("info", message, "log", nil)
 }
 
-// TextWriter is an io.Writer for code that prints its messages as text,
-// in Terraform's human form: each write of "Error: summary\n\ndetail"
-// (or "Warning: ...") becomes a diagnostic, any other text a log message.
-// With -json a command's error stream is this, so that every message it
-// prints, from whichever layer, is machine-readable.
-func (v *JSONView) TextWriter() io.Writer { return textWriter{v} }
+// LogWriter is an io.Writer whose text becomes log lines, one a write
+// (blank lines dropped). It stays for the notes written as text by code
+// that takes an io.Writer and knows no view: the state package's
+// "Acquiring state lock" notes while a lock is waited for, and the
+// agent client's "started an agent" note. Errors and warnings never go
+// through it: they are Diagnostics.
+func (v *JSONView) LogWriter() io.Writer { return logWriter{v} }
 
-type textWriter struct{ v *JSONView }
+type logWriter struct{ v *JSONView }
 
-func (t textWriter) Write(p []byte) (int, error) {
-	text := strings.Trim(string(p), "\n")
-	if text == "" {
-		return len(p), nil
-	}
-	for _, msg := range splitMessages(text) {
-		t.v.text(msg)
+func (t logWriter) Write(p []byte) (int, error) {
+	if text := strings.Trim(string(p), "\n"); text != "" {
+		t.v.Log(text)
 	}
 	return len(p), nil
-}
-
-// text writes one message given as text.
-func (v *JSONView) text(msg string) {
-	if d := textDiagnostic(msg); d != nil {
-		severity := Error
-		if d.Severity == hcl.DiagWarning {
-			severity = Warning
-		}
-		v.Diagnostic(severity, d.Summary, d.Detail)
-		return
-	}
-	v.Log(msg)
-}
-
-// TextDiagnostics reads text printed in Terraform's human form ("Error:
-// summary", a blank line, the detail) as the diagnostics it says; text
-// that is no diagnostic is an error's detail, so that no word is lost.
-func TextDiagnostics(text string) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	for _, msg := range splitMessages(strings.Trim(text, "\n")) {
-		if msg == "" {
-			continue
-		}
-		d := textDiagnostic(msg)
-		if d == nil {
-			d = &hcl.Diagnostic{Severity: hcl.DiagError, Summary: msg}
-		}
-		diags = append(diags, d)
-	}
-	return diags
-}
-
-// textDiagnostic is the diagnostic msg says, nil if it is none.
-func textDiagnostic(msg string) *hcl.Diagnostic {
-	for _, s := range []struct {
-		prefix   string
-		severity hcl.DiagnosticSeverity
-	}{{"Error: ", hcl.DiagError}, {"Warning: ", hcl.DiagWarning}} {
-		if rest, ok := strings.CutPrefix(msg, s.prefix); ok {
-			summary, detail, _ := strings.Cut(rest, "\n")
-			return &hcl.Diagnostic{Severity: s.severity, Summary: strings.TrimSpace(summary), Detail: strings.Trim(detail, "\n")}
-		}
-	}
-	return nil
-}
-
-// splitMessages splits text written at once into its messages: each
-// "Error: " or "Warning: " at the start of a line begins one.
-func splitMessages(text string) []string {
-	var msgs []string
-	start := 0
-	for i := 0; i < len(text); i++ {
-		if i > start && text[i-1] == '\n' && (strings.HasPrefix(text[i:], "Error: ") || strings.HasPrefix(text[i:], "Warning: ")) {
-			msgs = append(msgs, strings.Trim(text[start:i], "\n"))
-			start = i
-		}
-	}
-	return append(msgs, strings.Trim(text[start:], "\n"))
 }

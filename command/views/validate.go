@@ -35,7 +35,7 @@ type validateHuman struct {
 func (h *validateHuman) Results(diags hcl.Diagnostics) int {
 	color := h.v.Colorize(h.v.Err)
 	if err := h.l.WriteDiagnostics(h.v.Err, diags, bool(color), 0); err != nil {
-		fmt.Fprintf(h.v.Err, "Error: %v\n", err)
+		h.v.Diagnostics(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: err.Error()}}, nil)
 		return 1
 	}
 	if diags.HasErrors() {
@@ -58,7 +58,8 @@ type validateJSON struct {
 
 func (j *validateJSON) Results(diags hcl.Diagnostics) int {
 	if err := j.l.WriteJSON(j.v.Out, diags); err != nil {
-		fmt.Fprintf(j.v.Err, "Error: %v\n", err)
+		// The document could not be written: said as text, on stderr.
+		j.v.Diagnostics(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: err.Error()}}, nil)
 		return 1
 	}
 	if diags.HasErrors() {

@@ -12,6 +12,9 @@ type View struct {
 	Out, Err io.Writer
 	NoColor  bool
 	Terminal func(io.Writer) bool
+	// Width is where the configuration's diagnostics wrap their details
+	// (0: they do not).
+	Width uint
 }
 
 // Colorize is whether text written on w is coloured: not with -no-color,
