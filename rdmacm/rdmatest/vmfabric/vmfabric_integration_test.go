@@ -27,7 +27,8 @@ func testContext(t *testing.T) context.Context {
 }
 
 // One guest: commands' output and exit codes, a long-lived command
-// stopped, a guest TCP port reached through its forwarded host port.
+// stopped, a guest TCP port reached through its forwarded host port, which
+// refuses while the guest is off and reaches it again once booted again.
 func TestOneHost(t *testing.T) {
 	ctx := testContext(t)
 	f := vmfabric.Boot(t, vmfabric.Spec{Hosts: 1, Forward: []int{7470}})
@@ -44,8 +45,31 @@ func TestOneHost(t *testing.T) {
 		t.Errorf("rdma link in the guest shows no active rxe0 on eth0:\n%s", out)
 	}
 
-	// A guest service on the forwarded port, reached from the host.
-	srv, err := h.Start("sh", "-c", "while :; do echo hello from host1 | busybox nc -l -p 7470; done")
+	hello(t, ctx, h)
+
+	if _, _, err := h.Run(ctx, "true"); err != nil {
+		t.Fatal(err)
+	}
+	h.PowerOff()
+	if _, _, err := h.Run(ctx, "true"); err == nil || !strings.Contains(err.Error(), "the guest is off") {
+		t.Errorf("Run on a powered-off guest: got %v, want it to say the guest is off", err)
+	}
+	if c, err := net.Dial("tcp", h.Forwarded(7470)); err == nil {
+		c.Close()
+		t.Errorf("the forwarded port %s of a powered-off guest accepted a connection", h.Forwarded(7470))
+	}
+	// Booted again, the guest has the same forwarded port.
+	if err := h.Boot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hello(t, ctx, h)
+}
+
+// hello serves a line on the guest's port 7470 and reads it on the host
+// through the forwarded port.
+func hello(t *testing.T, ctx context.Context, h *vmfabric.Host) {
+	t.Helper()
+	srv, err := h.Start("sh", "-c", "while :; do echo hello from $(hostname) | busybox nc -l -p 7470; done")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,19 +89,11 @@ func TestOneHost(t *testing.T) {
 		line, err = bufio.NewReader(c).ReadString('\n')
 		return err == nil, fmt.Sprintf("read %q: %v", line, err)
 	})
-	if line != "hello from host1\n" {
-		t.Errorf("read %q through the forwarded port, want %q", line, "hello from host1\n")
+	if want := "hello from " + h.Name() + "\n"; line != want {
+		t.Errorf("read %q through the forwarded port, want %q", line, want)
 	}
 	if err := srv.Stop(ctx); err != nil {
 		t.Errorf("stopping the guest's server: %v", err)
-	}
-
-	if _, _, err := h.Run(ctx, "true"); err != nil {
-		t.Fatal(err)
-	}
-	h.PowerOff()
-	if _, _, err := h.Run(ctx, "true"); err == nil || !strings.Contains(err.Error(), "the guest is off") {
-		t.Errorf("Run on a powered-off guest: got %v, want it to say the guest is off", err)
 	}
 }
 
