@@ -75,14 +75,14 @@ func (p *Proc) Wait(ctx context.Context) (int, error) {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if b, err := os.ReadFile(p.base + ".rc"); err == nil {
-			code, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				return -1, fmt.Errorf("vmfabric: %s reported a bad exit code %q", p.what, b)
-			}
-			return code, nil
+		if code, ok, err := p.exitCode(); ok {
+			return code, err
 		}
 		if err := p.alive(); err != nil {
+			// It may have exited just before the guest went off.
+			if code, ok, rcErr := p.exitCode(); ok {
+				return code, rcErr
+			}
 			return -1, err
 		}
 		select {
@@ -91,6 +91,19 @@ func (p *Proc) Wait(ctx context.Context) (int, error) {
 		case <-tick.C:
 		}
 	}
+}
+
+// exitCode reads the exit code the guest wrote, if it did.
+func (p *Proc) exitCode() (code int, ok bool, err error) {
+	b, err := os.ReadFile(p.base + ".rc")
+	if err != nil {
+		return -1, false, nil
+	}
+	code, err = strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return -1, true, fmt.Errorf("vmfabric: %s reported a bad exit code %q", p.what, b)
+	}
+	return code, true, nil
 }
 
 // Stop sends the command SIGTERM and waits until it exits.
