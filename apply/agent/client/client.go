@@ -30,8 +30,12 @@ type Client struct {
 	pb.AgentClient
 	Health healthpb.HealthClient
 	Socket string
-	conn   *grpc.ClientConn
-	guard  *peerGuard
+	// Address is a remote agent's HOST:PORT (DialRemote); Socket is then "".
+	Address string
+	conn    *grpc.ClientConn
+	guard   *peerGuard
+	remote  *Remote
+	watch   *remoteWatch
 }
 
 // Dial connects to the agent at socket and checks that it answers (the
@@ -69,6 +73,9 @@ func Dial(ctx context.Context, socket string) (*Client, error) {
 func (c *Client) Check(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	if c.remote != nil {
+		return c.checkRemote(ctx)
+	}
 	r, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{Service: "rdmaform.agent.v1.Agent"})
 	if err != nil {
 		if refused := c.guard.refusal(); refused != nil {
