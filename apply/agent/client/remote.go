@@ -126,19 +126,19 @@ func (r Remote) tlsConfig() (*tls.Config, error) {
 	}, nil
 }
 
-// remoteWatch keeps how the latest connection attempt failed (dial,
-// handshake, first read), for DialRemote to say which step failed rather
+// remoteWatch keeps how the latest connection attempt failed (dial or
+// handshake), for DialRemote to say which step failed rather
 // than gRPC's summary of it. gRPC waits a second at least before the next
 // attempt, so the failure a call reports is still the latest.
 type remoteWatch struct {
-	mu                        sync.Mutex
-	dialErr, handErr, readErr error
-	handshook                 bool
+	mu               sync.Mutex
+	dialErr, handErr error
+	handshook        bool
 }
 
 func (w *remoteWatch) dial(ctx context.Context, addr string) (net.Conn, error) {
 	w.mu.Lock()
-	w.dialErr, w.handErr, w.readErr, w.handshook = nil, nil, nil, false
+	w.dialErr, w.handErr, w.handshook = nil, nil, false
 	w.mu.Unlock()
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", addr)
@@ -152,9 +152,8 @@ func (w *remoteWatch) dial(ctx context.Context, addr string) (net.Conn, error) {
 }
 
 // watchedTLS is the client's TLS credentials, recording in a
-// remoteWatch why a handshake failed, and the agent's alert when it
-// refuses our certificate: in TLS 1.3 that alert comes after the
-// handshake, on the first read.
+// remoteWatch why a handshake failed, counting as part of it the agent's
+// verdict on our certificate.
 type watchedTLS struct {
 	credentials.TransportCredentials
 	w *remoteWatch
@@ -162,6 +161,9 @@ type watchedTLS struct {
 
 func (t watchedTLS) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
 	conn, info, err := t.TransportCredentials.ClientHandshake(ctx, authority, raw)
+	if err == nil {
+		conn, err = awaitVerdict(ctx, conn)
+	}
 	t.w.mu.Lock()
 	defer t.w.mu.Unlock()
 	if err != nil {
@@ -169,28 +171,60 @@ func (t watchedTLS) ClientHandshake(ctx context.Context, authority string, raw n
 		return nil, nil, err
 	}
 	t.w.handshook = true
-	return &watchedConn{Conn: conn, w: t.w}, info, nil
+	return conn, info, nil
 }
 
 func (t watchedTLS) Clone() credentials.TransportCredentials {
 	return watchedTLS{t.TransportCredentials.Clone(), t.w}
 }
 
-type watchedConn struct {
-	net.Conn
-	w *remoteWatch
+// awaitVerdict reads the agent's first byte. In TLS 1.3 the server
+// judges our certificate after our side of the handshake is done: a
+// refusal is an alert on the first read, an acceptance the agent's first
+// HTTP/2 frame (a gRPC server speaks first). Waiting for it here makes a
+// refusal a failed handshake, in words, rather than whichever of gRPC's
+// reads and writes meets the closed connection first.
+func awaitVerdict(ctx context.Context, conn net.Conn) (net.Conn, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(DefaultRemoteTimeout)
+	}
+	conn.SetReadDeadline(deadline)
+	first := make([]byte, 1)
+	n, err := conn.Read(first)
+	conn.SetReadDeadline(time.Time{})
+	if err != nil {
+		conn.Close()
+		if remoteAlert(err) != "" {
+			return nil, err
+		}
+		return nil, &silentError{err}
+	}
+	return &prefixConn{Conn: conn, prefix: first[:n]}, nil
 }
 
-func (c *watchedConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	if err != nil {
-		c.w.mu.Lock()
-		if c.w.readErr == nil {
-			c.w.readErr = err
-		}
-		c.w.mu.Unlock()
+// silentError is an agent that completed the handshake, then closed or
+// said nothing.
+type silentError struct{ err error }
+
+func (e *silentError) Error() string {
+	return "the TLS handshake completed, but the agent said nothing after it: " + e.err.Error()
+}
+func (e *silentError) Unwrap() error { return e.err }
+
+// prefixConn is a connection whose first bytes were read already.
+type prefixConn struct {
+	net.Conn
+	prefix []byte
+}
+
+func (c *prefixConn) Read(p []byte) (int, error) {
+	if len(c.prefix) > 0 {
+		n := copy(p, c.prefix)
+		c.prefix = c.prefix[n:]
+		return n, nil
 	}
-	return n, err
+	return c.Conn.Read(p)
 }
 
 // why turns the failure of the first call into a RemoteError from what
@@ -202,8 +236,6 @@ func (w *remoteWatch) why(r Remote, ctx context.Context, callErr error) error {
 	switch {
 	case w.handErr != nil:
 		e.Problem, e.Err = handshakeProblem(w.handErr)
-	case w.readErr != nil && remoteAlert(w.readErr) != "":
-		e.Problem, e.Err = Refused, w.readErr
 	case w.dialErr != nil:
 		e.Problem, e.Err = Unreachable, w.dialErr
 	case ctx.Err() != nil:
@@ -211,8 +243,6 @@ func (w *remoteWatch) why(r Remote, ctx context.Context, callErr error) error {
 		if w.handshook {
 			e.Err = fmt.Errorf("the connection was made, but the agent did not answer: %w", ctx.Err())
 		}
-	case w.readErr != nil:
-		e.Problem, e.Err = Unreachable, w.readErr
 	default:
 		e.Problem, e.Err = Unreachable, callErr
 	}
@@ -225,7 +255,10 @@ func handshakeProblem(err error) (Problem, error) {
 	var hostname x509.HostnameError
 	var invalid x509.CertificateInvalidError
 	var header tls.RecordHeaderError
+	var silent *silentError
 	switch {
+	case errors.As(err, &silent):
+		return Unreachable, err
 	case errors.As(err, &unknown):
 		return UnknownAuthority, err
 	case errors.As(err, &hostname):

@@ -37,7 +37,7 @@ func runTLSAgent(t *testing.T, server pki.Pair, clientCA *pki.CA, allow ...strin
 	stderr := &lockedWriter{w: &bytes.Buffer{}}
 	go func() {
 		done <- agent.Run(ctx, agent.Options{Socket: socketIn(t), Version: "test", Stderr: stderr,
-			TLS: agent.TLS{Listen: "127.0.0.1:0", CertFile: server.CertFile, KeyFile: server.KeyFile, ClientCAFile: clientCA.CertFile, AllowNames: allow},
+			TLS:   agent.TLS{Listen: "127.0.0.1:0", CertFile: server.CertFile, KeyFile: server.KeyFile, ClientCAFile: clientCA.CertFile, AllowNames: allow},
 			Ready: func(info *pb.InfoResponse) { ready <- info }})
 	}()
 	var a *tlsAgent
