@@ -39,7 +39,8 @@ type Options struct {
 	Ready func(*pb.InfoResponse)
 }
 
-// Run serves the agent on opts.Socket until ctx ends (SIGTERM) or a client
+// Run serves the agent on opts.Socket (and on opts.TLS.Listen over mutual
+// TLS, when set) until ctx ends (SIGTERM) or a client
 // calls Shutdown, then disconnects everything, destroys the ids and frees
 // the protection domains last. It returns nil after an orderly stop.
 func Run(ctx context.Context, opts Options) error {

@@ -1,6 +1,7 @@
 // Package client is the CLI's side of the agent's API: it dials the
 // agent's unix socket and, when no agent answers, starts one in the
-// background and says so.
+// background and says so; DialRemote reaches an agent on another host
+// over mutual TLS.
 package client
 
 import (

@@ -272,3 +272,39 @@ func TestRemoteLocalFiles(t *testing.T) {
 	noCA.CAFile = p.client.KeyFile
 	remoteProblem(t, noCA, client.LocalFiles, "holds no PEM certificate")
 }
+
+// A port that takes the connection but never speaks: DialRemote without
+// a deadline gives up after DefaultRemoteTimeout, saying so.
+func TestRemoteSilentPortIsBoundedByTheDefaultTimeout(t *testing.T) {
+	p := newTestPKI(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close() // never accepted: the kernel completes the TCP handshake
+	r := client.Remote{Address: ln.Addr().String(), CAFile: p.ca.CertFile, CertFile: p.client.CertFile, KeyFile: p.client.KeyFile}
+	type result struct {
+		err  error
+		took time.Duration
+	}
+	done := make(chan result, 1)
+	go func() {
+		start := time.Now()
+		c, err := client.DialRemote(context.Background(), r)
+		if c != nil {
+			c.Close()
+		}
+		done <- result{err, time.Since(start)}
+	}()
+	select {
+	case res := <-done:
+		if !client.IsUnreachable(res.err) || !strings.Contains(res.err.Error(), "no answer in time") {
+			t.Errorf("DialRemote to a silent port: %v", res.err)
+		}
+		if res.took < client.DefaultRemoteTimeout {
+			t.Errorf("gave up after %v, before the default %v", res.took, client.DefaultRemoteTimeout)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("DialRemote to a silent port without a deadline did not return within a minute")
+	}
+}
