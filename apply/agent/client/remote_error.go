@@ -51,11 +51,11 @@ func (e *RemoteError) Error() string {
 	case UnknownAuthority:
 		var u x509.UnknownAuthorityError
 		errors.As(e.Err, &u)
-		return fmt.Sprintf("the agent at %s presented a certificate (%s) not signed by the CA in %s: give ca_file the CA that signed the agents' certificates, or give the agent a certificate signed by that CA", e.Address, certName(u.Cert), orUnknown(e.Remote.CAFile))
+		return fmt.Sprintf("the agent at %s presented a certificate (%s) not signed by the CA in %s: give the CA that signed the agents' certificates (tls { ca_file }, or -tls-ca), or give the agent a certificate signed by this one", e.Address, certName(u.Cert), orUnknown(e.Remote.CAFile))
 	case WrongName:
 		var h x509.HostnameError
 		errors.As(e.Err, &h)
-		return fmt.Sprintf("the agent at %s presented a certificate for %s, not for %q: make its certificate with %q in its subject alternative names, or give the name it holds as the server name", e.Address, certNames(h.Certificate), h.Host, h.Host)
+		return fmt.Sprintf("the agent at %s presented a certificate for %s, not for %q: make its certificate with %q in its subject alternative names, or give a name it holds as the server name (tls { server_name }, or -tls-server-name)", e.Address, certNames(h.Certificate), h.Host, h.Host)
 	case AgentCertificate:
 		var inv x509.CertificateInvalidError
 		if errors.As(e.Err, &inv) && inv.Reason == x509.Expired {

@@ -114,6 +114,7 @@ func remoteProblem(t *testing.T, r client.Remote, p client.Problem, want ...stri
 		c.Close()
 		t.Fatalf("DialRemote %s: no error", r.Address)
 	}
+	t.Logf("DialRemote: %v", err)
 	var re *client.RemoteError
 	if !errors.As(err, &re) || re.Problem != p {
 		t.Fatalf("DialRemote %s: %T %v, want problem %d", r.Address, err, err, p)
@@ -307,4 +308,40 @@ func TestRemoteSilentPortIsBoundedByTheDefaultTimeout(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("DialRemote to a silent port without a deadline did not return within a minute")
 	}
+}
+
+func TestRemoteAgentRefusesAnExpiredClientCertificate(t *testing.T) {
+	p := newTestPKI(t)
+	a := runTLSAgent(t, p.server, p.ca)
+	old := p.ca.Client(t, "old-operator", pki.Expired())
+	remoteProblem(t, remote(a, p.ca, old), client.Refused, "refused our certificate", "expired")
+	a.waitLog(t, "(CN=old-operator) is expired or not yet valid (valid from "+old.Cert.NotBefore.UTC().Format(time.DateOnly))
+}
+
+// The agent refuses to start with an expired certificate, so a TLS
+// server stands in for one whose certificate expired while it ran.
+func TestRemoteClientRefusesAnExpiredAgentCertificate(t *testing.T) {
+	p := newTestPKI(t)
+	old := p.ca.Server(t, "old-agent", pki.IPs("127.0.0.1"), pki.Expired())
+	pair, err := tls.LoadX509KeyPair(old.CertFile, old.KeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{pair}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { c.(*tls.Conn).Handshake(); c.Close() }()
+		}
+	}()
+	r := client.Remote{Address: ln.Addr().String(), CAFile: p.ca.CertFile, CertFile: p.client.CertFile, KeyFile: p.client.KeyFile}
+	remoteProblem(t, r, client.AgentCertificate, "presented a certificate (CN=old-agent) that is expired or not yet valid (valid from "+
+		old.Cert.NotBefore.UTC().Format(time.DateOnly)+" to "+old.Cert.NotAfter.UTC().Format(time.DateOnly))
 }
