@@ -124,11 +124,11 @@ func checkValidity(file string, c *x509.Certificate, now time.Time) error {
 // errNotAllowed is a client certificate that chains to the client CA but
 // holds none of the allowed names.
 type errNotAllowed struct {
-	names []string // the certificate's CN and DNS names
+	names, allow []string // the certificate's CN and DNS names; the list
 }
 
 func (e *errNotAllowed) Error() string {
-	return fmt.Sprintf("its names %s are not in the agent's -tls-allow-name list", strings.Join(e.names, ", "))
+	return fmt.Sprintf("it holds the names %s, none of which is in the agent's -tls-allow-name list (%s)", strings.Join(e.names, ", "), strings.Join(e.allow, ", "))
 }
 
 // allowed reports whether c's CN or one of its DNS names is in allow.
@@ -139,7 +139,7 @@ func allowed(c *x509.Certificate, allow []string) error {
 			return nil
 		}
 	}
-	return &errNotAllowed{names: names}
+	return &errNotAllowed{names: names, allow: allow}
 }
 
 // loggedTLS is the server's TLS credentials, logging each refused

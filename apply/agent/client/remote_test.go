@@ -190,7 +190,7 @@ func TestRemoteAgentRefusesAClientNotInItsAllowList(t *testing.T) {
 	p := newTestPKI(t)
 	a := runTLSAgent(t, p.server, p.ca, "admin", "ops.example")
 	remoteProblem(t, remote(a, p.ca, p.client), client.Refused, "not in the agent's allow-list")
-	a.waitLog(t, "is signed by the client CA, but its names operator are not in the agent's -tls-allow-name list")
+	a.waitLog(t, "is signed by the client CA, but it holds the names operator, none of which is in the agent's -tls-allow-name list (admin, ops.example)")
 
 	// By CN, or by a DNS name.
 	for _, user := range []pki.Pair{p.ca.Client(t, "admin"), p.ca.Client(t, "someone", pki.DNSNames("ops.example"))} {
