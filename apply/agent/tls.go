@@ -133,11 +133,18 @@ func (e *errNotAllowed) Error() string {
 
 // allowed reports whether c's CN or one of its DNS names is in allow.
 func allowed(c *x509.Certificate, allow []string) error {
-	names := append([]string{c.Subject.CommonName}, c.DNSNames...)
-	for _, n := range names {
-		if n != "" && slices.Contains(allow, n) {
+	var names []string
+	for _, n := range append([]string{c.Subject.CommonName}, c.DNSNames...) {
+		if n == "" {
+			continue
+		}
+		if slices.Contains(allow, n) {
 			return nil
 		}
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		names = []string{"(none)"}
 	}
 	return &errNotAllowed{names: names, allow: allow}
 }
