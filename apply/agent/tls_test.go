@@ -72,3 +72,26 @@ func TestRunRefusesListenWithoutTLSFiles(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 }
+
+func TestAllowedByCNOrDNSName(t *testing.T) {
+	dir := t.TempDir()
+	ca := pki.NewCA(t, dir, "ca")
+	allow := []string{"operator", "ci.example"}
+	for _, tc := range []struct {
+		cert pki.Pair
+		want string // "" when allowed
+	}{
+		{ca.Client(t, "operator"), ""},
+		{ca.Client(t, "someone", pki.DNSNames("x.example", "ci.example")), ""},
+		{ca.Client(t, "someone-else", pki.DNSNames("x.example")), "it holds the names someone-else, x.example, none of which is in the agent's -tls-allow-name list (operator, ci.example)"},
+		{ca.Client(t, ""), "it holds the names (none), none of which"},
+	} {
+		err := allowed(tc.cert.Cert, allow)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v: %v", tc.cert.Cert.Subject, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%v: %v, want %q", tc.cert.Cert.Subject, err, tc.want)
+		}
+	}
+}
