@@ -22,7 +22,7 @@ func init() {
 
 const agentUsage = `Usage: rdmaform agent [options]
        rdmaform agent stop [-socket=PATH]
-       rdmaform agent status [-socket=PATH]
+       rdmaform agent status [-socket=PATH | -address=HOST:PORT -tls-ca=FILE ...]
 
   The agent holds protection domains, listeners and endpoints (an RDMA CM id
   dies with the process that made it) and serves rdmaform's other commands
@@ -33,6 +33,16 @@ const agentUsage = `Usage: rdmaform agent [options]
 Options:
 ` + agentSocketOption + `  -log=FILE     The JSON log (default: agent.log beside the socket); a text
                 log also goes to stderr.
+
+  -listen=HOST:PORT     Serve the same API over TCP too, with mutual TLS only
+                        (TLS 1.3; there is no plaintext TCP). Needs:
+  -tls-cert=FILE        The agent's certificate (PEM), with the address
+                        clients dial in its subject alternative names.
+  -tls-key=FILE         Its key.
+  -tls-client-ca=FILE   The CA clients' certificates must be signed by.
+  -tls-allow-name=NAME  Serve only clients whose certificate holds NAME as
+                        its CN or a DNS name (repeat for several).
+                        docs/agent.md says how to make these files.
 `
 
 // agentSocketOption is how agent, agent stop and agent status find the
@@ -56,12 +66,21 @@ Options:
 
 const agentStatusHelp = `Usage: rdmaform agent status [options]
 
-  Prints the agent's pid, socket, log, version and uptime, and how many
-  objects it holds, by kind and status. "rdmaform status" lists the
+  Prints the agent's pid, socket, log, version and uptime, its TCP address,
+  certificate and expiry when it serves -listen, and how many objects it
+  holds, by kind and status. "rdmaform status" lists the
   objects themselves.
 
 Options:
-` + agentSocketOption
+` + agentSocketOption + `
+  -address=HOST:PORT      Ask the agent serving -listen=HOST:PORT on another
+                          host, over mutual TLS, instead of the socket. Needs:
+  -tls-ca=FILE            The CA the agent's certificate must be signed by.
+  -tls-cert=FILE          Our certificate (signed by the agent's client CA).
+  -tls-key=FILE           Its key.
+  -tls-server-name=NAME   The name the agent's certificate must hold (default:
+                          the address's host).
+`
 
 func runAgent(args []string, s Meta) int {
 	if len(args) > 0 && (args[0] == "stop" || args[0] == "status") {
@@ -80,7 +99,8 @@ func runAgent(args []string, s Meta) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	defer startCPUProfile("agent")()
-	err := agent.Run(ctx, agent.Options{Socket: socket, LogFile: logFile, Version: Version, Stderr: s.Err})
+	err := agent.Run(ctx, agent.Options{Socket: socket, LogFile: logFile, Version: Version, Stderr: s.Err,
+		TLS: agent.TLS{Listen: a.Listen, CertFile: a.TLSCert, KeyFile: a.TLSKey, ClientCAFile: a.TLSClientCA, AllowNames: a.AllowNames}})
 	if err != nil {
 		s.showError(fmt.Sprintf("agent: %v", err), "")
 		// An agent started in the background has no terminal: its log
@@ -105,9 +125,12 @@ func runAgentClient(verb string, args []string, s Meta) int {
 		s.argDiagnostics(diags, help)
 		return 1
 	}
-	socket := client.ChooseSocket(a.Socket, configuredAgentSocket())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	if a.Address != "" {
+		return agentStatusRemote(ctx, a, s)
+	}
+	socket := client.ChooseSocket(a.Socket, configuredAgentSocket())
 	c, err := client.Dial(ctx, socket)
 	if err != nil {
 		if client.IsNotRunning(err) && verb == "stop" {
@@ -131,6 +154,30 @@ func runAgentClient(verb string, args []string, s Meta) int {
 		fmt.Fprintf(s.Out, "Stopped the agent (pid %d) at %s.\n", info.Pid, termsafe.String(info.Socket))
 		return 0
 	}
+	return printAgentStatus(ctx, c, info, s)
+}
+
+// agentStatusRemote is agent status -address: the agent on another
+// host, over mutual TLS.
+func agentStatusRemote(ctx context.Context, a *arguments.AgentClient, s Meta) int {
+	dctx, cancel := context.WithTimeout(ctx, client.DefaultRemoteTimeout)
+	c, err := client.DialRemote(dctx, client.Remote{Address: a.Address, CAFile: a.TLSCA, CertFile: a.TLSCert, KeyFile: a.TLSKey, ServerName: a.TLSServerName})
+	cancel()
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: %s\n", termsafe.Text(err.Error()))
+		return 1
+	}
+	defer c.Close()
+	info, err := c.Info(ctx, &pb.InfoRequest{})
+	if err != nil {
+		fmt.Fprintf(s.Err, "Error: agent info: %s\n", termsafe.Text(agentError(err).Error()))
+		return 1
+	}
+	return printAgentStatus(ctx, c, info, s)
+}
+
+// printAgentStatus prints who the agent is and what it holds.
+func printAgentStatus(ctx context.Context, c *client.Client, info *pb.InfoResponse, s Meta) int {
 	list, err := c.List(ctx, &pb.ListRequest{})
 	if err != nil {
 		s.showError(fmt.Sprintf("agent list: %s", termsafe.Text(err.Error())), "")
@@ -139,6 +186,10 @@ func runAgentClient(verb string, args []string, s Meta) int {
 	started := time.Unix(0, info.StartedAt)
 	fmt.Fprintf(s.Out, "Agent: pid %d, socket %s, log %s, version %s, up %v\n",
 		info.Pid, termsafe.String(info.Socket), termsafe.String(info.LogFile), termsafe.String(info.Version), time.Since(started).Round(time.Second))
+	if info.Listen != "" {
+		fmt.Fprintf(s.Out, "TCP: serving %s over mutual TLS as %s, %s\n",
+			termsafe.String(info.Listen), termsafe.String(info.CertificateSubject), expiryWords(time.Unix(0, info.CertificateNotAfter), time.Now()))
+	}
 	counts := map[string]int{}
 	for _, o := range list.Objects {
 		counts[fmt.Sprintf("%-17s %s", kindWord(o.Kind), statusWord(o.Status))]++
@@ -153,6 +204,19 @@ func runAgentClient(verb string, args []string, s Meta) int {
 		fmt.Fprintf(s.Out, "  %s %d\n", k, counts[k])
 	}
 	return 0
+}
+
+// expiryWords says when a certificate expires, and in how many days.
+func expiryWords(notAfter, now time.Time) string {
+	day := notAfter.UTC().Format(time.DateOnly)
+	days := int(notAfter.Sub(now).Hours() / 24)
+	switch {
+	case notAfter.Before(now):
+		return fmt.Sprintf("certificate EXPIRED %s (%d days ago)", day, -days)
+	case days == 1:
+		return fmt.Sprintf("certificate expires %s (1 day)", day)
+	}
+	return fmt.Sprintf("certificate expires %s (%d days)", day, days)
 }
 
 func kindWord(k pb.Kind) string      { return agent.KindWord(k) }

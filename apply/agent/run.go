@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
@@ -30,11 +32,15 @@ type Options struct {
 	LogFile string    // JSON log; "" means agent.log beside the socket
 	Version string    // rdmaform's version, for Info
 	Stderr  io.Writer // text log; nil means os.Stderr
+	// TLS, when its Listen is set, serves the API over TCP with mutual
+	// TLS too (see tls.go); the unix socket is served either way.
+	TLS TLS
 	// Ready, when set, is called once the API is served.
 	Ready func(*pb.InfoResponse)
 }
 
-// Run serves the agent on opts.Socket until ctx ends (SIGTERM) or a client
+// Run serves the agent on opts.Socket (and on opts.TLS.Listen over mutual
+// TLS, when set) until ctx ends (SIGTERM) or a client
 // calls Shutdown, then disconnects everything, destroys the ids and frees
 // the protection domains last. It returns nil after an orderly stop.
 func Run(ctx context.Context, opts Options) error {
@@ -53,6 +59,17 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
+	}
+	// The certificates are checked before anything is made, so that a
+	// bad file is the whole of the error.
+	var stls *serverTLS
+	if opts.TLS.Listen != "" {
+		if opts.TLS.CertFile == "" || opts.TLS.KeyFile == "" || opts.TLS.ClientCAFile == "" {
+			return errors.New("agent: -listen serves TCP over mutual TLS only: it needs -tls-cert, -tls-key and -tls-client-ca")
+		}
+		if stls, err = loadServerTLS(opts.TLS, time.Now()); err != nil {
+			return err
+		}
 	}
 	logFile, err := os.OpenFile(opts.LogFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -78,6 +95,14 @@ func Run(ctx context.Context, opts Options) error {
 	if stale {
 		log.Info("removed a stale socket", "socket", socket)
 	}
+	var tcp net.Listener
+	if stls != nil {
+		if tcp, err = net.Listen("tcp", opts.TLS.Listen); err != nil {
+			ln.Close()
+			return fmt.Errorf("listening on %s (-listen): %w", opts.TLS.Listen, err)
+		}
+		defer tcp.Close()
+	}
 
 	defer tuneGC()()
 	a := New(log)
@@ -86,16 +111,34 @@ func Run(ctx context.Context, opts Options) error {
 		Pid: int32(os.Getpid()), Socket: socket, LogFile: opts.LogFile,
 		StartedAt: a.startedAt.UnixNano(), Version: opts.Version, Uid: uint32(os.Getuid()),
 	}
+	if tcp != nil {
+		info.Listen = tcp.Addr().String()
+		info.CertificateSubject = stls.leaf.Subject.String()
+		info.CertificateNotAfter = stls.leaf.NotAfter.UnixNano()
+	}
 	stop := make(chan struct{})
 	var once sync.Once
 	svc := &service{agent: a, info: info, shutdown: func() { once.Do(func() { close(stop) }) }}
 	srv := newServer()
 	pb.RegisterAgentServer(srv, svc)
 	hs := registerHealth(srv)
+	servers := []*grpc.Server{srv}
+	healths := []*health.Server{hs}
 
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- srv.Serve(&peerListener{Listener: ln, uid: uint32(os.Getuid()), log: log}) }()
 	log.Info("agent serving", "socket", socket, "pid", os.Getpid(), "log", opts.LogFile, "version", opts.Version)
+	if tcp != nil {
+		// Over TCP the peer's certificate is the authorisation (the
+		// socket's peer credentials mean nothing there): its own server,
+		// with the same service.
+		tsrv := newServer(grpc.Creds(loggedTLS{credentials.NewTLS(stls.config), log}))
+		pb.RegisterAgentServer(tsrv, svc)
+		servers, healths = append(servers, tsrv), append(healths, registerHealth(tsrv))
+		go func() { served <- tsrv.Serve(tcp) }()
+		log.Info("agent serving over mutual TLS", "listen", info.Listen, "certificate", info.CertificateSubject,
+			"expires", stls.leaf.NotAfter.UTC().Format(time.DateOnly), "allow_names", opts.TLS.AllowNames)
+	}
 	if opts.Ready != nil {
 		opts.Ready(info)
 	}
@@ -109,17 +152,21 @@ func Run(ctx context.Context, opts Options) error {
 	case serveErr = <-served:
 		log.Error("stopping: the gRPC server failed", "err", serveErr)
 	}
-	hs.Shutdown()
+	for _, hs := range healths {
+		hs.Shutdown()
+	}
 	closeErr := a.Close()
 	if closeErr != nil {
 		log.Warn("stopping", "err", closeErr)
 	}
-	done := make(chan struct{})
-	go func() { srv.GracefulStop(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		srv.Stop()
+	for _, srv := range servers {
+		done := make(chan struct{})
+		go func() { srv.GracefulStop(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			srv.Stop()
+		}
 	}
 	ln.Close()
 	os.Remove(socket)
@@ -191,11 +238,11 @@ func registerHealth(srv *grpc.Server) *health.Server {
 // and a list of 10,000 objects should not wait for window updates. It
 // takes requests of at most MaxRequestBytes and MaxRequestEntries (see
 // limits.go).
-func newServer() *grpc.Server {
+func newServer(opts ...grpc.ServerOption) *grpc.Server {
 	const window = 32 << 20
-	return grpc.NewServer(
+	return grpc.NewServer(append([]grpc.ServerOption{
 		grpc.InitialWindowSize(window), grpc.InitialConnWindowSize(window),
 		grpc.MaxRecvMsgSize(MaxRequestBytes),
 		grpc.ForceServerCodecV2(newBoundedCodec()),
-	)
+	}, opts...)...)
 }

@@ -2,6 +2,8 @@ package arguments
 
 import (
 	"fmt"
+	"net"
+	"strings"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
 )
@@ -174,7 +176,13 @@ func ParseImport(args []string) (*Import, Diagnostics) {
 type Agent struct {
 	Socket  string // -socket
 	LogFile string // -log
-	Help    bool
+	// Listen (-listen) serves the API over TCP too, with mutual TLS only:
+	// TLSCert and TLSKey (-tls-cert, -tls-key) are the agent's, and
+	// TLSClientCA (-tls-client-ca) the CA clients' certificates chain to;
+	// AllowNames (each -tls-allow-name) narrows them to those names.
+	Listen, TLSCert, TLSKey, TLSClientCA string
+	AllowNames                           []string
+	Help                                 bool
 }
 
 // ParseAgent parses the command line of agent (not agent stop or status).
@@ -183,6 +191,11 @@ func ParseAgent(args []string) (*Agent, Diagnostics) {
 	fs := newFlagSet("agent")
 	fs.StringVar(&a.Socket, "socket", "", "")
 	fs.StringVar(&a.LogFile, "log", "", "")
+	fs.StringVar(&a.Listen, "listen", "", "")
+	fs.StringVar(&a.TLSCert, "tls-cert", "", "")
+	fs.StringVar(&a.TLSKey, "tls-key", "", "")
+	fs.StringVar(&a.TLSClientCA, "tls-client-ca", "", "")
+	fs.Var((*stringsFlag)(&a.AllowNames), "tls-allow-name", "")
 	acceptNoColor(fs)
 	help, diags := parseFlags(fs, "agent", args)
 	if help {
@@ -192,13 +205,60 @@ func ParseAgent(args []string) (*Agent, Diagnostics) {
 	if parsed && fs.NArg() > 0 {
 		diags = diags.Append(errDiagHelp(fmt.Sprintf("agent takes no arguments, got %q", fs.Args())))
 	}
+	if parsed {
+		diags = append(diags, a.checkTLS()...)
+	}
 	return a, diags
+}
+
+// checkTLS refuses -listen without its three files (there is no
+// plaintext TCP), and TLS options without -listen.
+func (a *Agent) checkTLS() Diagnostics {
+	var diags Diagnostics
+	files := map[string]string{"-tls-cert": a.TLSCert, "-tls-key": a.TLSKey, "-tls-client-ca": a.TLSClientCA}
+	if a.Listen == "" {
+		var given []string
+		for _, f := range []string{"-tls-cert", "-tls-key", "-tls-client-ca"} {
+			if files[f] != "" {
+				given = append(given, f)
+			}
+		}
+		if len(a.AllowNames) > 0 {
+			given = append(given, "-tls-allow-name")
+		}
+		if len(given) > 0 {
+			diags = diags.Append(errDiag(strings.Join(given, ", ")+" without -listen",
+				"The TLS options are for the TCP address -listen=HOST:PORT serves; without it the agent serves its unix socket only."))
+		}
+		return diags
+	}
+	if _, _, err := net.SplitHostPort(a.Listen); err != nil {
+		diags = diags.Append(errDiag("Invalid -listen address",
+			fmt.Sprintf("-listen=%s is not HOST:PORT, such as -listen=10.77.1.1:7470 (or :7470 for every address): %v", a.Listen, err)))
+	}
+	var missing []string
+	for _, f := range []string{"-tls-cert", "-tls-key", "-tls-client-ca"} {
+		if files[f] == "" {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		diags = diags.Append(errDiag("-listen needs "+strings.Join(missing, ", "),
+			"The agent serves TCP over mutual TLS only (there is no plaintext mode: the API carries private data, and over TCP a certificate is the only proof of who the client is). Give its certificate and key with -tls-cert and -tls-key, and the CA that signs the clients' certificates with -tls-client-ca; docs/agent.md says how to make them."))
+	}
+	return diags
 }
 
 // AgentClient is the options of agent stop and agent status.
 type AgentClient struct {
 	Socket string // -socket
-	Help   bool
+	// Address (-address, agent status only) reaches a remote agent over
+	// mutual TLS instead of the socket: TLSCA (-tls-ca) is the CA its
+	// certificate chains to, TLSCert and TLSKey (-tls-cert, -tls-key)
+	// ours, and TLSServerName (-tls-server-name) the name its certificate
+	// must hold ("" for the address's host).
+	Address, TLSCA, TLSCert, TLSKey, TLSServerName string
+	Help                                           bool
 }
 
 // ParseAgentClient parses the command line of agent VERB (stop, status).
@@ -206,12 +266,51 @@ func ParseAgentClient(verb string, args []string) (*AgentClient, Diagnostics) {
 	a := &AgentClient{}
 	fs := newFlagSet("agent " + verb)
 	fs.StringVar(&a.Socket, "socket", "", "")
+	if verb == "status" {
+		fs.StringVar(&a.Address, "address", "", "")
+		fs.StringVar(&a.TLSCA, "tls-ca", "", "")
+		fs.StringVar(&a.TLSCert, "tls-cert", "", "")
+		fs.StringVar(&a.TLSKey, "tls-key", "", "")
+		fs.StringVar(&a.TLSServerName, "tls-server-name", "", "")
+	}
 	acceptNoColor(fs)
 	help, diags := parseFlags(fs, "agent "+verb, args)
 	if help {
 		return &AgentClient{Help: true}, nil
 	}
+	if len(diags) == 0 {
+		diags = append(diags, a.checkRemote()...)
+	}
 	return a, diags
+}
+
+// checkRemote wants -address with its three files, and without -socket.
+func (a *AgentClient) checkRemote() Diagnostics {
+	var diags Diagnostics
+	if a.Address == "" {
+		if a.TLSCA != "" || a.TLSCert != "" || a.TLSKey != "" || a.TLSServerName != "" {
+			diags = diags.Append(errDiag("TLS options without -address",
+				"-tls-ca, -tls-cert, -tls-key and -tls-server-name are for a remote agent named by -address=HOST:PORT."))
+		}
+		return diags
+	}
+	if a.Socket != "" {
+		diags = diags.Append(errDiag("-socket and -address both given", "Give -socket for the local agent, or -address for a remote one."))
+	}
+	if _, _, err := net.SplitHostPort(a.Address); err != nil {
+		diags = diags.Append(errDiag("Invalid -address", fmt.Sprintf("-address=%s is not HOST:PORT, such as -address=10.77.1.1:7470: %v", a.Address, err)))
+	}
+	var missing []string
+	for _, f := range []struct{ name, v string }{{"-tls-ca", a.TLSCA}, {"-tls-cert", a.TLSCert}, {"-tls-key", a.TLSKey}} {
+		if f.v == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		diags = diags.Append(errDiag("-address needs "+strings.Join(missing, ", "),
+			"A remote agent is reached over mutual TLS only: give the CA its certificate chains to (-tls-ca), and our certificate and key (-tls-cert, -tls-key)."))
+	}
+	return diags
 }
 
 // Init is the init command's options.

@@ -32,6 +32,14 @@ func TestParseStateCommands(t *testing.T) {
 			Import{State: State{Lock: true}, Addr: client, ID: "rdmaform.client.0"}},
 		{"agent", []string{"-socket=/s", "-log", "/l", "-no-color"}, wrap(ParseAgent), Agent{Socket: "/s", LogFile: "/l"}},
 		{"agent stop", []string{"-socket=/s"}, wrap(func(a []string) (*AgentClient, Diagnostics) { return ParseAgentClient("stop", a) }), AgentClient{Socket: "/s"}},
+		{"agent over TCP", []string{"-listen=10.77.1.1:7470", "-tls-cert=s.pem", "-tls-key", "s-key.pem", "-tls-client-ca=ca.pem",
+			"-tls-allow-name=operator", "-tls-allow-name", "ci"}, wrap(ParseAgent),
+			Agent{Listen: "10.77.1.1:7470", TLSCert: "s.pem", TLSKey: "s-key.pem", TLSClientCA: "ca.pem", AllowNames: []string{"operator", "ci"}}},
+		{"agent over TCP on every address", []string{"-listen=:7470", "-tls-cert=s.pem", "-tls-key=k", "-tls-client-ca=ca.pem"}, wrap(ParseAgent),
+			Agent{Listen: ":7470", TLSCert: "s.pem", TLSKey: "k", TLSClientCA: "ca.pem"}},
+		{"agent status remote", []string{"-address=10.77.1.1:7470", "-tls-ca=ca.pem", "-tls-cert=o.pem", "-tls-key=o-key.pem", "-tls-server-name=storage-1"},
+			wrap(func(a []string) (*AgentClient, Diagnostics) { return ParseAgentClient("status", a) }),
+			AgentClient{Address: "10.77.1.1:7470", TLSCA: "ca.pem", TLSCert: "o.pem", TLSKey: "o-key.pem", TLSServerName: "storage-1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,6 +60,7 @@ func TestParseStateCommandErrors(t *testing.T) {
 		return "\n\nFor more help on using this command, run:\n  rdmaform " + name + " -help"
 	}
 	agentStatus := func(a []string) (*AgentClient, Diagnostics) { return ParseAgentClient("status", a) }
+	const listenNeeds = "The agent serves TCP over mutual TLS only (there is no plaintext mode: the API carries private data, and over TCP a certificate is the only proof of who the client is). Give its certificate and key with -tls-cert and -tls-key, and the CA that signs the clients' certificates with -tls-client-ca; docs/agent.md says how to make them."
 	tests := []struct {
 		name  string
 		args  []string
@@ -76,6 +85,19 @@ func TestParseStateCommandErrors(t *testing.T) {
 			`invalid value "y" for flag -var: the value must be name=value, such as -var 'port=7471'` + pointer("import")}, false},
 		{"agent argument", []string{"x"}, wrap(ParseAgent), []string{`agent takes no arguments, got ["x"]` + "\n\n"}, true},
 		{"agent status bad option", []string{"-log=x"}, wrap(agentStatus), []string{"Failed to parse command-line flags\n\nflag provided but not defined: -log" + pointer("agent status")}, false},
+		{"agent listen without TLS", []string{"-listen=127.0.0.1:7470"}, wrap(ParseAgent), []string{"-listen needs -tls-cert, -tls-key, -tls-client-ca\n\n" + listenNeeds}, false},
+		{"agent listen without a key", []string{"-listen=127.0.0.1:7470", "-tls-cert=c", "-tls-client-ca=ca"}, wrap(ParseAgent), []string{"-listen needs -tls-key\n\n" + listenNeeds}, false},
+		{"agent bad listen", []string{"-listen=7470", "-tls-cert=c", "-tls-key=k", "-tls-client-ca=ca"}, wrap(ParseAgent),
+			[]string{"Invalid -listen address\n\n-listen=7470 is not HOST:PORT, such as -listen=10.77.1.1:7470 (or :7470 for every address): address 7470: missing port in address"}, false},
+		{"agent TLS without listen", []string{"-tls-cert=c", "-tls-allow-name=x"}, wrap(ParseAgent),
+			[]string{"-tls-cert, -tls-allow-name without -listen\n\nThe TLS options are for the TCP address -listen=HOST:PORT serves; without it the agent serves its unix socket only."}, false},
+		{"agent status address without files", []string{"-address=h:1", "-tls-ca=ca", "-socket=/s"}, wrap(agentStatus), []string{
+			"-socket and -address both given\n\nGive -socket for the local agent, or -address for a remote one.",
+			"-address needs -tls-cert, -tls-key\n\nA remote agent is reached over mutual TLS only: give the CA its certificate chains to (-tls-ca), and our certificate and key (-tls-cert, -tls-key)."}, false},
+		{"agent status TLS without address", []string{"-tls-ca=ca"}, wrap(agentStatus),
+			[]string{"TLS options without -address\n\n-tls-ca, -tls-cert, -tls-key and -tls-server-name are for a remote agent named by -address=HOST:PORT."}, false},
+		{"agent stop has no address", []string{"-address=h:1"}, wrap(func(a []string) (*AgentClient, Diagnostics) { return ParseAgentClient("stop", a) }),
+			[]string{"Failed to parse command-line flags\n\nflag provided but not defined: -address" + pointer("agent stop")}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

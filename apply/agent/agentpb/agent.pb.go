@@ -1,7 +1,7 @@
 // The rdmaform agent's local API. The agent holds protection domains,
 // listeners and endpoints (rdma_cm_ids die with the process that made them)
-// and serves this API on a unix socket; plan, apply, destroy, status and
-// monitor are its clients.
+// and serves this API on a unix socket, and with -listen over TCP with
+// mutual TLS; plan, apply, destroy, status and monitor are its clients.
 //
 // Objects are named by their configuration address ("endpoint.client[3]").
 // Specs carry everything the configuration declares, so the agent needs
@@ -200,15 +200,21 @@ func (*InfoRequest) Descriptor() ([]byte, []int) {
 }
 
 type InfoResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Pid           int32                  `protobuf:"varint,1,opt,name=pid,proto3" json:"pid,omitempty"`
-	Socket        string                 `protobuf:"bytes,2,opt,name=socket,proto3" json:"socket,omitempty"`
-	LogFile       string                 `protobuf:"bytes,3,opt,name=log_file,json=logFile,proto3" json:"log_file,omitempty"`
-	StartedAt     int64                  `protobuf:"varint,4,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
-	Version       string                 `protobuf:"bytes,5,opt,name=version,proto3" json:"version,omitempty"`
-	Uid           uint32                 `protobuf:"varint,6,opt,name=uid,proto3" json:"uid,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Pid       int32                  `protobuf:"varint,1,opt,name=pid,proto3" json:"pid,omitempty"`
+	Socket    string                 `protobuf:"bytes,2,opt,name=socket,proto3" json:"socket,omitempty"`
+	LogFile   string                 `protobuf:"bytes,3,opt,name=log_file,json=logFile,proto3" json:"log_file,omitempty"`
+	StartedAt int64                  `protobuf:"varint,4,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	Version   string                 `protobuf:"bytes,5,opt,name=version,proto3" json:"version,omitempty"`
+	Uid       uint32                 `protobuf:"varint,6,opt,name=uid,proto3" json:"uid,omitempty"`
+	// listen is the TCP address served over mutual TLS ("" when the agent
+	// serves its unix socket only); certificate_subject and
+	// certificate_not_after (unix nanoseconds) are its serving certificate's.
+	Listen              string `protobuf:"bytes,7,opt,name=listen,proto3" json:"listen,omitempty"`
+	CertificateSubject  string `protobuf:"bytes,8,opt,name=certificate_subject,json=certificateSubject,proto3" json:"certificate_subject,omitempty"`
+	CertificateNotAfter int64  `protobuf:"varint,9,opt,name=certificate_not_after,json=certificateNotAfter,proto3" json:"certificate_not_after,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *InfoResponse) Reset() {
@@ -279,6 +285,27 @@ func (x *InfoResponse) GetVersion() string {
 func (x *InfoResponse) GetUid() uint32 {
 	if x != nil {
 		return x.Uid
+	}
+	return 0
+}
+
+func (x *InfoResponse) GetListen() string {
+	if x != nil {
+		return x.Listen
+	}
+	return ""
+}
+
+func (x *InfoResponse) GetCertificateSubject() string {
+	if x != nil {
+		return x.CertificateSubject
+	}
+	return ""
+}
+
+func (x *InfoResponse) GetCertificateNotAfter() int64 {
+	if x != nil {
+		return x.CertificateNotAfter
 	}
 	return 0
 }
@@ -3230,7 +3257,7 @@ var File_agent_proto protoreflect.FileDescriptor
 const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"\vagent.proto\x12\x11rdmaform.agent.v1\"\r\n" +
-	"\vInfoRequest\"\x9e\x01\n" +
+	"\vInfoRequest\"\x9b\x02\n" +
 	"\fInfoResponse\x12\x10\n" +
 	"\x03pid\x18\x01 \x01(\x05R\x03pid\x12\x16\n" +
 	"\x06socket\x18\x02 \x01(\tR\x06socket\x12\x19\n" +
@@ -3238,7 +3265,10 @@ const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"started_at\x18\x04 \x01(\x03R\tstartedAt\x12\x18\n" +
 	"\aversion\x18\x05 \x01(\tR\aversion\x12\x10\n" +
-	"\x03uid\x18\x06 \x01(\rR\x03uid\"\x10\n" +
+	"\x03uid\x18\x06 \x01(\rR\x03uid\x12\x16\n" +
+	"\x06listen\x18\a \x01(\tR\x06listen\x12/\n" +
+	"\x13certificate_subject\x18\b \x01(\tR\x12certificateSubject\x122\n" +
+	"\x15certificate_not_after\x18\t \x01(\x03R\x13certificateNotAfter\"\x10\n" +
 	"\x0eDevicesRequest\"F\n" +
 	"\x0fDevicesResponse\x123\n" +
 	"\adevices\x18\x01 \x03(\v2\x19.rdmaform.agent.v1.DeviceR\adevices\"\xcd\x01\n" +

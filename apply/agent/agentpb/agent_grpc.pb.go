@@ -1,7 +1,7 @@
 // The rdmaform agent's local API. The agent holds protection domains,
 // listeners and endpoints (rdma_cm_ids die with the process that made them)
-// and serves this API on a unix socket; plan, apply, destroy, status and
-// monitor are its clients.
+// and serves this API on a unix socket, and with -listen over TCP with
+// mutual TLS; plan, apply, destroy, status and monitor are its clients.
 //
 // Objects are named by their configuration address ("endpoint.client[3]").
 // Specs carry everything the configuration declares, so the agent needs

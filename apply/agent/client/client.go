@@ -1,6 +1,7 @@
 // Package client is the CLI's side of the agent's API: it dials the
 // agent's unix socket and, when no agent answers, starts one in the
-// background and says so.
+// background and says so; DialRemote reaches an agent on another host
+// over mutual TLS.
 package client
 
 import (
@@ -30,8 +31,12 @@ type Client struct {
 	pb.AgentClient
 	Health healthpb.HealthClient
 	Socket string
-	conn   *grpc.ClientConn
-	guard  *peerGuard
+	// Address is a remote agent's HOST:PORT (DialRemote); Socket is then "".
+	Address string
+	conn    *grpc.ClientConn
+	guard   *peerGuard
+	remote  *Remote
+	watch   *remoteWatch
 }
 
 // Dial connects to the agent at socket and checks that it answers (the
@@ -69,6 +74,9 @@ func Dial(ctx context.Context, socket string) (*Client, error) {
 func (c *Client) Check(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	if c.remote != nil {
+		return c.checkRemote(ctx)
+	}
 	r, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{Service: "rdmaform.agent.v1.Agent"})
 	if err != nil {
 		if refused := c.guard.refusal(); refused != nil {
