@@ -164,13 +164,13 @@ func agentStatusRemote(ctx context.Context, a *arguments.AgentClient, s Meta) in
 	c, err := client.DialRemote(dctx, client.Remote{Address: a.Address, CAFile: a.TLSCA, CertFile: a.TLSCert, KeyFile: a.TLSKey, ServerName: a.TLSServerName})
 	cancel()
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: %s\n", termsafe.Text(err.Error()))
+		s.showErrorText(err.Error())
 		return 1
 	}
 	defer c.Close()
 	info, err := c.Info(ctx, &pb.InfoRequest{})
 	if err != nil {
-		fmt.Fprintf(s.Err, "Error: agent info: %s\n", termsafe.Text(agentError(err).Error()))
+		s.showErrorText("agent info: " + agentError(err).Error())
 		return 1
 	}
 	return printAgentStatus(ctx, c, info, s)
