@@ -45,6 +45,10 @@ endpoint "e" {
 var hostOf = map[string]string{"listener.a": "agent.s1", "listener.b": "agent.s2", "listener.b2": "agent.s2", "endpoint.e": "agent.compute"}
 
 func onHosts(cfg *config.Config) *config.Config {
+	cfg.Agents = map[string]*config.Agent{}
+	for _, k := range []string{"agent.s1", "agent.s2", "agent.compute"} {
+		cfg.Agents[k] = &config.Agent{Key: k}
+	}
 	for _, inst := range cfg.Instances {
 		inst.Agent = hostOf[inst.Addr.Resource.String()]
 	}

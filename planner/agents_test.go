@@ -11,14 +11,22 @@ import (
 
 // onAgents puts cfg's objects on agents, as the agent meta-argument would:
 // every instance of a block named in agents on that agent, the others on
-// the local one.
+// the local one. The configuration declares the agents of testAgents.
 func onAgents(cfg *config.Config, agents map[string]string) *config.Config {
-	cfg.Agents = map[string]*config.Agent{}
+	withAgents(cfg)
 	for _, inst := range cfg.Instances {
 		inst.Agent = agents[inst.Addr.Resource.String()]
-		if inst.Agent != "" {
-			cfg.Agents[inst.Agent] = &config.Agent{Key: inst.Agent, Address: "127.0.0.1:7470"}
-		}
+	}
+	return cfg
+}
+
+var testAgents = []string{"agent.compute", "agent.storage"}
+
+// withAgents gives cfg the agent blocks of testAgents.
+func withAgents(cfg *config.Config) *config.Config {
+	cfg.Agents = map[string]*config.Agent{}
+	for _, k := range testAgents {
+		cfg.Agents[k] = &config.Agent{Key: k, Address: "127.0.0.1:7470"}
 	}
 	return cfg
 }
@@ -55,13 +63,13 @@ func TestAgentChangeForcesReplacement(t *testing.T) {
 	}
 
 	// Back to the local agent: replaced too.
-	p = mustPlan(t, load(t, loopback), st, Options{})
+	p = mustPlan(t, withAgents(load(t, loopback)), st, Options{})
 	if c := p.Change(mustAddr(t, "listener.loop")); c.Action != DeleteThenCreate || c.PriorAgent != "agent.storage" || c.Agent != "" {
 		t.Fatalf("a listener moved to the local agent: %+v", c)
 	}
 
 	// Destroy goes through the agent holding each object.
-	p = mustPlan(t, nil, st, Options{Destroy: true})
+	p = mustPlan(t, withAgents(load(t, loopback)), st, Options{Destroy: true})
 	for _, c := range p.Changes {
 		if want := twoHosts[c.Addr.Resource.String()]; c.Action != Delete || c.Agent != want || c.PriorAgent != want {
 			t.Errorf("%s: destroy %s on %q, want %q", c.Addr, c.Action, c.Agent, want)
@@ -196,5 +204,31 @@ func TestPlanFileKeepsAgents(t *testing.T) {
 	}
 	if c := sp.Plan.Change(mustAddr(t, "listener.loop")); c.Agent != "" || c.PriorAgent != "agent.storage" {
 		t.Fatalf("read back: %+v", c)
+	}
+}
+
+// Objects of an agent the configuration no longer declares cannot be
+// destroyed: the plan says to keep its block until they are.
+func TestRemovedAgentBlockIsNeededToDestroy(t *testing.T) {
+	st := applied(t, mustPlan(t, onAgents(load(t, loopback), twoHosts), nil, Options{}))
+	cfg := load(t, loopback) // every object local now: the agents' blocks gone
+	_, diags := Make(context.Background(), cfg, st, Options{})
+	text := diagText(diags)
+	for _, want := range []string{
+		"Agent configuration not present: The state records endpoint.client[0], endpoint.client[1] on agent.compute",
+		"Agent configuration not present: The state records listener.loop, protection_domain.rxe on agent.storage",
+		"Keep (or add back) the agent block of agent.storage",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in\n%s", want, text)
+		}
+	}
+	// With the blocks kept, the same move is planned.
+	if _, diags := Make(context.Background(), withAgents(load(t, loopback)), st, Options{}); diags.HasErrors() {
+		t.Fatalf("with the agent blocks: %s", diagText(diags))
+	}
+	// Destroying everything needs them too.
+	if _, diags := Make(context.Background(), cfg, st, Options{Destroy: true}); !strings.Contains(diagText(diags), "Agent configuration not present") {
+		t.Fatalf("destroy without the agent blocks: %s", diagText(diags))
 	}
 }

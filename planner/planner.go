@@ -207,6 +207,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	}
 	if cfg != nil {
 		diags = append(diags, checkPreventDestroy(cfg, p)...)
+		diags = append(diags, agentsNotConfigured(cfg, p)...)
 		if !opts.Destroy {
 			p.OutputChanges = outputChanges(cfg, st, p)
 			if len(opts.Targets) > 0 {

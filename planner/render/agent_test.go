@@ -12,6 +12,10 @@ import (
 // onAgents puts every instance of the blocks agents names on that agent,
 // as the agent meta-argument would.
 func onAgents(cfg *config.Config, agents map[string]string) *config.Config {
+	cfg.Agents = map[string]*config.Agent{}
+	for _, k := range []string{"agent.compute", "agent.storage"} {
+		cfg.Agents[k] = &config.Agent{Key: k}
+	}
 	for _, inst := range cfg.Instances {
 		inst.Agent = agents[inst.Addr.Resource.String()]
 	}
