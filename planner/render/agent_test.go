@@ -61,6 +61,20 @@ func TestHumanShowsAgents(t *testing.T) {
 		}
 	}
 
+	doc := JSONDocument(p, nil)
+	for _, rc := range doc.ResourceChanges {
+		switch rc.Address {
+		case "endpoint.client[1]":
+			if rc.Agent != "agent.storage" || rc.PreviousAgent != "agent.compute" || len(rc.Change.ReplacePaths) == 0 || rc.Change.ReplacePaths[0][0] != "agent" {
+				t.Errorf("JSON of %s: %+v", rc.Address, rc)
+			}
+		case "protection_domain.rxe":
+			if rc.Agent != "agent.storage" || rc.PreviousAgent != "" {
+				t.Errorf("JSON of %s: %+v", rc.Address, rc)
+			}
+		}
+	}
+
 	p = plan(t, nil, st, planner.Options{Destroy: true})
 	b.Reset()
 	Human(&b, p, false)
