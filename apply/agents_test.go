@@ -236,3 +236,38 @@ func TestAgentGoneFailsItsObjectsOnly(t *testing.T) {
 		t.Errorf("%d calls on the agent gone: %v", n, fab.log)
 	}
 }
+
+// A create_before_destroy replacement moving an object to another agent
+// makes it on the new agent first, then destroys the old one on its own;
+// an apply stopped in between leaves the old one recorded as deposed on
+// its agent, where the next apply destroys it.
+func TestCreateBeforeDestroyAcrossAgents(t *testing.T) {
+	src := strings.Replace(threeHosts, "  port    = 7472\n", "  port    = 7472\n\n  lifecycle {\n    create_before_destroy = true\n  }\n", 1)
+	e := newEnv(t)
+	fab := newAgentRouter("agent.s1", "agent.s2", "agent.compute")
+	e.runOn(fab, onHosts(load(t, src)), planner.Options{})
+	hostOf["listener.b2"] = "agent.s1"
+	defer func() { hostOf["listener.b2"] = "agent.s2" }()
+	fab.log = nil
+	fab.agents["agent.s2"].fail["listener.b2"] = errors.New("rdma_destroy_id: EBUSY")
+	_, r := e.runOn(fab, onHosts(load(t, src)), planner.Options{})
+	if len(r.Errors) != 1 || r.Added != 1 {
+		t.Fatalf("report %+v", r)
+	}
+	if len(fab.log) != 2 || !strings.HasPrefix(fab.log[0], "create agent.s1 listener.b2") || fab.log[1] != "delete agent.s2 listener.b2" {
+		t.Fatalf("calls %v", fab.log)
+	}
+	o := e.current().Objects["listener.b2"]
+	if o.Agent != "agent.s1" || o.Facts.Deposed == nil || o.Facts.Deposed.Agent != "agent.s2" {
+		t.Fatalf("recorded %+v deposed %+v", o, o.Facts.Deposed)
+	}
+	delete(fab.agents["agent.s2"].fail, "listener.b2")
+	fab.log = nil
+	_, r = e.runOn(fab, onHosts(load(t, src)), planner.Options{})
+	if r.Failed() || r.Destroyed != 1 || len(fab.log) != 1 || fab.log[0] != "delete agent.s2 listener.b2" {
+		t.Fatalf("report %+v calls %v", r, fab.log)
+	}
+	if o := e.current().Objects["listener.b2"]; o.Facts.Deposed != nil || o.Agent != "agent.s1" {
+		t.Fatalf("recorded %+v", o)
+	}
+}

@@ -670,11 +670,7 @@ func (e *executor) destroyDeposed(d planner.Deposed) *OpError {
 	e.started(d.Addr, deposed, "delete", "id="+d.Handle, fmt.Sprintf("%s: Destroying... [id=%s]", label, d.Handle))
 	start := time.Now()
 	stopStill := e.still(d.Addr, deposed, label, "delete", "destroying")
-	h := Handle{Addr: d.Addr, Name: d.Handle}
-	if prior := e.priorObject(d.Addr); prior != nil {
-		h.Agent = prior.Agent // the agent of the object it replaced, or made
-	}
-	err := e.Fabric.Delete(e.noCancel, h, d.Token)
+	err := e.Fabric.Delete(e.noCancel, Handle{Addr: d.Addr, Name: d.Handle, Agent: d.Agent}, d.Token)
 	stopStill()
 	if err != nil {
 		if d.Pending {
@@ -786,6 +782,9 @@ func (e *executor) recordMaking() *OpError {
 			// deposed until it is destroyed.
 			h.Name = replacementName(h.Name, prior, token)
 			deposed = &state.DeposedObject{AgentHandle: handleOf(prior).Name, CreateToken: prior.Facts.CreateToken}
+			if prior.Agent != c.Agent {
+				deposed.Agent = prior.Agent
+			}
 		} else {
 			h.Name = e.held.freeName(h.Name, c.Addr, token)
 		}

@@ -276,7 +276,7 @@ func applySavedPlan(path string, a *arguments.Apply, color bool, s Meta, monitor
 		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
 		return 1
 	}
-	conn, err := connectAgents(se.cfg, agentsOfPlan(sp.Plan, se.prior), func() (*fabricConn, error) {
+	conn, err := connectAgents(se.cfg, agentsOfPlan(sp.Plan), func() (*fabricConn, error) {
 		return connect(context.Background(), se.agentSocket(), s.Err, nil)
 	}, s.remoteConnector())
 	if err != nil {

@@ -164,7 +164,7 @@ func targetedBlocks(cfg *config.Config, st *state.State, targets []addrs.Instanc
 }
 
 // agentsOfPlan are the agents a saved plan acts through.
-func agentsOfPlan(p *planner.Plan, st *state.State) map[string]bool {
+func agentsOfPlan(p *planner.Plan) map[string]bool {
 	keys := map[string]bool{}
 	for _, c := range p.Changes {
 		if c.Action.Creates() || c.Action == planner.Update {
@@ -175,11 +175,7 @@ func agentsOfPlan(p *planner.Plan, st *state.State) map[string]bool {
 		}
 	}
 	for _, d := range p.Deposed {
-		agent := ""
-		if st != nil && st.Object(d.Addr) != nil {
-			agent = st.Object(d.Addr).Agent
-		}
-		keys[agent] = true
+		keys[d.Agent] = true
 	}
 	return keys
 }

@@ -49,7 +49,7 @@ func (p *Plan) takePending(cfg *config.Config, priors map[string]*prior, live ma
 			adopt[a] = h
 			continue
 		}
-		p.Deposed = append(p.Deposed, Deposed{Addr: a, Handle: h, Token: f.CreateToken, Pending: true, Failed: failed})
+		p.Deposed = append(p.Deposed, Deposed{Addr: a, Handle: h, Token: f.CreateToken, Pending: true, Failed: failed, Agent: pr.obj.Agent})
 	}
 	return adopt
 }

@@ -97,6 +97,7 @@ type deposedFile struct {
 	Addr    string `json:"address"`
 	Handle  string `json:"agent_handle"`
 	Token   string `json:"create_token,omitempty"`
+	Agent   string `json:"agent,omitempty"`
 	Pending bool   `json:"pending,omitempty"`
 	Failed  string `json:"failed,omitempty"`
 }
@@ -182,7 +183,7 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 		f.Drift = append(f.Drift, df)
 	}
 	for _, d := range p.Deposed {
-		f.Deposed = append(f.Deposed, deposedFile{Addr: d.Addr.String(), Handle: d.Handle, Token: d.Token, Pending: d.Pending, Failed: d.Failed})
+		f.Deposed = append(f.Deposed, deposedFile{Addr: d.Addr.String(), Handle: d.Handle, Token: d.Token, Pending: d.Pending, Failed: d.Failed, Agent: d.Agent})
 	}
 	for _, m := range p.Moves {
 		f.Moves = append(f.Moves, moveFile{From: m.From.String(), To: m.To.String()})
@@ -272,7 +273,7 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 		p.Drift = append(p.Drift, dr)
 	}
 	for _, d := range f.Deposed {
-		p.Deposed = append(p.Deposed, Deposed{Addr: parseAddr(d.Addr), Handle: d.Handle, Token: d.Token, Pending: d.Pending, Failed: d.Failed})
+		p.Deposed = append(p.Deposed, Deposed{Addr: parseAddr(d.Addr), Handle: d.Handle, Token: d.Token, Pending: d.Pending, Failed: d.Failed, Agent: d.Agent})
 	}
 	for _, o := range f.Outputs {
 		action, _ := ParseAction(o.Action)

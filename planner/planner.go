@@ -128,7 +128,11 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			if to, ok := moved[addr]; ok {
 				addr = to
 			}
-			p.Deposed = append(p.Deposed, Deposed{Addr: addr, Handle: d.AgentHandle, Token: d.CreateToken})
+			agent := pr.obj.Agent // a replacement on another agent says whose it is
+			if d.Agent != "" {
+				agent = d.Agent
+			}
+			p.Deposed = append(p.Deposed, Deposed{Addr: addr, Handle: d.AgentHandle, Token: d.CreateToken, Agent: agent})
 		}
 	}
 	sort.Slice(p.Deposed, func(i, j int) bool { return p.Deposed[i].Addr.Less(p.Deposed[j].Addr) })

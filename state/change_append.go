@@ -160,6 +160,12 @@ func appendFacts(b []byte, f Facts) (_ []byte, ok bool) {
 				return b, false
 			}
 		}
+		if d.Agent != "" {
+			b = append(b, `,"agent":`...)
+			if b, ok = appendPlain(b, d.Agent); !ok {
+				return b, false
+			}
+		}
 		b = append(b, '}')
 	}
 	return append(b, '}'), true

@@ -43,6 +43,7 @@ func TestAppendObjectChangeWritesWhatEncodingJSONWrites(t *testing.T) {
 		case 13:
 			o.Agent = `agent.storage["s\\1"]` // quotes and a backslash, escaped
 			o.Addr = mustAddr(t, `endpoint.e["k"]`)
+			o.Facts.Deposed = &DeposedObject{AgentHandle: "endpoint.e[13]", CreateToken: "tok", Agent: "agent.compute"}
 		}
 		objects = append(objects, o)
 	}
