@@ -494,17 +494,25 @@ func (c *fabricConn) devicesFor() func(agent string) planner.DeviceInfo {
 	}
 }
 
-// connectFabric reaches the agents the session acts through (see
-// agentsNeeded), targets limiting them; the local agent through connect.
-// stateRead is closed once the state is read (it names agents too).
-func (se *session) connectFabric(connect connectFunc, notify io.Writer, mayStart func() bool, opts sessionOptions, stateRead <-chan struct{}) (*fabricConn, error) {
+// connectFabric reaches the agents the session acts through with cfg
+// (see agentsNeeded), targets limiting them; the local agent through
+// connect. stateRead, when not nil, is closed once the state is read (it
+// names agents too); it may be called while the session is being opened,
+// so it is given cfg rather than reading the session's.
+func (se *session) connectFabric(cfg *config.Config, connect connectFunc, notify io.Writer, mayStart func() bool, opts sessionOptions, stateRead <-chan struct{}) (*fabricConn, error) {
+	socket := (&session{cfg: cfg}).agentSocket()
 	local := func() (*fabricConn, error) {
-		return connect(context.Background(), se.agentSocket(), notify, mayStart)
+		return connect(context.Background(), socket, notify, mayStart)
 	}
-	if stateRead != nil && se.cfg != nil && len(se.cfg.Agents) > 0 {
-		<-stateRead // without agent blocks, the local agent alone: no need to wait
+	var st *state.State // without agent blocks, the local agent alone: not needed
+	switch {
+	case stateRead == nil:
+		st = se.prior
+	case cfg != nil && len(cfg.Agents) > 0:
+		<-stateRead
+		st = se.prior
 	}
-	return connectAgents(se.cfg, agentsNeeded(se.cfg, se.prior, opts.targets, opts.destroy), local, se.s.remoteConnector())
+	return connectAgents(cfg, agentsNeeded(cfg, st, opts.targets, opts.destroy), local, se.s.remoteConnector())
 }
 
 // writeGoneAgents says which agents went during the apply, when any is a

@@ -282,7 +282,7 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 		se.cfg = cfg
 		connect := s.connector()
 		se.fetch = startLiveFetch(func(notify io.Writer, mayStart func() bool) (*fabricConn, error) {
-			return se.connectFabric(connect, notify, mayStart, opts, stateRead)
+			return se.connectFabric(cfg, connect, notify, mayStart, opts, stateRead)
 		}, agentStart.mayStart)
 	}
 	stateOK := <-stateDone
@@ -315,7 +315,7 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 		fmt.Fprintf(s.Err, "Error: The rdmaform agent is not available\n\n%s\n", errNoAgent)
 		return se, false
 	}
-	conn, err := se.connectFabric(connect, s.Err, nil, opts, nil)
+	conn, err := se.connectFabric(se.cfg, connect, s.Err, nil, opts, nil)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: Cannot reach the rdmaform agent\n\n%s\n", termsafe.Text(err.Error()))
 		return se, false
