@@ -235,7 +235,7 @@ func unreachableAgents(failed []*agentLink) error {
 	for _, l := range failed {
 		lines = append(lines, fmt.Sprintf("%s does not answer: %v", l.name(), l.err))
 	}
-	return errors.New(strings.Join(lines, "\n") + "\n\nIts objects are not read as gone: the plan stops. Start or fix that agent (its address and tls settings, the network to it), or plan without reading the live fabric (-refresh=false), or with -target limit the plan to objects on other agents.")
+	return errors.New(strings.Join(lines, "\n") + "\n\nIts objects are not read as gone: nothing is planned. Start or fix that agent (its address and tls settings, the network to it), or with -target limit the run to objects on other agents; \"rdmaform plan -refresh=false\" plans from the state as recorded, without reading the live fabric.")
 }
 
 // conn is the set as the commands' fabric connection.
