@@ -232,3 +232,24 @@ func TestRemovedAgentBlockIsNeededToDestroy(t *testing.T) {
 		t.Fatalf("destroy without the agent blocks: %s", diagText(diags))
 	}
 }
+
+// An import adopts the object its agent holds: one of that name on
+// another agent is not it.
+func TestImportFromTheObjectsAgent(t *testing.T) {
+	src := loopback + `
+import {
+  to = listener.loop
+  id = "listener.loop"
+}
+`
+	live := map[string]LiveObject{"listener.loop": {Token: "t", Status: "listening", Agent: "agent.compute"}}
+	_, diags := Make(context.Background(), onAgents(load(t, src), twoHosts), nil, Options{Refresher: agentsRefresher{live: live}})
+	if !strings.Contains(diagText(diags), "Cannot import non-existent remote object") {
+		t.Fatalf("imported from another agent: %s", diagText(diags))
+	}
+	live["listener.loop"] = LiveObject{Token: "t", Status: "listening", Agent: "agent.storage"}
+	p, diags := Make(context.Background(), onAgents(load(t, src), twoHosts), nil, Options{Refresher: agentsRefresher{live: live}})
+	if c := p.Change(mustAddr(t, "listener.loop")); diags.HasErrors() || c == nil || !c.Importing() {
+		t.Fatalf("import from its agent: %v %s", c, diagText(diags))
+	}
+}
