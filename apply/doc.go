@@ -11,4 +11,11 @@
 // cancelled (Ctrl-C) no new operation starts, the ones in flight finish
 // (their fabric calls do not see the cancellation) and are recorded, and
 // the result lists what was not started.
+//
+// A plan may span several agents: each Handle names the agent of its
+// object (the configuration's for creates and updates, the state's for
+// deletes), a fabric spanning them routes by it, and the state records
+// each object's agent. When one agent's fabric is gone (ErrFabricGone),
+// no further operation starts on it while the other agents' go on;
+// Report.GoneAgents names those that went.
 package apply

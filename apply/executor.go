@@ -75,8 +75,12 @@ type Report struct {
 	// (endpoints not yet established): nothing of them remains.
 	Cancelled []string
 	// FabricGone is the first error that said the fabric is gone (the
-	// agent exited), which stopped the walk; nil otherwise.
+	// agent exited), which stopped the walk on that agent; nil otherwise.
 	FabricGone error
+	// GoneAgents are the keys of the agents whose fabric went ("" for the
+	// local agent), sorted: no further operation started on them, while
+	// those on the other agents went on.
+	GoneAgents []string
 	// StateFailed is the first error of the state recording a change
 	// (ErrStateFailed), which stopped the walk; nil otherwise.
 	StateFailed error
@@ -128,8 +132,12 @@ type executor struct {
 	replacements map[addrs.Instance]replacement
 	held         heldNames
 	making       map[addrs.Instance]making // written before the walk, then only read
-	report       Report
-	outLock      sync.Mutex
+	// agents are those the walk's operations use; gone, those whose
+	// fabric went (under mu).
+	agents  map[string]bool
+	gone    map[string]bool
+	report  Report
+	outLock sync.Mutex
 }
 
 // Apply carries out p and records every completed change through
@@ -171,20 +179,18 @@ func Apply(ctx context.Context, p *planner.Plan, opts Options) *Report {
 		e.report.Errors = append(e.report.Errors, *err)
 		return &e.report
 	}
-	// The walk also stops, as on Ctrl-C, once the fabric is gone: every
-	// operation left would fail the same way.
+	// Once an agent's fabric is gone no operation starts on it: each would
+	// fail the same way. The walk goes on for the other agents' objects,
+	// and stops, as on Ctrl-C, once every agent it uses is gone.
 	walkCtx, stopWalk := context.WithCancel(ctx)
 	defer stopWalk()
 	results := Walk(walkCtx, e.graph, func(i int) error {
 		err := e.visit(walkCtx, i)
 		switch {
 		case errors.Is(err, ErrFabricGone):
-			e.mu.Lock()
-			if e.report.FabricGone == nil {
-				e.report.FabricGone = err
+			if e.agentGone(nodeAgent(e.graph.Nodes[i]), err) {
+				stopWalk()
 			}
-			e.mu.Unlock()
-			stopWalk()
 		case errors.Is(err, ErrStateFailed):
 			e.mu.Lock()
 			if e.report.StateFailed == nil {
@@ -307,6 +313,12 @@ func newExecutor(ctx context.Context, p *planner.Plan, opts Options) *executor {
 	if opts.Config != nil {
 		e.byResource = planner.InstancesByResource(opts.Config)
 	}
+	e.agents, e.gone = map[string]bool{}, map[string]bool{}
+	for _, n := range e.graph.Nodes {
+		if n.Op != planner.OpBarrier {
+			e.agents[nodeAgent(n)] = true
+		}
+	}
 	for _, c := range p.Changes {
 		if !c.Action.Creates() && !c.After.IsNull() && c.After.IsKnown() {
 			if id := c.After.GetAttr("id"); id.IsKnown() && !id.IsNull() {
@@ -324,6 +336,9 @@ func (e *executor) visit(ctx context.Context, i int) error {
 	if n.Op == planner.OpBarrier {
 		return nil
 	}
+	if e.isGone(nodeAgent(n)) {
+		return ErrNotStarted
+	}
 	select {
 	case e.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -337,7 +352,7 @@ func (e *executor) visit(ctx context.Context, i int) error {
 		}
 	}
 	defer release()
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || e.isGone(nodeAgent(n)) {
 		return ErrNotStarted
 	}
 	switch n.Op {
@@ -528,6 +543,7 @@ func (e *executor) update(ctx context.Context, c *planner.Change) error {
 	e.started(c.Addr, "", "update", before, fmt.Sprintf("%s: Modifying... [%s]", c.Addr, before))
 	start := time.Now()
 	h, prior := HandleIn(c.Addr, e.Namespace), e.priorObject(c.Addr)
+	h.Agent = c.Agent
 	if prior != nil {
 		h = handleOf(prior)
 	}
@@ -586,6 +602,7 @@ func (e *executor) updateOnFabric(ctx context.Context, c *planner.Change, h Hand
 
 func (e *executor) delete(c *planner.Change, release func()) error {
 	h, token := HandleIn(c.Addr, e.Namespace), ""
+	h.Agent = c.PriorAgent
 	if prior := e.priorObject(c.Addr); prior != nil {
 		h, token = handleOf(prior), prior.Facts.CreateToken
 	}
@@ -653,7 +670,7 @@ func (e *executor) destroyDeposed(d planner.Deposed) *OpError {
 	e.started(d.Addr, deposed, "delete", "id="+d.Handle, fmt.Sprintf("%s: Destroying... [id=%s]", label, d.Handle))
 	start := time.Now()
 	stopStill := e.still(d.Addr, deposed, label, "delete", "destroying")
-	err := e.Fabric.Delete(e.noCancel, Handle{Addr: d.Addr, Name: d.Handle}, d.Token)
+	err := e.Fabric.Delete(e.noCancel, Handle{Addr: d.Addr, Name: d.Handle, Agent: d.Agent}, d.Token)
 	stopStill()
 	if err != nil {
 		if d.Pending {
@@ -708,7 +725,7 @@ func (e *executor) record(c *planner.Change, final applied, facts state.Facts) e
 	if err != nil {
 		return OpError{c.Addr, "record", fmt.Errorf("made, but its attributes could not be encoded for the state: %w", err)}
 	}
-	o := &state.Object{Addr: c.Addr, Attributes: raw, Dependencies: dependencyAddrs(c), Facts: facts, SensitiveAttributes: c.SensitiveAttributes()}
+	o := &state.Object{Addr: c.Addr, Attributes: raw, Dependencies: dependencyAddrs(c), Facts: facts, SensitiveAttributes: c.SensitiveAttributes(), Agent: c.Agent}
 	if err := e.Recorder.Record(state.PutObject(o)); err != nil {
 		if _, ok := e.making[c.Addr]; ok {
 			// Its making was recorded before it was asked for: the next
@@ -739,7 +756,7 @@ type making struct {
 // pendingObject is what the state records of an object being made.
 func (mk making) pendingObject(c *planner.Change) *state.Object {
 	facts := state.Facts{AgentHandle: mk.handle.Name, CreateToken: mk.token, Status: "creating", Pending: true, Deposed: mk.deposed}
-	return &state.Object{Addr: c.Addr, Dependencies: dependencyAddrs(c), Facts: facts}
+	return &state.Object{Addr: c.Addr, Dependencies: dependencyAddrs(c), Facts: facts, Agent: mk.handle.Agent}
 }
 
 // recordMaking chooses the name and token of every object the plan
@@ -758,12 +775,16 @@ func (e *executor) recordMaking() *OpError {
 		}
 		token := e.NewToken()
 		h, deposed := HandleIn(c.Addr, e.Namespace), (*state.DeposedObject)(nil)
+		h.Agent = c.Agent
 		if prior := e.priorObject(c.Addr); prior != nil && c.Action == planner.CreateThenDelete {
 			// The prior object still holds its name: the replacement
 			// takes another, and the state keeps the prior one as
 			// deposed until it is destroyed.
 			h.Name = replacementName(h.Name, prior, token)
 			deposed = &state.DeposedObject{AgentHandle: handleOf(prior).Name, CreateToken: prior.Facts.CreateToken}
+			if prior.Agent != c.Agent {
+				deposed.Agent = prior.Agent
+			}
 		} else {
 			h.Name = e.held.freeName(h.Name, c.Addr, token)
 		}

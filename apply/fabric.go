@@ -35,9 +35,16 @@ type Fabric interface {
 // it replaces still holds the address: it gets the address with a suffix
 // (see replacementName), and keeps that name until it is replaced or
 // destroyed (the state records it as the agent handle).
+//
+// Agent is the key of the agent that holds (or is to make) the object, ""
+// for the local agent: a fabric spanning several hosts routes the call to
+// that agent. Creates and updates take it from the configuration, deletes
+// from the state, so a replacement moving an object to another agent
+// destroys it on the old one and makes it on the new.
 type Handle struct {
-	Addr addrs.Instance
-	Name string
+	Addr  addrs.Instance
+	Name  string
+	Agent string
 }
 
 // HandleOf is the handle of an object named by its address.
@@ -53,7 +60,7 @@ func HandleIn(a addrs.Instance, namespace string) Handle {
 
 // handleOf is the handle the state records for o.
 func handleOf(o *state.Object) Handle {
-	return Handle{Addr: o.Addr, Name: planner.AgentHandle(o)}
+	return Handle{Addr: o.Addr, Name: planner.AgentHandle(o), Agent: o.Agent}
 }
 
 // replacementName is the name a create_before_destroy replacement of
@@ -123,5 +130,6 @@ type Reconnecter interface {
 
 // ErrFabricGone is what a Fabric's error wraps when the fabric itself is
 // gone (the agent exited or is stopping): apply then starts no further
-// operation, as every one would fail the same way.
+// operation on that agent, as every one would fail the same way; those of
+// other agents go on (see Report.GoneAgents).
 var ErrFabricGone = errors.New("the fabric is gone")

@@ -60,7 +60,7 @@ func (e *executor) adopt(ctx context.Context, im Importer, c *planner.Change, id
 	if err != nil {
 		return applied{}, err
 	}
-	facts, err := im.Import(ctx, Handle{Addr: c.Addr, Name: id}, spec)
+	facts, err := im.Import(ctx, Handle{Addr: c.Addr, Name: id, Agent: c.Agent}, spec)
 	if err != nil {
 		return applied{}, err
 	}

@@ -127,7 +127,7 @@ func runApplyOrDestroy(a *arguments.Apply, diags arguments.Diagnostics, s Meta) 
 		}
 	}
 	// Apply needs the fabric to act, whether or not it refreshes.
-	se, ok := openSession(s, a.Vars.Args, rdmaVarEnv(), lockOf(a.State), "OperationTypeApply", sessionOptions{color: color, compactWarnings: a.View.CompactWarnings, skipPreconditions: a.Operation.Destroy || a.Operation.RefreshOnly, ui: ui, input: a.Input && ui == nil}, true)
+	se, ok := openSession(s, a.Vars.Args, rdmaVarEnv(), lockOf(a.State), "OperationTypeApply", sessionOptions{color: color, compactWarnings: a.View.CompactWarnings, skipPreconditions: a.Operation.Destroy || a.Operation.RefreshOnly, ui: ui, input: a.Input && ui == nil, targets: a.Operation.Targets, destroy: a.Operation.Destroy}, true)
 	defer se.close()
 	se.holdSlots = a.Operation.ParallelismSet
 	se.trace = trace
@@ -268,7 +268,9 @@ func applySavedPlan(path string, a *arguments.Apply, color bool, s Meta, monitor
 		s.showError("The rdmaform agent is not available", errNoAgent)
 		return 1
 	}
-	conn, err := connect(context.Background(), se.agentSocket(), s.Err, nil)
+	conn, err := connectAgents(se.cfg, agentsOfPlan(sp.Plan), func() (*fabricConn, error) {
+		return connect(context.Background(), se.agentSocket(), s.Err, nil)
+	}, s.remoteConnector())
 	if err != nil {
 		s.showError("Cannot reach the rdmaform agent", err.Error())
 		return 1
@@ -388,6 +390,7 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 			listed("Cancelled before they were established (the agent dropped them)", report.Cancelled), listed("Not started", report.NotStarted))
 	case report.StateFailed != nil && len(report.NotStarted) > 0:
 		fmt.Fprintf(s.Err, "\nStopped: the state could not record a change, so no further operation was started:\neach would have made what the state cannot hold. Not started (%d): %s\nRun %q again once the state's backend answers.\n", len(report.NotStarted), objectList(report.NotStarted), finish)
+	case report.FabricGone != nil && se.writeGoneAgents(report, finish):
 	case report.FabricGone != nil && len(report.NotStarted) > 0:
 		fmt.Fprintf(s.Err, "\nStopped: the agent is gone, so no further operation was started. The state records\neverything that completed. Not started (%d): %s\nRun %q again to finish.\n", len(report.NotStarted), objectList(report.NotStarted), finish)
 	case len(report.NotStarted) > 0 || len(report.Cancelled) > 0:

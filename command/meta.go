@@ -22,6 +22,12 @@ type Meta struct {
 	// Connect reaches the agent (nil: the agent's client, which starts an
 	// agent when none answers); tests give a fake fabric.
 	Connect connectFunc
+	// ConnectRemote reaches the agent of an agent block (nil: over mutual
+	// TLS, client.DialRemote); tests give fake fabrics.
+	ConnectRemote remoteConnectFunc
+	// configHook, when set, sees the configuration as loaded: tests put
+	// objects on agents with it.
+	configHook func(*config.Config)
 	// NoAgent makes plan, apply and destroy act as in a build without the
 	// agent: those that need the live fabric say so.
 	NoAgent bool

@@ -17,6 +17,7 @@ import (
 	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/command/views"
 	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/planner/render"
 	"github.com/rdmaform/rdmaform/state"
@@ -65,6 +66,8 @@ Options:
 type fabricConn struct {
 	Refresher planner.Refresher
 	Devices   planner.DeviceInfo // nil: device checks are skipped
+	// DevicesOf, when set, gives each agent's devices (see fabricSet).
+	DevicesOf func(agent string) planner.DeviceInfo
 	Fabric    apply.Fabric
 	Close     func() error
 	// CreateBeforeDestroy: the fabric can hold a replacement beside the
@@ -228,6 +231,10 @@ type sessionOptions struct {
 	// input: a variable without a value is asked for on the terminal, as
 	// Terraform does (not with -input=false).
 	input bool
+	// targets limits the agents reached to those of the targeted objects
+	// (see agentsNeeded); with destroy, what depends on them too.
+	targets []addrs.Instance
+	destroy bool
 }
 
 // openSessionFetching is openSession that, with fetchLive, also connects
@@ -259,16 +266,26 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 	agentStart := newStartGate()
 	defer agentStart.open(false)
 	var stateErrs bytes.Buffer
-	stateDone := make(chan bool, 1)
+	stateDone, stateRead := make(chan bool, 1), make(chan struct{})
 	stateMeta := s
 	stateMeta.Err = &stateErrs
-	go func() { stateDone <- se.openState(ctx, lock, operation, stateMeta) }()
+	go func() {
+		ok := se.openState(ctx, lock, operation, stateMeta)
+		close(stateRead)
+		stateDone <- ok
+	}()
 	cfg, diags := se.loader.Load(".", config.VarInputs{Args: vars, Env: env})
+	if s.configHook != nil && cfg != nil {
+		s.configHook(cfg)
+	}
 	if diags.HasErrors() {
 		cancel() // a held lock is not worth waiting for
 	} else if fetchLive {
 		se.cfg = cfg
-		se.fetch = startLiveFetch(s.connector(), se.agentSocket(), agentStart.mayStart)
+		connect := s.connector()
+		se.fetch = startLiveFetch(func(notify io.Writer, mayStart func() bool) (*fabricConn, error) {
+			return se.connectFabric(cfg, connect, notify, mayStart, opts, stateRead)
+		}, agentStart.mayStart)
 	}
 	stateOK := <-stateDone
 	cancel()
@@ -300,7 +317,7 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 		s.showError("The rdmaform agent is not available", errNoAgent)
 		return se, false
 	}
-	conn, err := connect(context.Background(), se.agentSocket(), s.Err, nil)
+	conn, err := se.connectFabric(se.cfg, connect, s.Err, nil, opts, nil)
 	if err != nil {
 		s.showError("Cannot reach the rdmaform agent", err.Error())
 		return se, false
@@ -344,16 +361,18 @@ type liveFetch struct {
 	// them (the connection's Refresher becomes this fetch).
 	facts     planner.FactsReader
 	listeners planner.ListenerReader
+	scope     planner.AgentScope
 }
 
-func startLiveFetch(connect connectFunc, socket string, mayStart func() bool) *liveFetch {
+func startLiveFetch(connect func(notify io.Writer, mayStart func() bool) (*fabricConn, error), mayStart func() bool) *liveFetch {
 	f := &liveFetch{done: make(chan struct{})}
 	go func() {
 		defer close(f.done)
-		f.conn, f.connErr = connect(context.Background(), socket, &f.notify, mayStart)
+		f.conn, f.connErr = connect(&f.notify, mayStart)
 		if f.connErr == nil {
 			f.facts, _ = f.conn.Refresher.(planner.FactsReader)
 			f.listeners, _ = f.conn.Refresher.(planner.ListenerReader)
+			f.scope, _ = f.conn.Refresher.(planner.AgentScope)
 			f.live, f.liveErr = f.conn.Refresher.Live(context.Background())
 		}
 	}()
@@ -444,7 +463,7 @@ func (se *session) makePlan(op *arguments.Operation) (*planner.Plan, hcl.Diagnos
 	opts := planner.Options{Targets: op.Targets, Replace: op.Replace, Destroy: op.Destroy, RefreshOnly: op.RefreshOnly, Priors: se.priors, ForImport: op.ForImport}
 	if se.conn != nil && op.Refresh {
 		opts.Refresher = se.conn.Refresher
-		opts.Devices = se.conn.Devices
+		opts.Devices = se.conn.devicesFor()
 	}
 	opts.NoCreateBeforeDestroy = se.conn != nil && !se.conn.CreateBeforeDestroy
 	p, diags := planner.Make(context.Background(), se.cfg, se.prior, opts)
@@ -472,7 +491,7 @@ func runPlan(args []string, s Meta) int {
 		ui = newJSONUI(s)
 		ui.version()
 	}
-	se, ok := openSessionFetching(s, a.Vars.Args, rdmaVarEnv(), lockOf(a.State), "OperationTypePlan", sessionOptions{color: color, compactWarnings: a.View.CompactWarnings, skipPreconditions: a.Operation.Destroy || a.Operation.RefreshOnly, ui: ui, input: a.Input && ui == nil}, false, needFabric && s.connector() != nil)
+	se, ok := openSessionFetching(s, a.Vars.Args, rdmaVarEnv(), lockOf(a.State), "OperationTypePlan", sessionOptions{color: color, compactWarnings: a.View.CompactWarnings, skipPreconditions: a.Operation.Destroy || a.Operation.RefreshOnly, ui: ui, input: a.Input && ui == nil, targets: a.Operation.Targets, destroy: a.Operation.Destroy}, false, needFabric && s.connector() != nil)
 	defer se.close()
 	if !ok {
 		return 1

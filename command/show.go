@@ -120,12 +120,15 @@ type showJSONModule struct {
 }
 
 type showJSONResource struct {
-	Address       string          `json:"address"`
-	Mode          string          `json:"mode"` // "managed", as every object is
-	Type          string          `json:"type"`
-	Name          string          `json:"name"`
-	Index         any             `json:"index,omitempty"`
-	ProviderName  string          `json:"provider_name"`
+	Address      string `json:"address"`
+	Mode         string `json:"mode"` // "managed", as every object is
+	Type         string `json:"type"`
+	Name         string `json:"name"`
+	Index        any    `json:"index,omitempty"`
+	ProviderName string `json:"provider_name"`
+	// Agent is the agent holding the object (agent.compute), absent for
+	// the local agent.
+	Agent         string          `json:"agent,omitempty"`
 	SchemaVersion int             `json:"schema_version"`
 	Values        json.RawMessage `json:"values"`
 	Facts         state.Facts     `json:"facts"`
@@ -160,7 +163,7 @@ func objectJSON(o *state.Object) showJSONResource {
 	r := showJSONResource{
 		Address: o.Addr.String(), Mode: "managed", Type: string(o.Addr.Kind), Name: o.Addr.Name, ProviderName: render.ProviderName,
 		SchemaVersion: o.SchemaVersion, Values: o.Attributes, Facts: o.Facts, Tainted: o.Tainted,
-		Index: addrs.KeyValue(o.Addr.Key),
+		Index: addrs.KeyValue(o.Addr.Key), Agent: o.Agent,
 	}
 	if len(r.Values) == 0 {
 		r.Values = json.RawMessage("{}")
@@ -217,6 +220,9 @@ func writeObjectHuman(w io.Writer, o *state.Object) {
 		tainted = " (tainted)"
 	}
 	fmt.Fprintf(w, "# %s:%s\n%s %q {\n", o.Addr, tainted, o.Addr.Kind, o.Addr.Name)
+	if o.Agent != "" {
+		fmt.Fprintf(w, "    agent = %s\n\n", termsafe.String(o.Agent))
+	}
 	writeBody(w, config.Schema(o.Addr.Kind), objectMembers(o.Attributes, o.SensitiveAttributes), "    ")
 	facts := factFields(o.Facts)
 	if len(facts) > 0 {

@@ -24,7 +24,8 @@ func stateOnThisHost(st *state.State, s Meta) bool {
 	}
 	elsewhere := map[string][]string{}
 	for _, o := range st.Objects {
-		if h := o.Facts.AgentHost; h != "" && h != here {
+		// Remote agents' objects are reached over the network, from any host.
+		if h := o.Facts.AgentHost; o.Agent == "" && h != "" && h != here {
 			elsewhere[h] = append(elsewhere[h], o.Addr.String())
 		}
 	}

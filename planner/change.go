@@ -54,11 +54,23 @@ type Change struct {
 	// destruction brings this object's (it depends on that block, so it
 	// goes first); the zero Resource otherwise.
 	TargetedVia addrs.Resource
+	// Agent is the key of the agent holding the object once the change is
+	// made ("" for the local agent): the configuration's for a configured
+	// object, the state's for one being destroyed. PriorAgent is the
+	// state's, for an object the state records ("" otherwise).
+	Agent, PriorAgent string
 	// Reconnects: an Update of an endpoint whose listener is replaced
 	// and which reconnects by itself (it has a reconnect block): apply
 	// waits for its new connection and records its facts (QP number,
 	// local port), which the plan shows known after apply.
 	Reconnects bool
+}
+
+// AgentChanged reports whether the configuration puts on another agent an
+// object the state records: an object lives on its host, so it is
+// replaced (destroyed on the old agent, made on the new).
+func (c *Change) AgentChanged() bool {
+	return c.Before.Type() != cty.NilType && !c.Before.IsNull() && c.Agent != c.PriorAgent
 }
 
 // Importing reports whether apply adopts the object rather than making it.

@@ -50,7 +50,8 @@ func destroyFirstWhereBound(p *Plan) hcl.Diagnostics {
 	var bound []addrs.Resource // listener blocks, in plan order
 	first := map[addrs.Resource]bool{}
 	for _, c := range p.Changes {
-		if c.Action == CreateThenDelete && c.Addr.Kind == addrs.Listener && sameBinding(c.Before, c.After) {
+		// A listener moving to another agent binds on another host: no clash.
+		if c.Action == CreateThenDelete && c.Addr.Kind == addrs.Listener && !c.AgentChanged() && sameBinding(c.Before, c.After) {
 			c.Action = DeleteThenCreate
 			if !first[c.Addr.Resource] {
 				first[c.Addr.Resource] = true

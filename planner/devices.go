@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
@@ -19,24 +20,47 @@ import (
 // the same device as the address of the listener or endpoint using it.
 // Objects left alone or updated in place were checked when created.
 //
-// A plan that creates nothing does not ask for the devices at all.
-func checkDevices(ctx context.Context, cfg *config.Config, p *Plan, di DeviceInfo) hcl.Diagnostics {
-	// CheckDevice walks a whole configuration; give it one holding only
-	// the objects being created.
-	sub := &config.Config{Resources: cfg.Resources, Instances: map[addrs.Instance]*config.Instance{}}
+// A plan that creates nothing does not ask for the devices at all. Each
+// object is checked against the devices of its own agent (devicesOf), on
+// whose host it is made.
+func checkDevices(ctx context.Context, cfg *config.Config, p *Plan, devicesOf func(agent string) DeviceInfo) hcl.Diagnostics {
+	// CheckDevice walks a whole configuration; give it, per agent, one
+	// holding only the objects being created there.
+	subs := map[string]*config.Config{}
+	var agents []string
 	for _, c := range p.Changes {
 		if c.Action.Creates() {
 			if inst := cfg.Instances[c.Addr]; inst != nil {
+				sub := subs[inst.Agent]
+				if sub == nil {
+					sub = &config.Config{Resources: cfg.Resources, Instances: map[addrs.Instance]*config.Instance{}}
+					subs[inst.Agent] = sub
+					agents = append(agents, inst.Agent)
+				}
 				sub.Instances[c.Addr] = inst
 			}
 		}
 	}
-	if len(sub.Instances) == 0 {
-		return nil
+	sort.Strings(agents)
+	var diags hcl.Diagnostics
+	for _, agent := range agents {
+		if di := devicesOf(agent); di != nil {
+			diags = append(diags, checkAgentDevices(ctx, cfg, subs[agent], agent, di)...)
+		}
 	}
+	return onePerBlock(diags)
+}
+
+// checkAgentDevices is checkDevices for the objects sub holds, which one
+// agent is to make.
+func checkAgentDevices(ctx context.Context, cfg, sub *config.Config, agent string, di DeviceInfo) hcl.Diagnostics {
 	devs, err := di.Devices(ctx)
 	if err != nil {
-		return hcl.Diagnostics{sourceless(hcl.DiagError, "Failed to list the RDMA devices", err.Error())}
+		detail := err.Error()
+		if agent != "" {
+			detail = fmt.Sprintf("Listing the devices of %s: %s", agent, detail)
+		}
+		return hcl.Diagnostics{sourceless(hcl.DiagError, "Failed to list the RDMA devices", detail)}
 	}
 	limits := &deviceLimits{ctx: ctx, di: di, devices: map[string]config.DeviceAttr{}, routes: map[string]route{}}
 	for _, d := range devs {
@@ -44,8 +68,7 @@ func checkDevices(ctx context.Context, cfg *config.Config, p *Plan, di DeviceInf
 			MaxQPRdAtom: d.MaxQPRdAtom, MaxQPInitRdAtom: d.MaxQPInitRdAtom}
 	}
 	diags := config.CheckDevice(sub, limits)
-	diags = append(diags, CheckPDDevices(cfg, sub.SortedInstances(), limits)...)
-	return onePerBlock(diags)
+	return append(diags, CheckPDDevices(cfg, sub.SortedInstances(), limits)...)
 }
 
 // CheckPDDevices checks that each of insts (of cfg) with a protection

@@ -12,7 +12,7 @@ func TestDeviceChecks(t *testing.T) {
 		devices: []Device{{Name: "rxe0", MaxQPWR: 16, MaxSGE: 4}, {Name: "rxe1", MaxQPWR: 1024, MaxSGE: 4}},
 		routes:  map[string]string{"10.77.0.1": "rxe1"},
 	}
-	_, diags := Make(context.Background(), load(t, loopback), nil, Options{Devices: devs})
+	_, diags := Make(context.Background(), load(t, loopback), nil, Options{Devices: everyAgent(devs)})
 	text := diagText(diags)
 	for _, want := range []string{
 		// The PD is on rxe0, the address is served by rxe1.
@@ -28,7 +28,7 @@ func TestDeviceChecks(t *testing.T) {
 	}
 
 	devs.routes["10.77.0.1"] = "rxe0"
-	_, diags = Make(context.Background(), load(t, loopback), nil, Options{Devices: devs})
+	_, diags = Make(context.Background(), load(t, loopback), nil, Options{Devices: everyAgent(devs)})
 	text = diagText(diags)
 	if !strings.Contains(text, "endpoint.client[0]: max_send_wr = 32 exceeds rxe0's max_qp_wr of 16. The same applies to 1 other instance of this block.") {
 		t.Errorf("no cap error in\n%s", text)
@@ -41,7 +41,7 @@ func TestDeviceChecks(t *testing.T) {
 	}
 
 	delete(devs.routes, "10.77.0.1")
-	_, diags = Make(context.Background(), load(t, loopback), nil, Options{Devices: devs})
+	_, diags = Make(context.Background(), load(t, loopback), nil, Options{Devices: everyAgent(devs)})
 	if text := diagText(diags); !strings.Contains(text, "no RDMA device serves 10.77.0.1") {
 		t.Errorf("no reachability error in\n%s", text)
 	}
@@ -51,7 +51,7 @@ func TestDeviceChecksSkipObjectsNotCreated(t *testing.T) {
 	cfg := load(t, loopback)
 	st := applied(t, mustPlan(t, cfg, nil, Options{}))
 	devs := fakeDevices{devices: []Device{{Name: "rxe0", MaxQPWR: 16, MaxSGE: 4}}, routes: map[string]string{"10.77.0.1": "rxe0"}}
-	if _, diags := Make(context.Background(), cfg, st, Options{Devices: devs}); len(diags) != 0 {
+	if _, diags := Make(context.Background(), cfg, st, Options{Devices: everyAgent(devs)}); len(diags) != 0 {
 		t.Fatalf("existing objects re-checked: %s", diagText(diags))
 	}
 }
@@ -71,11 +71,11 @@ func (noDevices) DeviceFor(context.Context, string) (string, error) {
 func TestDeviceChecksOnlyAskWhenCreating(t *testing.T) {
 	cfg := load(t, loopback)
 	st := applied(t, mustPlan(t, cfg, nil, Options{}))
-	if _, diags := Make(context.Background(), cfg, st, Options{Devices: noDevices{}}); len(diags) != 0 {
+	if _, diags := Make(context.Background(), cfg, st, Options{Devices: everyAgent(noDevices{})}); len(diags) != 0 {
 		t.Fatalf("a no-change plan asked for the devices: %s", diagText(diags))
 	}
 	st.RemoveObject(mustAddr(t, "endpoint.client[1]"))
-	if _, diags := Make(context.Background(), cfg, st, Options{Devices: noDevices{}}); !strings.Contains(diagText(diags), "Failed to list the RDMA devices") {
+	if _, diags := Make(context.Background(), cfg, st, Options{Devices: everyAgent(noDevices{})}); !strings.Contains(diagText(diags), "Failed to list the RDMA devices") {
 		t.Fatalf("a plan creating an endpoint did not check the devices: %s", diagText(diags))
 	}
 }
@@ -84,7 +84,7 @@ func TestDeviceChecksOnlyAskWhenCreating(t *testing.T) {
 // to create then gets its own error at its block, rather than the plan one
 // error about listing devices.
 func TestDeviceChecksWithoutAnyDevice(t *testing.T) {
-	_, diags := Make(context.Background(), load(t, loopback), nil, Options{Devices: fakeDevices{}})
+	_, diags := Make(context.Background(), load(t, loopback), nil, Options{Devices: everyAgent(fakeDevices{})})
 	text := diagText(diags)
 	for _, want := range []string{"no RDMA device serves 10.77.0.1", "rxe0"} {
 		if !strings.Contains(text, want) {

@@ -43,5 +43,18 @@
 // dependencies), so destroy runs in reverse; a replacement's delete before
 // its create, or after it with create_before_destroy.
 //
+// # Agents
+//
+// An object lives on the host of its agent (config.Instance.Agent, "" for
+// the local one; the state records it as state.Object.Agent). A Change
+// carries both (Agent, PriorAgent), and one the configuration puts on
+// another agent is replaced: destroyed through the old agent, made
+// through the new. A Refresher reading several agents says whose each
+// live object is (LiveObject.Agent) and whose it read (AgentScope): an
+// object on an agent not read stays as the state records it. Device
+// checks ask each object's own agent (Options.Devices). A plan that must
+// destroy objects of an agent the configuration no longer declares is an
+// error: the agent block is needed until they are destroyed.
+//
 // Rendering lives in the sibling package planner/render.
 package planner

@@ -27,8 +27,8 @@ func heldByAgent(p *Plan, cfg *config.Config, st *state.State, live map[string]L
 			continue
 		}
 		lo, ok := live[name]
-		if !ok {
-			continue
+		if !ok || lo.Agent != c.Agent {
+			continue // another agent's object of that name is no clash
 		}
 		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Object already held by the agent",
 			Detail: fmt.Sprintf("The agent already holds an object named %s (%s), which this state does not record, so apply could not make %s: another configuration made it, or this one did before its state was lost or a removed block forgot it. If it is the object this block declares, adopt it: \"rdmaform import %s\" (or an import block). If another configuration uses the same address, give one of them a namespace of its own (rdmaform { agent { namespace = \"NAME\" } }).",

@@ -25,6 +25,8 @@ type LiveListener struct {
 	Address   string
 	Port      int
 	PortSpace string // tcp, udp, ib or ipoib
+	// Agent is the key of the agent holding it ("" for the local agent).
+	Agent string
 }
 
 // checkHeldPorts refuses a listener the plan creates (or replaces) on an
@@ -70,11 +72,25 @@ func checkHeldPorts(ctx context.Context, cfg *config.Config, p *Plan, r Refreshe
 		// import it or to use a namespace, which is the advice to give.
 		ours[AgentName(inst.Addr, cfg.AgentNamespace())] = true
 	}
-	var held []config.HeldListener
+	// A port is taken on its own host only: each agent's listeners are
+	// checked against those it holds.
+	held := map[string][]config.HeldListener{}
 	for _, l := range live {
 		if !ours[l.Handle] {
-			held = append(held, config.HeldListener{Name: l.Handle, Address: l.Address, Port: l.Port, PortSpace: config.PortSpace(l.PortSpace)})
+			held[l.Agent] = append(held[l.Agent], config.HeldListener{Name: l.Handle, Address: l.Address, Port: l.Port, PortSpace: config.PortSpace(l.PortSpace)})
 		}
 	}
-	return onePerBlock(config.CheckHeldPorts(creating, held))
+	byAgent := map[string][]*config.Instance{}
+	var agents []string
+	for _, inst := range creating {
+		if byAgent[inst.Agent] == nil {
+			agents = append(agents, inst.Agent)
+		}
+		byAgent[inst.Agent] = append(byAgent[inst.Agent], inst)
+	}
+	var diags hcl.Diagnostics
+	for _, agent := range agents { // in the order of the plan's changes
+		diags = append(diags, config.CheckHeldPorts(byAgent[agent], held[agent])...)
+	}
+	return onePerBlock(diags)
 }

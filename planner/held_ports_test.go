@@ -140,24 +140,24 @@ func TestHeldPortsAcrossAddressesFamiliesAndPortSpaces(t *testing.T) {
 		holder    LiveListener
 		want      string // "" for no error
 	}{
-		{"same address", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "tcp"},
+		{"same address", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "tcp", ""},
 			"listener.loop: 10.77.0.1:7610 (tcp) is held by listener.x@a, which"},
-		{"same address spelt otherwise", "fd77::1", "tcp", LiveListener{"listener.x@a", "FD77:0::1", 7610, "tcp"},
+		{"same address spelt otherwise", "fd77::1", "tcp", LiveListener{"listener.x@a", "FD77:0::1", 7610, "tcp", ""},
 			"listener.loop: [fd77::1]:7610 (tcp) is held by listener.x@a (on [FD77:0::1]:7610), which"},
-		{"holder on every address", "10.77.0.1", "tcp", LiveListener{"listener.any@a", "0.0.0.0", 7610, "tcp"},
+		{"holder on every address", "10.77.0.1", "tcp", LiveListener{"listener.any@a", "0.0.0.0", 7610, "tcp", ""},
 			"listener.loop: 10.77.0.1:7610 (tcp) is held by listener.any@a (on 0.0.0.0:7610), which"},
-		{"mine on every address", "0.0.0.0", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "tcp"},
+		{"mine on every address", "0.0.0.0", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "tcp", ""},
 			"listener.loop: 0.0.0.0:7610 (tcp) is held by listener.x@a (on 10.77.0.1:7610), which"},
-		{"IPv6 wildcard, IPv4 holder", "::", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "tcp"},
+		{"IPv6 wildcard, IPv4 holder", "::", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "tcp", ""},
 			"listener.loop: [::]:7610 (tcp) is held by listener.x@a (on 10.77.0.1:7610), which"},
-		{"IPv4 wildcard holder, IPv6 address", "fd77::1", "tcp", LiveListener{"listener.any@a", "0.0.0.0", 7610, "tcp"},
+		{"IPv4 wildcard holder, IPv6 address", "fd77::1", "tcp", LiveListener{"listener.any@a", "0.0.0.0", 7610, "tcp", ""},
 			"listener.loop: [fd77::1]:7610 (tcp) is held by listener.any@a (on 0.0.0.0:7610), which"},
-		{"same port space, not tcp", "10.77.0.1", "udp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "udp"},
+		{"same port space, not tcp", "10.77.0.1", "udp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "udp", ""},
 			"listener.loop: 10.77.0.1:7610 (udp) is held by listener.x@a, which"},
-		{"another address", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.2", 7610, "tcp"}, ""},
-		{"another family", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "fd77::1", 7610, "tcp"}, ""},
-		{"another port", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7611, "tcp"}, ""},
-		{"another port space", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "udp"}, ""},
+		{"another address", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.2", 7610, "tcp", ""}, ""},
+		{"another family", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "fd77::1", 7610, "tcp", ""}, ""},
+		{"another port", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7611, "tcp", ""}, ""},
+		{"another port space", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "udp", ""}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src := `

@@ -99,7 +99,7 @@ func applied(t testing.TB, p *Plan) *state.State {
 			deps = append(deps, addrs.Instance{Resource: d})
 		}
 		st.SetObject(&state.Object{Addr: c.Addr, Attributes: raw, Dependencies: deps,
-			Facts: state.Facts{CreateToken: "tok-" + c.Addr.String()}, SensitiveAttributes: c.SensitiveAttributes()})
+			Facts: state.Facts{CreateToken: "tok-" + c.Addr.String()}, SensitiveAttributes: c.SensitiveAttributes(), Agent: c.Agent})
 	}
 	return st
 }
@@ -167,4 +167,9 @@ func diagText(diags hcl.Diagnostics) string {
 		b.WriteString(d.Summary + ": " + d.Detail + "\n")
 	}
 	return b.String()
+}
+
+// everyAgent gives every agent the devices di answers with.
+func everyAgent(di DeviceInfo) func(string) DeviceInfo {
+	return func(string) DeviceInfo { return di }
 }

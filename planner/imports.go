@@ -46,7 +46,11 @@ func importTargets(cfg *config.Config, priors map[string]*prior, live map[string
 				Subject: im.DeclRange.Ptr()})
 			continue
 		}
-		if _, ok := live[id]; live != nil && !ok {
+		agent := ""
+		if inst := cfg.Instances[im.To]; inst != nil {
+			agent = inst.Agent
+		}
+		if lo, ok := live[id]; live != nil && (!ok || lo.Agent != agent) { // held by the agent the object is to be on
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot import non-existent remote object",
 				Detail: fmt.Sprintf("%s imports the agent's %s, which the agent does not hold.%s", im.To, id, heldUnderOtherName(id, live)), Subject: im.DeclRange.Ptr()})
 			continue

@@ -30,9 +30,23 @@ type LiveObject struct {
 	// Error is the agent's last error, "CALL: ERRNO" (DEVICE_REMOVAL:
 	// ENODEV), or "".
 	Error string
+	// Agent is the key of the agent holding the object (an agent block's
+	// instance, agent.compute), "" for the local agent: a Refresher that
+	// reads several agents answers with all their objects, each saying
+	// whose it is.
+	Agent string
 }
 
-// DeviceInfo answers device questions at plan time. The agent implements it.
+// AgentScope is what a Refresher reading several agents may also do: say
+// whose objects Live read (with -target, only the agents of the objects
+// targeted are asked). An object on an agent Live did not read is taken as
+// the state records it, never as gone.
+type AgentScope interface {
+	Reads(agent string) bool
+}
+
+// DeviceInfo answers device questions at plan time, for the objects of one
+// agent (see Options.Devices). The agent implements it.
 type DeviceInfo interface {
 	// Devices lists the RDMA devices with their limits.
 	Devices(ctx context.Context) ([]Device, error)

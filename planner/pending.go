@@ -16,7 +16,7 @@ import (
 // is destroyed too, and, when still declared, made anew: adopting it would
 // record a failed object as made. Without a refresh (live is nil) each is
 // taken as held: apply finds out.
-func (p *Plan) takePending(cfg *config.Config, priors map[string]*prior, live map[string]LiveObject, opts Options) map[addrs.Instance]string {
+func (p *Plan) takePending(cfg *config.Config, priors map[string]*prior, live map[string]LiveObject, reads func(agent string) bool, opts Options) map[addrs.Instance]string {
 	var adopt map[addrs.Instance]string
 	for key, pr := range priors {
 		f := pr.obj.Facts
@@ -25,8 +25,8 @@ func (p *Plan) takePending(cfg *config.Config, priors map[string]*prior, live ma
 		}
 		delete(priors, key)
 		a, h := pr.obj.Addr, AgentHandle(pr.obj)
-		if live != nil {
-			if lo, held := live[h]; !held || lo.Token != f.CreateToken {
+		if live != nil && reads(pr.obj.Agent) {
+			if lo, held := live[h]; !held || lo.Agent != pr.obj.Agent || lo.Token != f.CreateToken {
 				dr := Drift{Addr: a, Before: pr.val, Pending: true}
 				if held {
 					dr.Status = lo.Status
@@ -36,7 +36,7 @@ func (p *Plan) takePending(cfg *config.Config, priors map[string]*prior, live ma
 			}
 		}
 		var failed string
-		if lo, held := live[h]; held && pendingFailed(a, lo.Status) {
+		if lo, held := live[h]; held && lo.Agent == pr.obj.Agent && pendingFailed(a, lo.Status) {
 			failed = lo.Status
 			if lo.Error != "" {
 				failed += ": " + lo.Error
@@ -49,7 +49,7 @@ func (p *Plan) takePending(cfg *config.Config, priors map[string]*prior, live ma
 			adopt[a] = h
 			continue
 		}
-		p.Deposed = append(p.Deposed, Deposed{Addr: a, Handle: h, Token: f.CreateToken, Pending: true, Failed: failed})
+		p.Deposed = append(p.Deposed, Deposed{Addr: a, Handle: h, Token: f.CreateToken, Pending: true, Failed: failed, Agent: pr.obj.Agent})
 	}
 	return adopt
 }

@@ -114,6 +114,8 @@ type Deposed struct {
 	// Failed is the agent's status and error for a Pending object it
 	// reports failed ("error: rdma_connect: ETIMEDOUT"); "" otherwise.
 	Failed string
+	// Agent is the key of the agent holding it ("" for the local one).
+	Agent string
 }
 
 // DeposedKey is how plans and progress lines name a deposed object, as

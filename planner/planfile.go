@@ -97,6 +97,7 @@ type deposedFile struct {
 	Addr    string `json:"address"`
 	Handle  string `json:"agent_handle"`
 	Token   string `json:"create_token,omitempty"`
+	Agent   string `json:"agent,omitempty"`
 	Pending bool   `json:"pending,omitempty"`
 	Failed  string `json:"failed,omitempty"`
 }
@@ -119,6 +120,9 @@ type changeFile struct {
 	ImportID        string     `json:"import_id,omitempty"`
 	TargetedVia     string     `json:"targeted_via,omitempty"`
 	Reconnects      bool       `json:"reconnects,omitempty"`
+	// The agents' keys; absent for the local agent.
+	Agent      string `json:"agent,omitempty"`
+	PriorAgent string `json:"prior_agent,omitempty"`
 }
 
 type driftFile struct {
@@ -161,7 +165,7 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 		cf := changeFile{Addr: c.Addr.String(), Action: c.Action.String(), Reason: string(c.Reason),
 			Before: encodeValue(c.Before), After: encodeValue(c.After),
 			RequiredReplace: pathsToStrings(c.RequiredReplace), Changed: pathsToStrings(c.Changed), LiveStatus: c.LiveStatus, LiveError: c.LiveError, ImportID: c.ImportID, Reconnects: c.Reconnects,
-			BeforeSensitive: pathsToStrings(c.BeforeSensitive), AfterSensitive: pathsToStrings(c.AfterSensitive)}
+			BeforeSensitive: pathsToStrings(c.BeforeSensitive), AfterSensitive: pathsToStrings(c.AfterSensitive), Agent: c.Agent, PriorAgent: c.PriorAgent}
 		for _, d := range c.Dependencies {
 			cf.Dependencies = append(cf.Dependencies, d.String())
 		}
@@ -179,7 +183,7 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 		f.Drift = append(f.Drift, df)
 	}
 	for _, d := range p.Deposed {
-		f.Deposed = append(f.Deposed, deposedFile{Addr: d.Addr.String(), Handle: d.Handle, Token: d.Token, Pending: d.Pending, Failed: d.Failed})
+		f.Deposed = append(f.Deposed, deposedFile{Addr: d.Addr.String(), Handle: d.Handle, Token: d.Token, Pending: d.Pending, Failed: d.Failed, Agent: d.Agent})
 	}
 	for _, m := range p.Moves {
 		f.Moves = append(f.Moves, moveFile{From: m.From.String(), To: m.To.String()})
@@ -252,7 +256,7 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 		c := &Change{Addr: parseAddr(cf.Addr), Action: action, Reason: ActionReason(cf.Reason),
 			Before: decode(cf.Before), After: decode(cf.After),
 			RequiredReplace: stringsToPaths(cf.RequiredReplace), Changed: stringsToPaths(cf.Changed), LiveStatus: cf.LiveStatus, LiveError: cf.LiveError, ImportID: cf.ImportID, Reconnects: cf.Reconnects,
-			BeforeSensitive: stringsToPaths(cf.BeforeSensitive), AfterSensitive: stringsToPaths(cf.AfterSensitive)}
+			BeforeSensitive: stringsToPaths(cf.BeforeSensitive), AfterSensitive: stringsToPaths(cf.AfterSensitive), Agent: cf.Agent, PriorAgent: cf.PriorAgent}
 		for _, d := range cf.Dependencies {
 			c.Dependencies = append(c.Dependencies, parseAddr(d).Resource)
 		}
@@ -269,7 +273,7 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 		p.Drift = append(p.Drift, dr)
 	}
 	for _, d := range f.Deposed {
-		p.Deposed = append(p.Deposed, Deposed{Addr: parseAddr(d.Addr), Handle: d.Handle, Token: d.Token, Pending: d.Pending, Failed: d.Failed})
+		p.Deposed = append(p.Deposed, Deposed{Addr: parseAddr(d.Addr), Handle: d.Handle, Token: d.Token, Pending: d.Pending, Failed: d.Failed, Agent: d.Agent})
 	}
 	for _, o := range f.Outputs {
 		action, _ := ParseAction(o.Action)

@@ -23,8 +23,11 @@ type Options struct {
 	// Refresher reads the live fabric; nil skips the refresh
 	// (-refresh=false) and trusts the state.
 	Refresher Refresher
-	// Devices checks device-dependent values; nil skips the checks.
-	Devices DeviceInfo
+	// Devices gives the devices of the agent with this key ("" for the
+	// local one), which checks the device-dependent values of the objects
+	// it is to hold; nil, or a nil DeviceInfo for an agent, skips the
+	// checks.
+	Devices func(agent string) DeviceInfo
 	// Targets limits the plan to these objects and what they depend on
 	// (with Destroy: what depends on them). An address without a key names
 	// every instance of its block.
@@ -92,10 +95,15 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		if err != nil {
 			return p, append(diags, sourceless(hcl.DiagError, "Failed to refresh from the agent", err.Error()))
 		}
-		adoptPending = p.takePending(cfg, priors, live, opts)
+		reads := readsAgent(opts.Refresher)
+		adoptPending = p.takePending(cfg, priors, live, reads, opts)
 		for _, a := range sortedPriorAddrs(priors) {
 			pr := priors[a.String()]
+			if !reads(pr.obj.Agent) {
+				continue // its agent was not asked: as the state records it
+			}
 			lo, ok := live[AgentHandle(pr.obj)]
+			ok = ok && lo.Agent == pr.obj.Agent
 			if ok && (pr.obj.Facts.CreateToken == "" || lo.Token == pr.obj.Facts.CreateToken) {
 				if failedForGood(pr, lo.Status) {
 					failed[a] = lo
@@ -112,7 +120,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		diags = append(diags, p.refreshFacts(ctx, opts.Refresher, live, priors)...)
 		sort.SliceStable(p.Drift, func(i, j int) bool { return p.Drift[i].Addr.Less(p.Drift[j].Addr) })
 	} else {
-		adoptPending = p.takePending(cfg, priors, nil, opts)
+		adoptPending = p.takePending(cfg, priors, nil, nil, opts)
 	}
 	for _, pr := range pre.byAddr {
 		if d := pr.obj.Facts.Deposed; d != nil {
@@ -120,7 +128,11 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 			if to, ok := moved[addr]; ok {
 				addr = to
 			}
-			p.Deposed = append(p.Deposed, Deposed{Addr: addr, Handle: d.AgentHandle, Token: d.CreateToken})
+			agent := pr.obj.Agent // a replacement on another agent says whose it is
+			if d.Agent != "" {
+				agent = d.Agent
+			}
+			p.Deposed = append(p.Deposed, Deposed{Addr: addr, Handle: d.AgentHandle, Token: d.CreateToken, Agent: agent})
 		}
 	}
 	sort.Slice(p.Deposed, func(i, j int) bool { return p.Deposed[i].Addr.Less(p.Deposed[j].Addr) })
@@ -199,6 +211,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	}
 	if cfg != nil {
 		diags = append(diags, checkPreventDestroy(cfg, p)...)
+		diags = append(diags, agentsNotConfigured(cfg, p)...)
 		if !opts.Destroy {
 			p.OutputChanges = outputChanges(cfg, st, p)
 			if len(opts.Targets) > 0 {
@@ -513,6 +526,7 @@ func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[st
 			continue
 		}
 		if again, diags := cfg.InstanceWith(inst.Addr, valueOf); !diags.HasErrors() {
+			again.Agent = inst.Agent // chosen once, from what is known before apply
 			insts[i] = again
 		}
 	}
@@ -545,14 +559,14 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating bool, forceRepl
 	ty := schema.ImpliedType()
 	lc := inst.Resource.Lifecycle
 	if pr == nil || pr.val.IsNull() {
-		c := &Change{Addr: inst.Addr, Action: Create, Before: cty.NullVal(ty), After: inst.Value, AfterSensitive: inst.Sensitive}
+		c := &Change{Addr: inst.Addr, Action: Create, Before: cty.NullVal(ty), After: inst.Value, AfterSensitive: inst.Sensitive, Agent: inst.Agent}
 		if gone {
 			c.Reason = ReasonGone
 		}
 		return c
 	}
 	before := pr.val
-	c := &Change{Addr: inst.Addr, Before: before, AfterSensitive: inst.Sensitive}
+	c := &Change{Addr: inst.Addr, Before: before, AfterSensitive: inst.Sensitive, Agent: inst.Agent, PriorAgent: pr.obj.Agent}
 	if pr.obj.SensitiveAttributes != nil || inst.Sensitive != nil {
 		c.BeforeSensitive = priorSensitive(pr.obj, inst)
 	}
@@ -567,7 +581,7 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating bool, forceRepl
 	switch {
 	case forceReplace != ReasonNone:
 		c.Action, c.Reason = DeleteThenCreate, forceReplace
-	case len(c.RequiredReplace) > 0:
+	case len(c.RequiredReplace) > 0 || c.AgentChanged():
 		c.Action, c.Reason = DeleteThenCreate, ReasonCannotUpdate
 	case len(c.Changed) > 0:
 		c.Action = Update
@@ -598,7 +612,7 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating bool, forceRepl
 // configured instance (destroy), nil when it is not configured.
 func deleteChange(pr *prior, inst *config.Instance, reason ActionReason) *Change {
 	c := &Change{Addr: pr.obj.Addr, Action: Delete, Reason: reason, Before: pr.val, After: cty.NullVal(pr.val.Type()),
-		BeforeSensitive: priorSensitive(pr.obj, inst)}
+		BeforeSensitive: priorSensitive(pr.obj, inst), Agent: pr.obj.Agent, PriorAgent: pr.obj.Agent}
 	c.Dependencies = stateDependencies(pr.obj)
 	return c
 }

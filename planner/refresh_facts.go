@@ -81,6 +81,7 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 		a, recorded := pr.obj.Addr, pr.obj.Facts
 		h := AgentHandle(pr.obj)
 		lo, held := live[h]
+		held = held && lo.Agent == pr.obj.Agent
 		switch {
 		case !held || pr.val.IsNull() || !pr.val.IsKnown():
 		case readAll:

@@ -35,6 +35,12 @@ func appendObjectChange(b []byte, c Change) (_ []byte, ok bool) {
 	if b, ok = appendPlain(b, string(o.Addr.Kind)); !ok {
 		return fail()
 	}
+	if o.Agent != "" {
+		b = append(b, `,"agent":`...)
+		if b, ok = appendPlain(b, o.Agent); !ok {
+			return fail()
+		}
+	}
 	b = append(b, `,"schema_version":`...)
 	b = strconv.AppendInt(b, int64(o.SchemaVersion), 10)
 	b = append(b, `,"attributes":`...)
@@ -154,21 +160,40 @@ func appendFacts(b []byte, f Facts) (_ []byte, ok bool) {
 				return b, false
 			}
 		}
+		if d.Agent != "" {
+			b = append(b, `,"agent":`...)
+			if b, ok = appendPlain(b, d.Agent); !ok {
+				return b, false
+			}
+		}
 		b = append(b, '}')
 	}
 	return append(b, '}'), true
 }
 
-// appendPlain quotes s when encoding/json would write it as it is:
-// printable ASCII without a quote, a backslash or an HTML character.
+// appendPlain quotes s when encoding/json would write it as it is but
+// for a quote or a backslash, escaped as it escapes them (addresses with
+// string keys hold quotes): printable ASCII without an HTML character.
 func appendPlain(b []byte, s string) ([]byte, bool) {
+	escapes := false
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '&' {
 			return b, false
 		}
+		escapes = escapes || c == '"' || c == '\\'
 	}
 	b = append(b, '"')
-	b = append(b, s...)
+	if !escapes {
+		b = append(b, s...)
+		return append(b, '"'), true
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' {
+			b = append(b, '\\')
+		}
+		b = append(b, s[i])
+	}
 	return append(b, '"'), true
 }
 

@@ -12,7 +12,7 @@ import (
 func TestAppendObjectChangeWritesWhatEncodingJSONWrites(t *testing.T) {
 	loc := time.FixedZone("X", 5*3600+1800)
 	var objects []*Object
-	for i := range 12 {
+	for i := range 14 {
 		o := testObject(t, "endpoint.e["+strconv.Itoa(i)+"]", i)
 		switch i {
 		case 1:
@@ -38,6 +38,12 @@ func TestAppendObjectChangeWritesWhatEncodingJSONWrites(t *testing.T) {
 			o.Attributes = nil
 		case 11:
 			o.Facts.CreatedAt = time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC) // refused by encoding/json
+		case 12:
+			o.Agent = "agent.compute"
+		case 13:
+			o.Agent = `agent.storage["s\\1"]` // quotes and a backslash, escaped
+			o.Addr = mustAddr(t, `endpoint.e["k"]`)
+			o.Facts.Deposed = &DeposedObject{AgentHandle: "endpoint.e[13]", CreateToken: "tok", Agent: "agent.compute"}
 		}
 		objects = append(objects, o)
 	}

@@ -259,3 +259,60 @@ func TestMoveObjectRecord(t *testing.T) {
 		t.Fatalf("a move record without its object: %v", err)
 	}
 }
+
+// An object's agent round-trips through both decoders, Encode and the
+// journal's records; a state written before agents existed decodes with
+// the local agent (""), and one without an agent writes no field.
+func TestAgentRoundTrip(t *testing.T) {
+	if s, err := Decode([]byte(goodState), "old.rdmastate"); err != nil || s.Objects["endpoint.client[3]"].Agent != "" {
+		t.Fatalf("a state without agents: %v %+v", err, s)
+	}
+	if enc, _ := Encode(mustDecode(t, goodState)); strings.Contains(string(enc), `"agent"`) {
+		t.Fatalf("an object on the local agent writes the field:\n%s", enc)
+	}
+	const agent = `agent.storage["s1"]`
+	withAgent := strings.Replace(goodState, `"facts":{"qp_num":7}`, `"facts":{"qp_num":7},"agent":"agent.storage[\"s1\"]"`, 1)
+	s, err := Decode([]byte(withAgent), "new.rdmastate")
+	if err != nil || s.Objects["endpoint.client[3]"].Agent != agent {
+		t.Fatalf("decoding an agent: %v %+v", err, s)
+	}
+	if !checkFastAgrees(t, []byte(withAgent)) {
+		t.Fatal("the fast path refused the agent")
+	}
+	enc, err := Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2, err := Decode(enc, "again"); err != nil || s2.Objects["endpoint.client[3]"].Agent != agent {
+		t.Fatalf("after a round trip: %v\n%s", err, enc)
+	}
+	for _, c := range []Change{PutObject(s.Objects["endpoint.client[3]"]), MoveObject(mustAddr(t, "endpoint.old"), s.Objects["endpoint.client[3]"])} {
+		framed, err := c.appendFrame(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cj, err := c.marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(framed), string(cj)) {
+			t.Fatalf("the journal's frame %q does not hold the record %s", framed, cj)
+		}
+		if got, err := unmarshalChange(cj); err != nil || got.Object.Agent != agent {
+			t.Fatalf("a journal record lost the agent: %v %s", err, cj)
+		}
+	}
+	bad := strings.Replace(goodState, `"facts":{"qp_num":7}`, `"facts":{},"agent":"compute"`, 1)
+	if _, err := Decode([]byte(bad), "bad.rdmastate"); err == nil || !strings.Contains(err.Error(), `agent "compute" is not an agent's address`) || !strings.Contains(err.Error(), "endpoint.client[3]") {
+		t.Fatalf("a malformed agent: %v", err)
+	}
+}
+
+func mustDecode(t *testing.T, doc string) *State {
+	t.Helper()
+	s, err := Decode([]byte(doc), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

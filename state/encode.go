@@ -29,8 +29,11 @@ type fileJSON struct {
 }
 
 type objectJSON struct {
-	Address       string          `json:"address"`
-	Type          string          `json:"type"`
+	Address string `json:"address"`
+	Type    string `json:"type"`
+	// The agent's key (agent.compute), absent for the local agent: states
+	// written before agent blocks existed have none.
+	Agent         string          `json:"agent,omitempty"`
 	SchemaVersion int             `json:"schema_version"`
 	Attributes    json.RawMessage `json:"attributes"`
 	Dependencies  []string        `json:"dependencies,omitempty"`
@@ -127,6 +130,7 @@ func objectToJSON(o *Object) *objectJSON {
 	j := &objectJSON{
 		Address:       o.Addr.String(),
 		Type:          string(o.Addr.Kind),
+		Agent:         o.Agent,
 		SchemaVersion: o.SchemaVersion,
 		Attributes:    rawOrNull(o.Attributes),
 		Facts:         o.Facts,
@@ -264,7 +268,10 @@ func objectFromParts(oj *objectJSON, owned bool) (*Object, error) {
 	default:
 		return nil, fmt.Errorf("%s: unknown status %q (an object is \"tainted\" or has no status)", oj.Address, oj.Status)
 	}
-	o := &Object{Addr: a, SchemaVersion: oj.SchemaVersion, Attributes: attrs, Facts: oj.Facts, Tainted: oj.Status == statusTainted}
+	if oj.Agent != "" && !strings.HasPrefix(oj.Agent, "agent.") {
+		return nil, fmt.Errorf("%s: agent %q is not an agent's address (agent.NAME)", oj.Address, oj.Agent)
+	}
+	o := &Object{Addr: a, SchemaVersion: oj.SchemaVersion, Attributes: attrs, Facts: oj.Facts, Agent: oj.Agent, Tainted: oj.Status == statusTainted}
 	for i, p := range oj.SensitiveAttributes {
 		if len(p) == 0 {
 			return nil, fmt.Errorf("%s: sensitive_attributes[%d] is an empty path", oj.Address, i)

@@ -80,6 +80,9 @@ type Facts struct {
 type DeposedObject struct {
 	AgentHandle string `json:"agent_handle"`
 	CreateToken string `json:"create_token,omitempty"`
+	// Agent is the key of the agent holding it, when not the object's
+	// own (a replacement that moved it to another agent).
+	Agent string `json:"agent,omitempty"`
 }
 
 // DeepCopy returns a copy sharing nothing mutable with o: its Attributes

@@ -208,6 +208,7 @@ func writeChange(b *bytes.Buffer, c colorizer, ch *planner.Change) {
 		sym = "   "
 	}
 	fmt.Fprintf(b, "%s %s %q {\n", sym, ch.Addr.Kind, ch.Addr.Name)
+	writeAgent(b, c, ch)
 	w := &blockWriter{b: b, c: c, replace: ch.RequiredReplace, beforeSens: ch.BeforeSensitive, afterSens: ch.AfterSensitive, plain: ch.Importing()}
 	action := ch.Action
 	if action.IsReplace() {

@@ -109,7 +109,7 @@ func applied(t *testing.T, p *planner.Plan) *state.State {
 		for _, d := range c.Dependencies {
 			deps = append(deps, addrs.Instance{Resource: d})
 		}
-		st.SetObject(&state.Object{Addr: c.Addr, Attributes: raw, Dependencies: deps, SensitiveAttributes: c.SensitiveAttributes()})
+		st.SetObject(&state.Object{Addr: c.Addr, Attributes: raw, Dependencies: deps, SensitiveAttributes: c.SensitiveAttributes(), Agent: c.Agent})
 	}
 	raw, _ := ctyjson.Marshal(cty.NumberIntVal(7471), cty.Number)
 	st.SetOutput("port", &state.Output{Value: raw, Type: []byte(`"number"`)})

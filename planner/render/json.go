@@ -98,9 +98,14 @@ type JSONResourceChange struct {
 	ProviderName string `json:"provider_name"`
 	Deposed      string `json:"deposed,omitempty"` // the deposed object's key, as Terraform's
 	// PreviousAddress is where a moved block moved the object from.
-	PreviousAddress string     `json:"previous_address,omitempty"`
-	Change          JSONChange `json:"change"`
-	ActionReason    string     `json:"action_reason,omitempty"`
+	PreviousAddress string `json:"previous_address,omitempty"`
+	// Agent is the agent holding the object once the change is made (for
+	// a delete, the one destroying it); PreviousAgent, the one holding it
+	// now when the change moves it to another. Absent for the local agent.
+	Agent         string     `json:"agent,omitempty"`
+	PreviousAgent string     `json:"previous_agent,omitempty"`
+	Change        JSONChange `json:"change"`
+	ActionReason  string     `json:"action_reason,omitempty"`
 }
 
 // JSONChange is a before/after pair; unknown values are null in After and
@@ -213,8 +218,14 @@ func JSONDocument(p *planner.Plan, diags hcl.Diagnostics) JSONPlan {
 			if c.Moved() {
 				rc.PreviousAddress = c.PrevAddr.String()
 			}
+			rc.Agent = c.Agent
+			if c.AgentChanged() {
+				rc.PreviousAgent = c.PriorAgent
+				rc.Change.ReplacePaths = append(rc.Change.ReplacePaths, []string{"agent"})
+			}
 			rc.Change = JSONChange{Actions: jsonActions(c.Action), Before: jsonValue(c.Before), After: jsonValue(c.After), AfterUnknown: unknownTree(c.After),
-				BeforeSensitive: sensitiveTree(c.Before, c.BeforeSensitive, nil), AfterSensitive: sensitiveTree(c.After, c.AfterSensitive, nil)}
+				BeforeSensitive: sensitiveTree(c.Before, c.BeforeSensitive, nil), AfterSensitive: sensitiveTree(c.After, c.AfterSensitive, nil),
+				ReplacePaths: rc.Change.ReplacePaths}
 			for _, path := range c.RequiredReplace {
 				rc.Change.ReplacePaths = append(rc.Change.ReplacePaths, pathStrings(path))
 			}
