@@ -27,6 +27,9 @@ type fakeAgent struct {
 	objects, snapshot []*pb.Object
 	changes           [][]*pb.Change
 	end               error
+	// hold keeps the watch open after the changes, until the client
+	// leaves.
+	hold bool
 }
 
 func (f *fakeAgent) List(_ context.Context, _ *pb.ListRequest) (*pb.ListResponse, error) {
@@ -41,6 +44,10 @@ func (f *fakeAgent) Watch(_ *pb.WatchRequest, stream grpc.ServerStreamingServer[
 		if err := stream.Send(&pb.WatchResponse{Changes: chs}); err != nil {
 			return err
 		}
+	}
+	if f.hold {
+		<-stream.Context().Done()
+		return stream.Context().Err()
 	}
 	return f.end
 }
