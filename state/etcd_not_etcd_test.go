@@ -2,11 +2,16 @@ package state
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/rdmaform/rdmaform/state/etcdtest"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
@@ -102,5 +107,35 @@ func TestTransportWords(t *testing.T) {
 	got := transportWords(`connection error: desc = "transport: Error while dialing: dial tcp 127.0.0.1:1: connect: connection refused"`)
 	if got != "dial tcp 127.0.0.1:1: connect: connection refused" {
 		t.Errorf("%q", got)
+	}
+}
+
+// http:// written for an etcd that serves https, or for any server that
+// holds gRPC's requests without answering as HTTP/2, is said to be no etcd
+// (it was "etcd did not answer in time"): a TLS server here.
+func TestEtcdHTTPForAnHTTPSServerIsSaid(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	certs := etcdtest.NewCerts(t)
+	cert, err := tls.LoadX509KeyPair(certs.ServerCert, certs.ServerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.NotFoundHandler(), ErrorLog: log.New(io.Discard, "", 0)}
+	go srv.Serve(tls.NewListener(l, &tls.Config{Certificates: []tls.Certificate{cert}}))
+	t.Cleanup(func() { srv.Close() })
+	ep := "http://" + l.Addr().String()
+	e, err := NewEtcd(context.Background(), EtcdOptions{Endpoints: []string{ep}, Prefix: "x/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	_, err = e.Lock(&LockInfo{Operation: "OperationTypePlan"})
+	var notEtcd *NotEtcdError
+	if !errors.As(err, &notEtcd) || saysGRPC(err.Error()) || !strings.Contains(err.Error(), "http vs https?") {
+		t.Fatalf("lock: %v", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"time"
 
@@ -29,9 +31,13 @@ func (e *Etcd) watchAnswers(ctx context.Context, method string, req, reply any, 
 	case codes.DeadlineExceeded, codes.Unavailable:
 		e.unanswered.Store(true)
 		if !e.answered.Load() {
-			// Perhaps TLS, rather than etcd, failed (etcd_tls.go).
+			// Perhaps TLS, rather than etcd, failed (etcd_tls.go), or
+			// the endpoint is no etcd.
 			if terr := e.probeTLS(); terr != nil {
 				return terr
+			}
+			if nerr := e.probePlain(); nerr != nil {
+				return nerr
 			}
 		}
 	case codes.Canceled:
@@ -144,3 +150,44 @@ func transportWords(msg string) string {
 	}
 	return msg
 }
+
+// probePlain opens each endpoint spoken to without TLS as gRPC does (the
+// HTTP/2 preface) and returns a *NotEtcdError for the first whose answer
+// is no HTTP/2 (a TLS server's alert or an HTTP/1 reply: https where
+// http was written, or another server), or nil. Such a server holds
+// gRPC's requests until they time out, "etcd did not answer in time",
+// although it is there.
+func (e *Etcd) probePlain() error {
+	for _, ep := range e.opts.Endpoints {
+		addr, _, secure := tlsEndpoint(ep, e.tls != nil)
+		if secure || strings.Contains(ep, "://") && !strings.HasPrefix(ep, "http://") {
+			continue
+		}
+		conn, err := net.DialTimeout("tcp", addr, tlsProbeTimeout)
+		if err != nil {
+			continue // nothing there: unreachable, as said
+		}
+		conn.SetDeadline(time.Now().Add(tlsProbeTimeout))
+		_, err = conn.Write([]byte(http2Preface))
+		head := make([]byte, 9) // an HTTP/2 frame's header
+		n := 0
+		if err == nil {
+			n, err = io.ReadFull(conn, head)
+		}
+		conn.Close()
+		// An HTTP/2 server answers with a SETTINGS frame (type 4); one
+		// that answered anything else, or closed the connection without
+		// a word (a TLS server, which takes the preface for a bad
+		// record), is not etcd. No answer in time says nothing: etcd
+		// may just be slow.
+		var ne net.Error
+		closed := n == 0 && err != nil && !(errors.As(err, &ne) && ne.Timeout())
+		if closed || n > 0 && (n < 4 || head[3] != 0x4) {
+			return &NotEtcdError{Endpoints: []string{ep}, Err: fmt.Errorf("%s answered %q to HTTP/2 (%v)", ep, head[:n], err)}
+		}
+	}
+	return nil
+}
+
+// http2Preface is what an HTTP/2 client sends first (RFC 9113, 3.4).
+const http2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
