@@ -14,6 +14,7 @@ require (
 	github.com/hashicorp/go-cty-funcs v0.1.0
 	github.com/hashicorp/go-version v1.9.0
 	github.com/hashicorp/hcl/v2 v2.25.0
+	github.com/hashicorp/terraform-json v0.27.2
 	github.com/mattn/go-shellwords v1.0.16
 	github.com/muesli/termenv v0.16.0
 	github.com/zclconf/go-cty v1.20.0

@@ -143,7 +143,7 @@ func runAgentClient(verb string, args []string, s Meta) int {
 	defer c.Close()
 	info, err := c.Info(ctx, &pb.InfoRequest{})
 	if err != nil {
-		s.showError(fmt.Sprintf("agent info: %s", termsafe.Text(err.Error())), "")
+		s.showError(fmt.Sprintf("Asking the agent at %s who it is", socket), agentError(err).Error())
 		return 1
 	}
 	if verb == "stop" {
@@ -180,7 +180,7 @@ func agentStatusRemote(ctx context.Context, a *arguments.AgentClient, s Meta) in
 func printAgentStatus(ctx context.Context, c *client.Client, info *pb.InfoResponse, s Meta) int {
 	list, err := c.List(ctx, &pb.ListRequest{})
 	if err != nil {
-		s.showError(fmt.Sprintf("agent list: %s", termsafe.Text(err.Error())), "")
+		s.showError(fmt.Sprintf("Listing the objects of the agent at %s", socket), agentError(err).Error())
 		return 1
 	}
 	started := time.Unix(0, info.StartedAt)

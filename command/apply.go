@@ -58,10 +58,11 @@ Options:
   -target=ADDRESS      Limit the changes to this object and its dependencies.
   -replace=ADDRESS     Replace this object even if it has not changed.
   -refresh=false       Do not read the live fabric before planning.
-  -parallelism=N       At most N operations at once (default 10). Without
-                       it, every endpoint's connect starts without waiting
-                       for the others' (the agent paces them); with it, at
-                       most N connections are being made at once.
+  -parallelism=N       At most N objects made or removed at once, each
+                       holding its slot until its connect or disconnect
+                       completes. Without it, at most 10 requests to the
+                       agent are in flight, and connects do not wait for
+                       each other to complete (the agent paces them).
   -no-color            Do not colour the output.
   -compact-warnings    Show warnings as a list of summaries.
   -lock=false          Do not lock the state.

@@ -408,7 +408,7 @@ func openStateManager(dir string, s Meta) (state.Full, bool) {
 	if ws != config.DefaultWorkspace {
 		exists, err := b.hasWorkspace(dir, ws)
 		if err != nil {
-			s.showError("Failed to list the workspaces", err.Error())
+			showBackendError(s, "Failed to list the workspaces", err)
 			return nil, false
 		}
 		if !exists {
@@ -425,6 +425,10 @@ func openStateManager(dir string, s Meta) (state.Full, bool) {
 				"backend block, or -backend-config=\"password=...\" with the other values given\n" +
 				"before), which takes it without moving the state."
 		}
+		if isUnreachable(err) {
+			showBackendError(s, "", err)
+			return nil, false
+		}
 		s.showError("Failed to open the state backend", detail)
 		return nil, false
 	}
@@ -437,10 +441,36 @@ func openStateManager(dir string, s Meta) (state.Full, bool) {
 	return m, true
 }
 
+// isUnreachable reports whether err is etcd not answering, or a server
+// that is not etcd: not the lock or the state's fault, and said so.
+func isUnreachable(err error) bool {
+	var unreachable *state.EtcdUnreachable
+	var notEtcd *state.NotEtcdError
+	return errors.As(err, &unreachable) || errors.As(err, &notEtcd)
+}
+
+// showBackendError reports err of the state backend under heading, unless
+// etcd did not answer or is no etcd: that has a heading of its own, and
+// the endpoints to check.
+func showBackendError(s Meta, heading string, err error) {
+	var unreachable *state.EtcdUnreachable
+	var notEtcd *state.NotEtcdError
+	switch {
+	case errors.As(err, &unreachable):
+		s.showError("etcd is unreachable", err.Error()+"\n\n"+unreachable.Advice())
+	case errors.As(err, &notEtcd):
+		s.showError("The etcd backend's endpoint is not etcd", err.Error()+"\n\n"+
+			"Give the backend etcd's client URLs (etcd's --advertise-client-urls, port 2379\n"+
+			"by default), with https:// when etcd serves TLS.")
+	default:
+		s.showError(heading, err.Error())
+	}
+}
+
 // refreshState loads the state, reporting a failure Terraform-style.
 func refreshState(m state.Full, s Meta) bool {
 	if err := m.RefreshState(); err != nil {
-		s.showError("Failed to load state", err.Error())
+		showBackendError(s, "Failed to load state", err)
 		return false
 	}
 	if n, ok := m.(interface{ Notes() []string }); ok {
@@ -510,6 +540,9 @@ func (l *lockFlags) acquireCtx(ctx context.Context, m state.Locker, operation st
 	case errors.As(err, &refused):
 		// Not a lock problem: -lock=false would be refused as well.
 		s.showError("Failed to open the state backend", refused.Error())
+		return nil, false
+	case isUnreachable(err):
+		showBackendError(s, "", err)
 		return nil, false
 	case err != nil:
 		// The backend failed to lock, rather than found it locked: as

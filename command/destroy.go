@@ -24,8 +24,10 @@ Options:
   -var-file=FILE       Load variable values from a file (repeatable).
   -target=ADDRESS      Destroy only this object and what depends on it.
   -refresh=false       Do not read the live fabric before planning.
-  -parallelism=N       At most N operations at once (default 10); given,
-                       it also bounds the disconnects being waited for.
+  -parallelism=N       At most N objects removed at once, each holding
+                       its slot until its disconnect completes. Without it,
+                       at most 10 requests to the agent are in flight, and
+                       disconnects do not wait for each other to complete.
   -no-color            Do not colour the output.
   -compact-warnings    Show warnings as a list of summaries.
   -lock=false          Do not lock the state.

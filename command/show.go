@@ -101,13 +101,16 @@ func writeJSON(s Meta, v any) int {
 }
 
 // The JSON form follows `terraform show -json`: values.root_module.resources
-// and values.outputs.
+// and values.outputs. The version of rdmaform that wrote the state is said
+// under both names: Terraform's tools (hashicorp/terraform-json) read
+// terraform_version.
 type showJSON struct {
-	FormatVersion   string          `json:"format_version"`
-	RdmaformVersion string          `json:"rdmaform_version,omitempty"`
-	Serial          uint64          `json:"serial,omitempty"`
-	Lineage         string          `json:"lineage,omitempty"`
-	Values          *showJSONValues `json:"values,omitempty"`
+	FormatVersion    string          `json:"format_version"`
+	TerraformVersion string          `json:"terraform_version,omitempty"`
+	RdmaformVersion  string          `json:"rdmaform_version,omitempty"`
+	Serial           uint64          `json:"serial,omitempty"`
+	Lineage          string          `json:"lineage,omitempty"`
+	Values           *showJSONValues `json:"values,omitempty"`
 }
 
 type showJSONValues struct {
@@ -151,6 +154,7 @@ func stateJSON(st *state.State) showJSON {
 		return out
 	}
 	out.RdmaformVersion, out.Serial, out.Lineage = st.RdmaformVersion, st.Serial, st.Lineage
+	out.TerraformVersion = st.RdmaformVersion
 	v := &showJSONValues{Outputs: outputsJSON(st), RootModule: showJSONModule{Resources: []showJSONResource{}}}
 	for _, a := range st.Addresses() {
 		v.RootModule.Resources = append(v.RootModule.Resources, objectJSON(st.Object(a)))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,6 +73,15 @@ func runStatus(args []string, s Meta) int {
 		s.argDiagnostics(diags, statusHelp)
 		return 1
 	}
+	// Ctrl-C (or SIGTERM, SIGHUP) ends a watch, which ends only so when
+	// all goes well: exit status 0, as the help says, not death by the
+	// signal. Caught from before the table, after which it may come.
+	watchCtx := context.Background()
+	if a.Watch {
+		var stop context.CancelFunc
+		watchCtx, stop = signal.NotifyContext(watchCtx, interruptSignals...)
+		defer stop()
+	}
 	socket := client.ChooseSocket(a.Agent, configuredAgentSocket())
 	c := dialToShow("status", socket, s)
 	if c == nil {
@@ -96,9 +106,9 @@ func runStatus(args []string, s Meta) int {
 	if !a.Watch {
 		return 0
 	}
-	err = watchStatus(c, names, list.Objects, s.Out)
+	err = watchStatus(watchCtx, c, names, list.Objects, s.Out)
 	switch err = agentError(err); {
-	case err == nil:
+	case err == nil || watchCtx.Err() != nil:
 		return 0
 	case errors.Is(err, tui.ErrAgentStopped):
 		s.showError(fmt.Sprintf("the agent stopped (pid %d); its objects went with it", list.GetAgent().GetPid()), "")
@@ -255,8 +265,8 @@ func connectionNumber(name string) int {
 
 // watchStatus prints one line per change, as `kubectl get -w` does, from
 // listed, the objects of the table printed above.
-func watchStatus(c *client.Client, names client.Names, listed []*pb.Object, w io.Writer) error {
-	stream, err := c.Watch(context.Background(), &pb.WatchRequest{})
+func watchStatus(ctx context.Context, c *client.Client, names client.Names, listed []*pb.Object, w io.Writer) error {
+	stream, err := c.Watch(ctx, &pb.WatchRequest{})
 	if err != nil {
 		return err
 	}

@@ -50,8 +50,9 @@ func dialToShow(cmd, socket string, s Meta) *client.Client {
 
 // agentError rewords an error of the agent's client: tui.ErrAgentStopped
 // when the agent said it stopped, tui.ErrAgentGone when the connection
-// closed without a word, and otherwise the error without gRPC's wording
-// (still wrapping it, so errors.As finds client.NotRunning).
+// closed without a word, and otherwise the error in client.Words (still
+// wrapping it, so errors.As finds client.NotRunning). It is how the
+// commands say the agent's errors.
 func agentError(err error) error {
 	var notYours *client.NotYours
 	var notRunning *client.NotRunning
@@ -59,7 +60,7 @@ func agentError(err error) error {
 	case err == nil || errors.Is(err, context.Canceled):
 		return err
 	case errors.As(err, &notYours):
-		return reworded{strings.TrimSuffix(notYours.Error(), ": "+notYours.Err.Error()), err}
+		return reworded{strings.TrimSuffix(notYours.Error(), ": "+client.Words(notYours.Err)), err}
 	case errors.As(err, &notRunning):
 		return reworded{"no rdmaform agent answers at " + notRunning.Socket, err}
 	}
@@ -72,7 +73,7 @@ func agentError(err error) error {
 	case s.Code() == codes.Unavailable:
 		return tui.ErrAgentGone
 	}
-	return reworded{s.Message(), err}
+	return reworded{client.Words(err), err}
 }
 
 // reworded is an error shown in other words than its cause's.

@@ -27,10 +27,25 @@ type fakeAgent struct {
 	objects, snapshot []*pb.Object
 	changes           [][]*pb.Change
 	end               error
+	// hold keeps the watch open after the changes, until the client
+	// leaves.
+	hold bool
+	// fail is Info's and List's answer, when not nil.
+	fail error
 }
 
 func (f *fakeAgent) List(_ context.Context, _ *pb.ListRequest) (*pb.ListResponse, error) {
+	if f.fail != nil {
+		return nil, f.fail
+	}
 	return &pb.ListResponse{Objects: f.objects, Agent: &pb.InfoResponse{Pid: 162}}, nil
+}
+
+func (f *fakeAgent) Info(_ context.Context, _ *pb.InfoRequest) (*pb.InfoResponse, error) {
+	if f.fail != nil {
+		return nil, f.fail
+	}
+	return &pb.InfoResponse{Pid: 162}, nil
 }
 
 func (f *fakeAgent) Watch(_ *pb.WatchRequest, stream grpc.ServerStreamingServer[pb.WatchResponse]) error {
@@ -41,6 +56,10 @@ func (f *fakeAgent) Watch(_ *pb.WatchRequest, stream grpc.ServerStreamingServer[
 		if err := stream.Send(&pb.WatchResponse{Changes: chs}); err != nil {
 			return err
 		}
+	}
+	if f.hold {
+		<-stream.Context().Done()
+		return stream.Context().Err()
 	}
 	return f.end
 }

@@ -132,7 +132,7 @@ func NewEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 	c, err := clientv3.New(cfg)
 	if err != nil {
 		// The client authenticates as it connects.
-		return nil, explainAuth(fmt.Errorf("connecting to etcd at %s: %w", strings.Join(opts.Endpoints, ","), notAnswering(err)), opts)
+		return nil, explainAuth(fmt.Errorf("connecting to etcd at %s: %w", strings.Join(opts.Endpoints, ","), e.notAnswering(err)), opts)
 	}
 	e.client = c
 	return e, nil
@@ -181,7 +181,7 @@ func (e *Etcd) RefreshState() error {
 	defer cancel()
 	hr, err := e.client.Get(ctx, e.key("state"))
 	if err != nil {
-		return explainAuth(fmt.Errorf("reading state from %s: %w", e.Describe(), notAnswering(err)), e.opts)
+		return explainAuth(fmt.Errorf("reading state from %s: %w", e.Describe(), e.notAnswering(err)), e.opts)
 	}
 	rev := hr.Header.Revision
 	var read *State
@@ -196,7 +196,7 @@ func (e *Etcd) RefreshState() error {
 	cur := read.DeepCopy()
 	jr, err := e.client.Get(ctx, e.key("journal/"), clientv3.WithPrefix(), clientv3.WithRev(rev), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
 	if err != nil {
-		return fmt.Errorf("reading the journal from %s: %w", e.Describe(), notAnswering(err))
+		return fmt.Errorf("reading the journal from %s: %w", e.Describe(), e.notAnswering(err))
 	}
 	for _, kv := range jr.Kvs {
 		if cur == nil {
@@ -227,7 +227,7 @@ func (e *Etcd) readChunks(ctx context.Context, hdrBytes []byte, rev int64) (*Sta
 	}
 	cr, err := e.client.Get(ctx, e.key("state-chunks/"+h.Gen+"/"), clientv3.WithPrefix(), clientv3.WithRev(rev), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
 	if err != nil {
-		return nil, fmt.Errorf("reading state from %s: %w", e.Describe(), notAnswering(err))
+		return nil, fmt.Errorf("reading state from %s: %w", e.Describe(), e.notAnswering(err))
 	}
 	if len(cr.Kvs) != h.Chunks {
 		return nil, &DecodeError{Source: src, Msg: fmt.Sprintf("the header names %d chunks of generation %s, but %d exist", h.Chunks, h.Gen, len(cr.Kvs))}
@@ -303,13 +303,13 @@ func (e *Etcd) persistLocked(force bool) error {
 	if e.mutex != nil {
 		orphans, err := e.orphanChunkOps(ctx, gen, cur.Gen)
 		if err != nil {
-			return fmt.Errorf("writing state to %s: %w", e.Describe(), notAnswering(err))
+			return fmt.Errorf("writing state to %s: %w", e.Describe(), e.notAnswering(err))
 		}
 		ops = append(ops, orphans...)
 	} else {
 		br, err := e.client.Get(ctx, e.key("state.backup"))
 		if err != nil {
-			return fmt.Errorf("writing state to %s: %w", e.Describe(), notAnswering(err))
+			return fmt.Errorf("writing state to %s: %w", e.Describe(), e.notAnswering(err))
 		}
 		var old etcdHeader
 		if len(br.Kvs) > 0 && json.Unmarshal(br.Kvs[0].Value, &old) == nil && old.Gen != "" && old.Gen != cur.Gen {

@@ -27,7 +27,7 @@ func (e *Etcd) orphanChunkOps(ctx context.Context, keep ...string) ([]clientv3.O
 	dir := e.key("state-chunks/")
 	r, err := e.client.Get(ctx, dir, clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
-		return nil, err
+		return nil, e.notAnswering(err)
 	}
 	seen := map[string]bool{}
 	for _, g := range keep {

@@ -68,5 +68,5 @@ func (e *Etcd) writeError(doing string, err error) error {
 	if errors.Is(err, rpctypes.ErrRequestTooLarge) || status.Code(err) == codes.ResourceExhausted {
 		return fmt.Errorf("%s %s: etcd refused a request as too large: rdmaform writes at most %d bytes of values at once, and the cluster's --max-request-bytes is below that; raise it to at least %d (etcd's default, 1.5 MiB, is enough) (%v)", doing, e.Describe(), e.opts.ChunkSize, e.opts.ChunkSize+e.opts.ChunkSize/2, err)
 	}
-	return fmt.Errorf("%s %s: %w", doing, e.Describe(), notAnswering(err))
+	return fmt.Errorf("%s %s: %w", doing, e.Describe(), e.notAnswering(err))
 }

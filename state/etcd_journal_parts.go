@@ -67,7 +67,7 @@ func (e *Etcd) journalRecord(ctx context.Context, kv journalKV, rev int64) ([]by
 	seq := strings.TrimPrefix(string(kv.Key), e.key("journal/"))
 	r, err := e.client.Get(ctx, e.key("journal-parts/"+seq+"/"), clientv3.WithPrefix(), clientv3.WithRev(rev), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
 	if err != nil {
-		return nil, fmt.Errorf("reading the record's parts: %w", notAnswering(err))
+		return nil, fmt.Errorf("reading the record's parts: %w", e.notAnswering(err))
 	}
 	if len(r.Kvs) != jp.Parts {
 		return nil, fmt.Errorf("the record names %d parts, but %d exist", jp.Parts, len(r.Kvs))

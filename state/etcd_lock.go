@@ -40,15 +40,12 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 	// cluster fails it rather than blocking), then kept alive by the
 	// session for as long as the lock is held.
 	lease, err := e.client.Grant(ctx, int64(max(e.opts.LockTTL/time.Second, 1)))
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "", fmt.Errorf("creating an etcd lease on %s: etcd did not answer within %v: %w", e.Describe(), max(e.opts.DialTimeout, 5*time.Second), err)
-	}
 	if err != nil {
-		return "", explainAuth(fmt.Errorf("creating an etcd lease on %s: %w", e.Describe(), err), e.opts)
+		return "", explainAuth(fmt.Errorf("creating an etcd lease on %s: %w", e.Describe(), e.notAnswering(err)), e.opts)
 	}
 	sess, err := concurrency.NewSession(e.client, concurrency.WithLease(lease.ID))
 	if err != nil {
-		return "", fmt.Errorf("creating an etcd lease on %s: %w", e.Describe(), err)
+		return "", fmt.Errorf("creating an etcd lease on %s: %w", e.Describe(), e.notAnswering(err))
 	}
 	m := concurrency.NewMutex(sess, e.key("lock"))
 	// While the mutex is held but the info absent, the holder is between
@@ -61,7 +58,7 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 		}
 		if !errors.Is(err, concurrency.ErrLocked) {
 			sess.Close()
-			return "", explainAuth(fmt.Errorf("locking %s: %w", e.Describe(), err), e.opts)
+			return "", explainAuth(fmt.Errorf("locking %s: %w", e.Describe(), e.notAnswering(err)), e.opts)
 		}
 		li, _ := e.readLockInfo() // unread, it is the unknown holder below
 		if li == nil && try < 50 {
@@ -84,7 +81,7 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 	if err != nil {
 		m.Unlock(ctx)
 		sess.Close()
-		return "", fmt.Errorf("locking %s: %w", e.Describe(), err)
+		return "", fmt.Errorf("locking %s: %w", e.Describe(), e.notAnswering(err))
 	}
 	e.session, e.mutex, e.lockID = sess, m, li.ID
 	e.lost, e.stopWatchingLock = watchLock(e.client, sess, m.Key(), tr.Header.Revision)
@@ -149,7 +146,7 @@ func (e *Etcd) Unlock(id string) error {
 	}
 	e.session, e.mutex, e.lockID, e.lost = nil, nil, "", nil
 	if err != nil {
-		return &UnlockError{Err: notAnswering(err), ExpiresIn: e.opts.LockTTL}
+		return &UnlockError{Err: e.notAnswering(err), ExpiresIn: e.opts.LockTTL}
 	}
 	return nil
 }
@@ -160,7 +157,7 @@ func (e *Etcd) LockHolder() (*LockInfo, error) {
 	defer cancel()
 	owner, err := e.client.Get(ctx, e.key("lock/"), clientv3.WithFirstCreate()...)
 	if err != nil {
-		return nil, explainAuth(fmt.Errorf("reading the lock in %s: %w", e.Describe(), notAnswering(err)), e.opts)
+		return nil, explainAuth(fmt.Errorf("reading the lock in %s: %w", e.Describe(), e.notAnswering(err)), e.opts)
 	}
 	if len(owner.Kvs) == 0 {
 		return nil, nil
@@ -194,18 +191,18 @@ func (e *Etcd) ForceUnlock(id string) error {
 	defer cancel()
 	ir, err := e.client.Get(ctx, e.key("lock-info"))
 	if err != nil {
-		return err
+		return e.notAnswering(err)
 	}
 	if len(ir.Kvs) == 0 {
 		return nil // released meanwhile
 	}
 	if lease := clientv3.LeaseID(ir.Kvs[0].Lease); lease != clientv3.NoLease {
 		if _, err := e.client.Revoke(ctx, lease); err != nil {
-			return fmt.Errorf("revoking the lock's lease: %w", err)
+			return fmt.Errorf("revoking the lock's lease: %w", e.notAnswering(err))
 		}
 	}
 	_, err = e.client.Delete(ctx, e.key("lock-info"))
-	return err
+	return e.notAnswering(err)
 }
 
 // readLockInfo returns the holder's info, nil when there is none (or it
@@ -216,7 +213,7 @@ func (e *Etcd) readLockInfo() (*LockInfo, error) {
 	defer cancel()
 	r, err := e.client.Get(ctx, e.key("lock-info"))
 	if err != nil {
-		return nil, explainAuth(fmt.Errorf("reading the lock's holder in %s: %w", e.Describe(), notAnswering(err)), e.opts)
+		return nil, explainAuth(fmt.Errorf("reading the lock's holder in %s: %w", e.Describe(), e.notAnswering(err)), e.opts)
 	}
 	if len(r.Kvs) == 0 {
 		return nil, nil

@@ -75,14 +75,14 @@ func waitUntil(t *testing.T, limit time.Duration, ok func() bool) {
 // An etcd killed (its connections refused) is said in words, not as
 // gRPC's status ("rpc error: code = Unavailable desc = ...").
 func TestEtcdUnreachableIsSaidInWords(t *testing.T) {
-	err := notAnswering(status.Error(codes.Unavailable, "error reading from server: EOF"))
+	err := (&Etcd{}).notAnswering(status.Error(codes.Unavailable, "error reading from server: EOF"))
 	if got := err.Error(); got != "etcd is unreachable (stopped, or the connection to it lost: error reading from server: EOF)" {
 		t.Errorf("said %q", got)
 	}
 	if status.Code(errors.Unwrap(err)) != codes.Unavailable {
 		t.Error("the gRPC status is not kept underneath")
 	}
-	if other := errors.New("x"); notAnswering(other) != other {
+	if other := errors.New("x"); (&Etcd{}).notAnswering(other) != other {
 		t.Error("another error is changed")
 	}
 

@@ -41,7 +41,7 @@ func (e *Etcd) Workspaces() ([]string, error) {
 	dir := e.key(etcdWorkspaces)
 	r, err := e.client.Get(ctx, dir, clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
-		return nil, explainAuth(err, e.opts)
+		return nil, explainAuth(e.notAnswering(err), e.opts)
 	}
 	seen := map[string]bool{}
 	var names []string
@@ -62,7 +62,7 @@ func (e *Etcd) CreateWorkspace(name string) error {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	_, err := e.client.Put(ctx, e.key(etcdWorkspaces+name+"/"+etcdWorkspaceMarker), "")
-	return err
+	return e.notAnswering(err)
 }
 
 // DeleteWorkspace removes every key of workspace name: its state, backup,
@@ -71,5 +71,5 @@ func (e *Etcd) DeleteWorkspace(name string) error {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	_, err := e.client.Delete(ctx, e.key(etcdWorkspaces+name+"/"), clientv3.WithPrefix())
-	return err
+	return e.notAnswering(err)
 }

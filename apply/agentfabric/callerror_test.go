@@ -16,6 +16,10 @@ func TestCallErrorSaysCallErrnoAndDetailOnce(t *testing.T) {
 		{CallError{Call: "ibv_create_cq", Errno: syscall.EINVAL, Name: "EINVAL", Message: "ibv_create_cq: the QP needs 40064 completion entries, more than the device's max_cqe of 32767: invalid argument"},
 			"ibv_create_cq: invalid argument (EINVAL): the QP needs 40064 completion entries, more than the device's max_cqe of 32767"},
 		{CallError{Message: "the agent is stopping"}, "the agent is stopping"},
+		// The hint after the errno, said once (it said "no such device
+		// (ENODEV): no such device (ENODEV): this host...").
+		{CallError{Call: "rdma_bind_addr", Errno: syscall.ENODEV, Name: "ENODEV", Message: "rdma_bind_addr: no such device (ENODEV): this host has no RDMA device"},
+			"rdma_bind_addr: no such device (ENODEV): this host has no RDMA device"},
 		{CallError{Call: "rdma_connect", Message: "rejected by the peer", Reason: "full"}, "rdma_connect: rejected by the peer (rejected: full)"},
 	} {
 		if got := c.e.Error(); got != c.want {

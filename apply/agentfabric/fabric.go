@@ -73,7 +73,7 @@ func (f *Fabric) Close() {
 func (f *Fabric) Live(ctx context.Context) (map[string]planner.LiveObject, error) {
 	r, err := f.agent.List(ctx, &pb.ListRequest{Table: true, Filter: &pb.Filter{Kinds: managedKinds}})
 	if err != nil {
-		return nil, fmt.Errorf("listing the agent's objects: %w", err)
+		return nil, fmt.Errorf("listing the agent's objects: %w", rpcError(err))
 	}
 	if t := r.GetTable(); t != nil {
 		out := make(map[string]planner.LiveObject, t.Len())
@@ -113,7 +113,7 @@ func (f *Fabric) Facts(ctx context.Context, handles []string) (map[string]state.
 	}
 	r, err := f.agent.List(ctx, &pb.ListRequest{Full: true, Filter: filter})
 	if err != nil {
-		return nil, fmt.Errorf("reading the facts of the agent's objects: %w", err)
+		return nil, fmt.Errorf("reading the facts of the agent's objects: %w", rpcError(err))
 	}
 	want := make(map[string]bool, len(handles))
 	for _, h := range handles {
@@ -430,17 +430,19 @@ func (e *CallError) Error() string {
 }
 
 // detail is what the agent's message adds to the call and errno: the
-// agent's messages name them too ("rdma_create_ep: address already in use
-// (EADDRINUSE)"), which the error would otherwise say twice.
+// agent's messages name them too, before what they add ("rdma_bind_addr:
+// no such device (ENODEV): this host has no RDMA device...") or after
+// ("...: invalid argument"), which the error would otherwise say twice.
 func (e *CallError) detail() string {
 	m := strings.TrimPrefix(e.Message, e.Call+": ")
 	if e.Errno != 0 {
 		text := e.Errno.Error()
-		for _, tail := range []string{text + " (" + e.Name + ")", text} {
-			if m == tail {
+		for _, said := range []string{text + " (" + e.Name + ")", text} {
+			if m == said {
 				return ""
 			}
-			m = strings.TrimSuffix(m, ": "+tail)
+			m = strings.TrimSuffix(m, ": "+said)
+			m = strings.TrimPrefix(m, said+": ")
 		}
 	}
 	return m
@@ -473,30 +475,44 @@ func lastErrorSuffix(o *pb.Object) string {
 // agentGone is the error of a call the agent did not answer because it
 // stopped or is stopping (gRPC's Unavailable): apply then starts no
 // further operation.
-type agentGone struct{ detail string }
+type agentGone struct {
+	detail string
+	err    error // the call's, kept underneath
+}
 
 func (e *agentGone) Error() string {
 	return fmt.Sprintf("the agent stopped (%s): the objects it held are gone with it; the next plan shows them deleted (\"rdmaform apply\" starts a new agent and makes them again, \"rdmaform destroy\" forgets them)", e.detail)
 }
 
-func (e *agentGone) Unwrap() error { return apply.ErrFabricGone }
+func (e *agentGone) Unwrap() []error { return []error{apply.ErrFabricGone, e.err} }
 
-// rpcError keeps the agent's message and drops gRPC's prefix.
+// rpcError is an error of a call to the agent in words (client.Words,
+// without gRPC's "rpc error: code = ..."), still wrapping it: the one
+// translation of the agent's gRPC errors for apply and plan.
 func rpcError(err error) error {
-	if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
-		return &agentGone{detail: st.Message()}
+	if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable && !client.IsNotRunning(err) {
+		return &agentGone{detail: client.Words(err), err: err}
 	}
-	if st, ok := status.FromError(err); ok {
-		if st.Code() == codes.AlreadyExists {
-			return fmt.Errorf("agent: %s (%s). Another configuration, or this one with a lost state, made it: "+
-				"if it is the object this configuration declares, \"rdmaform import\" adopts it into this state; "+
-				"if another configuration uses the same address, give one of them a namespace of its own "+
-				"(rdmaform { agent { namespace = \"NAME\" } }), under which the agent holds its objects", st.Message(), st.Code())
-		}
-		return fmt.Errorf("agent: %s (%s)", st.Message(), st.Code())
+	if status.Code(err) == codes.AlreadyExists {
+		return &agentSaid{words: "agent: " + client.Words(err) + ". Another configuration, or this one with a lost state, made it: " +
+			"if it is the object this configuration declares, \"rdmaform import\" adopts it into this state; " +
+			"if another configuration uses the same address, give one of them a namespace of its own " +
+			"(rdmaform { agent { namespace = \"NAME\" } }), under which the agent holds its objects", err: err}
+	}
+	if _, ok := status.FromError(err); ok {
+		return &agentSaid{words: "agent: " + client.Words(err), err: err}
 	}
 	return fmt.Errorf("agent: %w", err)
 }
+
+// agentSaid is an error the agent answered, in words.
+type agentSaid struct {
+	words string
+	err   error
+}
+
+func (e *agentSaid) Error() string { return e.words }
+func (e *agentSaid) Unwrap() error { return e.err }
 
 func factsOf(o *pb.Object) state.Facts {
 	f := state.Facts{AgentHandle: o.Address, AgentHost: localHost(), Status: statusWord(o.Status), Reconnects: int(o.Reconnects)}
@@ -543,9 +559,9 @@ func pathString(p cty.Path) string {
 // stream: most often the agent stopped, and its objects with it.
 func streamEnded(address string, err error) error {
 	if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
-		return &agentGone{detail: fmt.Sprintf("before %s was established: %s", address, st.Message())}
+		return &agentGone{detail: fmt.Sprintf("before %s was established: %s", address, st.Message()), err: err}
 	}
-	return fmt.Errorf("the agent's change stream ended before %s was established: %v", address, err)
+	return fmt.Errorf("the agent's change stream ended before %s was established: %s", address, client.Words(err))
 }
 
 // errorWords is an agent error as "CALL: ERRNO" (DEVICE_REMOVAL: ENODEV).

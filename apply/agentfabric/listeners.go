@@ -16,7 +16,7 @@ var _ planner.ListenerReader = (*Fabric)(nil)
 func (f *Fabric) Listeners(ctx context.Context) ([]planner.LiveListener, error) {
 	r, err := f.agent.List(ctx, &pb.ListRequest{Full: true, Filter: &pb.Filter{Kinds: []pb.Kind{pb.Kind_LISTENER}}})
 	if err != nil {
-		return nil, fmt.Errorf("listing the agent's listeners: %w", err)
+		return nil, fmt.Errorf("listing the agent's listeners: %w", rpcError(err))
 	}
 	var out []planner.LiveListener
 	for _, o := range r.Objects {

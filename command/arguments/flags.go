@@ -55,6 +55,27 @@ func parseFlags(fs *flag.FlagSet, name string, args []string) (help bool, diags 
 	}
 }
 
+// parseInterspersed is parseFlags for a command whose options may come
+// before or after its arguments: it returns the arguments in order. After
+// "--" everything is an argument, also what starts with "-".
+func parseInterspersed(fs *flag.FlagSet, name string, args []string) (positional []string, help bool, diags Diagnostics) {
+	for {
+		help, d := parseFlags(fs, name, args)
+		if help {
+			return nil, true, nil
+		}
+		diags = append(diags, d...)
+		rest := fs.Args()
+		if len(rest) == 0 || len(d) > 0 {
+			return append(positional, rest...), false, diags
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(positional, rest...), false, diags
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
+	}
+}
+
 // stringsFlag is a repeatable string option.
 type stringsFlag []string
 

@@ -18,23 +18,25 @@ type Show struct {
 	Help    bool
 }
 
-// ParseShow parses show's command line.
+// ParseShow parses show's command line. Options may also follow the file
+// ("show tfplan -no-color"), as Terraform's show takes -no-color anywhere.
 func ParseShow(args []string) (*Show, Diagnostics) {
 	sh := &Show{}
 	fs := newFlagSet("show")
 	fs.BoolVar(&sh.View.JSON, "json", false, "")
 	fs.BoolVar(&sh.View.NoColor, "no-color", false, "")
-	help, diags := parseFlags(fs, "show", args)
+	paths, help, diags := parseInterspersed(fs, "show", args)
 	if help {
 		return &Show{Help: true}, nil
 	}
 	parsed := len(diags) == 0
 	switch {
-	case !parsed || fs.NArg() == 0:
-	case fs.NArg() == 1:
-		sh.Path, sh.HasPath = fs.Arg(0), true
+	case !parsed || len(paths) == 0:
+	case len(paths) == 1:
+		sh.Path, sh.HasPath = paths[0], true
 	default:
-		diags = diags.Append(errDiag("show takes at most one argument, a state file", ""))
+		diags = diags.Append(errDiag("show takes at most one argument: a state file or a saved plan file",
+			fmt.Sprintf("Got %d: %q.", len(paths), paths)))
 	}
 	return sh, diags
 }

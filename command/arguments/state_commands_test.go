@@ -20,6 +20,10 @@ func TestParseStateCommands(t *testing.T) {
 		{"show current state", nil, wrap(ParseShow), Show{}},
 		{"show a file", []string{"-json", "-no-color", "p.tfplan"}, wrap(ParseShow), Show{View: View{JSON: true, NoColor: true}, Path: "p.tfplan", HasPath: true}},
 		{"show help", []string{"-help"}, wrap(ParseShow), Show{Help: true}},
+		// Terraform's show takes -no-color after the file too (its Meta
+		// removes -no-color wherever it is); so do -json here.
+		{"show a file, options after", []string{"p.tfplan", "-no-color", "-json"}, wrap(ParseShow), Show{View: View{JSON: true, NoColor: true}, Path: "p.tfplan", HasPath: true}},
+		{"show a file named like an option", []string{"-no-color", "--", "-p.tfplan"}, wrap(ParseShow), Show{View: View{NoColor: true}, Path: "-p.tfplan", HasPath: true}},
 		{"output all", []string{"-json", "-no-color"}, wrap(ParseOutput), Output{View: View{JSON: true}}},
 		{"output raw", []string{"-raw", "addr"}, wrap(ParseOutput), Output{Raw: true, Name: "addr"}},
 		{"taint", []string{"-allow-missing", "-lock=false", "-lock-timeout=2s", "endpoint.client[0]"}, wrap(ParseTaint),
@@ -68,7 +72,8 @@ func TestParseStateCommandErrors(t *testing.T) {
 		want  []string
 		help  bool
 	}{
-		{"show two files", []string{"a", "b"}, wrap(ParseShow), []string{"show takes at most one argument, a state file\n\n"}, false},
+		{"show two files", []string{"a", "-no-color", "b"}, wrap(ParseShow), []string{"show takes at most one argument: a state file or a saved plan file\n\nGot 2: [\"a\" \"b\"]."}, false},
+		{"show bad option after the file", []string{"a", "-nope"}, wrap(ParseShow), []string{"Failed to parse command-line flags\n\nflag provided but not defined: -nope" + pointer("show")}, false},
 		{"output two names", []string{"a", "b"}, wrap(ParseOutput), []string{"Unexpected argument\n\nThe output command expects exactly one argument with the name of an output\nvariable or no arguments to show all outputs."}, false},
 		{"output raw without a name", []string{"-raw"}, wrap(ParseOutput), []string{"-raw needs the name of one output, and cannot be used with -json\n\n"}, false},
 		{"output raw and json", []string{"-raw", "-json", "a"}, wrap(ParseOutput), []string{"-raw needs the name of one output, and cannot be used with -json\n\n"}, false},

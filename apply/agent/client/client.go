@@ -142,7 +142,7 @@ type NotRunning struct {
 }
 
 func (e *NotRunning) Error() string {
-	return fmt.Sprintf("no rdmaform agent answers at %s: %v", e.Socket, e.Err)
+	return fmt.Sprintf("no rdmaform agent answers at %s: %s", e.Socket, Words(e.Err))
 }
 
 func (e *NotRunning) Unwrap() error { return e.Err }

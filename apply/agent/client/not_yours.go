@@ -19,8 +19,8 @@ type NotYours struct {
 }
 
 func (e *NotYours) Error() string {
-	return fmt.Sprintf("the agent socket %s belongs to %s, and you are %s: an rdmaform agent serves its own user (and root) only. Run as that user, or use an agent of your own (-agent=PATH, or the rdmaform { agent { socket } } setting): %v",
-		e.Socket, who(e.Owner), who(os.Getuid()), e.Err)
+	return fmt.Sprintf("the agent socket %s belongs to %s, and you are %s: an rdmaform agent serves its own user (and root) only. Run as that user, or use an agent of your own (-agent=PATH, or the rdmaform { agent { socket } } setting): %s",
+		e.Socket, who(e.Owner), who(os.Getuid()), Words(e.Err))
 }
 
 func (e *NotYours) Unwrap() error { return e.Err }

@@ -193,7 +193,7 @@ func agentEnv(env []string) []string {
 // and lock file (SOCKET.lock), which it does last.
 func (c *Client) Stop(ctx context.Context) error {
 	if _, err := c.Shutdown(ctx, &pb.ShutdownRequest{}); err != nil {
-		return fmt.Errorf("asking the agent at %s to stop: %w", c.Socket, err)
+		return fmt.Errorf("asking the agent at %s to stop: %w", c.Socket, Explain(err))
 	}
 	for {
 		_, err1 := os.Stat(c.Socket)
