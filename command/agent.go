@@ -170,7 +170,7 @@ func agentStatusRemote(ctx context.Context, a *arguments.AgentClient, s Meta) in
 	defer c.Close()
 	info, err := c.Info(ctx, &pb.InfoRequest{})
 	if err != nil {
-		s.showErrorText("agent info: " + agentError(err).Error())
+		s.showError("Reading the agent's information at "+a.Address, agentError(err).Error())
 		return 1
 	}
 	return printAgentStatus(ctx, c, info, s)
@@ -180,7 +180,11 @@ func agentStatusRemote(ctx context.Context, a *arguments.AgentClient, s Meta) in
 func printAgentStatus(ctx context.Context, c *client.Client, info *pb.InfoResponse, s Meta) int {
 	list, err := c.List(ctx, &pb.ListRequest{})
 	if err != nil {
-		s.showError(fmt.Sprintf("Listing the objects of the agent at %s", socket), agentError(err).Error())
+		where := c.Socket
+		if where == "" {
+			where = c.Address
+		}
+		s.showError(fmt.Sprintf("Listing the objects of the agent at %s", where), agentError(err).Error())
 		return 1
 	}
 	started := time.Unix(0, info.StartedAt)
