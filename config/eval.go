@@ -729,12 +729,16 @@ func (e *evaluator) expandMeta(count, forEach hcl.Expression, ctx *hcl.EvalConte
 		}
 		ty := v.Type()
 		isSet := ty.IsSetType()
-		if isSet {
-			if !ty.ElementType().Equals(cty.String) {
-				return bad(fmt.Sprintf("for_each over a set needs a set of strings; got a %s.", ty.FriendlyName()))
-			}
-		} else if !ty.IsMapType() && !ty.IsObjectType() {
-			return bad(fmt.Sprintf("for_each must be a map or a set of strings; got a %s. Use toset() for a list of strings.", ty.FriendlyName()))
+		switch {
+		case !isSet && !ty.IsMapType() && !ty.IsObjectType():
+			return bad(fmt.Sprintf("for_each must be a map or a set of strings; got %s. Use toset() for a list of strings.", typeWords(ty)))
+		case v.LengthInt() == 0:
+			// No instances, whatever the element type: toset([]) is a set
+			// of any type, and is how a block is switched off (as
+			// Terraform 1.11 allows).
+			return nil, true, diags
+		case isSet && !ty.ElementType().Equals(cty.String):
+			return bad(fmt.Sprintf("for_each over a set needs a set of strings; got %s.", typeWords(ty)))
 		}
 		if v.LengthInt() > e.l.maxInstances() {
 			return bad(fmt.Sprintf("for_each has %d elements; at most %d are allowed.", v.LengthInt(), e.l.maxInstances()))

@@ -207,7 +207,7 @@ func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, s
 					shown = "the value (sensitive, so not shown)"
 				}
 				return cty.UnknownVal(ty), hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid value for variable",
-					Detail: fmt.Sprintf("The value for var.%s from %s is not %s: %s is not a valid expression of that type (write it as in a .rdmavars file: \"a\" for a string, [\"a\", \"b\"] for a list).", name, r.from, typeWithArticle(ty), shown)}}
+					Detail: fmt.Sprintf("The value for var.%s from %s is not %s: %s is not a valid expression of that type (write it as in a .rdmavars file: \"a\" for a string, [\"a\", \"b\"] for a list).", name, r.from, typeWords(ty), shown)}}
 			}
 			expr = e
 		}
@@ -223,7 +223,7 @@ func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, s
 				// A -var or environment value has no source to point at;
 				// its diagnostics may quote it.
 				return cty.UnknownVal(ty), hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid value for variable",
-					Detail: fmt.Sprintf("The value for var.%s from %s is not a valid %s (it is sensitive, so it is not shown).", name, r.from, ty.FriendlyName())}}
+					Detail: fmt.Sprintf("The value for var.%s from %s is not %s (it is sensitive, so it is not shown).", name, r.from, typeWords(ty))}}
 			}
 			return cty.UnknownVal(ty), diags
 		}
@@ -233,12 +233,12 @@ func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, s
 	}
 	cv, err := convert.Convert(v, ty)
 	if err != nil {
-		detail := fmt.Sprintf("The value for var.%s from %s is not %s: %s.", name, r.from, withArticle(ty.FriendlyName()), err)
+		detail := fmt.Sprintf("The value for var.%s from %s is not %s: %s.", name, r.from, typeWords(ty), err)
 		var pe cty.PathError
 		if errors.As(err, &pe) && len(pe.Path) > 0 {
 			// Deep in the value: say where, rather than that the whole is
 			// not of its type.
-			detail = fmt.Sprintf("The value for var.%s from %s does not fit its type, %s: %s.", name, r.from, ty.FriendlyName(), pathError(pe))
+			detail = fmt.Sprintf("The value for var.%s from %s does not fit its type: %s.", name, r.from, pathError(pe))
 		}
 		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable", Detail: detail}
 		if r.expr != nil {
@@ -326,15 +326,6 @@ func autoVarFiles(dir string) []string {
 	auto = append(auto, asJSON...)
 	sort.Strings(auto)
 	return auto
-}
-
-// typeWithArticle names a type in a sentence: "a number", "a list of
-// string", "a value of type any".
-func typeWithArticle(ty cty.Type) string {
-	if ty == cty.DynamicPseudoType {
-		return "a value of type any"
-	}
-	return "a " + ty.FriendlyName()
 }
 
 // pathError says where in a value a conversion failed (attribute "qp",

@@ -394,7 +394,7 @@ func TestVariableValueErrorSaysWhere(t *testing.T) {
 }
 `})
 	_, diags := Load(dir, VarInputs{Args: VarArgs{{Value: `cfg={qp={send="many"}}`}}})
-	if len(diags) != 1 || diags[0].Detail != `The value for var.cfg from -var does not fit its type, object: attribute "qp", attribute "send": a number is required.` {
+	if len(diags) != 1 || diags[0].Detail != `The value for var.cfg from -var does not fit its type: attribute "qp", attribute "send": a number is required.` {
 		t.Fatalf("diags = %v", diags)
 	}
 	if s := diags[0].Subject; s == nil || s.Start.Line != 1 {
