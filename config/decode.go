@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -414,10 +415,15 @@ func (d *declarations) addVariable(b *hcl.Block) hcl.Diagnostics {
 			}
 			cv, err := convert.Convert(val, v.Type)
 			if err != nil {
+				msg := err.Error()
+				var pe cty.PathError
+				if errors.As(err, &pe) && len(pe.Path) > 0 {
+					msg = pathError(pe) // where in the value: attribute "a": a number is required
+				}
 				diags = append(diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Invalid default value for variable",
-					Detail:   fmt.Sprintf("This default value is not compatible with the variable's type constraint: %s.", err),
+					Detail:   fmt.Sprintf("This default value is not compatible with the variable's type constraint: %s.", msg),
 					Subject:  a.Expr.Range().Ptr(),
 				})
 				v.Default = cty.UnknownVal(v.Type) // reported; no second error

@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -399,5 +400,50 @@ func TestVariableValueErrorSaysWhere(t *testing.T) {
 	}
 	if s := diags[0].Subject; s == nil || s.Start.Line != 1 {
 		t.Errorf("subject = %v, want the declaration on line 1", s)
+	}
+}
+
+// A value that does not fit an object type says where in it, whether it
+// is the default or comes from -var, a -var-file or the environment:
+// `attribute "a": a number is required`, and the whole path deeper down
+// (Terraform 1.11's words for a nested path).
+func TestTypeErrorsSayWhere(t *testing.T) {
+	const decl = `variable "o" {
+  type = object({ a = number, b = optional(object({ c = list(number) })) })
+%s}
+`
+	for _, c := range []struct {
+		name, def, value, file, env, want string
+	}{
+		{name: "default", def: `  default = { a = "x" }` + "\n",
+			want: `This default value is not compatible with the variable's type constraint: attribute "a": a number is required.`},
+		{name: "deep default", def: `  default = { a = 1, b = { c = [1, "y"] } }` + "\n",
+			want: `This default value is not compatible with the variable's type constraint: attribute "b", attribute "c", element 1: a number is required.`},
+		{name: "-var", value: `o={ a = "x" }`,
+			want: `The value for var.o from -var does not fit its type: attribute "a": a number is required.`},
+		{name: "-var-file", file: `o = { a = 1, b = { c = ["y"] } }`,
+			want: `does not fit its type: attribute "b", attribute "c", element 0: a number is required.`},
+		{name: "environment", env: `{ a = "x" }`,
+			want: `The value for var.o from environment variable RDMAFORM_VAR_o does not fit its type: attribute "a": a number is required.`},
+	} {
+		files := map[string]string{"main.rdma.hcl": fmt.Sprintf(decl, c.def)}
+		if c.file != "" {
+			files["x.rdmavars"] = c.file
+		}
+		dir := writeDir(t, files)
+		in := VarInputs{}
+		if c.value != "" {
+			in.Args = VarArgs{{Value: c.value}}
+		}
+		if c.file != "" {
+			in.Args = VarArgs{{File: true, Value: filepath.Join(dir, "x.rdmavars")}}
+		}
+		if c.env != "" {
+			in.Env = []string{EnvPrefix + "o=" + c.env}
+		}
+		_, diags := Load(dir, in)
+		if len(diags) != 1 || !strings.Contains(diags[0].Detail, c.want) {
+			t.Errorf("%s: diags = %v, want one containing %q", c.name, diags, c.want)
+		}
 	}
 }
