@@ -122,8 +122,9 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	}
 	diags = append(diags, e.buildGraph()...)
 	// Nodes of one level depend only on nodes of lower levels, so each
-	// level's nodes are evaluated concurrently.
-	var levels [][]string
+	// level's nodes are evaluated concurrently. What refers to a variable
+	// comes after its validations (see invalid_variables.go).
+	var ordered []string
 	level := map[string]int{}
 	for _, comp := range e.graph.order() {
 		if isCycle(comp) {
@@ -138,26 +139,34 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 			}
 		}
 		level[n.key] = lv
+		ordered = append(ordered, n.key)
+	}
+	e.relevel(ordered, level, e.validationWaits())
+	var levels [][]string
+	for _, k := range ordered {
+		lv := level[k]
 		for len(levels) <= lv {
 			levels = append(levels, nil)
 		}
-		levels[lv] = append(levels[lv], n.key)
+		levels[lv] = append(levels[lv], k)
 	}
+	var evaluated hcl.Diagnostics
 	for _, keys := range levels {
-		diags = append(diags, e.evalLevel(keys)...)
+		evaluated = append(evaluated, e.evalLevel(keys)...)
 	}
 	e.cfg.makeCtx = e.fullContext()
-	diags = append(diags, e.checkChecks()...)
+	evaluated = append(evaluated, e.checkChecks()...)
 	if !e.l.SkipPreconditions {
-		diags = append(diags, e.checkOutputPreconditions()...)
+		evaluated = append(evaluated, e.checkOutputPreconditions()...)
 	}
-	diags = append(diags, checkAgentAddresses(e.cfg)...)
-	diags = append(diags, checkListenerAddresses(e.cfg)...)
-	diags = append(diags, checkEndpointTargets(e.cfg)...)
-	diags = append(diags, checkMoved(e.cfg)...)
-	diags = append(diags, checkRemoved(e.cfg)...)
-	diags = append(diags, checkImports(e.cfg, e.l.Validate)...)
-	diags = append(diags, checkTriggers(e.cfg)...)
+	evaluated = append(evaluated, checkAgentAddresses(e.cfg)...)
+	evaluated = append(evaluated, checkListenerAddresses(e.cfg)...)
+	evaluated = append(evaluated, checkEndpointTargets(e.cfg)...)
+	evaluated = append(evaluated, checkMoved(e.cfg)...)
+	evaluated = append(evaluated, checkRemoved(e.cfg)...)
+	evaluated = append(evaluated, checkImports(e.cfg, e.l.Validate)...)
+	evaluated = append(evaluated, checkTriggers(e.cfg)...)
+	diags = append(diags, e.withoutTainted(evaluated, e.taintedNodes())...)
 	diags = append(diags, dependencies(e)...)
 	diags = append(diags, triggerCycles(e.cfg)...)
 	diags = append(diags, e.checkSensitiveOutputs()...)
@@ -517,7 +526,12 @@ func (e *evaluator) evalNode(key string) hcl.Diagnostics {
 	case "var":
 		return nil
 	case "validation":
-		return e.decl.variables[name].validate(e.ctx(e.refs[key]))
+		v := e.decl.variables[name]
+		diags, failed := v.validate(e.ctx(e.refs[key]))
+		if failed {
+			e.invalidate(v)
+		}
+		return diags
 	case "local":
 		v, diags := e.decl.locals[name].Expr.Value(e.ctx(e.refs[key]))
 		if diags.HasErrors() {

@@ -282,9 +282,10 @@ func (l *Loader) readVarFile(path string, vars map[string]*Variable, raw map[str
 }
 
 // validate runs the variable's validation blocks in ctx, which has the
-// variables and locals they refer to.
-func (v *Variable) validate(ctx *hcl.EvalContext) hcl.Diagnostics {
-	var diags hcl.Diagnostics
+// variables and locals they refer to; failed says that the value broke
+// one of them. Each failure shows the values its condition read (var.self
+// is "node9"), as Terraform's does.
+func (v *Variable) validate(ctx *hcl.EvalContext) (diags hcl.Diagnostics, failed bool) {
 	for _, val := range v.validations {
 		res, d := val.Condition.Value(ctx)
 		diags = append(diags, d...)
@@ -311,11 +312,13 @@ func (v *Variable) validate(ctx *hcl.EvalContext) hcl.Diagnostics {
 				msg = mv.AsString()
 			}
 		}
+		failed = true
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
-			Detail:  fmt.Sprintf("%s\n\nThis was checked by the validation rule at %s.", msg, val.DeclRange),
-			Subject: val.Condition.Range().Ptr()})
+			Detail:     fmt.Sprintf("%s\n\nThis was checked by the validation rule at %s.", msg, val.DeclRange),
+			Subject:    val.Condition.Range().Ptr(),
+			Expression: val.Condition, EvalContext: ctx})
 	}
-	return diags
+	return diags, failed
 }
 
 // autoVarFiles lists dir's *.auto.rdmavars and *.auto.rdmavars.json
