@@ -1031,18 +1031,5 @@ func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 		c.Detail = strings.TrimSpace(c.Detail + fmt.Sprintf("\n\n(%d more like this on line %d.)", n, c.Subject.Start.Line))
 		out[i] = &c
 	}
-	out = foldInstances(out)
-	// Report in source order: by file, then position; sourceless first.
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Subject, out[j].Subject
-		switch {
-		case a == nil || b == nil:
-			return a == nil && b != nil
-		case a.Filename != b.Filename:
-			return a.Filename < b.Filename
-		default:
-			return a.Start.Byte < b.Start.Byte
-		}
-	})
-	return out
+	return SortDiagnostics(foldInstances(out))
 }
