@@ -93,6 +93,9 @@ func (e *evaluator) invalidate(v *Variable) {
 // a variable whose value is missing or invalid (reported already),
 // besides validations, which report the variable itself.
 func (e *evaluator) taintedNodes() map[string]bool {
+	if !e.anyErrored() {
+		return nil
+	}
 	dependents := map[string][]string{}
 	for k, n := range e.graph.nodes {
 		for _, d := range n.deps {
@@ -147,6 +150,9 @@ func (e *evaluator) usesTainted(expr hcl.Expression, tainted map[string]bool) bo
 // variable or to what depends on one. Other errors of the same block
 // stay: a port out of range is reported whatever its address.
 func (e *evaluator) withoutTainted(diags hcl.Diagnostics, tainted map[string]bool) hcl.Diagnostics {
+	if !e.anyErrored() {
+		return diags
+	}
 	// The validations' own errors read the variable: they stay.
 	var validations []hcl.Range
 	for _, v := range e.decl.variables {
@@ -190,4 +196,14 @@ func (g *graph) reach(key string) map[string]bool {
 	}
 	walk(key)
 	return seen
+}
+
+// anyErrored reports whether a variable's value is missing or invalid.
+func (e *evaluator) anyErrored() bool {
+	for _, v := range e.decl.variables {
+		if v.errored {
+			return true
+		}
+	}
+	return false
 }
