@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -415,11 +414,8 @@ func (d *declarations) addVariable(b *hcl.Block) hcl.Diagnostics {
 			}
 			cv, err := convert.Convert(val, v.Type)
 			if err != nil {
-				msg := err.Error()
-				var pe cty.PathError
-				if errors.As(err, &pe) && len(pe.Path) > 0 {
-					msg = pathError(pe) // where in the value: attribute "a": a number is required
-				}
+				// Where in the value: attribute "a": a number is required.
+				msg := conversionWords(val.Type(), v.Type, err)
 				diags = append(diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Invalid default value for variable",

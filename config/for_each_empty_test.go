@@ -59,7 +59,7 @@ output "agents" {
 func TestForEachTypeErrorsInWords(t *testing.T) {
 	for _, c := range []struct{ block, forEach, want string }{
 		{"endpoint", `toset([1, 2])`, "for_each over a set needs a set of strings; got a set of numbers."},
-		{"endpoint", `toset([true])`, "for_each over a set needs a set of strings; got a set of bools (true or false)."},
+		{"endpoint", `toset([true])`, "for_each over a set needs a set of strings; got a set of bools."},
 		{"endpoint", `toset([[1]])`, "for_each over a set needs a set of strings; got a set of lists of 1 element."},
 		{"endpoint", `[1, 2]`, "for_each must be a map or a set of strings; got a list of 2 elements. Use toset() for a list of strings."},
 		{"endpoint", `[]`, "for_each must be a map or a set of strings; got an empty list. Use toset() for a list of strings."},

@@ -1,11 +1,13 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 )
 
 // typeWords names a type in a sentence, with its article: "a number", "a
@@ -33,7 +35,7 @@ func typeNoun(ty cty.Type, plural bool) string {
 	case ty == cty.Number:
 		return s("number", "numbers")
 	case ty == cty.Bool:
-		return s("bool (true or false)", "bools (true or false)")
+		return s("bool", "bools")
 	case ty.IsListType():
 		return s("list", "lists") + " of " + typeNoun(ty.ElementType(), true)
 	case ty.IsSetType():
@@ -71,4 +73,87 @@ func plural1(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// conversionWords is convert.Convert's error for a value of type got that
+// does not convert to want, in words: where the types part (attribute
+// "a", element 0) and what was required there. cty's own message names
+// types as cty does ("number required, but have bool").
+func conversionWords(got, want cty.Type, err error) string {
+	var pe cty.PathError
+	switch {
+	case errors.As(err, &pe) && len(pe.Path) > 0:
+		return pathError(pe)
+	case convert.GetConversionUnsafe(got, want) == nil:
+		return mismatchWords(got, want)
+	}
+	return err.Error()
+}
+
+// mismatchWords says why got cannot convert to want, following the
+// first attribute or element that cannot, as cty's MismatchMessage does,
+// and naming the path as pathError does (attribute "b", element 0: ...).
+func mismatchWords(got, want cty.Type) string {
+	var steps []string
+	for {
+		step, g, w, leaf := mismatchStep(got, want)
+		if step == "" {
+			if len(steps) == 0 {
+				return leaf
+			}
+			return strings.Join(steps, ", ") + ": " + leaf
+		}
+		steps = append(steps, step)
+		got, want = g, w
+	}
+}
+
+// mismatchStep is one step of mismatchWords: the attribute or element
+// where got and want part, with their types there, or else (step "")
+// what is wrong here.
+func mismatchStep(got, want cty.Type) (step string, g, w cty.Type, leaf string) {
+	convertible := func(g, w cty.Type) bool { return g.Equals(w) || convert.GetConversionUnsafe(g, w) != nil }
+	sorted := func(atys map[string]cty.Type) []string {
+		names := make([]string, 0, len(atys))
+		for name := range atys {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		return names
+	}
+	switch {
+	case got.IsObjectType() && want.IsObjectType():
+		names := sorted(want.AttributeTypes())
+		for _, name := range names {
+			if !got.HasAttribute(name) && !want.AttributeOptional(name) {
+				return "", g, w, fmt.Sprintf("attribute %q is required", name)
+			}
+		}
+		for _, name := range names {
+			if got.HasAttribute(name) && !convertible(got.AttributeType(name), want.AttributeType(name)) {
+				return fmt.Sprintf("attribute %q", name), got.AttributeType(name), want.AttributeType(name), ""
+			}
+		}
+	case got.IsTupleType() && (want.IsListType() || want.IsSetType()):
+		for i, ety := range got.TupleElementTypes() {
+			if !convertible(ety, want.ElementType()) {
+				return fmt.Sprintf("element %d", i), ety, want.ElementType(), ""
+			}
+		}
+		if want.ElementType() == cty.DynamicPseudoType {
+			return "", g, w, "all elements must have the same type"
+		}
+	case got.IsObjectType() && want.IsMapType():
+		for _, name := range sorted(got.AttributeTypes()) {
+			if !convertible(got.AttributeType(name), want.ElementType()) {
+				return fmt.Sprintf("element %q", name), got.AttributeType(name), want.ElementType(), ""
+			}
+		}
+		if want.ElementType() == cty.DynamicPseudoType {
+			return "", g, w, "all elements must have the same type"
+		}
+	case got.IsCollectionType() && want.IsCollectionType() && got.IsMapType() == want.IsMapType():
+		return "each element", got.ElementType(), want.ElementType(), ""
+	}
+	return "", g, w, fmt.Sprintf("%s is required, not %s", typeWords(want), typeWords(got))
 }

@@ -233,12 +233,12 @@ func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, s
 	}
 	cv, err := convert.Convert(v, ty)
 	if err != nil {
-		detail := fmt.Sprintf("The value for var.%s from %s is not %s: %s.", name, r.from, typeWords(ty), err)
+		detail := fmt.Sprintf("The value for var.%s from %s is not %s: %s.", name, r.from, typeWords(ty), conversionWords(v.Type(), ty, err))
 		var pe cty.PathError
-		if errors.As(err, &pe) && len(pe.Path) > 0 {
+		if errors.As(err, &pe) && len(pe.Path) > 0 || v.Type().IsObjectType() && ty.IsObjectType() {
 			// Deep in the value: say where, rather than that the whole is
 			// not of its type.
-			detail = fmt.Sprintf("The value for var.%s from %s does not fit its type: %s.", name, r.from, pathError(pe))
+			detail = fmt.Sprintf("The value for var.%s from %s does not fit its type: %s.", name, r.from, conversionWords(v.Type(), ty, err))
 		}
 		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable", Detail: detail}
 		if r.expr != nil {
