@@ -414,10 +414,12 @@ func (d *declarations) addVariable(b *hcl.Block) hcl.Diagnostics {
 			}
 			cv, err := convert.Convert(val, v.Type)
 			if err != nil {
+				// Where in the value: attribute "a": a number is required.
+				msg := conversionWords(val.Type(), v.Type, err)
 				diags = append(diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Invalid default value for variable",
-					Detail:   fmt.Sprintf("This default value is not compatible with the variable's type constraint: %s.", err),
+					Detail:   fmt.Sprintf("This default value is not compatible with the variable's type constraint: %s.", msg),
 					Subject:  a.Expr.Range().Ptr(),
 				})
 				v.Default = cty.UnknownVal(v.Type) // reported; no second error

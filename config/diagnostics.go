@@ -15,7 +15,8 @@ import (
 
 // WriteDiagnostics renders diags for people: severity, summary,
 // file:line:col, the offending source with the range underlined, and the
-// detail. width wraps the text (0: no wrapping).
+// detail. width wraps the text (0: no wrapping). They are written in
+// source order (see SortDiagnostics).
 //
 // HCL's writer scans the whole file for every diagnostic, which makes
 // thousands of diagnostics in a large file quadratic; in a large file each
@@ -24,7 +25,7 @@ import (
 func (l *Loader) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, color bool, width uint) error {
 	files := l.parser.Files()
 	var buf bytes.Buffer
-	for _, d := range diags {
+	for _, d := range SortDiagnostics(diags) {
 		// A diagnostic may quote the agent or a peer (an error's words):
 		// nothing in it may drive the terminal.
 		safe := *d
@@ -223,11 +224,11 @@ type JSONExpressionValue struct {
 	Statement string `json:"statement"`
 }
 
-// JSON converts diags to their machine-readable form.
+// JSON converts diags to their machine-readable form, in source order.
 func (l *Loader) JSON(diags hcl.Diagnostics) JSONDiagnostics {
 	out := JSONDiagnostics{FormatVersion: "1.0", Diagnostics: []JSONDiagnostic{}}
 	files := l.parser.Files()
-	for _, d := range diags {
+	for _, d := range SortDiagnostics(diags) {
 		jd := JSONDiagnostic{Summary: d.Summary, Detail: d.Detail, Severity: "warning"}
 		if d.Severity == hcl.DiagError {
 			jd.Severity = "error"

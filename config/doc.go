@@ -248,7 +248,8 @@
 // one of them on every address of the other's family, 0.0.0.0 or ::); agents
 // (see Agents); count and
 // for_each together; count a whole number up to Loader.MaxInstances;
-// for_each a map or a set of strings; variable validation rules; an output
+// for_each a map or a set of strings (an empty one, such as toset([]), of
+// any element type, makes no instances); variable validation rules; an output
 // whose value is sensitive (see Functions) must be sensitive too.
 // Diagnostics never show a value derived from a sensitive variable: not
 // in their "with var.x as ..." line, and not in their details, which say
@@ -262,7 +263,9 @@
 // Variables take Terraform's arguments: type (with optional(type,
 // default) attributes), default, description, sensitive, nullable and
 // validation blocks (whose conditions may use the other variables and locals, as
-// Terraform 1.9's). A variable without a type takes a -var or
+// Terraform 1.9's). A failed validation is reported with the values its
+// condition read, and nothing that depends on the variable is reported. A
+// variable without a type takes a -var or
 // RDMAFORM_VAR_ value as a string; with a type other than string, as an
 // expression.
 //

@@ -140,7 +140,7 @@ func (t *bodyTemplate) dynamicContext(ctx *hcl.EvalContext, typ string) (*hcl.Ev
 		diags[0].Extra = unknownDynamicForEach{}
 		return nil, diags
 	case !(ty.IsListType() || ty.IsSetType() || ty.IsMapType() || ty.IsTupleType() || ty.IsObjectType()):
-		return nil, bad(fmt.Sprintf("Cannot use a %s value in for_each. An iterable collection is required.", ty.FriendlyName()))
+		return nil, bad(fmt.Sprintf("Cannot use %s in for_each. An iterable collection is required.", typeWords(ty)))
 	}
 	switch n := v.LengthInt(); n {
 	case 0:

@@ -109,7 +109,7 @@ func TestDynamicBlockErrors(t *testing.T) {
 		{`dynamic "probe" {
     for_each = "1s"
     content {}
-  }`, "Invalid dynamic for_each value", "Cannot use a string value in for_each"},
+  }`, "Invalid dynamic for_each value", "Cannot use a string in for_each"},
 		{`dynamic "probe" {
     for_each = null
     content {}

@@ -122,8 +122,9 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	}
 	diags = append(diags, e.buildGraph()...)
 	// Nodes of one level depend only on nodes of lower levels, so each
-	// level's nodes are evaluated concurrently.
-	var levels [][]string
+	// level's nodes are evaluated concurrently. What refers to a variable
+	// comes after its validations (see invalid_variables.go).
+	var ordered []string
 	level := map[string]int{}
 	for _, comp := range e.graph.order() {
 		if isCycle(comp) {
@@ -138,26 +139,34 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 			}
 		}
 		level[n.key] = lv
+		ordered = append(ordered, n.key)
+	}
+	e.relevel(ordered, level, e.validationWaits())
+	var levels [][]string
+	for _, k := range ordered {
+		lv := level[k]
 		for len(levels) <= lv {
 			levels = append(levels, nil)
 		}
-		levels[lv] = append(levels[lv], n.key)
+		levels[lv] = append(levels[lv], k)
 	}
+	var evaluated hcl.Diagnostics
 	for _, keys := range levels {
-		diags = append(diags, e.evalLevel(keys)...)
+		evaluated = append(evaluated, e.evalLevel(keys)...)
 	}
 	e.cfg.makeCtx = e.fullContext()
-	diags = append(diags, e.checkChecks()...)
+	evaluated = append(evaluated, e.checkChecks()...)
 	if !e.l.SkipPreconditions {
-		diags = append(diags, e.checkOutputPreconditions()...)
+		evaluated = append(evaluated, e.checkOutputPreconditions()...)
 	}
-	diags = append(diags, checkAgentAddresses(e.cfg)...)
-	diags = append(diags, checkListenerAddresses(e.cfg)...)
-	diags = append(diags, checkEndpointTargets(e.cfg)...)
-	diags = append(diags, checkMoved(e.cfg)...)
-	diags = append(diags, checkRemoved(e.cfg)...)
-	diags = append(diags, checkImports(e.cfg, e.l.Validate)...)
-	diags = append(diags, checkTriggers(e.cfg)...)
+	evaluated = append(evaluated, checkAgentAddresses(e.cfg)...)
+	evaluated = append(evaluated, checkListenerAddresses(e.cfg)...)
+	evaluated = append(evaluated, checkEndpointTargets(e.cfg)...)
+	evaluated = append(evaluated, checkMoved(e.cfg)...)
+	evaluated = append(evaluated, checkRemoved(e.cfg)...)
+	evaluated = append(evaluated, checkImports(e.cfg, e.l.Validate)...)
+	evaluated = append(evaluated, checkTriggers(e.cfg)...)
+	diags = append(diags, e.withoutTainted(evaluated, e.taintedNodes())...)
 	diags = append(diags, dependencies(e)...)
 	diags = append(diags, triggerCycles(e.cfg)...)
 	diags = append(diags, e.checkSensitiveOutputs()...)
@@ -517,7 +526,12 @@ func (e *evaluator) evalNode(key string) hcl.Diagnostics {
 	case "var":
 		return nil
 	case "validation":
-		return e.decl.variables[name].validate(e.ctx(e.refs[key]))
+		v := e.decl.variables[name]
+		diags, failed := v.validate(e.ctx(e.refs[key]))
+		if failed {
+			e.invalidate(v)
+		}
+		return diags
 	case "local":
 		v, diags := e.decl.locals[name].Expr.Value(e.ctx(e.refs[key]))
 		if diags.HasErrors() {
@@ -729,12 +743,16 @@ func (e *evaluator) expandMeta(count, forEach hcl.Expression, ctx *hcl.EvalConte
 		}
 		ty := v.Type()
 		isSet := ty.IsSetType()
-		if isSet {
-			if !ty.ElementType().Equals(cty.String) {
-				return bad(fmt.Sprintf("for_each over a set needs a set of strings; got a %s.", ty.FriendlyName()))
-			}
-		} else if !ty.IsMapType() && !ty.IsObjectType() {
-			return bad(fmt.Sprintf("for_each must be a map or a set of strings; got a %s. Use toset() for a list of strings.", ty.FriendlyName()))
+		switch {
+		case !isSet && !ty.IsMapType() && !ty.IsObjectType():
+			return bad(fmt.Sprintf("for_each must be a map or a set of strings; got %s. Use toset() for a list of strings.", typeWords(ty)))
+		case v.LengthInt() == 0:
+			// No instances, whatever the element type: toset([]) is a set
+			// of any type, and is how a block is switched off (as
+			// Terraform 1.11 allows).
+			return nil, true, diags
+		case isSet && !ty.ElementType().Equals(cty.String):
+			return bad(fmt.Sprintf("for_each over a set needs a set of strings; got %s.", typeWords(ty)))
 		}
 		if v.LengthInt() > e.l.maxInstances() {
 			return bad(fmt.Sprintf("for_each has %d elements; at most %d are allowed.", v.LengthInt(), e.l.maxInstances()))
@@ -1013,18 +1031,5 @@ func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 		c.Detail = strings.TrimSpace(c.Detail + fmt.Sprintf("\n\n(%d more like this on line %d.)", n, c.Subject.Start.Line))
 		out[i] = &c
 	}
-	out = foldInstances(out)
-	// Report in source order: by file, then position; sourceless first.
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Subject, out[j].Subject
-		switch {
-		case a == nil || b == nil:
-			return a == nil && b != nil
-		case a.Filename != b.Filename:
-			return a.Filename < b.Filename
-		default:
-			return a.Start.Byte < b.Start.Byte
-		}
-	})
-	return out
+	return SortDiagnostics(foldInstances(out))
 }

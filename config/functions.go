@@ -84,7 +84,7 @@ var lengthFunc = function.New(&function.Spec{
 		if ty == cty.String || ty == cty.DynamicPseudoType || ty.IsCollectionType() || ty.IsTupleType() || ty.IsObjectType() {
 			return cty.Number, nil
 		}
-		return cty.NilType, function.NewArgErrorf(0, "argument must be a string, a collection or a structural value; got %s", ty.FriendlyName())
+		return cty.NilType, function.NewArgErrorf(0, "argument must be a string, a collection or a structural value; got %s", typeWords(ty))
 	},
 	RefineResult: func(b *cty.RefinementBuilder) *cty.RefinementBuilder {
 		return b.NotNull().NumberRangeLowerBound(cty.NumberIntVal(0), true)
@@ -245,7 +245,7 @@ var sumFunc = function.New(&function.Spec{
 	Type: func(args []cty.Value) (cty.Type, error) {
 		ty := args[0].Type()
 		if !ty.IsListType() && !ty.IsSetType() && !ty.IsTupleType() {
-			return cty.NilType, function.NewArgErrorf(0, "argument must be list, set, or tuple. Received %s", ty.FriendlyName())
+			return cty.NilType, function.NewArgErrorf(0, "argument must be a list, a set or a tuple; got %s", typeWords(ty))
 		}
 		return cty.Number, nil
 	},

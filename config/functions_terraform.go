@@ -31,7 +31,7 @@ var indexFunc = function.New(&function.Spec{
 	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
 		list, value := args[0], args[1]
 		if ty := list.Type(); !ty.IsListType() && !ty.IsTupleType() {
-			return cty.NilVal, function.NewArgErrorf(0, "argument must be a list or tuple, not %s", ty.FriendlyName())
+			return cty.NilVal, function.NewArgErrorf(0, "argument must be a list or tuple, not %s", typeWords(ty))
 		}
 		if !list.IsWhollyKnown() || !value.IsKnown() {
 			return cty.UnknownVal(cty.Number), nil
@@ -114,13 +114,13 @@ var lookupFunc = function.New(&function.Spec{
 				if u, _ := convert.UnifyUnsafe([]cty.Type{ty.ElementType(), args[2].Type()}); u != cty.NilType {
 					return u, nil
 				}
-				return cty.NilType, function.NewArgErrorf(2, "the default value must have the map's element type, %s", ty.ElementType().FriendlyName())
+				return cty.NilType, function.NewArgErrorf(2, "the default value must have the map's element type: %s", typeNoun(ty.ElementType(), false))
 			}
 			return ty.ElementType(), nil
 		case ty.IsObjectType(), ty == cty.DynamicPseudoType:
 			return cty.DynamicPseudoType, nil
 		}
-		return cty.NilType, function.NewArgErrorf(0, "argument must be a map or an object, not %s", ty.FriendlyName())
+		return cty.NilType, function.NewArgErrorf(0, "argument must be a map or an object, not %s", typeWords(ty))
 	},
 	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
 		m, key := args[0], args[1].AsString()

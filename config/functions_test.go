@@ -76,7 +76,7 @@ locals {
 		`one(tolist(["a", "b"]))`: "must be a list, set, or tuple value with either zero or one elements",
 		`sum([])`:                 "cannot sum an empty list",
 		`sum([1, null])`:          "null element",
-		`sum("12")`:               "argument must be list, set, or tuple",
+		`sum("12")`:               "argument must be a list, a set or a tuple; got a string",
 		`startswith(1, [])`:       "string required",
 	} {
 		_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte("locals {\n  x = " + src + "\n}\n")}, VarInputs{})

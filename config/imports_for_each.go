@@ -61,8 +61,11 @@ func expandImports(cfg *Config, validating bool) hcl.Diagnostics {
 				errorf(im.forEach.Range(), "Invalid for_each argument", "The import's for_each must be known when planning: it may use variables, locals and functions, not attributes known only after apply.")
 			}
 			continue
-		case v.IsNull() || !v.CanIterateElements():
-			errorf(im.forEach.Range(), "Invalid for_each argument", "The import's for_each must be a map, a set of strings or a list; got %s.", v.Type().FriendlyName())
+		case v.IsNull():
+			errorf(im.forEach.Range(), "Invalid for_each argument", "The import's for_each must be a map, a set of strings or a list, not null.")
+			continue
+		case !v.CanIterateElements():
+			errorf(im.forEach.Range(), "Invalid for_each argument", "The import's for_each must be a map, a set of strings or a list; got %s.", typeWords(v.Type()))
 			continue
 		}
 		v, _ = v.Unmark()
@@ -70,7 +73,7 @@ func expandImports(cfg *Config, validating bool) hcl.Diagnostics {
 			k, e := it.Element()
 			if v.Type().IsSetType() {
 				if e.Type() != cty.String {
-					errorf(im.forEach.Range(), "Invalid for_each argument", "A set for an import's for_each holds strings; it holds %s.", e.Type().FriendlyName())
+					errorf(im.forEach.Range(), "Invalid for_each argument", "A set for an import's for_each holds strings; it holds %s.", typeNoun(e.Type(), true))
 					break
 				}
 				k = e

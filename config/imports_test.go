@@ -119,11 +119,11 @@ import {
 	}
 
 	for _, c := range []struct{ body, summary, detail string }{
-		{"for_each = 3\n  to = endpoint.bycount[each.key]", "Invalid for_each argument", "must be a map, a set of strings or a list; got number"},
+		{"for_each = 3\n  to = endpoint.bycount[each.key]", "Invalid for_each argument", "must be a map, a set of strings or a list; got a number."},
 		{"for_each = [\"a\"]\n  to = endpoint.bycount", "Invalid import target", "such as endpoint.client[each.key]"},
 		{"for_each = [\"a\"]\n  to = endpoint.bycount[each.value]", "Configuration for import target does not exist", `endpoint.bycount["a"] is not one of`},
 		{"for_each = [\"a\", \"b\"]\n  to = endpoint.bycount[0]", "Invalid import target", "from each.key or each.value"},
-		{"for_each = toset([1])\n  to = endpoint.bycount[each.key]", "Invalid for_each argument", "holds strings"},
+		{"for_each = toset([1])\n  to = endpoint.bycount[each.key]", "Invalid for_each argument", "holds strings; it holds numbers."},
 	} {
 		_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(
 			"endpoint \"bycount\" {\n  count = 2\n  address = \"10.77.0.1\"\n  port = 1\n}\n" +

@@ -316,7 +316,7 @@ func literal(a *hcl.Attribute, ty cty.Type) (cty.Value, hcl.Diagnostics) {
 		return cty.NullVal(ty), hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Incorrect attribute value type",
-			Detail:   fmt.Sprintf("Inappropriate value for attribute %q: %s required.", a.Name, ty.FriendlyName()),
+			Detail:   fmt.Sprintf("Inappropriate value for attribute %q: %s is required.", a.Name, typeWords(ty)),
 			Subject:  a.Expr.Range().Ptr(),
 		}}
 	}

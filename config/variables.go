@@ -207,7 +207,7 @@ func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, s
 					shown = "the value (sensitive, so not shown)"
 				}
 				return cty.UnknownVal(ty), hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid value for variable",
-					Detail: fmt.Sprintf("The value for var.%s from %s is not %s: %s is not a valid expression of that type (write it as in a .rdmavars file: \"a\" for a string, [\"a\", \"b\"] for a list).", name, r.from, typeWithArticle(ty), shown)}}
+					Detail: fmt.Sprintf("The value for var.%s from %s is not %s: %s is not a valid expression of that type (write it as in a .rdmavars file: \"a\" for a string, [\"a\", \"b\"] for a list).", name, r.from, typeWords(ty), shown)}}
 			}
 			expr = e
 		}
@@ -223,7 +223,7 @@ func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, s
 				// A -var or environment value has no source to point at;
 				// its diagnostics may quote it.
 				return cty.UnknownVal(ty), hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid value for variable",
-					Detail: fmt.Sprintf("The value for var.%s from %s is not a valid %s (it is sensitive, so it is not shown).", name, r.from, ty.FriendlyName())}}
+					Detail: fmt.Sprintf("The value for var.%s from %s is not %s (it is sensitive, so it is not shown).", name, r.from, typeWords(ty))}}
 			}
 			return cty.UnknownVal(ty), diags
 		}
@@ -233,12 +233,12 @@ func (r rawValue) value(ty cty.Type, defaults *typeexpr.Defaults, name string, s
 	}
 	cv, err := convert.Convert(v, ty)
 	if err != nil {
-		detail := fmt.Sprintf("The value for var.%s from %s is not %s: %s.", name, r.from, withArticle(ty.FriendlyName()), err)
+		detail := fmt.Sprintf("The value for var.%s from %s is not %s: %s.", name, r.from, typeWords(ty), conversionWords(v.Type(), ty, err))
 		var pe cty.PathError
-		if errors.As(err, &pe) && len(pe.Path) > 0 {
+		if errors.As(err, &pe) && len(pe.Path) > 0 || v.Type().IsObjectType() && ty.IsObjectType() {
 			// Deep in the value: say where, rather than that the whole is
 			// not of its type.
-			detail = fmt.Sprintf("The value for var.%s from %s does not fit its type, %s: %s.", name, r.from, ty.FriendlyName(), pathError(pe))
+			detail = fmt.Sprintf("The value for var.%s from %s does not fit its type: %s.", name, r.from, conversionWords(v.Type(), ty, err))
 		}
 		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable", Detail: detail}
 		if r.expr != nil {
@@ -282,9 +282,10 @@ func (l *Loader) readVarFile(path string, vars map[string]*Variable, raw map[str
 }
 
 // validate runs the variable's validation blocks in ctx, which has the
-// variables and locals they refer to.
-func (v *Variable) validate(ctx *hcl.EvalContext) hcl.Diagnostics {
-	var diags hcl.Diagnostics
+// variables and locals they refer to; failed says that the value broke
+// one of them. Each failure shows the values its condition read (var.self
+// is "node9"), as Terraform's does.
+func (v *Variable) validate(ctx *hcl.EvalContext) (diags hcl.Diagnostics, failed bool) {
 	for _, val := range v.validations {
 		res, d := val.Condition.Value(ctx)
 		diags = append(diags, d...)
@@ -311,11 +312,13 @@ func (v *Variable) validate(ctx *hcl.EvalContext) hcl.Diagnostics {
 				msg = mv.AsString()
 			}
 		}
+		failed = true
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
-			Detail:  fmt.Sprintf("%s\n\nThis was checked by the validation rule at %s.", msg, val.DeclRange),
-			Subject: val.Condition.Range().Ptr()})
+			Detail:     fmt.Sprintf("%s\n\nThis was checked by the validation rule at %s.", msg, val.DeclRange),
+			Subject:    val.Condition.Range().Ptr(),
+			Expression: val.Condition, EvalContext: ctx})
 	}
-	return diags
+	return diags, failed
 }
 
 // autoVarFiles lists dir's *.auto.rdmavars and *.auto.rdmavars.json
@@ -326,15 +329,6 @@ func autoVarFiles(dir string) []string {
 	auto = append(auto, asJSON...)
 	sort.Strings(auto)
 	return auto
-}
-
-// typeWithArticle names a type in a sentence: "a number", "a list of
-// string", "a value of type any".
-func typeWithArticle(ty cty.Type) string {
-	if ty == cty.DynamicPseudoType {
-		return "a value of type any"
-	}
-	return "a " + ty.FriendlyName()
 }
 
 // pathError says where in a value a conversion failed (attribute "qp",

@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -394,10 +395,65 @@ func TestVariableValueErrorSaysWhere(t *testing.T) {
 }
 `})
 	_, diags := Load(dir, VarInputs{Args: VarArgs{{Value: `cfg={qp={send="many"}}`}}})
-	if len(diags) != 1 || diags[0].Detail != `The value for var.cfg from -var does not fit its type, object: attribute "qp", attribute "send": a number is required.` {
+	if len(diags) != 1 || diags[0].Detail != `The value for var.cfg from -var does not fit its type: attribute "qp", attribute "send": a number is required.` {
 		t.Fatalf("diags = %v", diags)
 	}
 	if s := diags[0].Subject; s == nil || s.Start.Line != 1 {
 		t.Errorf("subject = %v, want the declaration on line 1", s)
+	}
+}
+
+// A value that does not fit an object type says where in it, whether it
+// is the default or comes from -var, a -var-file or the environment:
+// `attribute "a": a number is required`, and the whole path deeper down
+// (Terraform 1.11's words for a nested path).
+func TestTypeErrorsSayWhere(t *testing.T) {
+	const decl = `variable "o" {
+  type = object({ a = number, b = optional(object({ c = list(number) })) })
+%s}
+`
+	for _, c := range []struct {
+		name, def, value, file, env, want string
+	}{
+		{name: "default", def: `  default = { a = "x" }` + "\n",
+			want: `This default value is not compatible with the variable's type constraint: attribute "a": a number is required.`},
+		{name: "deep default", def: `  default = { a = 1, b = { c = [1, "y"] } }` + "\n",
+			want: `This default value is not compatible with the variable's type constraint: attribute "b", attribute "c", element 1: a number is required.`},
+		{name: "default of a wrong type", def: `  default = { a = true }` + "\n",
+			want: `This default value is not compatible with the variable's type constraint: attribute "a": a number is required, not a bool.`},
+		{name: "default missing an attribute", def: `  default = { b = {} }` + "\n",
+			want: `This default value is not compatible with the variable's type constraint: attribute "a" is required.`},
+		{name: "default not an object", def: `  default = [1]` + "\n",
+			want: `This default value is not compatible with the variable's type constraint: an object with attributes "a" and "b" is required, not a list of 1 element.`},
+		{name: "deep default of a wrong type", def: `  default = { a = 1, b = { c = [[1]] } }` + "\n",
+			want: `This default value is not compatible with the variable's type constraint: attribute "b", attribute "c", element 0: a number is required, not a list of 1 element.`},
+		{name: "-var of a wrong type", value: `o={ a = [] }`,
+			want: `The value for var.o from -var does not fit its type: attribute "a": a number is required, not an empty list.`},
+		{name: "-var", value: `o={ a = "x" }`,
+			want: `The value for var.o from -var does not fit its type: attribute "a": a number is required.`},
+		{name: "-var-file", file: `o = { a = 1, b = { c = ["y"] } }`,
+			want: `does not fit its type: attribute "b", attribute "c", element 0: a number is required.`},
+		{name: "environment", env: `{ a = "x" }`,
+			want: `The value for var.o from environment variable RDMAFORM_VAR_o does not fit its type: attribute "a": a number is required.`},
+	} {
+		files := map[string]string{"main.rdma.hcl": fmt.Sprintf(decl, c.def)}
+		if c.file != "" {
+			files["x.rdmavars"] = c.file
+		}
+		dir := writeDir(t, files)
+		in := VarInputs{}
+		if c.value != "" {
+			in.Args = VarArgs{{Value: c.value}}
+		}
+		if c.file != "" {
+			in.Args = VarArgs{{File: true, Value: filepath.Join(dir, "x.rdmavars")}}
+		}
+		if c.env != "" {
+			in.Env = []string{EnvPrefix + "o=" + c.env}
+		}
+		_, diags := Load(dir, in)
+		if len(diags) != 1 || !strings.Contains(diags[0].Detail, c.want) {
+			t.Errorf("%s: diags = %v, want one containing %q", c.name, diags, c.want)
+		}
 	}
 }
