@@ -27,6 +27,9 @@ type column struct {
 	capAt int
 	right bool // numbers align right
 	cell  func(r row, now time.Time) string
+	// fitCell, when set, fits the cell to the width itself, leaving out
+	// words rather than cutting one.
+	fitCell func(r row, now time.Time, width int) string
 	// content is the widest the column's cell can be for a row at any
 	// time (so that the layout does not change as clocks tick); nil for
 	// columns of fixed width.
@@ -63,7 +66,7 @@ var allColumns = []column{
 	{title: "RECONN", width: 6, drop: 2, core: true, right: true, cell: reconnectsCell},
 	{title: "RTT", width: 7, drop: 4, core: true, right: true, cell: rttCell},
 	{title: "LOST", drop: 3, core: true, right: true, cell: lostCell, content: lostWidth},
-	{title: "LAST EVENT", drop: 1, core: true, shrink: minLastEventWidth, cell: lastEventCell, content: lastEventWidth},
+	{title: "LAST EVENT", drop: 1, core: true, shrink: minLastEventWidth, cell: lastEventCell, fitCell: fitLastEvent, content: lastEventWidth},
 }
 
 const (
@@ -228,7 +231,7 @@ func uptimeCell(r row, now time.Time) string {
 }
 
 func reconnectsCell(r row, _ time.Time) string {
-	if r.obj.Kind == KindProtectionDomain || r.obj.Kind == KindListener {
+	if r.obj.Kind == KindProtectionDomain || r.obj.Kind == KindListener || r.obj.Status == StatusMissing {
 		return ""
 	}
 	return strconv.Itoa(r.obj.Reconnects)
@@ -265,4 +268,21 @@ func lastEventCell(r row, now time.Time) string {
 		return name
 	}
 	return name + " " + span(now.Sub(at)) + " ago"
+}
+
+// fitLastEvent is the last event in width cells: whole, or without
+// "ago", or without its age, before the name itself is cut: the name is
+// what says why.
+func fitLastEvent(r row, now time.Time, width int) string {
+	name, at := shownEvent(r.obj)
+	if name == "" || at.IsZero() {
+		return fit(name, width)
+	}
+	age := span(now.Sub(at))
+	for _, s := range []string{name + " " + age + " ago", name + " " + age} {
+		if cellWidth(s) <= width {
+			return fit(s, width)
+		}
+	}
+	return fit(name, width)
 }

@@ -121,7 +121,10 @@ func (d *detailPane) lines() []string {
 		head += " · host " + o.Host
 	}
 	l = append(l, head)
-	if decl := d.w.declared[o.Address]; decl != nil || o.Status == StatusMissing {
+	// What is declared is worth a section when it is news: the object is
+	// missing, tainted, or only one of the configuration and the state
+	// has it; describe says it always.
+	if decl := d.w.declared[o.Address]; d.describing || o.Status == StatusMissing || decl != nil && (decl.Tainted || !decl.InConfig || !decl.InState) {
 		l = append(l, d.declaredLines(o, decl)...)
 	}
 	if d.w.kept {

@@ -302,9 +302,12 @@ func (t *tablePane) renderRow(cols []column, i int, now time.Time) string {
 			line += cell
 			continue
 		}
-		if c.right {
+		switch {
+		case c.fitCell != nil:
+			b.WriteString(c.fitCell(r, now, c.width))
+		case c.right:
 			b.WriteString(fitRight(c.cell(r, now), c.width))
-		} else {
+		default:
 			b.WriteString(fit(c.cell(r, now), c.width))
 		}
 	}

@@ -207,7 +207,11 @@ func (w *world) placeholder(d *Declared) *Object {
 }
 
 // missingReason says why a declared object is not held, in the LAST
-// EVENT column's few words.
+// EVENT column's few words (the detail says more: see declaredLines):
+// not created (the configuration declares it, the state does not: its
+// create failed, or no apply made it), create pending (apply did not
+// record the outcome), not held (removed) (only the state has it: the
+// next plan destroys it), not held by agent (the agent lost it).
 func missingReason(d *Declared, e *ErrorInfo) string {
 	switch {
 	case e != nil && e.ErrnoName != "":
@@ -215,13 +219,13 @@ func missingReason(d *Declared, e *ErrorInfo) string {
 	case e != nil && e.Call != "":
 		return "failed: " + e.Call
 	case d.Pending:
-		return "create pending (not recorded)"
+		return "create pending"
 	case !d.InState:
-		return "not created (not in the state)"
+		return "not created"
 	case !d.InConfig:
-		return "not held; plan destroys it"
+		return "not held (removed)"
 	}
-	return "not held by the agent"
+	return "not held by agent"
 }
 
 // restartShown is the restart to tell of, if any: none once restartNews
