@@ -124,7 +124,7 @@ func (d *detailPane) lines() []string {
 	// What is declared is worth a section when it is news: the object is
 	// missing, tainted, or only one of the configuration and the state
 	// has it; describe says it always.
-	if decl := d.w.declared[o.Address]; d.describing || o.Status == StatusMissing || decl != nil && (decl.Tainted || !decl.InConfig || !decl.InState) {
+	if decl := d.w.declared[o.Address]; d.describing && len(d.w.declared) > 0 || o.Status == StatusMissing || decl != nil && (decl.Tainted || !decl.InConfig || !decl.InState) {
 		l = append(l, d.declaredLines(o, decl)...)
 	}
 	if d.w.kept {
