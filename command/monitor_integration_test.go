@@ -118,6 +118,11 @@ func TestMonitorInTmux(t *testing.T) {
 		return strings.Count(screen, "established") >= 8
 	}, "the monitor showing the established connections", &screen)
 	keep(t, artefacts, "monitor-established.txt", screen)
+	// A healthy fabric counts no problem, and each accepted connection
+	// is named by its endpoint, the other end on this agent.
+	if strings.Contains(screen, "problem") || strings.Count(screen, "└ ⇄ endpoint.client[") != 4 {
+		t.Errorf("the established fabric counts problems, or its connections are not named by their endpoints:\n%s", screen)
+	}
 
 	deleted := make(chan error, 1)
 	go func() {

@@ -38,7 +38,7 @@ func brokenObjects() []Object {
 		{Address: "endpoint.client[2]", Kind: KindEndpoint, Status: StatusReconnecting, LocalAddr: "10.77.0.2:50002", RemoteAddr: "10.77.0.9:7471",
 			QPType: "RC", Device: "rxe0", Port: 1, Reconnects: 12, LastEvent: "reconnecting", LastEventAt: ago(time.Second),
 			LastError: &ErrorInfo{Call: "rdma_connect", Errno: 111, ErrnoName: "ECONNREFUSED", Message: "rdma_connect: REJECTED (reason 8: invalid service ID: no listener on that port)", At: ago(3 * time.Second)},
-			History: []Event{{At: ago(4 * time.Second), Name: "ROUTE_RESOLVED"}, {At: ago(3 * time.Second), Name: "REJECTED", Detail: "status 28"}, {At: ago(time.Second), Name: "reconnecting"}}},
+			History:   []Event{{At: ago(4 * time.Second), Name: "ROUTE_RESOLVED"}, {At: ago(3 * time.Second), Name: "REJECTED", Detail: "status 28"}, {At: ago(time.Second), Name: "reconnecting"}}},
 	}
 }
 
@@ -201,7 +201,8 @@ func TestHealthRanks(t *testing.T) {
 		status string
 		want   health
 	}{{StatusError, healthError}, {StatusRejected, healthRejected}, {StatusDisconnected, healthDisconnected},
-		{StatusReconnecting, healthReconnecting}, {StatusConnecting, healthConnecting}, {StatusEstablished, healthOK}, {"odd", healthUnknown}} {
+		{StatusReconnecting, healthReconnecting}, {StatusConnecting, healthConnecting}, {StatusEstablished, healthOK}, {"odd", healthUnknown},
+		{StatusDegraded, healthLostProbes}, {StatusReady, healthOK}, {StatusListening, healthOK}} {
 		if got := healthOf(&Object{Status: c.status}); got != c.want {
 			t.Errorf("%s: %s, want %s", c.status, got, c.want)
 		}

@@ -66,8 +66,11 @@ const (
 	healthOK
 )
 
+// StatusReady is a protection domain allocated.
+const StatusReady = "ready"
+
 // healthy statuses: nothing to look at.
-var healthyStatus = map[string]bool{StatusEstablished: true, StatusListening: true, "created": true}
+var healthyStatus = map[string]bool{StatusEstablished: true, StatusListening: true, StatusReady: true, "created": true}
 
 // healthOf is o's rank. An endpoint reconnecting after a reject ranks as
 // rejected: the reject is why, and what the operator must change.
@@ -81,7 +84,7 @@ func healthOf(o *Object) health {
 	if name, _ := shownEvent(o); rejectEvent(name) && o.Status != StatusEstablished {
 		return healthRejected
 	}
-	if o.lossy || (o.Probe != nil && o.Probe.Degraded && !o.Probe.Ended) {
+	if o.lossy || o.Status == StatusDegraded || (o.Probe != nil && o.Probe.Degraded && !o.Probe.Ended) {
 		return healthLostProbes
 	}
 	switch o.Status {
