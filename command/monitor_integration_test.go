@@ -166,6 +166,14 @@ func TestMonitorInTmux(t *testing.T) {
 	if out, err := cli("agent", "stop", "-socket="+socket).CombinedOutput(); err != nil {
 		t.Errorf("agent stop: %v\n%s", err, out)
 	}
+	// The agent deleted its objects as it stopped: the monitor keeps its
+	// last picture, and says of when.
+	waitFor(t, 30*time.Second, func() bool {
+		screen = capture(session)
+		return strings.Contains(screen, "agent stopped") && strings.Contains(screen, "; as of ") &&
+			strings.Contains(screen, "endpoint.client[3]") && strings.Contains(screen, "listener.loop")
+	}, "the stopped agent's last picture on the monitor", &screen)
+	keep(t, artefacts, "monitor-agent-stopped.txt", screen)
 }
 
 // heldRDMADevices lists the processes that hold an RDMA device file open
