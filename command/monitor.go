@@ -20,7 +20,10 @@ const monitorUsage = `Usage: rdmaform monitor [options]
   Shows every object the agent holds and how each connection is doing, live.
   Run in a configuration's directory, it shows that configuration's objects
   under their addresses in its state, also those the agent holds under
-  another name (moved ones, create_before_destroy replacements).
+  another name (moved ones, create_before_destroy replacements), and the
+  objects the configuration or the state declare that the agent does not
+  hold, as missing. Keys: ! unhealthy only, d describe, p peer, t taint
+  (confirmed with y), ? all keys.
 
 Options:
   -agent=PATH   The agent's socket (default: the rdmaform { agent { socket } }
@@ -50,6 +53,8 @@ func runMonitor(args []string, s Meta) int {
 	if a.Demo {
 		opts.Source, opts.Target, opts.Demo = tui.DemoSource{Endpoints: 40, Rate: 20}, "(demo)", true
 	} else {
+		ms := monitorState{meta: s}
+		opts.Declared, opts.Taint = ms.declared, ms.taint
 		// Say at once when nothing answers, rather than drawing an empty
 		// screen that waits for an agent.
 		c := dialToShow("monitor", socket, s)

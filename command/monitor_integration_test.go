@@ -118,6 +118,11 @@ func TestMonitorInTmux(t *testing.T) {
 		return strings.Count(screen, "established") >= 8
 	}, "the monitor showing the established connections", &screen)
 	keep(t, artefacts, "monitor-established.txt", screen)
+	// A healthy fabric counts no problem, and each accepted connection
+	// is named by its endpoint, the other end on this agent.
+	if strings.Contains(screen, "problem") || strings.Count(screen, "└ ⇄ endpoint.client[") != 4 {
+		t.Errorf("the established fabric counts problems, or its connections are not named by their endpoints:\n%s", screen)
+	}
 
 	deleted := make(chan error, 1)
 	go func() {
@@ -161,6 +166,18 @@ func TestMonitorInTmux(t *testing.T) {
 	if out, err := cli("agent", "stop", "-socket="+socket).CombinedOutput(); err != nil {
 		t.Errorf("agent stop: %v\n%s", err, out)
 	}
+	// The agent deleted its objects as it stopped: the monitor keeps its
+	// last picture, and says of when. The accepted connections, which no
+	// configuration declares, are in it; nothing shows as missing (not
+	// held by the agent), as it would without the picture.
+	waitFor(t, 30*time.Second, func() bool {
+		screen = capture(session)
+		return strings.Contains(screen, "agent stopped") && strings.Contains(screen, "; as of ")
+	}, "the banner of the stopped agent on the monitor", &screen)
+	if strings.Count(screen, "└ conn/") != 4 || !strings.Contains(screen, "endpoint.client[3]") || strings.Contains(screen, "missing") {
+		t.Errorf("the monitor does not keep the stopped agent's last picture:\n%s", screen)
+	}
+	keep(t, artefacts, "monitor-agent-stopped.txt", screen)
 }
 
 // heldRDMADevices lists the processes that hold an RDMA device file open

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -129,4 +130,104 @@ func samplePeakHeap(peak *atomic.Uint64) (stop func()) {
 		}
 	}()
 	return func() { close(done); <-finished }
+}
+
+// brokenMany is n objects as a large fabric has them: a listener with
+// n/2 accepted connections, each the peer of one of n/2 endpoints, one
+// endpoint in a hundred losing probes and one in a hundred rejected,
+// and 1% more declared than the agent holds (failed creates).
+func brokenMany(n int) ([]Object, []Declared) {
+	half := n / 2
+	objs := make([]Object, 0, n+1)
+	objs = append(objs, Object{Address: "listener.storage", Kind: KindListener, Status: StatusListening, LocalAddr: "10.77.0.1:7471", Device: "rxe0", Port: 1})
+	var decl []Declared
+	decl = append(decl, Declared{Address: "listener.storage", Kind: KindListener, InConfig: true, InState: true})
+	for i := range half {
+		local := fmt.Sprintf("10.77.%d.%d:%d", i/250, i%250, 50000+i%1000)
+		e := manyObjects(1)[0]
+		e.Address, e.LocalAddr, e.QPNum = fmt.Sprintf("endpoint.client[%d]", i), local, uint32(1000+i)
+		e.ConnectedSince, e.LastEventAt = ago(time.Duration(i)*time.Second), ago(time.Duration(i)*time.Second)
+		switch i % 100 {
+		case 1:
+			e.Probe = &ProbeStats{Last: 3 * time.Millisecond, Sent: 1000, Lost: 40, Degraded: true}
+		case 2:
+			e.Status, e.LastEvent, e.Probe = StatusRejected, "REJECTED", nil
+		}
+		objs = append(objs, e)
+		decl = append(decl, Declared{Address: e.Address, Kind: KindEndpoint, InConfig: true, InState: true})
+		objs = append(objs, Object{Address: fmt.Sprintf("listener.storage/conn/%d", i), Parent: "listener.storage", Kind: KindConnection,
+			Status: StatusEstablished, LocalAddr: "10.77.0.1:7471", RemoteAddr: local, QPNum: uint32(100000 + i), QPType: "RC", Device: "rxe0", Port: 1,
+			ConnectedSince: e.ConnectedSince, LastEvent: "ESTABLISHED", LastEventAt: e.LastEventAt})
+	}
+	for i := range n / 100 {
+		decl = append(decl, Declared{Address: fmt.Sprintf("endpoint.failed[%d]", i), Kind: KindEndpoint, InConfig: true})
+	}
+	return objs, decl
+}
+
+// BenchmarkViewBrokenFabric renders the whole screen of a broken fabric
+// of 10,000 objects (5,000 connections named by their peers, failed
+// creates, losses and rejects, a minute of probe history each) sorted by
+// severity with the unhealthy rows first, and reports the heap the
+// monitor holds for it.
+func BenchmarkViewBrokenFabric(b *testing.B) {
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	objs, decl := brokenMany(10_000)
+	m := newTestModel(160, 50+tableChrome+4, objs)
+	m.Update(declaredMsg{list: decl})
+	for range historyLen { // a minute of probes: full rings
+		var ups []Update
+		for i := range objs {
+			if o := objs[i]; o.Probe != nil {
+				p := *o.Probe
+				p.Sent += 10
+				o.Probe = &p
+				objs[i] = o
+				ups = append(ups, Update{Object: o})
+			}
+		}
+		m.Update(feedMsg{updates: ups, link: linkState{up: true}})
+	}
+	press(m, "s", "s", "s", "s", "s") // severity
+	if m.table.sort != sortBySeverity || len(m.world.objects) != 10_101 {
+		b.Fatalf("sort %s, %d objects", m.table.sort, len(m.world.objects))
+	}
+	runtime.GC()
+	var loaded runtime.MemStats
+	runtime.ReadMemStats(&loaded)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		_ = m.View()
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/view")
+	b.ReportMetric(float64(loaded.HeapInuse-before.HeapInuse)/(1<<20), "heap-inuse-MiB")
+	runtime.KeepAlive(m)
+}
+
+// BenchmarkRebuildBrokenFabric is the cost of one batch of changes on
+// that fabric: the world merges, matches peers and the table sorts by
+// severity again, then the screen is drawn.
+func BenchmarkRebuildBrokenFabric(b *testing.B) {
+	for _, sort := range []sortMode{sortByAddress, sortBySeverity} {
+		b.Run(sort.String(), func(b *testing.B) { benchmarkRebuild(b, sort) })
+	}
+}
+
+func benchmarkRebuild(b *testing.B, sort sortMode) {
+	objs, decl := brokenMany(10_000)
+	m := newTestModel(160, 50+tableChrome+4, objs)
+	m.Update(declaredMsg{list: decl})
+	m.table.setSort(sort)
+	o := objs[1]
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		o.Reconnects++
+		m.Update(feedMsg{updates: []Update{{Object: o}}, link: linkState{up: true}})
+		_ = m.View()
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/frame")
 }

@@ -8,50 +8,65 @@ import (
 // column is one column of the table.
 type column struct {
 	title string
+	// width is a fixed column's width; for a column with content, its
+	// natural width is its content's (see natural), and width is what it
+	// is given by the layout.
 	width int
 	// drop orders which columns go first when the terminal is too narrow:
 	// the highest goes first; 0 never goes.
-	drop  int
+	drop int
+	// core columns say why something is broken (reason, retries, loss,
+	// round trip): before one of them goes, the address and the last
+	// event give up width, down to their minimum.
+	core bool
+	// shrink is the narrowest a column that can be cut goes (ADDRESS,
+	// LAST EVENT); 0 for the others.
+	shrink int
+	// capAt, when set, is the most a column takes while others still
+	// want width (ADDRESS: 40).
+	capAt int
 	right bool // numbers align right
 	cell  func(r row, now time.Time) string
+	// fitCell, when set, fits the cell to the width itself, leaving out
+	// words rather than cutting one.
+	fitCell func(r row, now time.Time, width int) string
 	// content is the widest the column's cell can be for a row at any
 	// time (so that the layout does not change as clocks tick); nil for
-	// columns whose width always fits. Columns with a content width take
-	// what width a wide terminal has to spare, up to it.
+	// columns of fixed width.
 	content func(r row) int
 	want    int // per layout: the content's width over the rows
 }
 
 const (
-	minAddressWidth = 12
-	maxAddressWidth = 40 // unless the terminal has width to spare
-	statusWidth     = 12 // "reconnecting", "disconnected"
+	minAddressWidth   = 12
+	maxAddressWidth   = 40 // unless the terminal has width to spare
+	minLastEventWidth = 12
+	statusWidth       = 12 // "reconnecting", "disconnected"
 )
 
 // allColumns lists the columns left to right. ADDRESS is first and its width
 // is set per layout; STATUS is rendered by the table itself, in colour.
 // Narrow terminals drop, in order: KIND (the address already says it), QP,
-// LOCAL, LOST (a lossy connection also shows as degraded, its RTT as
-// "lost N"), DEVICE, RECONN, LAST EVENT, RTT, UP and REMOTE. Wide ones
-// give what they have to spare to the cells they would cut (ADDRESS, LAST
-// EVENT, LOCAL, REMOTE, DEVICE, QP, LOST).
+// LOCAL, UP, DEVICE and REMOTE; then ADDRESS and LAST EVENT give up width;
+// then RTT, LOST, RECONN and, last, LAST EVENT, which says why something is
+// broken. ADDRESS and STATUS stay. See layoutColumns.
 var allColumns = []column{
-	{title: "ADDRESS", cell: func(r row, _ time.Time) string { return r.label() },
+	{title: "ADDRESS", shrink: minAddressWidth, capAt: maxAddressWidth, cell: func(r row, _ time.Time) string { return r.label() },
 		content: func(r row) int { return cellWidth(r.label()) }},
-	{title: "KIND", width: 8, drop: 10, cell: func(r row, _ time.Time) string { return shortKind(r.obj.Kind) }},
+	{title: "KIND", width: 8, drop: 12, cell: func(r row, _ time.Time) string { return shortKind(r.obj.Kind) }},
 	{title: "STATUS", width: statusWidth},
-	{title: "LOCAL", width: 21, drop: 8, cell: func(r row, _ time.Time) string { return r.obj.LocalAddr },
+	{title: "LOCAL", drop: 10, cell: func(r row, _ time.Time) string { return r.obj.LocalAddr },
 		content: func(r row) int { return cellWidth(r.obj.LocalAddr) }},
-	{title: "REMOTE", width: 21, drop: 1, cell: func(r row, _ time.Time) string { return r.obj.RemoteAddr },
+	{title: "REMOTE", drop: 7, cell: func(r row, _ time.Time) string { return r.obj.RemoteAddr },
 		content: func(r row) int { return cellWidth(r.obj.RemoteAddr) }},
-	{title: "QP", width: 10, drop: 9, cell: qpCell, content: func(r row) int { return cellWidth(qpCell(r, time.Time{})) }},
-	{title: "DEVICE", width: 9, drop: 6, cell: func(r row, _ time.Time) string { return device(r.obj) },
+	{title: "QP", drop: 11, cell: qpCell, content: func(r row) int { return cellWidth(qpCell(r, time.Time{})) }},
+	{title: "DEVICE", drop: 8, cell: func(r row, _ time.Time) string { return device(r.obj) },
 		content: func(r row) int { return cellWidth(device(r.obj)) }},
-	{title: "UP", width: 6, drop: 2, right: true, cell: uptimeCell},
-	{title: "RECONN", width: 6, drop: 5, right: true, cell: reconnectsCell},
-	{title: "RTT", width: 7, drop: 3, right: true, cell: rttCell},
-	{title: "LOST", width: 9, drop: 7, right: true, cell: lostCell, content: lostWidth},
-	{title: "LAST EVENT", width: 24, drop: 4, cell: lastEventCell, content: lastEventWidth},
+	{title: "UP", width: 6, drop: 9, right: true, cell: uptimeCell},
+	{title: "RECONN", width: 6, drop: 2, core: true, right: true, cell: reconnectsCell},
+	{title: "RTT", width: 7, drop: 4, core: true, right: true, cell: rttCell},
+	{title: "LOST", drop: 3, core: true, right: true, cell: lostCell, content: lostWidth},
+	{title: "LAST EVENT", drop: 1, core: true, shrink: minLastEventWidth, cell: lastEventCell, fitCell: fitLastEvent, content: lastEventWidth},
 }
 
 const (
@@ -75,34 +90,72 @@ func contentWidths(rows []row) []int {
 	return widest
 }
 
-// layoutColumns chooses the columns and their widths for a table width,
-// given the content widths of allColumns: dropping columns in their drop
-// order until the rest fit; then the address gives up what is still
-// missing, down to its minimum; or, when width is left over, the columns
-// whose cells would be cut take it.
+// natural is the width a column takes when the terminal has room: its
+// content's, at least its title's, at most its cap.
+func (c column) natural() int {
+	if c.content == nil {
+		return c.width
+	}
+	n := max(c.want, cellWidth(c.title), c.shrink)
+	if c.capAt > 0 {
+		n = min(n, max(c.capAt, c.shrink))
+	}
+	return n
+}
+
+// layoutColumns allocates a table width to the columns, given the
+// content widths of allColumns. Each column starts at its natural width;
+// while they do not fit, the columns that do not say why something is
+// broken go, lowest priority first (KIND, QP, LOCAL, UP, DEVICE, REMOTE);
+// then ADDRESS and LAST EVENT give up width, the wider first, down to
+// their minimum; then the core columns go (RTT, LOST, RECONN, LAST EVENT
+// last). Width left over goes to the cells that would be cut.
 func layoutColumns(width int, widest []int) []column {
 	cols := append([]column(nil), allColumns...)
 	for i := range min(len(cols), len(widest)) { // none before the first rows
 		cols[i].want = widest[i]
 	}
-	cols[addressColumn].width = min(max(cols[addressColumn].want, minAddressWidth), maxAddressWidth)
-	for total(cols) > width {
-		worst := -1
-		for i, c := range cols {
-			if c.drop > 0 && (worst < 0 || c.drop > cols[worst].drop) {
-				worst = i
+	for i := range cols {
+		cols[i].width = cols[i].natural()
+	}
+	dropWhile := func(core bool) {
+		for total(cols) > width {
+			worst := -1
+			for i, c := range cols {
+				if c.drop > 0 && c.core == core && (worst < 0 || c.drop > cols[worst].drop) {
+					worst = i
+				}
 			}
+			if worst < 0 {
+				return
+			}
+			cols = append(cols[:worst], cols[worst+1:]...)
 		}
-		if worst < 0 {
-			break
-		}
-		cols = append(cols[:worst], cols[worst+1:]...)
 	}
-	if over := total(cols) - width; over > 0 {
-		cols[addressColumn].width = max(cols[addressColumn].width-over, minAddressWidth)
-	}
+	dropWhile(false)
+	shrinkToFit(cols, width)
+	dropWhile(true)
+	shrinkToFit(cols, width)
 	spread(cols, width-total(cols))
 	return cols
+}
+
+// shrinkToFit takes the width still missing from the columns that can be
+// cut, a cell at a time from the one with the most above its minimum, so
+// that the address and the last event are cut alike.
+func shrinkToFit(cols []column, width int) {
+	for over := total(cols) - width; over > 0; over-- {
+		widest := -1
+		for i, c := range cols {
+			if c.shrink > 0 && c.width > c.shrink && (widest < 0 || c.width-c.shrink > cols[widest].width-cols[widest].shrink) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			return
+		}
+		cols[widest].width--
+	}
 }
 
 func total(cols []column) int {
@@ -178,7 +231,7 @@ func uptimeCell(r row, now time.Time) string {
 }
 
 func reconnectsCell(r row, _ time.Time) string {
-	if r.obj.Kind == KindProtectionDomain || r.obj.Kind == KindListener {
+	if r.obj.Kind == KindProtectionDomain || r.obj.Kind == KindListener || r.obj.Status == StatusMissing {
 		return ""
 	}
 	return strconv.Itoa(r.obj.Reconnects)
@@ -215,4 +268,21 @@ func lastEventCell(r row, now time.Time) string {
 		return name
 	}
 	return name + " " + span(now.Sub(at)) + " ago"
+}
+
+// fitLastEvent is the last event in width cells: whole, or without
+// "ago", or without its age, before the name itself is cut: the name is
+// what says why.
+func fitLastEvent(r row, now time.Time, width int) string {
+	name, at := shownEvent(r.obj)
+	if name == "" || at.IsZero() {
+		return fit(name, width)
+	}
+	age := span(now.Sub(at))
+	for _, s := range []string{name + " " + age + " ago", name + " " + age} {
+		if cellWidth(s) <= width {
+			return fit(s, width)
+		}
+	}
+	return fit(name, width)
 }

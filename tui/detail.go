@@ -25,6 +25,9 @@ type detailPane struct {
 	offset        int // first content line on screen
 
 	address string // the object shown; the root model sets it
+	// describing: the pane fills the screen and lists everything the
+	// monitor knows of the object, its errors too (`d`).
+	describing bool
 }
 
 func newDetailPane(w *world, st *styles, keys *keyMap, now func() time.Time) *detailPane {
@@ -82,7 +85,9 @@ func (d *detailPane) View() string {
 	if o != nil {
 		title = "── " + o.Address + " "
 	}
-	if d.focused {
+	if d.describing {
+		title = strings.Replace(title, "── ", "── describe ", 1) + "(esc closes) "
+	} else if d.focused {
 		title += "(focused; tab returns) "
 	}
 	rule := d.st.borderLine.Render(ansi.Truncate(title+strings.Repeat("─", d.width), d.width, ""))
@@ -108,7 +113,23 @@ func (d *detailPane) lines() []string {
 	now := d.w.at(d.now())
 	var l []string
 	status := shownStatus(o)
-	l = append(l, "  "+shortKind(o.Kind)+" · "+d.st.statusText(status, status))
+	head := "  " + shortKind(o.Kind) + " · " + d.st.statusText(status, status)
+	if h := healthOf(o); h != healthOK && h.String() != status {
+		head += " · " + h.String()
+	}
+	if o.Host != "" {
+		head += " · host " + o.Host
+	}
+	l = append(l, head)
+	// What is declared is worth a section when it is news: the object is
+	// missing, tainted, or only one of the configuration and the state
+	// has it; describe says it always.
+	if decl := d.w.declared[o.Address]; d.describing && len(d.w.declared) > 0 || o.Status == StatusMissing || decl != nil && (decl.Tainted || !decl.InConfig || !decl.InState) {
+		l = append(l, d.declaredLines(o, decl)...)
+	}
+	if d.w.kept {
+		l = append(l, d.st.dim.Render("  the last picture of the agent, of "+d.w.lastUpdate.Format("15:04:05")+": it went away"))
+	}
 
 	l = append(l, d.section("Live"))
 	if o.Parent != "" {
@@ -138,6 +159,9 @@ func (d *detailPane) lines() []string {
 	if o.Kind == KindEndpoint || o.Kind == KindConnection {
 		l = append(l, fact("reconnects", strconv.Itoa(o.Reconnects)))
 	}
+	if peer := d.w.peers[o.Address]; peer != "" {
+		l = append(l, fact("peer", peer+" (p goes to it)"))
+	}
 	if o.ReceivedPrivateData != "" {
 		l = append(l, fact("peer private data", o.ReceivedPrivateData))
 	}
@@ -156,6 +180,25 @@ func (d *detailPane) lines() []string {
 		l = append(l, head,
 			fact("rtt", "last "+rtt(p.Last)+" · min "+rtt(p.Min)+" · mean "+rtt(p.Mean)+" · max "+rtt(p.Max)),
 			fact("probes", fmt.Sprintf("sent %d · lost %d (%s)", p.Sent, p.Lost, lossRate(p))))
+	}
+	if h := d.w.history[o.Address]; h != nil && h.n > 1 {
+		width := max(min(d.width-24, historyLen), 8)
+		rtts := h.samples(&h.rtt)
+		top := float32(0)
+		for _, v := range rtts {
+			top = max(top, v)
+		}
+		l = append(l, fact("rtt history", sparkline(rtts, 0, width)+"  max "+rtt(time.Duration(top))),
+			fact("loss history", sparkline(h.samples(&h.loss), 1, width)+"  of 100%"))
+	}
+
+	if d.describing {
+		if errs := d.w.errors[o.Address]; len(errs) > 1 {
+			l = append(l, d.section("Errors seen (newest first)"))
+			for i := len(errs) - 1; i >= 0; i-- {
+				l = append(l, d.errorLines(&errs[i], "  "+clock(errs[i].At)+"  ")...)
+			}
+		}
 	}
 
 	if e := o.LastError; e != nil {
@@ -190,6 +233,43 @@ func (d *detailPane) lines() []string {
 		for _, s := range o.Config {
 			l = append(l, fact(s.Key, s.Value))
 		}
+	}
+	return l
+}
+
+// declaredLines say what the configuration and the state declare of o.
+func (d *detailPane) declaredLines(o *Object, decl *Declared) []string {
+	l := []string{d.section("Declared")}
+	if decl == nil {
+		return append(l, fact("declared", "not by the configuration or the state read"))
+	}
+	var where []string
+	if decl.InConfig {
+		where = append(where, "the configuration")
+	}
+	if decl.InState {
+		where = append(where, "the state")
+	}
+	l = append(l, fact("declared by", strings.Join(where, " and ")))
+	if o.Status == StatusMissing {
+		l = append(l, fact("agent", "does not hold it: "+o.LastEvent))
+	}
+	if decl.Tainted {
+		l = append(l, fact("tainted", "yes: the next plan replaces it"))
+	}
+	return l
+}
+
+// errorLines is an error wrapped to the pane, each line after the first
+// indented as the first's prefix.
+func (d *detailPane) errorLines(e *ErrorInfo, prefix string) []string {
+	text := ansi.Wrap(errorText(e), max(d.width-ansi.StringWidth(prefix), 20), "")
+	var l []string
+	for i, line := range strings.Split(text, "\n") {
+		if i > 0 {
+			prefix = strings.Repeat(" ", ansi.StringWidth(prefix))
+		}
+		l = append(l, prefix+d.st.errorText.Render(line))
 	}
 	return l
 }

@@ -13,6 +13,12 @@
 //   - [Update]: an object's new state, or Deleted.
 //   - [AgentInfo]: the agent's socket, pid, start time and devices.
 //
+// The command that starts it may also give [Options].Declared, the
+// objects the configuration and the state declare ([Declared]): the
+// monitor merges them with the agent's and shows those the agent does
+// not hold as missing; and [Options].Taint, which the `t` key calls,
+// confirmed. The monitor owns no state: the command does.
+//
 // Their text comes from outside (the agent's clients name objects, peers
 // send reject reasons and private data): the relay escapes every string as
 // it comes in (tui/termsafe), so that nothing a Source sends can drive
@@ -20,7 +26,9 @@
 //
 // Source.Watch sends one snapshot then updates until its context ends or
 // the connection fails; the monitor calls it again with back-off (1 s,
-// then 2 s) and meanwhile shows the last known view marked stale.
+// then 2 s) and meanwhile shows the last known view, dimmed, with its
+// time: what the agent deleted just before it went (it stops so) is put
+// back.
 //
 // # How updates reach the screen
 //
@@ -33,9 +41,11 @@
 // # Layout
 //
 // The root [Model] owns the layout and the focus. Its panes are the header
-// (agent, devices, totals by status, the banner when the agent is away),
-// the table (rows keyed by address, only the visible ones rendered), the
-// detail of the selected object and the footer (key help). Styles are in
+// (agent, devices, totals by status and the problem count, the banner when
+// the agent is away), the table (rows keyed by address, only the visible
+// ones rendered, coloured by health), the detail of the selected object
+// (the whole screen when describing it) and the footer (key help, an
+// action's y/n prompt and outcome). Styles are in
 // styles.go and come from one lipgloss renderer, with an ASCII profile for
 // -no-color and NO_COLOR.
 package tui

@@ -94,7 +94,7 @@ func TestE2EFilterByStatusAddressAndDevice(t *testing.T) {
 func TestE2ESortCycles(t *testing.T) {
 	tm, _ := startMonitor(t, newFakeSource(fixtureObjects()))
 	waitFor(t, tm, "sort: address")
-	for _, mode := range []string{"status", "last event", "reconnects", "rtt", "address"} {
+	for _, mode := range []string{"status", "last event", "reconnects", "rtt", "severity", "address"} {
 		typeKey(tm, "s")
 		waitFor(t, tm, "sort: "+mode+" ")
 	}
@@ -146,7 +146,7 @@ func TestE2EAgentLostAndBack(t *testing.T) {
 
 	src.refuse.Store(true)
 	src.drop <- errRefused
-	waitFor(t, tm, "agent unreachable — reconnecting", "view is stale", "connection refused")
+	waitFor(t, tm, "agent unreachable — reconnecting", "as of 10:00:00", "connection refused")
 
 	// While it is away the agent recovers a connection; the view keeps the
 	// last known state until it is back.
@@ -154,7 +154,7 @@ func TestE2EAgentLostAndBack(t *testing.T) {
 	recovered.Status, recovered.LastError = StatusEstablished, nil
 	src.set(recovered)
 	src.refuse.Store(false)
-	waitFor(t, tm, "9 objects · 1 error · 1 disconnected · 1 degraded")
+	waitFor(t, tm, "9 objects · 4 problems · 1 error · 1 disconnected · 1 degraded")
 
 	final := quit(t, tm)
 	if !final.world.link.up || final.world.stale() {
@@ -194,7 +194,7 @@ func TestE2EAgentStoppedOrGone(t *testing.T) {
 
 	src.refuse.Store(true)
 	src.drop <- ErrAgentStopped
-	waitFor(t, tm, "agent stopped (pid 4242) — waiting for a new one; view is stale")
+	waitFor(t, tm, "agent stopped (pid 4242) — waiting for a new one; as of 10:00:00")
 	for src.watches.Load() < 3 {
 		time.Sleep(10 * time.Millisecond) // retries refused
 	}

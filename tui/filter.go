@@ -5,17 +5,24 @@ import "strings"
 // matcher decides which objects a filter keeps: those whose address,
 // device or last event contains the text, or whose status starts with it,
 // ignoring case ("rej" finds a listener that "rejected a request").
+//
+// With unhealthy set (the `!` key), it keeps only the objects that are
+// not healthy (see healthOf), and those the text matches among them.
 type matcher struct {
-	text string // lower case; empty keeps everything
+	text      string // lower case; empty keeps everything
+	unhealthy bool
 }
 
-func newMatcher(filter string) matcher {
-	return matcher{text: strings.ToLower(strings.TrimSpace(filter))}
+func newMatcher(filter string, unhealthy bool) matcher {
+	return matcher{text: strings.ToLower(strings.TrimSpace(filter)), unhealthy: unhealthy}
 }
 
-func (m matcher) all() bool { return m.text == "" }
+func (m matcher) all() bool { return m.text == "" && !m.unhealthy }
 
 func (m matcher) match(o *Object) bool {
+	if m.unhealthy && healthOf(o) == healthOK {
+		return false
+	}
 	if m.text == "" {
 		return true
 	}

@@ -16,6 +16,11 @@ type footerPane struct {
 	width     int
 	filtering bool   // the user is typing a filter
 	input     string // the filter being typed
+	// prompt asks to confirm an action (y/n); while it is set, the
+	// footer shows it and other keys cancel it.
+	prompt string
+	// flash is an action's outcome, shown until the next key.
+	flash string
 }
 
 func newFooterPane(st *styles, keys *keyMap) *footerPane {
@@ -36,6 +41,12 @@ func (f *footerPane) View() string {
 	if f.filtering {
 		line := "/" + f.input + "█" + f.st.dim.Render("  enter keep · esc clear · matches address, status, device or last event")
 		return fit(line, f.width)
+	}
+	if f.prompt != "" {
+		return fit(f.st.bold.Render(f.prompt)+f.st.dim.Render("  y confirm · any other key cancels"), f.width)
+	}
+	if f.flash != "" && !f.help.ShowAll {
+		return fit(f.flash, f.width)
 	}
 	var view string
 	if f.help.ShowAll {

@@ -19,10 +19,14 @@ type headerPane struct {
 	target string // where the source connects, until the agent says
 	demo   bool
 	notice string // Options.Notice's line, once it came
+	// declaredErr is why the declared objects could not be read, if so:
+	// the table then shows only what the agent holds.
+	declaredErr error
 
 	width int
 
 	totals        map[string]int // cached per world version
+	problems      int            // the objects not healthy, cached with totals
 	totalsVersion uint64
 }
 
@@ -96,7 +100,8 @@ func (h *headerPane) devicesLine() string {
 // totalsLine counts objects by status, worst first.
 func (h *headerPane) totalsLine() string {
 	if h.totalsVersion != h.w.version {
-		h.totals, h.totalsVersion = h.w.totals(), h.w.version
+		h.totals, h.problems = h.w.totals()
+		h.totalsVersion = h.w.version
 	}
 	statuses := make([]string, 0, len(h.totals))
 	for s := range h.totals {
@@ -110,8 +115,18 @@ func (h *headerPane) totalsLine() string {
 		return statuses[i] < statuses[j]
 	})
 	s := fmt.Sprintf("%d objects", len(h.w.objects))
+	if h.problems > 0 {
+		word := "problems"
+		if h.problems == 1 {
+			word = "problem"
+		}
+		s += " · " + h.st.problems.Render(fmt.Sprintf("%d %s", h.problems, word))
+	}
 	for _, st := range statuses {
 		s += " · " + h.st.statusText(st, fmt.Sprintf("%d %s", h.totals[st], st))
+	}
+	if h.declaredErr != nil {
+		s += h.st.dim.Render(" · declared objects unknown: " + termsafe.String(h.declaredErr.Error()))
 	}
 	return s
 }
@@ -160,7 +175,7 @@ func (h *headerPane) banner() string {
 		msg = " agent unreachable — " + retry
 	}
 	if h.w.synced {
-		msg += "; view is stale"
+		msg += "; as of " + h.w.lastUpdate.Format("15:04:05")
 	}
 	if !errors.Is(l.cause, ErrAgentStopped) && !errors.Is(l.cause, ErrAgentGone) {
 		msg += " (" + termsafe.String(l.err.Error()) + ")" // the source's words for why

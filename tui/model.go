@@ -39,8 +39,45 @@ type Model struct {
 
 	width, height int
 	showDetail    bool
-	focus         focus
-	notices       <-chan string // see Options.Notice
+	// describing shows the selected object's detail, its events and its
+	// last errors on the whole screen (`d`), as k9s's describe.
+	describing bool
+	focus      focus
+	notices    <-chan string // see Options.Notice
+
+	declare   func() ([]Declared, error) // Options.Declared
+	declaring bool                       // a read of the declared objects is under way
+	ticks     int
+	taint     func(address string) error // Options.Taint
+	// confirm is the action the footer's prompt asks about; y runs it.
+	confirm tea.Cmd
+}
+
+// declaredEvery is how often the declared objects are read again, in
+// clock ticks (seconds): an apply elsewhere changes them.
+const declaredEvery = 10
+
+// declaredMsg brings the declared objects, read off the program's loop.
+type declaredMsg struct {
+	list []Declared
+	err  error
+}
+
+// actionDoneMsg is an action's outcome for the footer.
+type actionDoneMsg string
+
+// readDeclared reads the declared objects in the background, one read
+// at a time.
+func (m *Model) readDeclared() tea.Cmd {
+	if m.declare == nil || m.declaring {
+		return nil
+	}
+	m.declaring = true
+	read := m.declare
+	return func() tea.Msg {
+		list, err := read()
+		return declaredMsg{list: list, err: err}
+	}
 }
 
 // noticeMsg is a line for the header (Options.Notice).
@@ -66,7 +103,7 @@ var _ tea.Model = (*Model)(nil)
 // Init starts the relay and the clock.
 func (m *Model) Init() tea.Cmd {
 	m.relay.run()
-	return tea.Batch(m.relay.next, tick(), m.awaitNotice())
+	return tea.Batch(m.relay.next, tick(), m.awaitNotice(), m.readDeclared())
 }
 
 // Close stops the relay and waits for it. Call it once the program has
@@ -85,19 +122,33 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.relay.next // re-arm: the relay has one delivery in flight at most
 	case tickMsg:
 		cmd = tick()
+		if m.ticks++; m.ticks%declaredEvery == 0 {
+			cmd = tea.Batch(cmd, m.readDeclared())
+		}
+	case declaredMsg:
+		m.declaring = false
+		m.header.declaredErr = msg.err
+		if msg.err == nil {
+			m.world.setDeclared(msg.list)
+			m.table.refresh()
+		}
+	case actionDoneMsg:
+		m.footer.flash = string(msg)
+		cmd = m.readDeclared() // a taint shows in the detail
 	case noticeMsg:
 		m.header.notice = string(msg)
 	case tea.KeyMsg:
 		cmd = m.handleKey(msg)
 	}
-	if m.showDetail && m.table.selectedObject() == nil {
+	if (m.showDetail || m.describing) && m.table.selectedObject() == nil {
 		// No row is shown (a filter matches nothing): the selection the
 		// table keeps for when rows come back is not on screen, so there
 		// is nothing to detail.
-		m.showDetail = false
+		m.showDetail, m.describing = false, false
 		m.setFocus(focusTable)
 	}
 	m.detail.show(m.table.selected)
+	m.detail.describing = m.describing
 	m.layout()
 	return m, cmd
 }
@@ -105,6 +156,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if m.footer.filtering {
 		return m.handleFilterKey(k)
+	}
+	m.footer.flash = ""
+	if m.footer.prompt != "" {
+		run := m.confirm
+		m.footer.prompt, m.confirm = "", nil
+		if k.Type == tea.KeyRunes && string(k.Runes) == "y" {
+			return run
+		}
+		m.footer.flash = "cancelled: nothing changed"
+		return nil
 	}
 	// Keys typed faster than the program reads arrive as one message
 	// ("jjj"); each is a command of its own here.
@@ -124,12 +185,28 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.footer.filtering, m.footer.input = true, m.table.filter
 	case key.Matches(k, m.keys.Sort):
 		m.table.setSort(m.table.sort.next())
+	case key.Matches(k, m.keys.Unhealthy):
+		m.table.toggleUnhealthy()
+	case key.Matches(k, m.keys.Peer):
+		m.jumpToPeer()
+	case key.Matches(k, m.keys.Describe):
+		m.describing = !m.describing && m.table.selectedObject() != nil
+		if m.describing {
+			m.setFocus(focusDetail)
+		} else {
+			m.setFocus(focusTable)
+		}
+	case key.Matches(k, m.keys.Taint):
+		m.askTaint()
 	case key.Matches(k, m.keys.Detail):
 		m.showDetail = !m.showDetail
 		if !m.showDetail {
 			m.setFocus(focusTable)
 		}
 	case key.Matches(k, m.keys.Focus):
+		if m.describing {
+			break // the describe view is all there is to focus
+		}
 		if m.showDetail && m.focus == focusTable {
 			m.setFocus(focusDetail)
 		} else {
@@ -139,6 +216,9 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		switch {
 		case m.footer.help.ShowAll:
 			m.footer.toggleFullHelp()
+		case m.describing:
+			m.describing = false
+			m.setFocus(focusTable)
 		case m.focus == focusDetail || m.showDetail:
 			m.showDetail = false
 			m.setFocus(focusTable)
@@ -151,6 +231,43 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return m.table.Update(k)
 	}
 	return nil
+}
+
+// jumpToPeer selects the other end of the selected connection.
+func (m *Model) jumpToPeer() {
+	peer, ok := m.table.jumpToPeer()
+	switch {
+	case ok:
+	case peer != "":
+		m.footer.flash = "the peer " + peer + " is hidden by the filter"
+	default:
+		m.footer.flash = "no peer known for the selected object (only connections whose both ends this agent holds)"
+	}
+}
+
+// askTaint asks to taint the selected object, as rdmaform taint does:
+// the next plan replaces it. The command that started the monitor owns
+// the state (Options.Taint).
+func (m *Model) askTaint() {
+	o := m.table.selectedObject()
+	switch {
+	case o == nil:
+		return
+	case m.taint == nil:
+		m.footer.flash = "taint needs the state: run the monitor in the configuration's directory"
+		return
+	case o.Kind == KindConnection:
+		m.footer.flash = "an accepted connection is the agent's, not the state's: taint its listener, or the endpoint at the other end"
+		return
+	}
+	addr, taint := o.Address, m.taint
+	m.footer.prompt = "taint " + addr + "? The next plan replaces it."
+	m.confirm = func() tea.Msg {
+		if err := taint(addr); err != nil {
+			return actionDoneMsg("taint " + addr + " failed: " + err.Error())
+		}
+		return actionDoneMsg(addr + " is tainted: the next plan replaces it")
+	}
 }
 
 // handleFilterKey edits the filter; the table follows as it is typed.
@@ -190,7 +307,10 @@ func (m *Model) layout() {
 	m.footer.setSize(m.width)
 	body := max(m.height-lipgloss.Height(m.header.View())-lipgloss.Height(m.footer.View()), 0)
 	detail := 0
-	if m.showDetail {
+	switch {
+	case m.describing:
+		detail = body
+	case m.showDetail:
 		detail = body / 2
 	}
 	m.table.setSize(m.width, body-detail)
@@ -203,10 +323,10 @@ func (m *Model) View() string {
 		return "" // no size yet
 	}
 	parts := []string{m.header.View()}
-	if v := m.table.View(); v != "" {
+	if v := m.table.View(); v != "" && !m.describing {
 		parts = append(parts, v)
 	}
-	if m.showDetail {
+	if m.showDetail || m.describing {
 		if v := m.detail.View(); v != "" {
 			parts = append(parts, v)
 		}

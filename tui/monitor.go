@@ -37,6 +37,14 @@ type Options struct {
 	// Frame is the shortest interval between two batches of updates.
 	// Default: 1/30 s.
 	Frame time.Duration
+	// Declared, when set, reads the objects the configuration and state
+	// declare, so that the monitor shows those the agent does not hold
+	// (see Declared). It is called off the screen's loop, at start and
+	// every 10 s.
+	Declared func() ([]Declared, error)
+	// Taint, when set, marks an object tainted in the state, as rdmaform
+	// taint does; the `t` key asks for it, confirmed with y.
+	Taint func(address string) error
 	// Notice, when set, delivers one line the header shows from then on,
 	// such as how the apply that apply -monitor watches ended.
 	Notice <-chan string
@@ -68,6 +76,8 @@ func New(o Options) *Model {
 		relay:   newRelay(o.Source, o.MinBackoff, o.MaxBackoff, o.Frame, o.Now),
 		keys:    newKeyMap(),
 		notices: o.Notice,
+		declare: o.Declared,
+		taint:   o.Taint,
 	}
 	m.header = newHeaderPane(w, st, o.Now, o.Target, o.Demo)
 	m.table = newTablePane(w, st, &m.keys, o.Now)

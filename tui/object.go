@@ -21,6 +21,10 @@ type Object struct {
 	Address string
 	// Parent is the listener's address for an accepted connection, else "".
 	Parent string
+	// Host names the host (its agent) that holds the object; "" for the
+	// one agent the monitor watches today. Peers are matched within a
+	// host's objects and across hosts alike (by their addresses).
+	Host   string
 	Kind   string // one of the Kind constants
 	Status string // one of the Status constants, or any other word the agent uses
 
@@ -49,6 +53,10 @@ type Object struct {
 	// History is the object's recent events, oldest first. The agent bounds
 	// it; the monitor shows the newest that fit.
 	History []Event
+
+	// lossy: probes were lost lately (the world sets it from the probe
+	// history), which ranks the object as losing probes.
+	lossy bool
 }
 
 // Setting is one configured attribute, already formatted by the agent.
@@ -84,6 +92,27 @@ type Event struct {
 	At     time.Time
 	Name   string // "ESTABLISHED", "DISCONNECTED", "reconnecting"
 	Detail string // may be empty
+}
+
+// Declared is an object the configuration or the state declares, which
+// the monitor shows even when the agent does not hold it: a create that
+// failed, an object the agent lost. The command that starts the monitor
+// reads them (Options.Declared).
+type Declared struct {
+	Address string
+	Kind    string // one of the Kind constants
+	Host    string // as Object.Host
+	// InState: the state records it (apply created it); otherwise only
+	// the configuration declares it (its create failed, or no apply ran).
+	InState bool
+	// InConfig: the configuration declares it; otherwise only the state
+	// holds it (the next plan destroys it).
+	InConfig bool
+	// Pending: apply asked the agent for it and did not record the
+	// outcome (the state's pending create).
+	Pending   bool
+	Tainted   bool       // the next plan replaces it
+	LastError *ErrorInfo // the last failure known for it, if any
 }
 
 // Update is one change to one object: its new state, or its removal.

@@ -12,6 +12,9 @@ type row struct {
 	child    bool // an accepted connection shown under its listener
 	children int  // for a listener: how many connections it accepted
 	folded   bool // for a listener: its connections are hidden
+	// peer is the object at the other end of the row's connection, where
+	// the monitor sees it ("" otherwise).
+	peer string
 }
 
 // buildRows orders and filters the objects into table rows: top-level
@@ -20,7 +23,7 @@ type row struct {
 // active, matching connections show even under a folded listener, and a
 // listener shows when any of its connections match, so that matches keep
 // their context.
-func buildRows(objects map[string]*Object, m matcher, order func(a, b *Object) int, folded map[string]bool) []row {
+func buildRows(objects map[string]*Object, m matcher, order func(a, b *Object) int, folded map[string]bool, peers map[string]string) []row {
 	var tops []*Object
 	children := make(map[string][]*Object)
 	for _, o := range objects {
@@ -48,23 +51,29 @@ func buildRows(objects map[string]*Object, m matcher, order func(a, b *Object) i
 			continue
 		}
 		isFolded := folded[o.Address] && m.all()
-		rows = append(rows, row{obj: o, children: len(kids), folded: isFolded})
+		rows = append(rows, row{obj: o, children: len(kids), folded: isFolded, peer: peers[o.Address]})
 		if isFolded {
 			continue
 		}
 		slices.SortFunc(shown, order)
 		for _, k := range shown {
-			rows = append(rows, row{obj: k, child: true})
+			rows = append(rows, row{obj: k, child: true, peer: peers[k.Address]})
 		}
 	}
 	return rows
 }
 
 // label is the address as the table shows it: a connection under its
-// listener is named relative to it, a listener carries its count.
+// listener is named relative to it, or by the endpoint at its other end
+// when the monitor sees it (the agent numbers connections as it accepts
+// them, so a client's connection gets a new number each time it
+// reconnects, while its endpoint keeps its address); a listener carries
+// its count.
 func (r row) label() string {
 	o := r.obj
 	switch {
+	case r.child && r.peer != "":
+		return " └ ⇄ " + r.peer
 	case r.child:
 		name := strings.TrimLeft(strings.TrimPrefix(o.Address, o.Parent), "/.:")
 		if name == "" {

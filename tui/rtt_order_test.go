@@ -66,6 +66,6 @@ func TestRTTSortKeepsRowsThroughJitter(t *testing.T) {
 	order("endpoint.d", "endpoint.b", "endpoint.a", "endpoint.c") // c's connection ended: no round trip
 
 	update(endpoint("c", 5*time.Millisecond))
-	press(m, "s", "s", "s", "s", "s") // round to rtt again
+	press(m, "s", "s", "s", "s", "s", "s") // round to rtt again
 	order("endpoint.c", "endpoint.b", "endpoint.d", "endpoint.a")
 }

@@ -21,7 +21,7 @@ func TestReconnectingEndpointShowsItsLastCMEvent(t *testing.T) {
 	if got := lastEventCell(row{obj: o}, now); got != "REJECTED 3s ago" {
 		t.Errorf("LAST EVENT of a reconnecting endpoint: %q", got)
 	}
-	got := addresses(buildRows(map[string]*Object{o.Address: o}, newMatcher("rej"), sortByAddress.compare, nil))
+	got := addresses(buildRows(map[string]*Object{o.Address: o}, newMatcher("rej", false), sortByAddress.compare, nil, nil))
 	if !slices.Equal(got, []string{o.Address}) {
 		t.Errorf("/rej keeps %q", got)
 	}

@@ -14,11 +14,12 @@ const (
 	sortByLastEvent                  // most recent first
 	sortByReconnects                 // most first
 	sortByRTT                        // slowest mean round trip first, without jitter: see rttOrder
+	sortBySeverity                   // worst health first: see healthOf
 	sortModeCount
 )
 
 func (s sortMode) String() string {
-	return [...]string{"address", "status", "last event", "reconnects", "rtt"}[s]
+	return [...]string{"address", "status", "last event", "reconnects", "rtt", "severity"}[s]
 }
 
 func (s sortMode) next() sortMode { return (s + 1) % sortModeCount }
@@ -38,6 +39,11 @@ func (s sortMode) compare(a, b *Object) int {
 		c = cmp.Compare(b.Reconnects, a.Reconnects)
 	case sortByRTT:
 		c = cmp.Compare(sortRTT(b), sortRTT(a))
+	case sortBySeverity:
+		c = cmp.Compare(healthOf(a), healthOf(b))
+		if c == 0 {
+			c = cmp.Compare(statusRank(shownStatus(a)), statusRank(shownStatus(b)))
+		}
 	}
 	if c != 0 {
 		return c

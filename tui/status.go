@@ -1,5 +1,7 @@
 package tui
 
+import "strings"
+
 // Statuses the monitor knows how to colour and rank. An agent may report
 // others; they sort last and are shown uncoloured.
 const (
@@ -42,4 +44,69 @@ func shownStatus(o *Object) string {
 		return StatusDegraded
 	}
 	return o.Status
+}
+
+// StatusMissing is the status the monitor gives an object the
+// configuration or the state declares and the agent does not hold.
+const StatusMissing = "missing"
+
+// health ranks an object for the operator's first question, what is
+// broken, worst first: the severity sort, the unhealthy filter (`!`), the
+// problem count and the row colours all read it.
+type health int
+
+const (
+	healthError        health = iota // failed, or declared and not held
+	healthRejected                   // rejected, or a listener that rejected a request
+	healthLostProbes                 // degraded, or probes lost lately
+	healthDisconnected               // down, not retrying
+	healthReconnecting               // down, retrying
+	healthConnecting                 // on its way up
+	healthUnknown                    // a status the monitor does not know
+	healthOK
+)
+
+// StatusReady is a protection domain allocated.
+const StatusReady = "ready"
+
+// healthy statuses: nothing to look at.
+var healthyStatus = map[string]bool{StatusEstablished: true, StatusListening: true, StatusReady: true, "created": true}
+
+// healthOf is o's rank. An endpoint reconnecting after a reject ranks as
+// rejected: the reject is why, and what the operator must change.
+func healthOf(o *Object) health {
+	switch o.Status {
+	case StatusError, StatusMissing:
+		return healthError
+	case StatusRejected:
+		return healthRejected
+	}
+	if name, _ := shownEvent(o); rejectEvent(name) && o.Status != StatusEstablished {
+		return healthRejected
+	}
+	if o.lossy || o.Status == StatusDegraded || (o.Probe != nil && o.Probe.Degraded && !o.Probe.Ended) {
+		return healthLostProbes
+	}
+	switch o.Status {
+	case StatusDisconnected:
+		return healthDisconnected
+	case StatusReconnecting:
+		return healthReconnecting
+	case StatusConnecting, StatusCreating:
+		return healthConnecting
+	}
+	if healthyStatus[o.Status] {
+		return healthOK
+	}
+	return healthUnknown
+}
+
+// rejectEvent reports whether an event is a reject: the CM's REJECTED, or
+// a listener's "rejected a request".
+func rejectEvent(name string) bool {
+	return name == "REJECTED" || strings.HasPrefix(name, "rejected")
+}
+
+func (h health) String() string {
+	return [...]string{"error", "rejected", "lost probes", "disconnected", "reconnecting", "connecting", "unknown", "healthy"}[h]
 }

@@ -21,8 +21,11 @@ type styles struct {
 	section    lipgloss.Style
 	errorText  lipgloss.Style
 	borderLine lipgloss.Style
+	problems   lipgloss.Style // the header's problem count
 	status     map[string]lipgloss.Style
-	help       help.Styles
+	// row colours a whole row by its health; healthy rows are plain.
+	row  map[health]lipgloss.Style
+	help help.Styles
 }
 
 func newStyles(r *lipgloss.Renderer) *styles {
@@ -38,6 +41,7 @@ func newStyles(r *lipgloss.Renderer) *styles {
 		unfocused:  r.NewStyle().Underline(true),
 		section:    r.NewStyle().Bold(true).Foreground(cyan),
 		errorText:  r.NewStyle().Foreground(red),
+		problems:   r.NewStyle().Foreground(red).Bold(true),
 		borderLine: r.NewStyle().Foreground(grey),
 		status: map[string]lipgloss.Style{
 			StatusEstablished:  r.NewStyle().Foreground(green),
@@ -49,6 +53,15 @@ func newStyles(r *lipgloss.Renderer) *styles {
 			StatusDisconnected: r.NewStyle().Foreground(red),
 			StatusRejected:     r.NewStyle().Foreground(red).Bold(true),
 			StatusError:        r.NewStyle().Foreground(lipgloss.Color("15")).Background(red).Bold(true),
+			StatusMissing:      r.NewStyle().Foreground(red).Bold(true),
+		},
+		row: map[health]lipgloss.Style{
+			healthError:        r.NewStyle().Foreground(red).Bold(true),
+			healthRejected:     r.NewStyle().Foreground(red),
+			healthLostProbes:   r.NewStyle().Foreground(magenta),
+			healthDisconnected: r.NewStyle().Foreground(red),
+			healthReconnecting: r.NewStyle().Foreground(yellow),
+			healthConnecting:   r.NewStyle().Foreground(yellow),
 		},
 	}
 	key, desc := r.NewStyle().Bold(true), r.NewStyle().Foreground(grey)

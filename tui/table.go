@@ -24,7 +24,9 @@ type tablePane struct {
 	sort   sortMode
 	rtt    rttOrder // the rtt sort's placement of rows
 	filter string
-	folded map[string]bool
+	// unhealthy shows only the objects that are not healthy (`!`).
+	unhealthy bool
+	folded    map[string]bool
 
 	rows         []row
 	index        map[string]int // address to row
@@ -59,6 +61,32 @@ func (t *tablePane) setSort(s sortMode) {
 
 func (t *tablePane) setFilter(f string) { t.filter, t.dirty = f, true; t.refresh() }
 
+func (t *tablePane) toggleUnhealthy() { t.unhealthy, t.dirty = !t.unhealthy, true; t.refresh() }
+
+// jumpToPeer selects the object at the other end of the selected one's
+// connection, unfolding its listener if need be; it reports false when
+// there is none, or the filter hides it.
+func (t *tablePane) jumpToPeer() (string, bool) {
+	o := t.selectedObject()
+	if o == nil {
+		return "", false
+	}
+	peer, ok := t.w.peers[o.Address]
+	if !ok {
+		return "", false
+	}
+	if p := t.w.objects[peer]; p != nil && p.Parent != "" && t.folded[p.Parent] {
+		t.folded[p.Parent], t.dirty = false, true
+		t.refresh()
+	}
+	i, ok := t.index[peer]
+	if !ok {
+		return peer, false
+	}
+	t.moveTo(i)
+	return peer, true
+}
+
 // refresh rebuilds the rows when the objects or the view changed, keeping
 // the selection on its object and that object's row where it was on
 // screen. If the object is gone, the selection moves to the row now in its
@@ -73,7 +101,7 @@ func (t *tablePane) refresh() {
 		t.rtt.place(t.w.objects)
 		order = t.rtt.compare
 	}
-	t.rows = buildRows(t.w.objects, newMatcher(t.filter), order, t.folded)
+	t.rows = buildRows(t.w.objects, newMatcher(t.filter, t.unhealthy), order, t.folded, t.w.peers)
 	t.builtVersion, t.dirty = t.w.version, false
 	clear(t.index)
 	if t.index == nil {
@@ -196,12 +224,15 @@ func (t *tablePane) View() string {
 
 func (t *tablePane) title() string {
 	s := fmt.Sprintf("Objects %d", len(t.rows))
-	if t.filter != "" || len(t.rows) != len(t.w.objects) {
+	if t.filter != "" || t.unhealthy || len(t.rows) != len(t.w.objects) {
 		s = fmt.Sprintf("Objects %d of %d", len(t.rows), len(t.w.objects))
 	}
 	s += " · sort: " + t.sort.String()
 	if t.sort == sortByRTT {
 		s += " (mean, held within ×2)" // rows do not look out of order by mistake: see rttOrder
+	}
+	if t.unhealthy {
+		s += " · unhealthy only"
 	}
 	if t.filter != "" {
 		s += " · filter: " + t.filter
@@ -228,11 +259,28 @@ func (t *tablePane) headerLine(cols []column) string {
 	return b.String()
 }
 
+// renderRow renders row i: the whole row in its health's colour, its
+// status cell in the status's, dimmed when the agent does not hold the
+// object or the picture is the last one of an agent gone.
 func (t *tablePane) renderRow(cols []column, i int, now time.Time) string {
 	r := t.rows[i]
 	selected := i == t.cursor
+	rowStyle, coloured := t.st.row[healthOf(r.obj)]
+	dim := r.obj.Status == StatusMissing || t.w.kept
+	if dim {
+		rowStyle, coloured = t.st.dim, true
+	}
 	var b strings.Builder
 	b.Grow(t.width + 32)
+	var line string
+	flush := func() { // the cells so far, in the row's colour
+		if coloured && !selected && b.Len() > 0 {
+			line += rowStyle.Render(b.String())
+		} else {
+			line += b.String()
+		}
+		b.Reset()
+	}
 	if selected {
 		b.WriteString("▸ ")
 	} else {
@@ -243,24 +291,30 @@ func (t *tablePane) renderRow(cols []column, i int, now time.Time) string {
 			b.WriteByte(' ')
 		}
 		if c.cell == nil { // the status column
+			flush()
 			status := shownStatus(r.obj)
 			cell := fit(status, c.width)
-			if !selected {
+			if !selected && !t.w.kept {
 				cell = t.st.statusText(status, cell)
+			} else if !selected {
+				cell = t.st.dim.Render(cell)
 			}
-			b.WriteString(cell)
+			line += cell
 			continue
 		}
-		if c.right {
+		switch {
+		case c.fitCell != nil:
+			b.WriteString(c.fitCell(r, now, c.width))
+		case c.right:
 			b.WriteString(fitRight(c.cell(r, now), c.width))
-		} else {
+		default:
 			b.WriteString(fit(c.cell(r, now), c.width))
 		}
 	}
-	line := b.String()
 	if w := total(cols); w < t.width {
-		line += strings.Repeat(" ", t.width-w)
+		b.WriteString(strings.Repeat(" ", t.width-w))
 	}
+	flush()
 	if selected {
 		if t.focused {
 			return t.st.selected.Render(line)
@@ -276,6 +330,8 @@ func (t *tablePane) withEmptyNote(view string) string {
 	switch {
 	case t.filter != "":
 		note = "  nothing matches the filter " + fmt.Sprintf("%q", t.filter)
+	case t.unhealthy:
+		note = "  nothing unhealthy (! shows every object)"
 	case !t.w.synced:
 		note = "  waiting for the agent's first snapshot…"
 	}

@@ -14,7 +14,7 @@ import "github.com/rdmaform/rdmaform/tui/termsafe"
 // safeObject is o with its text escaped. It copies a slice only when one
 // of its strings changes: the source's own are left as they are.
 func safeObject(o Object) Object {
-	for _, s := range []*string{&o.Address, &o.Parent, &o.Kind, &o.Status, &o.LocalAddr, &o.RemoteAddr,
+	for _, s := range []*string{&o.Address, &o.Parent, &o.Host, &o.Kind, &o.Status, &o.LocalAddr, &o.RemoteAddr,
 		&o.QPType, &o.Device, &o.LastEvent, &o.ReceivedPrivateData} {
 		*s = termsafe.String(*s)
 	}

@@ -2,13 +2,38 @@ package tui
 
 import "time"
 
-// world is everything the monitor knows about the agent: its objects, keyed
-// by address, and the state of the link to it. The root model owns it and
-// the panes read it.
+// world is everything the monitor knows: the objects the agent holds,
+// those the configuration and state declare, merged into what the table
+// shows, and the state of the link to the agent. The root model owns it
+// and the panes read it.
 type world struct {
+	// objects is what the panes show, keyed by address: every object the
+	// agent holds, and a placeholder (StatusMissing) for each declared
+	// one it does not.
 	objects map[string]*Object
-	agent   AgentInfo
-	synced  bool // a snapshot has arrived at least once
+	// held is what the agent holds, or held when it went away (the last
+	// picture, kept until an agent answers again).
+	held     map[string]*Object
+	declared map[string]*Declared
+	// gone are the objects the agent deleted lately, kept for a while: an
+	// agent that stops deletes everything before it goes, and the
+	// monitor keeps its last picture rather than an empty table.
+	gone map[string]goneObject
+	// kept: the link is down and held is the last picture.
+	kept bool
+	// lastUpdate is when the agent last sent a change or a snapshot.
+	lastUpdate time.Time
+	// history is each probed object's recent round trips and losses.
+	history map[string]*probeHistory
+	// errors are the distinct last errors seen of each object, oldest
+	// first, at most errorsKept.
+	errors map[string][]ErrorInfo
+	// peers maps each endpoint and accepted connection to the object at
+	// the other end of its connection, where the monitor sees both.
+	peers map[string]string
+
+	agent  AgentInfo
+	synced bool // a snapshot has arrived at least once
 	// restart, once another agent answered than the one first shown, says
 	// which and what the first held: its objects went with it. It is kept
 	// until they are back or restartNews has passed.
@@ -19,6 +44,20 @@ type world struct {
 	version uint64
 }
 
+// goneObject is an object the agent deleted, and when.
+type goneObject struct {
+	obj *Object
+	at  time.Time
+}
+
+// goneMemory is how long before the link went down a deletion may be
+// and still be taken as part of the agent's stopping: the agent deletes
+// everything within a second or two as it stops.
+const goneMemory = 10 * time.Second
+
+// errorsKept bounds the errors the describe view lists per object.
+const errorsKept = 5
+
 // restartNews is how long the restart banner stays while objects of the
 // old agent are still missing: plan and apply may make them again only
 // partly, or not at all, and the header's pid says the rest.
@@ -28,39 +67,165 @@ func newWorld(now func() time.Time) *world {
 	if now == nil {
 		now = time.Now
 	}
-	return &world{objects: make(map[string]*Object), now: now}
+	return &world{
+		objects: make(map[string]*Object), held: make(map[string]*Object), declared: make(map[string]*Declared),
+		gone: make(map[string]goneObject), history: make(map[string]*probeHistory), errors: make(map[string][]ErrorInfo),
+		peers: make(map[string]string), now: now,
+	}
 }
 
 // apply takes in one batch from the relay.
 func (w *world) apply(f feedMsg) {
+	wasUp := w.link.up
 	w.link = f.link
+	now := w.now()
+	changed := false
 	if f.snapshot != nil {
 		if a, b := w.agent, f.snapshot.agent; w.synced && a.PID != 0 && (a.PID != b.PID || !a.StartedAt.Equal(b.StartedAt)) {
-			w.restart = &agentRestart{from: a.PID, to: b.PID, lost: managedAddresses(w.objects), at: w.now()}
+			w.restart = &agentRestart{from: a.PID, to: b.PID, lost: managedAddresses(w.held), at: now}
 		}
-		clear(w.objects)
+		clear(w.held)
+		clear(w.gone)
 		for i := range f.snapshot.objects {
 			o := &f.snapshot.objects[i]
-			w.objects[o.Address] = o
+			w.held[o.Address] = o
+			w.observe(o, now)
 		}
 		w.agent = f.snapshot.agent
-		w.synced = true
-		w.version++
+		w.synced, w.kept, changed = true, false, true
+		w.lastUpdate = now
 	}
 	for i := range f.updates {
 		u := &f.updates[i]
 		if u.Deleted {
-			delete(w.objects, u.Object.Address)
+			if o := w.held[u.Object.Address]; o != nil {
+				w.gone[o.Address] = goneObject{obj: o, at: now}
+			}
+			delete(w.held, u.Object.Address)
 		} else {
-			w.objects[u.Object.Address] = &u.Object
+			w.held[u.Object.Address] = &u.Object
+			w.observe(&u.Object, now)
+			w.lastUpdate = now
 		}
+		changed = true
 	}
-	if len(f.updates) > 0 {
-		w.version++
+	if wasUp && !f.link.up && w.synced {
+		w.keepLastPicture()
+		changed = true
 	}
-	if w.restart != nil && w.restart.missing(w.objects) == 0 {
+	w.forgetGone(now)
+	if changed {
+		w.merge()
+	}
+	if w.restart != nil && w.restart.missing(w.held) == 0 {
 		w.restart = nil // every lost object is made again: the news is old
 	}
+}
+
+// keepLastPicture puts back what the agent deleted just before the link
+// went down: it stopped, and took its objects with it; the screen keeps
+// showing them, dimmed, until an agent answers again.
+func (w *world) keepLastPicture() {
+	down := w.link.downAt
+	if down.IsZero() {
+		down = w.now()
+	}
+	for a, g := range w.gone {
+		if _, ok := w.held[a]; !ok && !g.at.Before(down.Add(-goneMemory)) {
+			w.held[a] = g.obj
+		}
+	}
+	clear(w.gone)
+	w.kept = true
+}
+
+func (w *world) forgetGone(now time.Time) {
+	for a, g := range w.gone {
+		if now.Sub(g.at) > goneMemory {
+			delete(w.gone, a)
+		}
+	}
+}
+
+// observe records what an object's new state adds to its history: a
+// probe sample, a new error.
+func (w *world) observe(o *Object, now time.Time) {
+	if p := o.Probe; p != nil && !p.Ended {
+		h := w.history[o.Address]
+		if h == nil {
+			h = &probeHistory{}
+			w.history[o.Address] = h
+		}
+		o.lossy = h.add(p, now)
+	}
+	if e := o.LastError; e != nil {
+		errs := w.errors[o.Address]
+		if n := len(errs); n == 0 || errs[n-1].Message != e.Message || !errs[n-1].At.Equal(e.At) || errs[n-1].Call != e.Call {
+			if n == errorsKept {
+				errs = append(errs[:0], errs[1:]...)
+			}
+			w.errors[o.Address] = append(errs, *e)
+		}
+	}
+}
+
+// setDeclared replaces what the configuration and state declare.
+func (w *world) setDeclared(ds []Declared) {
+	clear(w.declared)
+	for i := range ds {
+		d := &ds[i]
+		w.declared[d.Address] = d
+	}
+	w.merge()
+}
+
+// merge rebuilds the shown objects from those held and those declared,
+// and the peers between them.
+func (w *world) merge() {
+	clear(w.objects)
+	for a, o := range w.held {
+		w.objects[a] = o
+	}
+	for a, d := range w.declared {
+		if _, ok := w.held[a]; !ok {
+			w.objects[a] = w.placeholder(d)
+		}
+	}
+	w.matchPeers()
+	w.version++
+}
+
+// placeholder is the row of a declared object the agent does not hold,
+// with the reason and, when known, the last error it had.
+func (w *world) placeholder(d *Declared) *Object {
+	o := &Object{Address: d.Address, Kind: d.Kind, Host: d.Host, Status: StatusMissing, LastError: d.LastError}
+	if errs := w.errors[d.Address]; o.LastError == nil && len(errs) > 0 {
+		o.LastError = &errs[len(errs)-1] // it failed while the monitor watched
+	}
+	o.LastEvent = missingReason(d, o.LastError)
+	return o
+}
+
+// missingReason says why a declared object is not held, in the LAST
+// EVENT column's few words (the detail says more: see declaredLines):
+// not created (the configuration declares it, the state does not: its
+// create failed, or no apply made it), create pending (apply did not
+// record the outcome), not held (removed) (only the state has it: the
+// next plan destroys it), not held by agent (the agent lost it).
+func missingReason(d *Declared, e *ErrorInfo) string {
+	switch {
+	case e != nil && e.ErrnoName != "":
+		return "failed: " + e.Call + " " + e.ErrnoName
+	case e != nil && e.Call != "":
+		return "failed: " + e.Call
+	case d.Pending:
+		return "create pending"
+	case !d.InState:
+		return "not created"
+	case !d.InConfig:
+		return "not held (removed)"
+	}
+	return "not held by agent"
 }
 
 // restartShown is the restart to tell of, if any: none once restartNews
@@ -116,11 +281,16 @@ func (w *world) at(now time.Time) time.Time {
 	return now
 }
 
-// totals counts objects by shown status.
-func (w *world) totals() map[string]int {
+// totals counts objects by shown status, and the problems: the objects
+// that are not healthy.
+func (w *world) totals() (map[string]int, int) {
 	t := make(map[string]int)
+	problems := 0
 	for _, o := range w.objects {
 		t[shownStatus(o)]++
+		if healthOf(o) != healthOK {
+			problems++
+		}
 	}
-	return t
+	return t, problems
 }
