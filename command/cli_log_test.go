@@ -96,6 +96,7 @@ func TestCLILogJSONStaysOffStdout(t *testing.T) {
 func TestCLILogUnknownLevelIsTrace(t *testing.T) {
 	t.Setenv(logEnv, "loud")
 	t.Setenv(logPathEnv, "")
+	t.Chdir(".") // -chdir leaves it
 	code, _, errs := stateCmd(t, t.TempDir(), "", "version")
 	if code != 0 || !strings.Contains(errs, `level=WARN msg="unknown RDMAFORM_LOG level: logging at trace; use trace, debug, info, warn, error or json" value=loud`) ||
 		!strings.Contains(errs, "level=DEBUG msg=exit") {
