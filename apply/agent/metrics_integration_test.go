@@ -71,8 +71,13 @@ func TestMetricsMatchTheAgentsList(t *testing.T) {
 		return s
 	})
 	createEndpoints(t, p, "endpoint.f", 2, func(int) *pb.EndpointSpec { return endpointSpec(addr, fullPort) })
-	waitList(t, p, 2*time.Minute, "4 probing endpoints, 1 established and 1 rejected on the full listener", func(objs []*pb.Object) bool {
+	// The listener's side reads its ESTABLISHED after the endpoint's:
+	// the 5 connections are waited for too.
+	waitList(t, p, 2*time.Minute, "4 probing endpoints, 1 established and 1 rejected on the full listener, 5 connections", func(objs []*pb.Object) bool {
 		e, f := byKind(objs, pb.Kind_ENDPOINT, "endpoint.e["), byKind(objs, pb.Kind_ENDPOINT, "endpoint.f[")
+		if countStatus(byKind(objs, pb.Kind_CONNECTION, "listener."), pb.Status_ESTABLISHED) != 5 {
+			return false
+		}
 		for _, o := range e {
 			if o.Probe == nil || o.Probe.Received < 2 {
 				return false
@@ -140,11 +145,19 @@ func TestMetricsMatchTheAgentsList(t *testing.T) {
 		for _, o := range byKind(objs, pb.Kind_ENDPOINT, "endpoint.e[") {
 			sent += o.Probe.Sent
 		}
-		return float64(sent) > sent1+4
+		return float64(sent) > sent1+20
 	})
 	second := agent.ScrapeMetrics(t, web, url)
-	atLeast(second, "rdmaform_probes_sent_total", map[string]string{}, sent1+4)
-	atLeast(second, "rdmaform_probe_rtt_seconds", map[string]string{}, rtt1+1)
+	atLeast(second, "rdmaform_probes_sent_total", map[string]string{}, sent1+20)
+	// Each probe is answered (a round trip) or lost: those moved with the
+	// probes sent (less the few recorded while a scrape was read: at most
+	// one per endpoint in each).
+	lost1, _ := agent.MetricValue(first, "rdmaform_probes_lost_total", map[string]string{})
+	rtt2, _ := agent.MetricValue(second, "rdmaform_probe_rtt_seconds", map[string]string{})
+	lost2, _ := agent.MetricValue(second, "rdmaform_probes_lost_total", map[string]string{})
+	if rtt2+lost2 < rtt1+lost1+10 {
+		t.Errorf("round trips %v then %v, lost %v then %v: they did not follow the probes sent", rtt1, rtt2, lost1, lost2)
+	}
 	for name, mf := range second {
 		for _, m := range mf.Metric {
 			for _, l := range m.Label {

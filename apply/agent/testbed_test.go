@@ -161,7 +161,10 @@ func startAgentAt(t testing.TB, socket string, extra ...string) *agentProc {
 		t.Fatal(err)
 	}
 	go func() { p.waitErr = p.cmd.Wait(); close(p.exited) }()
-	deadline := time.Now().Add(20 * time.Second)
+	// Generous: the first agent of a fresh VM initialises librdmacm, and
+	// under TCG on a loaded host that took over 20 s once; an agent that
+	// exits is seen at once.
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		c, err := client.Dial(context.Background(), socket)
 		if err == nil {
