@@ -23,6 +23,7 @@ func init() {
 const agentUsage = `Usage: rdmaform agent [options]
        rdmaform agent stop [-socket=PATH]
        rdmaform agent status [-socket=PATH | -address=HOST:PORT -tls-ca=FILE ...]
+       rdmaform agent log-level [-socket=PATH | -address=...] LEVEL
 
   The agent holds protection domains, listeners and endpoints (an RDMA CM id
   dies with the process that made it) and serves rdmaform's other commands
@@ -33,6 +34,16 @@ const agentUsage = `Usage: rdmaform agent [options]
 Options:
 ` + agentSocketOption + `  -log=FILE     The JSON log (default: agent.log beside the socket); a text
                 log also goes to stderr.
+  -log-format=text|json  Stderr's log format (default text; the file is JSON).
+  -log-level=LEVEL       trace, debug, info (default), warn or error; change
+                         it while the agent runs with "agent log-level".
+
+  -metrics=HOST:PORT    Serve Prometheus metrics at http://HOST:PORT/metrics
+                        (off by default); over the same mutual TLS as
+                        -listen when the -tls-* files are given.
+  -metrics-per-object   Add an object label to the per-endpoint counters:
+                        one series per endpoint, for small fabrics.
+                        docs/observability.md lists the metrics.
 
   -listen=HOST:PORT     Serve the same API over TCP too, with mutual TLS only
                         (TLS 1.3; there is no plaintext TCP). Needs:
@@ -43,6 +54,20 @@ Options:
   -tls-allow-name=NAME  Serve only clients whose certificate holds NAME as
                         its CN or a DNS name (repeat for several).
                         docs/agent.md says how to make these files.
+`
+
+const agentLogLevelHelp = `Usage: rdmaform agent log-level [options] LEVEL
+
+  Changes the level of the agent's logs (its file and stderr) at once,
+  without a restart: trace, debug, info, warn or error. At debug the agent
+  logs every status change of every object. It prints the level before.
+
+Options:
+` + agentSocketOption + `
+  -address=HOST:PORT      Change the level of the agent serving -listen on
+                          another host, over mutual TLS (with -tls-ca,
+                          -tls-cert, -tls-key, -tls-server-name as for
+                          agent status).
 `
 
 // agentSocketOption is how agent, agent stop and agent status find the
@@ -83,7 +108,7 @@ Options:
 `
 
 func runAgent(args []string, s Meta) int {
-	if len(args) > 0 && (args[0] == "stop" || args[0] == "status") {
+	if len(args) > 0 && (args[0] == "stop" || args[0] == "status" || args[0] == "log-level") {
 		return runAgentClient(args[0], args[1:], s)
 	}
 	a, diags := arguments.ParseAgent(args)
@@ -100,7 +125,8 @@ func runAgent(args []string, s Meta) int {
 	defer stop()
 	defer startCPUProfile("agent")()
 	err := agent.Run(ctx, agent.Options{Socket: socket, LogFile: logFile, Version: Version, Stderr: s.Err,
-		TLS: agent.TLS{Listen: a.Listen, CertFile: a.TLSCert, KeyFile: a.TLSKey, ClientCAFile: a.TLSClientCA, AllowNames: a.AllowNames}})
+		TLS:       agent.TLS{Listen: a.Listen, CertFile: a.TLSCert, KeyFile: a.TLSKey, ClientCAFile: a.TLSClientCA, AllowNames: a.AllowNames},
+		LogFormat: a.LogFormat, LogLevel: a.LogLevel, Metrics: a.Metrics, MetricsPerObject: a.MetricsPerObject})
 	if err != nil {
 		s.showError(fmt.Sprintf("agent: %v", err), "")
 		// An agent started in the background has no terminal: its log
@@ -113,8 +139,11 @@ func runAgent(args []string, s Meta) int {
 
 func runAgentClient(verb string, args []string, s Meta) int {
 	help := agentStatusHelp
-	if verb == "stop" {
+	switch verb {
+	case "stop":
 		help = agentStopHelp
+	case "log-level":
+		help = agentLogLevelHelp
 	}
 	a, diags := arguments.ParseAgentClient(verb, args)
 	if a.Help {
@@ -128,6 +157,9 @@ func runAgentClient(verb string, args []string, s Meta) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if a.Address != "" {
+		if verb == "log-level" {
+			return agentLogLevelRemote(ctx, a, s)
+		}
 		return agentStatusRemote(ctx, a, s)
 	}
 	socket := client.ChooseSocket(a.Socket, configuredAgentSocket())
@@ -141,6 +173,9 @@ func runAgentClient(verb string, args []string, s Meta) int {
 		return 1
 	}
 	defer c.Close()
+	if verb == "log-level" {
+		return setAgentLogLevel(ctx, c, a.Level, s)
+	}
 	info, err := c.Info(ctx, &pb.InfoRequest{})
 	if err != nil {
 		s.showError(fmt.Sprintf("Asking the agent at %s who it is", socket), agentError(err).Error())
@@ -176,6 +211,31 @@ func agentStatusRemote(ctx context.Context, a *arguments.AgentClient, s Meta) in
 	return printAgentStatus(ctx, c, info, s)
 }
 
+// agentLogLevelRemote is agent log-level -address: the agent on another
+// host, over mutual TLS.
+func agentLogLevelRemote(ctx context.Context, a *arguments.AgentClient, s Meta) int {
+	dctx, cancel := context.WithTimeout(ctx, client.DefaultRemoteTimeout)
+	c, err := client.DialRemote(dctx, client.Remote{Address: a.Address, CAFile: a.TLSCA, CertFile: a.TLSCert, KeyFile: a.TLSKey, ServerName: a.TLSServerName})
+	cancel()
+	if err != nil {
+		s.showErrorText(err.Error())
+		return 1
+	}
+	defer c.Close()
+	return setAgentLogLevel(ctx, c, a.Level, s)
+}
+
+// setAgentLogLevel changes the agent's log level and says from what.
+func setAgentLogLevel(ctx context.Context, c *client.Client, level string, s Meta) int {
+	resp, err := c.SetLogLevel(ctx, &pb.SetLogLevelRequest{Level: level})
+	if err != nil {
+		s.showErrorText("agent log-level: " + agentError(err).Error())
+		return 1
+	}
+	fmt.Fprintf(s.Out, "The agent logs at %s now (it logged at %s).\n", level, termsafe.String(resp.Previous))
+	return 0
+}
+
 // printAgentStatus prints who the agent is and what it holds.
 func printAgentStatus(ctx context.Context, c *client.Client, info *pb.InfoResponse, s Meta) int {
 	list, err := c.List(ctx, &pb.ListRequest{})
@@ -193,6 +253,16 @@ func printAgentStatus(ctx context.Context, c *client.Client, info *pb.InfoRespon
 	if info.Listen != "" {
 		fmt.Fprintf(s.Out, "TCP: serving %s over mutual TLS as %s, %s\n",
 			termsafe.String(info.Listen), termsafe.String(info.CertificateSubject), expiryWords(time.Unix(0, info.CertificateNotAfter), time.Now()))
+	}
+	if info.Metrics != "" {
+		scheme := "http"
+		if info.MetricsTls {
+			scheme = "https (mutual TLS)"
+		}
+		fmt.Fprintf(s.Out, "Metrics: %s at %s/metrics\n", scheme, termsafe.String(info.Metrics))
+	}
+	if info.LogLevel != "" {
+		fmt.Fprintf(s.Out, "Log level: %s\n", termsafe.String(info.LogLevel))
 	}
 	counts := map[string]int{}
 	for _, o := range list.Objects {

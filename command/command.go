@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-shellwords"
 	"github.com/rdmaform/rdmaform/config"
@@ -45,9 +47,26 @@ func Run(args []string) int {
 	return run(args, Meta{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 }
 
-// run parses the global options Terraform places before the subcommand
-// (-chdir, -version, -help) and dispatches.
+// run opens the log RDMAFORM_LOG asks for and runs the command.
 func run(args []string, s Meta) int {
+	log, closeLog, err := openCLILog(s.Err)
+	if err != nil {
+		s.showError(err.Error(), "Give a file rdmaform can write to as "+logPathEnv+", or unset it to log to stderr.")
+		return 1
+	}
+	defer closeLog()
+	s.log = log
+	start := time.Now()
+	log.Info("rdmaform", "version", Version, "go", runtime.Version(), "os", runtime.GOOS, "arch", runtime.GOARCH)
+	log.Debug("environment", "set", settingNames())
+	code := dispatch(args, s)
+	log.Debug("exit", "code", code, "took", time.Since(start).Round(time.Millisecond).String())
+	return code
+}
+
+// dispatch parses the global options Terraform places before the
+// subcommand (-chdir, -version, -help) and runs it.
+func dispatch(args []string, s Meta) int {
 	s.startDir = ""
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		opt := strings.TrimLeft(args[0], "-")
@@ -112,6 +131,8 @@ func run(args []string, s Meta) int {
 		// After the whole command, as Terraform does: state list, agent stop.
 		rest = append(append(append([]string(nil), rest[:at]...), extra...), rest[at:]...)
 	}
+	wd, _ := os.Getwd()
+	s.logger().Info("command", "name", args[0], "args", redactArgs(rest), "dir", wd)
 	return c.Run(rest, s)
 }
 
@@ -146,4 +167,18 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-14s %s\n", n, commands[n].Synopsis)
 	}
+}
+
+// settingNames are the names (never the values: ETCDV3_PASSWORD is one)
+// of the environment variables that change what rdmaform does.
+func settingNames() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "RDMAFORM_") || strings.HasPrefix(name, "ETCDV3_") || strings.HasPrefix(name, "TF_") {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -3,8 +3,10 @@ package command
 import (
 	"context"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/command/views"
@@ -50,6 +52,9 @@ type Meta struct {
 	// the command parses its flags.
 	diags func(hcl.Diagnostics, *config.Loader)
 
+	// log is the CLI's log (RDMAFORM_LOG; run opens it): nil discards.
+	log *slog.Logger
+
 	// startDir is the directory rdmaform was started in when -chdir left
 	// it ("" otherwise): path.cwd in expressions, as Terraform's. run sets
 	// it.
@@ -64,13 +69,34 @@ type connectFunc func(ctx context.Context, socket string, notify io.Writer, mayS
 // connector is how the commands reach the agent; nil with NoAgent, when
 // commands that need the live fabric say it is not available.
 func (m Meta) connector() connectFunc {
+	connect := connectAgent
 	switch {
 	case m.NoAgent:
 		return nil
 	case m.Connect != nil:
-		return m.Connect
+		connect = m.Connect
 	}
-	return connectAgent
+	log := m.logger()
+	return func(ctx context.Context, socket string, notify io.Writer, mayStart func() bool) (*fabricConn, error) {
+		start := time.Now()
+		log.Debug("connecting to the agent", "socket", socket)
+		fc, err := connect(ctx, socket, notify, mayStart)
+		took := time.Since(start).Round(time.Millisecond).String()
+		if err != nil {
+			log.Debug("no agent", "socket", socket, "took", took, "err", err.Error())
+			return nil, err
+		}
+		log.Debug("connected to the agent", "socket", socket, "took", took)
+		return fc, nil
+	}
+}
+
+// logger is the CLI's log (a discarding one when none is open).
+func (m Meta) logger() *slog.Logger {
+	if m.log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return m.log
 }
 
 // devices returns the live devices for validate -device-check.

@@ -62,6 +62,7 @@ type Agent struct {
 	dialSem   chan struct{}
 	connSeq   atomic.Uint64
 	startedAt time.Time
+	metrics   *promMetrics
 }
 
 // New makes an agent that holds nothing yet.
@@ -75,6 +76,7 @@ func New(log *slog.Logger) *Agent {
 		ais: newAICache(resolveAddr), createSem: make(chan struct{}, createWorkers),
 		dialSem:   make(chan struct{}, dialWorkers),
 		startedAt: time.Now(),
+		metrics:   newMetrics(false),
 	}
 }
 
@@ -314,7 +316,7 @@ func (a *Agent) CreateProtectionDomain(addr, token string, spec *pb.ProtectionDo
 	}
 	o.announce()
 	o.event(pb.Status_READY, "allocated", "on "+spec.Device)
-	a.log.Info("protection domain allocated", "address", addr, "device", spec.Device)
+	a.log.Info("protection domain allocated", "object", addr, "device", spec.Device)
 	return o.snapshot(true), nil
 }
 
@@ -526,11 +528,11 @@ func (a *Agent) deletePD(o *object) error {
 	o.markDeleted()
 	if pd, ok := o.impl.(*rdmacm.PD); ok {
 		if err := pd.Close(); err != nil {
-			a.log.Warn("closing a protection domain", "address", o.address, "err", err)
+			a.log.Warn("closing a protection domain", "object", o.address, "err", err)
 			return err
 		}
 	}
-	a.log.Info("protection domain freed", "address", o.address)
+	a.log.Info("protection domain freed", "object", o.address)
 	return nil
 }
 
@@ -599,7 +601,7 @@ func (a *Agent) pdBack(addr string) {
 	}
 	if pd, ok := o.impl.(*rdmacm.PD); ok && pd.Allocated() {
 		o.event(pb.Status_READY, "allocated again", "on "+pd.Device()+", back after its removal")
-		a.log.Info("protection domain allocated again", "address", addr, "device", pd.Device())
+		a.log.Info("protection domain allocated again", "object", addr, "device", pd.Device())
 	}
 }
 

@@ -59,7 +59,7 @@ func (c *connection) start() {
 			s.lastError = errorInfo(err)
 			s.record(s.status, "accept failed", err.Error())
 		})
-		l.obj.agent.log.Warn("accept failed", "listener", l.obj.address, "error", err.Error())
+		l.obj.agent.log.Warn("accept failed", "object", l.obj.address, "error", err.Error())
 	}
 }
 
@@ -95,7 +95,7 @@ func (c *connection) run(ctx context.Context) {
 					s.lastError = errorInfo(err)
 					s.record(pb.Status_ERROR, "echo failed", err.Error())
 				})
-				c.obj.agent.log.Warn("echo failed: ending the connection", "address", c.obj.address, "err", err.Error())
+				c.obj.agent.log.Warn("echo failed: ending the connection", "object", c.obj.address, "err", err.Error())
 				// The connection goes at its DISCONNECTED: its listener
 				// keeps the trace.
 				c.listener.obj.change(func(s *state) {
@@ -112,6 +112,7 @@ func (c *connection) run(ctx context.Context) {
 
 // handle takes the connection's events on the event loop.
 func (c *connection) handle(ev rdmacm.Event) {
+	c.obj.agent.metrics.cmEvent(pb.Kind_CONNECTION, ev.Type)
 	switch ev.Type {
 	case rdmacm.Established:
 		facts := factsOf(c.id)

@@ -146,6 +146,7 @@ func (e *endpoint) run(ctx context.Context) {
 		case <-t.C:
 		}
 		e.obj.change(func(s *state) { s.reconnects++ })
+		e.obj.agent.metrics.reconnect(e.obj.address)
 	}
 }
 
@@ -154,6 +155,7 @@ func (e *endpoint) run(ctx context.Context) {
 // established.
 func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration) bool {
 	a := e.obj.agent
+	start := time.Now()
 	if attempt == 0 {
 		e.obj.event(pb.Status_CONNECTING, "connecting", "to "+hostPort(e.key.node, e.key.port))
 	}
@@ -176,6 +178,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 	if !e.waitEstablished(ctx, id, wait) {
 		return false
 	}
+	a.metrics.connected(time.Since(start))
 	// The facts in the same change as the status: apply records both, and
 	// one change costs every watcher one copy rather than two.
 	facts := factsOf(id)
@@ -233,6 +236,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 			}
 			return true
 		}
+		a.metrics.cmEvent(pb.Kind_ENDPOINT, ev.Type)
 		switch ev.Type {
 		case rdmacm.Disconnected:
 			id.Disconnect() // answer, so the peer need not wait for the CM timeout
@@ -249,7 +253,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 				dev = facts.Device
 			}
 			e.obj.failure(pb.Status_ERROR, ev.Type.String(), &rdmacm.EventError{Op: "rdma_connect", Event: ev})
-			a.log.Error("endpoint lost its device", "address", e.obj.address, "device", dev)
+			a.log.Error("endpoint lost its device", "object", e.obj.address, "device", dev)
 			a.deviceLost(dev)
 			return true
 		default:
@@ -291,6 +295,7 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID, timeout t
 			e.obj.failure(pb.Status_ERROR, "error", err)
 			return false
 		}
+		e.obj.agent.metrics.cmEvent(pb.Kind_ENDPOINT, ev.Type)
 		if ev.Type.DeviceEvent() {
 			e.obj.deviceEvent(ev) // news of the port or QP, not the connect's outcome
 			continue
@@ -316,7 +321,9 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID, timeout t
 				}
 				s.record(pb.Status_REJECTED, ev.Type.String(), detail)
 			})
-			e.obj.agent.log.Warn("connect rejected", "address", e.obj.address, "reason", rdmacm.RejectReason(ev.Status), "private_data", reason)
+			// Only the private data's length: the agent cannot tell whether
+			// it came from a sensitive value.
+			e.obj.agent.log.Warn("connect rejected", "object", e.obj.address, "reason", rdmacm.RejectReason(ev.Status), "private_data_bytes", len(reason))
 			return false
 		default:
 			status := pb.Status_ERROR

@@ -64,7 +64,7 @@ func (l *listener) run(ctx context.Context) {
 		if ctx.Err() == nil {
 			err = a.namingPortHolders(l, err)
 			l.obj.failure(pb.Status_ERROR, "error", err)
-			a.log.Error("listener failed", "address", l.obj.address, "err", err)
+			a.log.Error("listener failed", "object", l.obj.address, "err", err)
 		}
 		l.markReady()
 		<-ctx.Done()
@@ -76,7 +76,7 @@ func (l *listener) run(ctx context.Context) {
 		s.record(pb.Status_LISTENING, "listening", "on "+hostPort(l.spec.Address, l.spec.Port))
 	})
 	l.markReady()
-	a.log.Info("listening", "address", l.obj.address, "on", hostPort(l.spec.Address, l.spec.Port))
+	a.log.Info("listening", "object", l.obj.address, "on", hostPort(l.spec.Address, l.spec.Port))
 	defer func() {
 		// The listening id goes first, so that peers reconnecting while the
 		// accepted connections disconnect meet no listener (and are
@@ -115,6 +115,7 @@ func (l *listener) serve(ctx context.Context, id *rdmacm.ID, facts *pb.Facts) {
 			<-ctx.Done()
 			return
 		}
+		a.metrics.cmEvent(pb.Kind_LISTENER, ev.Type)
 		switch ev.Type {
 		case rdmacm.ConnectRequest:
 			l.request(ctx, ev)
@@ -124,7 +125,7 @@ func (l *listener) serve(ctx context.Context, id *rdmacm.ID, facts *pb.Facts) {
 				dev = facts.Device
 			}
 			l.obj.failure(pb.Status_ERROR, ev.Type.String(), &rdmacm.EventError{Op: "rdma_listen", Event: ev})
-			a.log.Error("listener lost its device", "address", l.obj.address, "device", dev)
+			a.log.Error("listener lost its device", "object", l.obj.address, "device", dev)
 			a.deviceLost(dev)
 			<-ctx.Done()
 			return
@@ -191,7 +192,7 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 			s.record(s.status, "rejected a request", reason)
 		})
 		a := l.obj.agent
-		a.log.Info("rejected a connect request", "address", l.obj.address, "reason", reason)
+		a.log.Info("rejected a connect request", "object", l.obj.address, "reason", reason)
 		return
 	}
 	n := l.obj.agent.connSeq.Add(1)

@@ -98,8 +98,13 @@ func (o *object) change(f func(*state)) {
 	if o.st.deleted {
 		return
 	}
-	lastError := o.st.lastError
+	lastError, was := o.st.lastError, o.st.status
 	f(&o.st)
+	if was != o.st.status {
+		o.agent.metrics.transition(o.kind, was, o.st.status)
+		// The event's name only: its detail may quote private data.
+		o.agent.log.Debug("status", "object", o.address, "kind", KindWord(o.kind), "from", StatusWord(was), "to", StatusWord(o.st.status), "event", o.st.lastEvent)
+	}
 	if o.st.lastError != lastError {
 		o.st.errorSummary = nil
 	}
@@ -121,6 +126,7 @@ func (o *object) markDeleted() {
 	}
 	o.st.deleted = true
 	o.st.revision = o.agent.revision.Add(1)
+	o.agent.metrics.forget(o.address)
 	o.agent.hub.publish(&pb.Change{Deleted: true, Object: &pb.Object{
 		Address: o.address, Parent: o.parent, Kind: o.kind, Revision: o.st.revision,
 	}})
@@ -139,7 +145,7 @@ func (o *object) failure(status pb.Status, name string, err error) {
 		s.record(status, name, err.Error())
 	})
 	// The log tells what went wrong after the object is gone from List.
-	o.agent.log.Warn("failure", "address", o.address, "status", status.String(), "event", name, "err", err.Error())
+	o.agent.log.Warn("failure", "object", o.address, "status", status.String(), "event", name, "err", err.Error())
 }
 
 // deviceEvent records a device event (a port down or up, a QP or CQ in

@@ -109,6 +109,7 @@ func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func(why s
 			return // the id was closed under it (its device's removal): the session says why
 		}
 		lost := err != nil
+		e.obj.agent.metrics.probe(e.obj.address, rtt, lost)
 		e.obj.change(func(s *state) {
 			if s.probe == nil {
 				s.probe = &probeStats{}
@@ -127,9 +128,9 @@ func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func(why s
 		})
 		if lost != degraded {
 			if lost {
-				e.obj.agent.log.Warn("endpoint degraded: a probe was lost", "address", e.obj.address, "err", err.Error())
+				e.obj.agent.log.Warn("endpoint degraded: a probe was lost", "object", e.obj.address, "err", err.Error())
 			} else {
-				e.obj.agent.log.Info("endpoint answers probes again", "address", e.obj.address, "round_trip", rtt.String())
+				e.obj.agent.log.Info("endpoint answers probes again", "object", e.obj.address, "round_trip", rtt.String())
 			}
 			degraded = lost
 		}
@@ -139,7 +140,7 @@ func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func(why s
 			}
 			// The QP failed: probing it again is pointless, and the
 			// connection is dead to data though the CM knows nothing.
-			e.obj.agent.log.Warn("probe failed: ending the connection", "address", e.obj.address, "err", err.Error())
+			e.obj.agent.log.Warn("probe failed: ending the connection", "object", e.obj.address, "err", err.Error())
 			fail("probe failed: " + err.Error())
 			return
 		}

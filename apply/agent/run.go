@@ -35,6 +35,17 @@ type Options struct {
 	// TLS, when its Listen is set, serves the API over TCP with mutual
 	// TLS too (see tls.go); the unix socket is served either way.
 	TLS TLS
+	// LogFormat is stderr's log format: "text" (the default) or "json".
+	LogFormat string
+	// LogLevel is the logs' first level (trace, debug, info, warn,
+	// error; "" is info); SetLogLevel changes it.
+	LogLevel string
+	// Metrics, when set, serves Prometheus' /metrics on HOST:PORT, over
+	// the mutual TLS of TLS when it has certificate files.
+	Metrics string
+	// MetricsPerObject adds an object label to the per-endpoint counters
+	// (a series per object: for small fabrics).
+	MetricsPerObject bool
 	// Ready, when set, is called once the API is served.
 	Ready func(*pb.InfoResponse)
 }
@@ -62,9 +73,24 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	// The certificates are checked before anything is made, so that a
 	// bad file is the whole of the error.
+	level := new(slog.LevelVar)
+	if opts.LogLevel != "" {
+		l, err := ParseLevel(opts.LogLevel)
+		if err != nil {
+			return err
+		}
+		level.Set(l)
+	}
+	if opts.LogFormat != "" && opts.LogFormat != "text" && opts.LogFormat != "json" {
+		return fmt.Errorf("unknown log format %q (-log-format): use text or json", opts.LogFormat)
+	}
 	var stls *serverTLS
-	if opts.TLS.Listen != "" {
+	hasTLS := opts.TLS.CertFile != "" || opts.TLS.KeyFile != "" || opts.TLS.ClientCAFile != ""
+	if opts.TLS.Listen != "" || opts.Metrics != "" && hasTLS {
 		if opts.TLS.CertFile == "" || opts.TLS.KeyFile == "" || opts.TLS.ClientCAFile == "" {
+			if opts.TLS.Listen == "" {
+				return errors.New("agent: -metrics with TLS settings serves over mutual TLS: it needs all of -tls-cert, -tls-key and -tls-client-ca")
+			}
 			return errors.New("agent: -listen serves TCP over mutual TLS only: it needs -tls-cert, -tls-key and -tls-client-ca")
 		}
 		if stls, err = loadServerTLS(opts.TLS, time.Now()); err != nil {
@@ -76,10 +102,7 @@ func Run(ctx context.Context, opts Options) error {
 		return fmt.Errorf("opening the log file: %w", err)
 	}
 	defer logFile.Close()
-	log := slog.New(teeHandler{
-		slog.NewJSONHandler(logFile, nil),
-		slog.NewTextHandler(opts.Stderr, nil),
-	})
+	log := newLogger(logFile, opts.Stderr, opts.LogFormat == "json", level)
 
 	lock, err := lockSocket(socket)
 	if err != nil {
@@ -96,7 +119,7 @@ func Run(ctx context.Context, opts Options) error {
 		log.Info("removed a stale socket", "socket", socket)
 	}
 	var tcp net.Listener
-	if stls != nil {
+	if opts.TLS.Listen != "" { // stls may serve -metrics only
 		if tcp, err = net.Listen("tcp", opts.TLS.Listen); err != nil {
 			ln.Close()
 			return fmt.Errorf("listening on %s (-listen): %w", opts.TLS.Listen, err)
@@ -106,6 +129,9 @@ func Run(ctx context.Context, opts Options) error {
 
 	defer tuneGC()()
 	a := New(log)
+	if opts.MetricsPerObject {
+		a.metrics = newMetrics(true) // before any object exists
+	}
 	go a.warm()
 	info := &pb.InfoResponse{
 		Pid: int32(os.Getpid()), Socket: socket, LogFile: opts.LogFile,
@@ -116,9 +142,19 @@ func Run(ctx context.Context, opts Options) error {
 		info.CertificateSubject = stls.leaf.Subject.String()
 		info.CertificateNotAfter = stls.leaf.NotAfter.UnixNano()
 	}
+	if opts.Metrics != "" {
+		ms, err := serveMetrics(a, opts.Metrics, stls, log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer ms.Close()
+		info.Metrics, info.MetricsTls = ms.Addr(), stls != nil
+		log.Info("serving metrics", "metrics", info.Metrics, "tls", stls != nil, "per_object", opts.MetricsPerObject)
+	}
 	stop := make(chan struct{})
 	var once sync.Once
-	svc := &service{agent: a, info: info, shutdown: func() { once.Do(func() { close(stop) }) }}
+	svc := &service{agent: a, info: info, level: level, shutdown: func() { once.Do(func() { close(stop) }) }}
 	srv := newServer()
 	pb.RegisterAgentServer(srv, svc)
 	hs := registerHealth(srv)

@@ -3,10 +3,12 @@ package agent
 import (
 	"context"
 	"errors"
+	"log/slog"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/rdmacm"
@@ -21,7 +23,8 @@ type service struct {
 	pb.UnimplementedAgentServer
 	agent    *Agent
 	info     *pb.InfoResponse
-	shutdown func() // asks Run to stop
+	level    *slog.LevelVar // the logs' level; nil in tests that serve no logs
+	shutdown func()         // asks Run to stop
 }
 
 var _ pb.AgentServer = (*service)(nil)
@@ -59,7 +62,31 @@ func grpcError(err error) error {
 }
 
 func (s *service) Info(context.Context, *pb.InfoRequest) (*pb.InfoResponse, error) {
-	return s.info, nil
+	if s.level == nil {
+		return s.info, nil
+	}
+	out := proto.CloneOf(s.info)
+	out.LogLevel = LevelName(s.level.Level())
+	return out, nil
+}
+
+// SetLogLevel changes the logs' level while the agent runs: an operator
+// turns on debug (every status change of every object) to watch a fault,
+// then back.
+func (s *service) SetLogLevel(_ context.Context, req *pb.SetLogLevelRequest) (*pb.SetLogLevelResponse, error) {
+	if s.level == nil {
+		return nil, status.Error(codes.Unimplemented, "this agent serves no logs")
+	}
+	l, err := ParseLevel(req.Level)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	prev := s.level.Level()
+	s.level.Set(l)
+	// At the higher of the two levels, so that the line is in the log
+	// whichever way the level went.
+	s.agent.log.Log(context.Background(), max(prev, l), "log level changed", "from", LevelName(prev), "to", LevelName(l))
+	return &pb.SetLogLevelResponse{Previous: LevelName(prev)}, nil
 }
 
 func (s *service) Devices(context.Context, *pb.DevicesRequest) (*pb.DevicesResponse, error) {

@@ -53,6 +53,8 @@ func agentMain(args []string) int {
 	fs := flag.NewFlagSet("agent", flag.ExitOnError)
 	socket := fs.String("socket", "", "")
 	logFile := fs.String("log", "", "")
+	metrics := fs.String("metrics", "", "")
+	logLevel := fs.String("log-level", "", "")
 	fs.Parse(args)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -73,7 +75,7 @@ func agentMain(args []string) int {
 			defer trace.Stop()
 		}
 	}
-	if err := agent.Run(ctx, agent.Options{Socket: *socket, LogFile: *logFile, Version: "integration"}); err != nil {
+	if err := agent.Run(ctx, agent.Options{Socket: *socket, LogFile: *logFile, Version: "integration", Metrics: *metrics, LogLevel: *logLevel}); err != nil {
 		fmt.Fprintln(os.Stderr, "agent:", err)
 		return 1
 	}
@@ -132,20 +134,21 @@ type agentProc struct {
 	waitErr error
 }
 
-func startAgent(t testing.TB) *agentProc {
+// startAgent starts an agent with the options of agentMain in extra.
+func startAgent(t testing.TB, extra ...string) *agentProc {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "rdmaform-agent-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	return startAgentAt(t, filepath.Join(dir, "rdmaform", "agent.sock"))
+	return startAgentAt(t, filepath.Join(dir, "rdmaform", "agent.sock"), extra...)
 }
 
-func startAgentAt(t testing.TB, socket string) *agentProc {
+func startAgentAt(t testing.TB, socket string, extra ...string) *agentProc {
 	t.Helper()
 	p := &agentProc{socket: socket, logFile: filepath.Join(filepath.Dir(socket), "agent.log"), exited: make(chan struct{})}
-	p.cmd = exec.Command(os.Args[0], "agent", "-socket="+socket, "-log="+p.logFile)
+	p.cmd = exec.Command(os.Args[0], append([]string{"agent", "-socket=" + socket, "-log=" + p.logFile}, extra...)...)
 	stderr, err := os.Create(socket + ".stderr")
 	if err == nil {
 		p.cmd.Stderr = stderr
@@ -158,7 +161,10 @@ func startAgentAt(t testing.TB, socket string) *agentProc {
 		t.Fatal(err)
 	}
 	go func() { p.waitErr = p.cmd.Wait(); close(p.exited) }()
-	deadline := time.Now().Add(20 * time.Second)
+	// Generous: the first agent of a fresh VM initialises librdmacm, and
+	// under TCG on a loaded host that took over 20 s once; an agent that
+	// exits is seen at once.
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		c, err := client.Dial(context.Background(), socket)
 		if err == nil {

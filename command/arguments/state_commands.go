@@ -3,6 +3,7 @@ package arguments
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -184,7 +185,15 @@ type Agent struct {
 	// AllowNames (each -tls-allow-name) narrows them to those names.
 	Listen, TLSCert, TLSKey, TLSClientCA string
 	AllowNames                           []string
-	Help                                 bool
+	// Metrics (-metrics) serves Prometheus' /metrics on HOST:PORT, over
+	// the same mutual TLS when the TLS files are given;
+	// MetricsPerObject (-metrics-per-object) adds an object label.
+	Metrics          string
+	MetricsPerObject bool
+	// LogFormat (-log-format) is stderr's: text or json; LogLevel
+	// (-log-level) the first level (agent log-level changes it).
+	LogFormat, LogLevel string
+	Help                bool
 }
 
 // ParseAgent parses the command line of agent (not agent stop or status).
@@ -198,6 +207,10 @@ func ParseAgent(args []string) (*Agent, Diagnostics) {
 	fs.StringVar(&a.TLSKey, "tls-key", "", "")
 	fs.StringVar(&a.TLSClientCA, "tls-client-ca", "", "")
 	fs.Var((*stringsFlag)(&a.AllowNames), "tls-allow-name", "")
+	fs.StringVar(&a.Metrics, "metrics", "", "")
+	fs.BoolVar(&a.MetricsPerObject, "metrics-per-object", false, "")
+	fs.StringVar(&a.LogFormat, "log-format", "", "")
+	fs.StringVar(&a.LogLevel, "log-level", "", "")
 	acceptNoColor(fs)
 	help, diags := parseFlags(fs, "agent", args)
 	if help {
@@ -209,8 +222,30 @@ func ParseAgent(args []string) (*Agent, Diagnostics) {
 	}
 	if parsed {
 		diags = append(diags, a.checkTLS()...)
+		diags = append(diags, a.checkObservability()...)
 	}
 	return a, diags
+}
+
+// checkObservability checks -metrics, -log-format and -log-level.
+func (a *Agent) checkObservability() Diagnostics {
+	var diags Diagnostics
+	if a.Metrics != "" {
+		if _, _, err := net.SplitHostPort(a.Metrics); err != nil {
+			diags = diags.Append(errDiag("Invalid -metrics address",
+				fmt.Sprintf("-metrics=%s is not HOST:PORT, such as -metrics=127.0.0.1:9477 (or :9477 for every address): %v", a.Metrics, err)))
+		}
+	}
+	if a.MetricsPerObject && a.Metrics == "" {
+		diags = diags.Append(errDiag("-metrics-per-object without -metrics", "It adds an object label to the metrics -metrics=HOST:PORT serves."))
+	}
+	if a.LogFormat != "" && a.LogFormat != "text" && a.LogFormat != "json" {
+		diags = diags.Append(errDiag("Invalid -log-format", fmt.Sprintf("-log-format=%s: use text or json.", a.LogFormat)))
+	}
+	if a.LogLevel != "" && !slices.Contains([]string{"trace", "debug", "info", "warn", "error"}, strings.ToLower(a.LogLevel)) {
+		diags = diags.Append(errDiag("Invalid -log-level", fmt.Sprintf("-log-level=%s: use trace, debug, info, warn or error.", a.LogLevel)))
+	}
+	return diags
 }
 
 // checkTLS refuses -listen without its three files (there is no
@@ -218,6 +253,11 @@ func ParseAgent(args []string) (*Agent, Diagnostics) {
 func (a *Agent) checkTLS() Diagnostics {
 	var diags Diagnostics
 	files := map[string]string{"-tls-cert": a.TLSCert, "-tls-key": a.TLSKey, "-tls-client-ca": a.TLSClientCA}
+	if a.Listen == "" && a.Metrics != "" && (a.TLSCert != "" || a.TLSKey != "" || a.TLSClientCA != "") {
+		// /metrics over mutual TLS, without the API over TCP.
+		return missingTLSFiles(files, "-metrics with TLS settings",
+			"The agent serves /metrics over mutual TLS when it has TLS settings: give its certificate and key with -tls-cert and -tls-key, and the CA that signs the scrapers' certificates with -tls-client-ca.")
+	}
 	if a.Listen == "" {
 		var given []string
 		for _, f := range []string{"-tls-cert", "-tls-key", "-tls-client-ca"} {
@@ -238,17 +278,23 @@ func (a *Agent) checkTLS() Diagnostics {
 		diags = diags.Append(errDiag("Invalid -listen address",
 			fmt.Sprintf("-listen=%s is not HOST:PORT, such as -listen=10.77.1.1:7470 (or :7470 for every address): %v", a.Listen, err)))
 	}
+	return append(diags, missingTLSFiles(files, "-listen",
+		"The agent serves TCP over mutual TLS only (there is no plaintext mode: the API carries private data, and over TCP a certificate is the only proof of who the client is). Give its certificate and key with -tls-cert and -tls-key, and the CA that signs the clients' certificates with -tls-client-ca; docs/agent.md says how to make them.")...)
+}
+
+// missingTLSFiles says which of the three TLS files what needs are not
+// given.
+func missingTLSFiles(files map[string]string, what, detail string) Diagnostics {
 	var missing []string
 	for _, f := range []string{"-tls-cert", "-tls-key", "-tls-client-ca"} {
 		if files[f] == "" {
 			missing = append(missing, f)
 		}
 	}
-	if len(missing) > 0 {
-		diags = diags.Append(errDiag("-listen needs "+strings.Join(missing, ", "),
-			"The agent serves TCP over mutual TLS only (there is no plaintext mode: the API carries private data, and over TCP a certificate is the only proof of who the client is). Give its certificate and key with -tls-cert and -tls-key, and the CA that signs the clients' certificates with -tls-client-ca; docs/agent.md says how to make them."))
+	if len(missing) == 0 {
+		return nil
 	}
-	return diags
+	return Diagnostics{errDiag(what+" needs "+strings.Join(missing, ", "), detail)}
 }
 
 // AgentClient is the options of agent stop and agent status.
@@ -260,15 +306,18 @@ type AgentClient struct {
 	// ours, and TLSServerName (-tls-server-name) the name its certificate
 	// must hold ("" for the address's host).
 	Address, TLSCA, TLSCert, TLSKey, TLSServerName string
-	Help                                           bool
+	// Level is agent log-level's LEVEL.
+	Level string
+	Help  bool
 }
 
-// ParseAgentClient parses the command line of agent VERB (stop, status).
+// ParseAgentClient parses the command line of agent VERB (stop, status,
+// log-level LEVEL).
 func ParseAgentClient(verb string, args []string) (*AgentClient, Diagnostics) {
 	a := &AgentClient{}
 	fs := newFlagSet("agent " + verb)
 	fs.StringVar(&a.Socket, "socket", "", "")
-	if verb == "status" {
+	if verb == "status" || verb == "log-level" {
 		fs.StringVar(&a.Address, "address", "", "")
 		fs.StringVar(&a.TLSCA, "tls-ca", "", "")
 		fs.StringVar(&a.TLSCert, "tls-cert", "", "")
@@ -279,6 +328,15 @@ func ParseAgentClient(verb string, args []string) (*AgentClient, Diagnostics) {
 	help, diags := parseFlags(fs, "agent "+verb, args)
 	if help {
 		return &AgentClient{Help: true}, nil
+	}
+	if verb == "log-level" && len(diags) == 0 {
+		a.Level = strings.ToLower(fs.Arg(0))
+		switch {
+		case fs.NArg() != 1:
+			diags = diags.Append(errDiagHelp(fmt.Sprintf("agent log-level takes one level after its options (trace, debug, info, warn or error), got %q", fs.Args())))
+		case !slices.Contains([]string{"trace", "debug", "info", "warn", "error"}, a.Level):
+			diags = diags.Append(errDiag("Invalid log level", fmt.Sprintf("%q: use trace, debug, info, warn or error.", fs.Arg(0))))
+		}
 	}
 	if len(diags) == 0 {
 		diags = append(diags, a.checkRemote()...)

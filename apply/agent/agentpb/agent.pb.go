@@ -213,8 +213,14 @@ type InfoResponse struct {
 	Listen              string `protobuf:"bytes,7,opt,name=listen,proto3" json:"listen,omitempty"`
 	CertificateSubject  string `protobuf:"bytes,8,opt,name=certificate_subject,json=certificateSubject,proto3" json:"certificate_subject,omitempty"`
 	CertificateNotAfter int64  `protobuf:"varint,9,opt,name=certificate_not_after,json=certificateNotAfter,proto3" json:"certificate_not_after,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// metrics is the address serving Prometheus' /metrics ("" when off),
+	// over the same mutual TLS as listen when the agent has TLS settings.
+	Metrics    string `protobuf:"bytes,10,opt,name=metrics,proto3" json:"metrics,omitempty"`
+	MetricsTls bool   `protobuf:"varint,11,opt,name=metrics_tls,json=metricsTls,proto3" json:"metrics_tls,omitempty"`
+	// log_level is the logs' level now: trace, debug, info, warn or error.
+	LogLevel      string `protobuf:"bytes,12,opt,name=log_level,json=logLevel,proto3" json:"log_level,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *InfoResponse) Reset() {
@@ -308,6 +314,27 @@ func (x *InfoResponse) GetCertificateNotAfter() int64 {
 		return x.CertificateNotAfter
 	}
 	return 0
+}
+
+func (x *InfoResponse) GetMetrics() string {
+	if x != nil {
+		return x.Metrics
+	}
+	return ""
+}
+
+func (x *InfoResponse) GetMetricsTls() bool {
+	if x != nil {
+		return x.MetricsTls
+	}
+	return false
+}
+
+func (x *InfoResponse) GetLogLevel() string {
+	if x != nil {
+		return x.LogLevel
+	}
+	return ""
 }
 
 type DevicesRequest struct {
@@ -2633,6 +2660,94 @@ func (*ShutdownResponse) Descriptor() ([]byte, []int) {
 	return file_agent_proto_rawDescGZIP(), []int{35}
 }
 
+type SetLogLevelRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Level         string                 `protobuf:"bytes,1,opt,name=level,proto3" json:"level,omitempty"` // trace, debug, info, warn or error
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetLogLevelRequest) Reset() {
+	*x = SetLogLevelRequest{}
+	mi := &file_agent_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetLogLevelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetLogLevelRequest) ProtoMessage() {}
+
+func (x *SetLogLevelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetLogLevelRequest.ProtoReflect.Descriptor instead.
+func (*SetLogLevelRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *SetLogLevelRequest) GetLevel() string {
+	if x != nil {
+		return x.Level
+	}
+	return ""
+}
+
+type SetLogLevelResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Previous      string                 `protobuf:"bytes,1,opt,name=previous,proto3" json:"previous,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetLogLevelResponse) Reset() {
+	*x = SetLogLevelResponse{}
+	mi := &file_agent_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetLogLevelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetLogLevelResponse) ProtoMessage() {}
+
+func (x *SetLogLevelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetLogLevelResponse.ProtoReflect.Descriptor instead.
+func (*SetLogLevelResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *SetLogLevelResponse) GetPrevious() string {
+	if x != nil {
+		return x.Previous
+	}
+	return ""
+}
+
 type Object struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Address string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
@@ -2677,7 +2792,7 @@ type Object struct {
 
 func (x *Object) Reset() {
 	*x = Object{}
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2689,7 +2804,7 @@ func (x *Object) String() string {
 func (*Object) ProtoMessage() {}
 
 func (x *Object) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2702,7 +2817,7 @@ func (x *Object) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Object.ProtoReflect.Descriptor instead.
 func (*Object) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{36}
+	return file_agent_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Object) GetAddress() string {
@@ -2923,7 +3038,7 @@ type Facts struct {
 
 func (x *Facts) Reset() {
 	*x = Facts{}
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2935,7 +3050,7 @@ func (x *Facts) String() string {
 func (*Facts) ProtoMessage() {}
 
 func (x *Facts) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2948,7 +3063,7 @@ func (x *Facts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Facts.ProtoReflect.Descriptor instead.
 func (*Facts) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{37}
+	return file_agent_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Facts) GetLocalAddr() string {
@@ -3013,7 +3128,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_agent_proto_msgTypes[38]
+	mi := &file_agent_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3025,7 +3140,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[38]
+	mi := &file_agent_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3038,7 +3153,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{38}
+	return file_agent_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ErrorInfo) GetCall() string {
@@ -3093,7 +3208,7 @@ type ProbeStats struct {
 
 func (x *ProbeStats) Reset() {
 	*x = ProbeStats{}
-	mi := &file_agent_proto_msgTypes[39]
+	mi := &file_agent_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3105,7 +3220,7 @@ func (x *ProbeStats) String() string {
 func (*ProbeStats) ProtoMessage() {}
 
 func (x *ProbeStats) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[39]
+	mi := &file_agent_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3118,7 +3233,7 @@ func (x *ProbeStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProbeStats.ProtoReflect.Descriptor instead.
 func (*ProbeStats) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{39}
+	return file_agent_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ProbeStats) GetLast() int64 {
@@ -3196,7 +3311,7 @@ type HistoryEvent struct {
 
 func (x *HistoryEvent) Reset() {
 	*x = HistoryEvent{}
-	mi := &file_agent_proto_msgTypes[40]
+	mi := &file_agent_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3208,7 +3323,7 @@ func (x *HistoryEvent) String() string {
 func (*HistoryEvent) ProtoMessage() {}
 
 func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[40]
+	mi := &file_agent_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3221,7 +3336,7 @@ func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEvent.ProtoReflect.Descriptor instead.
 func (*HistoryEvent) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{40}
+	return file_agent_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *HistoryEvent) GetAt() int64 {
@@ -3257,7 +3372,7 @@ var File_agent_proto protoreflect.FileDescriptor
 const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"\vagent.proto\x12\x11rdmaform.agent.v1\"\r\n" +
-	"\vInfoRequest\"\x9b\x02\n" +
+	"\vInfoRequest\"\xf3\x02\n" +
 	"\fInfoResponse\x12\x10\n" +
 	"\x03pid\x18\x01 \x01(\x05R\x03pid\x12\x16\n" +
 	"\x06socket\x18\x02 \x01(\tR\x06socket\x12\x19\n" +
@@ -3268,7 +3383,12 @@ const file_agent_proto_rawDesc = "" +
 	"\x03uid\x18\x06 \x01(\rR\x03uid\x12\x16\n" +
 	"\x06listen\x18\a \x01(\tR\x06listen\x12/\n" +
 	"\x13certificate_subject\x18\b \x01(\tR\x12certificateSubject\x122\n" +
-	"\x15certificate_not_after\x18\t \x01(\x03R\x13certificateNotAfter\"\x10\n" +
+	"\x15certificate_not_after\x18\t \x01(\x03R\x13certificateNotAfter\x12\x18\n" +
+	"\ametrics\x18\n" +
+	" \x01(\tR\ametrics\x12\x1f\n" +
+	"\vmetrics_tls\x18\v \x01(\bR\n" +
+	"metricsTls\x12\x1b\n" +
+	"\tlog_level\x18\f \x01(\tR\blogLevel\"\x10\n" +
 	"\x0eDevicesRequest\"F\n" +
 	"\x0fDevicesResponse\x123\n" +
 	"\adevices\x18\x01 \x03(\v2\x19.rdmaform.agent.v1.DeviceR\adevices\"\xcd\x01\n" +
@@ -3455,7 +3575,11 @@ const file_agent_proto_rawDesc = "" +
 	"\x06object\x18\x01 \x01(\v2\x19.rdmaform.agent.v1.ObjectR\x06object\x12\x18\n" +
 	"\adeleted\x18\x02 \x01(\bR\adeleted\"\x11\n" +
 	"\x0fShutdownRequest\"\x12\n" +
-	"\x10ShutdownResponse\"\x9e\b\n" +
+	"\x10ShutdownResponse\"*\n" +
+	"\x12SetLogLevelRequest\x12\x14\n" +
+	"\x05level\x18\x01 \x01(\tR\x05level\"1\n" +
+	"\x13SetLogLevelResponse\x12\x1a\n" +
+	"\bprevious\x18\x01 \x01(\tR\bprevious\"\x9e\b\n" +
 	"\x06Object\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x16\n" +
 	"\x06parent\x18\x02 \x01(\tR\x06parent\x12+\n" +
@@ -3541,7 +3665,7 @@ const file_agent_proto_rawDesc = "" +
 	"\bREJECTED\x10\b\x12\t\n" +
 	"\x05ERROR\x10\t\x12\t\n" +
 	"\x05READY\x10\n" +
-	"2\xfe\a\n" +
+	"2\xdc\b\n" +
 	"\x05Agent\x12G\n" +
 	"\x04Info\x12\x1e.rdmaform.agent.v1.InfoRequest\x1a\x1f.rdmaform.agent.v1.InfoResponse\x12P\n" +
 	"\aDevices\x12!.rdmaform.agent.v1.DevicesRequest\x1a\".rdmaform.agent.v1.DevicesResponse\x12e\n" +
@@ -3555,7 +3679,8 @@ const file_agent_proto_rawDesc = "" +
 	"DeleteMany\x12$.rdmaform.agent.v1.DeleteManyRequest\x1a%.rdmaform.agent.v1.DeleteManyResponse\x12G\n" +
 	"\x04List\x12\x1e.rdmaform.agent.v1.ListRequest\x1a\x1f.rdmaform.agent.v1.ListResponse\x12L\n" +
 	"\x05Watch\x12\x1f.rdmaform.agent.v1.WatchRequest\x1a .rdmaform.agent.v1.WatchResponse0\x01\x12S\n" +
-	"\bShutdown\x12\".rdmaform.agent.v1.ShutdownRequest\x1a#.rdmaform.agent.v1.ShutdownResponseB2Z0github.com/rdmaform/rdmaform/apply/agent/agentpbb\x06proto3"
+	"\bShutdown\x12\".rdmaform.agent.v1.ShutdownRequest\x1a#.rdmaform.agent.v1.ShutdownResponse\x12\\\n" +
+	"\vSetLogLevel\x12%.rdmaform.agent.v1.SetLogLevelRequest\x1a&.rdmaform.agent.v1.SetLogLevelResponseB2Z0github.com/rdmaform/rdmaform/apply/agent/agentpbb\x06proto3"
 
 var (
 	file_agent_proto_rawDescOnce sync.Once
@@ -3570,7 +3695,7 @@ func file_agent_proto_rawDescGZIP() []byte {
 }
 
 var file_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_agent_proto_goTypes = []any{
 	(Kind)(0),                             // 0: rdmaform.agent.v1.Kind
 	(Status)(0),                           // 1: rdmaform.agent.v1.Status
@@ -3610,11 +3735,13 @@ var file_agent_proto_goTypes = []any{
 	(*Change)(nil),                        // 35: rdmaform.agent.v1.Change
 	(*ShutdownRequest)(nil),               // 36: rdmaform.agent.v1.ShutdownRequest
 	(*ShutdownResponse)(nil),              // 37: rdmaform.agent.v1.ShutdownResponse
-	(*Object)(nil),                        // 38: rdmaform.agent.v1.Object
-	(*Facts)(nil),                         // 39: rdmaform.agent.v1.Facts
-	(*ErrorInfo)(nil),                     // 40: rdmaform.agent.v1.ErrorInfo
-	(*ProbeStats)(nil),                    // 41: rdmaform.agent.v1.ProbeStats
-	(*HistoryEvent)(nil),                  // 42: rdmaform.agent.v1.HistoryEvent
+	(*SetLogLevelRequest)(nil),            // 38: rdmaform.agent.v1.SetLogLevelRequest
+	(*SetLogLevelResponse)(nil),           // 39: rdmaform.agent.v1.SetLogLevelResponse
+	(*Object)(nil),                        // 40: rdmaform.agent.v1.Object
+	(*Facts)(nil),                         // 41: rdmaform.agent.v1.Facts
+	(*ErrorInfo)(nil),                     // 42: rdmaform.agent.v1.ErrorInfo
+	(*ProbeStats)(nil),                    // 43: rdmaform.agent.v1.ProbeStats
+	(*HistoryEvent)(nil),                  // 44: rdmaform.agent.v1.HistoryEvent
 }
 var file_agent_proto_depIdxs = []int32{
 	6,  // 0: rdmaform.agent.v1.DevicesResponse.devices:type_name -> rdmaform.agent.v1.Device
@@ -3631,34 +3758,34 @@ var file_agent_proto_depIdxs = []int32{
 	16, // 11: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
 	19, // 12: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
 	22, // 13: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
-	38, // 14: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
+	40, // 14: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
 	14, // 15: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
 	15, // 16: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
 	28, // 17: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
 	0,  // 18: rdmaform.agent.v1.Filter.kinds:type_name -> rdmaform.agent.v1.Kind
 	1,  // 19: rdmaform.agent.v1.Filter.statuses:type_name -> rdmaform.agent.v1.Status
 	29, // 20: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	38, // 21: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
+	40, // 21: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
 	3,  // 22: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
 	32, // 23: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
 	0,  // 24: rdmaform.agent.v1.SummaryTable.kinds:type_name -> rdmaform.agent.v1.Kind
 	1,  // 25: rdmaform.agent.v1.SummaryTable.statuses:type_name -> rdmaform.agent.v1.Status
-	40, // 26: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
-	41, // 27: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
+	42, // 26: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
+	43, // 27: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
 	29, // 28: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	38, // 29: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
+	40, // 29: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
 	35, // 30: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
 	3,  // 31: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	38, // 32: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
+	40, // 32: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
 	0,  // 33: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
 	1,  // 34: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
 	9,  // 35: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
 	12, // 36: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
 	16, // 37: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
-	39, // 38: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
-	40, // 39: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
-	41, // 40: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
-	42, // 41: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
+	41, // 38: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
+	42, // 39: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
+	43, // 40: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
+	44, // 41: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
 	1,  // 42: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
 	2,  // 43: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
 	4,  // 44: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
@@ -3672,20 +3799,22 @@ var file_agent_proto_depIdxs = []int32{
 	30, // 52: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
 	33, // 53: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
 	36, // 54: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
-	3,  // 55: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
-	5,  // 56: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
-	38, // 57: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
-	38, // 58: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
-	38, // 59: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
-	21, // 60: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
-	38, // 61: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
-	25, // 62: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
-	27, // 63: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
-	31, // 64: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
-	34, // 65: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
-	37, // 66: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
-	55, // [55:67] is the sub-list for method output_type
-	43, // [43:55] is the sub-list for method input_type
+	38, // 55: rdmaform.agent.v1.Agent.SetLogLevel:input_type -> rdmaform.agent.v1.SetLogLevelRequest
+	3,  // 56: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
+	5,  // 57: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
+	40, // 58: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
+	40, // 59: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
+	40, // 60: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
+	21, // 61: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
+	40, // 62: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
+	25, // 63: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
+	27, // 64: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
+	31, // 65: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
+	34, // 66: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
+	37, // 67: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
+	39, // 68: rdmaform.agent.v1.Agent.SetLogLevel:output_type -> rdmaform.agent.v1.SetLogLevelResponse
+	56, // [56:69] is the sub-list for method output_type
+	43, // [43:56] is the sub-list for method input_type
 	43, // [43:43] is the sub-list for extension type_name
 	43, // [43:43] is the sub-list for extension extendee
 	0,  // [0:43] is the sub-list for field type_name
@@ -3696,7 +3825,7 @@ func file_agent_proto_init() {
 	if File_agent_proto != nil {
 		return
 	}
-	file_agent_proto_msgTypes[36].OneofWrappers = []any{
+	file_agent_proto_msgTypes[38].OneofWrappers = []any{
 		(*Object_ProtectionDomain)(nil),
 		(*Object_Listener)(nil),
 		(*Object_Endpoint)(nil),
@@ -3707,7 +3836,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   41,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -45,6 +45,7 @@ const (
 	Agent_List_FullMethodName                   = "/rdmaform.agent.v1.Agent/List"
 	Agent_Watch_FullMethodName                  = "/rdmaform.agent.v1.Agent/Watch"
 	Agent_Shutdown_FullMethodName               = "/rdmaform.agent.v1.Agent/Shutdown"
+	Agent_SetLogLevel_FullMethodName            = "/rdmaform.agent.v1.Agent/SetLogLevel"
 )
 
 // AgentClient is the client API for Agent service.
@@ -95,6 +96,9 @@ type AgentClient interface {
 	// Shutdown stops the agent as SIGTERM does: disconnect everything,
 	// destroy the ids, protection domains last, exit 0.
 	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
+	// SetLogLevel changes the level of the agent's logs (its file and
+	// stderr) at once, without a restart, and returns the level it had.
+	SetLogLevel(ctx context.Context, in *SetLogLevelRequest, opts ...grpc.CallOption) (*SetLogLevelResponse, error)
 }
 
 type agentClient struct {
@@ -234,6 +238,16 @@ func (c *agentClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts ..
 	return out, nil
 }
 
+func (c *agentClient) SetLogLevel(ctx context.Context, in *SetLogLevelRequest, opts ...grpc.CallOption) (*SetLogLevelResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetLogLevelResponse)
+	err := c.cc.Invoke(ctx, Agent_SetLogLevel_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AgentServer is the server API for Agent service.
 // All implementations must embed UnimplementedAgentServer
 // for forward compatibility.
@@ -282,6 +296,9 @@ type AgentServer interface {
 	// Shutdown stops the agent as SIGTERM does: disconnect everything,
 	// destroy the ids, protection domains last, exit 0.
 	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
+	// SetLogLevel changes the level of the agent's logs (its file and
+	// stderr) at once, without a restart, and returns the level it had.
+	SetLogLevel(context.Context, *SetLogLevelRequest) (*SetLogLevelResponse, error)
 	mustEmbedUnimplementedAgentServer()
 }
 
@@ -327,6 +344,9 @@ func (UnimplementedAgentServer) Watch(*WatchRequest, grpc.ServerStreamingServer[
 }
 func (UnimplementedAgentServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Shutdown not implemented")
+}
+func (UnimplementedAgentServer) SetLogLevel(context.Context, *SetLogLevelRequest) (*SetLogLevelResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetLogLevel not implemented")
 }
 func (UnimplementedAgentServer) mustEmbedUnimplementedAgentServer() {}
 func (UnimplementedAgentServer) testEmbeddedByValue()               {}
@@ -558,6 +578,24 @@ func _Agent_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(inte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Agent_SetLogLevel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetLogLevelRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServer).SetLogLevel(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Agent_SetLogLevel_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServer).SetLogLevel(ctx, req.(*SetLogLevelRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Agent_ServiceDesc is the grpc.ServiceDesc for Agent service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -608,6 +646,10 @@ var Agent_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Shutdown",
 			Handler:    _Agent_Shutdown_Handler,
+		},
+		{
+			MethodName: "SetLogLevel",
+			Handler:    _Agent_SetLogLevel_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
