@@ -40,6 +40,10 @@ type Fabric struct {
 	deletes     deleter
 	connectOnce sync.Once
 	connecting  chan struct{}
+
+	// remote: the agent runs on another host, which answers plan's
+	// device questions itself (remote.go).
+	remote *remoteRoutes
 }
 
 var (
@@ -149,13 +153,22 @@ func (f *Fabric) Devices(ctx context.Context) ([]planner.Device, error) {
 	return out, nil
 }
 
-// IsLocal reports whether ip is an address of this host, the agent's
-// (its socket is local).
-func (f *Fabric) IsLocal(ip netip.Addr) bool { return planner.IsLocalAddress(ip) }
+// IsLocal reports whether ip is an address of the agent's host: this
+// one, for an agent on the local socket; a remote agent says.
+func (f *Fabric) IsLocal(ip netip.Addr) bool {
+	if f.remote != nil {
+		return f.remote.isLocal(f.agent, ip)
+	}
+	return planner.IsLocalAddress(ip)
+}
 
-// DeviceFor names the RDMA device serving address on this host (the agent
-// runs here): see route.go.
-func (f *Fabric) DeviceFor(_ context.Context, address string) (string, error) {
+// DeviceFor names the RDMA device serving address on the agent's host:
+// read here for an agent on the local socket (route.go), asked of a
+// remote agent.
+func (f *Fabric) DeviceFor(ctx context.Context, address string) (string, error) {
+	if f.remote != nil {
+		return f.remote.deviceFor(ctx, f.agent, address)
+	}
 	return deviceFor(address)
 }
 
