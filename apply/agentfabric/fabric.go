@@ -126,7 +126,7 @@ func (f *Fabric) Facts(ctx context.Context, handles []string) (map[string]state.
 	out := make(map[string]state.Facts, len(handles))
 	for _, o := range r.Objects {
 		if want[o.Address] { // a prefix also matches endpoint.a1 for endpoint.a
-			out[o.Address] = factsOf(o)
+			out[o.Address] = f.factsOf(o)
 		}
 	}
 	return out, nil
@@ -197,7 +197,7 @@ func (f *Fabric) Create(ctx context.Context, h apply.Handle, spec apply.Spec, to
 		f.agent.Delete(ctx, &pb.DeleteRequest{Address: address})
 		return state.Facts{}, err
 	}
-	return factsOf(o), nil
+	return f.factsOf(o), nil
 }
 
 // StartCreate registers the object and returns how to wait for it: for an
@@ -291,7 +291,7 @@ func (f *Fabric) waitEstablished(ctx context.Context, stop <-chan struct{}, addr
 	for {
 		switch {
 		case established(o) && o.Facts != nil:
-			return factsOf(o), nil
+			return f.factsOf(o), nil
 		case established(o) && grace == nil:
 			// The agent reports ESTABLISHED first and the facts (QP
 			// number, local address) in the next change, which the state
@@ -308,7 +308,7 @@ func (f *Fabric) waitEstablished(ctx context.Context, stop <-chan struct{}, addr
 		case next, ok := <-updates:
 			if !ok {
 				if established(o) {
-					return factsOf(o), nil
+					return f.factsOf(o), nil
 				}
 				return state.Facts{}, streamEnded(address, f.watch.err())
 			}
@@ -316,7 +316,7 @@ func (f *Fabric) waitEstablished(ctx context.Context, stop <-chan struct{}, addr
 				o = next
 			}
 		case <-grace:
-			return factsOf(o), nil
+			return f.factsOf(o), nil
 		case <-stop:
 			if established(o) {
 				stop = nil // only its facts are awaited: a moment more
@@ -372,7 +372,7 @@ func (f *Fabric) Update(ctx context.Context, h apply.Handle, spec apply.Spec, ch
 	if err != nil {
 		return state.Facts{}, rpcError(err)
 	}
-	return factsOf(o), nil
+	return f.factsOf(o), nil
 }
 
 // Delete disconnects and destroys the object; what is gone already is

@@ -9,6 +9,7 @@ import (
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/state"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -79,4 +80,15 @@ func (r *remoteRoutes) isLocal(a pb.AgentClient, ip netip.Addr) bool {
 	r.local[ip] = resp.Local
 	r.mu.Unlock()
 	return resp.Local
+}
+
+// factsOf is the object's facts as this fabric records them: a remote
+// agent's objects are on its host, not this one, which the state's
+// agent_host would otherwise name (the object's agent says where it is).
+func (f *Fabric) factsOf(o *pb.Object) state.Facts {
+	facts := factsOf(o)
+	if f.remote != nil {
+		facts.AgentHost = ""
+	}
+	return facts
 }

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmaform/rdmaform/apply"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/planner"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -66,5 +68,26 @@ func TestRemoteFabricOfAnOlderAgent(t *testing.T) {
 	}
 	if !f.IsLocal(netip.MustParseAddr("10.77.1.1")) {
 		t.Error("an agent that cannot say leaves the address to apply")
+	}
+}
+
+// pdAgent makes protection domains.
+type pdAgent struct{ pb.AgentClient }
+
+func (pdAgent) CreateProtectionDomain(_ context.Context, r *pb.CreateProtectionDomainRequest, _ ...grpc.CallOption) (*pb.Object, error) {
+	return &pb.Object{Address: r.Address, Kind: pb.Kind_PROTECTION_DOMAIN, Status: pb.Status_READY}, nil
+}
+
+// What a remote agent makes is on its host: the facts name no host of
+// this one's (a local agent's name this host).
+func TestFactsOfARemoteAgentNameNoHostOfOurs(t *testing.T) {
+	spec := apply.Spec{ProtectionDomain: &config.ProtectionDomain{Device: "rxe0"}}
+	h := apply.Handle{Name: "protection_domain.p"}
+	facts, err := NewRemote(pdAgent{}).Create(context.Background(), h, spec, "t")
+	if err != nil || facts.AgentHost != "" || facts.AgentHandle != "protection_domain.p" {
+		t.Errorf("remote: %+v, %v; want no agent_host", facts, err)
+	}
+	if facts, err := New(pdAgent{}).Create(context.Background(), h, spec, "t"); err != nil || facts.AgentHost == "" {
+		t.Errorf("local: %+v, %v; want this host", facts, err)
 	}
 }
