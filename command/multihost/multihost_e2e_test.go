@@ -88,9 +88,7 @@ func TestMultiHostFabric(t *testing.T) {
 		h.cert = e.ca.Server(t, strings.Split(name, ".")[0], pki.DNSNames(name))
 		e.hosts = append(e.hosts, h)
 	}
-	for _, h := range e.hosts {
-		e.startAgent(h)
-	}
+	e.startAgents(e.hosts...)
 	s1, compute := e.hosts[0], e.hosts[2]
 
 	dir := e.configDir("fabric", e.fabricConfig(e.backendBlock(), ""))
@@ -151,7 +149,7 @@ func TestMultiHostFabric(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.measured("boot of the powered-off guest", time.Since(t0))
-	e.startAgent(s1)
+	e.startAgents(s1)
 	code, out, errs = e.cli(dir, "plan", "-no-color", "-detailed-exitcode")
 	if code != 2 || !strings.Contains(out, `# listener.blocks["s1"] will be created`) {
 		t.Fatalf("plan after the host came back: exit %d, want 2 and its listener to be created\n%s%s", code, out, errs)
@@ -164,6 +162,18 @@ func TestMultiHostFabric(t *testing.T) {
 	}
 	e.waitLinks("after the heal", e.hosts[0], e.hosts[1])
 	e.measured("heal apply, and every link established again", time.Since(t0))
+	code, out, errs = e.cli(dir, "plan", "-no-color", "-detailed-exitcode")
+	if code != 0 {
+		t.Errorf("plan after the heal: exit %d, want 0 (no changes)\n%s%s", code, out, errs)
+	}
+
+	// Before the destroy, the kernels show the agents' cm_ids: so their
+	// absence after it means something.
+	for _, h := range e.hosts {
+		if n := e.agentCMIDs(h); n == 0 {
+			t.Errorf("%s (%s) shows no cm_id of rdmaform's while its objects are there", h.vm.Name(), h.key)
+		}
+	}
 
 	// Destroy: nothing of rdmaform's left in any guest's kernel.
 	t0 = time.Now()
@@ -173,16 +183,28 @@ func TestMultiHostFabric(t *testing.T) {
 		t.Fatalf("destroy: exit %d\n%s%s", code, out, errs)
 	}
 	for _, h := range e.hosts {
-		out, code, err := h.vm.Run(ctx, "rdma", "resource", "show", "cm_id")
-		if err != nil || code != 0 {
-			t.Fatalf("rdma resource show cm_id on %s: exit %d, %v\n%s", h.vm.Name(), code, err, out)
-		}
-		for _, l := range strings.Split(out, "\n") {
-			if strings.Contains(l, "comm rdmaform") {
-				t.Errorf("%s (%s) keeps a cm_id of rdmaform's after destroy: %s", h.vm.Name(), h.key, l)
-			}
+		if n := e.agentCMIDs(h); n != 0 {
+			t.Errorf("%s (%s) keeps %d cm_ids of rdmaform's after destroy", h.vm.Name(), h.key, n)
 		}
 	}
+}
+
+// agentCMIDs counts the cm_ids the guest's kernel shows for rdmaform
+// (its agent), logging them.
+func (e *e2e) agentCMIDs(h *host) int {
+	e.t.Helper()
+	out, code, err := h.vm.Run(e.ctx, "rdma", "resource", "show", "cm_id")
+	if err != nil || code != 0 {
+		e.t.Fatalf("rdma resource show cm_id on %s: exit %d, %v\n%s", h.vm.Name(), code, err, out)
+	}
+	n := 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "comm rdmaform") {
+			n++
+			e.t.Logf("%s: %s", h.vm.Name(), strings.TrimSpace(l))
+		}
+	}
+	return n
 }
 
 // build puts the rdmaform binary into the tree, which the guests share.
@@ -218,27 +240,31 @@ func (e *e2e) makePKI() {
 	e.operator = e.ca.Client(e.t, "operator")
 }
 
-// startAgent starts the host's agent and waits until it answers through
-// its forwarded port.
-func (e *e2e) startAgent(h *host) {
+// startAgents starts the hosts' agents, all at once, and waits until each
+// answers through its forwarded port.
+func (e *e2e) startAgents(hosts ...*host) {
 	e.t.Helper()
 	t0 := time.Now()
-	p, err := h.vm.Start(e.bin, "agent", "-socket=/run/rdmaform-e2e/agent.sock",
-		fmt.Sprintf("-listen=0.0.0.0:%d", agentPort),
-		"-tls-cert="+h.cert.CertFile, "-tls-key="+h.cert.KeyFile, "-tls-client-ca="+e.ca.CertFile)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	h.proc = p
-	e.waitFor(h.key+"'s agent through "+h.vm.Forwarded(agentPort), func() (bool, string) {
-		c, err := client.DialRemote(e.ctx, e.remote(h, e.operator))
+	for _, h := range hosts {
+		p, err := h.vm.Start(e.bin, "agent", "-socket=/run/rdmaform-e2e/agent.sock",
+			fmt.Sprintf("-listen=0.0.0.0:%d", agentPort),
+			"-tls-cert="+h.cert.CertFile, "-tls-key="+h.cert.KeyFile, "-tls-client-ca="+e.ca.CertFile)
 		if err != nil {
-			return false, fmt.Sprintf("%v; agent output:\n%s", err, p.Output())
+			e.t.Fatal(err)
 		}
-		c.Close()
-		return true, ""
-	})
-	e.t.Logf("%s (%s): agent answers %.1f s after its start", h.key, h.vm.Name(), time.Since(t0).Seconds())
+		h.proc = p
+	}
+	for _, h := range hosts {
+		e.waitFor(h.key+"'s agent through "+h.vm.Forwarded(agentPort), func() (bool, string) {
+			c, err := client.DialRemote(e.ctx, e.remote(h, e.operator))
+			if err != nil {
+				return false, fmt.Sprintf("%v; agent output:\n%s", err, h.proc.Output())
+			}
+			c.Close()
+			return true, ""
+		})
+	}
+	e.measured(fmt.Sprintf("start of %d agents until each answers", len(hosts)), time.Since(t0))
 }
 
 func (e *e2e) remote(h *host, as pki.Pair) client.Remote {
