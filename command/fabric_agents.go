@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rdmaform/rdmaform/apply"
+	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/client"
 	"github.com/rdmaform/rdmaform/apply/agentfabric"
 	"github.com/rdmaform/rdmaform/config"
@@ -33,10 +34,21 @@ func connectRemoteAgent(ctx context.Context, a *config.Agent) (*fabricConn, erro
 	if err != nil {
 		return nil, err
 	}
-	f := agentfabric.New(c)
-	// Its devices are not this host's: the address routes and local
-	// addresses the device checks use are read here, so they are skipped.
-	return &fabricConn{Refresher: f, Fabric: f, Close: func() error { f.Close(); return c.Close() }, CreateBeforeDestroy: true}, nil
+	return remoteFabric(c, c.Close), nil
+}
+
+// remoteFabric is a remote agent's client as the commands' fabric. Its
+// devices, routes and addresses are its host's: the device checks ask the
+// agent, never this host.
+func remoteFabric(c pb.AgentClient, closeConn func() error) *fabricConn {
+	f := agentfabric.NewRemote(c)
+	return &fabricConn{Refresher: f, Devices: f, Fabric: f, CreateBeforeDestroy: true, Close: func() error {
+		f.Close()
+		if closeConn != nil {
+			return closeConn()
+		}
+		return nil
+	}}
 }
 
 // remoteConnector is how the commands reach remote agents.

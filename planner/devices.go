@@ -68,7 +68,27 @@ func checkAgentDevices(ctx context.Context, cfg, sub *config.Config, agent strin
 			MaxQPRdAtom: d.MaxQPRdAtom, MaxQPInitRdAtom: d.MaxQPInitRdAtom}
 	}
 	diags := config.CheckDevice(sub, limits)
-	return append(diags, CheckPDDevices(cfg, sub.SortedInstances(), limits)...)
+	diags = append(diags, CheckPDDevices(cfg, sub.SortedInstances(), limits)...)
+	return onHost(cfg, agent, diags)
+}
+
+// onHost names a remote agent's host in its objects' device diagnostics:
+// "this host" there is the agent's, not the one plan runs on.
+func onHost(cfg *config.Config, agent string, diags hcl.Diagnostics) hcl.Diagnostics {
+	if agent == "" || len(diags) == 0 {
+		return diags
+	}
+	where := "On the host of " + agent
+	if a := cfg.Agents[agent]; a != nil {
+		where += " (" + a.Address + ")"
+	}
+	out := make(hcl.Diagnostics, len(diags))
+	for i, d := range diags {
+		c := *d
+		c.Detail = where + ": " + c.Detail
+		out[i] = &c
+	}
+	return out
 }
 
 // CheckPDDevices checks that each of insts (of cfg) with a protection

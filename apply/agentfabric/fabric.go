@@ -40,6 +40,10 @@ type Fabric struct {
 	deletes     deleter
 	connectOnce sync.Once
 	connecting  chan struct{}
+
+	// remote: the agent runs on another host, which answers plan's
+	// device questions itself (remote.go).
+	remote *remoteRoutes
 }
 
 var (
@@ -122,7 +126,7 @@ func (f *Fabric) Facts(ctx context.Context, handles []string) (map[string]state.
 	out := make(map[string]state.Facts, len(handles))
 	for _, o := range r.Objects {
 		if want[o.Address] { // a prefix also matches endpoint.a1 for endpoint.a
-			out[o.Address] = factsOf(o)
+			out[o.Address] = f.factsOf(o)
 		}
 	}
 	return out, nil
@@ -149,13 +153,22 @@ func (f *Fabric) Devices(ctx context.Context) ([]planner.Device, error) {
 	return out, nil
 }
 
-// IsLocal reports whether ip is an address of this host, the agent's
-// (its socket is local).
-func (f *Fabric) IsLocal(ip netip.Addr) bool { return planner.IsLocalAddress(ip) }
+// IsLocal reports whether ip is an address of the agent's host: this
+// one, for an agent on the local socket; a remote agent says.
+func (f *Fabric) IsLocal(ip netip.Addr) bool {
+	if f.remote != nil {
+		return f.remote.isLocal(f.agent, ip)
+	}
+	return planner.IsLocalAddress(ip)
+}
 
-// DeviceFor names the RDMA device serving address on this host (the agent
-// runs here): see route.go.
-func (f *Fabric) DeviceFor(_ context.Context, address string) (string, error) {
+// DeviceFor names the RDMA device serving address on the agent's host:
+// read here for an agent on the local socket (route.go), asked of a
+// remote agent.
+func (f *Fabric) DeviceFor(ctx context.Context, address string) (string, error) {
+	if f.remote != nil {
+		return f.remote.deviceFor(ctx, f.agent, address)
+	}
 	return deviceFor(address)
 }
 
@@ -184,7 +197,7 @@ func (f *Fabric) Create(ctx context.Context, h apply.Handle, spec apply.Spec, to
 		f.agent.Delete(ctx, &pb.DeleteRequest{Address: address})
 		return state.Facts{}, err
 	}
-	return factsOf(o), nil
+	return f.factsOf(o), nil
 }
 
 // StartCreate registers the object and returns how to wait for it: for an
@@ -278,7 +291,7 @@ func (f *Fabric) waitEstablished(ctx context.Context, stop <-chan struct{}, addr
 	for {
 		switch {
 		case established(o) && o.Facts != nil:
-			return factsOf(o), nil
+			return f.factsOf(o), nil
 		case established(o) && grace == nil:
 			// The agent reports ESTABLISHED first and the facts (QP
 			// number, local address) in the next change, which the state
@@ -295,7 +308,7 @@ func (f *Fabric) waitEstablished(ctx context.Context, stop <-chan struct{}, addr
 		case next, ok := <-updates:
 			if !ok {
 				if established(o) {
-					return factsOf(o), nil
+					return f.factsOf(o), nil
 				}
 				return state.Facts{}, streamEnded(address, f.watch.err())
 			}
@@ -303,7 +316,7 @@ func (f *Fabric) waitEstablished(ctx context.Context, stop <-chan struct{}, addr
 				o = next
 			}
 		case <-grace:
-			return factsOf(o), nil
+			return f.factsOf(o), nil
 		case <-stop:
 			if established(o) {
 				stop = nil // only its facts are awaited: a moment more
@@ -359,7 +372,7 @@ func (f *Fabric) Update(ctx context.Context, h apply.Handle, spec apply.Spec, ch
 	if err != nil {
 		return state.Facts{}, rpcError(err)
 	}
-	return factsOf(o), nil
+	return f.factsOf(o), nil
 }
 
 // Delete disconnects and destroys the object; what is gone already is

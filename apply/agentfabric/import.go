@@ -45,7 +45,7 @@ func (f *Fabric) Import(ctx context.Context, h apply.Handle, spec apply.Spec) (s
 	if kind == pb.Kind_ENDPOINT && !established(o) && !failed(o) {
 		return f.awaitImported(ctx, h, spec.Endpoint)
 	}
-	facts := factsOf(o)
+	facts := f.factsOf(o)
 	facts.CreateToken = o.Token
 	return facts, nil
 }

@@ -38,7 +38,7 @@ func (f *Fabric) AwaitReconnect(ctx context.Context, h apply.Handle, spec apply.
 	for {
 		switch {
 		case established(o) && int(o.Reconnects) > reconnects && o.Facts != nil:
-			return factsOf(o), nil
+			return f.factsOf(o), nil
 		case o.Status == pb.Status_ERROR:
 			return state.Facts{}, objectError(o)
 		}

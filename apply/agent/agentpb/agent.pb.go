@@ -373,6 +373,112 @@ func (*DevicesRequest) Descriptor() ([]byte, []int) {
 	return file_agent_proto_rawDescGZIP(), []int{2}
 }
 
+type DeviceForRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Address       string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"` // an IP address or a host name
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeviceForRequest) Reset() {
+	*x = DeviceForRequest{}
+	mi := &file_agent_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeviceForRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeviceForRequest) ProtoMessage() {}
+
+func (x *DeviceForRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeviceForRequest.ProtoReflect.Descriptor instead.
+func (*DeviceForRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *DeviceForRequest) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+type DeviceForResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Device string                 `protobuf:"bytes,1,opt,name=device,proto3" json:"device,omitempty"` // "" when no RDMA device serves the address
+	// no_device says why none does (the librdmacm call and errno).
+	NoDevice string `protobuf:"bytes,2,opt,name=no_device,json=noDevice,proto3" json:"no_device,omitempty"`
+	// local: the address is assigned to one of the agent host's interfaces.
+	Local         bool `protobuf:"varint,3,opt,name=local,proto3" json:"local,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeviceForResponse) Reset() {
+	*x = DeviceForResponse{}
+	mi := &file_agent_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeviceForResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeviceForResponse) ProtoMessage() {}
+
+func (x *DeviceForResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeviceForResponse.ProtoReflect.Descriptor instead.
+func (*DeviceForResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *DeviceForResponse) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+func (x *DeviceForResponse) GetNoDevice() string {
+	if x != nil {
+		return x.NoDevice
+	}
+	return ""
+}
+
+func (x *DeviceForResponse) GetLocal() bool {
+	if x != nil {
+		return x.Local
+	}
+	return false
+}
+
 type DevicesResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Devices       []*Device              `protobuf:"bytes,1,rep,name=devices,proto3" json:"devices,omitempty"`
@@ -382,7 +488,7 @@ type DevicesResponse struct {
 
 func (x *DevicesResponse) Reset() {
 	*x = DevicesResponse{}
-	mi := &file_agent_proto_msgTypes[3]
+	mi := &file_agent_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -394,7 +500,7 @@ func (x *DevicesResponse) String() string {
 func (*DevicesResponse) ProtoMessage() {}
 
 func (x *DevicesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[3]
+	mi := &file_agent_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -407,7 +513,7 @@ func (x *DevicesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DevicesResponse.ProtoReflect.Descriptor instead.
 func (*DevicesResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{3}
+	return file_agent_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DevicesResponse) GetDevices() []*Device {
@@ -431,7 +537,7 @@ type Device struct {
 
 func (x *Device) Reset() {
 	*x = Device{}
-	mi := &file_agent_proto_msgTypes[4]
+	mi := &file_agent_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -443,7 +549,7 @@ func (x *Device) String() string {
 func (*Device) ProtoMessage() {}
 
 func (x *Device) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[4]
+	mi := &file_agent_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -456,7 +562,7 @@ func (x *Device) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Device.ProtoReflect.Descriptor instead.
 func (*Device) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{4}
+	return file_agent_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Device) GetName() string {
@@ -513,7 +619,7 @@ type Port struct {
 
 func (x *Port) Reset() {
 	*x = Port{}
-	mi := &file_agent_proto_msgTypes[5]
+	mi := &file_agent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -525,7 +631,7 @@ func (x *Port) String() string {
 func (*Port) ProtoMessage() {}
 
 func (x *Port) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[5]
+	mi := &file_agent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -538,7 +644,7 @@ func (x *Port) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Port.ProtoReflect.Descriptor instead.
 func (*Port) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{5}
+	return file_agent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Port) GetNum() int32 {
@@ -586,7 +692,7 @@ type Limits struct {
 
 func (x *Limits) Reset() {
 	*x = Limits{}
-	mi := &file_agent_proto_msgTypes[6]
+	mi := &file_agent_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -598,7 +704,7 @@ func (x *Limits) String() string {
 func (*Limits) ProtoMessage() {}
 
 func (x *Limits) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[6]
+	mi := &file_agent_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -611,7 +717,7 @@ func (x *Limits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Limits.ProtoReflect.Descriptor instead.
 func (*Limits) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{6}
+	return file_agent_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Limits) GetMaxQp() int32 {
@@ -686,7 +792,7 @@ type ProtectionDomainSpec struct {
 
 func (x *ProtectionDomainSpec) Reset() {
 	*x = ProtectionDomainSpec{}
-	mi := &file_agent_proto_msgTypes[7]
+	mi := &file_agent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -698,7 +804,7 @@ func (x *ProtectionDomainSpec) String() string {
 func (*ProtectionDomainSpec) ProtoMessage() {}
 
 func (x *ProtectionDomainSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[7]
+	mi := &file_agent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -711,7 +817,7 @@ func (x *ProtectionDomainSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProtectionDomainSpec.ProtoReflect.Descriptor instead.
 func (*ProtectionDomainSpec) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{7}
+	return file_agent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ProtectionDomainSpec) GetDevice() string {
@@ -738,7 +844,7 @@ type QP struct {
 
 func (x *QP) Reset() {
 	*x = QP{}
-	mi := &file_agent_proto_msgTypes[8]
+	mi := &file_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -750,7 +856,7 @@ func (x *QP) String() string {
 func (*QP) ProtoMessage() {}
 
 func (x *QP) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[8]
+	mi := &file_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -763,7 +869,7 @@ func (x *QP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QP.ProtoReflect.Descriptor instead.
 func (*QP) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{8}
+	return file_agent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *QP) GetType() string {
@@ -834,7 +940,7 @@ type Accept struct {
 
 func (x *Accept) Reset() {
 	*x = Accept{}
-	mi := &file_agent_proto_msgTypes[9]
+	mi := &file_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -846,7 +952,7 @@ func (x *Accept) String() string {
 func (*Accept) ProtoMessage() {}
 
 func (x *Accept) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[9]
+	mi := &file_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -859,7 +965,7 @@ func (x *Accept) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Accept.ProtoReflect.Descriptor instead.
 func (*Accept) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{9}
+	return file_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Accept) GetResponderResources() uint32 {
@@ -919,7 +1025,7 @@ type ListenerSpec struct {
 
 func (x *ListenerSpec) Reset() {
 	*x = ListenerSpec{}
-	mi := &file_agent_proto_msgTypes[10]
+	mi := &file_agent_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -931,7 +1037,7 @@ func (x *ListenerSpec) String() string {
 func (*ListenerSpec) ProtoMessage() {}
 
 func (x *ListenerSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[10]
+	mi := &file_agent_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -944,7 +1050,7 @@ func (x *ListenerSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListenerSpec.ProtoReflect.Descriptor instead.
 func (*ListenerSpec) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{10}
+	return file_agent_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListenerSpec) GetAddress() string {
@@ -1010,7 +1116,7 @@ type Connect struct {
 
 func (x *Connect) Reset() {
 	*x = Connect{}
-	mi := &file_agent_proto_msgTypes[11]
+	mi := &file_agent_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1022,7 +1128,7 @@ func (x *Connect) String() string {
 func (*Connect) ProtoMessage() {}
 
 func (x *Connect) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[11]
+	mi := &file_agent_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1035,7 +1141,7 @@ func (x *Connect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Connect.ProtoReflect.Descriptor instead.
 func (*Connect) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{11}
+	return file_agent_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Connect) GetResponderResources() uint32 {
@@ -1090,7 +1196,7 @@ type Reconnect struct {
 
 func (x *Reconnect) Reset() {
 	*x = Reconnect{}
-	mi := &file_agent_proto_msgTypes[12]
+	mi := &file_agent_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1102,7 +1208,7 @@ func (x *Reconnect) String() string {
 func (*Reconnect) ProtoMessage() {}
 
 func (x *Reconnect) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[12]
+	mi := &file_agent_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1115,7 +1221,7 @@ func (x *Reconnect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reconnect.ProtoReflect.Descriptor instead.
 func (*Reconnect) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{12}
+	return file_agent_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Reconnect) GetMinBackoff() int64 {
@@ -1143,7 +1249,7 @@ type Probe struct {
 
 func (x *Probe) Reset() {
 	*x = Probe{}
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1155,7 +1261,7 @@ func (x *Probe) String() string {
 func (*Probe) ProtoMessage() {}
 
 func (x *Probe) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1168,7 +1274,7 @@ func (x *Probe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Probe.ProtoReflect.Descriptor instead.
 func (*Probe) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{13}
+	return file_agent_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Probe) GetInterval() int64 {
@@ -1212,7 +1318,7 @@ type EndpointSpec struct {
 
 func (x *EndpointSpec) Reset() {
 	*x = EndpointSpec{}
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1224,7 +1330,7 @@ func (x *EndpointSpec) String() string {
 func (*EndpointSpec) ProtoMessage() {}
 
 func (x *EndpointSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1237,7 +1343,7 @@ func (x *EndpointSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndpointSpec.ProtoReflect.Descriptor instead.
 func (*EndpointSpec) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{14}
+	return file_agent_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *EndpointSpec) GetAddress() string {
@@ -1321,7 +1427,7 @@ type CreateProtectionDomainRequest struct {
 
 func (x *CreateProtectionDomainRequest) Reset() {
 	*x = CreateProtectionDomainRequest{}
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1333,7 +1439,7 @@ func (x *CreateProtectionDomainRequest) String() string {
 func (*CreateProtectionDomainRequest) ProtoMessage() {}
 
 func (x *CreateProtectionDomainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1346,7 +1452,7 @@ func (x *CreateProtectionDomainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateProtectionDomainRequest.ProtoReflect.Descriptor instead.
 func (*CreateProtectionDomainRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{15}
+	return file_agent_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CreateProtectionDomainRequest) GetAddress() string {
@@ -1381,7 +1487,7 @@ type CreateListenerRequest struct {
 
 func (x *CreateListenerRequest) Reset() {
 	*x = CreateListenerRequest{}
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1393,7 +1499,7 @@ func (x *CreateListenerRequest) String() string {
 func (*CreateListenerRequest) ProtoMessage() {}
 
 func (x *CreateListenerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1406,7 +1512,7 @@ func (x *CreateListenerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateListenerRequest.ProtoReflect.Descriptor instead.
 func (*CreateListenerRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{16}
+	return file_agent_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateListenerRequest) GetAddress() string {
@@ -1441,7 +1547,7 @@ type CreateEndpointRequest struct {
 
 func (x *CreateEndpointRequest) Reset() {
 	*x = CreateEndpointRequest{}
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1453,7 +1559,7 @@ func (x *CreateEndpointRequest) String() string {
 func (*CreateEndpointRequest) ProtoMessage() {}
 
 func (x *CreateEndpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1466,7 +1572,7 @@ func (x *CreateEndpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEndpointRequest.ProtoReflect.Descriptor instead.
 func (*CreateEndpointRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{17}
+	return file_agent_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateEndpointRequest) GetAddress() string {
@@ -1499,7 +1605,7 @@ type CreateEndpointsRequest struct {
 
 func (x *CreateEndpointsRequest) Reset() {
 	*x = CreateEndpointsRequest{}
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1511,7 +1617,7 @@ func (x *CreateEndpointsRequest) String() string {
 func (*CreateEndpointsRequest) ProtoMessage() {}
 
 func (x *CreateEndpointsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1524,7 +1630,7 @@ func (x *CreateEndpointsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEndpointsRequest.ProtoReflect.Descriptor instead.
 func (*CreateEndpointsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{18}
+	return file_agent_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateEndpointsRequest) GetEndpoints() []*CreateEndpointRequest {
@@ -1543,7 +1649,7 @@ type CreateEndpointsResponse struct {
 
 func (x *CreateEndpointsResponse) Reset() {
 	*x = CreateEndpointsResponse{}
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1555,7 +1661,7 @@ func (x *CreateEndpointsResponse) String() string {
 func (*CreateEndpointsResponse) ProtoMessage() {}
 
 func (x *CreateEndpointsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1568,7 +1674,7 @@ func (x *CreateEndpointsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEndpointsResponse.ProtoReflect.Descriptor instead.
 func (*CreateEndpointsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{19}
+	return file_agent_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateEndpointsResponse) GetResults() []*CreateResult {
@@ -1589,7 +1695,7 @@ type CreateResult struct {
 
 func (x *CreateResult) Reset() {
 	*x = CreateResult{}
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1601,7 +1707,7 @@ func (x *CreateResult) String() string {
 func (*CreateResult) ProtoMessage() {}
 
 func (x *CreateResult) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1614,7 +1720,7 @@ func (x *CreateResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateResult.ProtoReflect.Descriptor instead.
 func (*CreateResult) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{20}
+	return file_agent_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CreateResult) GetObject() *Object {
@@ -1654,7 +1760,7 @@ type UpdateRequest struct {
 
 func (x *UpdateRequest) Reset() {
 	*x = UpdateRequest{}
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1666,7 +1772,7 @@ func (x *UpdateRequest) String() string {
 func (*UpdateRequest) ProtoMessage() {}
 
 func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1679,7 +1785,7 @@ func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateRequest.ProtoReflect.Descriptor instead.
 func (*UpdateRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{21}
+	return file_agent_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *UpdateRequest) GetAddress() string {
@@ -1740,7 +1846,7 @@ type DeleteRequest struct {
 
 func (x *DeleteRequest) Reset() {
 	*x = DeleteRequest{}
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1752,7 +1858,7 @@ func (x *DeleteRequest) String() string {
 func (*DeleteRequest) ProtoMessage() {}
 
 func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1765,7 +1871,7 @@ func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{22}
+	return file_agent_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DeleteRequest) GetAddress() string {
@@ -1784,7 +1890,7 @@ type DeleteResponse struct {
 
 func (x *DeleteResponse) Reset() {
 	*x = DeleteResponse{}
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1796,7 +1902,7 @@ func (x *DeleteResponse) String() string {
 func (*DeleteResponse) ProtoMessage() {}
 
 func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1809,7 +1915,7 @@ func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteResponse.ProtoReflect.Descriptor instead.
 func (*DeleteResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{23}
+	return file_agent_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DeleteResponse) GetExisted() bool {
@@ -1828,7 +1934,7 @@ type DeleteManyRequest struct {
 
 func (x *DeleteManyRequest) Reset() {
 	*x = DeleteManyRequest{}
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1840,7 +1946,7 @@ func (x *DeleteManyRequest) String() string {
 func (*DeleteManyRequest) ProtoMessage() {}
 
 func (x *DeleteManyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1853,7 +1959,7 @@ func (x *DeleteManyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteManyRequest.ProtoReflect.Descriptor instead.
 func (*DeleteManyRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{24}
+	return file_agent_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DeleteManyRequest) GetAddresses() []string {
@@ -1872,7 +1978,7 @@ type DeleteManyResponse struct {
 
 func (x *DeleteManyResponse) Reset() {
 	*x = DeleteManyResponse{}
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1884,7 +1990,7 @@ func (x *DeleteManyResponse) String() string {
 func (*DeleteManyResponse) ProtoMessage() {}
 
 func (x *DeleteManyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1897,7 +2003,7 @@ func (x *DeleteManyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteManyResponse.ProtoReflect.Descriptor instead.
 func (*DeleteManyResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{25}
+	return file_agent_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DeleteManyResponse) GetResults() []*DeleteResult {
@@ -1919,7 +2025,7 @@ type DeleteResult struct {
 
 func (x *DeleteResult) Reset() {
 	*x = DeleteResult{}
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1931,7 +2037,7 @@ func (x *DeleteResult) String() string {
 func (*DeleteResult) ProtoMessage() {}
 
 func (x *DeleteResult) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1944,7 +2050,7 @@ func (x *DeleteResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteResult.ProtoReflect.Descriptor instead.
 func (*DeleteResult) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{26}
+	return file_agent_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DeleteResult) GetAddress() string {
@@ -1994,7 +2100,7 @@ type Filter struct {
 
 func (x *Filter) Reset() {
 	*x = Filter{}
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2006,7 +2112,7 @@ func (x *Filter) String() string {
 func (*Filter) ProtoMessage() {}
 
 func (x *Filter) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2019,7 +2125,7 @@ func (x *Filter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Filter.ProtoReflect.Descriptor instead.
 func (*Filter) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{27}
+	return file_agent_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Filter) GetPrefixes() []string {
@@ -2058,7 +2164,7 @@ type ListRequest struct {
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2070,7 +2176,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2083,7 +2189,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{28}
+	return file_agent_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListRequest) GetWithHistory() bool {
@@ -2125,7 +2231,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2137,7 +2243,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2150,7 +2256,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{29}
+	return file_agent_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListResponse) GetObjects() []*Object {
@@ -2216,7 +2322,7 @@ type SummaryTable struct {
 
 func (x *SummaryTable) Reset() {
 	*x = SummaryTable{}
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2228,7 +2334,7 @@ func (x *SummaryTable) String() string {
 func (*SummaryTable) ProtoMessage() {}
 
 func (x *SummaryTable) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2241,7 +2347,7 @@ func (x *SummaryTable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryTable.ProtoReflect.Descriptor instead.
 func (*SummaryTable) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{30}
+	return file_agent_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SummaryTable) GetAddresses() string {
@@ -2424,7 +2530,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2436,7 +2542,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2449,7 +2555,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{31}
+	return file_agent_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *WatchRequest) GetWithHistory() bool {
@@ -2480,7 +2586,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2492,7 +2598,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2505,7 +2611,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{32}
+	return file_agent_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *WatchResponse) GetSnapshot() bool {
@@ -2546,7 +2652,7 @@ type Change struct {
 
 func (x *Change) Reset() {
 	*x = Change{}
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2558,7 +2664,7 @@ func (x *Change) String() string {
 func (*Change) ProtoMessage() {}
 
 func (x *Change) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2571,7 +2677,7 @@ func (x *Change) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Change.ProtoReflect.Descriptor instead.
 func (*Change) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{33}
+	return file_agent_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Change) GetObject() *Object {
@@ -2596,7 +2702,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2608,7 +2714,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2621,7 +2727,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{34}
+	return file_agent_proto_rawDescGZIP(), []int{36}
 }
 
 type ShutdownResponse struct {
@@ -2632,7 +2738,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2644,7 +2750,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2657,7 +2763,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{35}
+	return file_agent_proto_rawDescGZIP(), []int{37}
 }
 
 type SetLogLevelRequest struct {
@@ -2669,7 +2775,7 @@ type SetLogLevelRequest struct {
 
 func (x *SetLogLevelRequest) Reset() {
 	*x = SetLogLevelRequest{}
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2681,7 +2787,7 @@ func (x *SetLogLevelRequest) String() string {
 func (*SetLogLevelRequest) ProtoMessage() {}
 
 func (x *SetLogLevelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2694,7 +2800,7 @@ func (x *SetLogLevelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLogLevelRequest.ProtoReflect.Descriptor instead.
 func (*SetLogLevelRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{36}
+	return file_agent_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SetLogLevelRequest) GetLevel() string {
@@ -2713,7 +2819,7 @@ type SetLogLevelResponse struct {
 
 func (x *SetLogLevelResponse) Reset() {
 	*x = SetLogLevelResponse{}
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2725,7 +2831,7 @@ func (x *SetLogLevelResponse) String() string {
 func (*SetLogLevelResponse) ProtoMessage() {}
 
 func (x *SetLogLevelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2738,7 +2844,7 @@ func (x *SetLogLevelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLogLevelResponse.ProtoReflect.Descriptor instead.
 func (*SetLogLevelResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{37}
+	return file_agent_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SetLogLevelResponse) GetPrevious() string {
@@ -2792,7 +2898,7 @@ type Object struct {
 
 func (x *Object) Reset() {
 	*x = Object{}
-	mi := &file_agent_proto_msgTypes[38]
+	mi := &file_agent_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2804,7 +2910,7 @@ func (x *Object) String() string {
 func (*Object) ProtoMessage() {}
 
 func (x *Object) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[38]
+	mi := &file_agent_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2817,7 +2923,7 @@ func (x *Object) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Object.ProtoReflect.Descriptor instead.
 func (*Object) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{38}
+	return file_agent_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Object) GetAddress() string {
@@ -3038,7 +3144,7 @@ type Facts struct {
 
 func (x *Facts) Reset() {
 	*x = Facts{}
-	mi := &file_agent_proto_msgTypes[39]
+	mi := &file_agent_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3050,7 +3156,7 @@ func (x *Facts) String() string {
 func (*Facts) ProtoMessage() {}
 
 func (x *Facts) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[39]
+	mi := &file_agent_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3063,7 +3169,7 @@ func (x *Facts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Facts.ProtoReflect.Descriptor instead.
 func (*Facts) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{39}
+	return file_agent_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Facts) GetLocalAddr() string {
@@ -3128,7 +3234,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_agent_proto_msgTypes[40]
+	mi := &file_agent_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3140,7 +3246,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[40]
+	mi := &file_agent_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3153,7 +3259,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{40}
+	return file_agent_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ErrorInfo) GetCall() string {
@@ -3208,7 +3314,7 @@ type ProbeStats struct {
 
 func (x *ProbeStats) Reset() {
 	*x = ProbeStats{}
-	mi := &file_agent_proto_msgTypes[41]
+	mi := &file_agent_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3220,7 +3326,7 @@ func (x *ProbeStats) String() string {
 func (*ProbeStats) ProtoMessage() {}
 
 func (x *ProbeStats) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[41]
+	mi := &file_agent_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3233,7 +3339,7 @@ func (x *ProbeStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProbeStats.ProtoReflect.Descriptor instead.
 func (*ProbeStats) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{41}
+	return file_agent_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ProbeStats) GetLast() int64 {
@@ -3311,7 +3417,7 @@ type HistoryEvent struct {
 
 func (x *HistoryEvent) Reset() {
 	*x = HistoryEvent{}
-	mi := &file_agent_proto_msgTypes[42]
+	mi := &file_agent_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3323,7 +3429,7 @@ func (x *HistoryEvent) String() string {
 func (*HistoryEvent) ProtoMessage() {}
 
 func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[42]
+	mi := &file_agent_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3336,7 +3442,7 @@ func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEvent.ProtoReflect.Descriptor instead.
 func (*HistoryEvent) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{42}
+	return file_agent_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *HistoryEvent) GetAt() int64 {
@@ -3389,7 +3495,13 @@ const file_agent_proto_rawDesc = "" +
 	"\vmetrics_tls\x18\v \x01(\bR\n" +
 	"metricsTls\x12\x1b\n" +
 	"\tlog_level\x18\f \x01(\tR\blogLevel\"\x10\n" +
-	"\x0eDevicesRequest\"F\n" +
+	"\x0eDevicesRequest\",\n" +
+	"\x10DeviceForRequest\x12\x18\n" +
+	"\aaddress\x18\x01 \x01(\tR\aaddress\"^\n" +
+	"\x11DeviceForResponse\x12\x16\n" +
+	"\x06device\x18\x01 \x01(\tR\x06device\x12\x1b\n" +
+	"\tno_device\x18\x02 \x01(\tR\bnoDevice\x12\x14\n" +
+	"\x05local\x18\x03 \x01(\bR\x05local\"F\n" +
 	"\x0fDevicesResponse\x123\n" +
 	"\adevices\x18\x01 \x03(\v2\x19.rdmaform.agent.v1.DeviceR\adevices\"\xcd\x01\n" +
 	"\x06Device\x12\x12\n" +
@@ -3665,10 +3777,11 @@ const file_agent_proto_rawDesc = "" +
 	"\bREJECTED\x10\b\x12\t\n" +
 	"\x05ERROR\x10\t\x12\t\n" +
 	"\x05READY\x10\n" +
-	"2\xdc\b\n" +
+	"2\xb4\t\n" +
 	"\x05Agent\x12G\n" +
 	"\x04Info\x12\x1e.rdmaform.agent.v1.InfoRequest\x1a\x1f.rdmaform.agent.v1.InfoResponse\x12P\n" +
-	"\aDevices\x12!.rdmaform.agent.v1.DevicesRequest\x1a\".rdmaform.agent.v1.DevicesResponse\x12e\n" +
+	"\aDevices\x12!.rdmaform.agent.v1.DevicesRequest\x1a\".rdmaform.agent.v1.DevicesResponse\x12V\n" +
+	"\tDeviceFor\x12#.rdmaform.agent.v1.DeviceForRequest\x1a$.rdmaform.agent.v1.DeviceForResponse\x12e\n" +
 	"\x16CreateProtectionDomain\x120.rdmaform.agent.v1.CreateProtectionDomainRequest\x1a\x19.rdmaform.agent.v1.Object\x12U\n" +
 	"\x0eCreateListener\x12(.rdmaform.agent.v1.CreateListenerRequest\x1a\x19.rdmaform.agent.v1.Object\x12U\n" +
 	"\x0eCreateEndpoint\x12(.rdmaform.agent.v1.CreateEndpointRequest\x1a\x19.rdmaform.agent.v1.Object\x12h\n" +
@@ -3695,126 +3808,130 @@ func file_agent_proto_rawDescGZIP() []byte {
 }
 
 var file_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_agent_proto_goTypes = []any{
 	(Kind)(0),                             // 0: rdmaform.agent.v1.Kind
 	(Status)(0),                           // 1: rdmaform.agent.v1.Status
 	(*InfoRequest)(nil),                   // 2: rdmaform.agent.v1.InfoRequest
 	(*InfoResponse)(nil),                  // 3: rdmaform.agent.v1.InfoResponse
 	(*DevicesRequest)(nil),                // 4: rdmaform.agent.v1.DevicesRequest
-	(*DevicesResponse)(nil),               // 5: rdmaform.agent.v1.DevicesResponse
-	(*Device)(nil),                        // 6: rdmaform.agent.v1.Device
-	(*Port)(nil),                          // 7: rdmaform.agent.v1.Port
-	(*Limits)(nil),                        // 8: rdmaform.agent.v1.Limits
-	(*ProtectionDomainSpec)(nil),          // 9: rdmaform.agent.v1.ProtectionDomainSpec
-	(*QP)(nil),                            // 10: rdmaform.agent.v1.QP
-	(*Accept)(nil),                        // 11: rdmaform.agent.v1.Accept
-	(*ListenerSpec)(nil),                  // 12: rdmaform.agent.v1.ListenerSpec
-	(*Connect)(nil),                       // 13: rdmaform.agent.v1.Connect
-	(*Reconnect)(nil),                     // 14: rdmaform.agent.v1.Reconnect
-	(*Probe)(nil),                         // 15: rdmaform.agent.v1.Probe
-	(*EndpointSpec)(nil),                  // 16: rdmaform.agent.v1.EndpointSpec
-	(*CreateProtectionDomainRequest)(nil), // 17: rdmaform.agent.v1.CreateProtectionDomainRequest
-	(*CreateListenerRequest)(nil),         // 18: rdmaform.agent.v1.CreateListenerRequest
-	(*CreateEndpointRequest)(nil),         // 19: rdmaform.agent.v1.CreateEndpointRequest
-	(*CreateEndpointsRequest)(nil),        // 20: rdmaform.agent.v1.CreateEndpointsRequest
-	(*CreateEndpointsResponse)(nil),       // 21: rdmaform.agent.v1.CreateEndpointsResponse
-	(*CreateResult)(nil),                  // 22: rdmaform.agent.v1.CreateResult
-	(*UpdateRequest)(nil),                 // 23: rdmaform.agent.v1.UpdateRequest
-	(*DeleteRequest)(nil),                 // 24: rdmaform.agent.v1.DeleteRequest
-	(*DeleteResponse)(nil),                // 25: rdmaform.agent.v1.DeleteResponse
-	(*DeleteManyRequest)(nil),             // 26: rdmaform.agent.v1.DeleteManyRequest
-	(*DeleteManyResponse)(nil),            // 27: rdmaform.agent.v1.DeleteManyResponse
-	(*DeleteResult)(nil),                  // 28: rdmaform.agent.v1.DeleteResult
-	(*Filter)(nil),                        // 29: rdmaform.agent.v1.Filter
-	(*ListRequest)(nil),                   // 30: rdmaform.agent.v1.ListRequest
-	(*ListResponse)(nil),                  // 31: rdmaform.agent.v1.ListResponse
-	(*SummaryTable)(nil),                  // 32: rdmaform.agent.v1.SummaryTable
-	(*WatchRequest)(nil),                  // 33: rdmaform.agent.v1.WatchRequest
-	(*WatchResponse)(nil),                 // 34: rdmaform.agent.v1.WatchResponse
-	(*Change)(nil),                        // 35: rdmaform.agent.v1.Change
-	(*ShutdownRequest)(nil),               // 36: rdmaform.agent.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),              // 37: rdmaform.agent.v1.ShutdownResponse
-	(*SetLogLevelRequest)(nil),            // 38: rdmaform.agent.v1.SetLogLevelRequest
-	(*SetLogLevelResponse)(nil),           // 39: rdmaform.agent.v1.SetLogLevelResponse
-	(*Object)(nil),                        // 40: rdmaform.agent.v1.Object
-	(*Facts)(nil),                         // 41: rdmaform.agent.v1.Facts
-	(*ErrorInfo)(nil),                     // 42: rdmaform.agent.v1.ErrorInfo
-	(*ProbeStats)(nil),                    // 43: rdmaform.agent.v1.ProbeStats
-	(*HistoryEvent)(nil),                  // 44: rdmaform.agent.v1.HistoryEvent
+	(*DeviceForRequest)(nil),              // 5: rdmaform.agent.v1.DeviceForRequest
+	(*DeviceForResponse)(nil),             // 6: rdmaform.agent.v1.DeviceForResponse
+	(*DevicesResponse)(nil),               // 7: rdmaform.agent.v1.DevicesResponse
+	(*Device)(nil),                        // 8: rdmaform.agent.v1.Device
+	(*Port)(nil),                          // 9: rdmaform.agent.v1.Port
+	(*Limits)(nil),                        // 10: rdmaform.agent.v1.Limits
+	(*ProtectionDomainSpec)(nil),          // 11: rdmaform.agent.v1.ProtectionDomainSpec
+	(*QP)(nil),                            // 12: rdmaform.agent.v1.QP
+	(*Accept)(nil),                        // 13: rdmaform.agent.v1.Accept
+	(*ListenerSpec)(nil),                  // 14: rdmaform.agent.v1.ListenerSpec
+	(*Connect)(nil),                       // 15: rdmaform.agent.v1.Connect
+	(*Reconnect)(nil),                     // 16: rdmaform.agent.v1.Reconnect
+	(*Probe)(nil),                         // 17: rdmaform.agent.v1.Probe
+	(*EndpointSpec)(nil),                  // 18: rdmaform.agent.v1.EndpointSpec
+	(*CreateProtectionDomainRequest)(nil), // 19: rdmaform.agent.v1.CreateProtectionDomainRequest
+	(*CreateListenerRequest)(nil),         // 20: rdmaform.agent.v1.CreateListenerRequest
+	(*CreateEndpointRequest)(nil),         // 21: rdmaform.agent.v1.CreateEndpointRequest
+	(*CreateEndpointsRequest)(nil),        // 22: rdmaform.agent.v1.CreateEndpointsRequest
+	(*CreateEndpointsResponse)(nil),       // 23: rdmaform.agent.v1.CreateEndpointsResponse
+	(*CreateResult)(nil),                  // 24: rdmaform.agent.v1.CreateResult
+	(*UpdateRequest)(nil),                 // 25: rdmaform.agent.v1.UpdateRequest
+	(*DeleteRequest)(nil),                 // 26: rdmaform.agent.v1.DeleteRequest
+	(*DeleteResponse)(nil),                // 27: rdmaform.agent.v1.DeleteResponse
+	(*DeleteManyRequest)(nil),             // 28: rdmaform.agent.v1.DeleteManyRequest
+	(*DeleteManyResponse)(nil),            // 29: rdmaform.agent.v1.DeleteManyResponse
+	(*DeleteResult)(nil),                  // 30: rdmaform.agent.v1.DeleteResult
+	(*Filter)(nil),                        // 31: rdmaform.agent.v1.Filter
+	(*ListRequest)(nil),                   // 32: rdmaform.agent.v1.ListRequest
+	(*ListResponse)(nil),                  // 33: rdmaform.agent.v1.ListResponse
+	(*SummaryTable)(nil),                  // 34: rdmaform.agent.v1.SummaryTable
+	(*WatchRequest)(nil),                  // 35: rdmaform.agent.v1.WatchRequest
+	(*WatchResponse)(nil),                 // 36: rdmaform.agent.v1.WatchResponse
+	(*Change)(nil),                        // 37: rdmaform.agent.v1.Change
+	(*ShutdownRequest)(nil),               // 38: rdmaform.agent.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),              // 39: rdmaform.agent.v1.ShutdownResponse
+	(*SetLogLevelRequest)(nil),            // 40: rdmaform.agent.v1.SetLogLevelRequest
+	(*SetLogLevelResponse)(nil),           // 41: rdmaform.agent.v1.SetLogLevelResponse
+	(*Object)(nil),                        // 42: rdmaform.agent.v1.Object
+	(*Facts)(nil),                         // 43: rdmaform.agent.v1.Facts
+	(*ErrorInfo)(nil),                     // 44: rdmaform.agent.v1.ErrorInfo
+	(*ProbeStats)(nil),                    // 45: rdmaform.agent.v1.ProbeStats
+	(*HistoryEvent)(nil),                  // 46: rdmaform.agent.v1.HistoryEvent
 }
 var file_agent_proto_depIdxs = []int32{
-	6,  // 0: rdmaform.agent.v1.DevicesResponse.devices:type_name -> rdmaform.agent.v1.Device
-	7,  // 1: rdmaform.agent.v1.Device.ports:type_name -> rdmaform.agent.v1.Port
-	8,  // 2: rdmaform.agent.v1.Device.limits:type_name -> rdmaform.agent.v1.Limits
-	10, // 3: rdmaform.agent.v1.ListenerSpec.qp:type_name -> rdmaform.agent.v1.QP
-	11, // 4: rdmaform.agent.v1.ListenerSpec.accept:type_name -> rdmaform.agent.v1.Accept
-	10, // 5: rdmaform.agent.v1.EndpointSpec.qp:type_name -> rdmaform.agent.v1.QP
-	13, // 6: rdmaform.agent.v1.EndpointSpec.connect:type_name -> rdmaform.agent.v1.Connect
-	14, // 7: rdmaform.agent.v1.EndpointSpec.reconnect:type_name -> rdmaform.agent.v1.Reconnect
-	15, // 8: rdmaform.agent.v1.EndpointSpec.probe:type_name -> rdmaform.agent.v1.Probe
-	9,  // 9: rdmaform.agent.v1.CreateProtectionDomainRequest.spec:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	12, // 10: rdmaform.agent.v1.CreateListenerRequest.spec:type_name -> rdmaform.agent.v1.ListenerSpec
-	16, // 11: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
-	19, // 12: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
-	22, // 13: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
-	40, // 14: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
-	14, // 15: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
-	15, // 16: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
-	28, // 17: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
+	8,  // 0: rdmaform.agent.v1.DevicesResponse.devices:type_name -> rdmaform.agent.v1.Device
+	9,  // 1: rdmaform.agent.v1.Device.ports:type_name -> rdmaform.agent.v1.Port
+	10, // 2: rdmaform.agent.v1.Device.limits:type_name -> rdmaform.agent.v1.Limits
+	12, // 3: rdmaform.agent.v1.ListenerSpec.qp:type_name -> rdmaform.agent.v1.QP
+	13, // 4: rdmaform.agent.v1.ListenerSpec.accept:type_name -> rdmaform.agent.v1.Accept
+	12, // 5: rdmaform.agent.v1.EndpointSpec.qp:type_name -> rdmaform.agent.v1.QP
+	15, // 6: rdmaform.agent.v1.EndpointSpec.connect:type_name -> rdmaform.agent.v1.Connect
+	16, // 7: rdmaform.agent.v1.EndpointSpec.reconnect:type_name -> rdmaform.agent.v1.Reconnect
+	17, // 8: rdmaform.agent.v1.EndpointSpec.probe:type_name -> rdmaform.agent.v1.Probe
+	11, // 9: rdmaform.agent.v1.CreateProtectionDomainRequest.spec:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	14, // 10: rdmaform.agent.v1.CreateListenerRequest.spec:type_name -> rdmaform.agent.v1.ListenerSpec
+	18, // 11: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
+	21, // 12: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
+	24, // 13: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
+	42, // 14: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
+	16, // 15: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
+	17, // 16: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
+	30, // 17: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
 	0,  // 18: rdmaform.agent.v1.Filter.kinds:type_name -> rdmaform.agent.v1.Kind
 	1,  // 19: rdmaform.agent.v1.Filter.statuses:type_name -> rdmaform.agent.v1.Status
-	29, // 20: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	40, // 21: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
+	31, // 20: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	42, // 21: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
 	3,  // 22: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	32, // 23: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
+	34, // 23: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
 	0,  // 24: rdmaform.agent.v1.SummaryTable.kinds:type_name -> rdmaform.agent.v1.Kind
 	1,  // 25: rdmaform.agent.v1.SummaryTable.statuses:type_name -> rdmaform.agent.v1.Status
-	42, // 26: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
-	43, // 27: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
-	29, // 28: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	40, // 29: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
-	35, // 30: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
+	44, // 26: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
+	45, // 27: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
+	31, // 28: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	42, // 29: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
+	37, // 30: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
 	3,  // 31: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	40, // 32: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
+	42, // 32: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
 	0,  // 33: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
 	1,  // 34: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
-	9,  // 35: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	12, // 36: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
-	16, // 37: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
-	41, // 38: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
-	42, // 39: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
-	43, // 40: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
-	44, // 41: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
+	11, // 35: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	14, // 36: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
+	18, // 37: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
+	43, // 38: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
+	44, // 39: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
+	45, // 40: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
+	46, // 41: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
 	1,  // 42: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
 	2,  // 43: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
 	4,  // 44: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
-	17, // 45: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
-	18, // 46: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
-	19, // 47: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
-	20, // 48: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
-	23, // 49: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
-	24, // 50: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
-	26, // 51: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
-	30, // 52: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
-	33, // 53: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
-	36, // 54: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
-	38, // 55: rdmaform.agent.v1.Agent.SetLogLevel:input_type -> rdmaform.agent.v1.SetLogLevelRequest
-	3,  // 56: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
-	5,  // 57: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
-	40, // 58: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
-	40, // 59: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
-	40, // 60: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
-	21, // 61: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
-	40, // 62: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
-	25, // 63: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
-	27, // 64: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
-	31, // 65: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
-	34, // 66: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
-	37, // 67: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
-	39, // 68: rdmaform.agent.v1.Agent.SetLogLevel:output_type -> rdmaform.agent.v1.SetLogLevelResponse
-	56, // [56:69] is the sub-list for method output_type
-	43, // [43:56] is the sub-list for method input_type
+	5,  // 45: rdmaform.agent.v1.Agent.DeviceFor:input_type -> rdmaform.agent.v1.DeviceForRequest
+	19, // 46: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
+	20, // 47: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
+	21, // 48: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
+	22, // 49: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
+	25, // 50: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
+	26, // 51: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
+	28, // 52: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
+	32, // 53: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
+	35, // 54: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
+	38, // 55: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
+	40, // 56: rdmaform.agent.v1.Agent.SetLogLevel:input_type -> rdmaform.agent.v1.SetLogLevelRequest
+	3,  // 57: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
+	7,  // 58: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
+	6,  // 59: rdmaform.agent.v1.Agent.DeviceFor:output_type -> rdmaform.agent.v1.DeviceForResponse
+	42, // 60: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
+	42, // 61: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
+	42, // 62: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
+	23, // 63: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
+	42, // 64: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
+	27, // 65: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
+	29, // 66: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
+	33, // 67: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
+	36, // 68: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
+	39, // 69: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
+	41, // 70: rdmaform.agent.v1.Agent.SetLogLevel:output_type -> rdmaform.agent.v1.SetLogLevelResponse
+	57, // [57:71] is the sub-list for method output_type
+	43, // [43:57] is the sub-list for method input_type
 	43, // [43:43] is the sub-list for extension type_name
 	43, // [43:43] is the sub-list for extension extendee
 	0,  // [0:43] is the sub-list for field type_name
@@ -3825,7 +3942,7 @@ func file_agent_proto_init() {
 	if File_agent_proto != nil {
 		return
 	}
-	file_agent_proto_msgTypes[38].OneofWrappers = []any{
+	file_agent_proto_msgTypes[40].OneofWrappers = []any{
 		(*Object_ProtectionDomain)(nil),
 		(*Object_Listener)(nil),
 		(*Object_Endpoint)(nil),
@@ -3836,7 +3953,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   43,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -35,6 +35,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	Agent_Info_FullMethodName                   = "/rdmaform.agent.v1.Agent/Info"
 	Agent_Devices_FullMethodName                = "/rdmaform.agent.v1.Agent/Devices"
+	Agent_DeviceFor_FullMethodName              = "/rdmaform.agent.v1.Agent/DeviceFor"
 	Agent_CreateProtectionDomain_FullMethodName = "/rdmaform.agent.v1.Agent/CreateProtectionDomain"
 	Agent_CreateListener_FullMethodName         = "/rdmaform.agent.v1.Agent/CreateListener"
 	Agent_CreateEndpoint_FullMethodName         = "/rdmaform.agent.v1.Agent/CreateEndpoint"
@@ -57,6 +58,11 @@ type AgentClient interface {
 	// Devices lists the RDMA devices with their ports and limits: none (no
 	// error) when the host has no device or its last one is being removed.
 	Devices(ctx context.Context, in *DevicesRequest, opts ...grpc.CallOption) (*DevicesResponse, error)
+	// DeviceFor names the RDMA device serving an address on the agent's host
+	// (the one rdma_bind_addr picks for a local address, rdma_resolve_addr
+	// for another), and whether the address is one of that host's: plan's
+	// device checks of a remote agent's objects ask it, not the CLI's host.
+	DeviceFor(ctx context.Context, in *DeviceForRequest, opts ...grpc.CallOption) (*DeviceForResponse, error)
 	// The Create calls are idempotent by address plus token: a retried
 	// request (same address, same token) returns the object it made and
 	// never makes a second one. An address held under another token is
@@ -123,6 +129,16 @@ func (c *agentClient) Devices(ctx context.Context, in *DevicesRequest, opts ...g
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DevicesResponse)
 	err := c.cc.Invoke(ctx, Agent_Devices_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentClient) DeviceFor(ctx context.Context, in *DeviceForRequest, opts ...grpc.CallOption) (*DeviceForResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeviceForResponse)
+	err := c.cc.Invoke(ctx, Agent_DeviceFor_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -257,6 +273,11 @@ type AgentServer interface {
 	// Devices lists the RDMA devices with their ports and limits: none (no
 	// error) when the host has no device or its last one is being removed.
 	Devices(context.Context, *DevicesRequest) (*DevicesResponse, error)
+	// DeviceFor names the RDMA device serving an address on the agent's host
+	// (the one rdma_bind_addr picks for a local address, rdma_resolve_addr
+	// for another), and whether the address is one of that host's: plan's
+	// device checks of a remote agent's objects ask it, not the CLI's host.
+	DeviceFor(context.Context, *DeviceForRequest) (*DeviceForResponse, error)
 	// The Create calls are idempotent by address plus token: a retried
 	// request (same address, same token) returns the object it made and
 	// never makes a second one. An address held under another token is
@@ -314,6 +335,9 @@ func (UnimplementedAgentServer) Info(context.Context, *InfoRequest) (*InfoRespon
 }
 func (UnimplementedAgentServer) Devices(context.Context, *DevicesRequest) (*DevicesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Devices not implemented")
+}
+func (UnimplementedAgentServer) DeviceFor(context.Context, *DeviceForRequest) (*DeviceForResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeviceFor not implemented")
 }
 func (UnimplementedAgentServer) CreateProtectionDomain(context.Context, *CreateProtectionDomainRequest) (*Object, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateProtectionDomain not implemented")
@@ -401,6 +425,24 @@ func _Agent_Devices_Handler(srv interface{}, ctx context.Context, dec func(inter
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(AgentServer).Devices(ctx, req.(*DevicesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Agent_DeviceFor_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeviceForRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServer).DeviceFor(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Agent_DeviceFor_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServer).DeviceFor(ctx, req.(*DeviceForRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -610,6 +652,10 @@ var Agent_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Devices",
 			Handler:    _Agent_Devices_Handler,
+		},
+		{
+			MethodName: "DeviceFor",
+			Handler:    _Agent_DeviceFor_Handler,
 		},
 		{
 			MethodName: "CreateProtectionDomain",
