@@ -48,6 +48,13 @@ const statusHelp = `Usage: rdmaform [global options] status [options]
   objects under their addresses in its state, also those the agent holds
   under another name (moved ones, create_before_destroy replacements).
 
+  With agent blocks in that configuration, it shows every host's agent:
+  a HOST column, the links between endpoints and the connections their
+  listeners accepted (on any host, each once with both ends and its round
+  trip), and the hosts, with why one does not answer (exit status 1). With
+  -watch, a host that stops answering is shown unreachable within two
+  seconds, its links unknown, and again once it answers. See docs/cli.md.
+
 Options:
   -json          Print the agent's objects as JSON (its List answer, less
                  the facts of connections that ended).

@@ -349,7 +349,23 @@ func TestStatusShowsAHostThatDoesNotAnswer(t *testing.T) {
 // Without agent blocks, status is the local agent's table, byte for byte.
 func TestStatusWithoutAgentBlocksIsTheLocalTable(t *testing.T) {
 	_, _, compute := fabricAgents()
-	compute.watchers = map[chan []*pb.Change]bool{}
+	socket := serveLocalAgent(t, compute)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte("listener \"l\" {\n  address = \"10.77.1.1\"\n  port    = 7471\n}\n"), 0o644)
+	t.Chdir(".")
+	code, out, errs := Meta{}.cmd(t, dir, "", "status", "-agent="+socket)
+	var want strings.Builder
+	writeStatusTable(&want, compute.objects)
+	if code != 0 || errs != "" || out != want.String() {
+		t.Errorf("status: exit %d, stderr %q\n%s\nwant\n%s", code, errs, out, want.String())
+	}
+}
+
+// serveLocalAgent serves f on a unix socket, as the local agent.
+func serveLocalAgent(t *testing.T, f *hostAgent) string {
+	t.Helper()
+	f.watchers = map[chan []*pb.Change]bool{}
+	f.info = &pb.InfoResponse{Pid: 77}
 	socket := filepath.Join(t.TempDir(), "agent.sock")
 	l, err := net.Listen("unix", socket)
 	if err != nil {
@@ -359,17 +375,38 @@ func TestStatusWithoutAgentBlocksIsTheLocalTable(t *testing.T) {
 	h := health.NewServer()
 	h.SetServingStatus("rdmaform.agent.v1.Agent", healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(srv, h)
-	pb.RegisterAgentServer(srv, compute)
+	pb.RegisterAgentServer(srv, f)
 	go srv.Serve(l)
 	t.Cleanup(srv.Stop)
+	return socket
+}
+
+// Objects without an agent are the local agent's: with agent blocks, it
+// is a host of the fabric too, "local", its links shown as the others'.
+func TestStatusShowsTheLocalAgentAsAHost(t *testing.T) {
+	p := newFabricPKI(t)
+	s1, _, compute := fabricAgents()
+	socket := serveLocalAgent(t, s1)
+	tlsBlock := fmt.Sprintf("  tls {\n    ca_file   = %q\n    cert_file = %q\n    key_file  = %q\n  }\n", p.ca.CertFile, p.user.CertFile, p.user.KeyFile)
+	hcl := fmt.Sprintf("agent \"compute\" {\n  address = %q\n%s}\n\nlistener \"blocks\" {\n  address = \"10.77.1.1\"\n  port    = 7471\n}\n", p.serve(t, "compute", compute), tlsBlock)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte("listener \"l\" {\n  address = \"10.77.1.1\"\n  port    = 7471\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(hcl), 0o644)
 	t.Chdir(".")
 	code, out, errs := Meta{}.cmd(t, dir, "", "status", "-agent="+socket)
-	var want strings.Builder
-	writeStatusTable(&want, compute.objects)
-	if code != 0 || errs != "" || out != want.String() {
-		t.Errorf("status: exit %d, stderr %q\n%s\nwant\n%s", code, errs, out, want.String())
+	if code != 0 || errs != "" {
+		t.Fatalf("status: exit %d\n%s%s", code, out, errs)
+	}
+	var localRow, localHost bool
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		localRow = localRow || len(f) > 2 && f[0] == "local" && f[1] == `listener.blocks["s1"]/conn/3` && f[3] == "established"
+		localHost = localHost || strings.Join(f, " ") == "local "+socket+" pid 77"
+	}
+	if !localRow || !localHost {
+		t.Errorf("the local agent's row %v, its host line %v:\n%s", localRow, localHost, out)
+	}
+	if want := `endpoint.blocks["s1"] (agent.compute)  ⇄ listener.blocks["s1"] conn/3 (local)  established  rtt 142µs`; !strings.Contains(out, want) {
+		t.Errorf("status lacks %q:\n%s", want, out)
 	}
 }
 
@@ -538,8 +575,8 @@ func TestStatusWatchShowsASilentHostUnreachableAndBack(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 
 	proxy.freeze()
-	at := out.waitFor(t, 0, `agent.storage["s2"]`, "unreachable: no answer within 2s (the heartbeat's bound)")
-	at = out.waitFor(t, 0, "link", `endpoint.blocks["s2"] (agent.compute) ⇄ listener.blocks["s2"] conn/1 (agent.storage["s2"])  unknown`)
+	out.waitFor(t, 0, `agent.storage["s2"]`, "unreachable: no answer within 2s (the heartbeat's bound)")
+	at := out.waitFor(t, 0, "link", `endpoint.blocks["s2"] (agent.compute) ⇄ listener.blocks["s2"] conn/1 (agent.storage["s2"])  unknown`)
 
 	// The others go on.
 	degraded := proto.CloneOf(compute.objects[0])
