@@ -197,8 +197,8 @@ func runFabricStatus(json, watch bool, s Meta, cfg *config.Config, st *state.Sta
 		return 0
 	}
 	if len(down) > 0 {
-		s.showError(fmt.Sprintf("%d of %d %s %s not answer: %s", len(down), len(hosts), plural(len(hosts), "agent", "agents"),
-			plural(len(down), "does", "do"), strings.Join(down, ", ")), "The table shows what the others hold; the hosts section says why each did not answer.")
+		s.showError(fmt.Sprintf("%d of %d %s could not be reached: %s", len(down), len(hosts), plural(len(hosts), "agent", "agents"), strings.Join(down, ", ")),
+			"The table shows what the others hold; the hosts section says why each could not be reached.")
 		return 1
 	}
 	return 0
@@ -263,9 +263,9 @@ func writeFabricStatus(out io.Writer, hosts []*statusHost) {
 			reachable++
 		}
 	}
-	hostWords := fmt.Sprintf("%d %s: %d %s", len(hosts), plural(len(hosts), "host", "hosts"), reachable, plural(reachable, "answers", "answer"))
+	hostWords := fmt.Sprintf("%d %s: %d reachable", len(hosts), plural(len(hosts), "host", "hosts"), reachable)
 	if n := len(hosts) - reachable; n > 0 {
-		hostWords += fmt.Sprintf(", %d %s not", n, plural(n, "does", "do"))
+		hostWords += fmt.Sprintf(", %d unreachable", n)
 	}
 	if len(links) > 0 {
 		hostWords += "; " + linkTotals(links)
@@ -306,7 +306,7 @@ func writeHosts(w io.Writer, hosts []*statusHost) {
 // hostWords is what the hosts section says of a host.
 func hostWords(h *statusHost) string {
 	if h.Err != nil {
-		return "does not answer: " + termsafe.Text(h.Err.Error())
+		return "unreachable: " + termsafe.Text(h.Err.Error())
 	}
 	words := fmt.Sprintf("pid %d", h.Info.GetPid())
 	if h.Info.GetCertificateSubject() != "" {

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmaform/rdmaform/apply/agent"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/agenttest/pki"
 	"github.com/rdmaform/rdmaform/config"
@@ -212,7 +214,7 @@ func TestStatusShowsTheWholeFabric(t *testing.T) {
 		`endpoint.blocks["s2"] (agent.compute)  ⇄ listener.blocks["s2"] conn/1 (agent.storage["s2"])  established  rtt 95µs`,
 		"\nHosts:\n",
 		"CN=storage-1, certificate expires ",
-		"6 objects: 4 established, 2 listening\n3 hosts: 3 answer; 2 links: 2 established\n",
+		"6 objects: 4 established, 2 listening\n3 hosts: 3 reachable; 2 links: 2 established\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
@@ -312,7 +314,7 @@ func TestStatusShowsAHostThatDoesNotAnswer(t *testing.T) {
 	dir := p.configDir(t, p.serve(t, "storage-1", s1), silentListener(t), p.serve(t, "compute", compute))
 	t.Chdir(".")
 	code, out, errs := Meta{}.cmd(t, dir, "", "status")
-	if code != 1 || !strings.Contains(errs, `1 of 3 agents does not answer: agent.storage["s2"]`) || strings.Contains(errs, "rpc error") {
+	if code != 1 || !strings.Contains(errs, `1 of 3 agents could not be reached: agent.storage["s2"]`) || strings.Contains(errs, "rpc error") {
 		t.Errorf("status: exit %d, stderr %q", code, errs)
 	}
 	for _, want := range []string{
@@ -320,8 +322,8 @@ func TestStatusShowsAHostThatDoesNotAnswer(t *testing.T) {
 		`endpoint.blocks["s2"] (agent.compute)  ⇄ ? 10.77.1.2:7471`,
 		`unknown      its listener at 10.77.1.2:7471 may be on agent.storage["s2"], which does not answer`,
 		`agent.storage["s2"]  127.0.0.1:`,
-		"does not answer: no rdmaform agent answers at 127.0.0.1:",
-		"3 hosts: 2 answer, 1 does not; 2 links: 1 established, 1 unknown\n",
+		"unreachable: no rdmaform agent answers at 127.0.0.1:",
+		"3 hosts: 2 reachable, 1 unreachable; 2 links: 1 established, 1 unknown\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
@@ -591,5 +593,40 @@ func TestStatusWatchShowsASilentHostUnreachableAndBack(t *testing.T) {
 	out.waitFor(t, at, "link", `endpoint.blocks["s2"] (agent.compute) ⇄ listener.blocks["s2"] conn/1 (agent.storage["s2"])  established`)
 	if s := out.String(); strings.Contains(s, "agent.compute  unreachable") || strings.Contains(s, `agent.storage["s1"]  unreachable`) {
 		t.Errorf("a host that answered was shown unreachable:\n%s", s)
+	}
+}
+
+// Real agents over mutual TLS (no RDMA device needed: they hold nothing):
+// status reaches both and shows each one's certificate.
+func TestStatusReachesRealAgentsOverMutualTLS(t *testing.T) {
+	p := newFabricPKI(t)
+	var addrs []string
+	for _, cn := range []string{"storage-1", "storage-2", "compute"} {
+		server := p.ca.Server(t, cn, pki.IPs("127.0.0.1"))
+		ctx, cancel := context.WithCancel(context.Background())
+		ready, done := make(chan *pb.InfoResponse, 1), make(chan error, 1)
+		go func() {
+			done <- agent.Run(ctx, agent.Options{Socket: filepath.Join(t.TempDir(), "rdmaform", "agent.sock"), Version: "test", Stderr: io.Discard,
+				TLS:   agent.TLS{Listen: "127.0.0.1:0", CertFile: server.CertFile, KeyFile: server.KeyFile, ClientCAFile: p.ca.CertFile},
+				Ready: func(info *pb.InfoResponse) { ready <- info }})
+		}()
+		t.Cleanup(func() { cancel(); <-done })
+		select {
+		case info := <-ready:
+			addrs = append(addrs, info.Listen)
+		case err := <-done:
+			t.Fatalf("agent.Run: %v", err)
+		}
+	}
+	dir := p.configDir(t, addrs[0], addrs[1], addrs[2])
+	t.Chdir(".")
+	code, out, errs := Meta{}.cmd(t, dir, "", "status")
+	if code != 0 || errs != "" || !strings.HasPrefix(out, "The agents hold no objects.\n") || !strings.HasSuffix(out, "\n3 hosts: 3 reachable\n") {
+		t.Fatalf("status: exit %d\n%s%s", code, out, errs)
+	}
+	for i, cn := range []string{"storage-1", "storage-2", "compute"} {
+		if !strings.Contains(out, addrs[i]+"  pid ") || !strings.Contains(out, "CN="+cn+", certificate expires ") {
+			t.Errorf("status lacks %s's host line:\n%s", cn, out)
+		}
 	}
 }
