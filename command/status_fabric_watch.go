@@ -40,7 +40,7 @@ func watchFabric(ctx context.Context, hosts []*statusHost, names client.Names, w
 	defer cancel()
 	events := make(chan hostEvent)
 	state := map[string]*watchedHost{}
-	width := 0
+	width := len("link")
 	for _, h := range hosts {
 		wh := &watchedHost{objects: map[string]*pb.Object{}, printed: watchFilter{}}
 		for _, o := range h.Objects {
@@ -68,36 +68,21 @@ func watchFabric(ctx context.Context, hosts []*statusHost, names client.Names, w
 			return
 		case ev = <-events:
 		}
-		wh := state[ev.host]
-		label := hostLabel(ev.host)
-		switch {
-		case ev.down != nil:
-			if wh.down == "" {
-				line(label, "unreachable: "+termsafe.Text(ev.down.Error()))
+		dirty := handleHostEvent(state[ev.host], ev, line)
+		// Probes change objects every interval on every host: the links
+		// are matched again once the events waiting are handled, and only
+		// if a status, last event or host changed.
+	drain:
+		for range 1000 {
+			select {
+			case ev = <-events:
+				dirty = handleHostEvent(state[ev.host], ev, line) || dirty
+			default:
+				break drain
 			}
-			wh.down = ev.down.Error()
-		case ev.isSnap:
-			if wh.down != "" {
-				line(label, "answers again")
-				wh.down = ""
-			}
-			// What changed while it was not watched is a change too.
-			var changes []*pb.Change
-			in := map[string]bool{}
-			for _, o := range ev.snapshot {
-				in[o.Address] = true
-				changes = append(changes, &pb.Change{Object: o})
-			}
-			for addr := range wh.objects {
-				if !in[addr] {
-					changes = append(changes, &pb.Change{Object: &pb.Object{Address: addr}, Deleted: true})
-				}
-			}
-			sort.SliceStable(changes, func(i, j int) bool { return statusOrder(changes[i].Object, changes[j].Object) })
-			wh.objects = map[string]*pb.Object{}
-			wh.apply(changes, func(text string) { line(label, text) })
-		default:
-			wh.apply(ev.changes, func(text string) { line(label, text) })
+		}
+		if !dirty {
+			continue
 		}
 		now := linkStatuses(state)
 		for _, k := range sortedKeys(now) {
@@ -114,8 +99,48 @@ func watchFabric(ctx context.Context, hosts []*statusHost, names client.Names, w
 	}
 }
 
-// apply records changes and prints those that say something new.
-func (wh *watchedHost) apply(changes []*pb.Change, say func(string)) {
+// handleHostEvent records ev in wh, printing what it says that is new
+// with line, and reports whether a link may have changed.
+func handleHostEvent(wh *watchedHost, ev hostEvent, line func(host, text string)) bool {
+	label := hostLabel(ev.host)
+	say := func(text string) { line(label, text) }
+	switch {
+	case ev.down != nil:
+		if wh.down == "" {
+			say("unreachable: " + termsafe.Text(ev.down.Error()))
+		}
+		changed := wh.down != ev.down.Error()
+		wh.down = ev.down.Error()
+		return changed
+	case ev.isSnap:
+		back := wh.down != ""
+		if back {
+			say("answers again")
+			wh.down = ""
+		}
+		// What changed while it was not watched is a change too.
+		var changes []*pb.Change
+		in := map[string]bool{}
+		for _, o := range ev.snapshot {
+			in[o.Address] = true
+			changes = append(changes, &pb.Change{Object: o})
+		}
+		for addr := range wh.objects {
+			if !in[addr] {
+				changes = append(changes, &pb.Change{Object: &pb.Object{Address: addr}, Deleted: true})
+			}
+		}
+		sort.SliceStable(changes, func(i, j int) bool { return statusOrder(changes[i].Object, changes[j].Object) })
+		wh.objects = map[string]*pb.Object{}
+		return wh.apply(changes, say) || back
+	}
+	return wh.apply(ev.changes, say)
+}
+
+// apply records changes and prints those that say something new,
+// reporting whether it printed any.
+func (wh *watchedHost) apply(changes []*pb.Change, say func(string)) bool {
+	printed := false
 	for _, ch := range changes {
 		o := ch.Object
 		if ch.Deleted {
@@ -131,7 +156,9 @@ func (wh *watchedHost) apply(changes []*pb.Change, say func(string)) {
 			status = "deleted"
 		}
 		say(fmt.Sprintf("%-28s %-13s %s", termsafe.String(o.Address), status, termsafe.String(o.LastEvent)))
+		printed = true
 	}
+	return printed
 }
 
 // linkStatuses are the links of what the hosts hold, each as the line the
