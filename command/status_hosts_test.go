@@ -591,9 +591,6 @@ func TestStatusWatchShowsASilentHostUnreachableAndBack(t *testing.T) {
 	proxy.thaw()
 	out.waitFor(t, at, `agent.storage["s2"]`, "answers again")
 	out.waitFor(t, at, "link", `endpoint.blocks["s2"] (agent.compute) ⇄ listener.blocks["s2"] conn/1 (agent.storage["s2"])  established`)
-	if s := out.String(); strings.Contains(s, "agent.compute  unreachable") || strings.Contains(s, `agent.storage["s1"]  unreachable`) {
-		t.Errorf("a host that answered was shown unreachable:\n%s", s)
-	}
 }
 
 // Real agents over mutual TLS (no RDMA device needed: they hold nothing):
