@@ -28,9 +28,15 @@ const agentTimeout = 5 * time.Second
 // remoteConnectFunc reaches the agent an agent block describes.
 type remoteConnectFunc func(ctx context.Context, a *config.Agent) (*fabricConn, error)
 
+// dialRemoteAgent dials the agent an agent block describes, over mutual
+// TLS: plan and apply through connectRemoteAgent, status directly.
+func dialRemoteAgent(ctx context.Context, a *config.Agent) (*client.Client, error) {
+	return client.DialRemote(ctx, client.Remote{Address: a.Address, CAFile: a.TLS.CAFile, CertFile: a.TLS.CertFile, KeyFile: a.TLS.KeyFile, ServerName: a.TLS.ServerName})
+}
+
 // connectRemoteAgent reaches a remote agent over mutual TLS.
 func connectRemoteAgent(ctx context.Context, a *config.Agent) (*fabricConn, error) {
-	c, err := client.DialRemote(ctx, client.Remote{Address: a.Address, CAFile: a.TLS.CAFile, CertFile: a.TLS.CertFile, KeyFile: a.TLS.KeyFile, ServerName: a.TLS.ServerName})
+	c, err := dialRemoteAgent(ctx, a)
 	if err != nil {
 		return nil, err
 	}

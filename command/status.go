@@ -49,6 +49,13 @@ const statusHelp = `Usage: rdmaform [global options] status [options]
   objects under their addresses in its state, also those the agent holds
   under another name (moved ones, create_before_destroy replacements).
 
+  With agent blocks in that configuration, it shows every host's agent:
+  a HOST column, the links between endpoints and the connections their
+  listeners accepted (on any host, each once with both ends and its round
+  trip), and the hosts, with why one does not answer (exit status 1). With
+  -watch, a host that stops answering is shown unreachable within two
+  seconds, its links unknown, and again once it answers. See docs/cli.md.
+
 Options:
   -json          Print the agent's objects as JSON (its List answer, less
                  the facts of connections that ended).
@@ -83,6 +90,9 @@ func runStatus(args []string, s Meta) int {
 		defer stop()
 	}
 	socket := client.ChooseSocket(a.Agent, configuredAgentSocket())
+	if cfg, st := statusFabric(s); cfg != nil {
+		return runFabricStatus(a.View.JSON, a.Watch, s, cfg, st, socket)
+	}
 	c := dialToShow("status", socket, s)
 	if c == nil {
 		return 1
@@ -147,49 +157,62 @@ func writeStatusTable(out io.Writer, objects []*pb.Object) {
 	fmt.Fprintln(tw, "ADDRESS\tKIND\tSTATUS\tLOCAL\tREMOTE\tDEVICE\tQP\tRTT\tLOST\tLAST EVENT")
 	counts := map[string]int{}
 	for _, o := range objects {
-		status := lowerWord(o.Status.String())
-		counts[status]++
-		var local, remote, device, qp, rtt string
-		if f := o.Facts; f != nil {
-			local, remote = f.LocalAddr, f.RemoteAddr
-			switch {
-			case f.Device != "" && f.Port != 0:
-				device = fmt.Sprintf("%s:%d", f.Device, f.Port)
-			case f.Device != "": // a protection domain: a device, no port
-				device = f.Device
-			}
-			if f.QpNum != 0 {
-				qp = fmt.Sprintf("%d %s", f.QpNum, f.QpType)
-			}
-		}
-		var lost string
-		if p := o.Probe; p != nil {
-			if p.Last > 0 && !p.Degraded {
-				// A degraded endpoint's last answered probe is not how it
-				// is doing now.
-				rtt = time.Duration(p.Last).Round(time.Microsecond).String()
-			}
-			lost = tui.ProbeLoss(p.Lost, p.Sent) // as the monitor's LOST column
-		}
-		if client.ConnectionEnded(o) {
-			rtt = "" // the connection that ended had it
-		}
-		event := o.LastEvent
-		if e := o.LastError; e != nil && (o.Status == pb.Status_ERROR || o.Status == pb.Status_REJECTED) {
-			event = fmt.Sprintf("%s: %s", e.Call, e.ErrnoName)
-		}
-		if o.Kind == pb.Kind_LISTENER && datagramListener(o.GetListener()) && o.AcceptedTotal > 0 {
-			// A datagram listener answers each request and keeps nothing:
-			// the count is all there is to list.
-			event = fmt.Sprintf("%s; answered %d %s", dash(event), o.AcceptedTotal, plural(int(o.AcceptedTotal), "request", "requests"))
-		}
-		// The agent's names, a peer's address, an error's words: from
-		// outside, so escaped (a tab would also break the columns).
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.String(o.Address), lowerWord(o.Kind.String()), status,
-			dash(termsafe.String(local)), dash(termsafe.String(remote)), dash(termsafe.String(device)), dash(termsafe.String(qp)), dash(rtt), dash(lost), dash(termsafe.String(event)))
+		row := statusRow(o)
+		counts[row[2]]++
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
 	writeReceivedPrivateData(w, objects)
+	fmt.Fprintf(w, "\n%s\n", statusTotals(counts, len(objects)))
+}
+
+// statusRow is o's cells in the table's columns: ADDRESS, KIND, STATUS,
+// LOCAL, REMOTE, DEVICE, QP, RTT, LOST, LAST EVENT.
+func statusRow(o *pb.Object) []string {
+	status := lowerWord(o.Status.String())
+	var local, remote, device, qp, rtt string
+	if f := o.Facts; f != nil {
+		local, remote = f.LocalAddr, f.RemoteAddr
+		switch {
+		case f.Device != "" && f.Port != 0:
+			device = fmt.Sprintf("%s:%d", f.Device, f.Port)
+		case f.Device != "": // a protection domain: a device, no port
+			device = f.Device
+		}
+		if f.QpNum != 0 {
+			qp = fmt.Sprintf("%d %s", f.QpNum, f.QpType)
+		}
+	}
+	var lost string
+	if p := o.Probe; p != nil {
+		if p.Last > 0 && !p.Degraded {
+			// A degraded endpoint's last answered probe is not how it
+			// is doing now.
+			rtt = time.Duration(p.Last).Round(time.Microsecond).String()
+		}
+		lost = tui.ProbeLoss(p.Lost, p.Sent) // as the monitor's LOST column
+	}
+	if client.ConnectionEnded(o) {
+		rtt = "" // the connection that ended had it
+	}
+	event := o.LastEvent
+	if e := o.LastError; e != nil && (o.Status == pb.Status_ERROR || o.Status == pb.Status_REJECTED) {
+		event = fmt.Sprintf("%s: %s", e.Call, e.ErrnoName)
+	}
+	if o.Kind == pb.Kind_LISTENER && datagramListener(o.GetListener()) && o.AcceptedTotal > 0 {
+		// A datagram listener answers each request and keeps nothing:
+		// the count is all there is to list.
+		event = fmt.Sprintf("%s; answered %d %s", dash(event), o.AcceptedTotal, plural(int(o.AcceptedTotal), "request", "requests"))
+	}
+	// The agent's names, a peer's address, an error's words: from
+	// outside, so escaped (a tab would also break the columns).
+	return []string{termsafe.String(o.Address), lowerWord(o.Kind.String()), status,
+		dash(termsafe.String(local)), dash(termsafe.String(remote)), dash(termsafe.String(device)), dash(termsafe.String(qp)), dash(rtt), dash(lost), dash(termsafe.String(event))}
+}
+
+// statusTotals is the line under the table: "6 objects: 3 established, 1
+// listening", from the count of each status.
+func statusTotals(counts map[string]int, total int) string {
 	var parts []string
 	for _, st := range []string{"established", "listening", "ready", "connecting", "reconnecting", "degraded", "disconnected", "rejected", "error", "creating"} {
 		if n := counts[st]; n > 0 {
@@ -197,10 +220,10 @@ func writeStatusTable(out io.Writer, objects []*pb.Object) {
 		}
 	}
 	noun := "objects"
-	if len(objects) == 1 {
+	if total == 1 {
 		noun = "object"
 	}
-	fmt.Fprintf(w, "\n%d %s: %s\n", len(objects), noun, strings.Join(parts, ", "))
+	return fmt.Sprintf("%d %s: %s", total, noun, strings.Join(parts, ", "))
 }
 
 // writeReceivedPrivateData lists under the table the private data peers
