@@ -335,7 +335,10 @@ func (s *fabricSet) keys() []string {
 	return keys
 }
 
-// Facts asks each agent for the facts of the objects Live found it holds.
+// Facts asks each agent, all at once, for the facts of the objects Live
+// found it holds: a refresh-only plan, or one after a host's endpoints
+// reconnected, reads many agents, and one after another their round
+// trips would add up.
 func (s *fabricSet) Facts(ctx context.Context, handles []string) (map[string]state.Facts, error) {
 	s.mu.Lock()
 	byAgent := map[string][]string{}
@@ -345,16 +348,23 @@ func (s *fabricSet) Facts(ctx context.Context, handles []string) (map[string]sta
 		}
 	}
 	s.mu.Unlock()
-	out := map[string]state.Facts{}
-	for k, hs := range byAgent {
-		fr, ok := s.links[k].conn.Refresher.(planner.FactsReader)
-		if !ok {
-			continue
+	keys := make([]string, 0, len(byAgent))
+	for k := range byAgent {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	answers := make([]map[string]state.Facts, len(keys))
+	err := s.askEach(keys, func(i int, l *agentLink) (err error) {
+		if fr, ok := l.conn.Refresher.(planner.FactsReader); ok {
+			answers[i], err = fr.Facts(ctx, byAgent[keys[i]])
 		}
-		facts, err := fr.Facts(ctx, hs)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.links[k].name(), err)
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]state.Facts, len(handles))
+	for _, facts := range answers {
 		for h, f := range facts {
 			out[h] = f
 		}
@@ -362,24 +372,49 @@ func (s *fabricSet) Facts(ctx context.Context, handles []string) (map[string]sta
 	return out, nil
 }
 
-// Listeners lists every agent's listeners, each naming its agent.
+// Listeners lists every agent's listeners, all at once, each naming its
+// agent.
 func (s *fabricSet) Listeners(ctx context.Context) ([]planner.LiveListener, error) {
+	keys := s.keys()
+	answers := make([][]planner.LiveListener, len(keys))
+	err := s.askEach(keys, func(i int, l *agentLink) (err error) {
+		if lr, ok := l.conn.Refresher.(planner.ListenerReader); ok {
+			answers[i], err = lr.Listeners(ctx)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	var out []planner.LiveListener
-	for _, k := range s.keys() {
-		lr, ok := s.links[k].conn.Refresher.(planner.ListenerReader)
-		if !ok {
-			continue
-		}
-		ls, err := lr.Listeners(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.links[k].name(), err)
-		}
+	for i, ls := range answers {
 		for _, l := range ls {
-			l.Agent = k
+			l.Agent = keys[i]
 			out = append(out, l)
 		}
 	}
 	return out, nil
+}
+
+// askEach calls ask for each of keys' agents at once, and returns the
+// error of the first agent in keys that failed, naming it.
+func (s *fabricSet) askEach(keys []string, ask func(i int, l *agentLink) error) error {
+	errs := make([]error, len(keys))
+	var wg sync.WaitGroup
+	for i, k := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ask(i, s.links[k])
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.links[keys[i]].name(), err)
+		}
+	}
+	return nil
 }
 
 // fabric is the fabric of h's agent.
