@@ -27,9 +27,10 @@ const agentTimeout = 5 * time.Second
 // remoteConnectFunc reaches the agent an agent block describes.
 type remoteConnectFunc func(ctx context.Context, a *config.Agent) (*fabricConn, error)
 
-// connectRemoteAgent reaches a remote agent over mutual TLS.
-func connectRemoteAgent(ctx context.Context, a *config.Agent) (*fabricConn, error) {
-	c, err := client.DialRemote(ctx, client.Remote{Address: a.Address, CAFile: a.TLS.CAFile, CertFile: a.TLS.CertFile, KeyFile: a.TLS.KeyFile, ServerName: a.TLS.ServerName})
+// connectRemoteAgent reaches a remote agent over mutual TLS, reading its
+// TLS files through files.
+func connectRemoteAgent(ctx context.Context, a *config.Agent, files *client.RemoteFiles) (*fabricConn, error) {
+	c, err := files.Dial(ctx, client.Remote{Address: a.Address, CAFile: a.TLS.CAFile, CertFile: a.TLS.CertFile, KeyFile: a.TLS.KeyFile, ServerName: a.TLS.ServerName})
 	if err != nil {
 		return nil, err
 	}
@@ -39,12 +40,16 @@ func connectRemoteAgent(ctx context.Context, a *config.Agent) (*fabricConn, erro
 	return &fabricConn{Refresher: f, Fabric: f, Close: func() error { f.Close(); return c.Close() }, CreateBeforeDestroy: true}, nil
 }
 
-// remoteConnector is how the commands reach remote agents.
+// remoteConnector is how a command's run reaches remote agents: the TLS
+// files they share are read once for all of them.
 func (m Meta) remoteConnector() remoteConnectFunc {
 	if m.ConnectRemote != nil {
 		return m.ConnectRemote
 	}
-	return connectRemoteAgent
+	files := &client.RemoteFiles{}
+	return func(ctx context.Context, a *config.Agent) (*fabricConn, error) {
+		return connectRemoteAgent(ctx, a, files)
+	}
 }
 
 // agentLink is one agent of a fabric set: its connection and what it
