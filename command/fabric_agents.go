@@ -305,8 +305,14 @@ func (s *fabricSet) Live(ctx context.Context) (map[string]planner.LiveObject, er
 	}
 	wg.Wait()
 	var failed []*agentLink
-	out := map[string]planner.LiveObject{}
-	holder := map[string]string{}
+	n := 0
+	for _, a := range answers {
+		n += len(a.live)
+	}
+	// Sized at once: 10,000 objects grown into a map one by one rehash
+	// it a dozen times.
+	out := make(map[string]planner.LiveObject, n)
+	holder := make(map[string]string, n)
 	for _, k := range s.keys() {
 		a := answers[k]
 		if a.err != nil {
