@@ -29,14 +29,20 @@ const agentTimeout = 5 * time.Second
 type remoteConnectFunc func(ctx context.Context, a *config.Agent) (*fabricConn, error)
 
 // dialRemoteAgent dials the agent an agent block describes, over mutual
-// TLS: plan and apply through connectRemoteAgent, status directly.
+// TLS: status dials this way; plan and apply through connectRemoteAgent.
 func dialRemoteAgent(ctx context.Context, a *config.Agent) (*client.Client, error) {
-	return client.DialRemote(ctx, client.Remote{Address: a.Address, CAFile: a.TLS.CAFile, CertFile: a.TLS.CertFile, KeyFile: a.TLS.KeyFile, ServerName: a.TLS.ServerName})
+	return client.DialRemote(ctx, remoteOf(a))
 }
 
-// connectRemoteAgent reaches a remote agent over mutual TLS.
-func connectRemoteAgent(ctx context.Context, a *config.Agent) (*fabricConn, error) {
-	c, err := dialRemoteAgent(ctx, a)
+// remoteOf is how to reach the agent a describes.
+func remoteOf(a *config.Agent) client.Remote {
+	return client.Remote{Address: a.Address, CAFile: a.TLS.CAFile, CertFile: a.TLS.CertFile, KeyFile: a.TLS.KeyFile, ServerName: a.TLS.ServerName}
+}
+
+// connectRemoteAgent reaches a remote agent over mutual TLS, reading its
+// TLS files through files.
+func connectRemoteAgent(ctx context.Context, a *config.Agent, files *client.RemoteFiles) (*fabricConn, error) {
+	c, err := files.Dial(ctx, remoteOf(a))
 	if err != nil {
 		return nil, err
 	}
@@ -57,12 +63,16 @@ func remoteFabric(c pb.AgentClient, closeConn func() error) *fabricConn {
 	}}
 }
 
-// remoteConnector is how the commands reach remote agents.
+// remoteConnector is how a command's run reaches remote agents: the TLS
+// files they share are read once for all of them.
 func (m Meta) remoteConnector() remoteConnectFunc {
 	if m.ConnectRemote != nil {
 		return m.ConnectRemote
 	}
-	return connectRemoteAgent
+	files := &client.RemoteFiles{}
+	return func(ctx context.Context, a *config.Agent) (*fabricConn, error) {
+		return connectRemoteAgent(ctx, a, files)
+	}
 }
 
 // agentLink is one agent of a fabric set: its connection and what it
@@ -318,8 +328,14 @@ func (s *fabricSet) Live(ctx context.Context) (map[string]planner.LiveObject, er
 	}
 	wg.Wait()
 	var failed []*agentLink
-	out := map[string]planner.LiveObject{}
-	holder := map[string]string{}
+	n := 0
+	for _, a := range answers {
+		n += len(a.live)
+	}
+	// Sized at once: 10,000 objects grown into a map one by one rehash
+	// it a dozen times.
+	out := make(map[string]planner.LiveObject, n)
+	holder := make(map[string]string, n)
 	for _, k := range s.keys() {
 		a := answers[k]
 		if a.err != nil {
@@ -353,7 +369,10 @@ func (s *fabricSet) keys() []string {
 	return keys
 }
 
-// Facts asks each agent for the facts of the objects Live found it holds.
+// Facts asks each agent, all at once, for the facts of the objects Live
+// found it holds: a refresh-only plan, or one after a host's endpoints
+// reconnected, reads many agents, and one after another their round
+// trips would add up.
 func (s *fabricSet) Facts(ctx context.Context, handles []string) (map[string]state.Facts, error) {
 	s.mu.Lock()
 	byAgent := map[string][]string{}
@@ -363,16 +382,23 @@ func (s *fabricSet) Facts(ctx context.Context, handles []string) (map[string]sta
 		}
 	}
 	s.mu.Unlock()
-	out := map[string]state.Facts{}
-	for k, hs := range byAgent {
-		fr, ok := s.links[k].conn.Refresher.(planner.FactsReader)
-		if !ok {
-			continue
+	keys := make([]string, 0, len(byAgent))
+	for k := range byAgent {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	answers := make([]map[string]state.Facts, len(keys))
+	err := s.askEach(keys, func(i int, l *agentLink) (err error) {
+		if fr, ok := l.conn.Refresher.(planner.FactsReader); ok {
+			answers[i], err = fr.Facts(ctx, byAgent[keys[i]])
 		}
-		facts, err := fr.Facts(ctx, hs)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.links[k].name(), err)
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]state.Facts, len(handles))
+	for _, facts := range answers {
 		for h, f := range facts {
 			out[h] = f
 		}
@@ -380,24 +406,49 @@ func (s *fabricSet) Facts(ctx context.Context, handles []string) (map[string]sta
 	return out, nil
 }
 
-// Listeners lists every agent's listeners, each naming its agent.
+// Listeners lists every agent's listeners, all at once, each naming its
+// agent.
 func (s *fabricSet) Listeners(ctx context.Context) ([]planner.LiveListener, error) {
+	keys := s.keys()
+	answers := make([][]planner.LiveListener, len(keys))
+	err := s.askEach(keys, func(i int, l *agentLink) (err error) {
+		if lr, ok := l.conn.Refresher.(planner.ListenerReader); ok {
+			answers[i], err = lr.Listeners(ctx)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	var out []planner.LiveListener
-	for _, k := range s.keys() {
-		lr, ok := s.links[k].conn.Refresher.(planner.ListenerReader)
-		if !ok {
-			continue
-		}
-		ls, err := lr.Listeners(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.links[k].name(), err)
-		}
+	for i, ls := range answers {
 		for _, l := range ls {
-			l.Agent = k
+			l.Agent = keys[i]
 			out = append(out, l)
 		}
 	}
 	return out, nil
+}
+
+// askEach calls ask for each of keys' agents at once, and returns the
+// error of the first agent in keys that failed, naming it.
+func (s *fabricSet) askEach(keys []string, ask func(i int, l *agentLink) error) error {
+	errs := make([]error, len(keys))
+	var wg sync.WaitGroup
+	for i, k := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ask(i, s.links[k])
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.links[keys[i]].name(), err)
+		}
+	}
+	return nil
 }
 
 // fabric is the fabric of h's agent.

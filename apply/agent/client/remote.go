@@ -42,7 +42,11 @@ const DefaultRemoteTimeout = 5 * time.Second
 // local socket. Its errors are *RemoteError, whose Problem says what
 // went wrong.
 func DialRemote(ctx context.Context, r Remote) (*Client, error) {
-	cfg, err := r.tlsConfig()
+	return dialRemote(ctx, r, nil)
+}
+
+func dialRemote(ctx context.Context, r Remote, files *RemoteFiles) (*Client, error) {
+	cfg, err := r.tlsConfig(files)
 	if err != nil {
 		return nil, err
 	}
@@ -83,29 +87,16 @@ func (c *Client) checkRemote(ctx context.Context) error {
 	return nil
 }
 
-// tlsConfig loads r's files, refusing what no handshake could use.
-func (r Remote) tlsConfig() (*tls.Config, error) {
-	local := func(format string, a ...any) error {
-		return &RemoteError{Address: r.Address, Problem: LocalFiles, Err: fmt.Errorf(format, a...)}
+// tlsConfig loads r's files (through files, when not nil), refusing
+// what no handshake could use.
+func (r Remote) tlsConfig(files *RemoteFiles) (*tls.Config, error) {
+	load := loadRemoteFiles
+	if files != nil {
+		load = files.load
 	}
-	caPEM, err := os.ReadFile(r.CAFile)
+	roots, pair, err := load(r.CAFile, r.CertFile, r.KeyFile)
 	if err != nil {
-		return nil, local("reading the CA file: %w", err)
-	}
-	roots := x509.NewCertPool()
-	if !roots.AppendCertsFromPEM(caPEM) {
-		return nil, local("the CA file %s holds no PEM certificate", r.CAFile)
-	}
-	pair, err := tls.LoadX509KeyPair(r.CertFile, r.KeyFile)
-	switch {
-	case err != nil && strings.Contains(err.Error(), "does not match"):
-		return nil, local("the key in %s is not the key of the certificate in %s: give the key made with that certificate", r.KeyFile, r.CertFile)
-	case err != nil:
-		var pathErr *os.PathError
-		if errors.As(err, &pathErr) {
-			return nil, local("reading our certificate or key: %w", err)
-		}
-		return nil, local("loading our certificate %s and key %s: %w", r.CertFile, r.KeyFile, err)
+		return nil, &RemoteError{Address: r.Address, Problem: LocalFiles, Err: err}
 	}
 	name := r.ServerName
 	if name == "" {
@@ -121,9 +112,33 @@ func (r Remote) tlsConfig() (*tls.Config, error) {
 		// Always ours, even when the agent names CAs that did not sign
 		// it: Go would otherwise send none, and the agent could only say
 		// that none came, not that ours is of another CA.
-		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &pair, nil },
+		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return pair, nil },
 		ServerName:           name,
 	}, nil
+}
+
+// loadRemoteFiles reads the CA file and our certificate and key.
+func loadRemoteFiles(caFile, certFile, keyFile string) (*x509.CertPool, *tls.Certificate, error) {
+	caPEM, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the CA file: %w", err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caPEM) {
+		return nil, nil, fmt.Errorf("the CA file %s holds no PEM certificate", caFile)
+	}
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	switch {
+	case err != nil && strings.Contains(err.Error(), "does not match"):
+		return nil, nil, fmt.Errorf("the key in %s is not the key of the certificate in %s: give the key made with that certificate", keyFile, certFile)
+	case err != nil:
+		var pathErr *os.PathError
+		if errors.As(err, &pathErr) {
+			return nil, nil, fmt.Errorf("reading our certificate or key: %w", err)
+		}
+		return nil, nil, fmt.Errorf("loading our certificate %s and key %s: %w", certFile, keyFile, err)
+	}
+	return roots, &pair, nil
 }
 
 // remoteWatch keeps how the latest connection attempt failed (dial or
