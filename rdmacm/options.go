@@ -26,6 +26,12 @@ type Options struct {
 	AFOnly     *bool
 }
 
+// MaxRdAtoms as a connection's responder_resources or initiator_depth is
+// librdmacm's "the most allowed" (RDMA_MAX_RESP_RES, RDMA_MAX_INIT_DEPTH):
+// the device's limit for a connect, and the least of the request's and
+// the device's for an accept.
+const MaxRdAtoms = 255
+
 // MaxAckTimeout is the largest ACK timeout exponent: a 5-bit field of the QP.
 const MaxAckTimeout = 31
 

@@ -46,8 +46,8 @@ func (id *ID) setOptions(o Options) error {
 }
 
 // SetAckTimeout sets the QP's local ACK timeout (RDMA_OPTION_ID_ACK_TIMEOUT,
-// 4.096 µs × 2^t) on an RC id before it connects or accepts: an accepted
-// id's own, since the kernel does not pass a listener's on.
+// 4.096 µs × 2^t) on an RC id before it connects or accepts (on an
+// accepted id, its own: each request comes with a new id).
 func (id *ID) SetAckTimeout(t uint8) error {
 	if t > MaxAckTimeout {
 		return fmt.Errorf("rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT): %d is over %d (a 5-bit exponent of 4.096 µs)", t, MaxAckTimeout)

@@ -801,8 +801,13 @@ type Accept struct {
 	// Sent in the reject of a request beyond max_connections; empty: a
 	// reason naming the listener and its limit.
 	RejectPrivateData []byte `protobuf:"bytes,6,opt,name=reject_private_data,json=rejectPrivateData,proto3" json:"reject_private_data,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The auto_ fields say the configuration left the value out: the agent
+	// accepts with the least of the request's offer and the device's limit
+	// (max_qp_rd_atom, max_qp_init_rd_atom), ignoring the value beside it.
+	AutoResponderResources bool `protobuf:"varint,7,opt,name=auto_responder_resources,json=autoResponderResources,proto3" json:"auto_responder_resources,omitempty"`
+	AutoInitiatorDepth     bool `protobuf:"varint,8,opt,name=auto_initiator_depth,json=autoInitiatorDepth,proto3" json:"auto_initiator_depth,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *Accept) Reset() {
@@ -877,6 +882,91 @@ func (x *Accept) GetRejectPrivateData() []byte {
 	return nil
 }
 
+func (x *Accept) GetAutoResponderResources() bool {
+	if x != nil {
+		return x.AutoResponderResources
+	}
+	return false
+}
+
+func (x *Accept) GetAutoInitiatorDepth() bool {
+	if x != nil {
+		return x.AutoInitiatorDepth
+	}
+	return false
+}
+
+// CMOptions are an id's rdma_set_option settings; an absent one keeps the
+// kernel's default. They are set when the id is made (before its bind and
+// route), the ACK timeout also on each connection a listener accepts.
+type CMOptions struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TypeOfService *uint32                `protobuf:"varint,1,opt,name=type_of_service,json=typeOfService,proto3,oneof" json:"type_of_service,omitempty"` // RDMA_OPTION_ID_TOS, 0-255
+	AckTimeout    *uint32                `protobuf:"varint,2,opt,name=ack_timeout,json=ackTimeout,proto3,oneof" json:"ack_timeout,omitempty"`            // RDMA_OPTION_ID_ACK_TIMEOUT, 0-31: 4.096 us * 2^n
+	ReuseAddress  *bool                  `protobuf:"varint,3,opt,name=reuse_address,json=reuseAddress,proto3,oneof" json:"reuse_address,omitempty"`      // RDMA_OPTION_ID_REUSEADDR
+	Ipv6Only      *bool                  `protobuf:"varint,4,opt,name=ipv6_only,json=ipv6Only,proto3,oneof" json:"ipv6_only,omitempty"`                  // RDMA_OPTION_ID_AFONLY
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CMOptions) Reset() {
+	*x = CMOptions{}
+	mi := &file_agent_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CMOptions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CMOptions) ProtoMessage() {}
+
+func (x *CMOptions) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CMOptions.ProtoReflect.Descriptor instead.
+func (*CMOptions) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CMOptions) GetTypeOfService() uint32 {
+	if x != nil && x.TypeOfService != nil {
+		return *x.TypeOfService
+	}
+	return 0
+}
+
+func (x *CMOptions) GetAckTimeout() uint32 {
+	if x != nil && x.AckTimeout != nil {
+		return *x.AckTimeout
+	}
+	return 0
+}
+
+func (x *CMOptions) GetReuseAddress() bool {
+	if x != nil && x.ReuseAddress != nil {
+		return *x.ReuseAddress
+	}
+	return false
+}
+
+func (x *CMOptions) GetIpv6Only() bool {
+	if x != nil && x.Ipv6Only != nil {
+		return *x.Ipv6Only
+	}
+	return false
+}
+
 type ListenerSpec struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	Address          string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
@@ -886,13 +976,14 @@ type ListenerSpec struct {
 	ProtectionDomain string                 `protobuf:"bytes,5,opt,name=protection_domain,json=protectionDomain,proto3" json:"protection_domain,omitempty"` // the PD's address, or "" for the device's default PD
 	Qp               *QP                    `protobuf:"bytes,6,opt,name=qp,proto3" json:"qp,omitempty"`
 	Accept           *Accept                `protobuf:"bytes,7,opt,name=accept,proto3" json:"accept,omitempty"`
+	Options          *CMOptions             `protobuf:"bytes,8,opt,name=options,proto3" json:"options,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ListenerSpec) Reset() {
 	*x = ListenerSpec{}
-	mi := &file_agent_proto_msgTypes[10]
+	mi := &file_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -904,7 +995,7 @@ func (x *ListenerSpec) String() string {
 func (*ListenerSpec) ProtoMessage() {}
 
 func (x *ListenerSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[10]
+	mi := &file_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -917,7 +1008,7 @@ func (x *ListenerSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListenerSpec.ProtoReflect.Descriptor instead.
 func (*ListenerSpec) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{10}
+	return file_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListenerSpec) GetAddress() string {
@@ -969,6 +1060,13 @@ func (x *ListenerSpec) GetAccept() *Accept {
 	return nil
 }
 
+func (x *ListenerSpec) GetOptions() *CMOptions {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
 type Connect struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
 	ResponderResources uint32                 `protobuf:"varint,1,opt,name=responder_resources,json=responderResources,proto3" json:"responder_resources,omitempty"`
@@ -977,13 +1075,17 @@ type Connect struct {
 	RnrRetryCount      uint32                 `protobuf:"varint,4,opt,name=rnr_retry_count,json=rnrRetryCount,proto3" json:"rnr_retry_count,omitempty"` // 0-7, 7 retries forever
 	PrivateData        []byte                 `protobuf:"bytes,5,opt,name=private_data,json=privateData,proto3" json:"private_data,omitempty"`
 	Timeout            int64                  `protobuf:"varint,6,opt,name=timeout,proto3" json:"timeout,omitempty"` // nanoseconds for address and route resolution; 0: 2 s (ESTABLISHED is then awaited up to create_timeout)
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// The configuration left the value out: the agent connects with the
+	// device's limit (max_qp_rd_atom, max_qp_init_rd_atom) instead.
+	AutoResponderResources bool `protobuf:"varint,7,opt,name=auto_responder_resources,json=autoResponderResources,proto3" json:"auto_responder_resources,omitempty"`
+	AutoInitiatorDepth     bool `protobuf:"varint,8,opt,name=auto_initiator_depth,json=autoInitiatorDepth,proto3" json:"auto_initiator_depth,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *Connect) Reset() {
 	*x = Connect{}
-	mi := &file_agent_proto_msgTypes[11]
+	mi := &file_agent_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -995,7 +1097,7 @@ func (x *Connect) String() string {
 func (*Connect) ProtoMessage() {}
 
 func (x *Connect) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[11]
+	mi := &file_agent_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1008,7 +1110,7 @@ func (x *Connect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Connect.ProtoReflect.Descriptor instead.
 func (*Connect) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{11}
+	return file_agent_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Connect) GetResponderResources() uint32 {
@@ -1053,6 +1155,20 @@ func (x *Connect) GetTimeout() int64 {
 	return 0
 }
 
+func (x *Connect) GetAutoResponderResources() bool {
+	if x != nil {
+		return x.AutoResponderResources
+	}
+	return false
+}
+
+func (x *Connect) GetAutoInitiatorDepth() bool {
+	if x != nil {
+		return x.AutoInitiatorDepth
+	}
+	return false
+}
+
 type Reconnect struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MinBackoff    int64                  `protobuf:"varint,1,opt,name=min_backoff,json=minBackoff,proto3" json:"min_backoff,omitempty"` // nanoseconds
@@ -1063,7 +1179,7 @@ type Reconnect struct {
 
 func (x *Reconnect) Reset() {
 	*x = Reconnect{}
-	mi := &file_agent_proto_msgTypes[12]
+	mi := &file_agent_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1075,7 +1191,7 @@ func (x *Reconnect) String() string {
 func (*Reconnect) ProtoMessage() {}
 
 func (x *Reconnect) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[12]
+	mi := &file_agent_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1088,7 +1204,7 @@ func (x *Reconnect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reconnect.ProtoReflect.Descriptor instead.
 func (*Reconnect) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{12}
+	return file_agent_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Reconnect) GetMinBackoff() int64 {
@@ -1116,7 +1232,7 @@ type Probe struct {
 
 func (x *Probe) Reset() {
 	*x = Probe{}
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1128,7 +1244,7 @@ func (x *Probe) String() string {
 func (*Probe) ProtoMessage() {}
 
 func (x *Probe) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1141,7 +1257,7 @@ func (x *Probe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Probe.ProtoReflect.Descriptor instead.
 func (*Probe) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{13}
+	return file_agent_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Probe) GetInterval() int64 {
@@ -1178,14 +1294,15 @@ type EndpointSpec struct {
 	Probe            *Probe                 `protobuf:"bytes,9,opt,name=probe,proto3" json:"probe,omitempty"`         // absent: no probes
 	// create_timeout bounds the first connect's wait for ESTABLISHED
 	// (timeouts.create), nanoseconds; 0: 30 s. Reconnects wait 30 s.
-	CreateTimeout int64 `protobuf:"varint,10,opt,name=create_timeout,json=createTimeout,proto3" json:"create_timeout,omitempty"`
+	CreateTimeout int64      `protobuf:"varint,10,opt,name=create_timeout,json=createTimeout,proto3" json:"create_timeout,omitempty"`
+	Options       *CMOptions `protobuf:"bytes,11,opt,name=options,proto3" json:"options,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EndpointSpec) Reset() {
 	*x = EndpointSpec{}
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1197,7 +1314,7 @@ func (x *EndpointSpec) String() string {
 func (*EndpointSpec) ProtoMessage() {}
 
 func (x *EndpointSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1210,7 +1327,7 @@ func (x *EndpointSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndpointSpec.ProtoReflect.Descriptor instead.
 func (*EndpointSpec) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{14}
+	return file_agent_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *EndpointSpec) GetAddress() string {
@@ -1283,6 +1400,13 @@ func (x *EndpointSpec) GetCreateTimeout() int64 {
 	return 0
 }
 
+func (x *EndpointSpec) GetOptions() *CMOptions {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
 type CreateProtectionDomainRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Address       string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
@@ -1294,7 +1418,7 @@ type CreateProtectionDomainRequest struct {
 
 func (x *CreateProtectionDomainRequest) Reset() {
 	*x = CreateProtectionDomainRequest{}
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1306,7 +1430,7 @@ func (x *CreateProtectionDomainRequest) String() string {
 func (*CreateProtectionDomainRequest) ProtoMessage() {}
 
 func (x *CreateProtectionDomainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1319,7 +1443,7 @@ func (x *CreateProtectionDomainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateProtectionDomainRequest.ProtoReflect.Descriptor instead.
 func (*CreateProtectionDomainRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{15}
+	return file_agent_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateProtectionDomainRequest) GetAddress() string {
@@ -1354,7 +1478,7 @@ type CreateListenerRequest struct {
 
 func (x *CreateListenerRequest) Reset() {
 	*x = CreateListenerRequest{}
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1366,7 +1490,7 @@ func (x *CreateListenerRequest) String() string {
 func (*CreateListenerRequest) ProtoMessage() {}
 
 func (x *CreateListenerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1379,7 +1503,7 @@ func (x *CreateListenerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateListenerRequest.ProtoReflect.Descriptor instead.
 func (*CreateListenerRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{16}
+	return file_agent_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CreateListenerRequest) GetAddress() string {
@@ -1414,7 +1538,7 @@ type CreateEndpointRequest struct {
 
 func (x *CreateEndpointRequest) Reset() {
 	*x = CreateEndpointRequest{}
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1426,7 +1550,7 @@ func (x *CreateEndpointRequest) String() string {
 func (*CreateEndpointRequest) ProtoMessage() {}
 
 func (x *CreateEndpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1439,7 +1563,7 @@ func (x *CreateEndpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEndpointRequest.ProtoReflect.Descriptor instead.
 func (*CreateEndpointRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{17}
+	return file_agent_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateEndpointRequest) GetAddress() string {
@@ -1472,7 +1596,7 @@ type CreateEndpointsRequest struct {
 
 func (x *CreateEndpointsRequest) Reset() {
 	*x = CreateEndpointsRequest{}
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1484,7 +1608,7 @@ func (x *CreateEndpointsRequest) String() string {
 func (*CreateEndpointsRequest) ProtoMessage() {}
 
 func (x *CreateEndpointsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1497,7 +1621,7 @@ func (x *CreateEndpointsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEndpointsRequest.ProtoReflect.Descriptor instead.
 func (*CreateEndpointsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{18}
+	return file_agent_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateEndpointsRequest) GetEndpoints() []*CreateEndpointRequest {
@@ -1516,7 +1640,7 @@ type CreateEndpointsResponse struct {
 
 func (x *CreateEndpointsResponse) Reset() {
 	*x = CreateEndpointsResponse{}
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1528,7 +1652,7 @@ func (x *CreateEndpointsResponse) String() string {
 func (*CreateEndpointsResponse) ProtoMessage() {}
 
 func (x *CreateEndpointsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1541,7 +1665,7 @@ func (x *CreateEndpointsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEndpointsResponse.ProtoReflect.Descriptor instead.
 func (*CreateEndpointsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{19}
+	return file_agent_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateEndpointsResponse) GetResults() []*CreateResult {
@@ -1562,7 +1686,7 @@ type CreateResult struct {
 
 func (x *CreateResult) Reset() {
 	*x = CreateResult{}
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1574,7 +1698,7 @@ func (x *CreateResult) String() string {
 func (*CreateResult) ProtoMessage() {}
 
 func (x *CreateResult) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1587,7 +1711,7 @@ func (x *CreateResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateResult.ProtoReflect.Descriptor instead.
 func (*CreateResult) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{20}
+	return file_agent_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateResult) GetObject() *Object {
@@ -1627,7 +1751,7 @@ type UpdateRequest struct {
 
 func (x *UpdateRequest) Reset() {
 	*x = UpdateRequest{}
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1639,7 +1763,7 @@ func (x *UpdateRequest) String() string {
 func (*UpdateRequest) ProtoMessage() {}
 
 func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1652,7 +1776,7 @@ func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateRequest.ProtoReflect.Descriptor instead.
 func (*UpdateRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{21}
+	return file_agent_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *UpdateRequest) GetAddress() string {
@@ -1713,7 +1837,7 @@ type DeleteRequest struct {
 
 func (x *DeleteRequest) Reset() {
 	*x = DeleteRequest{}
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1725,7 +1849,7 @@ func (x *DeleteRequest) String() string {
 func (*DeleteRequest) ProtoMessage() {}
 
 func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1738,7 +1862,7 @@ func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{22}
+	return file_agent_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *DeleteRequest) GetAddress() string {
@@ -1757,7 +1881,7 @@ type DeleteResponse struct {
 
 func (x *DeleteResponse) Reset() {
 	*x = DeleteResponse{}
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1769,7 +1893,7 @@ func (x *DeleteResponse) String() string {
 func (*DeleteResponse) ProtoMessage() {}
 
 func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1782,7 +1906,7 @@ func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteResponse.ProtoReflect.Descriptor instead.
 func (*DeleteResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{23}
+	return file_agent_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DeleteResponse) GetExisted() bool {
@@ -1801,7 +1925,7 @@ type DeleteManyRequest struct {
 
 func (x *DeleteManyRequest) Reset() {
 	*x = DeleteManyRequest{}
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1813,7 +1937,7 @@ func (x *DeleteManyRequest) String() string {
 func (*DeleteManyRequest) ProtoMessage() {}
 
 func (x *DeleteManyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1826,7 +1950,7 @@ func (x *DeleteManyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteManyRequest.ProtoReflect.Descriptor instead.
 func (*DeleteManyRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{24}
+	return file_agent_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DeleteManyRequest) GetAddresses() []string {
@@ -1845,7 +1969,7 @@ type DeleteManyResponse struct {
 
 func (x *DeleteManyResponse) Reset() {
 	*x = DeleteManyResponse{}
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1857,7 +1981,7 @@ func (x *DeleteManyResponse) String() string {
 func (*DeleteManyResponse) ProtoMessage() {}
 
 func (x *DeleteManyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1870,7 +1994,7 @@ func (x *DeleteManyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteManyResponse.ProtoReflect.Descriptor instead.
 func (*DeleteManyResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{25}
+	return file_agent_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DeleteManyResponse) GetResults() []*DeleteResult {
@@ -1892,7 +2016,7 @@ type DeleteResult struct {
 
 func (x *DeleteResult) Reset() {
 	*x = DeleteResult{}
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1904,7 +2028,7 @@ func (x *DeleteResult) String() string {
 func (*DeleteResult) ProtoMessage() {}
 
 func (x *DeleteResult) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1917,7 +2041,7 @@ func (x *DeleteResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteResult.ProtoReflect.Descriptor instead.
 func (*DeleteResult) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{26}
+	return file_agent_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DeleteResult) GetAddress() string {
@@ -1967,7 +2091,7 @@ type Filter struct {
 
 func (x *Filter) Reset() {
 	*x = Filter{}
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1979,7 +2103,7 @@ func (x *Filter) String() string {
 func (*Filter) ProtoMessage() {}
 
 func (x *Filter) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1992,7 +2116,7 @@ func (x *Filter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Filter.ProtoReflect.Descriptor instead.
 func (*Filter) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{27}
+	return file_agent_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Filter) GetPrefixes() []string {
@@ -2031,7 +2155,7 @@ type ListRequest struct {
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2043,7 +2167,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2056,7 +2180,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{28}
+	return file_agent_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListRequest) GetWithHistory() bool {
@@ -2098,7 +2222,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2110,7 +2234,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2123,7 +2247,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{29}
+	return file_agent_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListResponse) GetObjects() []*Object {
@@ -2189,7 +2313,7 @@ type SummaryTable struct {
 
 func (x *SummaryTable) Reset() {
 	*x = SummaryTable{}
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2201,7 +2325,7 @@ func (x *SummaryTable) String() string {
 func (*SummaryTable) ProtoMessage() {}
 
 func (x *SummaryTable) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2214,7 +2338,7 @@ func (x *SummaryTable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryTable.ProtoReflect.Descriptor instead.
 func (*SummaryTable) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{30}
+	return file_agent_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SummaryTable) GetAddresses() string {
@@ -2397,7 +2521,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2409,7 +2533,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2422,7 +2546,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{31}
+	return file_agent_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *WatchRequest) GetWithHistory() bool {
@@ -2453,7 +2577,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2465,7 +2589,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2478,7 +2602,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{32}
+	return file_agent_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *WatchResponse) GetSnapshot() bool {
@@ -2519,7 +2643,7 @@ type Change struct {
 
 func (x *Change) Reset() {
 	*x = Change{}
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2531,7 +2655,7 @@ func (x *Change) String() string {
 func (*Change) ProtoMessage() {}
 
 func (x *Change) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2544,7 +2668,7 @@ func (x *Change) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Change.ProtoReflect.Descriptor instead.
 func (*Change) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{33}
+	return file_agent_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Change) GetObject() *Object {
@@ -2569,7 +2693,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2581,7 +2705,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2594,7 +2718,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{34}
+	return file_agent_proto_rawDescGZIP(), []int{35}
 }
 
 type ShutdownResponse struct {
@@ -2605,7 +2729,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2617,7 +2741,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2630,7 +2754,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{35}
+	return file_agent_proto_rawDescGZIP(), []int{36}
 }
 
 type Object struct {
@@ -2677,7 +2801,7 @@ type Object struct {
 
 func (x *Object) Reset() {
 	*x = Object{}
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2689,7 +2813,7 @@ func (x *Object) String() string {
 func (*Object) ProtoMessage() {}
 
 func (x *Object) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2702,7 +2826,7 @@ func (x *Object) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Object.ProtoReflect.Descriptor instead.
 func (*Object) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{36}
+	return file_agent_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Object) GetAddress() string {
@@ -2917,13 +3041,14 @@ type Facts struct {
 	QpNum         uint32                 `protobuf:"varint,5,opt,name=qp_num,json=qpNum,proto3" json:"qp_num,omitempty"`
 	QpType        string                 `protobuf:"bytes,6,opt,name=qp_type,json=qpType,proto3" json:"qp_type,omitempty"`    // rc, uc, ud
 	QpState       string                 `protobuf:"bytes,7,opt,name=qp_state,json=qpState,proto3" json:"qp_state,omitempty"` // RESET, INIT, RTR, RTS, ...
+	QpAttrs       *QPAttrs               `protobuf:"bytes,8,opt,name=qp_attrs,json=qpAttrs,proto3" json:"qp_attrs,omitempty"` // a connected QP's; absent before RTR and without a QP
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Facts) Reset() {
 	*x = Facts{}
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2935,7 +3060,7 @@ func (x *Facts) String() string {
 func (*Facts) ProtoMessage() {}
 
 func (x *Facts) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2948,7 +3073,7 @@ func (x *Facts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Facts.ProtoReflect.Descriptor instead.
 func (*Facts) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{37}
+	return file_agent_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Facts) GetLocalAddr() string {
@@ -3000,6 +3125,82 @@ func (x *Facts) GetQpState() string {
 	return ""
 }
 
+func (x *Facts) GetQpAttrs() *QPAttrs {
+	if x != nil {
+		return x.QpAttrs
+	}
+	return nil
+}
+
+// QPAttrs are what a connected QP really got, read with ibv_query_qp.
+type QPAttrs struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	ResponderResources *uint32                `protobuf:"varint,1,opt,name=responder_resources,json=responderResources,proto3,oneof" json:"responder_resources,omitempty"` // max_dest_rd_atomic
+	InitiatorDepth     *uint32                `protobuf:"varint,2,opt,name=initiator_depth,json=initiatorDepth,proto3,oneof" json:"initiator_depth,omitempty"`             // max_rd_atomic
+	TrafficClass       *uint32                `protobuf:"varint,3,opt,name=traffic_class,json=trafficClass,proto3,oneof" json:"traffic_class,omitempty"`                   // the GRH's (RoCE); absent without a GRH
+	AckTimeout         *uint32                `protobuf:"varint,4,opt,name=ack_timeout,json=ackTimeout,proto3,oneof" json:"ack_timeout,omitempty"`                         // the local ACK timeout exponent
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *QPAttrs) Reset() {
+	*x = QPAttrs{}
+	mi := &file_agent_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QPAttrs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QPAttrs) ProtoMessage() {}
+
+func (x *QPAttrs) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QPAttrs.ProtoReflect.Descriptor instead.
+func (*QPAttrs) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *QPAttrs) GetResponderResources() uint32 {
+	if x != nil && x.ResponderResources != nil {
+		return *x.ResponderResources
+	}
+	return 0
+}
+
+func (x *QPAttrs) GetInitiatorDepth() uint32 {
+	if x != nil && x.InitiatorDepth != nil {
+		return *x.InitiatorDepth
+	}
+	return 0
+}
+
+func (x *QPAttrs) GetTrafficClass() uint32 {
+	if x != nil && x.TrafficClass != nil {
+		return *x.TrafficClass
+	}
+	return 0
+}
+
+func (x *QPAttrs) GetAckTimeout() uint32 {
+	if x != nil && x.AckTimeout != nil {
+		return *x.AckTimeout
+	}
+	return 0
+}
+
 type ErrorInfo struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Call          string                 `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`                            // "rdma_connect"
@@ -3013,7 +3214,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_agent_proto_msgTypes[38]
+	mi := &file_agent_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3025,7 +3226,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[38]
+	mi := &file_agent_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3038,7 +3239,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{38}
+	return file_agent_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ErrorInfo) GetCall() string {
@@ -3093,7 +3294,7 @@ type ProbeStats struct {
 
 func (x *ProbeStats) Reset() {
 	*x = ProbeStats{}
-	mi := &file_agent_proto_msgTypes[39]
+	mi := &file_agent_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3105,7 +3306,7 @@ func (x *ProbeStats) String() string {
 func (*ProbeStats) ProtoMessage() {}
 
 func (x *ProbeStats) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[39]
+	mi := &file_agent_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3118,7 +3319,7 @@ func (x *ProbeStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProbeStats.ProtoReflect.Descriptor instead.
 func (*ProbeStats) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{39}
+	return file_agent_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ProbeStats) GetLast() int64 {
@@ -3196,7 +3397,7 @@ type HistoryEvent struct {
 
 func (x *HistoryEvent) Reset() {
 	*x = HistoryEvent{}
-	mi := &file_agent_proto_msgTypes[40]
+	mi := &file_agent_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3208,7 +3409,7 @@ func (x *HistoryEvent) String() string {
 func (*HistoryEvent) ProtoMessage() {}
 
 func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[40]
+	mi := &file_agent_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3221,7 +3422,7 @@ func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEvent.ProtoReflect.Descriptor instead.
 func (*HistoryEvent) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{40}
+	return file_agent_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *HistoryEvent) GetAt() int64 {
@@ -3308,14 +3509,27 @@ const file_agent_proto_rawDesc = "" +
 	"maxRecvSge\x12&\n" +
 	"\x0fmax_inline_data\x18\x06 \x01(\rR\rmaxInlineData\x12\x1c\n" +
 	"\n" +
-	"sq_sig_all\x18\a \x01(\bR\bsqSigAll\"\xf2\x01\n" +
+	"sq_sig_all\x18\a \x01(\bR\bsqSigAll\"\xde\x02\n" +
 	"\x06Accept\x12/\n" +
 	"\x13responder_resources\x18\x01 \x01(\rR\x12responderResources\x12'\n" +
 	"\x0finitiator_depth\x18\x02 \x01(\rR\x0einitiatorDepth\x12!\n" +
 	"\fprivate_data\x18\x03 \x01(\fR\vprivateData\x12'\n" +
 	"\x0fmax_connections\x18\x04 \x01(\rR\x0emaxConnections\x12\x12\n" +
 	"\x04echo\x18\x05 \x01(\bR\x04echo\x12.\n" +
-	"\x13reject_private_data\x18\x06 \x01(\fR\x11rejectPrivateData\"\xfc\x01\n" +
+	"\x13reject_private_data\x18\x06 \x01(\fR\x11rejectPrivateData\x128\n" +
+	"\x18auto_responder_resources\x18\a \x01(\bR\x16autoResponderResources\x120\n" +
+	"\x14auto_initiator_depth\x18\b \x01(\bR\x12autoInitiatorDepth\"\xee\x01\n" +
+	"\tCMOptions\x12+\n" +
+	"\x0ftype_of_service\x18\x01 \x01(\rH\x00R\rtypeOfService\x88\x01\x01\x12$\n" +
+	"\vack_timeout\x18\x02 \x01(\rH\x01R\n" +
+	"ackTimeout\x88\x01\x01\x12(\n" +
+	"\rreuse_address\x18\x03 \x01(\bH\x02R\freuseAddress\x88\x01\x01\x12 \n" +
+	"\tipv6_only\x18\x04 \x01(\bH\x03R\bipv6Only\x88\x01\x01B\x12\n" +
+	"\x10_type_of_serviceB\x0e\n" +
+	"\f_ack_timeoutB\x10\n" +
+	"\x0e_reuse_addressB\f\n" +
+	"\n" +
+	"_ipv6_only\"\xb4\x02\n" +
 	"\fListenerSpec\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x12\x1d\n" +
@@ -3324,7 +3538,8 @@ const file_agent_proto_rawDesc = "" +
 	"\abacklog\x18\x04 \x01(\x05R\abacklog\x12+\n" +
 	"\x11protection_domain\x18\x05 \x01(\tR\x10protectionDomain\x12%\n" +
 	"\x02qp\x18\x06 \x01(\v2\x15.rdmaform.agent.v1.QPR\x02qp\x121\n" +
-	"\x06accept\x18\a \x01(\v2\x19.rdmaform.agent.v1.AcceptR\x06accept\"\xe9\x01\n" +
+	"\x06accept\x18\a \x01(\v2\x19.rdmaform.agent.v1.AcceptR\x06accept\x126\n" +
+	"\aoptions\x18\b \x01(\v2\x1c.rdmaform.agent.v1.CMOptionsR\aoptions\"\xd5\x02\n" +
 	"\aConnect\x12/\n" +
 	"\x13responder_resources\x18\x01 \x01(\rR\x12responderResources\x12'\n" +
 	"\x0finitiator_depth\x18\x02 \x01(\rR\x0einitiatorDepth\x12\x1f\n" +
@@ -3332,7 +3547,9 @@ const file_agent_proto_rawDesc = "" +
 	"retryCount\x12&\n" +
 	"\x0frnr_retry_count\x18\x04 \x01(\rR\rrnrRetryCount\x12!\n" +
 	"\fprivate_data\x18\x05 \x01(\fR\vprivateData\x12\x18\n" +
-	"\atimeout\x18\x06 \x01(\x03R\atimeout\"M\n" +
+	"\atimeout\x18\x06 \x01(\x03R\atimeout\x128\n" +
+	"\x18auto_responder_resources\x18\a \x01(\bR\x16autoResponderResources\x120\n" +
+	"\x14auto_initiator_depth\x18\b \x01(\bR\x12autoInitiatorDepth\"M\n" +
 	"\tReconnect\x12\x1f\n" +
 	"\vmin_backoff\x18\x01 \x01(\x03R\n" +
 	"minBackoff\x12\x1f\n" +
@@ -3341,7 +3558,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x05Probe\x12\x1a\n" +
 	"\binterval\x18\x01 \x01(\x03R\binterval\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\rR\x04size\x12\x18\n" +
-	"\atimeout\x18\x03 \x01(\x03R\atimeout\"\x9f\x03\n" +
+	"\atimeout\x18\x03 \x01(\x03R\atimeout\"\xd7\x03\n" +
 	"\fEndpointSpec\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x12%\n" +
@@ -3354,7 +3571,8 @@ const file_agent_proto_rawDesc = "" +
 	"\treconnect\x18\b \x01(\v2\x1c.rdmaform.agent.v1.ReconnectR\treconnect\x12.\n" +
 	"\x05probe\x18\t \x01(\v2\x18.rdmaform.agent.v1.ProbeR\x05probe\x12%\n" +
 	"\x0ecreate_timeout\x18\n" +
-	" \x01(\x03R\rcreateTimeout\"\x8c\x01\n" +
+	" \x01(\x03R\rcreateTimeout\x126\n" +
+	"\aoptions\x18\v \x01(\v2\x1c.rdmaform.agent.v1.CMOptionsR\aoptions\"\x8c\x01\n" +
 	"\x1dCreateProtectionDomainRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x14\n" +
 	"\x05token\x18\x02 \x01(\tR\x05token\x12;\n" +
@@ -3487,7 +3705,7 @@ const file_agent_proto_rawDesc = "" +
 	"\rreject_reason\x18\x16 \x01(\tR\frejectReason\x129\n" +
 	"\ahistory\x18\x17 \x03(\v2\x1f.rdmaform.agent.v1.HistoryEventR\ahistory\x122\n" +
 	"\x15received_private_data\x18\x18 \x01(\fR\x13receivedPrivateDataB\x06\n" +
-	"\x04spec\"\xbe\x01\n" +
+	"\x04spec\"\xf5\x01\n" +
 	"\x05Facts\x12\x1d\n" +
 	"\n" +
 	"local_addr\x18\x01 \x01(\tR\tlocalAddr\x12\x1f\n" +
@@ -3497,7 +3715,18 @@ const file_agent_proto_rawDesc = "" +
 	"\x04port\x18\x04 \x01(\x05R\x04port\x12\x15\n" +
 	"\x06qp_num\x18\x05 \x01(\rR\x05qpNum\x12\x17\n" +
 	"\aqp_type\x18\x06 \x01(\tR\x06qpType\x12\x19\n" +
-	"\bqp_state\x18\a \x01(\tR\aqpState\"~\n" +
+	"\bqp_state\x18\a \x01(\tR\aqpState\x125\n" +
+	"\bqp_attrs\x18\b \x01(\v2\x1a.rdmaform.agent.v1.QPAttrsR\aqpAttrs\"\x8b\x02\n" +
+	"\aQPAttrs\x124\n" +
+	"\x13responder_resources\x18\x01 \x01(\rH\x00R\x12responderResources\x88\x01\x01\x12,\n" +
+	"\x0finitiator_depth\x18\x02 \x01(\rH\x01R\x0einitiatorDepth\x88\x01\x01\x12(\n" +
+	"\rtraffic_class\x18\x03 \x01(\rH\x02R\ftrafficClass\x88\x01\x01\x12$\n" +
+	"\vack_timeout\x18\x04 \x01(\rH\x03R\n" +
+	"ackTimeout\x88\x01\x01B\x16\n" +
+	"\x14_responder_resourcesB\x12\n" +
+	"\x10_initiator_depthB\x10\n" +
+	"\x0e_traffic_classB\x0e\n" +
+	"\f_ack_timeout\"~\n" +
 	"\tErrorInfo\x12\x12\n" +
 	"\x04call\x18\x01 \x01(\tR\x04call\x12\x14\n" +
 	"\x05errno\x18\x02 \x01(\x05R\x05errno\x12\x1d\n" +
@@ -3570,7 +3799,7 @@ func file_agent_proto_rawDescGZIP() []byte {
 }
 
 var file_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_agent_proto_goTypes = []any{
 	(Kind)(0),                             // 0: rdmaform.agent.v1.Kind
 	(Status)(0),                           // 1: rdmaform.agent.v1.Status
@@ -3584,37 +3813,39 @@ var file_agent_proto_goTypes = []any{
 	(*ProtectionDomainSpec)(nil),          // 9: rdmaform.agent.v1.ProtectionDomainSpec
 	(*QP)(nil),                            // 10: rdmaform.agent.v1.QP
 	(*Accept)(nil),                        // 11: rdmaform.agent.v1.Accept
-	(*ListenerSpec)(nil),                  // 12: rdmaform.agent.v1.ListenerSpec
-	(*Connect)(nil),                       // 13: rdmaform.agent.v1.Connect
-	(*Reconnect)(nil),                     // 14: rdmaform.agent.v1.Reconnect
-	(*Probe)(nil),                         // 15: rdmaform.agent.v1.Probe
-	(*EndpointSpec)(nil),                  // 16: rdmaform.agent.v1.EndpointSpec
-	(*CreateProtectionDomainRequest)(nil), // 17: rdmaform.agent.v1.CreateProtectionDomainRequest
-	(*CreateListenerRequest)(nil),         // 18: rdmaform.agent.v1.CreateListenerRequest
-	(*CreateEndpointRequest)(nil),         // 19: rdmaform.agent.v1.CreateEndpointRequest
-	(*CreateEndpointsRequest)(nil),        // 20: rdmaform.agent.v1.CreateEndpointsRequest
-	(*CreateEndpointsResponse)(nil),       // 21: rdmaform.agent.v1.CreateEndpointsResponse
-	(*CreateResult)(nil),                  // 22: rdmaform.agent.v1.CreateResult
-	(*UpdateRequest)(nil),                 // 23: rdmaform.agent.v1.UpdateRequest
-	(*DeleteRequest)(nil),                 // 24: rdmaform.agent.v1.DeleteRequest
-	(*DeleteResponse)(nil),                // 25: rdmaform.agent.v1.DeleteResponse
-	(*DeleteManyRequest)(nil),             // 26: rdmaform.agent.v1.DeleteManyRequest
-	(*DeleteManyResponse)(nil),            // 27: rdmaform.agent.v1.DeleteManyResponse
-	(*DeleteResult)(nil),                  // 28: rdmaform.agent.v1.DeleteResult
-	(*Filter)(nil),                        // 29: rdmaform.agent.v1.Filter
-	(*ListRequest)(nil),                   // 30: rdmaform.agent.v1.ListRequest
-	(*ListResponse)(nil),                  // 31: rdmaform.agent.v1.ListResponse
-	(*SummaryTable)(nil),                  // 32: rdmaform.agent.v1.SummaryTable
-	(*WatchRequest)(nil),                  // 33: rdmaform.agent.v1.WatchRequest
-	(*WatchResponse)(nil),                 // 34: rdmaform.agent.v1.WatchResponse
-	(*Change)(nil),                        // 35: rdmaform.agent.v1.Change
-	(*ShutdownRequest)(nil),               // 36: rdmaform.agent.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),              // 37: rdmaform.agent.v1.ShutdownResponse
-	(*Object)(nil),                        // 38: rdmaform.agent.v1.Object
-	(*Facts)(nil),                         // 39: rdmaform.agent.v1.Facts
-	(*ErrorInfo)(nil),                     // 40: rdmaform.agent.v1.ErrorInfo
-	(*ProbeStats)(nil),                    // 41: rdmaform.agent.v1.ProbeStats
-	(*HistoryEvent)(nil),                  // 42: rdmaform.agent.v1.HistoryEvent
+	(*CMOptions)(nil),                     // 12: rdmaform.agent.v1.CMOptions
+	(*ListenerSpec)(nil),                  // 13: rdmaform.agent.v1.ListenerSpec
+	(*Connect)(nil),                       // 14: rdmaform.agent.v1.Connect
+	(*Reconnect)(nil),                     // 15: rdmaform.agent.v1.Reconnect
+	(*Probe)(nil),                         // 16: rdmaform.agent.v1.Probe
+	(*EndpointSpec)(nil),                  // 17: rdmaform.agent.v1.EndpointSpec
+	(*CreateProtectionDomainRequest)(nil), // 18: rdmaform.agent.v1.CreateProtectionDomainRequest
+	(*CreateListenerRequest)(nil),         // 19: rdmaform.agent.v1.CreateListenerRequest
+	(*CreateEndpointRequest)(nil),         // 20: rdmaform.agent.v1.CreateEndpointRequest
+	(*CreateEndpointsRequest)(nil),        // 21: rdmaform.agent.v1.CreateEndpointsRequest
+	(*CreateEndpointsResponse)(nil),       // 22: rdmaform.agent.v1.CreateEndpointsResponse
+	(*CreateResult)(nil),                  // 23: rdmaform.agent.v1.CreateResult
+	(*UpdateRequest)(nil),                 // 24: rdmaform.agent.v1.UpdateRequest
+	(*DeleteRequest)(nil),                 // 25: rdmaform.agent.v1.DeleteRequest
+	(*DeleteResponse)(nil),                // 26: rdmaform.agent.v1.DeleteResponse
+	(*DeleteManyRequest)(nil),             // 27: rdmaform.agent.v1.DeleteManyRequest
+	(*DeleteManyResponse)(nil),            // 28: rdmaform.agent.v1.DeleteManyResponse
+	(*DeleteResult)(nil),                  // 29: rdmaform.agent.v1.DeleteResult
+	(*Filter)(nil),                        // 30: rdmaform.agent.v1.Filter
+	(*ListRequest)(nil),                   // 31: rdmaform.agent.v1.ListRequest
+	(*ListResponse)(nil),                  // 32: rdmaform.agent.v1.ListResponse
+	(*SummaryTable)(nil),                  // 33: rdmaform.agent.v1.SummaryTable
+	(*WatchRequest)(nil),                  // 34: rdmaform.agent.v1.WatchRequest
+	(*WatchResponse)(nil),                 // 35: rdmaform.agent.v1.WatchResponse
+	(*Change)(nil),                        // 36: rdmaform.agent.v1.Change
+	(*ShutdownRequest)(nil),               // 37: rdmaform.agent.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),              // 38: rdmaform.agent.v1.ShutdownResponse
+	(*Object)(nil),                        // 39: rdmaform.agent.v1.Object
+	(*Facts)(nil),                         // 40: rdmaform.agent.v1.Facts
+	(*QPAttrs)(nil),                       // 41: rdmaform.agent.v1.QPAttrs
+	(*ErrorInfo)(nil),                     // 42: rdmaform.agent.v1.ErrorInfo
+	(*ProbeStats)(nil),                    // 43: rdmaform.agent.v1.ProbeStats
+	(*HistoryEvent)(nil),                  // 44: rdmaform.agent.v1.HistoryEvent
 }
 var file_agent_proto_depIdxs = []int32{
 	6,  // 0: rdmaform.agent.v1.DevicesResponse.devices:type_name -> rdmaform.agent.v1.Device
@@ -3622,73 +3853,76 @@ var file_agent_proto_depIdxs = []int32{
 	8,  // 2: rdmaform.agent.v1.Device.limits:type_name -> rdmaform.agent.v1.Limits
 	10, // 3: rdmaform.agent.v1.ListenerSpec.qp:type_name -> rdmaform.agent.v1.QP
 	11, // 4: rdmaform.agent.v1.ListenerSpec.accept:type_name -> rdmaform.agent.v1.Accept
-	10, // 5: rdmaform.agent.v1.EndpointSpec.qp:type_name -> rdmaform.agent.v1.QP
-	13, // 6: rdmaform.agent.v1.EndpointSpec.connect:type_name -> rdmaform.agent.v1.Connect
-	14, // 7: rdmaform.agent.v1.EndpointSpec.reconnect:type_name -> rdmaform.agent.v1.Reconnect
-	15, // 8: rdmaform.agent.v1.EndpointSpec.probe:type_name -> rdmaform.agent.v1.Probe
-	9,  // 9: rdmaform.agent.v1.CreateProtectionDomainRequest.spec:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	12, // 10: rdmaform.agent.v1.CreateListenerRequest.spec:type_name -> rdmaform.agent.v1.ListenerSpec
-	16, // 11: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
-	19, // 12: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
-	22, // 13: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
-	38, // 14: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
-	14, // 15: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
-	15, // 16: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
-	28, // 17: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
-	0,  // 18: rdmaform.agent.v1.Filter.kinds:type_name -> rdmaform.agent.v1.Kind
-	1,  // 19: rdmaform.agent.v1.Filter.statuses:type_name -> rdmaform.agent.v1.Status
-	29, // 20: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	38, // 21: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
-	3,  // 22: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	32, // 23: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
-	0,  // 24: rdmaform.agent.v1.SummaryTable.kinds:type_name -> rdmaform.agent.v1.Kind
-	1,  // 25: rdmaform.agent.v1.SummaryTable.statuses:type_name -> rdmaform.agent.v1.Status
-	40, // 26: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
-	41, // 27: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
-	29, // 28: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	38, // 29: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
-	35, // 30: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
-	3,  // 31: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	38, // 32: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
-	0,  // 33: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
-	1,  // 34: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
-	9,  // 35: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	12, // 36: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
-	16, // 37: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
-	39, // 38: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
-	40, // 39: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
-	41, // 40: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
-	42, // 41: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
-	1,  // 42: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
-	2,  // 43: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
-	4,  // 44: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
-	17, // 45: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
-	18, // 46: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
-	19, // 47: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
-	20, // 48: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
-	23, // 49: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
-	24, // 50: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
-	26, // 51: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
-	30, // 52: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
-	33, // 53: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
-	36, // 54: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
-	3,  // 55: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
-	5,  // 56: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
-	38, // 57: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
-	38, // 58: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
-	38, // 59: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
-	21, // 60: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
-	38, // 61: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
-	25, // 62: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
-	27, // 63: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
-	31, // 64: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
-	34, // 65: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
-	37, // 66: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
-	55, // [55:67] is the sub-list for method output_type
-	43, // [43:55] is the sub-list for method input_type
-	43, // [43:43] is the sub-list for extension type_name
-	43, // [43:43] is the sub-list for extension extendee
-	0,  // [0:43] is the sub-list for field type_name
+	12, // 5: rdmaform.agent.v1.ListenerSpec.options:type_name -> rdmaform.agent.v1.CMOptions
+	10, // 6: rdmaform.agent.v1.EndpointSpec.qp:type_name -> rdmaform.agent.v1.QP
+	14, // 7: rdmaform.agent.v1.EndpointSpec.connect:type_name -> rdmaform.agent.v1.Connect
+	15, // 8: rdmaform.agent.v1.EndpointSpec.reconnect:type_name -> rdmaform.agent.v1.Reconnect
+	16, // 9: rdmaform.agent.v1.EndpointSpec.probe:type_name -> rdmaform.agent.v1.Probe
+	12, // 10: rdmaform.agent.v1.EndpointSpec.options:type_name -> rdmaform.agent.v1.CMOptions
+	9,  // 11: rdmaform.agent.v1.CreateProtectionDomainRequest.spec:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	13, // 12: rdmaform.agent.v1.CreateListenerRequest.spec:type_name -> rdmaform.agent.v1.ListenerSpec
+	17, // 13: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
+	20, // 14: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
+	23, // 15: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
+	39, // 16: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
+	15, // 17: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
+	16, // 18: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
+	29, // 19: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
+	0,  // 20: rdmaform.agent.v1.Filter.kinds:type_name -> rdmaform.agent.v1.Kind
+	1,  // 21: rdmaform.agent.v1.Filter.statuses:type_name -> rdmaform.agent.v1.Status
+	30, // 22: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	39, // 23: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
+	3,  // 24: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	33, // 25: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
+	0,  // 26: rdmaform.agent.v1.SummaryTable.kinds:type_name -> rdmaform.agent.v1.Kind
+	1,  // 27: rdmaform.agent.v1.SummaryTable.statuses:type_name -> rdmaform.agent.v1.Status
+	42, // 28: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
+	43, // 29: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
+	30, // 30: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	39, // 31: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
+	36, // 32: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
+	3,  // 33: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	39, // 34: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
+	0,  // 35: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
+	1,  // 36: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
+	9,  // 37: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	13, // 38: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
+	17, // 39: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
+	40, // 40: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
+	42, // 41: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
+	43, // 42: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
+	44, // 43: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
+	41, // 44: rdmaform.agent.v1.Facts.qp_attrs:type_name -> rdmaform.agent.v1.QPAttrs
+	1,  // 45: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
+	2,  // 46: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
+	4,  // 47: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
+	18, // 48: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
+	19, // 49: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
+	20, // 50: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
+	21, // 51: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
+	24, // 52: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
+	25, // 53: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
+	27, // 54: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
+	31, // 55: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
+	34, // 56: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
+	37, // 57: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
+	3,  // 58: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
+	5,  // 59: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
+	39, // 60: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
+	39, // 61: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
+	39, // 62: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
+	22, // 63: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
+	39, // 64: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
+	26, // 65: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
+	28, // 66: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
+	32, // 67: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
+	35, // 68: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
+	38, // 69: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
+	58, // [58:70] is the sub-list for method output_type
+	46, // [46:58] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -3696,18 +3930,20 @@ func file_agent_proto_init() {
 	if File_agent_proto != nil {
 		return
 	}
-	file_agent_proto_msgTypes[36].OneofWrappers = []any{
+	file_agent_proto_msgTypes[10].OneofWrappers = []any{}
+	file_agent_proto_msgTypes[37].OneofWrappers = []any{
 		(*Object_ProtectionDomain)(nil),
 		(*Object_Listener)(nil),
 		(*Object_Endpoint)(nil),
 	}
+	file_agent_proto_msgTypes[39].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   41,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
