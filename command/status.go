@@ -190,6 +190,7 @@ func writeStatusTable(out io.Writer, objects []*pb.Object) {
 	}
 	tw.Flush()
 	writeReceivedPrivateData(w, objects)
+	writeQPAttrs(w, objects)
 	var parts []string
 	for _, st := range []string{"established", "listening", "ready", "connecting", "reconnecting", "degraded", "disconnected", "rejected", "error", "creating"} {
 		if n := counts[st]; n > 0 {
