@@ -70,10 +70,10 @@ func (c *checker) options(obj cty.Value, t *bodyTemplate, qt QPType, listenAddre
 	if o.IPv6Only != nil {
 		if ip, err := netip.ParseAddr(listenAddress); err == nil && ip.Is4() {
 			c.attrErrorf(ot, "ipv6_only", "ipv6_only needs an IPv6 address",
-				"ipv6_only (IPV6_V6ONLY) says whether a listener bound to an IPv6 address, such as the wildcard ::, also takes IPv4 connections; this listener's address %q is IPv4, which has no IPv6 side to restrict. Remove ipv6_only, or listen on \"::\".", listenAddress)
+				"ipv6_only (RDMA_OPTION_ID_AFONLY) says whether a listener bound to an IPv6 address, such as the wildcard ::, leaves the port's IPv4 side to others; this listener's address %q is IPv4, which the kernel binds to its own family only anyway. Remove ipv6_only, or listen on \"::\".", listenAddress)
 			// The address may be sensitive: say so rather than show it.
 			d := c.diags[len(c.diags)-1]
-			sd := &sensitiveDetail{redacted: "ipv6_only (IPV6_V6ONLY) says whether a listener bound to an IPv6 address, such as the wildcard ::, also takes IPv4 connections; this listener's address is IPv4, which has no IPv6 side to restrict. (The address is sensitive, so it is not shown.) Remove ipv6_only, or listen on \"::\"."}
+			sd := &sensitiveDetail{redacted: "ipv6_only (RDMA_OPTION_ID_AFONLY) says whether a listener bound to an IPv6 address, such as the wildcard ::, leaves the port's IPv4 side to others; this listener's address is IPv4, which the kernel binds to its own family only anyway. (The address is sensitive, so it is not shown.) Remove ipv6_only, or listen on \"::\"."}
 			if a := t.attr("address"); a != nil {
 				sd.exprs = append(sd.exprs, a.Expr)
 			}

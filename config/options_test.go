@@ -49,7 +49,7 @@ func init() {
   address = "0.0.0.0"
   port    = 7471
   options { ipv6_only = true }
-}`, "ipv6_only needs an IPv6 address", `this listener's address "0.0.0.0" is IPv4`, 4, 25},
+}`, "ipv6_only needs an IPv6 address", `this listener's address "0.0.0.0" is IPv4, which the kernel binds to its own family only anyway`, 4, 25},
 		ruleCase{"ipv6_only on a sensitive IPv4 address", `listener "x" {
   address = sensitive("10.77.0.1")
   port    = 7471
