@@ -248,8 +248,8 @@ type Listener struct {
 	Port      int
 	PortSpace PortSpace
 	Backlog   int
-	PD        string // "" means the device's default PD
-	QP        *QP    // nil means no QP (a NULL qp_init_attr)
+	PD        string   // "" means the device's default PD
+	QP        *QP      // nil means no QP (a NULL qp_init_attr)
 	Options   *Options // nil: no options block
 	Accept    Accept
 }

@@ -26,7 +26,7 @@ type connection struct {
 	id       *rdmacm.ID
 	accept   rdmacm.ConnParam // the listener's, with this request's rd atomics
 	echo     *echoer          // nil without echo
-	failed   bool    // the accept failed: there is nothing to wait for
+	failed   bool             // the accept failed: there is nothing to wait for
 
 	echoDone     chan struct{} // closed when the echo loop ends (nil without echo)
 	stopEcho     context.CancelFunc
