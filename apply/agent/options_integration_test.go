@@ -34,7 +34,9 @@ func deviceRdAtoms(t *testing.T) (resp, init uint32) {
 // the connect request, the accepted QP's), each side's ack_timeout its
 // QP's local ACK timeout. Responder resources and initiator depth left
 // out are the device's limits on both sides, so RDMA READs and atomics
-// can flow; given, they are what was given.
+// can flow; given, they are what was given. reuse_address is set on both
+// sides without refusal (its effect, a shared port, needs ids that do not
+// listen, which the agent does not make).
 func TestOptionsAndRdAtomsReachTheQP(t *testing.T) {
 	p := startAgent(t)
 	addr, port := testAddr(t), freePort()
@@ -46,11 +48,11 @@ func TestOptionsAndRdAtomsReachTheQP(t *testing.T) {
 
 	l := echoListener(addr, port, 0)
 	l.Accept.AutoResponderResources, l.Accept.AutoInitiatorDepth = true, true
-	l.Options = &pb.CMOptions{AckTimeout: u32(12)}
+	l.Options = &pb.CMOptions{AckTimeout: u32(12), ReuseAddress: boolp(true)}
 	createListener(t, p, "listener.opts", l)
 
 	tuned := endpointSpec(addr, port)
-	tuned.Options = &pb.CMOptions{TypeOfService: u32(106), AckTimeout: u32(14)}
+	tuned.Options = &pb.CMOptions{TypeOfService: u32(106), AckTimeout: u32(14), ReuseAddress: boolp(true)}
 	tuned.Connect = &pb.Connect{AutoResponderResources: true, AutoInitiatorDepth: true, RetryCount: 7, RnrRetryCount: 7}
 	tuned.Probe = probe100ms()
 	plain := endpointSpec(addr, port)
