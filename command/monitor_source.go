@@ -150,8 +150,8 @@ func settings(o *pb.Object) []tui.Setting {
 		add("protection_domain", l.ProtectionDomain)
 		add("qp", qp(l.Qp))
 		if a := l.Accept; a != nil {
-			add("accept", fmt.Sprintf("max_connections %d, echo %v, responder_resources %d, initiator_depth %d",
-				a.MaxConnections, a.Echo, a.ResponderResources, a.InitiatorDepth))
+			add("accept", fmt.Sprintf("max_connections %d, echo %v, responder_resources %s, initiator_depth %s",
+				a.MaxConnections, a.Echo, rdAtomsText(a.ResponderResources, a.AutoResponderResources), rdAtomsText(a.InitiatorDepth, a.AutoInitiatorDepth)))
 		}
 		add("connections", fmt.Sprintf("%d now, %d accepted, %d rejected", o.Connections, o.AcceptedTotal, o.RejectedTotal))
 	case *pb.Object_Endpoint:

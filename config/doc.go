@@ -188,7 +188,9 @@
 // connect requests beyond the backlog is dropped); a qp
 // block's type is "rc" on the tcp and ib port spaces and "ud" on udp and
 // ipoib; max_send_wr and max_recv_wr 64, SGEs 1, max_inline_data 0; accept
-// and connect responder_resources and initiator_depth 1; accept
+// and connect responder_resources and initiator_depth null (FromDevice: the
+// device's limits, and the request's offer for an accept); no options
+// block (the kernel's defaults); accept
 // max_connections 1024 on a connected listener (each connection holds a
 // cm_id, a QP and two of the agent's descriptors, and any peer that
 // reaches the port may ask; 0 says no limit, and a datagram listener,
@@ -237,7 +239,9 @@
 // types, required arguments), Load checks: ports 1-65535; backlog 1-65535;
 // QP caps from 1 (max_inline_data from 0) up to static limits no device
 // exceeds (1048576 WRs, 64 SGEs, 4096 inline bytes; probes of up to 4096 bytes); responder_resources and
-// initiator_depth 0-255; retry counts 0-7; private data limits; QP type
+// initiator_depth 0-255; options' type_of_service 0-255 and ack_timeout
+// 0-31 (RC QPs only), ipv6_only not on an IPv4 listener; retry counts 0-7;
+// private data limits; QP type
 // against port space (tcp: rc; udp and ipoib: ud; ib: any); probe and echo
 // need an RC QP; durations parse and are positive, min_backoff ≤
 // max_backoff (a timeouts.create under 100ms is a warning: the create may

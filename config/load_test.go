@@ -109,7 +109,7 @@ endpoint "timeouts_defaults" {
 		t.Errorf("no timeouts block gives create = %v, want 0 (the agent's)", d)
 	}
 	l := instance(t, cfg, "listener.l").Listener
-	if l.PortSpace != PortSpaceTCP || l.Backlog != DefaultBacklog || l.QP != nil || l.Accept.ResponderResources != 1 || l.Accept.MaxConnections != DefaultMaxConnections {
+	if l.PortSpace != PortSpaceTCP || l.Backlog != DefaultBacklog || l.QP != nil || l.Accept.ResponderResources != FromDevice || l.Accept.InitiatorDepth != FromDevice || l.Accept.MaxConnections != DefaultMaxConnections {
 		t.Errorf("listener defaults = %+v", l)
 	}
 	if u := instance(t, cfg, "listener.u").Listener; u.QP == nil || u.QP.Type != QPTypeUD || u.QP.MaxSendWR != DefaultMaxWR {

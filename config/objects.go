@@ -248,8 +248,9 @@ type Listener struct {
 	Port      int
 	PortSpace PortSpace
 	Backlog   int
-	PD        string // "" means the device's default PD
-	QP        *QP    // nil means no QP (a NULL qp_init_attr)
+	PD        string   // "" means the device's default PD
+	QP        *QP      // nil means no QP (a NULL qp_init_attr)
+	Options   *Options // nil: no options block
 	Accept    Accept
 }
 
@@ -261,6 +262,7 @@ type Endpoint struct {
 	PortSpace     PortSpace
 	PD            string
 	QP            *QP
+	Options       *Options // nil: no options block
 	Connect       Connect
 	Reconnect     *Reconnect // nil: no automatic reconnection
 	Probe         *Probe     // nil: no data-path probe
@@ -282,6 +284,7 @@ type QP struct {
 
 // Accept is a listener's rdma_accept parameters.
 type Accept struct {
+	// ResponderResources and InitiatorDepth are FromDevice when left out.
 	ResponderResources int
 	InitiatorDepth     int
 	PrivateData        []byte
@@ -292,6 +295,7 @@ type Accept struct {
 
 // Connect is an endpoint's rdma_connect parameters.
 type Connect struct {
+	// ResponderResources and InitiatorDepth are FromDevice when left out.
 	ResponderResources int
 	InitiatorDepth     int
 	RetryCount         int

@@ -341,11 +341,12 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 		if l.QP != nil {
 			qt = l.QP.Type
 		}
+		l.Options = c.options(v, t, qt, l.Address)
 		if a := v.GetAttr("accept"); a.IsKnown() && !a.IsNull() {
 			at := t.child("accept")
 			l.Accept = Accept{
-				ResponderResources: c.intIn(a, at, "responder_resources", 0, 255, "Invalid accept parameter", " (an 8-bit field of rdma_conn_param)"),
-				InitiatorDepth:     c.intIn(a, at, "initiator_depth", 0, 255, "Invalid accept parameter", " (an 8-bit field of rdma_conn_param)"),
+				ResponderResources: c.rdAtoms(a, at, "responder_resources", "Invalid accept parameter"),
+				InitiatorDepth:     c.rdAtoms(a, at, "initiator_depth", "Invalid accept parameter"),
 				PrivateData:        c.privateData(a, at, "private_data", l.PortSpace, qt, DirAccept),
 				RejectPrivateData:  c.privateData(a, at, "reject_private_data", l.PortSpace, qt, DirReject),
 				MaxConnections:     c.intIn(a, at, "max_connections", 0, 1<<20, "Invalid accept parameter", " (0 for no limit)"),
@@ -388,11 +389,12 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 		if e.QP != nil {
 			qt = e.QP.Type
 		}
+		e.Options = c.options(v, t, qt, "")
 		if cv := v.GetAttr("connect"); cv.IsKnown() && !cv.IsNull() {
 			ct := t.child("connect")
 			e.Connect = Connect{
-				ResponderResources: c.intIn(cv, ct, "responder_resources", 0, 255, "Invalid connect parameter", " (an 8-bit field of rdma_conn_param)"),
-				InitiatorDepth:     c.intIn(cv, ct, "initiator_depth", 0, 255, "Invalid connect parameter", " (an 8-bit field of rdma_conn_param)"),
+				ResponderResources: c.rdAtoms(cv, ct, "responder_resources", "Invalid connect parameter"),
+				InitiatorDepth:     c.rdAtoms(cv, ct, "initiator_depth", "Invalid connect parameter"),
 				RetryCount:         c.intIn(cv, ct, "retry_count", 0, 7, "Invalid retry count", " (a 3-bit field of the connection request)"),
 				RNRRetryCount:      c.intIn(cv, ct, "rnr_retry_count", 0, 7, "Invalid retry count", " (a 3-bit field of the connection request; 7 means retry forever)"),
 				PrivateData:        c.privateData(cv, ct, "private_data", e.PortSpace, qt, DirConnect),

@@ -208,7 +208,6 @@ const (
 	DefaultMaxConnections = 1024
 	DefaultMaxWR          = 64
 	DefaultMaxSGE         = 1
-	DefaultResources      = 1 // responder_resources and initiator_depth
 	DefaultRetryCount     = 7
 	DefaultRNRRetryCount  = 7    // 7 means retry forever on receiver-not-ready
 	DefaultConnectTimeout = "2s" // address and route resolution, as rping's 2000 ms
@@ -233,6 +232,24 @@ var qpBlock = &Block{Attributes: []*Attribute{
 	{Name: "max_inline_data", Type: cty.Number, Default: cty.NumberIntVal(0), Replace: true},
 	{Name: "sq_sig_all", Type: cty.Bool, Default: cty.False, Replace: true},
 }}
+
+// The options blocks are rdma_set_option's settings; an omitted one keeps
+// the kernel's default. Each is set before the bind or the route
+// resolution that reads it (the ACK timeout before the QP reaches RTS):
+// none can change on a live id, so a change replaces the object.
+var (
+	listenerOptionsBlock = &Block{Attributes: []*Attribute{
+		{Name: "type_of_service", Type: cty.Number, Replace: true, Description: "RDMA_OPTION_ID_TOS, 0-255: the IP TOS byte, RoCE's traffic class"},
+		{Name: "ack_timeout", Type: cty.Number, Replace: true, Description: "RDMA_OPTION_ID_ACK_TIMEOUT, 0-31: the local ACK timeout, 4.096 µs × 2^n, of each accepted RC connection"},
+		{Name: "reuse_address", Type: cty.Bool, Replace: true, Description: "RDMA_OPTION_ID_REUSEADDR"},
+		{Name: "ipv6_only", Type: cty.Bool, Replace: true, Description: "RDMA_OPTION_ID_AFONLY (IPV6_V6ONLY): an IPv6 listener takes no IPv4 connections"},
+	}}
+	endpointOptionsBlock = &Block{Attributes: []*Attribute{
+		{Name: "type_of_service", Type: cty.Number, Replace: true, Description: "RDMA_OPTION_ID_TOS, 0-255: the IP TOS byte, RoCE's traffic class"},
+		{Name: "ack_timeout", Type: cty.Number, Replace: true, Description: "RDMA_OPTION_ID_ACK_TIMEOUT, 0-31: the local ACK timeout, 4.096 µs × 2^n"},
+		{Name: "reuse_address", Type: cty.Bool, Replace: true, Description: "RDMA_OPTION_ID_REUSEADDR"},
+	}}
+)
 
 var lifecycleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "prevent_destroy"}, {Name: "create_before_destroy"}, {Name: "ignore_changes"}, {Name: "replace_triggered_by"},
@@ -260,13 +277,14 @@ var schemas = map[addrs.Kind]*Block{
 		},
 		Blocks: []*NestedBlock{
 			{Name: "qp", Block: qpBlock, Replace: true},
+			{Name: "options", Block: listenerOptionsBlock, Replace: true},
 			{Name: "accept", Always: true, Block: &Block{Attributes: []*Attribute{
 				// The agent changes max_connections in place; the other
 				// accept parameters are the listener's for its lifetime
 				// (its connections were accepted with them), so a change
 				// replaces it.
-				{Name: "responder_resources", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources), Replace: true},
-				{Name: "initiator_depth", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources), Replace: true},
+				{Name: "responder_resources", Type: cty.Number, Replace: true, Description: "RDMA READs and atomics the peer may have outstanding; null: the least of the request's offer and the device's max_qp_rd_atom"},
+				{Name: "initiator_depth", Type: cty.Number, Replace: true, Description: "RDMA READs and atomics this side may have outstanding; null: the least of the request's offer and the device's max_qp_init_rd_atom"},
 				{Name: "private_data", Type: cty.String, Description: "sent in the accept reply", Replace: true},
 				{Name: "private_data_base64", Type: cty.String, Description: "private_data as base64, for bytes that are not UTF-8", Replace: true},
 				{Name: "reject_private_data", Type: cty.String, Description: "sent when a request is rejected (over max_connections)", Replace: true},
@@ -293,11 +311,12 @@ var schemas = map[addrs.Kind]*Block{
 		},
 		Blocks: []*NestedBlock{
 			{Name: "qp", Block: qpBlock, Replace: true},
+			{Name: "options", Block: endpointOptionsBlock, Replace: true},
 			// Connection parameters are negotiated once: changing them means
 			// connecting again.
 			{Name: "connect", Always: true, Replace: true, Block: &Block{Attributes: []*Attribute{
-				{Name: "responder_resources", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources), Replace: true},
-				{Name: "initiator_depth", Type: cty.Number, Default: cty.NumberIntVal(DefaultResources), Replace: true},
+				{Name: "responder_resources", Type: cty.Number, Replace: true, Description: "RDMA READs and atomics the peer may have outstanding; null: the device's max_qp_rd_atom"},
+				{Name: "initiator_depth", Type: cty.Number, Replace: true, Description: "RDMA READs and atomics this side may have outstanding; null: the device's max_qp_init_rd_atom"},
 				{Name: "retry_count", Type: cty.Number, Default: cty.NumberIntVal(DefaultRetryCount), Replace: true},
 				{Name: "rnr_retry_count", Type: cty.Number, Default: cty.NumberIntVal(DefaultRNRRetryCount), Replace: true},
 				{Name: "private_data", Type: cty.String, Replace: true},

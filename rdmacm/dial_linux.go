@@ -45,6 +45,13 @@ func resolveTimeoutMs(ctx context.Context) C.int {
 // QP types other than the port space's own (UC in the TCP port space) need
 // rdma_create_ep, which Dial then uses.
 func Dial(ctx context.Context, ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChannel, resolveTimeout time.Duration) (*ID, error) {
+	return DialWith(ctx, ai, pd, qp, ch, resolveTimeout, Options{})
+}
+
+// DialWith is Dial with options, set on the new id before it resolves its
+// address (which binds it) and its route (which reads the type of
+// service).
+func DialWith(ctx context.Context, ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChannel, resolveTimeout time.Duration, o Options) (*ID, error) {
 	if ch == nil {
 		return nil, errors.New("rdma_create_id: an EventChannel is required: rdmaform runs every id asynchronously")
 	}
@@ -52,26 +59,19 @@ func Dial(ctx context.Context, ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChanne
 		return nil, errors.New("rdma_resolve_addr: the address info is passive (RAI_PASSIVE): use CreateEP and Listen")
 	}
 	if ai.QPType != DefaultQPType(ai.PortSpace) {
-		return CreateEP(ai, pd, qp, ch)
+		return createEPActive(ai, pd, qp, ch, o)
 	}
 	if qp != nil {
 		if err := qp.Validate(limitsFor(pd)); err != nil {
 			return nil, fmt.Errorf("rdma_create_id: %w", err)
 		}
 	}
-	id := newID(ch, ai.PortSpace, ai.QPType)
-	if err := id.enroll(ch); err != nil {
+	id, err := createID(ch, ai)
+	if err != nil {
 		return nil, err
 	}
-	err := withCSlot(func() error {
-		if ret, errno := C.rf_create_id(ch.ch, &id.cid, C.uintptr_t(id.key), C.int(ai.PortSpace)); ret != 0 {
-			return opError("rdma_create_id", errno)
-		}
-		return nil
-	})
-	if err != nil {
-		id.cid = nil
-		id.destroy()
+	if err := id.setOptions(o); err != nil {
+		id.Close()
 		return nil, err
 	}
 	if resolveTimeout <= 0 {
@@ -86,6 +86,24 @@ func Dial(ctx context.Context, ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChanne
 			id.Close()
 			return nil, err
 		}
+	}
+	return id, nil
+}
+
+// createEPActive is rdma_create_ep's way for the QP types rdma_create_id
+// cannot make: it binds and resolves the route at once, so only the ACK
+// timeout, set afterwards, can be among the options.
+func createEPActive(ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChannel, o Options) (*ID, error) {
+	if o.beforeRoute() {
+		return nil, fmt.Errorf("rdma_set_option: a %s QP in the %s port space is made by rdma_create_ep, which binds and resolves the route at once: type_of_service, reuse_address and ipv6_only cannot be set before them", ai.QPType, ai.PortSpace)
+	}
+	id, err := CreateEP(ai, pd, qp, ch)
+	if err != nil || o.AckTimeout == nil {
+		return id, err
+	}
+	if err := id.SetAckTimeout(*o.AckTimeout); err != nil {
+		id.Close()
+		return nil, err
 	}
 	return id, nil
 }

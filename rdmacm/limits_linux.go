@@ -17,13 +17,30 @@ var deviceLimits struct {
 // chosen by the address, known only once the id exists). Nil when no device
 // can be queried; librdmacm then has the last word.
 func limitsFor(pd *PD) *Limits {
+	if pd == nil {
+		return cachedLimits("")
+	}
+	return cachedLimits(pd.Device())
+}
+
+// limitsOf returns the named device's limits, or nil.
+func limitsOf(device string) *Limits {
+	if device == "" {
+		return nil
+	}
+	return cachedLimits(device)
+}
+
+// cachedLimits returns the named device's limits ("": the most generous
+// of all), querying the devices once.
+func cachedLimits(device string) *Limits {
 	deviceLimits.Lock()
 	defer deviceLimits.Unlock()
 	lookup := func() (Limits, bool) {
-		if pd == nil {
+		if device == "" {
 			return deviceLimits.widest, deviceLimits.byName != nil
 		}
-		l, ok := deviceLimits.byName[pd.Device()]
+		l, ok := deviceLimits.byName[device]
 		return l, ok
 	}
 	if l, ok := lookup(); ok {

@@ -160,6 +160,48 @@ int rf_set_route(struct rdma_cm_id *id, struct rdma_addrinfo *ai)
 	return rdma_set_option(id, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, ai->ai_route, ai->ai_route_len);
 }
 
+// rf_set_option sets one RDMA_OPTION_ID option with the size librdmacm
+// expects: a uint8_t for TOS and ACK_TIMEOUT, an int for the others.
+int rf_set_option(struct rdma_cm_id *id, int name, int value)
+{
+	uint8_t v8 = (uint8_t)value;
+
+	if (name == RDMA_OPTION_ID_TOS || name == RDMA_OPTION_ID_ACK_TIMEOUT)
+		return rdma_set_option(id, RDMA_OPTION_ID, name, &v8, sizeof v8);
+	return rdma_set_option(id, RDMA_OPTION_ID, name, &value, sizeof value);
+}
+
+// rf_bind binds a passive id to the address info's source, as
+// rdma_create_ep does for RAI_PASSIVE.
+int rf_bind(struct rdma_cm_id *id, struct rdma_addrinfo *ai)
+{
+	return rdma_bind_addr(id, ai->ai_src_addr);
+}
+
+int rf_query_qp_attrs(struct rdma_cm_id *id, struct rf_qp_attrs *out)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+	int ret;
+
+	memset(out, 0, sizeof *out);
+	if (!id->qp)
+		return 0;
+	ret = ibv_query_qp(id->qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_TIMEOUT |
+			   IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC, &init);
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	out->connected = attr.qp_state >= IBV_QPS_RTR && attr.qp_state <= IBV_QPS_SQE;
+	out->max_rd_atomic = attr.max_rd_atomic;
+	out->max_dest_rd_atomic = attr.max_dest_rd_atomic;
+	out->traffic_class = attr.ah_attr.grh.traffic_class;
+	out->is_global = attr.ah_attr.is_global;
+	out->timeout = attr.timeout;
+	return 0;
+}
+
 int rf_set_nonblock(int fd)
 {
 	int flags = fcntl(fd, F_GETFL);

@@ -90,6 +90,17 @@ int rf_resolve(struct rdma_cm_id *id, struct rdma_addrinfo *ai, int timeout_ms);
 int rf_has_route(struct rdma_addrinfo *ai);
 int rf_set_route(struct rdma_cm_id *id, struct rdma_addrinfo *ai);
 
+// rf_qp_attrs are what ibv_query_qp says a connected QP got.
+struct rf_qp_attrs {
+	int connected; // the QP is in RTR or later: the values are negotiated
+	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	uint8_t traffic_class, is_global, timeout;
+};
+
+int rf_set_option(struct rdma_cm_id *id, int name, int value);
+int rf_bind(struct rdma_cm_id *id, struct rdma_addrinfo *ai);
+int rf_query_qp_attrs(struct rdma_cm_id *id, struct rf_qp_attrs *out);
+
 int rf_set_nonblock(int fd);
 int rf_next_event(struct rdma_event_channel *ch, struct rf_event *out);
 void rf_destroy_qp(struct rdma_cm_id *id);

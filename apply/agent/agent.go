@@ -193,7 +193,7 @@ func resolveAddr(k aiKey) (*rdmacm.AddrInfo, error) {
 // Address and route resolution may each take resolveTimeout
 // (connect.timeout) from when it starts: the time a dial waits behind a
 // thousand others does not count against it.
-func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPInit, resolveTimeout time.Duration) (*rdmacm.ID, error) {
+func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPInit, resolveTimeout time.Duration, opts rdmacm.Options) (*rdmacm.ID, error) {
 	select {
 	case a.dialSem <- struct{}{}:
 	case <-ctx.Done():
@@ -209,7 +209,7 @@ func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPI
 		return nil, err
 	}
 	defer release()
-	id, err := rdmacm.Dial(ctx, ai, pd, qp, ch, resolveTimeout)
+	id, err := rdmacm.DialWith(ctx, ai, pd, qp, ch, resolveTimeout, opts)
 	if staleAddrError(err) {
 		a.ais.forget(k)
 	}
@@ -218,7 +218,7 @@ func (a *Agent) dial(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPI
 
 // createEP makes a passive id (for a listener) on the shared channel, at
 // most createWorkers at a time.
-func (a *Agent) createEP(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPInit) (*rdmacm.ID, error) {
+func (a *Agent) createEP(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm.QPInit, opts rdmacm.Options) (*rdmacm.ID, error) {
 	select {
 	case a.createSem <- struct{}{}:
 	case <-ctx.Done():
@@ -234,7 +234,7 @@ func (a *Agent) createEP(ctx context.Context, k aiKey, pd *rdmacm.PD, qp *rdmacm
 		return nil, err
 	}
 	defer release()
-	id, err := rdmacm.CreateEP(ai, pd, qp, ch)
+	id, err := rdmacm.CreateEPWith(ai, pd, qp, ch, opts)
 	if staleAddrError(err) {
 		a.ais.forget(k)
 	}

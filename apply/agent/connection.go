@@ -24,8 +24,9 @@ type connection struct {
 	obj      *object
 	listener *listener
 	id       *rdmacm.ID
-	echo     *echoer // nil without echo
-	failed   bool    // the accept failed: there is nothing to wait for
+	accept   rdmacm.ConnParam // the listener's, with this request's rd atomics
+	echo     *echoer          // nil without echo
+	failed   bool             // the accept failed: there is nothing to wait for
 
 	echoDone     chan struct{} // closed when the echo loop ends (nil without echo)
 	stopEcho     context.CancelFunc
@@ -48,7 +49,13 @@ func (c *connection) start() {
 			return
 		}
 	}
-	if err := c.id.StartAccept(c.listener.cfg.accept); err != nil {
+	err := c.setAckTimeout()
+	if err != nil {
+		c.id.Reject(nil) // the peer learns at once, as of a failed accept
+	} else {
+		err = c.id.StartAccept(c.accept)
+	}
+	if err != nil {
 		c.obj.st.lastError = errorInfo(err)
 		c.obj.st.record(pb.Status_ERROR, "error", err.Error())
 		c.failed = true

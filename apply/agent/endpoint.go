@@ -160,7 +160,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 		e.obj.event(pb.Status_CONNECTING, "connecting", "to "+hostPort(e.key.node, e.key.port))
 	}
 	qp := e.cfg.qp
-	id, err := a.dial(ctx, e.key, e.pd, &qp, e.cfg.resolveTimeout)
+	id, err := a.dial(ctx, e.key, e.pd, &qp, e.cfg.resolveTimeout, e.cfg.opts)
 	if err != nil {
 		if ctx.Err() == nil {
 			e.obj.failure(pb.Status_ERROR, "error", err)
@@ -171,7 +171,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 	if attempt > 0 {
 		e.obj.event(pb.Status_CONNECTING, "connecting", fmt.Sprintf("to %s (attempt %d)", hostPort(e.key.node, e.key.port), attempt))
 	}
-	if err := id.StartConnect(e.cfg.connect); err != nil {
+	if err := id.StartConnect(e.connectParam(id)); err != nil {
 		e.obj.failure(pb.Status_ERROR, "error", err)
 		return false
 	}
@@ -264,6 +264,27 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 			e.obj.event(e.obj.status(), ev.Type.String(), ev.String())
 		}
 	}
+}
+
+// connectParam is the connect's parameters: responder_resources and
+// initiator_depth left out of the configuration are the device's limits
+// (the listener answers with no more than its own).
+func (e *endpoint) connectParam(id *rdmacm.ID) rdmacm.ConnParam {
+	p := e.cfg.connect
+	if !e.cfg.autoResp && !e.cfg.autoInit || e.cfg.qpType != rdmacm.RC {
+		return p
+	}
+	r, i := uint8(rdmacm.MaxRdAtoms), uint8(rdmacm.MaxRdAtoms)
+	if dev, err := id.DeviceLimits(); err == nil {
+		r, i = rdAtoms(dev, nil)
+	}
+	if e.cfg.autoResp {
+		p.ResponderResources = r
+	}
+	if e.cfg.autoInit {
+		p.InitiatorDepth = i
+	}
+	return p
 }
 
 // noEstablished says why a connect saw no ESTABLISHED within timeout. A

@@ -54,7 +54,7 @@ func (l *listener) run(ctx context.Context) {
 	a := l.obj.agent
 	k := aiKey{node: l.spec.Address, port: l.spec.Port, passive: true, portSpace: l.cfg.portSpace, qpType: l.cfg.qpType}
 	qp := l.cfg.qp
-	id, err := a.createEP(ctx, k, l.pd, &qp)
+	id, err := a.createEP(ctx, k, l.pd, &qp, l.cfg.opts)
 	if err == nil {
 		if err = id.Listen(l.cfg.backlog); err != nil {
 			id.Close()
@@ -139,6 +139,28 @@ func (l *listener) serve(ctx context.Context, id *rdmacm.ID, facts *pb.Facts) {
 	}
 }
 
+// acceptParam is the accept's parameters for a request: responder_resources
+// and initiator_depth left out of the configuration are the least of what
+// the request offers (the event's, from this side's view) and the device's
+// limits, as rping and cmtime accept.
+func (l *listener) acceptParam(req *rdmacm.ID, ev rdmacm.Event) rdmacm.ConnParam {
+	p := l.cfg.accept
+	if !l.cfg.autoResp && !l.cfg.autoInit || l.cfg.qpType != rdmacm.RC {
+		return p
+	}
+	r, i := uint8(rdmacm.MaxRdAtoms), uint8(rdmacm.MaxRdAtoms)
+	if dev, err := req.DeviceLimits(); err == nil {
+		r, i = rdAtoms(dev, &ev.Param)
+	}
+	if l.cfg.autoResp {
+		p.ResponderResources = r
+	}
+	if l.cfg.autoInit {
+		p.InitiatorDepth = i
+	}
+	return p
+}
+
 // request answers one CONNECT_REQUEST: reject it past max_connections,
 // otherwise accept it as a new child.
 func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
@@ -198,7 +220,7 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 	n := l.obj.agent.connSeq.Add(1)
 	a := l.obj.agent
 	child := a.newObject(fmt.Sprintf("%s/conn/%d", l.obj.address, n), "", l.obj.address, pb.Kind_CONNECTION)
-	c := &connection{obj: child, listener: l, id: req, disconnected: make(chan struct{})}
+	c := &connection{obj: child, listener: l, id: req, accept: l.acceptParam(req, ev), disconnected: make(chan struct{})}
 	child.impl = c
 	child.st.record(pb.Status_CREATING, ev.Type.String(), "")
 	child.st.receivedPrivateData = receivedPrivateData(ev)

@@ -319,6 +319,7 @@ func factsOf(id *rdmacm.ID) *pb.Facts {
 	}
 	if f.HasQP {
 		out.QpNum, out.QpType = f.QPNum, f.QPType.String()
+		out.QpAttrs = qpAttrsOf(id)
 	}
 	return out
 }

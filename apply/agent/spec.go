@@ -77,6 +77,10 @@ type listenerConfig struct {
 	// rejectData is sent when a request is over max_connections (nil: a
 	// reason naming the limit).
 	rejectData []byte
+	opts       rdmacm.Options
+	// autoResp, autoInit: responder_resources and initiator_depth were left
+	// out; each accept takes the least of the request's and the device's.
+	autoResp, autoInit bool
 }
 
 func checkListener(s *pb.ListenerSpec) (listenerConfig, error) {
@@ -117,8 +121,12 @@ func checkListener(s *pb.ListenerSpec) (listenerConfig, error) {
 		if c.echo && c.qpType != rdmacm.RC {
 			return c, fmt.Errorf("accept.echo needs an RC QP (the listener's is %s)", c.qpType)
 		}
+		c.autoResp, c.autoInit = a.AutoResponderResources, a.AutoInitiatorDepth
 	}
 	c.accept.RNRRetryCount = 7
+	if c.opts, err = optionsOf(s.Options, c.qpType); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 
@@ -133,6 +141,10 @@ type endpointConfig struct {
 	// createTimeout bounds the first connect's wait for ESTABLISHED
 	// (timeouts.create); reconnects wait establishTimeout.
 	createTimeout time.Duration
+	opts          rdmacm.Options
+	// autoResp, autoInit: responder_resources and initiator_depth were left
+	// out; each connect takes the device's limits.
+	autoResp, autoInit bool
 }
 
 func checkEndpoint(s *pb.EndpointSpec) (endpointConfig, error) {
@@ -180,6 +192,10 @@ func checkEndpoint(s *pb.EndpointSpec) (endpointConfig, error) {
 		if k.Timeout > 0 {
 			c.resolveTimeout = time.Duration(k.Timeout)
 		}
+		c.autoResp, c.autoInit = k.AutoResponderResources, k.AutoInitiatorDepth
+	}
+	if c.opts, err = optionsOf(s.Options, c.qpType); err != nil {
+		return c, err
 	}
 	if _, err := backoffOf(s.Reconnect); err != nil {
 		return c, err

@@ -20,8 +20,10 @@ func listenerSpec(l *config.Listener) *pb.ListenerSpec {
 	return &pb.ListenerSpec{
 		Address: l.Address, Port: uint32(l.Port), PortSpace: string(l.PortSpace), Backlog: int32(l.Backlog),
 		ProtectionDomain: l.PD, Qp: qpSpec(l.QP),
-		Accept: &pb.Accept{ResponderResources: uint32(l.Accept.ResponderResources), InitiatorDepth: uint32(l.Accept.InitiatorDepth),
+		Accept: &pb.Accept{ResponderResources: rdAtoms(l.Accept.ResponderResources), InitiatorDepth: rdAtoms(l.Accept.InitiatorDepth),
+			AutoResponderResources: l.Accept.ResponderResources == config.FromDevice, AutoInitiatorDepth: l.Accept.InitiatorDepth == config.FromDevice,
 			PrivateData: l.Accept.PrivateData, RejectPrivateData: l.Accept.RejectPrivateData, MaxConnections: uint32(l.Accept.MaxConnections), Echo: l.Accept.Echo},
+		Options: optionsSpec(l.Options),
 	}
 }
 
@@ -29,13 +31,38 @@ func endpointSpec(e *config.Endpoint) *pb.EndpointSpec {
 	return &pb.EndpointSpec{
 		Address: e.Address, Port: uint32(e.Port), SourceAddress: e.SourceAddress, PortSpace: string(e.PortSpace),
 		ProtectionDomain: e.PD, Qp: qpSpec(e.QP),
-		Connect: &pb.Connect{ResponderResources: uint32(e.Connect.ResponderResources), InitiatorDepth: uint32(e.Connect.InitiatorDepth),
+		Connect: &pb.Connect{ResponderResources: rdAtoms(e.Connect.ResponderResources), InitiatorDepth: rdAtoms(e.Connect.InitiatorDepth),
+			AutoResponderResources: e.Connect.ResponderResources == config.FromDevice, AutoInitiatorDepth: e.Connect.InitiatorDepth == config.FromDevice,
 			RetryCount: uint32(e.Connect.RetryCount), RnrRetryCount: uint32(e.Connect.RNRRetryCount),
 			PrivateData: e.Connect.PrivateData, Timeout: int64(e.Connect.Timeout)},
 		Reconnect:     reconnectSpec(e.Reconnect),
 		Probe:         probeSpec(e.Probe),
 		CreateTimeout: int64(e.CreateTimeout),
+		Options:       optionsSpec(e.Options),
 	}
+}
+
+// rdAtoms is responder_resources or initiator_depth for the spec: 0 when
+// the configuration left it out (the spec's auto_ field says so).
+func rdAtoms(n int) uint32 {
+	if n == config.FromDevice {
+		return 0
+	}
+	return uint32(n)
+}
+
+func optionsSpec(o *config.Options) *pb.CMOptions {
+	if o == nil {
+		return nil
+	}
+	u := func(p *int) *uint32 {
+		if p == nil {
+			return nil
+		}
+		v := uint32(*p)
+		return &v
+	}
+	return &pb.CMOptions{TypeOfService: u(o.TypeOfService), AckTimeout: u(o.AckTimeout), ReuseAddress: o.ReuseAddress, Ipv6Only: o.IPv6Only}
 }
 
 func reconnectSpec(r *config.Reconnect) *pb.Reconnect {

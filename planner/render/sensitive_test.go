@@ -39,7 +39,7 @@ func TestHumanSensitive(t *testing.T) {
 	out := human(p)
 	noSecrets(t, "create", out)
 	for _, want := range []string{
-		"          + private_data        = (sensitive value)\n",
+		"          + private_data    = (sensitive value)\n",
 		`      + address       = "10.77.0.1"` + "\n", // others still show
 	} {
 		if !strings.Contains(out, want) {
@@ -79,7 +79,7 @@ func TestHumanSensitive(t *testing.T) {
 	p = plan(t, nil, st, planner.Options{Destroy: true})
 	out = human(p)
 	noSecrets(t, "destroy", out)
-	if !strings.Contains(out, "          - private_data        = (sensitive value) -> null\n") {
+	if !strings.Contains(out, "          - private_data    = (sensitive value) -> null\n") {
 		t.Errorf("destroy:\n%s", out)
 	}
 	golden(t, "sensitive_destroy.txt", out)

@@ -934,8 +934,13 @@ type Accept struct {
 	// Sent in the reject of a request beyond max_connections; empty: a
 	// reason naming the listener and its limit.
 	RejectPrivateData []byte `protobuf:"bytes,6,opt,name=reject_private_data,json=rejectPrivateData,proto3" json:"reject_private_data,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The auto_ fields say the configuration left the value out: the agent
+	// accepts with the least of the request's offer and the device's limit
+	// (max_qp_rd_atom, max_qp_init_rd_atom), ignoring the value beside it.
+	AutoResponderResources bool `protobuf:"varint,7,opt,name=auto_responder_resources,json=autoResponderResources,proto3" json:"auto_responder_resources,omitempty"`
+	AutoInitiatorDepth     bool `protobuf:"varint,8,opt,name=auto_initiator_depth,json=autoInitiatorDepth,proto3" json:"auto_initiator_depth,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *Accept) Reset() {
@@ -1010,6 +1015,91 @@ func (x *Accept) GetRejectPrivateData() []byte {
 	return nil
 }
 
+func (x *Accept) GetAutoResponderResources() bool {
+	if x != nil {
+		return x.AutoResponderResources
+	}
+	return false
+}
+
+func (x *Accept) GetAutoInitiatorDepth() bool {
+	if x != nil {
+		return x.AutoInitiatorDepth
+	}
+	return false
+}
+
+// CMOptions are an id's rdma_set_option settings; an absent one keeps the
+// kernel's default. They are set when the id is made (before its bind and
+// route), the ACK timeout also on each connection a listener accepts.
+type CMOptions struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TypeOfService *uint32                `protobuf:"varint,1,opt,name=type_of_service,json=typeOfService,proto3,oneof" json:"type_of_service,omitempty"` // RDMA_OPTION_ID_TOS, 0-255
+	AckTimeout    *uint32                `protobuf:"varint,2,opt,name=ack_timeout,json=ackTimeout,proto3,oneof" json:"ack_timeout,omitempty"`            // RDMA_OPTION_ID_ACK_TIMEOUT, 0-31: 4.096 us * 2^n
+	ReuseAddress  *bool                  `protobuf:"varint,3,opt,name=reuse_address,json=reuseAddress,proto3,oneof" json:"reuse_address,omitempty"`      // RDMA_OPTION_ID_REUSEADDR
+	Ipv6Only      *bool                  `protobuf:"varint,4,opt,name=ipv6_only,json=ipv6Only,proto3,oneof" json:"ipv6_only,omitempty"`                  // RDMA_OPTION_ID_AFONLY
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CMOptions) Reset() {
+	*x = CMOptions{}
+	mi := &file_agent_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CMOptions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CMOptions) ProtoMessage() {}
+
+func (x *CMOptions) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CMOptions.ProtoReflect.Descriptor instead.
+func (*CMOptions) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *CMOptions) GetTypeOfService() uint32 {
+	if x != nil && x.TypeOfService != nil {
+		return *x.TypeOfService
+	}
+	return 0
+}
+
+func (x *CMOptions) GetAckTimeout() uint32 {
+	if x != nil && x.AckTimeout != nil {
+		return *x.AckTimeout
+	}
+	return 0
+}
+
+func (x *CMOptions) GetReuseAddress() bool {
+	if x != nil && x.ReuseAddress != nil {
+		return *x.ReuseAddress
+	}
+	return false
+}
+
+func (x *CMOptions) GetIpv6Only() bool {
+	if x != nil && x.Ipv6Only != nil {
+		return *x.Ipv6Only
+	}
+	return false
+}
+
 type ListenerSpec struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	Address          string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
@@ -1019,13 +1109,14 @@ type ListenerSpec struct {
 	ProtectionDomain string                 `protobuf:"bytes,5,opt,name=protection_domain,json=protectionDomain,proto3" json:"protection_domain,omitempty"` // the PD's address, or "" for the device's default PD
 	Qp               *QP                    `protobuf:"bytes,6,opt,name=qp,proto3" json:"qp,omitempty"`
 	Accept           *Accept                `protobuf:"bytes,7,opt,name=accept,proto3" json:"accept,omitempty"`
+	Options          *CMOptions             `protobuf:"bytes,8,opt,name=options,proto3" json:"options,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ListenerSpec) Reset() {
 	*x = ListenerSpec{}
-	mi := &file_agent_proto_msgTypes[12]
+	mi := &file_agent_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1037,7 +1128,7 @@ func (x *ListenerSpec) String() string {
 func (*ListenerSpec) ProtoMessage() {}
 
 func (x *ListenerSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[12]
+	mi := &file_agent_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1050,7 +1141,7 @@ func (x *ListenerSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListenerSpec.ProtoReflect.Descriptor instead.
 func (*ListenerSpec) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{12}
+	return file_agent_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListenerSpec) GetAddress() string {
@@ -1102,6 +1193,13 @@ func (x *ListenerSpec) GetAccept() *Accept {
 	return nil
 }
 
+func (x *ListenerSpec) GetOptions() *CMOptions {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
 type Connect struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
 	ResponderResources uint32                 `protobuf:"varint,1,opt,name=responder_resources,json=responderResources,proto3" json:"responder_resources,omitempty"`
@@ -1110,13 +1208,17 @@ type Connect struct {
 	RnrRetryCount      uint32                 `protobuf:"varint,4,opt,name=rnr_retry_count,json=rnrRetryCount,proto3" json:"rnr_retry_count,omitempty"` // 0-7, 7 retries forever
 	PrivateData        []byte                 `protobuf:"bytes,5,opt,name=private_data,json=privateData,proto3" json:"private_data,omitempty"`
 	Timeout            int64                  `protobuf:"varint,6,opt,name=timeout,proto3" json:"timeout,omitempty"` // nanoseconds for address and route resolution; 0: 2 s (ESTABLISHED is then awaited up to create_timeout)
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// The configuration left the value out: the agent connects with the
+	// device's limit (max_qp_rd_atom, max_qp_init_rd_atom) instead.
+	AutoResponderResources bool `protobuf:"varint,7,opt,name=auto_responder_resources,json=autoResponderResources,proto3" json:"auto_responder_resources,omitempty"`
+	AutoInitiatorDepth     bool `protobuf:"varint,8,opt,name=auto_initiator_depth,json=autoInitiatorDepth,proto3" json:"auto_initiator_depth,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *Connect) Reset() {
 	*x = Connect{}
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1128,7 +1230,7 @@ func (x *Connect) String() string {
 func (*Connect) ProtoMessage() {}
 
 func (x *Connect) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1141,7 +1243,7 @@ func (x *Connect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Connect.ProtoReflect.Descriptor instead.
 func (*Connect) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{13}
+	return file_agent_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Connect) GetResponderResources() uint32 {
@@ -1186,6 +1288,20 @@ func (x *Connect) GetTimeout() int64 {
 	return 0
 }
 
+func (x *Connect) GetAutoResponderResources() bool {
+	if x != nil {
+		return x.AutoResponderResources
+	}
+	return false
+}
+
+func (x *Connect) GetAutoInitiatorDepth() bool {
+	if x != nil {
+		return x.AutoInitiatorDepth
+	}
+	return false
+}
+
 type Reconnect struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MinBackoff    int64                  `protobuf:"varint,1,opt,name=min_backoff,json=minBackoff,proto3" json:"min_backoff,omitempty"` // nanoseconds
@@ -1196,7 +1312,7 @@ type Reconnect struct {
 
 func (x *Reconnect) Reset() {
 	*x = Reconnect{}
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1208,7 +1324,7 @@ func (x *Reconnect) String() string {
 func (*Reconnect) ProtoMessage() {}
 
 func (x *Reconnect) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1221,7 +1337,7 @@ func (x *Reconnect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reconnect.ProtoReflect.Descriptor instead.
 func (*Reconnect) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{14}
+	return file_agent_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Reconnect) GetMinBackoff() int64 {
@@ -1249,7 +1365,7 @@ type Probe struct {
 
 func (x *Probe) Reset() {
 	*x = Probe{}
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1261,7 +1377,7 @@ func (x *Probe) String() string {
 func (*Probe) ProtoMessage() {}
 
 func (x *Probe) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1274,7 +1390,7 @@ func (x *Probe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Probe.ProtoReflect.Descriptor instead.
 func (*Probe) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{15}
+	return file_agent_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Probe) GetInterval() int64 {
@@ -1311,14 +1427,15 @@ type EndpointSpec struct {
 	Probe            *Probe                 `protobuf:"bytes,9,opt,name=probe,proto3" json:"probe,omitempty"`         // absent: no probes
 	// create_timeout bounds the first connect's wait for ESTABLISHED
 	// (timeouts.create), nanoseconds; 0: 30 s. Reconnects wait 30 s.
-	CreateTimeout int64 `protobuf:"varint,10,opt,name=create_timeout,json=createTimeout,proto3" json:"create_timeout,omitempty"`
+	CreateTimeout int64      `protobuf:"varint,10,opt,name=create_timeout,json=createTimeout,proto3" json:"create_timeout,omitempty"`
+	Options       *CMOptions `protobuf:"bytes,11,opt,name=options,proto3" json:"options,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EndpointSpec) Reset() {
 	*x = EndpointSpec{}
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1330,7 +1447,7 @@ func (x *EndpointSpec) String() string {
 func (*EndpointSpec) ProtoMessage() {}
 
 func (x *EndpointSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1343,7 +1460,7 @@ func (x *EndpointSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndpointSpec.ProtoReflect.Descriptor instead.
 func (*EndpointSpec) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{16}
+	return file_agent_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EndpointSpec) GetAddress() string {
@@ -1416,6 +1533,13 @@ func (x *EndpointSpec) GetCreateTimeout() int64 {
 	return 0
 }
 
+func (x *EndpointSpec) GetOptions() *CMOptions {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
 type CreateProtectionDomainRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Address       string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
@@ -1427,7 +1551,7 @@ type CreateProtectionDomainRequest struct {
 
 func (x *CreateProtectionDomainRequest) Reset() {
 	*x = CreateProtectionDomainRequest{}
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1439,7 +1563,7 @@ func (x *CreateProtectionDomainRequest) String() string {
 func (*CreateProtectionDomainRequest) ProtoMessage() {}
 
 func (x *CreateProtectionDomainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1452,7 +1576,7 @@ func (x *CreateProtectionDomainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateProtectionDomainRequest.ProtoReflect.Descriptor instead.
 func (*CreateProtectionDomainRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{17}
+	return file_agent_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateProtectionDomainRequest) GetAddress() string {
@@ -1487,7 +1611,7 @@ type CreateListenerRequest struct {
 
 func (x *CreateListenerRequest) Reset() {
 	*x = CreateListenerRequest{}
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1499,7 +1623,7 @@ func (x *CreateListenerRequest) String() string {
 func (*CreateListenerRequest) ProtoMessage() {}
 
 func (x *CreateListenerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1512,7 +1636,7 @@ func (x *CreateListenerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateListenerRequest.ProtoReflect.Descriptor instead.
 func (*CreateListenerRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{18}
+	return file_agent_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateListenerRequest) GetAddress() string {
@@ -1547,7 +1671,7 @@ type CreateEndpointRequest struct {
 
 func (x *CreateEndpointRequest) Reset() {
 	*x = CreateEndpointRequest{}
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1559,7 +1683,7 @@ func (x *CreateEndpointRequest) String() string {
 func (*CreateEndpointRequest) ProtoMessage() {}
 
 func (x *CreateEndpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1572,7 +1696,7 @@ func (x *CreateEndpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEndpointRequest.ProtoReflect.Descriptor instead.
 func (*CreateEndpointRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{19}
+	return file_agent_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateEndpointRequest) GetAddress() string {
@@ -1605,7 +1729,7 @@ type CreateEndpointsRequest struct {
 
 func (x *CreateEndpointsRequest) Reset() {
 	*x = CreateEndpointsRequest{}
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1617,7 +1741,7 @@ func (x *CreateEndpointsRequest) String() string {
 func (*CreateEndpointsRequest) ProtoMessage() {}
 
 func (x *CreateEndpointsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1630,7 +1754,7 @@ func (x *CreateEndpointsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEndpointsRequest.ProtoReflect.Descriptor instead.
 func (*CreateEndpointsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{20}
+	return file_agent_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateEndpointsRequest) GetEndpoints() []*CreateEndpointRequest {
@@ -1649,7 +1773,7 @@ type CreateEndpointsResponse struct {
 
 func (x *CreateEndpointsResponse) Reset() {
 	*x = CreateEndpointsResponse{}
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1661,7 +1785,7 @@ func (x *CreateEndpointsResponse) String() string {
 func (*CreateEndpointsResponse) ProtoMessage() {}
 
 func (x *CreateEndpointsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1674,7 +1798,7 @@ func (x *CreateEndpointsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEndpointsResponse.ProtoReflect.Descriptor instead.
 func (*CreateEndpointsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{21}
+	return file_agent_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CreateEndpointsResponse) GetResults() []*CreateResult {
@@ -1695,7 +1819,7 @@ type CreateResult struct {
 
 func (x *CreateResult) Reset() {
 	*x = CreateResult{}
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1707,7 +1831,7 @@ func (x *CreateResult) String() string {
 func (*CreateResult) ProtoMessage() {}
 
 func (x *CreateResult) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1720,7 +1844,7 @@ func (x *CreateResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateResult.ProtoReflect.Descriptor instead.
 func (*CreateResult) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{22}
+	return file_agent_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CreateResult) GetObject() *Object {
@@ -1760,7 +1884,7 @@ type UpdateRequest struct {
 
 func (x *UpdateRequest) Reset() {
 	*x = UpdateRequest{}
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1772,7 +1896,7 @@ func (x *UpdateRequest) String() string {
 func (*UpdateRequest) ProtoMessage() {}
 
 func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1785,7 +1909,7 @@ func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateRequest.ProtoReflect.Descriptor instead.
 func (*UpdateRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{23}
+	return file_agent_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *UpdateRequest) GetAddress() string {
@@ -1846,7 +1970,7 @@ type DeleteRequest struct {
 
 func (x *DeleteRequest) Reset() {
 	*x = DeleteRequest{}
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1858,7 +1982,7 @@ func (x *DeleteRequest) String() string {
 func (*DeleteRequest) ProtoMessage() {}
 
 func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1871,7 +1995,7 @@ func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{24}
+	return file_agent_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DeleteRequest) GetAddress() string {
@@ -1890,7 +2014,7 @@ type DeleteResponse struct {
 
 func (x *DeleteResponse) Reset() {
 	*x = DeleteResponse{}
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1902,7 +2026,7 @@ func (x *DeleteResponse) String() string {
 func (*DeleteResponse) ProtoMessage() {}
 
 func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1915,7 +2039,7 @@ func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteResponse.ProtoReflect.Descriptor instead.
 func (*DeleteResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{25}
+	return file_agent_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DeleteResponse) GetExisted() bool {
@@ -1934,7 +2058,7 @@ type DeleteManyRequest struct {
 
 func (x *DeleteManyRequest) Reset() {
 	*x = DeleteManyRequest{}
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1946,7 +2070,7 @@ func (x *DeleteManyRequest) String() string {
 func (*DeleteManyRequest) ProtoMessage() {}
 
 func (x *DeleteManyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1959,7 +2083,7 @@ func (x *DeleteManyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteManyRequest.ProtoReflect.Descriptor instead.
 func (*DeleteManyRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{26}
+	return file_agent_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DeleteManyRequest) GetAddresses() []string {
@@ -1978,7 +2102,7 @@ type DeleteManyResponse struct {
 
 func (x *DeleteManyResponse) Reset() {
 	*x = DeleteManyResponse{}
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1990,7 +2114,7 @@ func (x *DeleteManyResponse) String() string {
 func (*DeleteManyResponse) ProtoMessage() {}
 
 func (x *DeleteManyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2003,7 +2127,7 @@ func (x *DeleteManyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteManyResponse.ProtoReflect.Descriptor instead.
 func (*DeleteManyResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{27}
+	return file_agent_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DeleteManyResponse) GetResults() []*DeleteResult {
@@ -2025,7 +2149,7 @@ type DeleteResult struct {
 
 func (x *DeleteResult) Reset() {
 	*x = DeleteResult{}
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2037,7 +2161,7 @@ func (x *DeleteResult) String() string {
 func (*DeleteResult) ProtoMessage() {}
 
 func (x *DeleteResult) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2050,7 +2174,7 @@ func (x *DeleteResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteResult.ProtoReflect.Descriptor instead.
 func (*DeleteResult) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{28}
+	return file_agent_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DeleteResult) GetAddress() string {
@@ -2100,7 +2224,7 @@ type Filter struct {
 
 func (x *Filter) Reset() {
 	*x = Filter{}
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2112,7 +2236,7 @@ func (x *Filter) String() string {
 func (*Filter) ProtoMessage() {}
 
 func (x *Filter) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2125,7 +2249,7 @@ func (x *Filter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Filter.ProtoReflect.Descriptor instead.
 func (*Filter) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{29}
+	return file_agent_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Filter) GetPrefixes() []string {
@@ -2164,7 +2288,7 @@ type ListRequest struct {
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2176,7 +2300,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2189,7 +2313,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{30}
+	return file_agent_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListRequest) GetWithHistory() bool {
@@ -2231,7 +2355,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2243,7 +2367,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2256,7 +2380,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{31}
+	return file_agent_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListResponse) GetObjects() []*Object {
@@ -2322,7 +2446,7 @@ type SummaryTable struct {
 
 func (x *SummaryTable) Reset() {
 	*x = SummaryTable{}
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2334,7 +2458,7 @@ func (x *SummaryTable) String() string {
 func (*SummaryTable) ProtoMessage() {}
 
 func (x *SummaryTable) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2347,7 +2471,7 @@ func (x *SummaryTable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryTable.ProtoReflect.Descriptor instead.
 func (*SummaryTable) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{32}
+	return file_agent_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SummaryTable) GetAddresses() string {
@@ -2530,7 +2654,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2542,7 +2666,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2555,7 +2679,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{33}
+	return file_agent_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *WatchRequest) GetWithHistory() bool {
@@ -2586,7 +2710,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2598,7 +2722,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2611,7 +2735,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{34}
+	return file_agent_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *WatchResponse) GetSnapshot() bool {
@@ -2652,7 +2776,7 @@ type Change struct {
 
 func (x *Change) Reset() {
 	*x = Change{}
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2664,7 +2788,7 @@ func (x *Change) String() string {
 func (*Change) ProtoMessage() {}
 
 func (x *Change) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2677,7 +2801,7 @@ func (x *Change) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Change.ProtoReflect.Descriptor instead.
 func (*Change) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{35}
+	return file_agent_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Change) GetObject() *Object {
@@ -2702,7 +2826,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2714,7 +2838,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2727,7 +2851,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{36}
+	return file_agent_proto_rawDescGZIP(), []int{37}
 }
 
 type ShutdownResponse struct {
@@ -2738,7 +2862,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2750,7 +2874,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2763,7 +2887,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{37}
+	return file_agent_proto_rawDescGZIP(), []int{38}
 }
 
 type SetLogLevelRequest struct {
@@ -2775,7 +2899,7 @@ type SetLogLevelRequest struct {
 
 func (x *SetLogLevelRequest) Reset() {
 	*x = SetLogLevelRequest{}
-	mi := &file_agent_proto_msgTypes[38]
+	mi := &file_agent_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2787,7 +2911,7 @@ func (x *SetLogLevelRequest) String() string {
 func (*SetLogLevelRequest) ProtoMessage() {}
 
 func (x *SetLogLevelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[38]
+	mi := &file_agent_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2800,7 +2924,7 @@ func (x *SetLogLevelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLogLevelRequest.ProtoReflect.Descriptor instead.
 func (*SetLogLevelRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{38}
+	return file_agent_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SetLogLevelRequest) GetLevel() string {
@@ -2819,7 +2943,7 @@ type SetLogLevelResponse struct {
 
 func (x *SetLogLevelResponse) Reset() {
 	*x = SetLogLevelResponse{}
-	mi := &file_agent_proto_msgTypes[39]
+	mi := &file_agent_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2831,7 +2955,7 @@ func (x *SetLogLevelResponse) String() string {
 func (*SetLogLevelResponse) ProtoMessage() {}
 
 func (x *SetLogLevelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[39]
+	mi := &file_agent_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2844,7 +2968,7 @@ func (x *SetLogLevelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLogLevelResponse.ProtoReflect.Descriptor instead.
 func (*SetLogLevelResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{39}
+	return file_agent_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SetLogLevelResponse) GetPrevious() string {
@@ -2898,7 +3022,7 @@ type Object struct {
 
 func (x *Object) Reset() {
 	*x = Object{}
-	mi := &file_agent_proto_msgTypes[40]
+	mi := &file_agent_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2910,7 +3034,7 @@ func (x *Object) String() string {
 func (*Object) ProtoMessage() {}
 
 func (x *Object) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[40]
+	mi := &file_agent_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2923,7 +3047,7 @@ func (x *Object) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Object.ProtoReflect.Descriptor instead.
 func (*Object) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{40}
+	return file_agent_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Object) GetAddress() string {
@@ -3138,13 +3262,14 @@ type Facts struct {
 	QpNum         uint32                 `protobuf:"varint,5,opt,name=qp_num,json=qpNum,proto3" json:"qp_num,omitempty"`
 	QpType        string                 `protobuf:"bytes,6,opt,name=qp_type,json=qpType,proto3" json:"qp_type,omitempty"`    // rc, uc, ud
 	QpState       string                 `protobuf:"bytes,7,opt,name=qp_state,json=qpState,proto3" json:"qp_state,omitempty"` // RESET, INIT, RTR, RTS, ...
+	QpAttrs       *QPAttrs               `protobuf:"bytes,8,opt,name=qp_attrs,json=qpAttrs,proto3" json:"qp_attrs,omitempty"` // a connected QP's; absent before RTR and without a QP
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Facts) Reset() {
 	*x = Facts{}
-	mi := &file_agent_proto_msgTypes[41]
+	mi := &file_agent_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3156,7 +3281,7 @@ func (x *Facts) String() string {
 func (*Facts) ProtoMessage() {}
 
 func (x *Facts) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[41]
+	mi := &file_agent_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3169,7 +3294,7 @@ func (x *Facts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Facts.ProtoReflect.Descriptor instead.
 func (*Facts) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{41}
+	return file_agent_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Facts) GetLocalAddr() string {
@@ -3221,6 +3346,82 @@ func (x *Facts) GetQpState() string {
 	return ""
 }
 
+func (x *Facts) GetQpAttrs() *QPAttrs {
+	if x != nil {
+		return x.QpAttrs
+	}
+	return nil
+}
+
+// QPAttrs are what a connected QP really got, read with ibv_query_qp.
+type QPAttrs struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	ResponderResources *uint32                `protobuf:"varint,1,opt,name=responder_resources,json=responderResources,proto3,oneof" json:"responder_resources,omitempty"` // max_dest_rd_atomic
+	InitiatorDepth     *uint32                `protobuf:"varint,2,opt,name=initiator_depth,json=initiatorDepth,proto3,oneof" json:"initiator_depth,omitempty"`             // max_rd_atomic
+	TrafficClass       *uint32                `protobuf:"varint,3,opt,name=traffic_class,json=trafficClass,proto3,oneof" json:"traffic_class,omitempty"`                   // the GRH's (RoCE); absent without a GRH
+	AckTimeout         *uint32                `protobuf:"varint,4,opt,name=ack_timeout,json=ackTimeout,proto3,oneof" json:"ack_timeout,omitempty"`                         // the local ACK timeout exponent
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *QPAttrs) Reset() {
+	*x = QPAttrs{}
+	mi := &file_agent_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QPAttrs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QPAttrs) ProtoMessage() {}
+
+func (x *QPAttrs) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QPAttrs.ProtoReflect.Descriptor instead.
+func (*QPAttrs) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *QPAttrs) GetResponderResources() uint32 {
+	if x != nil && x.ResponderResources != nil {
+		return *x.ResponderResources
+	}
+	return 0
+}
+
+func (x *QPAttrs) GetInitiatorDepth() uint32 {
+	if x != nil && x.InitiatorDepth != nil {
+		return *x.InitiatorDepth
+	}
+	return 0
+}
+
+func (x *QPAttrs) GetTrafficClass() uint32 {
+	if x != nil && x.TrafficClass != nil {
+		return *x.TrafficClass
+	}
+	return 0
+}
+
+func (x *QPAttrs) GetAckTimeout() uint32 {
+	if x != nil && x.AckTimeout != nil {
+		return *x.AckTimeout
+	}
+	return 0
+}
+
 type ErrorInfo struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Call          string                 `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`                            // "rdma_connect"
@@ -3234,7 +3435,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_agent_proto_msgTypes[42]
+	mi := &file_agent_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3246,7 +3447,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[42]
+	mi := &file_agent_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3259,7 +3460,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{42}
+	return file_agent_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ErrorInfo) GetCall() string {
@@ -3314,7 +3515,7 @@ type ProbeStats struct {
 
 func (x *ProbeStats) Reset() {
 	*x = ProbeStats{}
-	mi := &file_agent_proto_msgTypes[43]
+	mi := &file_agent_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3326,7 +3527,7 @@ func (x *ProbeStats) String() string {
 func (*ProbeStats) ProtoMessage() {}
 
 func (x *ProbeStats) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[43]
+	mi := &file_agent_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3339,7 +3540,7 @@ func (x *ProbeStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProbeStats.ProtoReflect.Descriptor instead.
 func (*ProbeStats) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{43}
+	return file_agent_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ProbeStats) GetLast() int64 {
@@ -3417,7 +3618,7 @@ type HistoryEvent struct {
 
 func (x *HistoryEvent) Reset() {
 	*x = HistoryEvent{}
-	mi := &file_agent_proto_msgTypes[44]
+	mi := &file_agent_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3429,7 +3630,7 @@ func (x *HistoryEvent) String() string {
 func (*HistoryEvent) ProtoMessage() {}
 
 func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[44]
+	mi := &file_agent_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3442,7 +3643,7 @@ func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEvent.ProtoReflect.Descriptor instead.
 func (*HistoryEvent) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{44}
+	return file_agent_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *HistoryEvent) GetAt() int64 {
@@ -3540,14 +3741,27 @@ const file_agent_proto_rawDesc = "" +
 	"maxRecvSge\x12&\n" +
 	"\x0fmax_inline_data\x18\x06 \x01(\rR\rmaxInlineData\x12\x1c\n" +
 	"\n" +
-	"sq_sig_all\x18\a \x01(\bR\bsqSigAll\"\xf2\x01\n" +
+	"sq_sig_all\x18\a \x01(\bR\bsqSigAll\"\xde\x02\n" +
 	"\x06Accept\x12/\n" +
 	"\x13responder_resources\x18\x01 \x01(\rR\x12responderResources\x12'\n" +
 	"\x0finitiator_depth\x18\x02 \x01(\rR\x0einitiatorDepth\x12!\n" +
 	"\fprivate_data\x18\x03 \x01(\fR\vprivateData\x12'\n" +
 	"\x0fmax_connections\x18\x04 \x01(\rR\x0emaxConnections\x12\x12\n" +
 	"\x04echo\x18\x05 \x01(\bR\x04echo\x12.\n" +
-	"\x13reject_private_data\x18\x06 \x01(\fR\x11rejectPrivateData\"\xfc\x01\n" +
+	"\x13reject_private_data\x18\x06 \x01(\fR\x11rejectPrivateData\x128\n" +
+	"\x18auto_responder_resources\x18\a \x01(\bR\x16autoResponderResources\x120\n" +
+	"\x14auto_initiator_depth\x18\b \x01(\bR\x12autoInitiatorDepth\"\xee\x01\n" +
+	"\tCMOptions\x12+\n" +
+	"\x0ftype_of_service\x18\x01 \x01(\rH\x00R\rtypeOfService\x88\x01\x01\x12$\n" +
+	"\vack_timeout\x18\x02 \x01(\rH\x01R\n" +
+	"ackTimeout\x88\x01\x01\x12(\n" +
+	"\rreuse_address\x18\x03 \x01(\bH\x02R\freuseAddress\x88\x01\x01\x12 \n" +
+	"\tipv6_only\x18\x04 \x01(\bH\x03R\bipv6Only\x88\x01\x01B\x12\n" +
+	"\x10_type_of_serviceB\x0e\n" +
+	"\f_ack_timeoutB\x10\n" +
+	"\x0e_reuse_addressB\f\n" +
+	"\n" +
+	"_ipv6_only\"\xb4\x02\n" +
 	"\fListenerSpec\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x12\x1d\n" +
@@ -3556,7 +3770,8 @@ const file_agent_proto_rawDesc = "" +
 	"\abacklog\x18\x04 \x01(\x05R\abacklog\x12+\n" +
 	"\x11protection_domain\x18\x05 \x01(\tR\x10protectionDomain\x12%\n" +
 	"\x02qp\x18\x06 \x01(\v2\x15.rdmaform.agent.v1.QPR\x02qp\x121\n" +
-	"\x06accept\x18\a \x01(\v2\x19.rdmaform.agent.v1.AcceptR\x06accept\"\xe9\x01\n" +
+	"\x06accept\x18\a \x01(\v2\x19.rdmaform.agent.v1.AcceptR\x06accept\x126\n" +
+	"\aoptions\x18\b \x01(\v2\x1c.rdmaform.agent.v1.CMOptionsR\aoptions\"\xd5\x02\n" +
 	"\aConnect\x12/\n" +
 	"\x13responder_resources\x18\x01 \x01(\rR\x12responderResources\x12'\n" +
 	"\x0finitiator_depth\x18\x02 \x01(\rR\x0einitiatorDepth\x12\x1f\n" +
@@ -3564,7 +3779,9 @@ const file_agent_proto_rawDesc = "" +
 	"retryCount\x12&\n" +
 	"\x0frnr_retry_count\x18\x04 \x01(\rR\rrnrRetryCount\x12!\n" +
 	"\fprivate_data\x18\x05 \x01(\fR\vprivateData\x12\x18\n" +
-	"\atimeout\x18\x06 \x01(\x03R\atimeout\"M\n" +
+	"\atimeout\x18\x06 \x01(\x03R\atimeout\x128\n" +
+	"\x18auto_responder_resources\x18\a \x01(\bR\x16autoResponderResources\x120\n" +
+	"\x14auto_initiator_depth\x18\b \x01(\bR\x12autoInitiatorDepth\"M\n" +
 	"\tReconnect\x12\x1f\n" +
 	"\vmin_backoff\x18\x01 \x01(\x03R\n" +
 	"minBackoff\x12\x1f\n" +
@@ -3573,7 +3790,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x05Probe\x12\x1a\n" +
 	"\binterval\x18\x01 \x01(\x03R\binterval\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\rR\x04size\x12\x18\n" +
-	"\atimeout\x18\x03 \x01(\x03R\atimeout\"\x9f\x03\n" +
+	"\atimeout\x18\x03 \x01(\x03R\atimeout\"\xd7\x03\n" +
 	"\fEndpointSpec\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x12%\n" +
@@ -3586,7 +3803,8 @@ const file_agent_proto_rawDesc = "" +
 	"\treconnect\x18\b \x01(\v2\x1c.rdmaform.agent.v1.ReconnectR\treconnect\x12.\n" +
 	"\x05probe\x18\t \x01(\v2\x18.rdmaform.agent.v1.ProbeR\x05probe\x12%\n" +
 	"\x0ecreate_timeout\x18\n" +
-	" \x01(\x03R\rcreateTimeout\"\x8c\x01\n" +
+	" \x01(\x03R\rcreateTimeout\x126\n" +
+	"\aoptions\x18\v \x01(\v2\x1c.rdmaform.agent.v1.CMOptionsR\aoptions\"\x8c\x01\n" +
 	"\x1dCreateProtectionDomainRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x14\n" +
 	"\x05token\x18\x02 \x01(\tR\x05token\x12;\n" +
@@ -3723,7 +3941,7 @@ const file_agent_proto_rawDesc = "" +
 	"\rreject_reason\x18\x16 \x01(\tR\frejectReason\x129\n" +
 	"\ahistory\x18\x17 \x03(\v2\x1f.rdmaform.agent.v1.HistoryEventR\ahistory\x122\n" +
 	"\x15received_private_data\x18\x18 \x01(\fR\x13receivedPrivateDataB\x06\n" +
-	"\x04spec\"\xbe\x01\n" +
+	"\x04spec\"\xf5\x01\n" +
 	"\x05Facts\x12\x1d\n" +
 	"\n" +
 	"local_addr\x18\x01 \x01(\tR\tlocalAddr\x12\x1f\n" +
@@ -3733,7 +3951,18 @@ const file_agent_proto_rawDesc = "" +
 	"\x04port\x18\x04 \x01(\x05R\x04port\x12\x15\n" +
 	"\x06qp_num\x18\x05 \x01(\rR\x05qpNum\x12\x17\n" +
 	"\aqp_type\x18\x06 \x01(\tR\x06qpType\x12\x19\n" +
-	"\bqp_state\x18\a \x01(\tR\aqpState\"~\n" +
+	"\bqp_state\x18\a \x01(\tR\aqpState\x125\n" +
+	"\bqp_attrs\x18\b \x01(\v2\x1a.rdmaform.agent.v1.QPAttrsR\aqpAttrs\"\x8b\x02\n" +
+	"\aQPAttrs\x124\n" +
+	"\x13responder_resources\x18\x01 \x01(\rH\x00R\x12responderResources\x88\x01\x01\x12,\n" +
+	"\x0finitiator_depth\x18\x02 \x01(\rH\x01R\x0einitiatorDepth\x88\x01\x01\x12(\n" +
+	"\rtraffic_class\x18\x03 \x01(\rH\x02R\ftrafficClass\x88\x01\x01\x12$\n" +
+	"\vack_timeout\x18\x04 \x01(\rH\x03R\n" +
+	"ackTimeout\x88\x01\x01B\x16\n" +
+	"\x14_responder_resourcesB\x12\n" +
+	"\x10_initiator_depthB\x10\n" +
+	"\x0e_traffic_classB\x0e\n" +
+	"\f_ack_timeout\"~\n" +
 	"\tErrorInfo\x12\x12\n" +
 	"\x04call\x18\x01 \x01(\tR\x04call\x12\x14\n" +
 	"\x05errno\x18\x02 \x01(\x05R\x05errno\x12\x1d\n" +
@@ -3808,7 +4037,7 @@ func file_agent_proto_rawDescGZIP() []byte {
 }
 
 var file_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_agent_proto_goTypes = []any{
 	(Kind)(0),                             // 0: rdmaform.agent.v1.Kind
 	(Status)(0),                           // 1: rdmaform.agent.v1.Status
@@ -3824,39 +4053,41 @@ var file_agent_proto_goTypes = []any{
 	(*ProtectionDomainSpec)(nil),          // 11: rdmaform.agent.v1.ProtectionDomainSpec
 	(*QP)(nil),                            // 12: rdmaform.agent.v1.QP
 	(*Accept)(nil),                        // 13: rdmaform.agent.v1.Accept
-	(*ListenerSpec)(nil),                  // 14: rdmaform.agent.v1.ListenerSpec
-	(*Connect)(nil),                       // 15: rdmaform.agent.v1.Connect
-	(*Reconnect)(nil),                     // 16: rdmaform.agent.v1.Reconnect
-	(*Probe)(nil),                         // 17: rdmaform.agent.v1.Probe
-	(*EndpointSpec)(nil),                  // 18: rdmaform.agent.v1.EndpointSpec
-	(*CreateProtectionDomainRequest)(nil), // 19: rdmaform.agent.v1.CreateProtectionDomainRequest
-	(*CreateListenerRequest)(nil),         // 20: rdmaform.agent.v1.CreateListenerRequest
-	(*CreateEndpointRequest)(nil),         // 21: rdmaform.agent.v1.CreateEndpointRequest
-	(*CreateEndpointsRequest)(nil),        // 22: rdmaform.agent.v1.CreateEndpointsRequest
-	(*CreateEndpointsResponse)(nil),       // 23: rdmaform.agent.v1.CreateEndpointsResponse
-	(*CreateResult)(nil),                  // 24: rdmaform.agent.v1.CreateResult
-	(*UpdateRequest)(nil),                 // 25: rdmaform.agent.v1.UpdateRequest
-	(*DeleteRequest)(nil),                 // 26: rdmaform.agent.v1.DeleteRequest
-	(*DeleteResponse)(nil),                // 27: rdmaform.agent.v1.DeleteResponse
-	(*DeleteManyRequest)(nil),             // 28: rdmaform.agent.v1.DeleteManyRequest
-	(*DeleteManyResponse)(nil),            // 29: rdmaform.agent.v1.DeleteManyResponse
-	(*DeleteResult)(nil),                  // 30: rdmaform.agent.v1.DeleteResult
-	(*Filter)(nil),                        // 31: rdmaform.agent.v1.Filter
-	(*ListRequest)(nil),                   // 32: rdmaform.agent.v1.ListRequest
-	(*ListResponse)(nil),                  // 33: rdmaform.agent.v1.ListResponse
-	(*SummaryTable)(nil),                  // 34: rdmaform.agent.v1.SummaryTable
-	(*WatchRequest)(nil),                  // 35: rdmaform.agent.v1.WatchRequest
-	(*WatchResponse)(nil),                 // 36: rdmaform.agent.v1.WatchResponse
-	(*Change)(nil),                        // 37: rdmaform.agent.v1.Change
-	(*ShutdownRequest)(nil),               // 38: rdmaform.agent.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),              // 39: rdmaform.agent.v1.ShutdownResponse
-	(*SetLogLevelRequest)(nil),            // 40: rdmaform.agent.v1.SetLogLevelRequest
-	(*SetLogLevelResponse)(nil),           // 41: rdmaform.agent.v1.SetLogLevelResponse
-	(*Object)(nil),                        // 42: rdmaform.agent.v1.Object
-	(*Facts)(nil),                         // 43: rdmaform.agent.v1.Facts
-	(*ErrorInfo)(nil),                     // 44: rdmaform.agent.v1.ErrorInfo
-	(*ProbeStats)(nil),                    // 45: rdmaform.agent.v1.ProbeStats
-	(*HistoryEvent)(nil),                  // 46: rdmaform.agent.v1.HistoryEvent
+	(*CMOptions)(nil),                     // 14: rdmaform.agent.v1.CMOptions
+	(*ListenerSpec)(nil),                  // 15: rdmaform.agent.v1.ListenerSpec
+	(*Connect)(nil),                       // 16: rdmaform.agent.v1.Connect
+	(*Reconnect)(nil),                     // 17: rdmaform.agent.v1.Reconnect
+	(*Probe)(nil),                         // 18: rdmaform.agent.v1.Probe
+	(*EndpointSpec)(nil),                  // 19: rdmaform.agent.v1.EndpointSpec
+	(*CreateProtectionDomainRequest)(nil), // 20: rdmaform.agent.v1.CreateProtectionDomainRequest
+	(*CreateListenerRequest)(nil),         // 21: rdmaform.agent.v1.CreateListenerRequest
+	(*CreateEndpointRequest)(nil),         // 22: rdmaform.agent.v1.CreateEndpointRequest
+	(*CreateEndpointsRequest)(nil),        // 23: rdmaform.agent.v1.CreateEndpointsRequest
+	(*CreateEndpointsResponse)(nil),       // 24: rdmaform.agent.v1.CreateEndpointsResponse
+	(*CreateResult)(nil),                  // 25: rdmaform.agent.v1.CreateResult
+	(*UpdateRequest)(nil),                 // 26: rdmaform.agent.v1.UpdateRequest
+	(*DeleteRequest)(nil),                 // 27: rdmaform.agent.v1.DeleteRequest
+	(*DeleteResponse)(nil),                // 28: rdmaform.agent.v1.DeleteResponse
+	(*DeleteManyRequest)(nil),             // 29: rdmaform.agent.v1.DeleteManyRequest
+	(*DeleteManyResponse)(nil),            // 30: rdmaform.agent.v1.DeleteManyResponse
+	(*DeleteResult)(nil),                  // 31: rdmaform.agent.v1.DeleteResult
+	(*Filter)(nil),                        // 32: rdmaform.agent.v1.Filter
+	(*ListRequest)(nil),                   // 33: rdmaform.agent.v1.ListRequest
+	(*ListResponse)(nil),                  // 34: rdmaform.agent.v1.ListResponse
+	(*SummaryTable)(nil),                  // 35: rdmaform.agent.v1.SummaryTable
+	(*WatchRequest)(nil),                  // 36: rdmaform.agent.v1.WatchRequest
+	(*WatchResponse)(nil),                 // 37: rdmaform.agent.v1.WatchResponse
+	(*Change)(nil),                        // 38: rdmaform.agent.v1.Change
+	(*ShutdownRequest)(nil),               // 39: rdmaform.agent.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),              // 40: rdmaform.agent.v1.ShutdownResponse
+	(*SetLogLevelRequest)(nil),            // 41: rdmaform.agent.v1.SetLogLevelRequest
+	(*SetLogLevelResponse)(nil),           // 42: rdmaform.agent.v1.SetLogLevelResponse
+	(*Object)(nil),                        // 43: rdmaform.agent.v1.Object
+	(*Facts)(nil),                         // 44: rdmaform.agent.v1.Facts
+	(*QPAttrs)(nil),                       // 45: rdmaform.agent.v1.QPAttrs
+	(*ErrorInfo)(nil),                     // 46: rdmaform.agent.v1.ErrorInfo
+	(*ProbeStats)(nil),                    // 47: rdmaform.agent.v1.ProbeStats
+	(*HistoryEvent)(nil),                  // 48: rdmaform.agent.v1.HistoryEvent
 }
 var file_agent_proto_depIdxs = []int32{
 	8,  // 0: rdmaform.agent.v1.DevicesResponse.devices:type_name -> rdmaform.agent.v1.Device
@@ -3864,77 +4095,80 @@ var file_agent_proto_depIdxs = []int32{
 	10, // 2: rdmaform.agent.v1.Device.limits:type_name -> rdmaform.agent.v1.Limits
 	12, // 3: rdmaform.agent.v1.ListenerSpec.qp:type_name -> rdmaform.agent.v1.QP
 	13, // 4: rdmaform.agent.v1.ListenerSpec.accept:type_name -> rdmaform.agent.v1.Accept
-	12, // 5: rdmaform.agent.v1.EndpointSpec.qp:type_name -> rdmaform.agent.v1.QP
-	15, // 6: rdmaform.agent.v1.EndpointSpec.connect:type_name -> rdmaform.agent.v1.Connect
-	16, // 7: rdmaform.agent.v1.EndpointSpec.reconnect:type_name -> rdmaform.agent.v1.Reconnect
-	17, // 8: rdmaform.agent.v1.EndpointSpec.probe:type_name -> rdmaform.agent.v1.Probe
-	11, // 9: rdmaform.agent.v1.CreateProtectionDomainRequest.spec:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	14, // 10: rdmaform.agent.v1.CreateListenerRequest.spec:type_name -> rdmaform.agent.v1.ListenerSpec
-	18, // 11: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
-	21, // 12: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
-	24, // 13: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
-	42, // 14: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
-	16, // 15: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
-	17, // 16: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
-	30, // 17: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
-	0,  // 18: rdmaform.agent.v1.Filter.kinds:type_name -> rdmaform.agent.v1.Kind
-	1,  // 19: rdmaform.agent.v1.Filter.statuses:type_name -> rdmaform.agent.v1.Status
-	31, // 20: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	42, // 21: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
-	3,  // 22: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	34, // 23: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
-	0,  // 24: rdmaform.agent.v1.SummaryTable.kinds:type_name -> rdmaform.agent.v1.Kind
-	1,  // 25: rdmaform.agent.v1.SummaryTable.statuses:type_name -> rdmaform.agent.v1.Status
-	44, // 26: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
-	45, // 27: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
-	31, // 28: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	42, // 29: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
-	37, // 30: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
-	3,  // 31: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	42, // 32: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
-	0,  // 33: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
-	1,  // 34: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
-	11, // 35: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	14, // 36: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
-	18, // 37: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
-	43, // 38: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
-	44, // 39: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
-	45, // 40: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
-	46, // 41: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
-	1,  // 42: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
-	2,  // 43: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
-	4,  // 44: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
-	5,  // 45: rdmaform.agent.v1.Agent.DeviceFor:input_type -> rdmaform.agent.v1.DeviceForRequest
-	19, // 46: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
-	20, // 47: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
-	21, // 48: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
-	22, // 49: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
-	25, // 50: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
-	26, // 51: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
-	28, // 52: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
-	32, // 53: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
-	35, // 54: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
-	38, // 55: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
-	40, // 56: rdmaform.agent.v1.Agent.SetLogLevel:input_type -> rdmaform.agent.v1.SetLogLevelRequest
-	3,  // 57: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
-	7,  // 58: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
-	6,  // 59: rdmaform.agent.v1.Agent.DeviceFor:output_type -> rdmaform.agent.v1.DeviceForResponse
-	42, // 60: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
-	42, // 61: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
-	42, // 62: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
-	23, // 63: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
-	42, // 64: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
-	27, // 65: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
-	29, // 66: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
-	33, // 67: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
-	36, // 68: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
-	39, // 69: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
-	41, // 70: rdmaform.agent.v1.Agent.SetLogLevel:output_type -> rdmaform.agent.v1.SetLogLevelResponse
-	57, // [57:71] is the sub-list for method output_type
-	43, // [43:57] is the sub-list for method input_type
-	43, // [43:43] is the sub-list for extension type_name
-	43, // [43:43] is the sub-list for extension extendee
-	0,  // [0:43] is the sub-list for field type_name
+	14, // 5: rdmaform.agent.v1.ListenerSpec.options:type_name -> rdmaform.agent.v1.CMOptions
+	12, // 6: rdmaform.agent.v1.EndpointSpec.qp:type_name -> rdmaform.agent.v1.QP
+	16, // 7: rdmaform.agent.v1.EndpointSpec.connect:type_name -> rdmaform.agent.v1.Connect
+	17, // 8: rdmaform.agent.v1.EndpointSpec.reconnect:type_name -> rdmaform.agent.v1.Reconnect
+	18, // 9: rdmaform.agent.v1.EndpointSpec.probe:type_name -> rdmaform.agent.v1.Probe
+	14, // 10: rdmaform.agent.v1.EndpointSpec.options:type_name -> rdmaform.agent.v1.CMOptions
+	11, // 11: rdmaform.agent.v1.CreateProtectionDomainRequest.spec:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	15, // 12: rdmaform.agent.v1.CreateListenerRequest.spec:type_name -> rdmaform.agent.v1.ListenerSpec
+	19, // 13: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
+	22, // 14: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
+	25, // 15: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
+	43, // 16: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
+	17, // 17: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
+	18, // 18: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
+	31, // 19: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
+	0,  // 20: rdmaform.agent.v1.Filter.kinds:type_name -> rdmaform.agent.v1.Kind
+	1,  // 21: rdmaform.agent.v1.Filter.statuses:type_name -> rdmaform.agent.v1.Status
+	32, // 22: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	43, // 23: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
+	3,  // 24: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	35, // 25: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
+	0,  // 26: rdmaform.agent.v1.SummaryTable.kinds:type_name -> rdmaform.agent.v1.Kind
+	1,  // 27: rdmaform.agent.v1.SummaryTable.statuses:type_name -> rdmaform.agent.v1.Status
+	46, // 28: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
+	47, // 29: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
+	32, // 30: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	43, // 31: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
+	38, // 32: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
+	3,  // 33: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	43, // 34: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
+	0,  // 35: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
+	1,  // 36: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
+	11, // 37: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	15, // 38: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
+	19, // 39: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
+	44, // 40: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
+	46, // 41: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
+	47, // 42: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
+	48, // 43: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
+	45, // 44: rdmaform.agent.v1.Facts.qp_attrs:type_name -> rdmaform.agent.v1.QPAttrs
+	1,  // 45: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
+	2,  // 46: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
+	4,  // 47: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
+	5,  // 48: rdmaform.agent.v1.Agent.DeviceFor:input_type -> rdmaform.agent.v1.DeviceForRequest
+	20, // 49: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
+	21, // 50: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
+	22, // 51: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
+	23, // 52: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
+	26, // 53: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
+	27, // 54: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
+	29, // 55: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
+	33, // 56: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
+	36, // 57: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
+	39, // 58: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
+	41, // 59: rdmaform.agent.v1.Agent.SetLogLevel:input_type -> rdmaform.agent.v1.SetLogLevelRequest
+	3,  // 60: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
+	7,  // 61: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
+	6,  // 62: rdmaform.agent.v1.Agent.DeviceFor:output_type -> rdmaform.agent.v1.DeviceForResponse
+	43, // 63: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
+	43, // 64: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
+	43, // 65: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
+	24, // 66: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
+	43, // 67: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
+	28, // 68: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
+	30, // 69: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
+	34, // 70: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
+	37, // 71: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
+	40, // 72: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
+	42, // 73: rdmaform.agent.v1.Agent.SetLogLevel:output_type -> rdmaform.agent.v1.SetLogLevelResponse
+	60, // [60:74] is the sub-list for method output_type
+	46, // [46:60] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -3942,18 +4176,20 @@ func file_agent_proto_init() {
 	if File_agent_proto != nil {
 		return
 	}
-	file_agent_proto_msgTypes[40].OneofWrappers = []any{
+	file_agent_proto_msgTypes[12].OneofWrappers = []any{}
+	file_agent_proto_msgTypes[41].OneofWrappers = []any{
 		(*Object_ProtectionDomain)(nil),
 		(*Object_Listener)(nil),
 		(*Object_Endpoint)(nil),
 	}
+	file_agent_proto_msgTypes[43].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   45,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

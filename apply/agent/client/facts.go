@@ -32,6 +32,6 @@ func CurrentFacts(o *pb.Object) *pb.Facts {
 		return f
 	}
 	f = proto.Clone(f).(*pb.Facts)
-	f.LocalAddr, f.QpNum, f.QpState = "", 0, ""
+	f.LocalAddr, f.QpNum, f.QpState, f.QpAttrs = "", 0, "", nil
 	return f
 }
