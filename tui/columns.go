@@ -76,20 +76,6 @@ const (
 	rowMarker     = 2 // "▸ " before the selected row
 )
 
-// contentWidths is, for each of allColumns, the widest its cells can be
-// over the rows; 0 for the columns of fixed width.
-func contentWidths(rows []row) []int {
-	widest := make([]int, len(allColumns))
-	for _, r := range rows {
-		for i, c := range allColumns {
-			if c.content != nil {
-				widest[i] = max(widest[i], c.content(r))
-			}
-		}
-	}
-	return widest
-}
-
 // natural is the width a column takes when the terminal has room: its
 // content's, at least its title's, at most its cap.
 func (c column) natural() int {
@@ -285,4 +271,10 @@ func fitLastEvent(r row, now time.Time, width int) string {
 		}
 	}
 	return fit(name, width)
+}
+
+func init() {
+	if len(allColumns) > maxColumns {
+		panic("tui: more columns than maxColumns")
+	}
 }

@@ -1,6 +1,8 @@
 package tui
 
-// matchPeers finds, for each accepted connection, the endpoint at its
+import "slices"
+
+// The world matches, for each accepted connection, the endpoint at its
 // other end among the objects shown, and the other way round: the
 // connection's remote address is the endpoint's local one and its local
 // address the endpoint's remote one (the listener's). Both ends are on
@@ -8,31 +10,106 @@ package tui
 // watches several, matches the same way, its addresses being the
 // fabric's. Connections without a match (a client of another host, a UD
 // listener's) have none.
-func (w *world) matchPeers() {
-	clear(w.peers)
-	conns := 0
-	for _, o := range w.objects {
-		if o.Kind == KindConnection && o.RemoteAddr != "" {
-			conns++
+//
+// peerIndex keeps the objects by those addresses, so that a change
+// matches again only the objects at the changed one's addresses.
+
+// ends are an endpoint's local and remote addresses; a connection is
+// filed under the endpoint's ends it would match (its remote, its local).
+type ends struct{ local, remote string }
+
+type peerIndex struct {
+	endpoints map[ends][]string
+	conns     map[ends][]string
+	filed     map[string]ends // where each address is filed
+	dirty     map[ends]struct{}
+	// unfiled are addresses taken out of the index since the last match:
+	// their peers go.
+	unfiled []string
+}
+
+func newPeerIndex() peerIndex {
+	return peerIndex{endpoints: make(map[ends][]string), conns: make(map[ends][]string),
+		filed: make(map[string]ends), dirty: make(map[ends]struct{})}
+}
+
+// update files address a's new object o (nil: gone) in place of its old one.
+func (p *peerIndex) update(a string, o *Object) {
+	if e, ok := p.filed[a]; ok {
+		p.endpoints[e] = remove(p.endpoints[e], a)
+		p.conns[e] = remove(p.conns[e], a)
+		for _, m := range []map[ends][]string{p.endpoints, p.conns} {
+			if len(m[e]) == 0 {
+				delete(m, e)
+			}
 		}
+		delete(p.filed, a)
+		p.dirty[e] = struct{}{}
+		p.unfiled = append(p.unfiled, a)
 	}
-	if conns == 0 {
+	if o == nil {
 		return
 	}
-	type ends struct{ local, remote string }
-	endpoints := make(map[ends]string)
-	for a, o := range w.objects {
-		if o.Kind == KindEndpoint && o.LocalAddr != "" && o.RemoteAddr != "" && o.Status != StatusMissing {
-			endpoints[ends{o.LocalAddr, o.RemoteAddr}] = a
+	switch {
+	case o.Kind == KindEndpoint && o.LocalAddr != "" && o.RemoteAddr != "" && o.Status != StatusMissing:
+		e := ends{o.LocalAddr, o.RemoteAddr}
+		p.endpoints[e] = append(p.endpoints[e], a)
+		p.filed[a] = e
+		p.dirty[e] = struct{}{}
+	case o.Kind == KindConnection && o.RemoteAddr != "":
+		e := ends{o.RemoteAddr, o.LocalAddr}
+		p.conns[e] = append(p.conns[e], a)
+		p.filed[a] = e
+		p.dirty[e] = struct{}{}
+	}
+}
+
+// match sets the peers of the objects at the addresses changed since
+// the last match, and adds those whose peer changed to changed. Where
+// several endpoints share their ends, the first by address is the
+// connections' peer; where several connections match one endpoint, the
+// last by address is its peer.
+func (p *peerIndex) match(peers map[string]string, changed map[string]struct{}) {
+	set := func(a, peer string) {
+		if was, ok := peers[a]; ok && was == peer || !ok && peer == "" {
+			return
+		}
+		if peer == "" {
+			delete(peers, a)
+		} else {
+			peers[a] = peer
+		}
+		changed[a] = struct{}{}
+	}
+	for _, a := range p.unfiled {
+		if _, ok := p.filed[a]; !ok {
+			set(a, "")
 		}
 	}
-	for a, o := range w.objects {
-		if o.Kind != KindConnection || o.RemoteAddr == "" {
-			continue
+	p.unfiled = p.unfiled[:0]
+	for e := range p.dirty {
+		eps, conns := p.endpoints[e], p.conns[e]
+		var ep, conn string
+		if len(eps) > 0 && len(conns) > 0 {
+			ep, conn = slices.Min(eps), slices.Max(conns)
 		}
-		if e, ok := endpoints[ends{o.RemoteAddr, o.LocalAddr}]; ok {
-			w.peers[a] = e
-			w.peers[e] = a
+		for _, a := range eps {
+			if a == ep {
+				set(a, conn)
+			} else {
+				set(a, "")
+			}
+		}
+		for _, a := range conns {
+			set(a, ep)
 		}
 	}
+	clear(p.dirty)
+}
+
+func remove(list []string, a string) []string {
+	if i := slices.Index(list, a); i >= 0 {
+		return slices.Delete(list, i, i+1)
+	}
+	return list
 }

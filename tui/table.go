@@ -28,6 +28,7 @@ type tablePane struct {
 	unhealthy bool
 	folded    map[string]bool
 
+	order        *tableOrder
 	rows         []row
 	index        map[string]int // address to row
 	widest       []int          // allColumns' content widths over the rows, for the layout
@@ -40,7 +41,7 @@ type tablePane struct {
 }
 
 func newTablePane(w *world, st *styles, keys *keyMap, now func() time.Time) *tablePane {
-	return &tablePane{w: w, st: st, keys: keys, now: now, folded: make(map[string]bool), dirty: true, focused: true}
+	return &tablePane{w: w, st: st, keys: keys, now: now, folded: make(map[string]bool), order: newTableOrder(), dirty: true, focused: true}
 }
 
 // chrome is the number of lines above the rows: the title and column titles.
@@ -96,12 +97,32 @@ func (t *tablePane) refresh() {
 		return
 	}
 	onScreen := t.cursor - t.offset
-	order := t.sort.compare
-	if t.sort == sortByRTT {
-		t.rtt.place(t.w.objects)
-		order = t.rtt.compare
+	changed := t.w.takeChanged()
+	addrs := make([]string, 0, len(changed))
+	for a := range changed {
+		addrs = append(addrs, a)
 	}
-	t.rows = buildRows(t.w.objects, newMatcher(t.filter, t.unhealthy), order, t.folded, t.w.peers)
+	if t.dirty { // the sort or the filter changed: every row's key or match may have
+		for a := range t.order.entries {
+			addrs = append(addrs, a) // the order takes an address given twice once
+		}
+	}
+	if t.sort == sortByRTT {
+		if t.dirty {
+			t.rtt.place(t.w.objects)
+		} else {
+			for _, a := range addrs {
+				t.rtt.placeOne(a, t.w.objects[a])
+			}
+		}
+	}
+	m := newMatcher(t.filter, t.unhealthy)
+	t.order.update(t.w.objects, addrs, func(e *entry) {
+		e.key = keyFor(t.sort, e.obj, &t.rtt, e.natural)
+		e.match = m.match(e.obj)
+		e.peer = t.w.peers[e.obj.Address]
+	})
+	t.rows, t.widest = t.order.rows(t.rows[:0], m.all(), t.folded)
 	t.builtVersion, t.dirty = t.w.version, false
 	clear(t.index)
 	if t.index == nil {
@@ -110,7 +131,6 @@ func (t *tablePane) refresh() {
 	for i, r := range t.rows {
 		t.index[r.obj.Address] = i
 	}
-	t.widest = contentWidths(t.rows)
 	if i, ok := t.index[t.selected]; ok {
 		t.cursor = i
 	} else {
