@@ -273,8 +273,17 @@ func fitLastEvent(r row, now time.Time, width int) string {
 	return fit(name, width)
 }
 
-func init() {
+// contentColumns are the indexes in allColumns of the columns with
+// content, whose widths the table measures.
+var contentColumns = func() []int {
 	if len(allColumns) > maxColumns {
 		panic("tui: more columns than maxColumns")
 	}
-}
+	var cs []int
+	for i, c := range allColumns {
+		if c.content != nil {
+			cs = append(cs, i)
+		}
+	}
+	return cs
+}()

@@ -30,6 +30,7 @@ type tablePane struct {
 
 	order        *tableOrder
 	rows         []row
+	spare        []row          // the rows before, reused
 	index        map[string]int // address to row
 	widest       []int          // allColumns' content widths over the rows, for the layout
 	builtVersion uint64
@@ -122,15 +123,11 @@ func (t *tablePane) refresh() {
 		e.match = m.match(e.obj)
 		e.peer = t.w.peers[e.obj.Address]
 	})
-	t.rows, t.widest = t.order.rows(t.rows[:0], m.all(), t.folded)
+	old := t.rows
+	t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)
+	t.spare = old
+	t.reindex(old)
 	t.builtVersion, t.dirty = t.w.version, false
-	clear(t.index)
-	if t.index == nil {
-		t.index = make(map[string]int, len(t.rows))
-	}
-	for i, r := range t.rows {
-		t.index[r.obj.Address] = i
-	}
 	if i, ok := t.index[t.selected]; ok {
 		t.cursor = i
 	} else {
@@ -138,6 +135,34 @@ func (t *tablePane) refresh() {
 	}
 	t.offset = t.cursor - onScreen
 	t.moveTo(t.cursor)
+}
+
+// reindex brings index up to date with the rows, given the rows it
+// indexed: only the rows from the first that moved are indexed again,
+// and, when as many rows are shown as before, to the last that moved: a
+// few for a batch of a few changes.
+func (t *tablePane) reindex(old []row) {
+	if t.index == nil {
+		t.index = make(map[string]int, len(t.rows))
+	}
+	same := func(a, b row) bool { return a.obj.Address == b.obj.Address }
+	first := 0
+	for first < min(len(old), len(t.rows)) && same(old[first], t.rows[first]) {
+		first++
+	}
+	lastOld, last := len(old), len(t.rows) // past the last row that moved
+	for lastOld == last && last > first && same(old[last-1], t.rows[last-1]) {
+		lastOld, last = lastOld-1, last-1
+	}
+	for i := first; i < last; i++ {
+		t.index[t.rows[i].obj.Address] = i
+	}
+	for _, r := range old[first:lastOld] { // rows that may be gone
+		a := r.obj.Address
+		if i, ok := t.index[a]; ok && (i >= len(t.rows) || t.rows[i].obj.Address != a) {
+			delete(t.index, a)
+		}
+	}
 }
 
 // moveTo moves the cursor to row i, clamped, and scrolls it into view.

@@ -109,7 +109,9 @@ func (t *tableOrder) update(objects map[string]*Object, changed []string, refres
 	}
 }
 
-// mergeSorted merges add, in any order, into list, in order.
+// mergeSorted merges add, in any order, into list, in order: each
+// added entry's place is found by binary search, and the entries between
+// two places are copied at once.
 func mergeSorted(list, add []*entry) []*entry {
 	if len(add) == 0 {
 		return list
@@ -120,18 +122,13 @@ func mergeSorted(list, add []*entry) []*entry {
 		return add
 	}
 	out := make([]*entry, 0, len(list)+len(add))
-	i, j := 0, 0
-	for i < len(list) && j < len(add) {
-		if byKey(list[i], add[j]) <= 0 {
-			out = append(out, list[i])
-			i++
-		} else {
-			out = append(out, add[j])
-			j++
-		}
+	for _, e := range add {
+		n, _ := slices.BinarySearchFunc(list, e, byKey)
+		out = append(out, list[:n]...)
+		out = append(out, e)
+		list = list[n:]
 	}
-	out = append(out, list[i:]...)
-	return append(out, add[j:]...)
+	return append(out, list...)
 }
 
 // rows lays the order out as table rows, as buildRows does, into dst,
@@ -142,14 +139,12 @@ func (t *tableOrder) rows(dst []row, all bool, folded map[string]bool) ([]row, [
 		dst = append(dst, r)
 		if e.measured != r {
 			e.measured = r
-			for i, c := range allColumns {
-				if c.content != nil {
-					e.widths[i] = int32(c.content(r))
-				}
+			for _, i := range contentColumns {
+				e.widths[i] = int32(allColumns[i].content(r))
 			}
 		}
-		for i, w := range e.widths[:len(allColumns)] {
-			widest[i] = max(widest[i], int(w))
+		for _, i := range contentColumns {
+			widest[i] = max(widest[i], int(e.widths[i]))
 		}
 	}
 	for _, e := range t.tops {

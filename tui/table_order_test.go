@@ -1,0 +1,225 @@
+package tui
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// matchPeersFromScratch is the peers of the objects, matched over all
+// of them, as the world matched them before it kept them by change.
+func matchPeersFromScratch(objects map[string]*Object) map[string]string {
+	peers := make(map[string]string)
+	endpoints := make(map[ends]string)
+	for a, o := range objects {
+		if o.Kind == KindEndpoint && o.LocalAddr != "" && o.RemoteAddr != "" && o.Status != StatusMissing {
+			endpoints[ends{o.LocalAddr, o.RemoteAddr}] = a
+		}
+	}
+	for a, o := range objects {
+		if o.Kind != KindConnection || o.RemoteAddr == "" {
+			continue
+		}
+		if e, ok := endpoints[ends{o.RemoteAddr, o.LocalAddr}]; ok {
+			peers[a] = e
+			peers[e] = a
+		}
+	}
+	return peers
+}
+
+// randomFabric plays random changes on a small fabric: listeners whose
+// connections are the peers of endpoints, objects created, changed,
+// deleted (listeners too, leaving their connections top-level) and
+// declared without being held, snapshots, the agent going away.
+type randomFabric struct {
+	rng  *rand.Rand
+	held map[string]Object
+	step int
+}
+
+func (f *randomFabric) listener(i int) Object {
+	return Object{Address: fmt.Sprintf("listener.l[%d]", i), Kind: KindListener, Status: StatusListening,
+		LocalAddr: fmt.Sprintf("10.0.1.%d:7471", i), Device: "rxe0", Port: 1, LastEvent: "listening", LastEventAt: ago(time.Hour)}
+}
+
+func (f *randomFabric) endpoint(k int) Object {
+	return Object{Address: fmt.Sprintf("endpoint.c[%d]", k), Kind: KindEndpoint, Status: StatusEstablished,
+		LocalAddr: fmt.Sprintf("10.0.0.%d:5000", k), RemoteAddr: f.listener(k % 3).LocalAddr, QPNum: uint32(k + 1), QPType: "RC", Device: "rxe0", Port: 1}
+}
+
+func (f *randomFabric) conn(k int) Object {
+	l := f.listener(k % 3)
+	return Object{Address: fmt.Sprintf("%s/conn/%d", l.Address, k), Parent: l.Address, Kind: KindConnection, Status: StatusEstablished,
+		LocalAddr: l.LocalAddr, RemoteAddr: f.endpoint(k).LocalAddr, QPType: "RC", Device: "rxe0", Port: 1}
+}
+
+// some is a random object of the fabric, changed at random.
+func (f *randomFabric) some() Object {
+	var o Object
+	switch k := f.rng.IntN(30); f.rng.IntN(5) {
+	case 0:
+		o = f.listener(k % 3)
+	case 1, 2:
+		o = f.endpoint(k)
+	default:
+		o = f.conn(k)
+	}
+	statuses := []string{StatusEstablished, StatusReconnecting, StatusRejected, StatusError, StatusConnecting, StatusDisconnected}
+	if o.Kind != KindListener {
+		o.Status = statuses[f.rng.IntN(len(statuses))]
+	}
+	o.Reconnects = f.rng.IntN(4)
+	o.LastEvent = []string{"ESTABLISHED", "REJECTED", "rejected a request", "UNREACHABLE"}[f.rng.IntN(4)]
+	o.LastEventAt = ago(time.Duration(f.rng.IntN(100)) * time.Second)
+	if f.rng.IntN(2) == 0 {
+		f.step++
+		o.Probe = &ProbeStats{Last: time.Duration(1+f.rng.IntN(50)) * time.Microsecond, Mean: time.Duration(1+f.rng.IntN(50)) * time.Microsecond,
+			Sent: uint64(100 * f.step), Lost: uint64(f.rng.IntN(3)), Degraded: f.rng.IntN(5) == 0}
+	}
+	return o
+}
+
+// The table keeps its rows, their index and widths, the peers and the
+// totals by change as buildRows and a match over every object make them
+// from scratch, through random changes, sorts, filters and folds.
+func TestTableOrderMatchesARebuild(t *testing.T) {
+	for seed := range uint64(20) {
+		f := &randomFabric{rng: rand.New(rand.NewPCG(seed, 1)), held: make(map[string]Object)}
+		var objs []Object
+		for range 20 {
+			o := f.some()
+			f.held[o.Address] = o
+		}
+		for _, o := range f.held {
+			objs = append(objs, o)
+		}
+		m := newTestModel(160, 30, objs)
+		for step := range 200 {
+			what := f.rng.IntN(20)
+			switch {
+			case what < 10: // a batch of changes
+				var ups []Update
+				for range 1 + f.rng.IntN(8) {
+					o := f.some()
+					if f.rng.IntN(4) == 0 {
+						ups = append(ups, Update{Object: Object{Address: o.Address}, Deleted: true})
+						delete(f.held, o.Address)
+					} else {
+						ups = append(ups, Update{Object: o})
+						f.held[o.Address] = o
+					}
+				}
+				m.Update(feedMsg{updates: ups, link: linkState{up: true}})
+			case what == 10: // a snapshot
+				objs = nil // the world keeps the last one's
+				for _, o := range f.held {
+					if f.rng.IntN(3) > 0 {
+						objs = append(objs, o)
+					}
+				}
+				clear(f.held)
+				for _, o := range objs {
+					f.held[o.Address] = o
+				}
+				m.Update(feedMsg{snapshot: &snapshot{objects: objs, agent: fixtureAgent}, link: linkState{up: true}})
+			case what == 11: // the agent goes away, keeping the last picture
+				m.Update(feedMsg{link: linkState{err: ErrAgentGone, downAt: fixedNow}})
+			case what == 12: // what is declared
+				var decl []Declared
+				for range f.rng.IntN(10) {
+					o := f.some()
+					if o.Kind != KindConnection {
+						decl = append(decl, Declared{Address: o.Address, Kind: o.Kind, InConfig: true, InState: f.rng.IntN(2) == 0})
+					}
+				}
+				m.Update(declaredMsg{list: decl})
+			case what == 13:
+				press(m, "s")
+			case what == 14:
+				press(m, "!")
+			case what == 15:
+				filters := []string{"", "rej", "conn", "c[1", "established"}
+				m.table.setFilter(filters[f.rng.IntN(len(filters))])
+			case what == 16:
+				m.table.folded[f.listener(f.rng.IntN(3)).Address] = f.rng.IntN(2) == 0
+				m.table.dirty = true
+				m.table.refresh()
+			default:
+				press(m, []string{"j", "k", "G", "g"}[f.rng.IntN(4)])
+			}
+			checkAgainstRebuild(t, fmt.Sprintf("seed %d step %d what %d", seed, step, what), m)
+			if t.Failed() {
+				return
+			}
+		}
+	}
+}
+
+func checkAgainstRebuild(t *testing.T, at string, m *Model) {
+	t.Helper()
+	w, tb := m.world, m.table
+	tb.refresh()
+	if want := matchPeersFromScratch(w.objects); !maps.Equal(w.peers, want) {
+		t.Errorf("%s: peers %v, want %v", at, w.peers, want)
+	}
+	order := tb.sort.compare
+	if tb.sort == sortByRTT {
+		order = tb.rtt.compare
+	}
+	want := buildRows(w.objects, newMatcher(tb.filter, tb.unhealthy), order, tb.folded, w.peers)
+	if !slices.Equal(tb.rows, want) {
+		t.Errorf("%s (sort %s, filter %q): rows\n%q\nwant\n%q", at, tb.sort, tb.filter, addresses(tb.rows), addresses(want))
+	}
+	index := make(map[string]int)
+	widest := make([]int, len(allColumns))
+	for i, r := range want {
+		index[r.obj.Address] = i
+		for c, col := range allColumns {
+			if col.content != nil {
+				widest[c] = max(widest[c], col.content(r))
+			}
+		}
+	}
+	if !maps.Equal(tb.index, index) {
+		t.Errorf("%s: index %v, want %v", at, tb.index, index)
+	}
+	if !slices.Equal(tb.widest, widest) {
+		t.Errorf("%s: widths %v, want %v", at, tb.widest, widest)
+	}
+	totals, problems := make(map[string]int), 0
+	for _, o := range w.objects {
+		totals[shownStatus(o)]++
+		if healthOf(o) != healthOK {
+			problems++
+		}
+	}
+	if got, gotProblems := w.totals(); !maps.Equal(got, totals) || gotProblems != problems {
+		t.Errorf("%s: totals %v, %d problems; want %v, %d", at, got, gotProblems, totals, problems)
+	}
+}
+
+// naturalKey orders as naturalCompare does.
+func TestNaturalKeyOrdersAsNaturalCompare(t *testing.T) {
+	in := []string{"endpoint.c[10]", "endpoint.c[2]", "endpoint.c[1]", "endpoint.b", "endpoint.c[02x]", "endpoint.c", "endpoint.c[]",
+		"a1b", "a1", "a", "a0", "a9z", "a10", "a 1", "a/1", "a:1", "x123456789012345678901234567890", "x99", "listener.s/conn/3", "listener.s/conn/12"}
+	for _, a := range in {
+		for _, b := range in {
+			want := naturalCompare(a, b)
+			ka, kb := naturalKey(a), naturalKey(b)
+			got := 0
+			switch {
+			case ka < kb:
+				got = -1
+			case ka > kb:
+				got = 1
+			}
+			if got != want {
+				t.Errorf("%q vs %q: key order %d, naturalCompare %d", a, b, got, want)
+			}
+		}
+	}
+}
