@@ -33,35 +33,48 @@ func newPeerIndex() peerIndex {
 		filed: make(map[string]ends), dirty: make(map[ends]struct{})}
 }
 
-// update files address a's new object o (nil: gone) in place of its old one.
+// update files address a's new object o (nil: gone) in place of its old
+// one.
 func (p *peerIndex) update(a string, o *Object) {
-	if e, ok := p.filed[a]; ok {
-		p.endpoints[e] = remove(p.endpoints[e], a)
-		p.conns[e] = remove(p.conns[e], a)
+	e, conn, ok := filing(o)
+	was, wasFiled := p.filed[a]
+	if ok && wasFiled && was == e && slices.Contains(p.conns[e], a) == conn {
+		p.dirty[e] = struct{}{} // filed where it was: most changes are of status
+		return
+	}
+	if wasFiled {
 		for _, m := range []map[ends][]string{p.endpoints, p.conns} {
-			if len(m[e]) == 0 {
-				delete(m, e)
+			if m[was] = remove(m[was], a); len(m[was]) == 0 {
+				delete(m, was)
 			}
 		}
 		delete(p.filed, a)
-		p.dirty[e] = struct{}{}
+		p.dirty[was] = struct{}{}
 		p.unfiled = append(p.unfiled, a)
 	}
-	if o == nil {
+	if !ok {
 		return
 	}
-	switch {
-	case o.Kind == KindEndpoint && o.LocalAddr != "" && o.RemoteAddr != "" && o.Status != StatusMissing:
-		e := ends{o.LocalAddr, o.RemoteAddr}
-		p.endpoints[e] = append(p.endpoints[e], a)
-		p.filed[a] = e
-		p.dirty[e] = struct{}{}
-	case o.Kind == KindConnection && o.RemoteAddr != "":
-		e := ends{o.RemoteAddr, o.LocalAddr}
-		p.conns[e] = append(p.conns[e], a)
-		p.filed[a] = e
-		p.dirty[e] = struct{}{}
+	m := p.endpoints
+	if conn {
+		m = p.conns
 	}
+	m[e] = append(m[e], a)
+	p.filed[a] = e
+	p.dirty[e] = struct{}{}
+}
+
+// filing is where o is filed, and whether as a connection; ok is false
+// for an object that has no peer to match.
+func filing(o *Object) (e ends, conn, ok bool) {
+	switch {
+	case o == nil:
+	case o.Kind == KindEndpoint && o.LocalAddr != "" && o.RemoteAddr != "" && o.Status != StatusMissing:
+		return ends{o.LocalAddr, o.RemoteAddr}, false, true
+	case o.Kind == KindConnection && o.RemoteAddr != "":
+		return ends{o.RemoteAddr, o.LocalAddr}, true, true
+	}
+	return ends{}, false, false
 }
 
 // match sets the peers of the objects at the addresses changed since

@@ -98,11 +98,7 @@ func (t *tablePane) refresh() {
 		return
 	}
 	onScreen := t.cursor - t.offset
-	changed := t.w.takeChanged()
-	addrs := make([]string, 0, len(changed))
-	for a := range changed {
-		addrs = append(addrs, a)
-	}
+	addrs := t.w.takeChanged(nil)
 	if t.dirty { // the sort or the filter changed: every row's key or match may have
 		for a := range t.order.entries {
 			addrs = append(addrs, a) // the order takes an address given twice once

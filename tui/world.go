@@ -249,11 +249,13 @@ func (w *world) count(o *Object, n int) {
 	}
 }
 
-// takeChanged returns the addresses changed since the last call.
-func (w *world) takeChanged() map[string]struct{} {
-	c := w.changed
-	w.changed = make(map[string]struct{})
-	return c
+// takeChanged appends the addresses changed since the last call to dst.
+func (w *world) takeChanged(dst []string) []string {
+	for a := range w.changed {
+		dst = append(dst, a)
+	}
+	clear(w.changed)
+	return dst
 }
 
 // placeholder is the row of a declared object the agent does not hold,
