@@ -36,6 +36,8 @@ type tablePane struct {
 	builtVersion uint64
 	dirty        bool // sort, filter or folding changed since the rows were built
 
+	lines rowCache
+
 	cursor   int
 	offset   int    // first row on screen
 	selected string // the selected object's address
@@ -239,7 +241,7 @@ func (t *tablePane) View() string {
 	if t.width <= 0 || t.height <= 0 {
 		return ""
 	}
-	cols := layoutColumns(t.width, t.widest)
+	cols := t.lines.columns(t.width, t.widest)
 	now := t.w.at(t.now())
 	var b strings.Builder
 	b.WriteString(fit(t.title(), t.width))
@@ -251,8 +253,11 @@ func (t *tablePane) View() string {
 	end := min(t.offset+page, len(t.rows))
 	for i := t.offset; i < end; i++ {
 		b.WriteByte('\n')
-		b.WriteString(t.renderRow(cols, i, now))
+		look := rowLook{r: t.rows[i], layout: t.lines.layout, selected: i == t.cursor, focused: t.focused, kept: t.w.kept,
+			clock: rowClock(t.rows[i], now)}
+		b.WriteString(t.lines.line(look, func() string { return t.renderRow(cols, i, now) }))
 	}
+	t.lines.forget(t.rows[t.offset:end])
 	for i := end - t.offset; i < page; i++ {
 		b.WriteByte('\n')
 		b.WriteString(strings.Repeat(" ", t.width))

@@ -7,6 +7,10 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 )
 
 // matchPeersFromScratch is the peers of the objects, matched over all
@@ -85,7 +89,9 @@ func (f *randomFabric) some() Object {
 
 // The table keeps its rows, their index and widths, the peers and the
 // totals by change as buildRows and a match over every object make them
-// from scratch, through random changes, sorts, filters and folds.
+// from scratch, and the screen drawn with the rows' lines kept is the
+// screen drawn afresh, through random changes, sorts, filters, folds,
+// sizes, moves of the selection and of the clock.
 func TestTableOrderMatchesARebuild(t *testing.T) {
 	for seed := range uint64(20) {
 		f := &randomFabric{rng: rand.New(rand.NewPCG(seed, 1)), held: make(map[string]Object)}
@@ -97,9 +103,18 @@ func TestTableOrderMatchesARebuild(t *testing.T) {
 		for _, o := range f.held {
 			objs = append(objs, o)
 		}
-		m := newTestModel(160, 30, objs)
+		now := fixedNow
+		m := New(Options{NoColor: true, Now: func() time.Time { return now }})
+		if seed%2 == 1 { // in colour: rows are styled by health, selection, focus, a stale view
+			r := lipgloss.NewRenderer(nil)
+			r.SetColorProfile(termenv.ANSI)
+			m.table.st = newStyles(r)
+		}
+		m.Update(tea.WindowSizeMsg{Width: 160, Height: 30})
+		m.Update(feedMsg{snapshot: &snapshot{objects: objs, agent: fixtureAgent}, link: linkState{up: true}})
 		for step := range 200 {
-			what := f.rng.IntN(20)
+			now = now.Add(time.Duration(f.rng.IntN(1500)) * time.Millisecond) // the rows' clocks move
+			what := f.rng.IntN(22)
 			switch {
 			case what < 10: // a batch of changes
 				var ups []Update
@@ -148,8 +163,12 @@ func TestTableOrderMatchesARebuild(t *testing.T) {
 				m.table.folded[f.listener(f.rng.IntN(3)).Address] = f.rng.IntN(2) == 0
 				m.table.dirty = true
 				m.table.refresh()
+			case what == 17:
+				m.Update(tea.WindowSizeMsg{Width: 60 + f.rng.IntN(120), Height: 10 + f.rng.IntN(30)})
+			case what == 18:
+				press(m, "enter", "tab")
 			default:
-				press(m, []string{"j", "k", "G", "g"}[f.rng.IntN(4)])
+				press(m, []string{"j", "k", "G", "g", "down"}[f.rng.IntN(5)])
 			}
 			checkAgainstRebuild(t, fmt.Sprintf("seed %d step %d what %d", seed, step, what), m)
 			if t.Failed() {
@@ -197,6 +216,13 @@ func checkAgainstRebuild(t *testing.T, at string, m *Model) {
 			problems++
 		}
 	}
+	view := m.View()
+	cached := tb.lines
+	tb.lines = rowCache{}
+	if fresh := m.View(); view != fresh {
+		t.Errorf("%s: the screen with the rows' lines kept\n%s\ndiffers from the screen drawn afresh\n%s", at, view, fresh)
+	}
+	tb.lines = cached
 	if got, gotProblems := w.totals(); !maps.Equal(got, totals) || gotProblems != problems {
 		t.Errorf("%s: totals %v, %d problems; want %v, %d", at, got, gotProblems, totals, problems)
 	}
