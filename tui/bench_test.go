@@ -275,6 +275,7 @@ func benchmarkFrame(b *testing.B, sort sortMode, changes int) {
 	_ = m.View()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := cpuTime()
 	i := 0
 	for b.Loop() {
 		if changes > 0 {
@@ -286,10 +287,12 @@ func benchmarkFrame(b *testing.B, sort sortMode, changes int) {
 		i++
 	}
 	b.StopTimer()
+	cpu = cpuTime() - cpu
 	runtime.GC()
 	var held runtime.MemStats
 	runtime.ReadMemStats(&held)
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/frame")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/1000, "cpu-ms/frame")
 	b.ReportMetric(float64(held.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MiB")
 	runtime.KeepAlive(m)
 	runtime.KeepAlive(batches)

@@ -18,10 +18,16 @@ import "slices"
 // filed under the endpoint's ends it would match (its remote, its local).
 type ends struct{ local, remote string }
 
+// filedAt is where an address is filed, and whether as a connection.
+type filedAt struct {
+	ends
+	conn bool
+}
+
 type peerIndex struct {
 	endpoints map[ends][]string
 	conns     map[ends][]string
-	filed     map[string]ends // where each address is filed
+	filed     map[string]filedAt
 	dirty     map[ends]struct{}
 	// unfiled are addresses taken out of the index since the last match:
 	// their peers go.
@@ -30,7 +36,7 @@ type peerIndex struct {
 
 func newPeerIndex() peerIndex {
 	return peerIndex{endpoints: make(map[ends][]string), conns: make(map[ends][]string),
-		filed: make(map[string]ends), dirty: make(map[ends]struct{})}
+		filed: make(map[string]filedAt), dirty: make(map[ends]struct{})}
 }
 
 // update files address a's new object o (nil: gone) in place of its old
@@ -38,18 +44,19 @@ func newPeerIndex() peerIndex {
 func (p *peerIndex) update(a string, o *Object) {
 	e, conn, ok := filing(o)
 	was, wasFiled := p.filed[a]
-	if ok && wasFiled && was == e && slices.Contains(p.conns[e], a) == conn {
-		p.dirty[e] = struct{}{} // filed where it was: most changes are of status
-		return
+	if ok && wasFiled && was == (filedAt{e, conn}) {
+		return // filed where it was, so no peer changes: most changes are of status
 	}
 	if wasFiled {
-		for _, m := range []map[ends][]string{p.endpoints, p.conns} {
-			if m[was] = remove(m[was], a); len(m[was]) == 0 {
-				delete(m, was)
-			}
+		m := p.endpoints
+		if was.conn {
+			m = p.conns
+		}
+		if m[was.ends] = remove(m[was.ends], a); len(m[was.ends]) == 0 {
+			delete(m, was.ends)
 		}
 		delete(p.filed, a)
-		p.dirty[was] = struct{}{}
+		p.dirty[was.ends] = struct{}{}
 		p.unfiled = append(p.unfiled, a)
 	}
 	if !ok {
@@ -60,7 +67,7 @@ func (p *peerIndex) update(a string, o *Object) {
 		m = p.conns
 	}
 	m[e] = append(m[e], a)
-	p.filed[a] = e
+	p.filed[a] = filedAt{e, conn}
 	p.dirty[e] = struct{}{}
 }
 

@@ -100,7 +100,7 @@ func (t *tablePane) refresh() {
 		return
 	}
 	onScreen := t.cursor - t.offset
-	addrs := t.w.takeChanged(nil)
+	addrs := t.w.takeChanged(make([]string, 0, len(t.w.changed)))
 	if t.dirty { // the sort or the filter changed: every row's key or match may have
 		for a := range t.order.entries {
 			addrs = append(addrs, a) // the order takes an address given twice once

@@ -42,19 +42,22 @@ func newTableOrder() *tableOrder {
 
 // update brings the order up to date with objects at the changed
 // addresses; refresh computes an entry's key, match and peer from its
-// object.
+// object. Only the entries whose key or parent changed, and those that
+// come or go, move.
 func (t *tableOrder) update(objects map[string]*Object, changed []string, refresh func(e *entry)) {
 	t.gen++
-	var moving []*entry
+	moving := make([]*entry, 0, len(changed))
 	parents := make(map[string]struct{}) // kids lists that lose some
+	var last string                      // the last parent added: connections come by listener
 	take := func(e *entry) {
 		if e.mark == t.gen {
 			return
 		}
 		e.mark = t.gen
 		moving = append(moving, e)
-		if e.obj != nil && e.obj.Parent != "" {
-			parents[e.obj.Parent] = struct{}{}
+		if p := e.obj; p != nil && p.Parent != "" && p.Parent != last {
+			parents[p.Parent] = struct{}{}
+			last = p.Parent
 		}
 	}
 	for _, a := range changed {
@@ -73,6 +76,13 @@ func (t *tableOrder) update(objects map[string]*Object, changed []string, refres
 			for _, k := range t.kids[a] {
 				take(k)
 			}
+		case e.mark != t.gen && e.obj.Parent == o.Parent:
+			key := e.key
+			e.obj = o
+			refresh(e)
+			if e.key == key {
+				continue // it stays where it is: most changes leave the order as it was
+			}
 		}
 		take(e)
 		e.obj = o
@@ -87,7 +97,7 @@ func (t *tableOrder) update(objects map[string]*Object, changed []string, refres
 			delete(t.kids, p)
 		}
 	}
-	var tops []*entry
+	tops := make([]*entry, 0, len(moving))
 	kids := make(map[string][]*entry)
 	for _, e := range moving {
 		if e.obj == nil {

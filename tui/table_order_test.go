@@ -249,3 +249,30 @@ func TestNaturalKeyOrdersAsNaturalCompare(t *testing.T) {
 		}
 	}
 }
+
+// The layout's measures of the address, QP and device cells, which do
+// not build them, agree with the cells.
+func TestCellWidthsAsTheCells(t *testing.T) {
+	objs := []*Object{
+		{Address: "endpoint.c[1]", QPNum: 1234, QPType: "RC", Device: "rxe0", Port: 1},
+		{Address: "listener.l/conn/7", Parent: "listener.l", QPType: "UD", Device: "mlx5_0"},
+		{Address: "listener.l/conn/", Parent: "listener.l", QPNum: 7, QPType: "", Device: "rxe0", Port: 12},
+		{Address: "endpoint.ünï[\"é\"]", QPNum: 1, QPType: "RÇ", Device: "rxé0", Port: 2},
+		{Address: "listener.l/conn/界", Parent: "listener.l", QPNum: 99, QPType: "\u0301RC", Device: "\u0301", Port: 1},
+		{Address: "x", Device: "rxe0", Port: -1},
+	}
+	for _, o := range objs {
+		for _, r := range []row{{obj: o}, {obj: o, child: true}, {obj: o, child: true, peer: "endpoint.c[3]"},
+			{obj: o, child: true, peer: "endpoint.界"}, {obj: o, children: 12}, {obj: o, children: 3, folded: true}} {
+			if got, want := labelWidth(r), cellWidth(r.label()); got != want {
+				t.Errorf("%+v: label width %d, want %d", r, got, want)
+			}
+			if got, want := qpWidth(r), cellWidth(qpCell(r, time.Time{})); got != want {
+				t.Errorf("%+v: QP width %d, want %d", r, got, want)
+			}
+			if got, want := deviceWidth(r), cellWidth(device(o)); got != want {
+				t.Errorf("%+v: device width %d, want %d", r, got, want)
+			}
+		}
+	}
+}

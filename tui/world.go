@@ -88,7 +88,7 @@ func (w *world) apply(f feedMsg) {
 	wasUp := w.link.up
 	w.link = f.link
 	now := w.now()
-	var touched []string
+	touched := make([]string, 0, len(f.updates))
 	if f.snapshot != nil {
 		if a, b := w.agent, f.snapshot.agent; w.synced && a.PID != 0 && (a.PID != b.PID || !a.StartedAt.Equal(b.StartedAt)) {
 			w.restart = &agentRestart{from: a.PID, to: b.PID, lost: managedAddresses(w.held), at: now}
