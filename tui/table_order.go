@@ -4,13 +4,14 @@ import (
 	"slices"
 )
 
-// tableOrder keeps the objects in the table's order as they change, as
-// buildRows would order them from scratch: top-level objects in sort
-// order, each followed by its accepted connections. A batch of changes
-// takes the changed objects out, computes their sort keys once, sorts
-// them and merges them back, so that it costs a pass over the rows and
+// tableOrder keeps the objects in the table's order as they change:
+// top-level objects (those without a parent shown, connections whose
+// listener is gone included) in sort order, each followed by its
+// accepted connections, sorted the same way. A batch of changes takes
+// out the objects whose sort key changed, sorts them by keys computed
+// once and merges them back, so that it costs a pass over the rows and
 // the sort of the changed ones, not a sort of them all with every
-// comparison parsing two addresses.
+// comparison parsing two addresses; objects whose key stays stay put.
 type tableOrder struct {
 	entries map[string]*entry
 	tops    []*entry            // objects without a parent shown, in order
@@ -141,8 +142,12 @@ func mergeSorted(list, add []*entry) []*entry {
 	return append(out, list...)
 }
 
-// rows lays the order out as table rows, as buildRows does, into dst,
-// and measures the widest cell of each of allColumns over them.
+// rows lays the order out as table rows into dst, and measures the
+// widest cell of each of allColumns over them. A listener is followed
+// by its connections unless it is folded; while a filter is active
+// (all is false), matching connections show even under a folded
+// listener, and a listener shows when any of its connections match, so
+// that matches keep their context.
 func (t *tableOrder) rows(dst []row, all bool, folded map[string]bool) ([]row, []int) {
 	widest := make([]int, len(allColumns))
 	add := func(e *entry, r row) {
