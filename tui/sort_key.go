@@ -57,7 +57,7 @@ func keyFor(s sortMode, o *Object, rtt *rttOrder, natural string) sortKey {
 // with any other byte as its first digit would ('0' to '9' are
 // together), and with another run by length, then digit by digit.
 func naturalKey(s string) string {
-	if strings.IndexAny(s, "0123456789") < 0 {
+	if !strings.ContainsAny(s, "0123456789") {
 		return s
 	}
 	b := make([]byte, 0, len(s)+8)
