@@ -31,7 +31,9 @@ type world struct {
 	// peers maps each endpoint and accepted connection to the object at
 	// the other end of its connection, where the monitor sees both.
 	peers map[string]string
-	ends  peerIndex
+	// byEnds files endpoints and connections by their addresses, so
+	// that a change matches again only the peers at its addresses.
+	byEnds peerIndex
 	// changed are the addresses whose shown object or peer changed since
 	// the table last took them (takeChanged): a batch of changes costs
 	// the table its size, not the fabric's.
@@ -78,7 +80,7 @@ func newWorld(now func() time.Time) *world {
 	return &world{
 		objects: make(map[string]*Object), held: make(map[string]*Object), declared: make(map[string]*Declared),
 		gone: make(map[string]goneObject), history: make(map[string]*probeHistory), errors: make(map[string][]ErrorInfo),
-		peers: make(map[string]string), ends: newPeerIndex(), changed: make(map[string]struct{}),
+		peers: make(map[string]string), byEnds: newPeerIndex(), changed: make(map[string]struct{}),
 		byStatus: make(map[string]int), now: now,
 	}
 }
@@ -232,9 +234,9 @@ func (w *world) merge(touched []string) {
 			w.objects[a] = o
 		}
 		w.changed[a] = struct{}{}
-		w.ends.update(a, o)
+		w.byEnds.update(a, o)
 	}
-	w.ends.match(w.peers, w.changed)
+	w.byEnds.match(w.peers, w.changed)
 	w.version++
 }
 
