@@ -231,3 +231,69 @@ func benchmarkRebuild(b *testing.B, sort sortMode) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/frame")
 }
+
+// BenchmarkFrame is the cost of a frame on a broken fabric of 10,000
+// objects (brokenMany) after a batch of changes: none (a frame with no
+// change, as the clock's ticks draw), 1, 100, and all 10,000 the agent
+// holds at once; a frame is the batch's Update (merge, peers, rows in
+// order) and the View. It reports the heap the monitor holds.
+func BenchmarkFrame(b *testing.B) {
+	for _, sort := range []sortMode{sortByAddress, sortBySeverity} {
+		for _, n := range []int{0, 1, 100, 10_000} {
+			b.Run(fmt.Sprintf("%s/changes=%d", sort, n), func(b *testing.B) { benchmarkFrame(b, sort, n) })
+		}
+	}
+}
+
+func benchmarkFrame(b *testing.B, sort sortMode, changes int) {
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	objs, decl := brokenMany(10_000)
+	m := newTestModel(160, 50+tableChrome+4, objs)
+	m.Update(declaredMsg{list: decl})
+	m.table.setSort(sort)
+	// Two batches taken in turn, so that every frame's objects are new,
+	// as each of the relay's are: endpoints reconnect, connections go
+	// down and up.
+	var batches [2][]Update
+	for v := range batches {
+		for i := range min(changes, len(objs)) {
+			o := objs[(i*7919)%len(objs)] // spread over the fabric
+			if changes >= len(objs) {
+				o = objs[i]
+			}
+			o.Reconnects += v + 1
+			o.LastEventAt = o.LastEventAt.Add(time.Duration(v+1) * time.Second)
+			if v == 1 && o.Status == StatusEstablished {
+				o.Status = StatusReconnecting
+			}
+			batches[v] = append(batches[v], Update{Object: o})
+		}
+	}
+	m.Update(feedMsg{updates: batches[1], link: linkState{up: true}})
+	_ = m.View()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuTime()
+	i := 0
+	for b.Loop() {
+		if changes > 0 {
+			m.Update(feedMsg{updates: batches[i%2], link: linkState{up: true}})
+		} else {
+			m.Update(tickMsg(fixedNow))
+		}
+		_ = m.View()
+		i++
+	}
+	b.StopTimer()
+	cpu = cpuTime() - cpu
+	runtime.GC()
+	var held runtime.MemStats
+	runtime.ReadMemStats(&held)
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/frame")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/1000, "cpu-ms/frame")
+	b.ReportMetric(float64(held.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MiB")
+	runtime.KeepAlive(m)
+	runtime.KeepAlive(batches)
+}

@@ -52,16 +52,16 @@ const (
 // broken. ADDRESS and STATUS stay. See layoutColumns.
 var allColumns = []column{
 	{title: "ADDRESS", shrink: minAddressWidth, capAt: maxAddressWidth, cell: func(r row, _ time.Time) string { return r.label() },
-		content: func(r row) int { return cellWidth(r.label()) }},
+		content: labelWidth},
 	{title: "KIND", width: 8, drop: 12, cell: func(r row, _ time.Time) string { return shortKind(r.obj.Kind) }},
 	{title: "STATUS", width: statusWidth},
 	{title: "LOCAL", drop: 10, cell: func(r row, _ time.Time) string { return r.obj.LocalAddr },
 		content: func(r row) int { return cellWidth(r.obj.LocalAddr) }},
 	{title: "REMOTE", drop: 7, cell: func(r row, _ time.Time) string { return r.obj.RemoteAddr },
 		content: func(r row) int { return cellWidth(r.obj.RemoteAddr) }},
-	{title: "QP", drop: 11, cell: qpCell, content: func(r row) int { return cellWidth(qpCell(r, time.Time{})) }},
+	{title: "QP", drop: 11, cell: qpCell, content: qpWidth},
 	{title: "DEVICE", drop: 8, cell: func(r row, _ time.Time) string { return device(r.obj) },
-		content: func(r row) int { return cellWidth(device(r.obj)) }},
+		content: deviceWidth},
 	{title: "UP", width: 6, drop: 9, right: true, cell: uptimeCell},
 	{title: "RECONN", width: 6, drop: 2, core: true, right: true, cell: reconnectsCell},
 	{title: "RTT", width: 7, drop: 4, core: true, right: true, cell: rttCell},
@@ -75,20 +75,6 @@ const (
 	columnGap     = 1
 	rowMarker     = 2 // "▸ " before the selected row
 )
-
-// contentWidths is, for each of allColumns, the widest its cells can be
-// over the rows; 0 for the columns of fixed width.
-func contentWidths(rows []row) []int {
-	widest := make([]int, len(allColumns))
-	for _, r := range rows {
-		for i, c := range allColumns {
-			if c.content != nil {
-				widest[i] = max(widest[i], c.content(r))
-			}
-		}
-	}
-	return widest
-}
 
 // natural is the width a column takes when the terminal has room: its
 // content's, at least its title's, at most its cap.
@@ -286,3 +272,18 @@ func fitLastEvent(r row, now time.Time, width int) string {
 	}
 	return fit(name, width)
 }
+
+// contentColumns are the indexes in allColumns of the columns with
+// content, whose widths the table measures.
+var contentColumns = func() []int {
+	if len(allColumns) > maxColumns {
+		panic("tui: more columns than maxColumns")
+	}
+	var cs []int
+	for i, c := range allColumns {
+		if c.content != nil {
+			cs = append(cs, i)
+		}
+	}
+	return cs
+}()

@@ -38,6 +38,12 @@
 // most once a frame through a re-armed command, so the screen never waits
 // on the network. Shutdown is cancel, then wait ([Model.Close]).
 //
+// A batch costs the screen what it changes, not the fabric's size: the
+// world shows again only the changed objects and matches their peers by
+// address (peers.go); the table takes out the rows whose sort key
+// changed and merges them back in order (table_order.go), and draws
+// again only the rows on screen whose look changed (row_cache.go).
+//
 // # Layout
 //
 // The root [Model] owns the layout and the focus. Its panes are the header

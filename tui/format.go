@@ -90,7 +90,7 @@ func device(o *Object) string {
 	if o.Port == 0 {
 		return o.Device
 	}
-	return fmt.Sprintf("%s:%d", o.Device, o.Port)
+	return o.Device + ":" + strconv.Itoa(o.Port) // as "%s:%d", for every row measured
 }
 
 // ProbeLoss is a connection's probe loss as rdmaform status and the

@@ -30,10 +30,22 @@ func (r *rttOrder) place(objects map[string]*Object) {
 		}
 	}
 	for addr, o := range objects {
-		now := sortRTT(o)
-		if was, ok := r.placed[addr]; !ok || moved(was, now) {
-			r.placed[addr] = now
-		}
+		r.placeOne(addr, o)
+	}
+}
+
+// placeOne places the object at addr, or forgets it when o is nil.
+func (r *rttOrder) placeOne(addr string, o *Object) {
+	if r.placed == nil {
+		r.placed = make(map[string]time.Duration)
+	}
+	if o == nil {
+		delete(r.placed, addr)
+		return
+	}
+	now := sortRTT(o)
+	if was, ok := r.placed[addr]; !ok || moved(was, now) {
+		r.placed[addr] = now
 	}
 }
 

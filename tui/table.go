@@ -28,11 +28,15 @@ type tablePane struct {
 	unhealthy bool
 	folded    map[string]bool
 
+	order        *tableOrder
 	rows         []row
+	spare        []row          // the rows before, reused
 	index        map[string]int // address to row
 	widest       []int          // allColumns' content widths over the rows, for the layout
 	builtVersion uint64
 	dirty        bool // sort, filter or folding changed since the rows were built
+
+	lines rowCache
 
 	cursor   int
 	offset   int    // first row on screen
@@ -40,7 +44,7 @@ type tablePane struct {
 }
 
 func newTablePane(w *world, st *styles, keys *keyMap, now func() time.Time) *tablePane {
-	return &tablePane{w: w, st: st, keys: keys, now: now, folded: make(map[string]bool), dirty: true, focused: true}
+	return &tablePane{w: w, st: st, keys: keys, now: now, folded: make(map[string]bool), order: newTableOrder(), dirty: true, focused: true}
 }
 
 // chrome is the number of lines above the rows: the title and column titles.
@@ -96,21 +100,32 @@ func (t *tablePane) refresh() {
 		return
 	}
 	onScreen := t.cursor - t.offset
-	order := t.sort.compare
+	addrs := t.w.takeChanged(make([]string, 0, len(t.w.changed)))
+	if t.dirty { // the sort or the filter changed: every row's key or match may have
+		for a := range t.order.entries {
+			addrs = append(addrs, a) // the order takes an address given twice once
+		}
+	}
 	if t.sort == sortByRTT {
-		t.rtt.place(t.w.objects)
-		order = t.rtt.compare
+		if t.dirty {
+			t.rtt.place(t.w.objects)
+		} else {
+			for _, a := range addrs {
+				t.rtt.placeOne(a, t.w.objects[a])
+			}
+		}
 	}
-	t.rows = buildRows(t.w.objects, newMatcher(t.filter, t.unhealthy), order, t.folded, t.w.peers)
+	m := newMatcher(t.filter, t.unhealthy)
+	t.order.update(t.w.objects, addrs, func(e *entry) {
+		e.key = keyFor(t.sort, e.obj, &t.rtt, e.natural)
+		e.match = m.match(e.obj)
+		e.peer = t.w.peers[e.obj.Address]
+	})
+	old := t.rows
+	t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)
+	t.spare = old
+	t.reindex(old)
 	t.builtVersion, t.dirty = t.w.version, false
-	clear(t.index)
-	if t.index == nil {
-		t.index = make(map[string]int, len(t.rows))
-	}
-	for i, r := range t.rows {
-		t.index[r.obj.Address] = i
-	}
-	t.widest = contentWidths(t.rows)
 	if i, ok := t.index[t.selected]; ok {
 		t.cursor = i
 	} else {
@@ -118,6 +133,34 @@ func (t *tablePane) refresh() {
 	}
 	t.offset = t.cursor - onScreen
 	t.moveTo(t.cursor)
+}
+
+// reindex brings index up to date with the rows, given the rows it
+// indexed: only the rows from the first that moved are indexed again,
+// and, when as many rows are shown as before, to the last that moved: a
+// few for a batch of a few changes.
+func (t *tablePane) reindex(old []row) {
+	if t.index == nil {
+		t.index = make(map[string]int, len(t.rows))
+	}
+	same := func(a, b row) bool { return a.obj.Address == b.obj.Address }
+	first := 0
+	for first < min(len(old), len(t.rows)) && same(old[first], t.rows[first]) {
+		first++
+	}
+	lastOld, last := len(old), len(t.rows) // past the last row that moved
+	for lastOld == last && last > first && same(old[last-1], t.rows[last-1]) {
+		lastOld, last = lastOld-1, last-1
+	}
+	for i := first; i < last; i++ {
+		t.index[t.rows[i].obj.Address] = i
+	}
+	for _, r := range old[first:lastOld] { // rows that may be gone
+		a := r.obj.Address
+		if i, ok := t.index[a]; ok && (i >= len(t.rows) || t.rows[i].obj.Address != a) {
+			delete(t.index, a)
+		}
+	}
 }
 
 // moveTo moves the cursor to row i, clamped, and scrolls it into view.
@@ -198,7 +241,7 @@ func (t *tablePane) View() string {
 	if t.width <= 0 || t.height <= 0 {
 		return ""
 	}
-	cols := layoutColumns(t.width, t.widest)
+	cols := t.lines.columns(t.width, t.widest)
 	now := t.w.at(t.now())
 	var b strings.Builder
 	b.WriteString(fit(t.title(), t.width))
@@ -210,8 +253,11 @@ func (t *tablePane) View() string {
 	end := min(t.offset+page, len(t.rows))
 	for i := t.offset; i < end; i++ {
 		b.WriteByte('\n')
-		b.WriteString(t.renderRow(cols, i, now))
+		look := rowLook{r: t.rows[i], layout: t.lines.layout, selected: i == t.cursor, focused: t.focused, kept: t.w.kept,
+			clock: rowClock(t.rows[i], now)}
+		b.WriteString(t.lines.line(look, func() string { return t.renderRow(cols, i, now) }))
 	}
+	t.lines.forget(t.rows[t.offset:end])
 	for i := end - t.offset; i < page; i++ {
 		b.WriteByte('\n')
 		b.WriteString(strings.Repeat(" ", t.width))

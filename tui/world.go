@@ -31,6 +31,16 @@ type world struct {
 	// peers maps each endpoint and accepted connection to the object at
 	// the other end of its connection, where the monitor sees both.
 	peers map[string]string
+	// byEnds files endpoints and connections by their addresses, so
+	// that a change matches again only the peers at its addresses.
+	byEnds peerIndex
+	// changed are the addresses whose shown object or peer changed since
+	// the table last took them (takeChanged): a batch of changes costs
+	// the table its size, not the fabric's.
+	changed map[string]struct{}
+	// byStatus and problems are totals' counts, kept as objects change.
+	byStatus map[string]int
+	problems int
 
 	agent  AgentInfo
 	synced bool // a snapshot has arrived at least once
@@ -70,7 +80,8 @@ func newWorld(now func() time.Time) *world {
 	return &world{
 		objects: make(map[string]*Object), held: make(map[string]*Object), declared: make(map[string]*Declared),
 		gone: make(map[string]goneObject), history: make(map[string]*probeHistory), errors: make(map[string][]ErrorInfo),
-		peers: make(map[string]string), now: now,
+		peers: make(map[string]string), byEnds: newPeerIndex(), changed: make(map[string]struct{}),
+		byStatus: make(map[string]int), now: now,
 	}
 }
 
@@ -79,10 +90,13 @@ func (w *world) apply(f feedMsg) {
 	wasUp := w.link.up
 	w.link = f.link
 	now := w.now()
-	changed := false
+	touched := make([]string, 0, len(f.updates))
 	if f.snapshot != nil {
 		if a, b := w.agent, f.snapshot.agent; w.synced && a.PID != 0 && (a.PID != b.PID || !a.StartedAt.Equal(b.StartedAt)) {
 			w.restart = &agentRestart{from: a.PID, to: b.PID, lost: managedAddresses(w.held), at: now}
+		}
+		for a := range w.objects {
+			touched = append(touched, a) // those the snapshot leaves out go
 		}
 		clear(w.held)
 		clear(w.gone)
@@ -90,9 +104,10 @@ func (w *world) apply(f feedMsg) {
 			o := &f.snapshot.objects[i]
 			w.held[o.Address] = o
 			w.observe(o, now)
+			touched = append(touched, o.Address)
 		}
 		w.agent = f.snapshot.agent
-		w.synced, w.kept, changed = true, false, true
+		w.synced, w.kept = true, false
 		w.lastUpdate = now
 	}
 	for i := range f.updates {
@@ -107,15 +122,16 @@ func (w *world) apply(f feedMsg) {
 			w.observe(&u.Object, now)
 			w.lastUpdate = now
 		}
-		changed = true
+		touched = append(touched, u.Object.Address)
 	}
+	changed := f.snapshot != nil || len(f.updates) > 0
 	if wasUp && !f.link.up && w.synced {
-		w.keepLastPicture()
+		touched = append(touched, w.keepLastPicture()...)
 		changed = true
 	}
 	w.forgetGone(now)
 	if changed {
-		w.merge()
+		w.merge(touched)
 	}
 	if w.restart != nil && w.restart.missing(w.held) == 0 {
 		w.restart = nil // every lost object is made again: the news is old
@@ -124,19 +140,23 @@ func (w *world) apply(f feedMsg) {
 
 // keepLastPicture puts back what the agent deleted just before the link
 // went down: it stopped, and took its objects with it; the screen keeps
-// showing them, dimmed, until an agent answers again.
-func (w *world) keepLastPicture() {
+// showing them, dimmed, until an agent answers again. It returns the
+// addresses put back.
+func (w *world) keepLastPicture() []string {
 	down := w.link.downAt
 	if down.IsZero() {
 		down = w.now()
 	}
+	var back []string
 	for a, g := range w.gone {
 		if _, ok := w.held[a]; !ok && !g.at.Before(down.Add(-goneMemory)) {
 			w.held[a] = g.obj
+			back = append(back, a)
 		}
 	}
 	clear(w.gone)
 	w.kept = true
+	return back
 }
 
 func (w *world) forgetGone(now time.Time) {
@@ -169,30 +189,75 @@ func (w *world) observe(o *Object, now time.Time) {
 	}
 }
 
-// setDeclared replaces what the configuration and state declare.
+// setDeclared replaces what the configuration and state declare. Only
+// the placeholders change: an object the agent holds is shown as it
+// holds it.
 func (w *world) setDeclared(ds []Declared) {
+	var touched []string
+	for a := range w.declared {
+		if _, ok := w.held[a]; !ok {
+			touched = append(touched, a)
+		}
+	}
 	clear(w.declared)
 	for i := range ds {
 		d := &ds[i]
 		w.declared[d.Address] = d
-	}
-	w.merge()
-}
-
-// merge rebuilds the shown objects from those held and those declared,
-// and the peers between them.
-func (w *world) merge() {
-	clear(w.objects)
-	for a, o := range w.held {
-		w.objects[a] = o
-	}
-	for a, d := range w.declared {
-		if _, ok := w.held[a]; !ok {
-			w.objects[a] = w.placeholder(d)
+		if _, ok := w.held[d.Address]; !ok {
+			touched = append(touched, d.Address)
 		}
 	}
-	w.matchPeers()
+	w.merge(touched)
+}
+
+// merge shows, for each touched address, the object the agent holds
+// there, or the placeholder of the one declared, or nothing, and
+// matches the peers of those that changed.
+func (w *world) merge(touched []string) {
+	for _, a := range touched {
+		var o *Object
+		if h, ok := w.held[a]; ok {
+			o = h
+		} else if d, ok := w.declared[a]; ok {
+			o = w.placeholder(d)
+		}
+		old, was := w.objects[a]
+		if o == old && (o != nil) == was {
+			continue
+		}
+		if was {
+			w.count(old, -1)
+			delete(w.objects, a)
+		}
+		if o != nil {
+			w.count(o, 1)
+			w.objects[a] = o
+		}
+		w.changed[a] = struct{}{}
+		w.byEnds.update(a, o)
+	}
+	w.byEnds.match(w.peers, w.changed)
 	w.version++
+}
+
+// count adds n of o to the totals.
+func (w *world) count(o *Object, n int) {
+	s := shownStatus(o)
+	if w.byStatus[s] += n; w.byStatus[s] == 0 {
+		delete(w.byStatus, s)
+	}
+	if healthOf(o) != healthOK {
+		w.problems += n
+	}
+}
+
+// takeChanged appends the addresses changed since the last call to dst.
+func (w *world) takeChanged(dst []string) []string {
+	for a := range w.changed {
+		dst = append(dst, a)
+	}
+	clear(w.changed)
+	return dst
 }
 
 // placeholder is the row of a declared object the agent does not hold,
@@ -284,13 +349,9 @@ func (w *world) at(now time.Time) time.Time {
 // totals counts objects by shown status, and the problems: the objects
 // that are not healthy.
 func (w *world) totals() (map[string]int, int) {
-	t := make(map[string]int)
-	problems := 0
-	for _, o := range w.objects {
-		t[shownStatus(o)]++
-		if healthOf(o) != healthOK {
-			problems++
-		}
+	t := make(map[string]int, len(w.byStatus))
+	for s, n := range w.byStatus {
+		t[s] = n
 	}
-	return t, problems
+	return t, w.problems
 }

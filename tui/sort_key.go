@@ -1,0 +1,78 @@
+package tui
+
+import (
+	"cmp"
+	"strings"
+)
+
+// sortKey is a row's place in the table's order, computed once per
+// object and sort rather than in every comparison: comparing two keys
+// orders as sortMode.compare does (rttOrder.compare for the rtt sort),
+// and the address breaks the ties compare leaves (endpoint.c[02] and
+// endpoint.c[2]), so that the order is total.
+type sortKey struct {
+	by      [3]int64 // the sort's own order, smallest first; zero for the address sort
+	kind    int      // rankOfKind
+	natural string   // naturalKey of the address
+	address string
+}
+
+func (a *sortKey) compare(b *sortKey) int {
+	for i := range a.by {
+		if c := cmp.Compare(a.by[i], b.by[i]); c != 0 {
+			return c
+		}
+	}
+	if c := cmp.Compare(a.kind, b.kind); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.natural, b.natural); c != 0 {
+		return c
+	}
+	return strings.Compare(a.address, b.address)
+}
+
+// keyFor is o's key under sort s; the rtt sort orders by where rtt
+// placed the object.
+func keyFor(s sortMode, o *Object, rtt *rttOrder, natural string) sortKey {
+	k := sortKey{kind: rankOfKind(o.Kind), natural: natural, address: o.Address}
+	switch s {
+	case sortByStatus:
+		k.by[0] = int64(statusRank(shownStatus(o)))
+	case sortByLastEvent: // most recent first
+		k.by[0], k.by[1] = -o.LastEventAt.Unix(), -int64(o.LastEventAt.Nanosecond())
+	case sortByReconnects:
+		k.by[0] = -int64(o.Reconnects)
+	case sortByRTT:
+		k.by[0] = -int64(rtt.placed[o.Address])
+	case sortBySeverity:
+		k.by[0], k.by[1] = int64(healthOf(o)), int64(statusRank(shownStatus(o)))
+	}
+	return k
+}
+
+// naturalKey is s made comparable byte by byte as naturalCompare
+// compares it: each run of digits becomes '0', its length without
+// leading zeros in two bytes, then those digits. A run still compares
+// with any other byte as its first digit would ('0' to '9' are
+// together), and with another run by length, then digit by digit.
+func naturalKey(s string) string {
+	if !strings.ContainsAny(s, "0123456789") {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for s != "" {
+		n := digitRun(s)
+		if n == 0 {
+			b = append(b, s[0])
+			s = s[1:]
+			continue
+		}
+		num := strings.TrimLeft(s[:n], "0")
+		l := min(len(num), 0xffff)
+		b = append(b, '0', byte(l>>8), byte(l))
+		b = append(b, num...)
+		s = s[n:]
+	}
+	return string(b)
+}

@@ -1,0 +1,185 @@
+package tui
+
+import (
+	"slices"
+)
+
+// tableOrder keeps the objects in the table's order as they change:
+// top-level objects (those without a parent shown, connections whose
+// listener is gone included) in sort order, each followed by its
+// accepted connections, sorted the same way. A batch of changes takes
+// out the objects whose sort key changed, sorts them by keys computed
+// once and merges them back, so that it costs a pass over the rows and
+// the sort of the changed ones, not a sort of them all with every
+// comparison parsing two addresses; objects whose key stays stay put.
+type tableOrder struct {
+	entries map[string]*entry
+	tops    []*entry            // objects without a parent shown, in order
+	kids    map[string][]*entry // by parent address: every object that has one, in order
+	gen     uint64              // marks the entries a batch moves
+}
+
+// entry is one shown object and what the table computed of it.
+type entry struct {
+	obj     *Object
+	natural string // naturalKey of the address, kept for the object's life
+	key     sortKey
+	top     bool   // listed in tops: no parent, or its parent is not shown
+	match   bool   // the filter keeps it
+	peer    string // the world's peers
+	mark    uint64
+	// measured is the row widths were measured for; a row's cells change
+	// only when it does (the object, its peer, its listener's count).
+	measured row
+	widths   [maxColumns]int32
+}
+
+// maxColumns bounds allColumns, so that an entry holds its widths inline.
+const maxColumns = 16
+
+func newTableOrder() *tableOrder {
+	return &tableOrder{entries: make(map[string]*entry), kids: make(map[string][]*entry)}
+}
+
+// update brings the order up to date with objects at the changed
+// addresses; refresh computes an entry's key, match and peer from its
+// object. Only the entries whose key or parent changed, and those that
+// come or go, move.
+func (t *tableOrder) update(objects map[string]*Object, changed []string, refresh func(e *entry)) {
+	t.gen++
+	moving := make([]*entry, 0, len(changed))
+	parents := make(map[string]struct{}) // kids lists that lose some
+	var last string                      // the last parent added: connections come by listener
+	take := func(e *entry) {
+		if e.mark == t.gen {
+			return
+		}
+		e.mark = t.gen
+		moving = append(moving, e)
+		if p := e.obj; p != nil && p.Parent != "" && p.Parent != last {
+			parents[p.Parent] = struct{}{}
+			last = p.Parent
+		}
+	}
+	for _, a := range changed {
+		e, o := t.entries[a], objects[a]
+		switch {
+		case e == nil && o == nil:
+			continue
+		case e == nil: // its connections, top-level while it was not shown, go under it
+			e = &entry{natural: naturalKey(a)}
+			t.entries[a] = e
+			for _, k := range t.kids[a] {
+				take(k)
+			}
+		case o == nil: // its connections go top-level
+			delete(t.entries, a)
+			for _, k := range t.kids[a] {
+				take(k)
+			}
+		case e.mark != t.gen && e.obj.Parent == o.Parent:
+			key := e.key
+			e.obj = o
+			refresh(e)
+			if e.key == key {
+				continue // it stays where it is: most changes leave the order as it was
+			}
+		}
+		take(e)
+		e.obj = o
+	}
+	if len(moving) == 0 {
+		return
+	}
+	taken := func(e *entry) bool { return e.mark == t.gen }
+	t.tops = slices.DeleteFunc(t.tops, taken)
+	for p := range parents {
+		if t.kids[p] = slices.DeleteFunc(t.kids[p], taken); len(t.kids[p]) == 0 {
+			delete(t.kids, p)
+		}
+	}
+	tops := make([]*entry, 0, len(moving))
+	kids := make(map[string][]*entry)
+	for _, e := range moving {
+		if e.obj == nil {
+			continue // gone
+		}
+		refresh(e)
+		p := e.obj.Parent
+		if p != "" {
+			kids[p] = append(kids[p], e)
+		}
+		e.top = p == "" || t.entries[p] == nil
+		if e.top {
+			tops = append(tops, e)
+		}
+	}
+	t.tops = mergeSorted(t.tops, tops)
+	for p, ks := range kids {
+		t.kids[p] = mergeSorted(t.kids[p], ks)
+	}
+}
+
+// mergeSorted merges add, in any order, into list, in order: each
+// added entry's place is found by binary search, and the entries between
+// two places are copied at once.
+func mergeSorted(list, add []*entry) []*entry {
+	if len(add) == 0 {
+		return list
+	}
+	byKey := func(a, b *entry) int { return a.key.compare(&b.key) }
+	slices.SortFunc(add, byKey)
+	if len(list) == 0 {
+		return add
+	}
+	out := make([]*entry, 0, len(list)+len(add))
+	for _, e := range add {
+		n, _ := slices.BinarySearchFunc(list, e, byKey)
+		out = append(out, list[:n]...)
+		out = append(out, e)
+		list = list[n:]
+	}
+	return append(out, list...)
+}
+
+// rows lays the order out as table rows into dst, and measures the
+// widest cell of each of allColumns over them. A listener is followed
+// by its connections unless it is folded; while a filter is active
+// (all is false), matching connections show even under a folded
+// listener, and a listener shows when any of its connections match, so
+// that matches keep their context.
+func (t *tableOrder) rows(dst []row, all bool, folded map[string]bool) ([]row, []int) {
+	widest := make([]int, len(allColumns))
+	add := func(e *entry, r row) {
+		dst = append(dst, r)
+		if e.measured != r {
+			e.measured = r
+			for _, i := range contentColumns {
+				e.widths[i] = int32(allColumns[i].content(r))
+			}
+		}
+		for _, i := range contentColumns {
+			widest[i] = max(widest[i], int(e.widths[i]))
+		}
+	}
+	for _, e := range t.tops {
+		var kids []*entry
+		if len(t.kids) > 0 {
+			kids = t.kids[e.obj.Address]
+		}
+		if !e.match && !slices.ContainsFunc(kids, func(k *entry) bool { return k.match }) {
+			continue
+		}
+		isFolded := all && len(folded) > 0 && folded[e.obj.Address]
+		add(e, row{obj: e.obj, children: len(kids), folded: isFolded, peer: e.peer})
+		if isFolded {
+			continue
+		}
+		for _, k := range kids {
+			if k.match {
+				add(k, row{obj: k.obj, child: true, peer: k.peer})
+			}
+		}
+	}
+	return dst, widest
+}
