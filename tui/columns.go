@@ -35,6 +35,9 @@ type column struct {
 	// columns of fixed width.
 	content func(r row) int
 	want    int // per layout: the content's width over the rows
+	// optional columns show only when a row has something in them: HOST
+	// and TREND, a fabric's (see hosts.go).
+	optional bool
 }
 
 const (
@@ -51,6 +54,7 @@ const (
 // then RTT, LOST, RECONN and, last, LAST EVENT, which says why something is
 // broken. ADDRESS and STATUS stay. See layoutColumns.
 var allColumns = []column{
+	hostColumn,
 	{title: "ADDRESS", shrink: minAddressWidth, capAt: maxAddressWidth, cell: func(r row, _ time.Time) string { return r.label() },
 		content: labelWidth},
 	{title: "KIND", width: 8, drop: 12, cell: func(r row, _ time.Time) string { return shortKind(r.obj.Kind) }},
@@ -67,11 +71,12 @@ var allColumns = []column{
 	{title: "RTT", width: 7, drop: 4, core: true, right: true, cell: rttCell},
 	{title: "LOST", drop: 3, core: true, right: true, cell: lostCell, content: lostWidth},
 	{title: "LAST EVENT", drop: 1, core: true, shrink: minLastEventWidth, cell: lastEventCell, fitCell: fitLastEvent, content: lastEventWidth},
+	trendColumn,
 }
 
 const (
-	addressColumn = 0
-	statusColumn  = 2
+	addressColumn = 1
+	statusColumn  = 3
 	columnGap     = 1
 	rowMarker     = 2 // "▸ " before the selected row
 )
@@ -100,6 +105,11 @@ func layoutColumns(width int, widest []int) []column {
 	cols := append([]column(nil), allColumns...)
 	for i := range min(len(cols), len(widest)) { // none before the first rows
 		cols[i].want = widest[i]
+	}
+	for i := len(cols) - 1; i >= 0; i-- {
+		if cols[i].optional && cols[i].want == 0 {
+			cols = append(cols[:i], cols[i+1:]...)
+		}
 	}
 	for i := range cols {
 		cols[i].width = cols[i].natural()

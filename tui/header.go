@@ -38,9 +38,14 @@ func (h *headerPane) setSize(width int) { h.width = width }
 
 // View renders three lines, and a fourth for the banner when there is one.
 func (h *headerPane) View() string {
-	lines := []string{h.agentLine(), h.devicesLine(), h.totalsLine()}
-	if b := h.banner(); b != "" {
-		lines = append(lines, b)
+	var lines []string
+	if h.w.fabric() {
+		lines = h.fabricHeader()
+	} else {
+		lines = []string{h.agentLine(), h.devicesLine(), h.totalsLine()}
+		if b := h.banner(); b != "" {
+			lines = append(lines, b)
+		}
 	}
 	for i, l := range lines {
 		lines[i] = fit(l, h.width)

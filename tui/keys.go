@@ -7,7 +7,7 @@ import "github.com/charmbracelet/bubbles/key"
 type keyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Fold, Filter, Sort, Unhealthy, Peer     key.Binding
-	Describe, Taint                         key.Binding
+	Describe, Taint, GroupHosts             key.Binding
 	Detail, Focus, Back                     key.Binding
 	Help, Quit                              key.Binding
 }
@@ -27,17 +27,19 @@ func newKeyMap() keyMap {
 		Peer:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "peer")),
 		Describe:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "describe")),
 		Taint:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "taint")),
-		Detail:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
-		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "focus")),
-		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close/clear")),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		// Only a fabric has hosts to group (see New).
+		GroupHosts: key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "group by host"), key.WithDisabled()),
+		Detail:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
+		Focus:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "focus")),
+		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close/clear")),
+		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
 
 // ShortHelp is the footer's one line.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Unhealthy, k.Up, k.Down, k.Filter, k.Sort, k.Detail, k.Describe, k.Peer, k.Focus, k.Help, k.Quit}
+	return []key.Binding{k.Unhealthy, k.Up, k.Down, k.Filter, k.Sort, k.Detail, k.Describe, k.Peer, k.GroupHosts, k.Focus, k.Help, k.Quit}
 }
 
 // FullHelp is what `?` shows, one column per group.
@@ -46,7 +48,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Unhealthy, k.Filter, k.Sort, k.Fold},
 		{k.Detail, k.Describe, k.Peer, k.Focus, k.Back},
-		{k.Taint},
+		{k.Taint, k.GroupHosts},
 		{k.Help, k.Quit},
 	}
 }

@@ -30,7 +30,9 @@ func tick() tea.Cmd {
 type Model struct {
 	world *world
 	relay *relay
-	keys  keyMap
+	// hostRelays are a fabric's, one per host (see hosts.go).
+	hostRelays map[string]*relay
+	keys       keyMap
 
 	header *headerPane
 	table  *tablePane
@@ -102,13 +104,12 @@ var _ tea.Model = (*Model)(nil)
 
 // Init starts the relay and the clock.
 func (m *Model) Init() tea.Cmd {
-	m.relay.run()
-	return tea.Batch(m.relay.next, tick(), m.awaitNotice(), m.readDeclared())
+	return tea.Batch(m.startRelays(), tick(), m.awaitNotice(), m.readDeclared())
 }
 
 // Close stops the relay and waits for it. Call it once the program has
 // ended.
-func (m *Model) Close() { m.relay.stop() }
+func (m *Model) Close() { m.stopRelays() }
 
 // Update handles one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -119,7 +120,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case feedMsg:
 		m.world.apply(msg)
 		m.table.refresh()
-		cmd = m.relay.next // re-arm: the relay has one delivery in flight at most
+		cmd = m.relayOf(msg.host).next // re-arm: the relay has one delivery in flight at most
 	case tickMsg:
 		cmd = tick()
 		if m.ticks++; m.ticks%declaredEvery == 0 {
@@ -187,6 +188,8 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.table.setSort(m.table.sort.next())
 	case key.Matches(k, m.keys.Unhealthy):
 		m.table.toggleUnhealthy()
+	case key.Matches(k, m.keys.GroupHosts):
+		m.table.toggleGrouping()
 	case key.Matches(k, m.keys.Peer):
 		m.jumpToPeer()
 	case key.Matches(k, m.keys.Describe):
@@ -242,6 +245,9 @@ func (m *Model) jumpToPeer() {
 		m.footer.flash = "the peer " + peer + " is hidden by the filter"
 	default:
 		m.footer.flash = "no peer known for the selected object (only connections whose both ends this agent holds)"
+		if m.world.fabric() {
+			m.footer.flash = "no peer known for the selected object (only connections whose both ends a host watched holds)"
+		}
 	}
 }
 

@@ -45,6 +45,11 @@ type Options struct {
 	// Taint, when set, marks an object tainted in the state, as rdmaform
 	// taint does; the `t` key asks for it, confirmed with y.
 	Taint func(address string) error
+	// Hosts, when set, are a fabric's agents, each watched on its own
+	// (Source and Target are then unused): the rows carry their host,
+	// grouped by host, and a host that does not answer keeps its last
+	// rows, dimmed, while the others go on.
+	Hosts []Host
 	// Notice, when set, delivers one line the header shows from then on,
 	// such as how the apply that apply -monitor watches ended.
 	Notice <-chan string
@@ -78,6 +83,11 @@ func New(o Options) *Model {
 		notices: o.Notice,
 		declare: o.Declared,
 		taint:   o.Taint,
+	}
+	if len(o.Hosts) > 0 {
+		w.addHosts(o.Hosts)
+		m.hostRelays = newHostRelays(o)
+		m.keys.GroupHosts.SetEnabled(true)
 	}
 	m.header = newHeaderPane(w, st, o.Now, o.Target, o.Demo)
 	m.table = newTablePane(w, st, &m.keys, o.Now)

@@ -57,6 +57,12 @@ type Object struct {
 	// lossy: probes were lost lately (the world sets it from the probe
 	// history), which ranks the object as losing probes.
 	lossy bool
+	// hist is the object's probe history (the world sets it), for the
+	// table's sparkline.
+	hist *probeHistory
+	// hostDown: its host does not answer (a fabric's): the row is the
+	// last picture.
+	hostDown bool
 }
 
 // Setting is one configured attribute, already formatted by the agent.

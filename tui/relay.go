@@ -15,6 +15,7 @@ type feedMsg struct {
 	snapshot *snapshot
 	updates  []Update
 	link     linkState
+	host     string // the host whose relay sent it, in a fabric
 }
 
 type snapshot struct {
@@ -42,6 +43,7 @@ type linkState struct {
 // waits on the network.
 type relay struct {
 	src        Source
+	host       string // the host it watches, in a fabric (see hosts.go)
 	minBackoff time.Duration
 	maxBackoff time.Duration
 	frame      time.Duration    // the shortest interval between two feedMsgs
@@ -190,7 +192,7 @@ func (r *relay) next() tea.Msg {
 func (r *relay) take() feedMsg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	msg := feedMsg{snapshot: r.snap, link: r.link}
+	msg := feedMsg{snapshot: r.snap, link: r.link, host: r.host}
 	if len(r.pending) > 0 {
 		msg.updates = make([]Update, 0, len(r.pending))
 		for _, u := range r.pending {

@@ -11,6 +11,7 @@ import (
 // and the address breaks the ties compare leaves (endpoint.c[02] and
 // endpoint.c[2]), so that the order is total.
 type sortKey struct {
+	group   int      // the host's place, when a fabric's rows are grouped by host; else zero
 	by      [3]int64 // the sort's own order, smallest first; zero for the address sort
 	kind    int      // rankOfKind
 	natural string   // naturalKey of the address
@@ -18,6 +19,9 @@ type sortKey struct {
 }
 
 func (a *sortKey) compare(b *sortKey) int {
+	if c := cmp.Compare(a.group, b.group); c != 0 {
+		return c
+	}
 	for i := range a.by {
 		if c := cmp.Compare(a.by[i], b.by[i]); c != 0 {
 			return c

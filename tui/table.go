@@ -26,6 +26,8 @@ type tablePane struct {
 	filter string
 	// unhealthy shows only the objects that are not healthy (`!`).
 	unhealthy bool
+	// ungrouped: a fabric's rows are not grouped by host (`h`).
+	ungrouped bool
 	folded    map[string]bool
 
 	order        *tableOrder
@@ -118,6 +120,7 @@ func (t *tablePane) refresh() {
 	m := newMatcher(t.filter, t.unhealthy)
 	t.order.update(t.w.objects, addrs, func(e *entry) {
 		e.key = keyFor(t.sort, e.obj, &t.rtt, e.natural)
+		e.key.group = t.group(e.obj)
 		e.match = m.match(e.obj)
 		e.peer = t.w.peers[e.obj.Address]
 	})
@@ -312,7 +315,11 @@ func (t *tablePane) renderRow(cols []column, i int, now time.Time) string {
 	r := t.rows[i]
 	selected := i == t.cursor
 	rowStyle, coloured := t.st.row[healthOf(r.obj)]
-	dim := r.obj.Status == StatusMissing || t.w.kept
+	kept := t.rowDim(r.obj)
+	dim := r.obj.Status == StatusMissing || kept
+	if r.obj.Host != "" {
+		now = t.w.hostAt(r.obj.Host, now)
+	}
 	if dim {
 		rowStyle, coloured = t.st.dim, true
 	}
@@ -340,7 +347,7 @@ func (t *tablePane) renderRow(cols []column, i int, now time.Time) string {
 			flush()
 			status := shownStatus(r.obj)
 			cell := fit(status, c.width)
-			if !selected && !t.w.kept {
+			if !selected && !kept {
 				cell = t.st.statusText(status, cell)
 			} else if !selected {
 				cell = t.st.dim.Render(cell)

@@ -52,6 +52,12 @@ type world struct {
 	link    linkState
 	// version changes whenever objects do, so the table knows to rebuild.
 	version uint64
+
+	// hosts are a fabric's (see hosts.go), by name, in hostOrder; none
+	// for the one agent.
+	hosts     map[string]*hostView
+	hostOrder []string
+	hostRank  map[string]int
 }
 
 // goneObject is an object the agent deleted, and when.
@@ -87,6 +93,10 @@ func newWorld(now func() time.Time) *world {
 
 // apply takes in one batch from the relay.
 func (w *world) apply(f feedMsg) {
+	if w.fabric() {
+		w.applyHost(f)
+		return
+	}
 	wasUp := w.link.up
 	w.link = f.link
 	now := w.now()
@@ -177,6 +187,7 @@ func (w *world) observe(o *Object, now time.Time) {
 			w.history[o.Address] = h
 		}
 		o.lossy = h.add(p, now)
+		o.hist = h
 	}
 	if e := o.LastError; e != nil {
 		errs := w.errors[o.Address]
@@ -268,6 +279,10 @@ func (w *world) placeholder(d *Declared) *Object {
 		o.LastError = &errs[len(errs)-1] // it failed while the monitor watched
 	}
 	o.LastEvent = missingReason(d, o.LastError)
+	if d.Host != "" && w.hostDown(d.Host) {
+		o.LastEvent = "host unreachable" // not known missing: its host does not say
+		o.hostDown = true
+	}
 	return o
 }
 
