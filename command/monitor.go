@@ -22,7 +22,10 @@ const monitorUsage = `Usage: rdmaform monitor [options]
   under their addresses in its state, also those the agent holds under
   another name (moved ones, create_before_destroy replacements), and the
   objects the configuration or the state declare that the agent does not
-  hold, as missing. Keys: ! unhealthy only, d describe, p peer, t taint
+  hold, as missing. A configuration with agent blocks shows the whole
+  fabric: every agent's objects under a HOST column, grouped by host, and
+  a host that stops answering as unreachable, its last rows kept. Keys:
+  ! unhealthy only, d describe, p peer, h group by host, t taint
   (confirmed with y), ? all keys.
 
 Options:
@@ -52,6 +55,10 @@ func runMonitor(args []string, s Meta) int {
 	}
 	if a.Demo {
 		opts.Source, opts.Target, opts.Demo = tui.DemoSource{Endpoints: 40, Rate: 20}, "(demo)", true
+	} else if hosts := monitorHosts(s, socket); hosts != nil {
+		// A fabric: its hosts are shown even when some do not answer.
+		ms := monitorState{meta: s, fabric: true}
+		opts.Hosts, opts.Declared, opts.Taint = hosts, ms.declared, ms.taint
 	} else {
 		ms := monitorState{meta: s}
 		opts.Declared, opts.Taint = ms.declared, ms.taint

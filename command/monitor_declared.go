@@ -19,11 +19,14 @@ import (
 // command layer owns the state.
 type monitorState struct {
 	meta Meta
+	// fabric: the monitor shows every agent's objects (the configuration
+	// has agent blocks), so it declares every agent's.
+	fabric bool
 }
 
 // declared lists the objects the configuration in the working directory
-// and its current workspace's state declare for the local agent (an
-// object of another agent block is that agent's to show). With no
+// and its current workspace's state declare for the local agent, or, in a
+// fabric, for every agent, each with its host. With no
 // initialized configuration here there are none. A configuration that
 // does not load (a variable without a value) leaves the state's.
 func (m monitorState) declared() ([]tui.Declared, error) {
@@ -45,31 +48,38 @@ func (m monitorState) declared() ([]tui.Declared, error) {
 	if c, diags := newConfigLoader(m.meta.startDir).Load(".", config.VarInputs{Env: os.Environ()}); !diags.HasErrors() {
 		cfg = c
 	}
-	return declaredObjects(cfg, sm.State()), nil
+	return declaredObjects(cfg, sm.State(), m.fabric), nil
 }
 
 // declaredObjects merges the configuration's instances and the state's
-// objects of the local agent, by address.
-func declaredObjects(cfg *config.Config, st *state.State) []tui.Declared {
+// objects, by address: those of the local agent, or with fabric those of
+// every agent, each with its host as the monitor names it (hostLabel).
+func declaredObjects(cfg *config.Config, st *state.State, fabric bool) []tui.Declared {
 	byAddr := make(map[string]*tui.Declared)
+	host := func(agent string) string {
+		if fabric {
+			return hostLabel(agent)
+		}
+		return ""
+	}
 	if cfg != nil {
 		for addr, inst := range cfg.Instances {
-			if inst.Agent != "" {
+			if inst.Agent != "" && !fabric {
 				continue
 			}
 			a := addr.String()
-			byAddr[a] = &tui.Declared{Address: a, Kind: string(addr.Kind), InConfig: true}
+			byAddr[a] = &tui.Declared{Address: a, Kind: string(addr.Kind), Host: host(inst.Agent), InConfig: true}
 		}
 	}
 	if st != nil {
 		for _, o := range st.Objects {
-			if o.Agent != "" {
+			if o.Agent != "" && !fabric {
 				continue
 			}
 			a := o.Addr.String()
 			d := byAddr[a]
 			if d == nil {
-				d = &tui.Declared{Address: a, Kind: string(o.Addr.Kind), InConfig: cfg == nil}
+				d = &tui.Declared{Address: a, Kind: string(o.Addr.Kind), Host: host(o.Agent), InConfig: cfg == nil}
 				byAddr[a] = d
 			}
 			d.InState, d.Pending, d.Tainted = true, o.Facts.Pending, o.Tainted

@@ -37,16 +37,7 @@ func (m agentSource) watch(ctx context.Context, snapshot func([]tui.Object, tui.
 		return err
 	}
 	defer c.Close()
-	info := tui.AgentInfo{Socket: m.socket}
-	if devs, err := c.Devices(ctx, &pb.DevicesRequest{}); err == nil {
-		for _, d := range devs.Devices {
-			di := tui.DeviceInfo{Name: d.Name}
-			for _, p := range d.Ports {
-				di.Ports = append(di.Ports, tui.PortInfo{Num: int(p.Num), State: strings.TrimPrefix(p.State, "PORT_")})
-			}
-			info.Devices = append(info.Devices, di)
-		}
-	}
+	info := tui.AgentInfo{Socket: m.socket, Devices: agentDevices(ctx, c)}
 	stream, err := c.Watch(ctx, &pb.WatchRequest{WithHistory: true})
 	if err != nil {
 		return err
