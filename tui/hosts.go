@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -83,7 +82,7 @@ func (w *world) applyHost(f feedMsg) {
 		}
 		for i := range f.snapshot.objects {
 			o := &f.snapshot.objects[i]
-			o.Host, o.hostDown = f.host, down
+			o.Host, o.hostRank, o.hostDown = f.host, w.hostRank[f.host], down
 			w.held[o.Address] = o
 			w.observe(o, now)
 			touched = append(touched, o.Address)
@@ -94,7 +93,7 @@ func (w *world) applyHost(f feedMsg) {
 	}
 	for i := range f.updates {
 		u := &f.updates[i]
-		u.Object.Host, u.Object.hostDown = f.host, down
+		u.Object.Host, u.Object.hostRank, u.Object.hostDown = f.host, w.hostRank[f.host], down
 		if u.Deleted {
 			if o := w.held[u.Object.Address]; o != nil && o.Host == f.host {
 				w.gone[o.Address] = goneObject{obj: o, at: now}
@@ -196,12 +195,6 @@ func (w *world) hostAt(name string, now time.Time) time.Time {
 	return now
 }
 
-// compareHosts orders objects by their host, in the order the hosts were
-// given (ungrouped: not at all).
-func (w *world) compareHosts(a, b *Object) int {
-	return cmp.Compare(w.hostRank[a.Host], w.hostRank[b.Host])
-}
-
 // group is o's group in the table's order: its host's place when the
 // table groups a fabric's rows by host, so that each host's rows come
 // together in the hosts' order; 0 otherwise.
@@ -209,7 +202,7 @@ func (t *tablePane) group(o *Object) int {
 	if !t.w.fabric() || t.ungrouped {
 		return 0
 	}
-	return t.w.hostRank[o.Host]
+	return o.hostRank
 }
 
 func (t *tablePane) toggleGrouping() {

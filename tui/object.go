@@ -63,6 +63,8 @@ type Object struct {
 	// hostDown: its host does not answer (a fabric's): the row is the
 	// last picture.
 	hostDown bool
+	// hostRank is its host's place among the fabric's, for grouping.
+	hostRank int
 }
 
 // Setting is one configured attribute, already formatted by the agent.

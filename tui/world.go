@@ -274,7 +274,7 @@ func (w *world) takeChanged(dst []string) []string {
 // placeholder is the row of a declared object the agent does not hold,
 // with the reason and, when known, the last error it had.
 func (w *world) placeholder(d *Declared) *Object {
-	o := &Object{Address: d.Address, Kind: d.Kind, Host: d.Host, Status: StatusMissing, LastError: d.LastError}
+	o := &Object{Address: d.Address, Kind: d.Kind, Host: d.Host, Status: StatusMissing, LastError: d.LastError, hostRank: w.hostRank[d.Host]}
 	if errs := w.errors[d.Address]; o.LastError == nil && len(errs) > 0 {
 		o.LastError = &errs[len(errs)-1] // it failed while the monitor watched
 	}

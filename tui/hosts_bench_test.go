@@ -1,0 +1,109 @@
+package tui
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// fabricMany is n hosts of 100 objects each: a listener with 49
+// connections accepted from the previous host's endpoints, and 50
+// endpoints to the next host's listener, each probed.
+func fabricMany(n int) (hosts []Host, objs map[string][]Object) {
+	objs = make(map[string][]Object, n)
+	ip := func(h int) string { return fmt.Sprintf("10.%d.%d.1", 78+h/250, h%250) }
+	for h := range n {
+		name := fmt.Sprintf(`agent.host["h%03d"]`, h)
+		hosts = append(hosts, Host{Name: name, Target: ip(h) + ":7470"})
+		prev, next := (h+n-1)%n, (h+1)%n
+		listener := fmt.Sprintf(`listener.l["h%03d"]`, h)
+		os := []Object{{Address: listener, Kind: KindListener, Status: StatusListening, LocalAddr: ip(h) + ":7471", Device: "rxe0", Port: 1,
+			LastEvent: "listening", LastEventAt: ago(time.Hour)}}
+		for j := range 49 {
+			os = append(os, Object{Address: fmt.Sprintf("%s/conn/%d", listener, j+1), Parent: listener, Kind: KindConnection, Status: StatusEstablished,
+				LocalAddr: ip(h) + ":7471", RemoteAddr: fmt.Sprintf("%s:%d", ip(prev), 50000+j), QPNum: uint32(j + 1), QPType: "RC", Device: "rxe0", Port: 1,
+				ConnectedSince: ago(time.Hour), LastEvent: "ESTABLISHED", LastEventAt: ago(time.Hour)})
+		}
+		for j := range 50 {
+			os = append(os, Object{Address: fmt.Sprintf(`endpoint.e["h%03d-%d"]`, h, j), Kind: KindEndpoint, Status: StatusEstablished,
+				LocalAddr: fmt.Sprintf("%s:%d", ip(h), 50000+j), RemoteAddr: ip(next) + ":7471", QPNum: uint32(1000 + j), QPType: "RC", Device: "rxe0", Port: 1,
+				ConnectedSince: ago(time.Hour), LastEvent: "ESTABLISHED", LastEventAt: ago(time.Hour),
+				Probe: &ProbeStats{Last: 20 * time.Microsecond, Mean: 20 * time.Microsecond, Sent: 100}})
+		}
+		objs[name] = os
+	}
+	return hosts, objs
+}
+
+// BenchmarkFabricFrame is a fabric of 100 hosts × 100 objects (a minute
+// of probe history each, one host unreachable) on a 160 × 56 screen: a
+// frame is one host's batch of probe updates taken in, then the screen
+// drawn. Goal: ≤ 5 ms a frame, ≤ 100 MB held.
+func BenchmarkFabricFrame(b *testing.B) {
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	hosts, objs := fabricMany(100)
+	m := New(Options{NoColor: true, Now: fixedClock, Hosts: hosts})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50 + tableChrome + 4})
+	for _, h := range hosts {
+		m.Update(feedMsg{host: h.Name, snapshot: &snapshot{objects: objs[h.Name], agent: fabricAgent(1)}, link: linkState{up: true}})
+	}
+	probe := func(h string) []Update {
+		var ups []Update
+		for i, o := range objs[h] {
+			if o.Probe != nil {
+				p := *o.Probe
+				p.Sent += 10
+				o.Probe = &p
+				objs[h][i] = o
+				ups = append(ups, Update{Object: o})
+			}
+		}
+		return ups
+	}
+	for _, o := range m.world.held { // a minute of probes: full rings
+		if h := o.hist; h != nil {
+			for s := range historyLen {
+				p := *o.Probe
+				p.Sent += uint64(10 * (s + 1))
+				h.add(&p, fixedNow)
+			}
+		}
+	}
+	m.Update(feedMsg{host: hosts[7].Name, link: linkState{err: silent, downAt: fixedNow}})
+	if len(m.world.objects) != 10_000 || len(m.world.peers) != 2*49*100 || !m.world.hostDown(hosts[7].Name) {
+		b.Fatalf("%d objects, %d peers", len(m.world.objects), len(m.world.peers))
+	}
+	runtime.GC()
+	var loaded runtime.MemStats
+	runtime.ReadMemStats(&loaded)
+	heap := float64(loaded.HeapInuse-before.HeapInuse) / (1 << 20)
+	b.Run("view", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = m.View()
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/frame")
+		b.ReportMetric(heap, "heap-inuse-MiB")
+	})
+	b.Run("batch+view", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			h := hosts[i%len(hosts)].Name
+			i++
+			if h == hosts[7].Name {
+				continue
+			}
+			m.Update(feedMsg{host: h, updates: probe(h), link: linkState{up: true}})
+			_ = m.View()
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/frame")
+		b.ReportMetric(heap, "heap-inuse-MiB")
+	})
+	runtime.KeepAlive(m)
+}
