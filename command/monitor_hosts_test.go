@@ -3,12 +3,18 @@ package command
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/rdmaform/rdmaform/apply/agent"
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
+	"github.com/rdmaform/rdmaform/apply/agent/agenttest/pki"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/tui"
 	"google.golang.org/protobuf/proto"
@@ -173,4 +179,68 @@ listener "here" {
 	if ds := declaredObjects(cfg, nil, false); len(ds) != 1 || ds[0].Address != "listener.here" || ds[0].Host != "" {
 		t.Errorf("the local agent's declared objects: %+v", ds)
 	}
+}
+
+// Real agents over mutual TLS on 127.0.0.1 (no RDMA device needed: they
+// hold nothing): the monitor's sources of a fabric reach both, the third
+// host, where nothing listens, is said unreachable in words, and an
+// agent that stops ends its host's watch saying so.
+func TestMonitorReachesRealAgentsOverMutualTLS(t *testing.T) {
+	p := newFabricPKI(t)
+	var addrs []string
+	var stops []func()
+	for _, cn := range []string{"storage-1", "compute"} {
+		server := p.ca.Server(t, cn, pki.IPs("127.0.0.1"))
+		ctx, cancel := context.WithCancel(context.Background())
+		ready, done := make(chan *pb.InfoResponse, 1), make(chan error, 1)
+		go func() {
+			done <- agent.Run(ctx, agent.Options{Socket: filepath.Join(t.TempDir(), "rdmaform", "agent.sock"), Version: "test", Stderr: io.Discard,
+				TLS:   agent.TLS{Listen: "127.0.0.1:0", CertFile: server.CertFile, KeyFile: server.KeyFile, ClientCAFile: p.ca.CertFile},
+				Ready: func(info *pb.InfoResponse) { ready <- info }})
+		}()
+		var once sync.Once
+		stop := func() { once.Do(func() { cancel(); <-done }) }
+		t.Cleanup(stop)
+		stops = append(stops, stop)
+		select {
+		case info := <-ready:
+			addrs = append(addrs, info.Listen)
+		case err := <-done:
+			t.Fatalf("agent.Run: %v", err)
+		}
+	}
+	// Nothing listens at the second storage host's address.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	t.Chdir(p.configDir(t, addrs[0], closed, addrs[1]))
+	hosts := monitorHosts(Meta{}, "/nonexistent/agent.sock")
+	if len(hosts) != 3 {
+		t.Fatalf("the monitor's hosts: %+v", hosts)
+	}
+	byName := map[string]*watchRun{}
+	for _, h := range hosts {
+		byName[h.Name] = startWatch(t, h.Source)
+	}
+	for _, n := range []string{"agent.compute", `agent.storage["s1"]`} {
+		if objs := receiveWithin(t, "snapshot of "+n, byName[n].snapshots); len(objs) != 0 {
+			t.Errorf("%s holds %+v, want nothing", n, objs)
+		}
+	}
+	down := receiveWithin(t, "the unreachable host's end", byName[`agent.storage["s2"]`].done)
+	byName[`agent.storage["s2"]`].done <- down
+	if down == nil || strings.Contains(down.Error(), "rpc error") || !strings.Contains(down.Error(), closed) {
+		t.Errorf("the unreachable host: %v, want words naming %s", down, closed)
+	}
+
+	stops[1]() // the compute host's agent
+	gone := receiveWithin(t, "the stopped agent's end", byName["agent.compute"].done)
+	byName["agent.compute"].done <- gone
+	if gone == nil || strings.Contains(gone.Error(), "rpc error") {
+		t.Errorf("the stopped agent's watch ended with %v, want words", gone)
+	}
+	t.Logf("unreachable: %v; stopped: %v", down, gone)
 }
