@@ -74,7 +74,7 @@ func BenchmarkFabricFrame(b *testing.B) {
 			}
 		}
 	}
-	m.Update(feedMsg{host: hosts[7].Name, link: linkState{err: silent, downAt: fixedNow}})
+	m.Update(feedMsg{host: hosts[7].Name, link: linkState{err: errSilent, downAt: fixedNow}})
 	if len(m.world.objects) != 10_000 || len(m.world.peers) != 2*49*100 || !m.world.hostDown(hosts[7].Name) {
 		b.Fatalf("%d objects, %d peers", len(m.world.objects), len(m.world.peers))
 	}

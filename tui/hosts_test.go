@@ -85,9 +85,9 @@ func newFabricModel(width, height int) *Model {
 	return m
 }
 
-// silent is what the CLI's host source says of a host the heartbeat
+// errSilent is what the CLI's host source says of a host the heartbeat
 // found silent.
-var silent = errors.New("no answer within 2s (the heartbeat's bound): the host may be down or cut off")
+var errSilent = errors.New("no answer within 2s (the heartbeat's bound): the host may be down or cut off")
 
 func TestGoldenFabric(t *testing.T) {
 	for _, width := range []int{160, 120, 80} {
@@ -96,7 +96,7 @@ func TestGoldenFabric(t *testing.T) {
 		golden(t, name, m.View())
 		checkBox(t, m.View(), width, 16)
 
-		m.Update(feedMsg{host: hostS2, link: linkState{err: silent, cause: silent, retryAt: fixedNow.Add(time.Second), downAt: fixedNow}})
+		m.Update(feedMsg{host: hostS2, link: linkState{err: errSilent, cause: errSilent, retryAt: fixedNow.Add(time.Second), downAt: fixedNow}})
 		golden(t, name+"_unreachable", m.View())
 		checkBox(t, m.View(), width, 16)
 	}
@@ -154,14 +154,14 @@ func TestFabricPeerJumpAcrossHosts(t *testing.T) {
 func TestFabricDeclaredOfUnreachableHost(t *testing.T) {
 	m := newFabricModel(160, 30)
 	m.Update(declaredMsg{list: []Declared{{Address: `listener.extra`, Kind: KindListener, Host: hostS2, InState: true, InConfig: true}}})
-	m.Update(feedMsg{host: hostS2, link: linkState{err: silent, downAt: fixedNow}})
+	m.Update(feedMsg{host: hostS2, link: linkState{err: errSilent, downAt: fixedNow}})
 	o := m.world.objects["listener.extra"]
 	if o == nil || o.LastEvent != "host unreachable" || o.Host != hostS2 {
 		t.Fatalf("the declared object of the unreachable host: %+v", o)
 	}
 }
 
-// A host whose source goes silent is shown unreachable, its rows kept,
+// A host whose source goes errSilent is shown unreachable, its rows kept,
 // while another host's changes go on being shown; once it answers again
 // its rows are live. The sources are the tests' fakes, run by the
 // relays as the program runs them.
@@ -209,7 +209,7 @@ func TestFabricHostUnreachableWhileOthersUpdate(t *testing.T) {
 	})
 
 	fakes[hostS2].refuse.Store(true)
-	fakes[hostS2].drop <- silent
+	fakes[hostS2].drop <- errSilent
 	waitUntil("storage s2 unreachable", func() bool {
 		return strings.Contains(m.View(), `agent.storage["s2"] unreachable`) && m.world.hostDown(hostS2)
 	})
