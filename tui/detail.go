@@ -111,6 +111,9 @@ func (d *detailPane) lines() []string {
 		return []string{d.st.dim.Render("  nothing selected")}
 	}
 	now := d.w.at(d.now())
+	if o.Host != "" {
+		now = d.w.hostAt(o.Host, now)
+	}
 	var l []string
 	status := shownStatus(o)
 	head := "  " + shortKind(o.Kind) + " · " + d.st.statusText(status, status)
@@ -129,6 +132,8 @@ func (d *detailPane) lines() []string {
 	}
 	if d.w.kept {
 		l = append(l, d.st.dim.Render("  the last picture of the agent, of "+d.w.lastUpdate.Format("15:04:05")+": it went away"))
+	} else if h := d.w.hosts[o.Host]; o.hostDown && h != nil && h.synced {
+		l = append(l, d.st.dim.Render("  the last picture of "+o.Host+", of "+h.lastUpdate.Format("15:04:05")+": it does not answer"))
 	}
 
 	l = append(l, d.section("Live"))
@@ -160,6 +165,9 @@ func (d *detailPane) lines() []string {
 		l = append(l, fact("reconnects", strconv.Itoa(o.Reconnects)))
 	}
 	if peer := d.w.peers[o.Address]; peer != "" {
+		if p := d.w.objects[peer]; p != nil && p.Host != o.Host {
+			peer += " on " + p.Host // a link across hosts
+		}
 		l = append(l, fact("peer", peer+" (p goes to it)"))
 	}
 	if o.ReceivedPrivateData != "" {

@@ -100,6 +100,16 @@ func TestGoldenFabric(t *testing.T) {
 		golden(t, name+"_unreachable", m.View())
 		checkBox(t, m.View(), width, 16)
 	}
+	// The detail of an unreachable host's row says it is the last picture.
+	m := newFabricModel(120, 30)
+	m.Update(feedMsg{host: hostS2, link: linkState{err: errSilent, downAt: fixedNow}})
+	m.table.moveTo(m.table.index[`listener.blocks["s2"]/conn/4`])
+	press(m, "enter")
+	golden(t, "fabric_detail_unreachable_120x30", m.View())
+	checkBox(t, m.View(), 120, 30)
+	if !strings.Contains(m.View(), `the last picture of agent.storage["s2"], of 10:00:00: it does not answer`) {
+		t.Errorf("the detail does not say the row is the last picture:\n%s", m.View())
+	}
 }
 
 // The rows carry their host, grouped by host in the hosts' order; h
@@ -144,7 +154,7 @@ func TestFabricPeerJumpAcrossHosts(t *testing.T) {
 		t.Errorf("p from the endpoint selected %s on %s, want %s on %s", o.Address, o.Host, conn, hostS2)
 	}
 	press(m, "enter")
-	if v := m.View(); !strings.Contains(v, `peer`) || !strings.Contains(v, `endpoint.blocks["s2"] (p goes to it)`) {
+	if v := m.View(); !strings.Contains(v, `endpoint.blocks["s2"] on agent.compute (p goes to it)`) {
 		t.Errorf("the detail does not name the peer:\n%s", v)
 	}
 }
