@@ -223,9 +223,14 @@ func TestFabricHostUnreachableWhileOthersUpdate(t *testing.T) {
 	waitUntil("storage s2 unreachable", func() bool {
 		return strings.Contains(m.View(), `agent.storage["s2"] unreachable`) && m.world.hostDown(hostS2)
 	})
-	if o := m.world.objects[`listener.blocks["s2"]/conn/4`]; o == nil || !m.table.rowDim(o) {
-		t.Errorf("the unreachable host's rows are not kept dimmed: %+v", o)
+	if o := m.world.objects[`listener.blocks["s2"]/conn/4`]; o == nil || !m.table.rowDim(o) || healthOf(o) != healthUnknown {
+		t.Errorf("the unreachable host's rows are not kept dimmed, of unknown health: %+v", o)
 	}
+	press(m, "!")
+	if v := m.View(); !strings.Contains(v, `listener.blocks["s2"]`) || strings.Contains(v, `listener.blocks["s1"]`) {
+		t.Errorf("! does not show the unreachable host's rows alone with the problems:\n%s", v)
+	}
+	press(m, "!")
 	o := objs[hostCompute][2]
 	o.LastEvent, o.Reconnects = "ROUTE_RESOLVED", 5
 	go fakes[hostCompute].send(Update{Object: o})

@@ -62,7 +62,7 @@ const (
 	healthDisconnected               // down, not retrying
 	healthReconnecting               // down, retrying
 	healthConnecting                 // on its way up
-	healthUnknown                    // a status the monitor does not know
+	healthUnknown                    // a status the monitor does not know, or a host that does not answer
 	healthOK
 )
 
@@ -76,7 +76,12 @@ var healthyStatus = map[string]bool{StatusEstablished: true, StatusListening: tr
 // rejected: the reject is why, and what the operator must change.
 func healthOf(o *Object) health {
 	switch o.Status {
-	case StatusError, StatusMissing:
+	case StatusMissing:
+		if o.hostDown {
+			return healthUnknown // its host does not say whether it holds it
+		}
+		return healthError
+	case StatusError:
 		return healthError
 	case StatusRejected:
 		return healthRejected
@@ -95,10 +100,10 @@ func healthOf(o *Object) health {
 	case StatusConnecting, StatusCreating:
 		return healthConnecting
 	}
-	if healthyStatus[o.Status] {
+	if healthyStatus[o.Status] && !o.hostDown {
 		return healthOK
 	}
-	return healthUnknown
+	return healthUnknown // also what was healthy on a host that does not answer
 }
 
 // rejectEvent reports whether an event is a reject: the CM's REJECTED, or
