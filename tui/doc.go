@@ -30,6 +30,12 @@
 // time: what the agent deleted just before it went (it stops so) is put
 // back.
 //
+// A fabric is [Options].Hosts: one [Host] (a name and its own Source) per
+// agent, each run by a relay of its own. Objects carry their host's name
+// (Object.Host), the rows are grouped by host, and a host whose Source
+// fails keeps its last rows, dimmed and marked, while the others go on;
+// addresses are the fabric's, so peers match across hosts (hosts.go).
+//
 // # How updates reach the screen
 //
 // One relay goroutine runs Watch. It keeps only the latest Update of each
