@@ -24,6 +24,12 @@ import (
 const (
 	agentPort = 7470 // every guest's agent
 	roguePort = 7480 // compute's second agent, with another CA's certificate
+
+	// heartbeatBound is status -watch's: the longest silence of a host
+	// before it is unreachable. printSlack is the CLI's time to say it
+	// on a busy host (its heartbeat ticks every 500 ms).
+	heartbeatBound = 2 * time.Second
+	printSlack     = time.Second
 )
 
 // host is one guest of the fabric with its agent.
@@ -107,12 +113,46 @@ func TestMultiHostFabric(t *testing.T) {
 		t.Fatalf("apply: exit %d\n%s%s", code, out, errs)
 	}
 	e.waitLinks("after apply", e.hosts[0], e.hosts[1])
+	watch := e.startWatch(dir)
+	e.statusLinks(dir, "after apply")
+
+	// One storage host frozen, as behind a pulled cable: it sends
+	// nothing, not even a reset, and only the heartbeat's bound notices.
+	from := watch.next()
+	t0 = time.Now()
+	if err := s1.vm.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	line := watch.hostDown(e, from, s1)
+	frozenFor := line.at.Sub(t0)
+	e.measured("frozen host seen unreachable by status -watch", frozenFor)
+	t.Logf("status -watch on the frozen host: %s", line.text)
+	if err := s1.vm.Thaw(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(line.text, "(the heartbeat's bound)") {
+		t.Errorf("status -watch saw the frozen host unreachable for another reason than the heartbeat's bound:\n%s", line.text)
+	}
+	// The heartbeat's bound, from the last word the host said (which
+	// was before the freeze), and the CLI's time to print it.
+	if limit := heartbeatBound + printSlack; frozenFor > limit {
+		t.Errorf("status -watch said the frozen host was unreachable %v after the freeze, want at most %v (the heartbeat's bound, %v, and %v to print it)",
+			frozenFor, limit, heartbeatBound, printSlack)
+	}
+	watch.waitLine(e, from, "status -watch to say "+s1.key+" answers again after the thaw", func(l string) bool {
+		return strings.Contains(l, "  "+s1.key+"  answers again")
+	})
+	e.statusLinks(dir, "after the thaw")
 
 	// One storage host loses power.
+	from = watch.next()
 	if err := s1.vm.PowerOff(); err != nil {
 		t.Fatal(err)
 	}
 	off := time.Now()
+	line = watch.hostDown(e, from, s1)
+	e.measured("powered-off host seen unreachable by status -watch", line.at.Sub(off))
+	t.Logf("status -watch on the powered-off host: %s", line.text)
 	e.waitFor("compute's endpoints to s1 to leave established", func() (bool, string) {
 		objs, err := e.list(compute)
 		if err != nil {
@@ -161,7 +201,12 @@ func TestMultiHostFabric(t *testing.T) {
 		t.Fatalf("heal apply: exit %d\n%s%s", code, out, errs)
 	}
 	e.waitLinks("after the heal", e.hosts[0], e.hosts[1])
+	e.statusLinks(dir, "after the heal")
 	e.measured("heal apply, and every link established again", time.Since(t0))
+	watch.waitLine(e, from, "status -watch to say "+s1.key+" answers again after the heal", func(l string) bool {
+		return strings.Contains(l, "  "+s1.key+"  answers again")
+	})
+	watch.stop(e)
 	code, out, errs = e.cli(dir, "plan", "-no-color", "-detailed-exitcode")
 	if code != 0 {
 		t.Errorf("plan after the heal: exit %d, want 0 (no changes)\n%s%s", code, out, errs)
