@@ -63,11 +63,15 @@ func (e *e2e) measured(what string, d time.Duration) {
 // One configuration, three hosts: two storage servers with a listener
 // each, a compute host with three endpoints to each, the CLI and the
 // state (etcd) on the host, each agent reached over mutual TLS through a
-// forwarded port. Apply, see the six links with probe round trips, power
-// a storage host off (plan names it and makes nothing), boot it with a
-// fresh agent (plan makes its objects again, apply heals), destroy (no
-// cm_id left on any guest); and the TLS refusals and a remote agent's
-// device check on the way.
+// forwarded port. Apply, see the six links with probe round trips (in
+// the agents and in the CLI's status -json, each end's QP the other's
+// remote QP); freeze a storage host (status -watch says it is unreachable
+// within the heartbeat's bound, and its links unknown) and thaw it; power
+// it off (status -watch says so at once; plan names it and makes
+// nothing), boot it with a fresh agent (plan makes its objects again,
+// apply heals, status -json shows every link again), destroy (no cm_id
+// left on any guest); and the TLS refusals and a remote agent's device
+// check on the way.
 func TestMultiHostFabric(t *testing.T) {
 	if os.Getenv("RDMAFORM_IN_VM") == "1" {
 		t.Fatal("this test boots its own VMs: run it on the host, not in scripts/vm-run")
@@ -146,11 +150,13 @@ func TestMultiHostFabric(t *testing.T) {
 
 	// One storage host loses power.
 	from = watch.next()
+	off := time.Now()
 	if err := s1.vm.PowerOff(); err != nil {
 		t.Fatal(err)
 	}
-	off := time.Now()
 	line = watch.hostDown(e, from, s1)
+	// Its forwarded port's connection closes with its qemu: no heartbeat
+	// needed, unlike a frozen host's.
 	e.measured("powered-off host seen unreachable by status -watch", line.at.Sub(off))
 	t.Logf("status -watch on the powered-off host: %s", line.text)
 	e.waitFor("compute's endpoints to s1 to leave established", func() (bool, string) {

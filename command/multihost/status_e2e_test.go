@@ -87,8 +87,9 @@ func (e *e2e) statusLinks(dir, when string) {
 		return len(doc.Links) == 6 && len(bad) == 0, fmt.Sprintf("%d links; not as wanted: %v", len(doc.Links), bad)
 	})
 	for _, l := range last.Links {
-		e.t.Logf("status -json %s: %s (%s) qp %d ⇄ %s %s (%s) qp %d: %s, rtt %v", when,
-			l.Endpoint.Address, l.Endpoint.Host, l.Endpoint.QPNum, l.Accepted.Listener, l.Accepted.Address, l.Accepted.Host, l.Accepted.QPNum,
+		e.t.Logf("status -json %s: %s (%s) qp %d, remote %d ⇄ %s (%s) qp %d, remote %d: %s, rtt %v", when,
+			l.Endpoint.Address, l.Endpoint.Host, l.Endpoint.QPNum, l.Endpoint.RemoteQPNum,
+			l.Accepted.Address, l.Accepted.Host, l.Accepted.QPNum, l.Accepted.RemoteQPNum,
 			l.Status, time.Duration(l.RTTNanos))
 	}
 }
