@@ -21,8 +21,11 @@ import (
 // The two ends are matched by their addresses and ports: the endpoint's
 // local address is the accepted connection's remote one and the other way
 // round, an IP and port pair the RDMA CM gives one connection at a time.
-// The QP numbers are shown for both ends; they are not part of the match,
-// since an agent reports only its own QP's number, not its peer's.
+// And by their QP numbers, where both ends report them: each end's QP is
+// the other's remote QP. A port pair alone can be reused: a connection
+// that ended on one host and that its agent still lists (or a stale
+// fact table of a host last heard of) would match a new connection on
+// the same ports, but not its QPs.
 
 // hostObject is an object and the agent holding it ("" for the local
 // agent).
@@ -82,18 +85,31 @@ func matchLinks(objects []hostObject, down map[string]string) []fabricLink {
 		f := client.CurrentFacts(ep.Object)
 		if f != nil && f.LocalAddr != "" && f.RemoteAddr != "" {
 			k := linkKey{client: f.LocalAddr, server: f.RemoteAddr}
-			// Two candidates only when two hosts share an address (NAT,
-			// tests on one machine): the first one not yet taken.
-			if cs := accepted[k]; len(cs) > 0 {
-				c := cs[0]
-				accepted[k] = cs[1:]
-				l.Accepted = &c
+			// Two candidates when two hosts share an address (NAT, tests
+			// on one machine) or ports were reused: the first one not yet
+			// taken whose QPs are this endpoint's peers.
+			cs := accepted[k]
+			for i, c := range cs {
+				if qpsCross(f, client.CurrentFacts(c.Object)) {
+					accepted[k] = append(cs[:i:i], cs[i+1:]...)
+					l.Accepted = &c
+					break
+				}
 			}
 		}
 		l.judge(f, down)
 		links = append(links, l)
 	}
 	return links
+}
+
+// qpsCross reports whether an endpoint's facts and an accepted
+// connection's can be the two ends of one connection: each one's QP is
+// the other's remote QP, wherever both numbers are known (0 is no QP's
+// number: an agent that reports no remote QP, a UD endpoint).
+func qpsCross(ep, conn *pb.Facts) bool {
+	agree := func(a, b uint32) bool { return a == 0 || b == 0 || a == b }
+	return agree(ep.GetQpNum(), conn.GetRemoteQpNum()) && agree(ep.GetRemoteQpNum(), conn.GetQpNum())
 }
 
 // judge sets the link's status, reason and round trip from its ends.
@@ -249,13 +265,16 @@ type linkEndJSON struct {
 	Local    string `json:"local,omitempty"`
 	Remote   string `json:"remote,omitempty"`
 	QPNum    uint32 `json:"qpNum,omitempty"`
+	// RemoteQPNum is the peer's QP as this end knows it: the other end's
+	// qpNum on a link matched with both.
+	RemoteQPNum uint32 `json:"remoteQpNum,omitempty"`
 }
 
 func (ho hostObject) endJSON() linkEndJSON {
 	o := ho.Object
 	e := linkEndJSON{Host: hostLabel(ho.Host), Address: o.Address, Listener: o.Parent, Status: o.Status.String()}
 	if f := client.CurrentFacts(o); f != nil {
-		e.Local, e.Remote, e.QPNum = f.LocalAddr, f.RemoteAddr, f.QpNum
+		e.Local, e.Remote, e.QPNum, e.RemoteQPNum = f.LocalAddr, f.RemoteAddr, f.QpNum, f.RemoteQpNum
 	}
 	return e
 }

@@ -127,3 +127,43 @@ func TestLinkOfAnUnknownListenerIsUnmatched(t *testing.T) {
 		}
 	}
 }
+
+// Connections on the endpoint's own addresses and ports that differ only
+// in their QP numbers are not its link: a stale connection whose ports
+// were reused, one whose remote QP is another's. Where an agent reports
+// no remote QP (0), the addresses and ports decide, as before.
+func TestLinksMatchEndsByQPNumbersToo(t *testing.T) {
+	t.Parallel()
+	s1, compute := `agent.storage["s1"]`, "agent.compute"
+	ep := &pb.Object{Address: `endpoint.blocks["s1"]`, Kind: pb.Kind_ENDPOINT, Status: pb.Status_ESTABLISHED,
+		Facts: &pb.Facts{LocalAddr: "10.77.1.3:40001", RemoteAddr: "10.77.1.1:7471", QpNum: 17, RemoteQpNum: 33, QpType: "rc"}}
+	conn := func(n string, qp, remoteQP uint32) hostObject {
+		return hostObject{s1, &pb.Object{Address: `listener.blocks["s1"]/conn/` + n, Parent: `listener.blocks["s1"]`, Kind: pb.Kind_CONNECTION, Status: pb.Status_ESTABLISHED,
+			Facts: &pb.Facts{LocalAddr: "10.77.1.1:7471", RemoteAddr: "10.77.1.3:40001", QpNum: qp, RemoteQpNum: remoteQP, QpType: "rc"}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		conns []hostObject
+		want  string // the accepted connection's address, "" for none
+	}{
+		{"a stale connection's QPs", []hostObject{conn("1", 30, 14), conn("2", 33, 17)}, "2"},
+		{"a stale connection's QPs, listed after", []hostObject{conn("2", 33, 17), conn("1", 30, 14)}, "2"},
+		{"its QP right, its remote QP another's", []hostObject{conn("1", 33, 99), conn("2", 33, 17)}, "2"},
+		{"its remote QP right, its QP another's", []hostObject{conn("1", 99, 17), conn("2", 33, 17)}, "2"},
+		{"only decoys", []hostObject{conn("1", 30, 14), conn("2", 33, 18)}, ""},
+		{"no remote QP reported", []hostObject{conn("1", 33, 0)}, "1"},
+	} {
+		objects := append([]hostObject{{compute, ep}}, tc.conns...)
+		links := matchLinks(objects, nil)
+		if len(links) != 1 {
+			t.Fatalf("%s: %d links, want 1", tc.name, len(links))
+		}
+		l := links[0]
+		switch {
+		case tc.want == "" && (l.Accepted != nil || l.Status != "unmatched"):
+			t.Errorf("%s: matched %+v, want unmatched", tc.name, l.Accepted)
+		case tc.want != "" && (l.Accepted == nil || l.Accepted.Object.Address != `listener.blocks["s1"]/conn/`+tc.want):
+			t.Errorf("%s: matched %+v, want conn/%s", tc.name, l.Accepted, tc.want)
+		}
+	}
+}

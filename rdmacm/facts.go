@@ -13,8 +13,11 @@ type Facts struct {
 	PortNum int
 	HasQP   bool
 	QPNum   uint32
-	QPType  QPType
-	QPState string // RESET, INIT, RTR, RTS, SQD, SQE, ERR; "" without a QP
+	// RemoteQPNum is the peer's QP number on a connected RC or UC QP
+	// (the QP's dest_qp_num), 0 when unknown: not connected yet, or UD.
+	RemoteQPNum uint32
+	QPType      QPType
+	QPState     string // RESET, INIT, RTR, RTS, SQD, SQE, ERR; "" without a QP
 }
 
 func qpStateName(s int) string {

@@ -33,6 +33,7 @@ func (id *ID) Facts() (Facts, error) {
 	}
 	if out.HasQP {
 		out.QPNum = uint32(f.qp_num)
+		out.RemoteQPNum = uint32(f.dest_qp_num)
 		out.QPType = QPType(f.qp_type)
 		out.QPState = qpStateName(int(f.qp_state))
 	}

@@ -170,6 +170,11 @@ func testRCPair(t *testing.T, node string) {
 	if cf.QPState != "RTS" || sf.QPState != "RTS" || cf.QPNum == 0 || cf.QPNum == sf.QPNum {
 		t.Errorf("QPs: client %d %s, server %d %s", cf.QPNum, cf.QPState, sf.QPNum, sf.QPState)
 	}
+	// Each end's remote QP is the other's QP: what status matches the
+	// two ends of a link by.
+	if cf.RemoteQPNum != sf.QPNum || sf.RemoteQPNum != cf.QPNum {
+		t.Errorf("remote QPs: client %d (remote %d), server %d (remote %d)", cf.QPNum, cf.RemoteQPNum, sf.QPNum, sf.RemoteQPNum)
+	}
 	if cf.Device != testDevice(t) || cf.PortNum != 1 {
 		t.Errorf("device %q port %d", cf.Device, cf.PortNum)
 	}
@@ -365,8 +370,8 @@ func TestUDEndpoints(t *testing.T) {
 		t.Errorf("UD ESTABLISHED lacks the remote QP number and Q_Key: %+v", ev)
 	}
 	f, err := client.Facts()
-	if err != nil || f.QPType != UD || !f.HasQP {
-		t.Fatalf("UD facts: %+v, %v", f, err)
+	if err != nil || f.QPType != UD || !f.HasQP || f.RemoteQPNum != 0 {
+		t.Fatalf("UD facts (no remote QP: a UD QP has no peer): %+v, %v", f, err)
 	}
 	if err := client.Close(); err != nil {
 		t.Fatal(err)

@@ -289,8 +289,15 @@ void rf_facts(struct rdma_cm_id *id, struct rf_facts *out)
 		out->has_qp = 1;
 		out->qp_num = id->qp->qp_num;
 		out->qp_type = id->qp->qp_type;
-		if (ibv_query_qp(id->qp, &attr, IBV_QP_STATE, &init) == 0)
+		// A connected QP's dest_qp_num is the peer's QP, set when
+		// librdmacm moved it to RTR: meaningful for RC and UC only, and
+		// only from RTR on (a QP that has not reached RTR holds 0).
+		memset(&attr, 0, sizeof attr);
+		if (ibv_query_qp(id->qp, &attr, IBV_QP_STATE | IBV_QP_DEST_QPN, &init) == 0) {
 			out->qp_state = attr.qp_state;
+			if (id->qp->qp_type == IBV_QPT_RC || id->qp->qp_type == IBV_QPT_UC)
+				out->dest_qp_num = attr.dest_qp_num;
+		}
 	}
 }
 

@@ -43,6 +43,7 @@ struct rf_facts {
 	uint8_t port_num;
 	int has_qp;
 	uint32_t qp_num;
+	uint32_t dest_qp_num; // the peer's QP number, 0 when unknown
 	int qp_state; // -1 when unknown
 	int qp_type;
 };

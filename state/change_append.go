@@ -125,6 +125,7 @@ func appendFacts(b []byte, f Facts) (_ []byte, ok bool) {
 	str("device", f.Device)
 	num("port_num", int64(f.PortNum))
 	num("qp_num", int64(f.QPNum))
+	num("remote_qp_num", int64(f.RemoteQPNum))
 	str("qp_type", f.QPType)
 	str("local_address", f.LocalAddr)
 	num("local_port", int64(f.LocalPort))

@@ -22,7 +22,7 @@ func TestAppendObjectChangeWritesWhatEncodingJSONWrites(t *testing.T) {
 		case 3:
 			o.Facts.CreatedAt = time.Date(2026, 1, 2, 3, 4, 5, 6, loc)
 		case 4:
-			o.Facts.Pending, o.Facts.Reconnects, o.Facts.QPNum = true, 7, 4294967295
+			o.Facts.Pending, o.Facts.Reconnects, o.Facts.QPNum, o.Facts.RemoteQPNum = true, 7, 4294967295, 18
 		case 5:
 			o.Facts.Deposed = &DeposedObject{AgentHandle: "endpoint.e[5]#1a2b3c4d", CreateToken: "tok"}
 		case 6:

@@ -52,6 +52,9 @@ type Facts struct {
 	Device      string `json:"device,omitempty"`
 	PortNum     int    `json:"port_num,omitempty"`
 	QPNum       uint32 `json:"qp_num,omitempty"`
+	// RemoteQPNum is the peer's QP number of a connected endpoint or
+	// accepted connection (RC, UC), 0 when unknown.
+	RemoteQPNum uint32 `json:"remote_qp_num,omitempty"`
 	QPType      string `json:"qp_type,omitempty"`
 	LocalAddr   string `json:"local_address,omitempty"`
 	LocalPort   int    `json:"local_port,omitempty"`

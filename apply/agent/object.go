@@ -318,7 +318,7 @@ func factsOf(id *rdmacm.ID) *pb.Facts {
 		out.RemoteAddr = f.Remote.String()
 	}
 	if f.HasQP {
-		out.QpNum, out.QpType = f.QPNum, f.QPType.String()
+		out.QpNum, out.QpType, out.RemoteQpNum = f.QPNum, f.QPType.String(), f.RemoteQPNum
 		out.QpAttrs = qpAttrsOf(id)
 	}
 	return out

@@ -535,7 +535,7 @@ func factsOf(o *pb.Object) state.Facts {
 	// Without the QP and local port of a connection that ended, as
 	// status and the monitor show an endpoint between connections.
 	if pf := client.CurrentFacts(o); pf != nil {
-		f.Device, f.PortNum, f.QPNum, f.QPType = pf.Device, int(pf.Port), pf.QpNum, pf.QpType
+		f.Device, f.PortNum, f.QPNum, f.QPType, f.RemoteQPNum = pf.Device, int(pf.Port), pf.QpNum, pf.QpType, pf.RemoteQpNum
 		f.LocalAddr, f.LocalPort = splitHostPort(pf.LocalAddr)
 		f.RemoteAddr, f.RemotePort = splitHostPort(pf.RemoteAddr)
 	}

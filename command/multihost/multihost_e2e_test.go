@@ -24,6 +24,12 @@ import (
 const (
 	agentPort = 7470 // every guest's agent
 	roguePort = 7480 // compute's second agent, with another CA's certificate
+
+	// heartbeatBound is status -watch's: the longest silence of a host
+	// before it is unreachable. printSlack is the CLI's time to say it
+	// on a busy host (its heartbeat ticks every 500 ms).
+	heartbeatBound = 2 * time.Second
+	printSlack     = time.Second
 )
 
 // host is one guest of the fabric with its agent.
@@ -57,11 +63,15 @@ func (e *e2e) measured(what string, d time.Duration) {
 // One configuration, three hosts: two storage servers with a listener
 // each, a compute host with three endpoints to each, the CLI and the
 // state (etcd) on the host, each agent reached over mutual TLS through a
-// forwarded port. Apply, see the six links with probe round trips, power
-// a storage host off (plan names it and makes nothing), boot it with a
-// fresh agent (plan makes its objects again, apply heals), destroy (no
-// cm_id left on any guest); and the TLS refusals and a remote agent's
-// device check on the way.
+// forwarded port. Apply, see the six links with probe round trips (in
+// the agents and in the CLI's status -json, each end's QP the other's
+// remote QP); freeze a storage host (status -watch says it is unreachable
+// within the heartbeat's bound, and its links unknown) and thaw it; power
+// it off (status -watch says so at once; plan names it and makes
+// nothing), boot it with a fresh agent (plan makes its objects again,
+// apply heals, status -json shows every link again), destroy (no cm_id
+// left on any guest); and the TLS refusals and a remote agent's device
+// check on the way.
 func TestMultiHostFabric(t *testing.T) {
 	if os.Getenv("RDMAFORM_IN_VM") == "1" {
 		t.Fatal("this test boots its own VMs: run it on the host, not in scripts/vm-run")
@@ -107,12 +117,48 @@ func TestMultiHostFabric(t *testing.T) {
 		t.Fatalf("apply: exit %d\n%s%s", code, out, errs)
 	}
 	e.waitLinks("after apply", e.hosts[0], e.hosts[1])
+	watch := e.startWatch(dir)
+	e.statusLinks(dir, "after apply")
+
+	// One storage host frozen, as behind a pulled cable: it sends
+	// nothing, not even a reset, and only the heartbeat's bound notices.
+	from := watch.next()
+	t0 = time.Now()
+	if err := s1.vm.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	line := watch.hostDown(e, from, s1)
+	frozenFor := line.at.Sub(t0)
+	e.measured("frozen host seen unreachable by status -watch", frozenFor)
+	t.Logf("status -watch on the frozen host: %s", line.text)
+	if err := s1.vm.Thaw(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(line.text, "(the heartbeat's bound)") {
+		t.Errorf("status -watch saw the frozen host unreachable for another reason than the heartbeat's bound:\n%s", line.text)
+	}
+	// The heartbeat's bound, from the last word the host said (which
+	// was before the freeze), and the CLI's time to print it.
+	if limit := heartbeatBound + printSlack; frozenFor > limit {
+		t.Errorf("status -watch said the frozen host was unreachable %v after the freeze, want at most %v (the heartbeat's bound, %v, and %v to print it)",
+			frozenFor, limit, heartbeatBound, printSlack)
+	}
+	watch.waitLine(e, from, "status -watch to say "+s1.key+" answers again after the thaw", func(l string) bool {
+		return strings.Contains(l, "  "+s1.key+"  answers again")
+	})
+	e.statusLinks(dir, "after the thaw")
 
 	// One storage host loses power.
+	from = watch.next()
+	off := time.Now()
 	if err := s1.vm.PowerOff(); err != nil {
 		t.Fatal(err)
 	}
-	off := time.Now()
+	line = watch.hostDown(e, from, s1)
+	// Its forwarded port's connection closes with its qemu: no heartbeat
+	// needed, unlike a frozen host's.
+	e.measured("powered-off host seen unreachable by status -watch", line.at.Sub(off))
+	t.Logf("status -watch on the powered-off host: %s", line.text)
 	e.waitFor("compute's endpoints to s1 to leave established", func() (bool, string) {
 		objs, err := e.list(compute)
 		if err != nil {
@@ -161,7 +207,12 @@ func TestMultiHostFabric(t *testing.T) {
 		t.Fatalf("heal apply: exit %d\n%s%s", code, out, errs)
 	}
 	e.waitLinks("after the heal", e.hosts[0], e.hosts[1])
+	e.statusLinks(dir, "after the heal")
 	e.measured("heal apply, and every link established again", time.Since(t0))
+	watch.waitLine(e, from, "status -watch to say "+s1.key+" answers again after the heal", func(l string) bool {
+		return strings.Contains(l, "  "+s1.key+"  answers again")
+	})
+	watch.stop(e)
 	code, out, errs = e.cli(dir, "plan", "-no-color", "-detailed-exitcode")
 	if code != 0 {
 		t.Errorf("plan after the heal: exit %d, want 0 (no changes)\n%s%s", code, out, errs)
@@ -287,17 +338,22 @@ func (e *e2e) list(h *host) ([]*pb.Object, error) {
 	return r.Objects, nil
 }
 
-// waitLinks waits until each storage host's listener listens with three
-// connections accepted and compute's six endpoints are established with
-// probe round trips.
+// waitLinks waits until compute's six endpoints are established with
+// probe round trips and each storage host's listener listens with the
+// three connections of its endpoints established (those whose remote QP
+// is one of theirs). Another connection it still holds established is
+// logged: a passive side whose peer reconnected while the DREQ was lost
+// (a busy wire) keeps its end until it sends on it.
 func (e *e2e) waitLinks(when string, storage ...*host) {
 	e.t.Helper()
 	compute := e.hosts[2]
+	qps := map[uint32]bool{} // compute's endpoints' QPs
 	e.waitFor("six links established with probe round trips "+when, func() (bool, string) {
 		objs, err := e.list(compute)
 		if err != nil {
 			return false, err.Error()
 		}
+		clear(qps)
 		var ok []string
 		var bad []string
 		for _, o := range objs {
@@ -311,30 +367,36 @@ func (e *e2e) waitLinks(when string, storage ...*host) {
 				bad = append(bad, o.Address+" without a probe round trip")
 			default:
 				ok = append(ok, fmt.Sprintf("%s %v", o.Address, time.Duration(o.Probe.Last)))
+				qps[o.GetFacts().GetQpNum()] = true
 			}
 		}
 		return len(ok) == 6 && len(bad) == 0, fmt.Sprintf("established: %v; not: %v", ok, bad)
 	})
 	for _, s := range storage {
-		e.waitFor(s.key+"'s listener with three connections "+when, func() (bool, string) {
+		var others []string
+		e.waitFor(s.key+"'s listener with the three connections of compute's endpoints "+when, func() (bool, string) {
 			objs, err := e.list(s)
 			if err != nil {
 				return false, err.Error()
 			}
 			var listening bool
 			conns := 0
+			others = nil
 			for _, o := range objs {
-				switch o.Kind {
-				case pb.Kind_LISTENER:
+				switch {
+				case o.Kind == pb.Kind_LISTENER:
 					listening = o.Status == pb.Status_LISTENING
-				case pb.Kind_CONNECTION:
-					if o.Status == pb.Status_ESTABLISHED {
-						conns++
-					}
+				case o.Kind == pb.Kind_CONNECTION && o.Status == pb.Status_ESTABLISHED && qps[o.GetFacts().GetRemoteQpNum()]:
+					conns++
+				case o.Kind == pb.Kind_CONNECTION && o.Status == pb.Status_ESTABLISHED:
+					others = append(others, fmt.Sprintf("%s (remote QP %d)", o.Address, o.GetFacts().GetRemoteQpNum()))
 				}
 			}
-			return listening && conns == 3, fmt.Sprintf("listening %v, %d connections established: %v", listening, conns, objs)
+			return listening && conns == 3, fmt.Sprintf("listening %v, %d connections of compute's endpoints (QPs %v) established: %v", listening, conns, qps, objs)
 		})
+		if len(others) > 0 {
+			e.t.Logf("%s %s also holds established connections of no current endpoint: %v", s.key, when, others)
+		}
 	}
 }
 

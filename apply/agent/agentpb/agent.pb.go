@@ -3254,15 +3254,19 @@ func (*Object_Listener) isObject_Spec() {}
 func (*Object_Endpoint) isObject_Spec() {}
 
 type Facts struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	LocalAddr     string                 `protobuf:"bytes,1,opt,name=local_addr,json=localAddr,proto3" json:"local_addr,omitempty"` // "10.77.0.1:7471"
-	RemoteAddr    string                 `protobuf:"bytes,2,opt,name=remote_addr,json=remoteAddr,proto3" json:"remote_addr,omitempty"`
-	Device        string                 `protobuf:"bytes,3,opt,name=device,proto3" json:"device,omitempty"`
-	Port          int32                  `protobuf:"varint,4,opt,name=port,proto3" json:"port,omitempty"`
-	QpNum         uint32                 `protobuf:"varint,5,opt,name=qp_num,json=qpNum,proto3" json:"qp_num,omitempty"`
-	QpType        string                 `protobuf:"bytes,6,opt,name=qp_type,json=qpType,proto3" json:"qp_type,omitempty"`    // rc, uc, ud
-	QpState       string                 `protobuf:"bytes,7,opt,name=qp_state,json=qpState,proto3" json:"qp_state,omitempty"` // RESET, INIT, RTR, RTS, ...
-	QpAttrs       *QPAttrs               `protobuf:"bytes,8,opt,name=qp_attrs,json=qpAttrs,proto3" json:"qp_attrs,omitempty"` // a connected QP's; absent before RTR and without a QP
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	LocalAddr  string                 `protobuf:"bytes,1,opt,name=local_addr,json=localAddr,proto3" json:"local_addr,omitempty"` // "10.77.0.1:7471"
+	RemoteAddr string                 `protobuf:"bytes,2,opt,name=remote_addr,json=remoteAddr,proto3" json:"remote_addr,omitempty"`
+	Device     string                 `protobuf:"bytes,3,opt,name=device,proto3" json:"device,omitempty"`
+	Port       int32                  `protobuf:"varint,4,opt,name=port,proto3" json:"port,omitempty"`
+	QpNum      uint32                 `protobuf:"varint,5,opt,name=qp_num,json=qpNum,proto3" json:"qp_num,omitempty"`
+	QpType     string                 `protobuf:"bytes,6,opt,name=qp_type,json=qpType,proto3" json:"qp_type,omitempty"`    // rc, uc, ud
+	QpState    string                 `protobuf:"bytes,7,opt,name=qp_state,json=qpState,proto3" json:"qp_state,omitempty"` // RESET, INIT, RTR, RTS, ...
+	QpAttrs    *QPAttrs               `protobuf:"bytes,8,opt,name=qp_attrs,json=qpAttrs,proto3" json:"qp_attrs,omitempty"` // a connected QP's; absent before RTR and without a QP
+	// The peer's QP number on a connected RC or UC QP, 0 when unknown: with
+	// the addresses, what matches an endpoint to the connection its
+	// listener accepted (a stale connection on reused ports has others).
+	RemoteQpNum   uint32 `protobuf:"varint,9,opt,name=remote_qp_num,json=remoteQpNum,proto3" json:"remote_qp_num,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3351,6 +3355,13 @@ func (x *Facts) GetQpAttrs() *QPAttrs {
 		return x.QpAttrs
 	}
 	return nil
+}
+
+func (x *Facts) GetRemoteQpNum() uint32 {
+	if x != nil {
+		return x.RemoteQpNum
+	}
+	return 0
 }
 
 // QPAttrs are what a connected QP really got, read with ibv_query_qp.
@@ -3941,7 +3952,7 @@ const file_agent_proto_rawDesc = "" +
 	"\rreject_reason\x18\x16 \x01(\tR\frejectReason\x129\n" +
 	"\ahistory\x18\x17 \x03(\v2\x1f.rdmaform.agent.v1.HistoryEventR\ahistory\x122\n" +
 	"\x15received_private_data\x18\x18 \x01(\fR\x13receivedPrivateDataB\x06\n" +
-	"\x04spec\"\xf5\x01\n" +
+	"\x04spec\"\x99\x02\n" +
 	"\x05Facts\x12\x1d\n" +
 	"\n" +
 	"local_addr\x18\x01 \x01(\tR\tlocalAddr\x12\x1f\n" +
@@ -3952,7 +3963,8 @@ const file_agent_proto_rawDesc = "" +
 	"\x06qp_num\x18\x05 \x01(\rR\x05qpNum\x12\x17\n" +
 	"\aqp_type\x18\x06 \x01(\tR\x06qpType\x12\x19\n" +
 	"\bqp_state\x18\a \x01(\tR\aqpState\x125\n" +
-	"\bqp_attrs\x18\b \x01(\v2\x1a.rdmaform.agent.v1.QPAttrsR\aqpAttrs\"\x8b\x02\n" +
+	"\bqp_attrs\x18\b \x01(\v2\x1a.rdmaform.agent.v1.QPAttrsR\aqpAttrs\x12\"\n" +
+	"\rremote_qp_num\x18\t \x01(\rR\vremoteQpNum\"\x8b\x02\n" +
 	"\aQPAttrs\x124\n" +
 	"\x13responder_resources\x18\x01 \x01(\rH\x00R\x12responderResources\x88\x01\x01\x12,\n" +
 	"\x0finitiator_depth\x18\x02 \x01(\rH\x01R\x0einitiatorDepth\x88\x01\x01\x12(\n" +

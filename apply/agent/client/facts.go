@@ -32,6 +32,6 @@ func CurrentFacts(o *pb.Object) *pb.Facts {
 		return f
 	}
 	f = proto.Clone(f).(*pb.Facts)
-	f.LocalAddr, f.QpNum, f.QpState, f.QpAttrs = "", 0, "", nil
+	f.LocalAddr, f.QpNum, f.QpState, f.QpAttrs, f.RemoteQpNum = "", 0, "", nil, 0
 	return f
 }

@@ -8,6 +8,8 @@
 //	conn, err := net.Dial("tcp", f.Host(1).Forwarded(7470))
 //	f.Host(1).PowerOff() // pulls the plug: qemu is killed
 //	f.Host(1).Boot(ctx)  // same wire, address and forwarded ports
+//	f.Host(1).Freeze()   // a pulled cable: qemu stopped, its ports silent
+//	f.Host(1).Thaw()
 //
 // Each guest is the VM of scripts/vm-run (the image of scripts/vm-image,
 // the host's root file system shared read-only, the working tree shared

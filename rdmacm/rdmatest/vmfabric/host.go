@@ -31,6 +31,7 @@ type Host struct {
 	exited chan struct{} // closed when this boot's qemu has exited
 	boot   int           // counts boots: a job belongs to one
 	jobs   int
+	frozen bool
 }
 
 // Name is host1, host2, ...: also the guest's host name.
@@ -90,9 +91,68 @@ func (h *Host) PowerOff() error {
 	if q == nil {
 		return nil
 	}
-	_ = q.Process.Kill()
+	_ = q.Process.Kill() // a stopped process dies too
 	<-exited
+	h.thawed()
 	return nil
+}
+
+// Freeze stops the guest where it is, a pulled cable as seen from outside:
+// its qemu gets SIGSTOP, so nothing in the guest runs and nothing answers
+// on its forwarded ports (the host's kernel still accepts connections to
+// them and takes their bytes, but nothing answers, resets or closes them),
+// and the wire no longer carries frames to it. Thaw resumes it.
+func (h *Host) Freeze() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.running() || h.qemu == nil {
+		return fmt.Errorf("vmfabric: %s is off; Boot it before freezing it", h.name)
+	}
+	if h.frozen {
+		return nil
+	}
+	// Muted first: a stopped guest reads no frame, and the hub would wait
+	// on its full socket.
+	h.f.hub.mute(h.wire, true)
+	if err := h.qemu.Process.Signal(syscall.SIGSTOP); err != nil {
+		h.f.hub.mute(h.wire, false)
+		return fmt.Errorf("vmfabric: freezing %s (SIGSTOP to its qemu): %w", h.name, err)
+	}
+	h.frozen = true
+	return nil
+}
+
+// Thaw resumes a frozen guest: it runs on from where it stopped, and the
+// wire carries frames to it again. Thawing a guest that is not frozen does
+// nothing.
+func (h *Host) Thaw() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.frozen || !h.running() || h.qemu == nil {
+		return nil
+	}
+	if err := h.qemu.Process.Signal(syscall.SIGCONT); err != nil {
+		return fmt.Errorf("vmfabric: thawing %s (SIGCONT to its qemu): %w", h.name, err)
+	}
+	h.f.hub.mute(h.wire, false)
+	h.frozen = false
+	return nil
+}
+
+// Frozen tells whether the guest is frozen.
+func (h *Host) Frozen() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.frozen && h.running()
+}
+
+func (h *Host) thawed() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.frozen = false
+	if h.f.hub != nil {
+		h.f.hub.mute(h.wire, false)
+	}
 }
 
 // Boot starts the guest (again) on its wire, with its addresses and

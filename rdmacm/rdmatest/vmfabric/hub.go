@@ -3,6 +3,7 @@ package vmfabric
 import (
 	"errors"
 	"net"
+	"sync"
 	"time"
 )
 
@@ -13,6 +14,9 @@ type hub struct {
 	conn  *net.UnixConn
 	ports []*net.UnixAddr
 	done  chan struct{}
+
+	mu    sync.Mutex
+	muted map[string]bool // the ports of frozen guests
 }
 
 func newHub(path string, ports []string) (*hub, error) {
@@ -20,7 +24,7 @@ func newHub(path string, ports []string) (*hub, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &hub{conn: conn, done: make(chan struct{})}
+	h := &hub{conn: conn, done: make(chan struct{}), muted: map[string]bool{}}
 	for _, p := range ports {
 		h.ports = append(h.ports, &net.UnixAddr{Name: p, Net: "unixgram"})
 	}
@@ -40,7 +44,7 @@ func (h *hub) serve() {
 			continue
 		}
 		for _, p := range h.ports {
-			if p.Name == from.Name {
+			if p.Name == from.Name || h.isMuted(p.Name) {
 				continue
 			}
 			// A guest that is off has no socket (the send fails at
@@ -50,6 +54,24 @@ func (h *hub) serve() {
 			_, _ = h.conn.WriteToUnix(buf[:n], p)
 		}
 	}
+}
+
+// mute stops (or resumes) repeating frames to a port: a frozen guest
+// reads none, and the hub would wait a second on each frame for it.
+func (h *hub) mute(port string, on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if on {
+		h.muted[port] = true
+	} else {
+		delete(h.muted, port)
+	}
+}
+
+func (h *hub) isMuted(port string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.muted[port]
 }
 
 func (h *hub) Close() {

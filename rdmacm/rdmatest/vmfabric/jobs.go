@@ -118,7 +118,9 @@ func (p *Proc) Stop(ctx context.Context) error {
 		if err := p.alive(); err != nil {
 			return err
 		}
-		if b, err := os.ReadFile(p.base + ".pid"); err == nil {
+		// The guest's shell creates the file, then writes its pid: an
+		// empty file is one not written yet.
+		if b, err := os.ReadFile(p.base + ".pid"); err == nil && strings.TrimSpace(string(b)) != "" {
 			pid = strings.TrimSpace(string(b))
 			break
 		}

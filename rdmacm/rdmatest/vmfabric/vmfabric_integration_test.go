@@ -7,6 +7,7 @@ package vmfabric_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -45,7 +46,7 @@ func TestOneHost(t *testing.T) {
 		t.Errorf("rdma link in the guest shows no active rxe0 on eth0:\n%s", out)
 	}
 
-	hello(t, ctx, h)
+	frozen(t, ctx, h)
 
 	if _, _, err := h.Run(ctx, "true"); err != nil {
 		t.Fatal(err)
@@ -61,6 +62,54 @@ func TestOneHost(t *testing.T) {
 	// Booted again, the guest has the same forwarded port.
 	if err := h.Boot(ctx); err != nil {
 		t.Fatal(err)
+	}
+	hello(t, ctx, h)
+}
+
+// frozen: a frozen guest answers nothing on its forwarded port, neither
+// its data nor a reset nor an end (a pulled cable, not a dead process);
+// thawed, it serves again.
+func frozen(t *testing.T, ctx context.Context, h *vmfabric.Host) {
+	t.Helper()
+	srv, err := h.Start("sh", "-c", "while :; do echo hello from $(hostname) | busybox nc -l -p 7470; done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := h.Forwarded(7470)
+	waitFor(t, ctx, "the guest's port 7470 through "+addr, func() (bool, string) {
+		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+		if err != nil {
+			return false, err.Error()
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		line, err := bufio.NewReader(c).ReadString('\n')
+		return err == nil, fmt.Sprintf("read %q: %v", line, err)
+	})
+	if err := h.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	if !h.Frozen() {
+		t.Error("Frozen() is false after Freeze")
+	}
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		h.Thaw()
+		t.Fatalf("connecting to a frozen guest's forwarded port: %v; want the host's kernel to accept it, as a pulled cable's host's would not refuse", err)
+	}
+	defer c.Close()
+	// Nothing comes while it is frozen: not the line, not an end.
+	_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	r := bufio.NewReader(c)
+	if line, err := r.ReadString('\n'); !errors.Is(err, os.ErrDeadlineExceeded) {
+		h.Thaw()
+		t.Fatalf("a frozen guest's forwarded port answered %q, %v; want nothing", line, err)
+	}
+	if err := h.Thaw(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(ctx); err != nil {
+		t.Errorf("stopping the guest's server: %v", err)
 	}
 	hello(t, ctx, h)
 }
