@@ -93,7 +93,8 @@ func TestPlanAsksTheRemoteAgentWhetherAnAddressIsItsHosts(t *testing.T) {
 
 // A real agent over mutual TLS answers the device questions for its
 // host: this one has no RDMA device, so its answer is that none serves
-// the address, and the plan says so, naming the agent.
+// the address (one of the host's own, as a listener's must be), and the
+// plan says so, naming the agent.
 func TestPlanAsksARemoteAgentOverTLSWhichDeviceServesAnAddress(t *testing.T) {
 	dir := t.TempDir()
 	ca := pki.NewCA(t, dir, "ca")
@@ -114,9 +115,9 @@ func TestPlanAsksARemoteAgentOverTLSWhichDeviceServesAnAddress(t *testing.T) {
 		t.Fatalf("agent.Run: %v", err)
 	}
 	meta := withFabric(t, newMemFabric())
-	cfgDir := planDir(t, fmt.Sprintf(remoteDevicesConfig, info.Listen, ca.CertFile, user.CertFile, user.KeyFile, "10.77.1.9"))
+	cfgDir := planDir(t, fmt.Sprintf(remoteDevicesConfig, info.Listen, ca.CertFile, user.CertFile, user.KeyFile, "127.0.0.1"))
 	code, out, errs := meta.cmd(t, cfgDir, "", "plan", "-no-color")
-	want := fmt.Sprintf("On the host of agent.s1 (%s): listener.a: no RDMA device serves 10.77.1.9", info.Listen)
+	want := fmt.Sprintf("On the host of agent.s1 (%s): listener.a: no RDMA device serves 127.0.0.1", info.Listen)
 	if code != 1 || !strings.Contains(errs, "Address not reachable over RDMA") || !strings.Contains(errs, want) || strings.Contains(errs, "rpc error") {
 		t.Errorf("plan of a listener on a host without RDMA: exit %d, want 1 and\n%s\n%s%s", code, want, out, errs)
 	}

@@ -83,17 +83,18 @@ func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
 		if ipErr == nil && ip.IsUnspecified() && inst.Listener != nil {
 			continue // listens on every device: none to pick
 		}
+		// A listener and a source address are bound: one that is not the
+		// host's is refused before any route is looked for (resolving a
+		// foreign address waits for its neighbour, and may time out).
+		if la, ok := dl.(LocalAddresses); ok && ipErr == nil && (inst.Listener != nil || addrAttr == "source_address") && !la.IsLocal(ip.WithZone("")) {
+			errorf(t.attrRange(addrAttr), "Address not on this host",
+				"%s: %s is not an address of this host, so it cannot be bound here (rdma_bind_addr would fail with EADDRNOTAVAIL).", inst.Addr, address)
+			continue
+		}
 		dev, err := dl.DeviceFor(address)
 		if err != nil {
 			why := strings.TrimPrefix(err.Error(), "no RDMA device serves this address: ") // said already
 			errorf(t.attrRange(addrAttr), "Address not reachable over RDMA", "%s: no RDMA device serves %s: %s.", inst.Addr, address, strings.TrimSuffix(why, "."))
-			continue
-		}
-		// A device routes to it, but a listener and a source address
-		// are bound: the address must be this host's.
-		if la, ok := dl.(LocalAddresses); ok && ipErr == nil && (inst.Listener != nil || addrAttr == "source_address") && !la.IsLocal(ip.WithZone("")) {
-			errorf(t.attrRange(addrAttr), "Address not on this host",
-				"%s: %s is not an address of this host, so it cannot be bound here (rdma_bind_addr would fail with EADDRNOTAVAIL).", inst.Addr, address)
 			continue
 		}
 		if ps := portSpaceOf(inst); ps == "ipoib" && dev.LinkLayer != "" && dev.LinkLayer != "InfiniBand" {

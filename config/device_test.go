@@ -235,3 +235,39 @@ endpoint "ok" {
 		}
 	}
 }
+
+// routeCountingDevices counts the routes looked for: a foreign address's
+// resolution waits for its neighbour and may time out.
+type routeCountingDevices struct {
+	localFakeDevices
+	asked *[]string
+}
+
+func (r routeCountingDevices) DeviceFor(address string) (DeviceAttr, error) {
+	*r.asked = append(*r.asked, address)
+	return r.localFakeDevices.DeviceFor(address)
+}
+
+// A listener's address that is not the host's is said so before any
+// route to it is looked for (rdma_resolve_addr to a foreign host's address
+// timed out on the several-VM testbed, and the plan said that instead).
+func TestCheckDeviceForeignListenerAddressLooksForNoRoute(t *testing.T) {
+	cfg, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+listener "elsewhere" {
+  address = "10.77.1.2"
+  port    = 7479
+}
+`)}, VarInputs{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var asked []string
+	dl := routeCountingDevices{localFakeDevices{fakeDevices{"rxe0": {Name: "rxe0"}}, map[string]bool{}}, &asked}
+	diags = CheckDevice(cfg, dl)
+	if len(diags) != 1 || diags[0].Summary != "Address not on this host" {
+		t.Errorf("diagnostics: %v", diags)
+	}
+	if len(asked) != 0 {
+		t.Errorf("routes looked for: %v", asked)
+	}
+}
