@@ -122,7 +122,7 @@ func (a *Agent) Registry() *prometheus.Registry {
 	r := prometheus.NewRegistry()
 	m := a.metrics
 	r.MustRegister(m.transitions, m.cmEvents, m.reconnects, m.connect, m.probeRTT, m.probesSent, m.probesLost,
-		&objectsCollector{a: a}, &portsCollector{devices: rdmacm.Devices},
+		&objectsCollector{a: a}, &portsCollector{devices: rdmacm.PortStates},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return r
 }

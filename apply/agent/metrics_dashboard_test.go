@@ -40,7 +40,7 @@ func TestGrafanaDashboardUsesTheAgentsMetrics(t *testing.T) {
 	a.metrics.probe(o.address, time.Millisecond, true)
 	a.metrics.reconnect(o.address)
 	reg := a.Registry()
-	reg.Unregister(&portsCollector{devices: rdmacm.Devices})
+	reg.Unregister(&portsCollector{devices: rdmacm.PortStates})
 	reg.MustRegister(&portsCollector{devices: func() ([]rdmacm.Device, error) {
 		return []rdmacm.Device{{Name: "rxe0", Ports: []rdmacm.Port{{Num: 1, State: "PORT_ACTIVE"}}}}, nil
 	}})

@@ -191,7 +191,7 @@ func TestPortsCollectorReadsEachPort(t *testing.T) {
 	}}
 	a := New(nil)
 	reg := a.Registry()
-	reg.Unregister(&portsCollector{devices: rdmacm.Devices}) // same descriptors: replaced by the fake
+	reg.Unregister(&portsCollector{devices: rdmacm.PortStates}) // same descriptors: replaced by the fake
 	reg.MustRegister(c)
 	mfs, err := reg.Gather()
 	if err != nil {
