@@ -190,3 +190,33 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// Datagram (UD) endpoints and their listener are confirmed too, and the
+// ids of the requests the listener answered (gone at once) are no leaks.
+func TestKernelViewConfirmsUDObjects(t *testing.T) {
+	p := startAgent(t)
+	addr, port := testAddr(t), freePort()
+	ud := &pb.QP{Type: "ud", MaxSendWr: 4, MaxRecvWr: 4, MaxSendSge: 1, MaxRecvSge: 1}
+	createListener(t, p, "listener.u", &pb.ListenerSpec{Address: addr, Port: port, PortSpace: "udp", Qp: ud, Accept: &pb.Accept{}})
+	createEndpoints(t, p, "endpoint.u", 2, func(int) *pb.EndpointSpec {
+		return &pb.EndpointSpec{Address: addr, Port: port, PortSpace: "udp", Qp: ud}
+	})
+	waitList(t, p, time.Minute, "two UD endpoints established", func(objs []*pb.Object) bool {
+		return countStatus(byKind(objs, pb.Kind_ENDPOINT, ""), pb.Status_ESTABLISHED) == 2
+	})
+	// Two checks 5 s apart, so that a leak would be reported.
+	var view *pb.KernelView
+	first := time.Now()
+	for deadline := first.Add(2 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
+		var err error
+		if view, err = p.CheckKernel(ctxFor(t, time.Minute), &pb.CheckKernelRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		if view.Confirmed == 3 && time.Since(first) > 6*time.Second || time.Now().After(deadline) {
+			break
+		}
+	}
+	if view.Confirmed != 3 || view.Discrepancies != 0 || view.Error != "" {
+		t.Errorf("view %v; objects %s", view, kernelVerdicts(list(t, p)))
+	}
+}
