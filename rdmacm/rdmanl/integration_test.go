@@ -18,9 +18,7 @@ import (
 	"github.com/rdmaform/rdmaform/rdmacm"
 )
 
-const testPort = 7931
-
-// connectedPair makes, in this process, a listener on addr:testPort and a
+// connectedPair makes, in this process, a listener on addr:7931 and a
 // connection to it, both established; they close with the test.
 func connectedPair(t *testing.T, addr string) (l, client, server *rdmacm.ID) {
 	t.Helper()
@@ -86,7 +84,7 @@ func testAddr(t *testing.T) string {
 // raw replies into testdata (the unit tests' recordings).
 func TestDumpMatchesIproute2(t *testing.T) {
 	addr := testAddr(t)
-	l, client, server := connectedPair(t, addr)
+	_, client, server := connectedPair(t, addr)
 	c, err := Dial()
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +124,6 @@ func TestDumpMatchesIproute2(t *testing.T) {
 	if !sawListen || !sawClient || !sawServer {
 		t.Errorf("the dump lacks this process's ids: listener %v, client %v, server %v", sawListen, sawClient, sawServer)
 	}
-	_ = l
 	var qpSeen int
 	for _, q := range qps {
 		cf, _ := client.Facts()
