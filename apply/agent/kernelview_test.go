@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"net/netip"
 	"strings"
 	"testing"
@@ -207,17 +208,22 @@ func TestCheckKernelWaitsBeforeReportingADiscrepancy(t *testing.T) {
 	}
 }
 
-func TestCheckKernelWithoutRDMANetlinkSaysWhy(t *testing.T) {
+// A kernel that cannot be read (no RDMA netlink on this host) keeps the
+// last comparison and says why, logged once.
+func TestCheckKernelThatCannotReadSaysWhy(t *testing.T) {
 	a := New(nil)
-	a.kernel.read = func() (kernelResources, error) {
-		_, err := rdmanl.Dial()
-		if err == nil {
-			t.Skip("this host has RDMA netlink") // the host of the unit tests has none
-		}
-		return kernelResources{}, err
-	}
+	heldListener(a, "listener.l", "10.77.0.1:7931", 7931)
+	kernel := kernelResources{ids: []rdmanl.CMID{{Device: "rxe0", State: rdmanl.CMListen, PortSpace: rdmanl.PortSpaceTCP, Src: ap("10.77.0.1:7931")}}}
+	var readErr error
+	a.kernel.read = func() (kernelResources, error) { return kernel, readErr }
+	a.CheckKernel()
+	readErr = errors.New("socket(AF_NETLINK, NETLINK_RDMA): the kernel has no RDMA netlink")
 	v := a.CheckKernel()
-	if !strings.Contains(v.Error, "reading the kernel's RDMA resources: socket(AF_NETLINK, NETLINK_RDMA)") || !strings.Contains(v.Error, "no RDMA core") {
-		t.Errorf("error: %q", v.Error)
+	if v.Error != "reading the kernel's RDMA resources: socket(AF_NETLINK, NETLINK_RDMA): the kernel has no RDMA netlink" || v.Confirmed != 1 {
+		t.Errorf("view %v: want the error, and the last comparison's figures", v)
+	}
+	readErr = nil
+	if v := a.CheckKernel(); v.Error != "" {
+		t.Errorf("the error stays once the kernel answers: %q", v.Error)
 	}
 }

@@ -1,10 +1,13 @@
 package rdmanl
 
 import (
+	"errors"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mdlayher/netlink"
@@ -105,5 +108,23 @@ func TestParseTruncatedCMIDs(t *testing.T) {
 	m.Data = m.Data[:len(m.Data)-5]
 	if _, err := ParseCMIDs([]netlink.Message{m}); err == nil {
 		t.Error("a truncated dump decoded without error")
+	}
+}
+
+// Dial on a kernel without an RDMA core (this package's unit tests' host)
+// says so; elsewhere it opens a socket that Close closes, twice.
+func TestDialSaysWhenTheKernelHasNoRDMA(t *testing.T) {
+	c, err := Dial()
+	if err != nil {
+		if !errors.Is(err, syscall.EPROTONOSUPPORT) || !strings.Contains(err.Error(), "socket(AF_NETLINK, NETLINK_RDMA): the kernel has no RDMA netlink (no RDMA core") {
+			t.Errorf("Dial: %v", err)
+		}
+		return
+	}
+	if err := c.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
 	}
 }
