@@ -102,6 +102,9 @@ func monitorObject(o *pb.Object) tui.Object {
 		out.LocalAddr, out.RemoteAddr, out.QPNum = f.LocalAddr, f.RemoteAddr, f.QpNum
 		out.QPType, out.Device, out.Port = strings.ToUpper(f.QpType), f.Device, int(f.Port)
 	}
+	if k := o.GetKernel(); k.GetStatus() != pb.KernelStatus_KERNEL_UNCHECKED {
+		out.Kernel = kernelText(k)
+	}
 	if e := o.LastError; e != nil {
 		out.LastError = &tui.ErrorInfo{Call: e.Call, Errno: int(e.Errno), ErrnoName: e.ErrnoName, Message: e.Message, At: timeOf(e.At)}
 	}

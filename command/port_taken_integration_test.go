@@ -3,15 +3,17 @@
 package command
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
 	"time"
 )
 
-// A listener port another program holds (rping -s here): apply fails at
-// that listener naming the call, the errno, the port and where the block
-// is, keeps the state, and succeeds once the program is gone.
+// A listener port another program holds (rping -s here): plan refuses at
+// the listener's port naming the program (the kernel's resource tracking,
+// through the agent), and so does apply, which keeps the state; apply
+// succeeds once the program is gone.
 func TestListenerPortTakenByAnotherProgram(t *testing.T) {
 	addr := os.Getenv("RDMAFORM_TEST_ADDR")
 	if _, err := exec.LookPath("rping"); err != nil {
@@ -33,13 +35,16 @@ listener "busy" {
   port    = 7493
 }
 `)
-	e.expect(1, []string{
-		"Error: listener.busy: create failed: rdma_create_ep: address already in use (EADDRINUSE): " + addr + ":7493 (tcp) is bound by another program, not by this agent",
-		"  on main.rdma.hcl:2:1, in listener \"busy\":",
-	}, "apply", "-auto-approve", "-no-color")
-	if out := e.expect(0, nil, "state", "list"); out != "" {
-		t.Fatalf("the state records objects after the failed apply:\n%s", out)
+	refusal := []string{
+		"Error: Port held by another program",
+		fmt.Sprintf("listener.busy: %s:7493 (tcp) is held by rping (pid %d), another program on the agent's host", addr, rping.Process.Pid),
+		"stop that program, or choose another port.",
+		"  on main.rdma.hcl:4",
 	}
+	e.expect(1, refusal, "plan", "-no-color")
+	e.expect(1, refusal, "apply", "-auto-approve", "-no-color")
+	// Refused at plan: nothing was made, no state written.
+	e.expect(1, []string{"No state file was found!"}, "state", "list")
 	rping.Process.Kill()
 	rping.Wait()
 	e.expect(0, []string{"Apply complete! Resources: 1 added"}, "apply", "-auto-approve", "-no-color")

@@ -48,6 +48,10 @@ func (a *routesAgent) List(context.Context, *pb.ListRequest, ...grpc.CallOption)
 	return &pb.ListResponse{}, nil
 }
 
+func (a *routesAgent) KernelListeners(context.Context, *pb.KernelListenersRequest, ...grpc.CallOption) (*pb.KernelListenersResponse, error) {
+	return &pb.KernelListenersResponse{}, nil // no other program listens
+}
+
 func (a *routesAgent) Devices(context.Context, *pb.DevicesRequest, ...grpc.CallOption) (*pb.DevicesResponse, error) {
 	return &pb.DevicesResponse{Devices: []*pb.Device{{Name: "rxe0", Limits: &pb.Limits{MaxQpWr: 1024, MaxSge: 4, MaxCqe: 4096}}}}, nil
 }

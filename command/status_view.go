@@ -19,6 +19,7 @@ type statusHuman struct{ s Meta }
 
 func (h statusHuman) Objects(list *pb.ListResponse) bool {
 	writeStatusTable(h.s.Out, list.Objects)
+	writeKernelView(h.s.Out, list)
 	return true
 }
 

@@ -18,6 +18,9 @@ type HeldListener struct {
 	Address   string
 	Port      int
 	PortSpace PortSpace
+	// Program is set when another program holds it, not the agent: the
+	// kernel's resource tracking names it ("rping (pid 4242)", Name too).
+	Program bool
 }
 
 // CheckHeldPorts reports each listener among insts that would bind an
@@ -53,6 +56,12 @@ func heldPortError(inst *Instance, holders []HeldListener) *hcl.Diagnostic {
 		whose = "which this agent holds for other configurations"
 	}
 	advice := "choose another port, or destroy that listener first."
+	summary := "Port held by another configuration"
+	if programs(holders) {
+		whose = "another program on the agent's host, not the agent (the kernel's RDMA resource tracking names it)"
+		advice = "stop that program, or choose another port."
+		summary = "Port held by another program"
+	}
 	var detail string
 	if inst.IsSensitive(cty.GetAttrPath("address")) || inst.IsSensitive(cty.GetAttrPath("port")) || inst.IsSensitive(cty.GetAttrPath("port_space")) {
 		names := make([]string, len(holders))
@@ -70,8 +79,19 @@ func heldPortError(inst *Instance, holders []HeldListener) *hcl.Diagnostic {
 		}
 		detail = fmt.Sprintf("%s: %s (%s) is held by %s, %s; %s", inst.Addr, hostPort(l.Address, l.Port), l.PortSpace, joinAnd(names), whose, advice)
 	}
-	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Port held by another configuration", Detail: detail,
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail,
 		Subject: inst.Resource.body.attrRange("port").Ptr()}
+}
+
+// programs: every holder is another program (a mix is named as the
+// agent's listeners are: the program is then one of the names).
+func programs(holders []HeldListener) bool {
+	for _, h := range holders {
+		if !h.Program {
+			return false
+		}
+	}
+	return true
 }
 
 func hostPort(address string, port int) string {

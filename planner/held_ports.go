@@ -27,6 +27,10 @@ type LiveListener struct {
 	PortSpace string // tcp, udp, ib or ipoib
 	// Agent is the key of the agent holding it ("" for the local agent).
 	Agent string
+	// Program: another program on the agent's host holds it, not the
+	// agent; Handle names it ("rping (pid 4242)"), from the kernel's
+	// resource tracking.
+	Program bool
 }
 
 // checkHeldPorts refuses a listener the plan creates (or replaces) on an
@@ -77,7 +81,7 @@ func checkHeldPorts(ctx context.Context, cfg *config.Config, p *Plan, r Refreshe
 	held := map[string][]config.HeldListener{}
 	for _, l := range live {
 		if !ours[l.Handle] {
-			held[l.Agent] = append(held[l.Agent], config.HeldListener{Name: l.Handle, Address: l.Address, Port: l.Port, PortSpace: config.PortSpace(l.PortSpace)})
+			held[l.Agent] = append(held[l.Agent], config.HeldListener{Name: l.Handle, Address: l.Address, Port: l.Port, PortSpace: config.PortSpace(l.PortSpace), Program: l.Program})
 		}
 	}
 	byAgent := map[string][]*config.Instance{}

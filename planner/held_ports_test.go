@@ -140,24 +140,24 @@ func TestHeldPortsAcrossAddressesFamiliesAndPortSpaces(t *testing.T) {
 		holder    LiveListener
 		want      string // "" for no error
 	}{
-		{"same address", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "tcp", ""},
+		{"same address", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "tcp", "", false},
 			"listener.loop: 10.77.0.1:7610 (tcp) is held by listener.x@a, which"},
-		{"same address spelt otherwise", "fd77::1", "tcp", LiveListener{"listener.x@a", "FD77:0::1", 7610, "tcp", ""},
+		{"same address spelt otherwise", "fd77::1", "tcp", LiveListener{"listener.x@a", "FD77:0::1", 7610, "tcp", "", false},
 			"listener.loop: [fd77::1]:7610 (tcp) is held by listener.x@a (on [FD77:0::1]:7610), which"},
-		{"holder on every address", "10.77.0.1", "tcp", LiveListener{"listener.any@a", "0.0.0.0", 7610, "tcp", ""},
+		{"holder on every address", "10.77.0.1", "tcp", LiveListener{"listener.any@a", "0.0.0.0", 7610, "tcp", "", false},
 			"listener.loop: 10.77.0.1:7610 (tcp) is held by listener.any@a (on 0.0.0.0:7610), which"},
-		{"mine on every address", "0.0.0.0", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "tcp", ""},
+		{"mine on every address", "0.0.0.0", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "tcp", "", false},
 			"listener.loop: 0.0.0.0:7610 (tcp) is held by listener.x@a (on 10.77.0.1:7610), which"},
-		{"IPv6 wildcard, IPv4 holder", "::", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "tcp", ""},
+		{"IPv6 wildcard, IPv4 holder", "::", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "tcp", "", false},
 			"listener.loop: [::]:7610 (tcp) is held by listener.x@a (on 10.77.0.1:7610), which"},
-		{"IPv4 wildcard holder, IPv6 address", "fd77::1", "tcp", LiveListener{"listener.any@a", "0.0.0.0", 7610, "tcp", ""},
+		{"IPv4 wildcard holder, IPv6 address", "fd77::1", "tcp", LiveListener{"listener.any@a", "0.0.0.0", 7610, "tcp", "", false},
 			"listener.loop: [fd77::1]:7610 (tcp) is held by listener.any@a (on 0.0.0.0:7610), which"},
-		{"same port space, not tcp", "10.77.0.1", "udp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "udp", ""},
+		{"same port space, not tcp", "10.77.0.1", "udp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "udp", "", false},
 			"listener.loop: 10.77.0.1:7610 (udp) is held by listener.x@a, which"},
-		{"another address", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.2", 7610, "tcp", ""}, ""},
-		{"another family", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "fd77::1", 7610, "tcp", ""}, ""},
-		{"another port", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7611, "tcp", ""}, ""},
-		{"another port space", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "udp", ""}, ""},
+		{"another address", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.2", 7610, "tcp", "", false}, ""},
+		{"another family", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "fd77::1", 7610, "tcp", "", false}, ""},
+		{"another port", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7611, "tcp", "", false}, ""},
+		{"another port space", "10.77.0.1", "tcp", LiveListener{"listener.x@a", "10.77.0.1", 7610, "udp", "", false}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src := `
@@ -233,5 +233,26 @@ func TestHeldPortUnderTheSameNameIsRefusedByName(t *testing.T) {
 	agent.others[0].Handle = "listener.loop" // not b's name
 	if _, diags := Make(context.Background(), load(t, namespaceB+loopback), nil, Options{Refresher: agent}); len(heldPortErrors(diags)) != 1 {
 		t.Fatalf("want the port held by listener.loop, got:\n%s", diagText(diags))
+	}
+}
+
+// A port another program holds (rping -s, from the kernel's resource
+// tracking the agent reads) is refused by the plan naming the program.
+func TestPlanRefusesAPortAnotherProgramHolds(t *testing.T) {
+	asked := 0
+	agent := sharedAgent{asked: &asked, others: []LiveListener{{Handle: "rping (pid 4242)", Address: "10.77.0.1", Port: 7471, PortSpace: "tcp", Program: true}}}
+	_, diags := Make(context.Background(), load(t, loopback), nil, Options{Refresher: agent})
+	var errs hcl.Diagnostics
+	for _, d := range diags {
+		if d.Summary == "Port held by another program" {
+			errs = append(errs, d)
+		}
+	}
+	if len(errs) != 1 {
+		t.Fatalf("want one error, got:\n%s", diagText(diags))
+	}
+	want := "listener.loop: 10.77.0.1:7471 (tcp) is held by rping (pid 4242), another program on the agent's host, not the agent (the kernel's RDMA resource tracking names it); stop that program, or choose another port."
+	if errs[0].Detail != want {
+		t.Errorf("detail:\n%s\nwant:\n%s", errs[0].Detail, want)
 	}
 }

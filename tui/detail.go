@@ -158,6 +158,9 @@ func (d *detailPane) lines() []string {
 	case o.Device != "": // a protection domain: a device, no port
 		l = append(l, fact("device", o.Device))
 	}
+	if o.Kernel != "" {
+		l = append(l, fact("kernel", o.Kernel))
+	}
 	if !o.ConnectedSince.IsZero() {
 		l = append(l, fact("connected", "since "+clock(o.ConnectedSince)+" (up "+span(now.Sub(o.ConnectedSince))+")"))
 	}

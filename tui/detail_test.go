@@ -87,3 +87,23 @@ func TestShortHelpKeepsQuitWhenNarrow(t *testing.T) {
 		}
 	}
 }
+
+// The kernel's word on an object shows among its live facts; none when
+// the agent has not compared it.
+func TestDetailShowsTheKernelsView(t *testing.T) {
+	objs := fixtureObjects()
+	for i := range objs {
+		if objs[i].Address == "listener.storage/conn/1" {
+			objs[i].Kernel = "mismatch: QP 17 is ERR in the kernel, not RTS as an established connection's"
+		}
+	}
+	m := newTestModel(160, 40, objs)
+	m.detail.show("listener.storage/conn/1")
+	if l := strings.Join(m.detail.lines(), "\n"); !strings.Contains(l, "kernel             mismatch: QP 17 is ERR in the kernel") {
+		t.Errorf("the detail lacks the kernel's view:\n%s", l)
+	}
+	m.detail.show("listener.storage/conn/2")
+	if l := strings.Join(m.detail.lines(), "\n"); strings.Contains(l, "kernel ") {
+		t.Errorf("an unchecked connection shows a kernel line:\n%s", l)
+	}
+}

@@ -44,6 +44,10 @@ type Object struct {
 	// client with its request, an endpoint's listener with its accept),
 	// already formatted by the agent's client: quoted text or "hex ...".
 	ReceivedPrivateData string
+	// Kernel is the kernel's word on the object, from its RDMA resource
+	// tracking: "confirmed: ...", "mismatch: ...", "missing: ..."; "" when
+	// not checked.
+	Kernel string
 
 	// Config is the object's configured attributes in the order the detail
 	// pane shows them: protection domain, QP type and caps, connection

@@ -15,7 +15,7 @@ import "github.com/rdmaform/rdmaform/tui/termsafe"
 // of its strings changes: the source's own are left as they are.
 func safeObject(o Object) Object {
 	for _, s := range []*string{&o.Address, &o.Parent, &o.Host, &o.Kind, &o.Status, &o.LocalAddr, &o.RemoteAddr,
-		&o.QPType, &o.Device, &o.LastEvent, &o.ReceivedPrivateData} {
+		&o.QPType, &o.Device, &o.LastEvent, &o.ReceivedPrivateData, &o.Kernel} {
 		*s = termsafe.String(*s)
 	}
 	if e := o.LastError; e != nil && !safe(e.Call, e.ErrnoName, e.Message) {

@@ -63,6 +63,7 @@ type Agent struct {
 	connSeq   atomic.Uint64
 	startedAt time.Time
 	metrics   *promMetrics
+	kernel    *kernelView
 }
 
 // New makes an agent that holds nothing yet.
@@ -77,6 +78,7 @@ func New(log *slog.Logger) *Agent {
 		dialSem:   make(chan struct{}, dialWorkers),
 		startedAt: time.Now(),
 		metrics:   newMetrics(false),
+		kernel:    newKernelView(),
 	}
 }
 

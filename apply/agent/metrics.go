@@ -26,6 +26,7 @@ type promMetrics struct {
 	probeRTT    prometheus.Histogram
 	probesSent  *prometheus.CounterVec // [object]
 	probesLost  *prometheus.CounterVec // [object]
+	kernel      *prometheus.CounterVec // kind: missing, mismatch, leak
 }
 
 func newMetrics(perObject bool) *promMetrics {
@@ -69,8 +70,14 @@ func newMetrics(perObject bool) *promMetrics {
 			Name: "rdmaform_probes_lost_total",
 			Help: "Probes that got no echo within their timeout, or whose send failed.",
 		}, objLabel),
+		kernel: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rdmaform_kernel_discrepancies_total",
+			Help: "Discrepancies between the agent and the kernel's RDMA resource tracking, each counted once when found: an object missing from the kernel or held otherwise there (mismatch), a cm_id or QP of the agent's process that it does not hold (leak).",
+		}, []string{"kind"}),
 	}
 }
+
+func (m *promMetrics) kernelDiscrepancy(kind string) { m.kernel.WithLabelValues(kind).Inc() }
 
 // objectValues are the label values of a per-object series.
 func (m *promMetrics) objectValues(addr string) []string {
@@ -121,7 +128,7 @@ func (m *promMetrics) forget(addr string) {
 func (a *Agent) Registry() *prometheus.Registry {
 	r := prometheus.NewRegistry()
 	m := a.metrics
-	r.MustRegister(m.transitions, m.cmEvents, m.reconnects, m.connect, m.probeRTT, m.probesSent, m.probesLost,
+	r.MustRegister(m.transitions, m.cmEvents, m.reconnects, m.connect, m.probeRTT, m.probesSent, m.probesLost, m.kernel,
 		&objectsCollector{a: a}, &portsCollector{devices: rdmacm.PortStates},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return r

@@ -77,6 +77,8 @@ type state struct {
 	// endpoint).
 	receivedPrivateData []byte
 	history             []*pb.HistoryEvent
+	// kernel is the kernel's verdict on the object (kernelview.go).
+	kernel *pb.KernelCheck
 }
 
 func (a *Agent) newObject(addr, token, parent string, kind pb.Kind) *object {
@@ -279,6 +281,7 @@ func (o *object) snapshotLocked(withHistory bool) *pb.Object {
 		RejectReason:   s.rejectReason,
 
 		ReceivedPrivateData: s.receivedPrivateData,
+		Kernel:              s.kernel,
 	}
 	switch {
 	case s.pdSpec != nil:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,7 +32,12 @@ func (a *Agent) namingPortHolders(l *listener, err error) error {
 			return err
 		}
 		// No listener of this agent's: another program (rping -s, an
-		// application, another user's agent) holds it.
+		// application, another user's agent) holds it, which the kernel's
+		// resource tracking names.
+		if programs := programHolders(l); len(programs) > 0 {
+			return &rdmacm.OpError{Op: op.Op, Err: fmt.Errorf("%s (%s) is bound by another program, not by this agent: %s: %w",
+				hostPort(l.spec.Address, l.spec.Port), l.cfg.portSpace, strings.Join(programs, ", "), op.Err)}
+		}
 		return &rdmacm.OpError{Op: op.Op, Err: fmt.Errorf("%s (%s) is bound by another program, not by this agent (\"rdma resource show cm_id\" names its process): %w",
 			hostPort(l.spec.Address, l.spec.Port), l.cfg.portSpace, op.Err)}
 	}
@@ -54,6 +60,25 @@ func (a *Agent) portHolders(l *listener) []string {
 			name += " (on " + hostPort(other.spec.Address, other.spec.Port) + ")"
 		}
 		out = append(out, name)
+	}
+	return out
+}
+
+// programHolders names the processes whose listening cm_ids bind l's
+// port in its port space on an overlapping address, from the kernel's
+// resource tracking: none when it cannot be read.
+func programHolders(l *listener) []string {
+	ls, err := kernelListeners()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range ls {
+		ap, err := netip.ParseAddrPort(r.LocalAddr)
+		if err != nil || uint32(ap.Port()) != l.spec.Port || r.PortSpace != l.cfg.portSpace.String() || !binds.Overlap(l.spec.Address, ap.Addr().Unmap().String()) {
+			continue
+		}
+		out = append(out, r.Program())
 	}
 	return out
 }

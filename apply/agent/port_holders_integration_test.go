@@ -4,6 +4,8 @@ package agent_test
 
 import (
 	"fmt"
+	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 
@@ -37,5 +39,41 @@ func TestRefusedBindOnTheFabricNamesTheHolder(t *testing.T) {
 		if e := o.GetLastError(); o.Status != pb.Status_ERROR || e.GetErrnoName() != c.errnoName || e.GetCall() != "rdma_create_ep" || e.GetMessage() != c.message {
 			t.Errorf("%s: status %s, last error %v; want %s and %q", c.name, o.Status, e, c.errnoName, c.message)
 		}
+	}
+}
+
+// A bind refused because another program holds the port (rping -s) names
+// that program, from the kernel's resource tracking.
+func TestRefusedBindNamesTheProgramThatHoldsThePort(t *testing.T) {
+	p := startAgent(t)
+	addr, port := testAddr(t), freePort()
+	rping := exec.Command("rping", "-s", "-a", addr, "-p", strconv.Itoa(int(port)))
+	if err := rping.Start(); err != nil {
+		t.Fatalf("rping -s (rdmacm-utils): %v", err)
+	}
+	t.Cleanup(func() { rping.Process.Kill(); rping.Wait() })
+	for deadline := time.Now().Add(time.Minute); len(linesWith(cmIDs(t), fmt.Sprintf("src-addr %s:%d ", addr, port))) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("rping does not listen on %d", port)
+		}
+	}
+	ls, err := p.KernelListeners(ctxFor(t, time.Minute), &pb.KernelListenersRequest{})
+	if err != nil || ls.Unavailable != "" {
+		t.Fatalf("KernelListeners: %v %q", err, ls.GetUnavailable())
+	}
+	var named bool
+	for _, l := range ls.Listeners {
+		named = named || l.LocalAddr == fmt.Sprintf("%s:%d", addr, port) && l.Program() == fmt.Sprintf("rping (pid %d)", rping.Process.Pid)
+	}
+	if !named {
+		t.Errorf("KernelListeners does not name rping on port %d: %v", port, ls.Listeners)
+	}
+	o, err := p.CreateListener(ctxFor(t, time.Minute), &pb.CreateListenerRequest{Address: "listener.busy", Token: "tok", Spec: &pb.ListenerSpec{Address: addr, Port: port}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("rdma_create_ep: %s:%d (tcp) is bound by another program, not by this agent: rping (pid %d): address already in use", addr, port, rping.Process.Pid)
+	if e := o.GetLastError(); o.Status != pb.Status_ERROR || e.GetErrnoName() != "EADDRINUSE" || e.GetMessage() != want {
+		t.Errorf("status %s, last error %v; want %q", o.Status, e, want)
 	}
 }

@@ -48,6 +48,10 @@ type Options struct {
 	MetricsPerObject bool
 	// Ready, when set, is called once the API is served.
 	Ready func(*pb.InfoResponse)
+	// KernelCheck is how often the agent compares what it holds with the
+	// kernel's RDMA resource tracking: 0 is KernelCheckInterval, a
+	// negative value never (CheckKernel still compares on demand).
+	KernelCheck time.Duration
 }
 
 // Run serves the agent on opts.Socket (and on opts.TLS.Listen over mutual
@@ -133,6 +137,12 @@ func Run(ctx context.Context, opts Options) error {
 		a.metrics = newMetrics(true) // before any object exists
 	}
 	go a.warm()
+	if opts.KernelCheck == 0 {
+		opts.KernelCheck = KernelCheckInterval
+	}
+	if opts.KernelCheck > 0 {
+		go a.watchKernel(a.ctx, opts.KernelCheck)
+	}
 	info := &pb.InfoResponse{
 		Pid: int32(os.Getpid()), Socket: socket, LogFile: opts.LogFile,
 		StartedAt: a.startedAt.UnixNano(), Version: opts.Version, Uid: uint32(os.Getuid()),

@@ -62,12 +62,27 @@ func grpcError(err error) error {
 }
 
 func (s *service) Info(context.Context, *pb.InfoRequest) (*pb.InfoResponse, error) {
+	out := s.agentInfo()
 	if s.level == nil {
-		return s.info, nil
+		return out, nil
 	}
-	out := proto.CloneOf(s.info)
+	if out == s.info {
+		out = proto.CloneOf(s.info)
+	}
 	out.LogLevel = LevelName(s.level.Level())
 	return out, nil
+}
+
+// agentInfo is the agent's description with its last comparison with the
+// kernel, as List and Watch send it.
+func (s *service) agentInfo() *pb.InfoResponse {
+	k := s.agent.KernelView()
+	if k == nil {
+		return s.info
+	}
+	out := proto.CloneOf(s.info)
+	out.Kernel = k
+	return out
 }
 
 // SetLogLevel changes the logs' level while the agent runs: an operator
@@ -184,9 +199,9 @@ func (s *service) DeleteMany(_ context.Context, r *pb.DeleteManyRequest) (*pb.De
 func (s *service) List(_ context.Context, r *pb.ListRequest) (*pb.ListResponse, error) {
 	f := filterOf(r.Filter)
 	if r.Full || r.WithHistory {
-		return &pb.ListResponse{Objects: s.agent.List(r.Full, r.WithHistory, r.Filter), Agent: s.info}, nil
+		return &pb.ListResponse{Objects: s.agent.List(r.Full, r.WithHistory, r.Filter), Agent: s.agentInfo()}, nil
 	}
-	out := &pb.ListResponse{Agent: s.info}
+	out := &pb.ListResponse{Agent: s.agentInfo()}
 	if r.Table {
 		out.ProtoReflect().SetUnknown(s.agent.listTableWire(f))
 		return out, nil
@@ -208,7 +223,7 @@ func (s *service) Watch(r *pb.WatchRequest, stream grpc.ServerStreamingServer[pb
 	for _, o := range objs {
 		seen[o.Address] = o.Revision
 	}
-	if err := stream.Send(&pb.WatchResponse{Snapshot: true, Objects: objs, Agent: s.info}); err != nil {
+	if err := stream.Send(&pb.WatchResponse{Snapshot: true, Objects: objs, Agent: s.agentInfo()}); err != nil {
 		return err
 	}
 	ctx := stream.Context()

@@ -55,7 +55,11 @@ func agentMain(args []string) int {
 	logFile := fs.String("log", "", "")
 	metrics := fs.String("metrics", "", "")
 	logLevel := fs.String("log-level", "", "")
+	leakID := fs.String("leak-id", "", "") // kernelview_integration_test.go
 	fs.Parse(args)
+	if *leakID != "" {
+		leakAnID(*leakID)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	// RDMAFORM_AGENT_CPUPROFILE=PREFIX writes each agent's CPU profile to

@@ -3,6 +3,7 @@ package agentfabric
 import (
 	"context"
 	"fmt"
+	"net/netip"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/planner"
@@ -30,7 +31,29 @@ func (f *Fabric) Listeners(ctx context.Context) ([]planner.LiveListener, error) 
 		}
 		out = append(out, planner.LiveListener{Handle: o.Address, Address: spec.Address, Port: int(spec.Port), PortSpace: ps})
 	}
-	return out, nil
+	return append(out, f.programListeners(ctx)...), nil
+}
+
+// programListeners are the listening cm_ids other programs hold on the
+// agent's host, as the kernel tracks them: plan then names the program
+// (rping -s, an application) that holds a port rather than leave apply
+// to fail on EADDRINUSE. An agent that cannot tell (an older one, a
+// kernel without RDMA netlink) adds none.
+func (f *Fabric) programListeners(ctx context.Context) []planner.LiveListener {
+	r, err := f.agent.KernelListeners(ctx, &pb.KernelListenersRequest{})
+	if err != nil || r.Unavailable != "" {
+		return nil
+	}
+	var out []planner.LiveListener
+	for _, l := range r.Listeners {
+		ap, err := netip.ParseAddrPort(l.LocalAddr)
+		if err != nil {
+			continue
+		}
+		out = append(out, planner.LiveListener{Handle: l.Program(), Address: ap.Addr().Unmap().String(), Port: int(ap.Port()),
+			PortSpace: l.PortSpace, Program: true})
+	}
+	return out
 }
 
 // bindsItsAddress: a listener binds its address (or is about to, while

@@ -9,6 +9,8 @@ import (
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/planner"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // kindAgent answers List with its objects of the filter's kinds, as the
@@ -17,6 +19,16 @@ type kindAgent struct {
 	pb.AgentClient
 	objects []*pb.Object
 	asked   *pb.ListRequest
+	// programs are the kernel's listening cm_ids of other processes; nil:
+	// the agent does not know KernelListeners (an older agent).
+	programs []*pb.KernelResource
+}
+
+func (a *kindAgent) KernelListeners(context.Context, *pb.KernelListenersRequest, ...grpc.CallOption) (*pb.KernelListenersResponse, error) {
+	if a.programs == nil {
+		return nil, status.Error(codes.Unimplemented, "unknown method KernelListeners")
+	}
+	return &pb.KernelListenersResponse{Listeners: a.programs}, nil
 }
 
 func (a *kindAgent) List(_ context.Context, r *pb.ListRequest, _ ...grpc.CallOption) (*pb.ListResponse, error) {
@@ -55,5 +67,26 @@ func TestListenersAreThoseThatBindTheirAddress(t *testing.T) {
 	}
 	if r := agent.asked; !r.Full || !reflect.DeepEqual(r.GetFilter().GetKinds(), []pb.Kind{pb.Kind_LISTENER}) {
 		t.Errorf("asked %v: want the full listing of the listeners alone (their specs)", r)
+	}
+}
+
+// Other programs' listening ids, from the kernel's tracking, are listed as
+// programs, named by their command and pid, a wildcard's address as an
+// address.
+func TestListenersIncludeOtherProgramsFromTheKernel(t *testing.T) {
+	agent := &kindAgent{programs: []*pb.KernelResource{
+		{Kind: "cm_id", LocalAddr: "10.77.0.1:7493", PortSpace: "tcp", State: "LISTEN", Pid: 4242, Command: "rping"},
+		{Kind: "cm_id", LocalAddr: "[::]:7494", PortSpace: "udp", State: "LISTEN", Command: "rdma_cm"},
+	}}
+	got, err := New(agent).Listeners(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []planner.LiveListener{
+		{Handle: "rping (pid 4242)", Address: "10.77.0.1", Port: 7493, PortSpace: "tcp", Program: true},
+		{Handle: "the kernel's rdma_cm", Address: "::", Port: 7494, PortSpace: "udp", Program: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 }

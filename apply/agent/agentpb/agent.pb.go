@@ -163,6 +163,58 @@ func (Status) EnumDescriptor() ([]byte, []int) {
 	return file_agent_proto_rawDescGZIP(), []int{1}
 }
 
+type KernelStatus int32
+
+const (
+	KernelStatus_KERNEL_UNCHECKED KernelStatus = 0 // not compared yet, or not while it changes (connecting, ...)
+	KernelStatus_KERNEL_CONFIRMED KernelStatus = 1 // the kernel holds it as the agent does
+	KernelStatus_KERNEL_MISSING   KernelStatus = 2 // the kernel has no cm_id (or QP) of the agent's process for it
+	KernelStatus_KERNEL_MISMATCH  KernelStatus = 3 // the kernel has it with other addresses, state or QP number
+)
+
+// Enum value maps for KernelStatus.
+var (
+	KernelStatus_name = map[int32]string{
+		0: "KERNEL_UNCHECKED",
+		1: "KERNEL_CONFIRMED",
+		2: "KERNEL_MISSING",
+		3: "KERNEL_MISMATCH",
+	}
+	KernelStatus_value = map[string]int32{
+		"KERNEL_UNCHECKED": 0,
+		"KERNEL_CONFIRMED": 1,
+		"KERNEL_MISSING":   2,
+		"KERNEL_MISMATCH":  3,
+	}
+)
+
+func (x KernelStatus) Enum() *KernelStatus {
+	p := new(KernelStatus)
+	*p = x
+	return p
+}
+
+func (x KernelStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (KernelStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_agent_proto_enumTypes[2].Descriptor()
+}
+
+func (KernelStatus) Type() protoreflect.EnumType {
+	return &file_agent_proto_enumTypes[2]
+}
+
+func (x KernelStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use KernelStatus.Descriptor instead.
+func (KernelStatus) EnumDescriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{2}
+}
+
 type InfoRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -218,7 +270,10 @@ type InfoResponse struct {
 	Metrics    string `protobuf:"bytes,10,opt,name=metrics,proto3" json:"metrics,omitempty"`
 	MetricsTls bool   `protobuf:"varint,11,opt,name=metrics_tls,json=metricsTls,proto3" json:"metrics_tls,omitempty"`
 	// log_level is the logs' level now: trace, debug, info, warn or error.
-	LogLevel      string `protobuf:"bytes,12,opt,name=log_level,json=logLevel,proto3" json:"log_level,omitempty"`
+	LogLevel string `protobuf:"bytes,12,opt,name=log_level,json=logLevel,proto3" json:"log_level,omitempty"`
+	// kernel is the last comparison with the kernel's resource tracking
+	// (absent before the first).
+	Kernel        *KernelView `protobuf:"bytes,13,opt,name=kernel,proto3" json:"kernel,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -335,6 +390,13 @@ func (x *InfoResponse) GetLogLevel() string {
 		return x.LogLevel
 	}
 	return ""
+}
+
+func (x *InfoResponse) GetKernel() *KernelView {
+	if x != nil {
+		return x.Kernel
+	}
+	return nil
 }
 
 type DevicesRequest struct {
@@ -3016,8 +3078,11 @@ type Object struct {
 	// accept (the REP's, or the SIDR reply's for UD), kept from the last
 	// connection established until the next is.
 	ReceivedPrivateData []byte `protobuf:"bytes,24,opt,name=received_private_data,json=receivedPrivateData,proto3" json:"received_private_data,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// kernel: whether the kernel's resource tracking confirms the object
+	// (its cm_id and QP, with the same addresses, state and QP number).
+	Kernel        *KernelCheck `protobuf:"bytes,25,opt,name=kernel,proto3" json:"kernel,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Object) Reset() {
@@ -3227,6 +3292,13 @@ func (x *Object) GetHistory() []*HistoryEvent {
 func (x *Object) GetReceivedPrivateData() []byte {
 	if x != nil {
 		return x.ReceivedPrivateData
+	}
+	return nil
+}
+
+func (x *Object) GetKernel() *KernelCheck {
+	if x != nil {
+		return x.Kernel
 	}
 	return nil
 }
@@ -3685,12 +3757,419 @@ func (x *HistoryEvent) GetStatus() Status {
 	return Status_STATUS_UNSPECIFIED
 }
 
+type KernelCheck struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        KernelStatus           `protobuf:"varint,1,opt,name=status,proto3,enum=rdmaform.agent.v1.KernelStatus" json:"status,omitempty"`
+	Detail        string                 `protobuf:"bytes,2,opt,name=detail,proto3" json:"detail,omitempty"` // what differs, in words
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KernelCheck) Reset() {
+	*x = KernelCheck{}
+	mi := &file_agent_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KernelCheck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KernelCheck) ProtoMessage() {}
+
+func (x *KernelCheck) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KernelCheck.ProtoReflect.Descriptor instead.
+func (*KernelCheck) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *KernelCheck) GetStatus() KernelStatus {
+	if x != nil {
+		return x.Status
+	}
+	return KernelStatus_KERNEL_UNCHECKED
+}
+
+func (x *KernelCheck) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
+type KernelView struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	CheckedAt int64                  `protobuf:"varint,1,opt,name=checked_at,json=checkedAt,proto3" json:"checked_at,omitempty"` // unix nanoseconds
+	// error says why the kernel could not be read (no RDMA netlink, ...);
+	// the other fields are then those of the last check that could.
+	Error         string `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	Confirmed     uint32 `protobuf:"varint,3,opt,name=confirmed,proto3" json:"confirmed,omitempty"`         // objects the kernel confirms
+	Discrepancies uint32 `protobuf:"varint,4,opt,name=discrepancies,proto3" json:"discrepancies,omitempty"` // objects missing or mismatched, plus leaks
+	// leaks are cm_ids and QPs of the agent's process that no object of
+	// the agent accounts for.
+	Leaks         []*KernelResource `protobuf:"bytes,5,rep,name=leaks,proto3" json:"leaks,omitempty"`
+	Took          int64             `protobuf:"varint,6,opt,name=took,proto3" json:"took,omitempty"` // nanoseconds the dump and comparison took
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KernelView) Reset() {
+	*x = KernelView{}
+	mi := &file_agent_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KernelView) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KernelView) ProtoMessage() {}
+
+func (x *KernelView) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KernelView.ProtoReflect.Descriptor instead.
+func (*KernelView) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *KernelView) GetCheckedAt() int64 {
+	if x != nil {
+		return x.CheckedAt
+	}
+	return 0
+}
+
+func (x *KernelView) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *KernelView) GetConfirmed() uint32 {
+	if x != nil {
+		return x.Confirmed
+	}
+	return 0
+}
+
+func (x *KernelView) GetDiscrepancies() uint32 {
+	if x != nil {
+		return x.Discrepancies
+	}
+	return 0
+}
+
+func (x *KernelView) GetLeaks() []*KernelResource {
+	if x != nil {
+		return x.Leaks
+	}
+	return nil
+}
+
+func (x *KernelView) GetTook() int64 {
+	if x != nil {
+		return x.Took
+	}
+	return 0
+}
+
+// KernelResource is one cm_id or QP as the kernel tracks it.
+type KernelResource struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"` // "cm_id" or "qp"
+	Device        string                 `protobuf:"bytes,2,opt,name=device,proto3" json:"device,omitempty"`
+	Port          uint32                 `protobuf:"varint,3,opt,name=port,proto3" json:"port,omitempty"`
+	Number        uint32                 `protobuf:"varint,4,opt,name=number,proto3" json:"number,omitempty"` // the cm_id's index (cm-idn) or the QP's number
+	LocalAddr     string                 `protobuf:"bytes,5,opt,name=local_addr,json=localAddr,proto3" json:"local_addr,omitempty"`
+	RemoteAddr    string                 `protobuf:"bytes,6,opt,name=remote_addr,json=remoteAddr,proto3" json:"remote_addr,omitempty"`
+	State         string                 `protobuf:"bytes,7,opt,name=state,proto3" json:"state,omitempty"`                          // LISTEN, CONNECT, ... (cm_id); RTS, ERR, ... (QP)
+	PortSpace     string                 `protobuf:"bytes,8,opt,name=port_space,json=portSpace,proto3" json:"port_space,omitempty"` // tcp, udp, ib, ipoib (cm_id)
+	QpNum         uint32                 `protobuf:"varint,9,opt,name=qp_num,json=qpNum,proto3" json:"qp_num,omitempty"`            // a cm_id's QP, 0 when none
+	QpType        string                 `protobuf:"bytes,10,opt,name=qp_type,json=qpType,proto3" json:"qp_type,omitempty"`         // rc, uc, ud
+	Pid           uint32                 `protobuf:"varint,11,opt,name=pid,proto3" json:"pid,omitempty"`                            // the process (thread group), 0 for the kernel's own
+	Command       string                 `protobuf:"bytes,12,opt,name=command,proto3" json:"command,omitempty"`                     // its /proc/PID/comm, or the kernel's name for it
+	Since         int64                  `protobuf:"varint,13,opt,name=since,proto3" json:"since,omitempty"`                        // a leak: when first seen unaccounted for (unix nanoseconds)
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KernelResource) Reset() {
+	*x = KernelResource{}
+	mi := &file_agent_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KernelResource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KernelResource) ProtoMessage() {}
+
+func (x *KernelResource) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KernelResource.ProtoReflect.Descriptor instead.
+func (*KernelResource) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *KernelResource) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *KernelResource) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+func (x *KernelResource) GetPort() uint32 {
+	if x != nil {
+		return x.Port
+	}
+	return 0
+}
+
+func (x *KernelResource) GetNumber() uint32 {
+	if x != nil {
+		return x.Number
+	}
+	return 0
+}
+
+func (x *KernelResource) GetLocalAddr() string {
+	if x != nil {
+		return x.LocalAddr
+	}
+	return ""
+}
+
+func (x *KernelResource) GetRemoteAddr() string {
+	if x != nil {
+		return x.RemoteAddr
+	}
+	return ""
+}
+
+func (x *KernelResource) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *KernelResource) GetPortSpace() string {
+	if x != nil {
+		return x.PortSpace
+	}
+	return ""
+}
+
+func (x *KernelResource) GetQpNum() uint32 {
+	if x != nil {
+		return x.QpNum
+	}
+	return 0
+}
+
+func (x *KernelResource) GetQpType() string {
+	if x != nil {
+		return x.QpType
+	}
+	return ""
+}
+
+func (x *KernelResource) GetPid() uint32 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
+func (x *KernelResource) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *KernelResource) GetSince() int64 {
+	if x != nil {
+		return x.Since
+	}
+	return 0
+}
+
+type CheckKernelRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckKernelRequest) Reset() {
+	*x = CheckKernelRequest{}
+	mi := &file_agent_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckKernelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckKernelRequest) ProtoMessage() {}
+
+func (x *CheckKernelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckKernelRequest.ProtoReflect.Descriptor instead.
+func (*CheckKernelRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{50}
+}
+
+type KernelListenersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KernelListenersRequest) Reset() {
+	*x = KernelListenersRequest{}
+	mi := &file_agent_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KernelListenersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KernelListenersRequest) ProtoMessage() {}
+
+func (x *KernelListenersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KernelListenersRequest.ProtoReflect.Descriptor instead.
+func (*KernelListenersRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{51}
+}
+
+type KernelListenersResponse struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Listeners []*KernelResource      `protobuf:"bytes,1,rep,name=listeners,proto3" json:"listeners,omitempty"`
+	// unavailable says why the kernel could not be read; listeners is
+	// then empty.
+	Unavailable   string `protobuf:"bytes,2,opt,name=unavailable,proto3" json:"unavailable,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KernelListenersResponse) Reset() {
+	*x = KernelListenersResponse{}
+	mi := &file_agent_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KernelListenersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KernelListenersResponse) ProtoMessage() {}
+
+func (x *KernelListenersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KernelListenersResponse.ProtoReflect.Descriptor instead.
+func (*KernelListenersResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *KernelListenersResponse) GetListeners() []*KernelResource {
+	if x != nil {
+		return x.Listeners
+	}
+	return nil
+}
+
+func (x *KernelListenersResponse) GetUnavailable() string {
+	if x != nil {
+		return x.Unavailable
+	}
+	return ""
+}
+
 var File_agent_proto protoreflect.FileDescriptor
 
 const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"\vagent.proto\x12\x11rdmaform.agent.v1\"\r\n" +
-	"\vInfoRequest\"\xf3\x02\n" +
+	"\vInfoRequest\"\xaa\x03\n" +
 	"\fInfoResponse\x12\x10\n" +
 	"\x03pid\x18\x01 \x01(\x05R\x03pid\x12\x16\n" +
 	"\x06socket\x18\x02 \x01(\tR\x06socket\x12\x19\n" +
@@ -3706,7 +4185,8 @@ const file_agent_proto_rawDesc = "" +
 	" \x01(\tR\ametrics\x12\x1f\n" +
 	"\vmetrics_tls\x18\v \x01(\bR\n" +
 	"metricsTls\x12\x1b\n" +
-	"\tlog_level\x18\f \x01(\tR\blogLevel\"\x10\n" +
+	"\tlog_level\x18\f \x01(\tR\blogLevel\x125\n" +
+	"\x06kernel\x18\r \x01(\v2\x1d.rdmaform.agent.v1.KernelViewR\x06kernel\"\x10\n" +
 	"\x0eDevicesRequest\",\n" +
 	"\x10DeviceForRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\"^\n" +
@@ -3920,7 +4400,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x12SetLogLevelRequest\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\"1\n" +
 	"\x13SetLogLevelResponse\x12\x1a\n" +
-	"\bprevious\x18\x01 \x01(\tR\bprevious\"\x9e\b\n" +
+	"\bprevious\x18\x01 \x01(\tR\bprevious\"\xd6\b\n" +
 	"\x06Object\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x16\n" +
 	"\x06parent\x18\x02 \x01(\tR\x06parent\x12+\n" +
@@ -3951,7 +4431,8 @@ const file_agent_proto_rawDesc = "" +
 	"\x0erejected_total\x18\x15 \x01(\rR\rrejectedTotal\x12#\n" +
 	"\rreject_reason\x18\x16 \x01(\tR\frejectReason\x129\n" +
 	"\ahistory\x18\x17 \x03(\v2\x1f.rdmaform.agent.v1.HistoryEventR\ahistory\x122\n" +
-	"\x15received_private_data\x18\x18 \x01(\fR\x13receivedPrivateDataB\x06\n" +
+	"\x15received_private_data\x18\x18 \x01(\fR\x13receivedPrivateData\x126\n" +
+	"\x06kernel\x18\x19 \x01(\v2\x1e.rdmaform.agent.v1.KernelCheckR\x06kernelB\x06\n" +
 	"\x04spec\"\x99\x02\n" +
 	"\x05Facts\x12\x1d\n" +
 	"\n" +
@@ -3997,7 +4478,42 @@ const file_agent_proto_rawDesc = "" +
 	"\x02at\x18\x01 \x01(\x03R\x02at\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
 	"\x06detail\x18\x03 \x01(\tR\x06detail\x121\n" +
-	"\x06status\x18\x04 \x01(\x0e2\x19.rdmaform.agent.v1.StatusR\x06status*_\n" +
+	"\x06status\x18\x04 \x01(\x0e2\x19.rdmaform.agent.v1.StatusR\x06status\"^\n" +
+	"\vKernelCheck\x127\n" +
+	"\x06status\x18\x01 \x01(\x0e2\x1f.rdmaform.agent.v1.KernelStatusR\x06status\x12\x16\n" +
+	"\x06detail\x18\x02 \x01(\tR\x06detail\"\xd2\x01\n" +
+	"\n" +
+	"KernelView\x12\x1d\n" +
+	"\n" +
+	"checked_at\x18\x01 \x01(\x03R\tcheckedAt\x12\x14\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\x12\x1c\n" +
+	"\tconfirmed\x18\x03 \x01(\rR\tconfirmed\x12$\n" +
+	"\rdiscrepancies\x18\x04 \x01(\rR\rdiscrepancies\x127\n" +
+	"\x05leaks\x18\x05 \x03(\v2!.rdmaform.agent.v1.KernelResourceR\x05leaks\x12\x12\n" +
+	"\x04took\x18\x06 \x01(\x03R\x04took\"\xcf\x02\n" +
+	"\x0eKernelResource\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x16\n" +
+	"\x06device\x18\x02 \x01(\tR\x06device\x12\x12\n" +
+	"\x04port\x18\x03 \x01(\rR\x04port\x12\x16\n" +
+	"\x06number\x18\x04 \x01(\rR\x06number\x12\x1d\n" +
+	"\n" +
+	"local_addr\x18\x05 \x01(\tR\tlocalAddr\x12\x1f\n" +
+	"\vremote_addr\x18\x06 \x01(\tR\n" +
+	"remoteAddr\x12\x14\n" +
+	"\x05state\x18\a \x01(\tR\x05state\x12\x1d\n" +
+	"\n" +
+	"port_space\x18\b \x01(\tR\tportSpace\x12\x15\n" +
+	"\x06qp_num\x18\t \x01(\rR\x05qpNum\x12\x17\n" +
+	"\aqp_type\x18\n" +
+	" \x01(\tR\x06qpType\x12\x10\n" +
+	"\x03pid\x18\v \x01(\rR\x03pid\x12\x18\n" +
+	"\acommand\x18\f \x01(\tR\acommand\x12\x14\n" +
+	"\x05since\x18\r \x01(\x03R\x05since\"\x14\n" +
+	"\x12CheckKernelRequest\"\x18\n" +
+	"\x16KernelListenersRequest\"|\n" +
+	"\x17KernelListenersResponse\x12?\n" +
+	"\tlisteners\x18\x01 \x03(\v2!.rdmaform.agent.v1.KernelResourceR\tlisteners\x12 \n" +
+	"\vunavailable\x18\x02 \x01(\tR\vunavailable*_\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11PROTECTION_DOMAIN\x10\x01\x12\f\n" +
@@ -4018,7 +4534,13 @@ const file_agent_proto_rawDesc = "" +
 	"\bREJECTED\x10\b\x12\t\n" +
 	"\x05ERROR\x10\t\x12\t\n" +
 	"\x05READY\x10\n" +
-	"2\xb4\t\n" +
+	"*c\n" +
+	"\fKernelStatus\x12\x14\n" +
+	"\x10KERNEL_UNCHECKED\x10\x00\x12\x14\n" +
+	"\x10KERNEL_CONFIRMED\x10\x01\x12\x12\n" +
+	"\x0eKERNEL_MISSING\x10\x02\x12\x13\n" +
+	"\x0fKERNEL_MISMATCH\x10\x032\xf3\n" +
+	"\n" +
 	"\x05Agent\x12G\n" +
 	"\x04Info\x12\x1e.rdmaform.agent.v1.InfoRequest\x1a\x1f.rdmaform.agent.v1.InfoResponse\x12P\n" +
 	"\aDevices\x12!.rdmaform.agent.v1.DevicesRequest\x1a\".rdmaform.agent.v1.DevicesResponse\x12V\n" +
@@ -4034,7 +4556,9 @@ const file_agent_proto_rawDesc = "" +
 	"\x04List\x12\x1e.rdmaform.agent.v1.ListRequest\x1a\x1f.rdmaform.agent.v1.ListResponse\x12L\n" +
 	"\x05Watch\x12\x1f.rdmaform.agent.v1.WatchRequest\x1a .rdmaform.agent.v1.WatchResponse0\x01\x12S\n" +
 	"\bShutdown\x12\".rdmaform.agent.v1.ShutdownRequest\x1a#.rdmaform.agent.v1.ShutdownResponse\x12\\\n" +
-	"\vSetLogLevel\x12%.rdmaform.agent.v1.SetLogLevelRequest\x1a&.rdmaform.agent.v1.SetLogLevelResponseB2Z0github.com/rdmaform/rdmaform/apply/agent/agentpbb\x06proto3"
+	"\vSetLogLevel\x12%.rdmaform.agent.v1.SetLogLevelRequest\x1a&.rdmaform.agent.v1.SetLogLevelResponse\x12S\n" +
+	"\vCheckKernel\x12%.rdmaform.agent.v1.CheckKernelRequest\x1a\x1d.rdmaform.agent.v1.KernelView\x12h\n" +
+	"\x0fKernelListeners\x12).rdmaform.agent.v1.KernelListenersRequest\x1a*.rdmaform.agent.v1.KernelListenersResponseB2Z0github.com/rdmaform/rdmaform/apply/agent/agentpbb\x06proto3"
 
 var (
 	file_agent_proto_rawDescOnce sync.Once
@@ -4048,139 +4572,155 @@ func file_agent_proto_rawDescGZIP() []byte {
 	return file_agent_proto_rawDescData
 }
 
-var file_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_agent_proto_goTypes = []any{
 	(Kind)(0),                             // 0: rdmaform.agent.v1.Kind
 	(Status)(0),                           // 1: rdmaform.agent.v1.Status
-	(*InfoRequest)(nil),                   // 2: rdmaform.agent.v1.InfoRequest
-	(*InfoResponse)(nil),                  // 3: rdmaform.agent.v1.InfoResponse
-	(*DevicesRequest)(nil),                // 4: rdmaform.agent.v1.DevicesRequest
-	(*DeviceForRequest)(nil),              // 5: rdmaform.agent.v1.DeviceForRequest
-	(*DeviceForResponse)(nil),             // 6: rdmaform.agent.v1.DeviceForResponse
-	(*DevicesResponse)(nil),               // 7: rdmaform.agent.v1.DevicesResponse
-	(*Device)(nil),                        // 8: rdmaform.agent.v1.Device
-	(*Port)(nil),                          // 9: rdmaform.agent.v1.Port
-	(*Limits)(nil),                        // 10: rdmaform.agent.v1.Limits
-	(*ProtectionDomainSpec)(nil),          // 11: rdmaform.agent.v1.ProtectionDomainSpec
-	(*QP)(nil),                            // 12: rdmaform.agent.v1.QP
-	(*Accept)(nil),                        // 13: rdmaform.agent.v1.Accept
-	(*CMOptions)(nil),                     // 14: rdmaform.agent.v1.CMOptions
-	(*ListenerSpec)(nil),                  // 15: rdmaform.agent.v1.ListenerSpec
-	(*Connect)(nil),                       // 16: rdmaform.agent.v1.Connect
-	(*Reconnect)(nil),                     // 17: rdmaform.agent.v1.Reconnect
-	(*Probe)(nil),                         // 18: rdmaform.agent.v1.Probe
-	(*EndpointSpec)(nil),                  // 19: rdmaform.agent.v1.EndpointSpec
-	(*CreateProtectionDomainRequest)(nil), // 20: rdmaform.agent.v1.CreateProtectionDomainRequest
-	(*CreateListenerRequest)(nil),         // 21: rdmaform.agent.v1.CreateListenerRequest
-	(*CreateEndpointRequest)(nil),         // 22: rdmaform.agent.v1.CreateEndpointRequest
-	(*CreateEndpointsRequest)(nil),        // 23: rdmaform.agent.v1.CreateEndpointsRequest
-	(*CreateEndpointsResponse)(nil),       // 24: rdmaform.agent.v1.CreateEndpointsResponse
-	(*CreateResult)(nil),                  // 25: rdmaform.agent.v1.CreateResult
-	(*UpdateRequest)(nil),                 // 26: rdmaform.agent.v1.UpdateRequest
-	(*DeleteRequest)(nil),                 // 27: rdmaform.agent.v1.DeleteRequest
-	(*DeleteResponse)(nil),                // 28: rdmaform.agent.v1.DeleteResponse
-	(*DeleteManyRequest)(nil),             // 29: rdmaform.agent.v1.DeleteManyRequest
-	(*DeleteManyResponse)(nil),            // 30: rdmaform.agent.v1.DeleteManyResponse
-	(*DeleteResult)(nil),                  // 31: rdmaform.agent.v1.DeleteResult
-	(*Filter)(nil),                        // 32: rdmaform.agent.v1.Filter
-	(*ListRequest)(nil),                   // 33: rdmaform.agent.v1.ListRequest
-	(*ListResponse)(nil),                  // 34: rdmaform.agent.v1.ListResponse
-	(*SummaryTable)(nil),                  // 35: rdmaform.agent.v1.SummaryTable
-	(*WatchRequest)(nil),                  // 36: rdmaform.agent.v1.WatchRequest
-	(*WatchResponse)(nil),                 // 37: rdmaform.agent.v1.WatchResponse
-	(*Change)(nil),                        // 38: rdmaform.agent.v1.Change
-	(*ShutdownRequest)(nil),               // 39: rdmaform.agent.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),              // 40: rdmaform.agent.v1.ShutdownResponse
-	(*SetLogLevelRequest)(nil),            // 41: rdmaform.agent.v1.SetLogLevelRequest
-	(*SetLogLevelResponse)(nil),           // 42: rdmaform.agent.v1.SetLogLevelResponse
-	(*Object)(nil),                        // 43: rdmaform.agent.v1.Object
-	(*Facts)(nil),                         // 44: rdmaform.agent.v1.Facts
-	(*QPAttrs)(nil),                       // 45: rdmaform.agent.v1.QPAttrs
-	(*ErrorInfo)(nil),                     // 46: rdmaform.agent.v1.ErrorInfo
-	(*ProbeStats)(nil),                    // 47: rdmaform.agent.v1.ProbeStats
-	(*HistoryEvent)(nil),                  // 48: rdmaform.agent.v1.HistoryEvent
+	(KernelStatus)(0),                     // 2: rdmaform.agent.v1.KernelStatus
+	(*InfoRequest)(nil),                   // 3: rdmaform.agent.v1.InfoRequest
+	(*InfoResponse)(nil),                  // 4: rdmaform.agent.v1.InfoResponse
+	(*DevicesRequest)(nil),                // 5: rdmaform.agent.v1.DevicesRequest
+	(*DeviceForRequest)(nil),              // 6: rdmaform.agent.v1.DeviceForRequest
+	(*DeviceForResponse)(nil),             // 7: rdmaform.agent.v1.DeviceForResponse
+	(*DevicesResponse)(nil),               // 8: rdmaform.agent.v1.DevicesResponse
+	(*Device)(nil),                        // 9: rdmaform.agent.v1.Device
+	(*Port)(nil),                          // 10: rdmaform.agent.v1.Port
+	(*Limits)(nil),                        // 11: rdmaform.agent.v1.Limits
+	(*ProtectionDomainSpec)(nil),          // 12: rdmaform.agent.v1.ProtectionDomainSpec
+	(*QP)(nil),                            // 13: rdmaform.agent.v1.QP
+	(*Accept)(nil),                        // 14: rdmaform.agent.v1.Accept
+	(*CMOptions)(nil),                     // 15: rdmaform.agent.v1.CMOptions
+	(*ListenerSpec)(nil),                  // 16: rdmaform.agent.v1.ListenerSpec
+	(*Connect)(nil),                       // 17: rdmaform.agent.v1.Connect
+	(*Reconnect)(nil),                     // 18: rdmaform.agent.v1.Reconnect
+	(*Probe)(nil),                         // 19: rdmaform.agent.v1.Probe
+	(*EndpointSpec)(nil),                  // 20: rdmaform.agent.v1.EndpointSpec
+	(*CreateProtectionDomainRequest)(nil), // 21: rdmaform.agent.v1.CreateProtectionDomainRequest
+	(*CreateListenerRequest)(nil),         // 22: rdmaform.agent.v1.CreateListenerRequest
+	(*CreateEndpointRequest)(nil),         // 23: rdmaform.agent.v1.CreateEndpointRequest
+	(*CreateEndpointsRequest)(nil),        // 24: rdmaform.agent.v1.CreateEndpointsRequest
+	(*CreateEndpointsResponse)(nil),       // 25: rdmaform.agent.v1.CreateEndpointsResponse
+	(*CreateResult)(nil),                  // 26: rdmaform.agent.v1.CreateResult
+	(*UpdateRequest)(nil),                 // 27: rdmaform.agent.v1.UpdateRequest
+	(*DeleteRequest)(nil),                 // 28: rdmaform.agent.v1.DeleteRequest
+	(*DeleteResponse)(nil),                // 29: rdmaform.agent.v1.DeleteResponse
+	(*DeleteManyRequest)(nil),             // 30: rdmaform.agent.v1.DeleteManyRequest
+	(*DeleteManyResponse)(nil),            // 31: rdmaform.agent.v1.DeleteManyResponse
+	(*DeleteResult)(nil),                  // 32: rdmaform.agent.v1.DeleteResult
+	(*Filter)(nil),                        // 33: rdmaform.agent.v1.Filter
+	(*ListRequest)(nil),                   // 34: rdmaform.agent.v1.ListRequest
+	(*ListResponse)(nil),                  // 35: rdmaform.agent.v1.ListResponse
+	(*SummaryTable)(nil),                  // 36: rdmaform.agent.v1.SummaryTable
+	(*WatchRequest)(nil),                  // 37: rdmaform.agent.v1.WatchRequest
+	(*WatchResponse)(nil),                 // 38: rdmaform.agent.v1.WatchResponse
+	(*Change)(nil),                        // 39: rdmaform.agent.v1.Change
+	(*ShutdownRequest)(nil),               // 40: rdmaform.agent.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),              // 41: rdmaform.agent.v1.ShutdownResponse
+	(*SetLogLevelRequest)(nil),            // 42: rdmaform.agent.v1.SetLogLevelRequest
+	(*SetLogLevelResponse)(nil),           // 43: rdmaform.agent.v1.SetLogLevelResponse
+	(*Object)(nil),                        // 44: rdmaform.agent.v1.Object
+	(*Facts)(nil),                         // 45: rdmaform.agent.v1.Facts
+	(*QPAttrs)(nil),                       // 46: rdmaform.agent.v1.QPAttrs
+	(*ErrorInfo)(nil),                     // 47: rdmaform.agent.v1.ErrorInfo
+	(*ProbeStats)(nil),                    // 48: rdmaform.agent.v1.ProbeStats
+	(*HistoryEvent)(nil),                  // 49: rdmaform.agent.v1.HistoryEvent
+	(*KernelCheck)(nil),                   // 50: rdmaform.agent.v1.KernelCheck
+	(*KernelView)(nil),                    // 51: rdmaform.agent.v1.KernelView
+	(*KernelResource)(nil),                // 52: rdmaform.agent.v1.KernelResource
+	(*CheckKernelRequest)(nil),            // 53: rdmaform.agent.v1.CheckKernelRequest
+	(*KernelListenersRequest)(nil),        // 54: rdmaform.agent.v1.KernelListenersRequest
+	(*KernelListenersResponse)(nil),       // 55: rdmaform.agent.v1.KernelListenersResponse
 }
 var file_agent_proto_depIdxs = []int32{
-	8,  // 0: rdmaform.agent.v1.DevicesResponse.devices:type_name -> rdmaform.agent.v1.Device
-	9,  // 1: rdmaform.agent.v1.Device.ports:type_name -> rdmaform.agent.v1.Port
-	10, // 2: rdmaform.agent.v1.Device.limits:type_name -> rdmaform.agent.v1.Limits
-	12, // 3: rdmaform.agent.v1.ListenerSpec.qp:type_name -> rdmaform.agent.v1.QP
-	13, // 4: rdmaform.agent.v1.ListenerSpec.accept:type_name -> rdmaform.agent.v1.Accept
-	14, // 5: rdmaform.agent.v1.ListenerSpec.options:type_name -> rdmaform.agent.v1.CMOptions
-	12, // 6: rdmaform.agent.v1.EndpointSpec.qp:type_name -> rdmaform.agent.v1.QP
-	16, // 7: rdmaform.agent.v1.EndpointSpec.connect:type_name -> rdmaform.agent.v1.Connect
-	17, // 8: rdmaform.agent.v1.EndpointSpec.reconnect:type_name -> rdmaform.agent.v1.Reconnect
-	18, // 9: rdmaform.agent.v1.EndpointSpec.probe:type_name -> rdmaform.agent.v1.Probe
-	14, // 10: rdmaform.agent.v1.EndpointSpec.options:type_name -> rdmaform.agent.v1.CMOptions
-	11, // 11: rdmaform.agent.v1.CreateProtectionDomainRequest.spec:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	15, // 12: rdmaform.agent.v1.CreateListenerRequest.spec:type_name -> rdmaform.agent.v1.ListenerSpec
-	19, // 13: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
-	22, // 14: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
-	25, // 15: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
-	43, // 16: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
-	17, // 17: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
-	18, // 18: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
-	31, // 19: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
-	0,  // 20: rdmaform.agent.v1.Filter.kinds:type_name -> rdmaform.agent.v1.Kind
-	1,  // 21: rdmaform.agent.v1.Filter.statuses:type_name -> rdmaform.agent.v1.Status
-	32, // 22: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	43, // 23: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
-	3,  // 24: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	35, // 25: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
-	0,  // 26: rdmaform.agent.v1.SummaryTable.kinds:type_name -> rdmaform.agent.v1.Kind
-	1,  // 27: rdmaform.agent.v1.SummaryTable.statuses:type_name -> rdmaform.agent.v1.Status
-	46, // 28: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
-	47, // 29: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
-	32, // 30: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	43, // 31: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
-	38, // 32: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
-	3,  // 33: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	43, // 34: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
-	0,  // 35: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
-	1,  // 36: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
-	11, // 37: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	15, // 38: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
-	19, // 39: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
-	44, // 40: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
-	46, // 41: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
-	47, // 42: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
-	48, // 43: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
-	45, // 44: rdmaform.agent.v1.Facts.qp_attrs:type_name -> rdmaform.agent.v1.QPAttrs
-	1,  // 45: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
-	2,  // 46: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
-	4,  // 47: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
-	5,  // 48: rdmaform.agent.v1.Agent.DeviceFor:input_type -> rdmaform.agent.v1.DeviceForRequest
-	20, // 49: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
-	21, // 50: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
-	22, // 51: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
-	23, // 52: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
-	26, // 53: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
-	27, // 54: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
-	29, // 55: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
-	33, // 56: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
-	36, // 57: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
-	39, // 58: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
-	41, // 59: rdmaform.agent.v1.Agent.SetLogLevel:input_type -> rdmaform.agent.v1.SetLogLevelRequest
-	3,  // 60: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
-	7,  // 61: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
-	6,  // 62: rdmaform.agent.v1.Agent.DeviceFor:output_type -> rdmaform.agent.v1.DeviceForResponse
-	43, // 63: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
-	43, // 64: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
-	43, // 65: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
-	24, // 66: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
-	43, // 67: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
-	28, // 68: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
-	30, // 69: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
-	34, // 70: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
-	37, // 71: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
-	40, // 72: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
-	42, // 73: rdmaform.agent.v1.Agent.SetLogLevel:output_type -> rdmaform.agent.v1.SetLogLevelResponse
-	60, // [60:74] is the sub-list for method output_type
-	46, // [46:60] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	51, // 0: rdmaform.agent.v1.InfoResponse.kernel:type_name -> rdmaform.agent.v1.KernelView
+	9,  // 1: rdmaform.agent.v1.DevicesResponse.devices:type_name -> rdmaform.agent.v1.Device
+	10, // 2: rdmaform.agent.v1.Device.ports:type_name -> rdmaform.agent.v1.Port
+	11, // 3: rdmaform.agent.v1.Device.limits:type_name -> rdmaform.agent.v1.Limits
+	13, // 4: rdmaform.agent.v1.ListenerSpec.qp:type_name -> rdmaform.agent.v1.QP
+	14, // 5: rdmaform.agent.v1.ListenerSpec.accept:type_name -> rdmaform.agent.v1.Accept
+	15, // 6: rdmaform.agent.v1.ListenerSpec.options:type_name -> rdmaform.agent.v1.CMOptions
+	13, // 7: rdmaform.agent.v1.EndpointSpec.qp:type_name -> rdmaform.agent.v1.QP
+	17, // 8: rdmaform.agent.v1.EndpointSpec.connect:type_name -> rdmaform.agent.v1.Connect
+	18, // 9: rdmaform.agent.v1.EndpointSpec.reconnect:type_name -> rdmaform.agent.v1.Reconnect
+	19, // 10: rdmaform.agent.v1.EndpointSpec.probe:type_name -> rdmaform.agent.v1.Probe
+	15, // 11: rdmaform.agent.v1.EndpointSpec.options:type_name -> rdmaform.agent.v1.CMOptions
+	12, // 12: rdmaform.agent.v1.CreateProtectionDomainRequest.spec:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	16, // 13: rdmaform.agent.v1.CreateListenerRequest.spec:type_name -> rdmaform.agent.v1.ListenerSpec
+	20, // 14: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
+	23, // 15: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
+	26, // 16: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
+	44, // 17: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
+	18, // 18: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
+	19, // 19: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
+	32, // 20: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
+	0,  // 21: rdmaform.agent.v1.Filter.kinds:type_name -> rdmaform.agent.v1.Kind
+	1,  // 22: rdmaform.agent.v1.Filter.statuses:type_name -> rdmaform.agent.v1.Status
+	33, // 23: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	44, // 24: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
+	4,  // 25: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	36, // 26: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
+	0,  // 27: rdmaform.agent.v1.SummaryTable.kinds:type_name -> rdmaform.agent.v1.Kind
+	1,  // 28: rdmaform.agent.v1.SummaryTable.statuses:type_name -> rdmaform.agent.v1.Status
+	47, // 29: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
+	48, // 30: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
+	33, // 31: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	44, // 32: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
+	39, // 33: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
+	4,  // 34: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	44, // 35: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
+	0,  // 36: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
+	1,  // 37: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
+	12, // 38: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	16, // 39: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
+	20, // 40: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
+	45, // 41: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
+	47, // 42: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
+	48, // 43: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
+	49, // 44: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
+	50, // 45: rdmaform.agent.v1.Object.kernel:type_name -> rdmaform.agent.v1.KernelCheck
+	46, // 46: rdmaform.agent.v1.Facts.qp_attrs:type_name -> rdmaform.agent.v1.QPAttrs
+	1,  // 47: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
+	2,  // 48: rdmaform.agent.v1.KernelCheck.status:type_name -> rdmaform.agent.v1.KernelStatus
+	52, // 49: rdmaform.agent.v1.KernelView.leaks:type_name -> rdmaform.agent.v1.KernelResource
+	52, // 50: rdmaform.agent.v1.KernelListenersResponse.listeners:type_name -> rdmaform.agent.v1.KernelResource
+	3,  // 51: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
+	5,  // 52: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
+	6,  // 53: rdmaform.agent.v1.Agent.DeviceFor:input_type -> rdmaform.agent.v1.DeviceForRequest
+	21, // 54: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
+	22, // 55: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
+	23, // 56: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
+	24, // 57: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
+	27, // 58: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
+	28, // 59: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
+	30, // 60: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
+	34, // 61: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
+	37, // 62: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
+	40, // 63: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
+	42, // 64: rdmaform.agent.v1.Agent.SetLogLevel:input_type -> rdmaform.agent.v1.SetLogLevelRequest
+	53, // 65: rdmaform.agent.v1.Agent.CheckKernel:input_type -> rdmaform.agent.v1.CheckKernelRequest
+	54, // 66: rdmaform.agent.v1.Agent.KernelListeners:input_type -> rdmaform.agent.v1.KernelListenersRequest
+	4,  // 67: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
+	8,  // 68: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
+	7,  // 69: rdmaform.agent.v1.Agent.DeviceFor:output_type -> rdmaform.agent.v1.DeviceForResponse
+	44, // 70: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
+	44, // 71: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
+	44, // 72: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
+	25, // 73: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
+	44, // 74: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
+	29, // 75: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
+	31, // 76: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
+	35, // 77: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
+	38, // 78: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
+	41, // 79: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
+	43, // 80: rdmaform.agent.v1.Agent.SetLogLevel:output_type -> rdmaform.agent.v1.SetLogLevelResponse
+	51, // 81: rdmaform.agent.v1.Agent.CheckKernel:output_type -> rdmaform.agent.v1.KernelView
+	55, // 82: rdmaform.agent.v1.Agent.KernelListeners:output_type -> rdmaform.agent.v1.KernelListenersResponse
+	67, // [67:83] is the sub-list for method output_type
+	51, // [51:67] is the sub-list for method input_type
+	51, // [51:51] is the sub-list for extension type_name
+	51, // [51:51] is the sub-list for extension extendee
+	0,  // [0:51] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -4200,8 +4740,8 @@ func file_agent_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   47,
+			NumEnums:      3,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

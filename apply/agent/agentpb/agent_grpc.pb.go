@@ -47,6 +47,8 @@ const (
 	Agent_Watch_FullMethodName                  = "/rdmaform.agent.v1.Agent/Watch"
 	Agent_Shutdown_FullMethodName               = "/rdmaform.agent.v1.Agent/Shutdown"
 	Agent_SetLogLevel_FullMethodName            = "/rdmaform.agent.v1.Agent/SetLogLevel"
+	Agent_CheckKernel_FullMethodName            = "/rdmaform.agent.v1.Agent/CheckKernel"
+	Agent_KernelListeners_FullMethodName        = "/rdmaform.agent.v1.Agent/KernelListeners"
 )
 
 // AgentClient is the client API for Agent service.
@@ -105,6 +107,15 @@ type AgentClient interface {
 	// SetLogLevel changes the level of the agent's logs (its file and
 	// stderr) at once, without a restart, and returns the level it had.
 	SetLogLevel(ctx context.Context, in *SetLogLevelRequest, opts ...grpc.CallOption) (*SetLogLevelResponse, error)
+	// CheckKernel compares, now, what the agent holds with the kernel's
+	// RDMA resource tracking (RDMA netlink, as "rdma resource show cm_id"
+	// and "qp" read it), as the agent also does periodically, and returns
+	// the result; each object's verdict is its kernel field.
+	CheckKernel(ctx context.Context, in *CheckKernelRequest, opts ...grpc.CallOption) (*KernelView, error)
+	// KernelListeners lists the listening rdma_cm_ids of other processes on
+	// the agent's host, from the kernel's tracking: plan names the program
+	// that holds a port a listener would bind.
+	KernelListeners(ctx context.Context, in *KernelListenersRequest, opts ...grpc.CallOption) (*KernelListenersResponse, error)
 }
 
 type agentClient struct {
@@ -264,6 +275,26 @@ func (c *agentClient) SetLogLevel(ctx context.Context, in *SetLogLevelRequest, o
 	return out, nil
 }
 
+func (c *agentClient) CheckKernel(ctx context.Context, in *CheckKernelRequest, opts ...grpc.CallOption) (*KernelView, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(KernelView)
+	err := c.cc.Invoke(ctx, Agent_CheckKernel_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentClient) KernelListeners(ctx context.Context, in *KernelListenersRequest, opts ...grpc.CallOption) (*KernelListenersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(KernelListenersResponse)
+	err := c.cc.Invoke(ctx, Agent_KernelListeners_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AgentServer is the server API for Agent service.
 // All implementations must embed UnimplementedAgentServer
 // for forward compatibility.
@@ -320,6 +351,15 @@ type AgentServer interface {
 	// SetLogLevel changes the level of the agent's logs (its file and
 	// stderr) at once, without a restart, and returns the level it had.
 	SetLogLevel(context.Context, *SetLogLevelRequest) (*SetLogLevelResponse, error)
+	// CheckKernel compares, now, what the agent holds with the kernel's
+	// RDMA resource tracking (RDMA netlink, as "rdma resource show cm_id"
+	// and "qp" read it), as the agent also does periodically, and returns
+	// the result; each object's verdict is its kernel field.
+	CheckKernel(context.Context, *CheckKernelRequest) (*KernelView, error)
+	// KernelListeners lists the listening rdma_cm_ids of other processes on
+	// the agent's host, from the kernel's tracking: plan names the program
+	// that holds a port a listener would bind.
+	KernelListeners(context.Context, *KernelListenersRequest) (*KernelListenersResponse, error)
 	mustEmbedUnimplementedAgentServer()
 }
 
@@ -371,6 +411,12 @@ func (UnimplementedAgentServer) Shutdown(context.Context, *ShutdownRequest) (*Sh
 }
 func (UnimplementedAgentServer) SetLogLevel(context.Context, *SetLogLevelRequest) (*SetLogLevelResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetLogLevel not implemented")
+}
+func (UnimplementedAgentServer) CheckKernel(context.Context, *CheckKernelRequest) (*KernelView, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckKernel not implemented")
+}
+func (UnimplementedAgentServer) KernelListeners(context.Context, *KernelListenersRequest) (*KernelListenersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method KernelListeners not implemented")
 }
 func (UnimplementedAgentServer) mustEmbedUnimplementedAgentServer() {}
 func (UnimplementedAgentServer) testEmbeddedByValue()               {}
@@ -638,6 +684,42 @@ func _Agent_SetLogLevel_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Agent_CheckKernel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckKernelRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServer).CheckKernel(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Agent_CheckKernel_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServer).CheckKernel(ctx, req.(*CheckKernelRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Agent_KernelListeners_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(KernelListenersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServer).KernelListeners(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Agent_KernelListeners_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServer).KernelListeners(ctx, req.(*KernelListenersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Agent_ServiceDesc is the grpc.ServiceDesc for Agent service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -696,6 +778,14 @@ var Agent_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetLogLevel",
 			Handler:    _Agent_SetLogLevel_Handler,
+		},
+		{
+			MethodName: "CheckKernel",
+			Handler:    _Agent_CheckKernel_Handler,
+		},
+		{
+			MethodName: "KernelListeners",
+			Handler:    _Agent_KernelListeners_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
