@@ -195,11 +195,8 @@ func runAgentClient(verb string, args []string, s Meta) int {
 // agentStatusRemote is agent status -address: the agent on another
 // host, over mutual TLS.
 func agentStatusRemote(ctx context.Context, a *arguments.AgentClient, s Meta) int {
-	dctx, cancel := context.WithTimeout(ctx, client.DefaultRemoteTimeout)
-	c, err := client.DialRemote(dctx, client.Remote{Address: a.Address, CAFile: a.TLSCA, CertFile: a.TLSCert, KeyFile: a.TLSKey, ServerName: a.TLSServerName})
-	cancel()
-	if err != nil {
-		s.showErrorText(err.Error())
+	c, ok := dialAgentFlags(ctx, a, s)
+	if !ok {
 		return 1
 	}
 	defer c.Close()
@@ -214,15 +211,25 @@ func agentStatusRemote(ctx context.Context, a *arguments.AgentClient, s Meta) in
 // agentLogLevelRemote is agent log-level -address: the agent on another
 // host, over mutual TLS.
 func agentLogLevelRemote(ctx context.Context, a *arguments.AgentClient, s Meta) int {
-	dctx, cancel := context.WithTimeout(ctx, client.DefaultRemoteTimeout)
-	c, err := client.DialRemote(dctx, client.Remote{Address: a.Address, CAFile: a.TLSCA, CertFile: a.TLSCert, KeyFile: a.TLSKey, ServerName: a.TLSServerName})
-	cancel()
-	if err != nil {
-		s.showErrorText(err.Error())
+	c, ok := dialAgentFlags(ctx, a, s)
+	if !ok {
 		return 1
 	}
 	defer c.Close()
 	return setAgentLogLevel(ctx, c, a.Level, s)
+}
+
+// dialAgentFlags reaches the agent the -address and -tls-* flags name,
+// saying why when it cannot.
+func dialAgentFlags(ctx context.Context, a *arguments.AgentClient, s Meta) (*client.Client, bool) {
+	dctx, cancel := context.WithTimeout(ctx, client.DefaultRemoteTimeout)
+	defer cancel()
+	c, err := client.DialRemote(dctx, client.Remote{Address: a.Address, CAFile: a.TLSCA, CertFile: a.TLSCert, KeyFile: a.TLSKey, ServerName: a.TLSServerName})
+	if err != nil {
+		s.showErrorText(err.Error())
+		return nil, false
+	}
+	return c, true
 }
 
 // setAgentLogLevel changes the agent's log level and says from what.

@@ -2,14 +2,12 @@ package command
 
 import (
 	"bytes"
-	"context"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/rdmaform/rdmaform/apply/agent"
-	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 )
 
 // syncBuffer is the agent's stderr, read while it writes.
@@ -35,19 +33,7 @@ func (s *syncBuffer) String() string {
 func TestAgentLogLevelWithoutARestart(t *testing.T) {
 	socket := filepath.Join(t.TempDir(), "rdmaform", "agent.sock")
 	stderr := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan *pb.InfoResponse, 1), make(chan error, 1)
-	go func() {
-		done <- agent.Run(ctx, agent.Options{Socket: socket, Version: "test", Stderr: stderr, LogFormat: "json", Metrics: "127.0.0.1:0",
-			Ready: func(info *pb.InfoResponse) { ready <- info }})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	var info *pb.InfoResponse
-	select {
-	case info = <-ready:
-	case err := <-done:
-		t.Fatalf("agent.Run: %v", err)
-	}
+	info := serveAgent(t, agent.Options{Socket: socket, Version: "test", Stderr: stderr, LogFormat: "json", Metrics: "127.0.0.1:0"})
 	t.Chdir(".")
 	code, out, errs := stateCmd(t, t.TempDir(), "", "agent", "status", "-socket="+socket)
 	if code != 0 || !strings.Contains(out, "Metrics: http at "+info.Metrics+"/metrics\n") || !strings.Contains(out, "Log level: info\n") {

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"context"
 	"io"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/rdmaform/rdmaform/apply/agent"
-	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/agenttest/pki"
 )
 
@@ -18,20 +16,8 @@ func TestAgentStatusOverMutualTLS(t *testing.T) {
 	ca := pki.NewCA(t, dir, "ca")
 	server := ca.Server(t, "storage-1", pki.IPs("127.0.0.1"), pki.ValidFor(100*24*time.Hour))
 	user := ca.Client(t, "operator")
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan *pb.InfoResponse, 1), make(chan error, 1)
-	go func() {
-		done <- agent.Run(ctx, agent.Options{Socket: filepath.Join(t.TempDir(), "rdmaform", "agent.sock"), Version: "test", Stderr: io.Discard,
-			TLS:   agent.TLS{Listen: "127.0.0.1:0", CertFile: server.CertFile, KeyFile: server.KeyFile, ClientCAFile: ca.CertFile},
-			Ready: func(info *pb.InfoResponse) { ready <- info }})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	var info *pb.InfoResponse
-	select {
-	case info = <-ready:
-	case err := <-done:
-		t.Fatalf("agent.Run: %v", err)
-	}
+	info := serveAgent(t, agent.Options{Socket: filepath.Join(t.TempDir(), "rdmaform", "agent.sock"), Version: "test", Stderr: io.Discard,
+		TLS: agent.TLS{Listen: "127.0.0.1:0", CertFile: server.CertFile, KeyFile: server.KeyFile, ClientCAFile: ca.CertFile}})
 	t.Chdir(".")
 	code, out, errs := stateCmd(t, t.TempDir(), "", "agent", "status", "-address="+info.Listen,
 		"-tls-ca="+ca.CertFile, "-tls-cert="+user.CertFile, "-tls-key="+user.KeyFile)

@@ -104,20 +104,8 @@ func TestPlanAsksARemoteAgentOverTLSWhichDeviceServesAnAddress(t *testing.T) {
 	ca := pki.NewCA(t, dir, "ca")
 	server := ca.Server(t, "storage-1", pki.IPs("127.0.0.1"))
 	user := ca.Client(t, "operator")
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan *pb.InfoResponse, 1), make(chan error, 1)
-	go func() {
-		done <- agent.Run(ctx, agent.Options{Socket: filepath.Join(t.TempDir(), "rdmaform", "agent.sock"), Version: "test", Stderr: io.Discard,
-			TLS:   agent.TLS{Listen: "127.0.0.1:0", CertFile: server.CertFile, KeyFile: server.KeyFile, ClientCAFile: ca.CertFile},
-			Ready: func(info *pb.InfoResponse) { ready <- info }})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	var info *pb.InfoResponse
-	select {
-	case info = <-ready:
-	case err := <-done:
-		t.Fatalf("agent.Run: %v", err)
-	}
+	info := serveAgent(t, agent.Options{Socket: filepath.Join(t.TempDir(), "rdmaform", "agent.sock"), Version: "test", Stderr: io.Discard,
+		TLS: agent.TLS{Listen: "127.0.0.1:0", CertFile: server.CertFile, KeyFile: server.KeyFile, ClientCAFile: ca.CertFile}})
 	meta := withFabric(t, newMemFabric())
 	cfgDir := planDir(t, fmt.Sprintf(remoteDevicesConfig, info.Listen, ca.CertFile, user.CertFile, user.KeyFile, "127.0.0.1"))
 	code, out, errs := meta.cmd(t, cfgDir, "", "plan", "-no-color")
