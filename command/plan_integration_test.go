@@ -326,7 +326,7 @@ output "c_private_data" {
   value = endpoint.c.connect.private_data
 }
 `)
-	e.expect(0, []string{"private_data        = (known after apply)", "Apply complete! Resources: 4 added"}, "apply", "-auto-approve", "-no-color")
+	e.expect(0, []string{"private_data    = (known after apply)", "Apply complete! Resources: 4 added"}, "apply", "-auto-approve", "-no-color")
 	qp := strings.TrimSpace(e.expect(0, nil, "output", "-raw", "a_qp"))
 	if n, err := strconv.Atoi(qp); err != nil || n <= 0 {
 		t.Fatalf("a's qp_num: %q", qp)

@@ -39,7 +39,7 @@ func TestValidateDeviceCheckOnRealDevices(t *testing.T) {
   device = "mlx5_9"
 }
 
-listener "l" {
+endpoint "l" {
   address = "192.0.2.1"
   port    = 7471
 }

@@ -19,7 +19,7 @@ import (
 // probe round trips, and apply's report follows once the monitor is left.
 // Then `rdmaform monitor` watches while the Soft-RoCE device is deleted,
 // and the screen shows the loss. The screens are kept in test-artifacts/.
-// It must be this process's first test (its file sorts first): Soft-RoCE
+// It must be this process's first test (its file's name, a_..., sorts first): Soft-RoCE
 // finishes deleting a device only once no process holds it open.
 func TestMonitorInTmux(t *testing.T) {
 	dev, netdev := os.Getenv("RDMAFORM_TEST_DEVICE"), os.Getenv("RDMAFORM_TEST_NETDEV")
