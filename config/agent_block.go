@@ -159,21 +159,7 @@ func (e *evaluator) evalAgent(a *agentBlock) hcl.Diagnostics {
 		agents = append(agents, ag)
 		values = append(values, ag.value)
 	}
-	var all cty.Value
-	switch {
-	case a.count != nil && len(values) == 0:
-		all = cty.EmptyTupleVal
-	case a.count != nil:
-		all = cty.TupleVal(values)
-	case a.forEach != nil:
-		m := make(map[string]cty.Value, len(values))
-		for i, k := range keys {
-			m[string(k.key.(addrs.StringKey))] = values[i]
-		}
-		all = cty.ObjectVal(m)
-	default:
-		all = values[0]
-	}
+	all := blockValue(a.count != nil, a.forEach != nil, keys, values)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for i, ag := range agents {

@@ -636,23 +636,7 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 		insts = append(insts, inst)
 		values = append(values, markSensitive(v, inst.Sensitive))
 	}
-	var all cty.Value
-	switch {
-	case r.Count != nil:
-		if len(values) == 0 {
-			all = cty.EmptyTupleVal
-		} else {
-			all = cty.TupleVal(values)
-		}
-	case r.ForEach != nil:
-		m := make(map[string]cty.Value, len(values))
-		for i, k := range keys {
-			m[string(k.key.(addrs.StringKey))] = values[i]
-		}
-		all = cty.ObjectVal(m)
-	default:
-		all = values[0]
-	}
+	all := blockValue(r.Count != nil, r.ForEach != nil, keys, values)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, inst := range insts {
@@ -660,6 +644,25 @@ func (e *evaluator) evalResource(r *Resource) hcl.Diagnostics {
 	}
 	e.res[r.Addr] = all
 	return diags
+}
+
+// blockValue is what a block's name evaluates to from its instances'
+// values: a tuple with count, an object by key with for_each, the one
+// value otherwise.
+func blockValue(counted, forEach bool, keys []instanceKey, values []cty.Value) cty.Value {
+	switch {
+	case counted && len(values) == 0:
+		return cty.EmptyTupleVal
+	case counted:
+		return cty.TupleVal(values)
+	case forEach:
+		m := make(map[string]cty.Value, len(values))
+		for i, k := range keys {
+			m[string(k.key.(addrs.StringKey))] = values[i]
+		}
+		return cty.ObjectVal(m)
+	}
+	return values[0]
 }
 
 // expand evaluates count or for_each. known is false when validating and
