@@ -20,35 +20,48 @@ import (
 // say nothing of its.
 func NewRemote(a pb.AgentClient) *Fabric {
 	f := New(a)
-	f.remote = &remoteRoutes{local: map[netip.Addr]bool{}}
+	f.remote = &remoteRoutes{answers: map[string]*pb.DeviceForResponse{}}
 	return f
 }
 
 // remoteAskTimeout bounds one question to a remote agent.
 const remoteAskTimeout = 10 * time.Second
 
-// remoteRoutes remembers a remote agent's answers: the device checks ask
-// whether an address is local right after asking for its device, in one
-// answer.
+// remoteRoutes remembers a remote agent's answers, by address: the
+// device checks ask whether an address is the host's and which device
+// serves it, which one DeviceFor answers.
 type remoteRoutes struct {
-	mu    sync.Mutex
-	local map[netip.Addr]bool
+	mu      sync.Mutex
+	answers map[string]*pb.DeviceForResponse
 }
 
-func (r *remoteRoutes) deviceFor(ctx context.Context, a pb.AgentClient, address string) (string, error) {
+// ask returns the agent's answer on address, asking it once.
+func (r *remoteRoutes) ask(ctx context.Context, a pb.AgentClient, address string) (*pb.DeviceForResponse, error) {
+	r.mu.Lock()
+	resp, known := r.answers[address]
+	r.mu.Unlock()
+	if known {
+		return resp, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, remoteAskTimeout)
 	defer cancel()
 	resp, err := a.DeviceFor(ctx, &pb.DeviceForRequest{Address: address})
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.answers[address] = resp
+	r.mu.Unlock()
+	return resp, nil
+}
+
+func (r *remoteRoutes) deviceFor(ctx context.Context, a pb.AgentClient, address string) (string, error) {
+	resp, err := r.ask(ctx, a, address)
 	if status.Code(err) == codes.Unimplemented {
 		return "", fmt.Errorf("the agent cannot say which RDMA device serves %s: it is older than this rdmaform: upgrade rdmaform on that host and restart its agent", address)
 	}
 	if err != nil {
 		return "", fmt.Errorf("asking the agent which RDMA device serves %s: %w", address, rpcError(err))
-	}
-	if ip, err := netip.ParseAddr(address); err == nil {
-		r.mu.Lock()
-		r.local[ip.WithZone("").Unmap()] = resp.Local
-		r.mu.Unlock()
 	}
 	if resp.Device == "" {
 		why := resp.NoDevice
@@ -60,25 +73,13 @@ func (r *remoteRoutes) deviceFor(ctx context.Context, a pb.AgentClient, address 
 	return resp.Device, nil
 }
 
-// isLocal answers from the agent's word on the address, asking it when
-// it was not asked yet; an agent that cannot say leaves it to apply.
+// isLocal answers from the agent's word on the address; an agent that
+// cannot say leaves it to apply.
 func (r *remoteRoutes) isLocal(a pb.AgentClient, ip netip.Addr) bool {
-	ip = ip.WithZone("").Unmap()
-	r.mu.Lock()
-	local, known := r.local[ip]
-	r.mu.Unlock()
-	if known {
-		return local
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), remoteAskTimeout)
-	defer cancel()
-	resp, err := a.DeviceFor(ctx, &pb.DeviceForRequest{Address: ip.String()})
+	resp, err := r.ask(context.Background(), a, ip.WithZone("").Unmap().String())
 	if err != nil {
 		return true
 	}
-	r.mu.Lock()
-	r.local[ip] = resp.Local
-	r.mu.Unlock()
 	return resp.Local
 }
 

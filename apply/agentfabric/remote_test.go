@@ -58,6 +58,12 @@ func TestRemoteFabricAsksItsAgent(t *testing.T) {
 	if f.IsLocal(netip.MustParseAddr("10.77.1.2")) {
 		t.Error("10.77.1.2 is not the agent's host's, it says")
 	}
+	// The device checks ask IsLocal first for a listener's address, then
+	// DeviceFor: still one question.
+	before := len(a.asked)
+	if _, err := f.DeviceFor(context.Background(), "10.77.1.2"); err != nil || len(a.asked) != before {
+		t.Errorf("DeviceFor after IsLocal: %v, asked %v", err, a.asked[before:])
+	}
 }
 
 func TestRemoteFabricOfAnOlderAgent(t *testing.T) {
