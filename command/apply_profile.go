@@ -54,6 +54,9 @@ func writeMemProfile(name string) {
 	if prefix == "" {
 		return
 	}
+	// The profile is as of the last collection, which GOGC=400 may have
+	// left far behind: one now makes it count every allocation.
+	runtime.GC()
 	if f, err := os.Create(fmt.Sprintf("%s.%s.%d", prefix, name, os.Getpid())); err == nil {
 		pprof.Lookup("allocs").WriteTo(f, 0)
 		f.Close()

@@ -581,7 +581,11 @@ func (se *session) connectFabric(cfg *config.Config, connect connectFunc, notify
 		<-stateRead
 		st = se.prior
 	}
-	return connectAgents(cfg, agentsNeeded(cfg, st, opts.targets, opts.destroy), local, se.s.remoteConnector())
+	remote := se.s.remoteConnector()
+	if se.early != nil {
+		remote = se.early.connect
+	}
+	return connectAgents(cfg, agentsNeeded(cfg, st, opts.targets, opts.destroy), local, remote)
 }
 
 // writeGoneAgents says which agents went during the apply, when any is a

@@ -110,6 +110,7 @@ type session struct {
 	conn   *fabricConn
 	priors *planner.Priors // prior's objects decoded for the planner
 	fetch  *liveFetch      // the agent's objects, read while the state loads
+	early  *earlyDials     // remote agents reached while the configuration loads
 	color  bool
 	// compactWarnings writes warnings as one line each (-compact-warnings).
 	compactWarnings bool
@@ -271,19 +272,32 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 	stateMeta.Err = &stateErrs
 	go func() {
 		ok := se.openState(ctx, lock, operation, stateMeta)
+		// The agents the state names are known now: connecting to them
+		// (a fabric of remote agents waits for this) goes on while the
+		// objects are decoded.
 		close(stateRead)
+		if ok {
+			se.priors = planner.DecodePriors(se.prior)
+		}
 		stateDone <- ok
 	}()
+	if fetchLive && len(opts.targets) == 0 { // with targets, only some agents are reached
+		se.early = newEarlyDials(s.remoteConnector())
+		se.loader.AgentsEvaluated = se.early.start
+	}
 	cfg, diags := se.loader.Load(".", config.VarInputs{Args: vars, Env: env})
+	se.loader.AgentsEvaluated = nil
 	if s.configHook != nil && cfg != nil {
 		s.configHook(cfg)
 	}
 	if diags.HasErrors() {
 		cancel() // a held lock is not worth waiting for
+		se.early.close()
 	} else if fetchLive {
 		se.cfg = cfg
 		connect := s.connector()
 		se.fetch = startLiveFetch(func(notify io.Writer, mayStart func() bool) (*fabricConn, error) {
+			defer se.early.close()
 			return se.connectFabric(cfg, connect, notify, mayStart, opts, stateRead)
 		}, agentStart.mayStart)
 	}
@@ -327,8 +341,7 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 }
 
 // openState opens the state backend, locks it for operation and reads the
-// state, decoding its objects for the planner; failures are reported
-// through errs.
+// state; failures are reported through errs.
 func (se *session) openState(ctx context.Context, lock lockFlags, operation string, errs Meta) bool {
 	m, ok := openStateManager(".", errs)
 	if !ok {
@@ -344,7 +357,6 @@ func (se *session) openState(ctx context.Context, lock lockFlags, operation stri
 		return false
 	}
 	se.prior = m.State()
-	se.priors = planner.DecodePriors(se.prior)
 	return true
 }
 

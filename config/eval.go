@@ -150,9 +150,18 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 		}
 		levels[lv] = append(levels[lv], k)
 	}
+	lastAgentLevel := -1
+	for name := range e.decl.agents {
+		if lv, ok := level[agentKind+"."+name]; ok {
+			lastAgentLevel = max(lastAgentLevel, lv)
+		}
+	}
 	var evaluated hcl.Diagnostics
-	for _, keys := range levels {
+	for lv, keys := range levels {
 		evaluated = append(evaluated, e.evalLevel(keys)...)
+		if lv == lastAgentLevel && e.l.AgentsEvaluated != nil && !diags.HasErrors() && !evaluated.HasErrors() {
+			e.agentsEvaluated()
+		}
 	}
 	e.cfg.makeCtx = e.fullContext()
 	evaluated = append(evaluated, e.checkChecks()...)
@@ -171,6 +180,23 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	diags = append(diags, triggerCycles(e.cfg)...)
 	diags = append(diags, e.checkSensitiveOutputs()...)
 	return e.cfg, e.redactSensitive(diags)
+}
+
+// agentsEvaluated gives Loader.AgentsEvaluated the agents, once each
+// agent block is evaluated, unless one of them is unknown or in error.
+func (e *evaluator) agentsEvaluated() {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, a := range e.decl.agents {
+		if a.instancesUnknown || a.badRefs {
+			return
+		}
+	}
+	agents := make(map[string]*Agent, len(e.cfg.Agents))
+	for k, a := range e.cfg.Agents {
+		agents[k] = a
+	}
+	e.l.AgentsEvaluated(agents)
 }
 
 // evalLevel evaluates independent nodes, concurrently when there are

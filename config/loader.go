@@ -53,6 +53,13 @@ type Loader struct {
 	// Workspace is the selected workspace, rdmaform.workspace in
 	// expressions ("" is DefaultWorkspace).
 	Workspace string
+	// AgentsEvaluated, when set, is called once during Load, as soon as
+	// every agent block is evaluated and before the objects are, with
+	// those agents when none of them was in error: a command can start
+	// reaching them while the objects' blocks, the bulk of a large
+	// configuration, are evaluated. It is a hint; Load's result is what
+	// counts (a later error may still fail it).
+	AgentsEvaluated func(agents map[string]*Agent)
 	// StartDir is path.cwd in expressions: the directory rdmaform was
 	// started in, before -chdir, as Terraform's ("" is the working
 	// directory).
