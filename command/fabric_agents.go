@@ -274,6 +274,7 @@ func (s *fabricSet) conn() *fabricConn {
 	}
 	if l := s.links[""]; l != nil {
 		fc.Agent = l.conn.Agent // a saved plan checks the local agent's run
+		fc.StopStarted = l.conn.StopStarted
 	}
 	return fc
 }
