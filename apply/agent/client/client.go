@@ -37,10 +37,11 @@ type Client struct {
 	// 0 when one already answered. A command that fails stops what it
 	// started, and leaves alone what it found.
 	StartedPID int
-	conn    *grpc.ClientConn
-	guard   *peerGuard
-	remote  *Remote
-	watch   *remoteWatch
+
+	conn   *grpc.ClientConn
+	guard  *peerGuard
+	remote *Remote
+	watch  *remoteWatch
 }
 
 // Dial connects to the agent at socket and checks that it answers (the
