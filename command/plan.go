@@ -628,11 +628,12 @@ func showPlanFile(s Meta, sp *planner.SavedPlan, jsonOut, color bool) int {
 		}
 		// The configuration here, which apply of the plan requires to be
 		// the plan's (the plan file holds its digest, not its text).
-		l := newConfigLoader(s.startDir)
-		l.Validate = true
-		if cfg, diags := l.Load(".", config.VarInputs{}); !diags.HasErrors() && cfg != nil {
+		if cfg := showConfig(s); cfg != nil {
 			doc.Configuration = cfg.JSONConfiguration()
 			doc.RelevantAttributes = planner.RelevantAttributes(cfg, sp.Plan)
+			if checks := checksJSON(cfg, plannedValueOf(sp.Plan)); len(checks) > 0 {
+				doc.Checks = checks
+			}
 		}
 		if err := render.WriteJSON(s.Out, doc); err != nil {
 			s.showErrorText(err.Error())
