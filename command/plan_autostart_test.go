@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,5 +118,24 @@ func TestFailedPlanLeavesARunningAgentAlone(t *testing.T) {
 	after, err := c.Info(ctx, &pb.InfoRequest{})
 	if err != nil || after.Pid != before.Pid || after.StartedAt != before.StartedAt {
 		t.Errorf("the agent that ran before the plan: %v, %v, was %v", after, err, before)
+	}
+}
+
+// A plan across agents that fails because one does not answer stops the
+// local agent it started too, and says so.
+func TestPlanStopsTheAgentItStartedWhenAnotherDoesNotAnswer(t *testing.T) {
+	at := newAgentsTest(map[string]string{"listener.a": "agent.s1", "endpoint.e": "agent.compute"}) // listener.b is local
+	at.down["agent.s1"] = true
+	m := at.meta(t)
+	local, stops := newMemFabric(), 0
+	m.Connect = func(context.Context, string, io.Writer, func() bool) (*fabricConn, error) {
+		return &fabricConn{Refresher: local, Fabric: local, CreateBeforeDestroy: true, StopStarted: func() string {
+			stops++
+			return "Stopped the agent this command started (pid 1)."
+		}}, nil
+	}
+	code, out, errs := m.cmd(t, planDir(t, fabricTestConfig), "", "plan", "-no-color")
+	if code != 1 || stops != 1 || !strings.Contains(errs, "agent.s1 (10.77.1.1:7470) does not answer") || !strings.Contains(errs, "Stopped the agent this command started (pid 1).") {
+		t.Errorf("plan: exit %d, %d stops\n%s%s", code, stops, out, errs)
 	}
 }
