@@ -84,7 +84,7 @@ func runApply(args []string, s Meta) int {
 
 // runApplyOrDestroy runs apply, destroy or refresh (a.Name, for messages),
 // which refresh's options make of apply.
-func runApplyOrDestroy(a *arguments.Apply, diags arguments.Diagnostics, s Meta) int {
+func runApplyOrDestroy(a *arguments.Apply, diags arguments.Diagnostics, s Meta) (code int) {
 	if a.Help {
 		fmt.Fprint(s.Err, map[string]string{"apply": applyHelp, "destroy": destroyHelp, "refresh": refreshHelp}[a.Name])
 		return 0
@@ -129,7 +129,7 @@ func runApplyOrDestroy(a *arguments.Apply, diags arguments.Diagnostics, s Meta) 
 	}
 	// Apply needs the fabric to act, whether or not it refreshes.
 	se, ok := openSession(s, a.Vars.Args, rdmaVarEnv(), lockOf(a.State), "OperationTypeApply", sessionOptions{color: color, compactWarnings: a.View.CompactWarnings, skipPreconditions: a.Operation.Destroy || a.Operation.RefreshOnly, ui: ui, input: a.Input && ui == nil, targets: a.Operation.Targets, destroy: a.Operation.Destroy}, true)
-	defer se.close()
+	defer func() { se.close(code) }()
 	se.holdSlots = a.Operation.ParallelismSet
 	se.trace = trace
 	if !ok {
@@ -217,7 +217,7 @@ func confirm(s Meta, destroy, refreshOnly bool, intr *interrupts) bool {
 
 // applySavedPlan carries out a plan saved by plan -out, refusing when the
 // state or the configuration changed since.
-func applySavedPlan(path string, a *arguments.Apply, color bool, s Meta, monitor bool, ui *jsonUI, trace *phaseTrace) int {
+func applySavedPlan(path string, a *arguments.Apply, color bool, s Meta, monitor bool, ui *jsonUI, trace *phaseTrace) (code int) {
 	sp, err := readPlanFile(path)
 	if err != nil {
 		s.showError("Failed to read the saved plan", err.Error())
@@ -241,7 +241,7 @@ func applySavedPlan(path string, a *arguments.Apply, color bool, s Meta, monitor
 		vars = append(vars, config.VarArg{File: v.File, Value: v.Value})
 	}
 	se, ok := openSession(s, vars, sp.Inputs.Env, lockOf(a.State), "OperationTypeApply", sessionOptions{color: color, compactWarnings: a.View.CompactWarnings, skipPreconditions: a.Operation.Destroy || a.Operation.RefreshOnly, ui: ui}, false)
-	defer se.close()
+	defer func() { se.close(code) }()
 	se.holdSlots = a.Operation.ParallelismSet
 	se.trace = trace
 	if !ok {

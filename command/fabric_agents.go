@@ -249,8 +249,12 @@ func connectAgents(cfg *config.Config, keys map[string]bool, connectLocal func()
 		}
 	}
 	if len(failed) > 0 {
+		err := unreachableAgents(failed)
+		if l := set.links[""]; l != nil && l.conn != nil && l.conn.StopStarted != nil {
+			err = fmt.Errorf("%w\n\n%s", err, l.conn.StopStarted()) // the command fails
+		}
 		set.close()
-		return nil, unreachableAgents(failed)
+		return nil, err
 	}
 	return set.conn(), nil
 }
@@ -274,6 +278,7 @@ func (s *fabricSet) conn() *fabricConn {
 	}
 	if l := s.links[""]; l != nil {
 		fc.Agent = l.conn.Agent // a saved plan checks the local agent's run
+		fc.StopStarted = l.conn.StopStarted
 	}
 	return fc
 }

@@ -36,7 +36,7 @@ Options:
   -lock-timeout=DUR    Retry a held state lock for this long.
 `
 
-func runImport(args []string, s Meta) int {
+func runImport(args []string, s Meta) (code int) {
 	a, diags := arguments.ParseImport(args)
 	if a.Help {
 		fmt.Fprint(s.Err, importHelp)
@@ -49,7 +49,7 @@ func runImport(args []string, s Meta) int {
 	addr := a.Addr
 	color := !a.View.NoColor && cfgIsTerminal(s.Out)
 	se, ok := openSession(s, a.Vars.Args, rdmaVarEnv(), lockOf(a.State), "OperationTypeImport", sessionOptions{color: color}, true)
-	defer se.close()
+	defer func() { se.close(code) }()
 	if !ok {
 		return 1
 	}

@@ -77,6 +77,11 @@ type fabricConn struct {
 	// identity), so that apply of a saved plan can tell that the agent
 	// it was made against is gone.
 	Agent func(context.Context) (planner.AgentIdentity, error)
+	// StopStarted stops the local agent this connection started, if it
+	// holds nothing, and says what it did; nil when the agent was already
+	// running. A failed command calls it (session.close), so that it
+	// leaves no process behind it.
+	StopStarted func() string
 }
 
 // agentSocket is the configuration's agent socket setting, or "".
@@ -153,11 +158,18 @@ func (se *session) writeNewDiags(diags hcl.Diagnostics) {
 	se.writeDiags(fresh)
 }
 
-func (se *session) close() {
+// close ends the session of a command that exits with code: one that
+// failed (1) stops the agent it started, unless that agent holds objects.
+func (se *session) close(code int) {
 	se.planText.writeTo(se.s.Out)
 	if se.fetch != nil {
 		// Not waited for when the state failed: say if it started an agent.
 		se.fetch.wait(se.s.Err)
+	}
+	if code == 1 {
+		se.stopStartedAgent()
+	}
+	if se.fetch != nil {
 		if c := se.fetch.conn; c != nil && c != se.conn && c.Close != nil {
 			c.Close()
 		}
@@ -173,6 +185,17 @@ func (se *session) close() {
 	}
 	if se.intr != nil {
 		se.intr.stop()
+	}
+}
+
+// stopStartedAgent stops the agent the session's connections started, if
+// any, and says so.
+func (se *session) stopStartedAgent() {
+	for _, c := range []*fabricConn{se.conn, se.fetch.connection()} {
+		if c != nil && c.StopStarted != nil {
+			fmt.Fprintln(se.s.Err, c.StopStarted())
+			return // the one local agent, through either connection
+		}
 	}
 }
 
@@ -400,6 +423,15 @@ func (f *liveFetch) wait(notify io.Writer) (*fabricConn, error) {
 	return f.conn, f.connErr
 }
 
+// connection is the connection once made, or nil (also for a nil fetch).
+func (f *liveFetch) connection() *fabricConn {
+	if f == nil {
+		return nil
+	}
+	<-f.done
+	return f.conn
+}
+
 // Live answers the planner's refresh with the list already fetched.
 func (f *liveFetch) Live(ctx context.Context) (map[string]planner.LiveObject, error) {
 	select {
@@ -482,7 +514,7 @@ func (se *session) makePlan(op *arguments.Operation) (*planner.Plan, hcl.Diagnos
 	return p, diags, !diags.HasErrors()
 }
 
-func runPlan(args []string, s Meta) int {
+func runPlan(args []string, s Meta) (code int) {
 	s = s.withJSON(args)
 	defer startProfile("plan")()
 	a, diags := arguments.ParsePlan(args)
@@ -504,7 +536,7 @@ func runPlan(args []string, s Meta) int {
 		ui.version()
 	}
 	se, ok := openSessionFetching(s, a.Vars.Args, rdmaVarEnv(), lockOf(a.State), "OperationTypePlan", sessionOptions{color: color, compactWarnings: a.View.CompactWarnings, skipPreconditions: a.Operation.Destroy || a.Operation.RefreshOnly, ui: ui, input: a.Input && ui == nil, targets: a.Operation.Targets, destroy: a.Operation.Destroy}, false, needFabric && s.connector() != nil)
-	defer se.close()
+	defer func() { se.close(code) }()
 	if !ok {
 		return 1
 	}
@@ -608,11 +640,12 @@ func showPlanFile(s Meta, sp *planner.SavedPlan, jsonOut, color bool) int {
 		}
 		// The configuration here, which apply of the plan requires to be
 		// the plan's (the plan file holds its digest, not its text).
-		l := newConfigLoader(s.startDir)
-		l.Validate = true
-		if cfg, diags := l.Load(".", config.VarInputs{}); !diags.HasErrors() && cfg != nil {
+		if cfg := showConfig(s); cfg != nil {
 			doc.Configuration = cfg.JSONConfiguration()
 			doc.RelevantAttributes = planner.RelevantAttributes(cfg, sp.Plan)
+			if checks := checksJSON(cfg, plannedValueOf(sp.Plan)); len(checks) > 0 {
+				doc.Checks = checks
+			}
 		}
 		if err := render.WriteJSON(s.Out, doc); err != nil {
 			s.showErrorText(err.Error())

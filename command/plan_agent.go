@@ -2,7 +2,9 @@ package command
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"time"
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/apply/agent/client"
@@ -28,5 +30,28 @@ func connectAgent(ctx context.Context, socket string, notify io.Writer, mayStart
 		}
 		return planner.AgentIdentity{PID: int(info.Pid), StartedAt: info.StartedAt}, nil
 	}
-	return &fabricConn{Refresher: f, Devices: f, Fabric: f, Close: func() error { f.Close(); return c.Close() }, CreateBeforeDestroy: true, Agent: identity}, nil
+	fc := &fabricConn{Refresher: f, Devices: f, Fabric: f, Close: func() error { f.Close(); return c.Close() }, CreateBeforeDestroy: true, Agent: identity}
+	if c.StartedPID != 0 {
+		fc.StopStarted = func() string { return stopStartedAgent(c) }
+	}
+	return fc, nil
+}
+
+// stopStartedAgent stops the agent c's Connect started, for a command
+// that failed: it leaves no process behind it. One that holds objects (an
+// apply that made some before it failed) keeps running, and is said to.
+func stopStartedAgent(c *client.Client) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list, err := c.List(ctx, &pb.ListRequest{})
+	if err != nil {
+		return fmt.Sprintf("The agent this command started (pid %d) keeps running: asking what it holds failed: %v. \"rdmaform agent stop\" stops it.", c.StartedPID, client.Explain(err))
+	}
+	if n := len(list.Objects); n > 0 {
+		return fmt.Sprintf("The agent this command started (pid %d) keeps running: it holds %d objects.", c.StartedPID, n)
+	}
+	if err := c.Stop(ctx); err != nil {
+		return fmt.Sprintf("The agent this command started (pid %d) may still run: %v.", c.StartedPID, err)
+	}
+	return fmt.Sprintf("Stopped the agent this command started (pid %d), since the command failed and the agent holds nothing.", c.StartedPID)
 }

@@ -74,7 +74,15 @@ func runShow(args []string, s Meta) int {
 		st = v
 	}
 	if a.View.JSON {
-		return writeJSON(s, stateJSON(st))
+		doc := stateJSON(st)
+		if !a.HasPath && st != nil {
+			// The working directory's state: its objects' values with the
+			// configuration's conditions.
+			if cfg := showConfig(s); cfg != nil {
+				doc.Checks = checksJSON(cfg, stateValues(st))
+			}
+		}
+		return writeJSON(s, doc)
 	}
 	writeStateHuman(s.Out, st)
 	return 0
@@ -111,6 +119,10 @@ type showJSON struct {
 	Serial           uint64          `json:"serial,omitempty"`
 	Lineage          string          `json:"lineage,omitempty"`
 	Values           *showJSONValues `json:"values,omitempty"`
+	// Checks are the conditions' outcomes with the state's values, as
+	// Terraform's; rdmaform evaluates them when showing, with the
+	// configuration here, rather than recording them at apply.
+	Checks []checkJSON `json:"checks,omitempty"`
 }
 
 type showJSONValues struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -151,4 +152,127 @@ func TestShowJSONIsReadByTerraformJSON(t *testing.T) {
 	if o := st.Values.Outputs["port"]; o == nil || o.Value != float64(7471) {
 		t.Errorf("state's output port: %+v", o)
 	}
+}
+
+// tfjsonChecksConfig has a condition of every kind: a precondition that
+// holds, a postcondition on a value known only after apply, an output's
+// precondition and a check block whose assertion is false (a warning,
+// which does not stop the plan).
+const tfjsonChecksConfig = `
+listener "loop" {
+  address = "10.77.0.1"
+  port    = 7471
+
+  lifecycle {
+    precondition {
+      condition     = 7471 > 1024
+      error_message = "The port must not be privileged."
+    }
+  }
+}
+
+endpoint "client" {
+  count   = 2
+  address = listener.loop.address
+  port    = listener.loop.port
+
+  lifecycle {
+    postcondition {
+      condition     = self.status == "established"
+      error_message = "The endpoint must be established."
+    }
+  }
+}
+
+output "port" {
+  value = listener.loop.port
+  precondition {
+    condition     = listener.loop.port == 7471
+    error_message = "The port moved."
+  }
+}
+
+check "few" {
+  assert {
+    condition     = length(endpoint.client) > 2
+    error_message = "Fewer than three endpoints."
+  }
+}
+`
+
+// show -json has Terraform's checks section, which terraform-json reads:
+// in a plan, what the plan's values tell (a postcondition on what is not
+// made yet is unknown); in the state, each condition with the objects as
+// made.
+func TestShowJSONChecksAreReadByTerraformJSON(t *testing.T) {
+	meta := withFabric(t, newMemFabric())
+	dir := planDir(t, tfjsonChecksConfig)
+	plan := filepath.Join(t.TempDir(), "p.plan")
+	if code, out, errs := meta.cmd(t, dir, "", "plan", "-out="+plan, "-no-color"); code != 0 {
+		t.Fatalf("plan: %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := meta.cmd(t, dir, "", "show", "-json", plan)
+	if code != 0 {
+		t.Fatalf("show -json PLAN: %d\n%s", code, errs)
+	}
+	var p tfjson.Plan
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("tfjson.Plan: %v\n%s", err, out)
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatalf("tfjson.Plan.Validate: %v", err)
+	}
+	want := map[string]string{
+		"listener.loop":   "resource pass [listener.loop:pass]",
+		"endpoint.client": "resource unknown [endpoint.client[0]:unknown endpoint.client[1]:unknown]",
+		"output.port":     "output_value pass [output.port:pass]",
+		"check.few":       "check fail [check.few:fail Fewer than three endpoints.]",
+	}
+	if got := checksText(p.Checks); !reflect.DeepEqual(got, want) {
+		t.Errorf("the plan's checks:\n got %v\nwant %v\n%s", got, want, out)
+	}
+	for _, c := range p.Checks {
+		if c.Address.Kind == tfjson.CheckKindResource && (c.Address.Mode != tfjson.ManagedResourceMode || c.Address.Type == "" || c.Address.Name == "") {
+			t.Errorf("%s: address %+v", c.Address.ToDisplay, c.Address)
+		}
+		if c.Address.ToDisplay == "endpoint.client" && c.Instances[1].Address.InstanceKey != float64(1) {
+			t.Errorf("endpoint.client[1]'s instance_key: %v", c.Instances[1].Address.InstanceKey)
+		}
+	}
+
+	if code, out, errs := meta.cmd(t, dir, "", "apply", "-no-color", plan); code != 0 {
+		t.Fatalf("apply: %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = meta.cmd(t, dir, "", "show", "-json")
+	if code != 0 {
+		t.Fatalf("show -json: %d\n%s", code, errs)
+	}
+	var st tfjson.State
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("tfjson.State: %v\n%s", err, out)
+	}
+	if err := st.Validate(); err != nil {
+		t.Fatalf("tfjson.State.Validate: %v", err)
+	}
+	want["endpoint.client"] = "resource pass [endpoint.client[0]:pass endpoint.client[1]:pass]"
+	if got := checksText(st.Checks); !reflect.DeepEqual(got, want) {
+		t.Errorf("the state's checks:\n got %v\nwant %v\n%s", got, want, out)
+	}
+}
+
+// checksText is each check as "KIND STATUS [INSTANCE:STATUS PROBLEM...]".
+func checksText(checks []tfjson.CheckResultStatic) map[string]string {
+	out := map[string]string{}
+	for _, c := range checks {
+		var insts []string
+		for _, i := range c.Instances {
+			s := i.Address.ToDisplay + ":" + string(i.Status)
+			for _, p := range i.Problems {
+				s += " " + p.Message
+			}
+			insts = append(insts, s)
+		}
+		out[c.Address.ToDisplay] = fmt.Sprintf("%s %s [%s]", c.Address.Kind, c.Status, strings.Join(insts, " "))
+	}
+	return out
 }

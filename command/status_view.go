@@ -5,6 +5,7 @@ import (
 
 	pb "github.com/rdmaform/rdmaform/apply/agent/agentpb"
 	"github.com/rdmaform/rdmaform/command/views"
+	"github.com/rdmaform/rdmaform/rdmacm/nodevice"
 )
 
 // newStatusView is status's view: -json's document, or the table.
@@ -19,6 +20,11 @@ type statusHuman struct{ s Meta }
 
 func (h statusHuman) Objects(list *pb.ListResponse) bool {
 	writeStatusTable(h.s.Out, list.Objects)
+	if len(list.Objects) == 0 && nodevice.OnThisHost() {
+		// The agent listens on this host's socket: why it holds nothing
+		// may be that nothing can be made here.
+		fmt.Fprintf(h.s.Out, "\nNote: %s.\n", nodevice.Help)
+	}
 	writeKernelView(h.s.Out, list)
 	return true
 }

@@ -2,19 +2,25 @@ package command
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"net/netip"
+	"syscall"
 	"time"
 
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/planner"
 	"github.com/rdmaform/rdmaform/rdmacm"
+	"github.com/rdmaform/rdmaform/rdmacm/nodevice"
 )
 
 // hostDevices is what validate -device-check checks against: this host's
 // RDMA devices, asked directly through the binding (plan asks the agent).
 func hostDevices() (config.DeviceLimits, error) {
 	devs, err := rdmacm.Devices()
+	if errors.Is(err, syscall.ENODEV) && nodevice.OnThisHost() {
+		// No device at all is an answer: the check says so, as plan's.
+		devs, err = nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -46,11 +52,18 @@ type route struct {
 // IsLocal reports whether ip is an address of this host.
 func (h hostDeviceLimits) IsLocal(ip netip.Addr) bool { return planner.IsLocalAddress(ip) }
 
+// AnyDevice reports whether this host has an RDMA device.
+func (h hostDeviceLimits) AnyDevice() bool { return len(h.byName) > 0 }
+
 func (h hostDeviceLimits) Device(name string) (config.DeviceAttr, error) {
 	if d, ok := h.byName[name]; ok {
 		return d, nil
 	}
-	return config.DeviceAttr{}, fmt.Errorf("no RDMA device named %q on this host", name)
+	names := make([]string, 0, len(h.byName))
+	for n := range h.byName {
+		names = append(names, n)
+	}
+	return config.DeviceAttr{}, planner.NoDeviceNamed(name, names)
 }
 
 func (h hostDeviceLimits) DeviceFor(address string) (config.DeviceAttr, error) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rdmaform/rdmaform/rdmacm/nodevice"
 )
 
 // DeviceAttr is what the device check needs to know of an RDMA device,
@@ -43,6 +44,14 @@ type LocalAddresses interface {
 	IsLocal(ip netip.Addr) bool
 }
 
+// DeviceList is what a DeviceLimits may also answer: whether the host
+// has any RDMA device. A host with none is said once, with how to make
+// one (nodevice.Help), rather than once per object; and a wildcard
+// listener (0.0.0.0 or ::), which has no device to look up, needs one.
+type DeviceList interface {
+	AnyDevice() bool
+}
+
 // CheckDevice checks the values that depend on the device against live
 // devices: that each protection domain's device exists, that each address
 // is reachable through an RDMA device, and that QP caps fit the device's
@@ -50,6 +59,9 @@ type LocalAddresses interface {
 // receive, share one completion queue). Values not known until apply are
 // skipped.
 func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
+	if l, ok := dl.(DeviceList); ok && !l.AnyDevice() {
+		return noDevice(cfg)
+	}
 	var diags hcl.Diagnostics
 	errorf := func(rng hcl.Range, summary, format string, args ...any) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
@@ -81,7 +93,7 @@ func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
 		}
 		ip, ipErr := netip.ParseAddr(address)
 		if ipErr == nil && ip.IsUnspecified() && inst.Listener != nil {
-			continue // listens on every device: none to pick
+			continue // listens on every device (there is one: see DeviceList)
 		}
 		// A listener and a source address are bound: one that is not the
 		// host's is refused before any route is looked for (resolving a
@@ -176,4 +188,28 @@ func checkRdAtoms(inst *Instance, t *bodyTemplate, dev DeviceAttr) hcl.Diagnosti
 		}
 	}
 	return diags
+}
+
+// noDevice is CheckDevice's one error on a host without any RDMA device,
+// naming the objects that need one: every listener, endpoint and
+// protection domain does.
+func noDevice(cfg *Config) hcl.Diagnostics {
+	var names []string
+	for _, inst := range cfg.SortedInstances() {
+		if inst.ProtectionDomain != nil || inst.Listener != nil || inst.Endpoint != nil {
+			names = append(names, inst.Addr.String())
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	who := names[0] + " needs an RDMA device"
+	switch n := len(names); {
+	case n == 2:
+		who = names[0] + " and " + names[1] + " need an RDMA device"
+	case n > 2:
+		who = fmt.Sprintf("%s and %d others need an RDMA device", names[0], n-1)
+	}
+	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: nodevice.Summary,
+		Detail: fmt.Sprintf("%s, but %s.", who, nodevice.Help)}}
 }

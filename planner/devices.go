@@ -7,10 +7,12 @@ import (
 	"net"
 	"net/netip"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
+	"github.com/rdmaform/rdmaform/rdmacm/nodevice"
 )
 
 // checkDevices checks what depends on the live devices, for the objects
@@ -95,6 +97,9 @@ func onHost(cfg *config.Config, agent string, diags hcl.Diagnostics) hcl.Diagnos
 // domain uses one on the device its address is served by (checkPDDevice):
 // plan's check, which validate -device-check makes too.
 func CheckPDDevices(cfg *config.Config, insts []*config.Instance, limits config.DeviceLimits) hcl.Diagnostics {
+	if l, ok := limits.(config.DeviceList); ok && !l.AnyDevice() {
+		return nil // no device at all: CheckDevice says so, once
+	}
 	var diags hcl.Diagnostics
 	byResource := InstancesByResource(cfg)
 	for _, inst := range insts {
@@ -228,13 +233,33 @@ type route struct {
 	err error
 }
 
-var _ config.DeviceLimits = (*deviceLimits)(nil)
+var (
+	_ config.DeviceLimits = (*deviceLimits)(nil)
+	_ config.DeviceList   = (*deviceLimits)(nil)
+)
 
 func (l *deviceLimits) Device(name string) (config.DeviceAttr, error) {
 	if d, ok := l.devices[name]; ok {
 		return d, nil
 	}
-	return config.DeviceAttr{}, errors.New("no such device on this host")
+	names := make([]string, 0, len(l.devices))
+	for n := range l.devices {
+		names = append(names, n)
+	}
+	return config.DeviceAttr{}, NoDeviceNamed(name, names)
+}
+
+// AnyDevice reports whether the agent's host has an RDMA device.
+func (l *deviceLimits) AnyDevice() bool { return len(l.devices) > 0 }
+
+// NoDeviceNamed is the error of a device name the host does not have,
+// naming those it has (validate -device-check says it too).
+func NoDeviceNamed(name string, have []string) error {
+	if len(have) == 0 {
+		return errors.New(nodevice.Help)
+	}
+	sort.Strings(have)
+	return fmt.Errorf("no RDMA device named %q on this host; it has %s (see `rdma link`)", name, strings.Join(have, ", "))
 }
 
 func (l *deviceLimits) DeviceFor(address string) (config.DeviceAttr, error) {

@@ -3,10 +3,11 @@ package rdmacm
 import (
 	"errors"
 	"fmt"
-	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rdmaform/rdmaform/rdmacm/nodevice"
 )
 
 // ErrNotBuilt is returned by every call of a binary built without cgo or
@@ -55,10 +56,8 @@ func opError(op string, err error) error {
 // noDeviceHint tells the user what to do about ENODEV, which means either
 // that the host has no RDMA device or that none serves the address.
 func noDeviceHint() string {
-	if entries, err := os.ReadDir("/sys/class/infiniband"); err != nil || len(entries) == 0 {
-		return ": this host has no RDMA device. Load Soft-RoCE and add a device " +
-			"(modprobe rdma_rxe; rdma link add rxe0 type rxe netdev IFACE, with IFACE a " +
-			"real, dummy or veth interface, not lo), or run inside rdmaform's testbed: scripts/vm-run"
+	if nodevice.OnThisHost() {
+		return ": " + nodevice.Help
 	}
 	return ": no RDMA device serves this address (check `rdma link` and that the address " +
 		"is on the device's netdev; Soft-RoCE on lo cannot carry connections)"

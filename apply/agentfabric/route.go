@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rdmaform/rdmaform/planner"
+	"github.com/rdmaform/rdmaform/rdmacm/nodevice"
 )
 
 // sysInfiniband is where the kernel lists RDMA devices; each port's
@@ -34,7 +35,7 @@ func deviceFor(address string) (string, error) {
 		if devs, _ := os.ReadDir(sysInfiniband); len(devs) > 0 {
 			return devs[0].Name(), nil
 		}
-		return "", fmt.Errorf("%w: no RDMA device on this host", planner.ErrNoDevice)
+		return "", fmt.Errorf("%w: %s", planner.ErrNoDevice, nodevice.Help)
 	}
 	ifname, err := interfaceFor(ip)
 	if err != nil {

@@ -52,6 +52,11 @@ type JSONPlan struct {
 	// the configuration needs (not narrowed by -target).
 	Applyable bool `json:"applyable"`
 	Complete  bool `json:"complete"`
+
+	// Checks are the outcomes of the configuration's conditions with the
+	// plan's values, in Terraform's shape, where the caller has the
+	// configuration.
+	Checks any `json:"checks,omitempty"`
 }
 
 // JSONVariable is one root variable's value.

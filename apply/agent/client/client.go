@@ -33,10 +33,15 @@ type Client struct {
 	Socket string
 	// Address is a remote agent's HOST:PORT (DialRemote); Socket is then "".
 	Address string
-	conn    *grpc.ClientConn
-	guard   *peerGuard
-	remote  *Remote
-	watch   *remoteWatch
+	// StartedPID is the pid of the agent Connect started for this client;
+	// 0 when one already answered. A command that fails stops what it
+	// started, and leaves alone what it found.
+	StartedPID int
+
+	conn   *grpc.ClientConn
+	guard  *peerGuard
+	remote *Remote
+	watch  *remoteWatch
 }
 
 // Dial connects to the agent at socket and checks that it answers (the

@@ -78,6 +78,7 @@ func Connect(ctx context.Context, socket string, opts StartOptions) (*Client, er
 	if opts.Notify != nil {
 		fmt.Fprintf(opts.Notify, "Started an rdmaform agent in the background: pid %d, socket %s, log %s\n", pid, socket, logFile)
 	}
+	c.StartedPID = pid
 	return c, nil
 }
 
