@@ -68,7 +68,7 @@ func TestMonitorInTmux(t *testing.T) {
 		<-agentDone
 	})
 	t.Cleanup(stopAgent)
-	waitFor(t, 20*time.Second, func() bool { _, err := os.Stat(socket); return err == nil }, "the agent's socket")
+	waitFor(t, 2*time.Minute, func() bool { _, err := os.Stat(socket); return err == nil }, "the agent's socket")
 
 	// apply -monitor in a real terminal: the monitor shows the objects
 	// come up while apply creates them; q leaves it and apply's report
@@ -86,14 +86,14 @@ func TestMonitorInTmux(t *testing.T) {
 	applying := fmt.Sprintf("rdmaform-apply-%d", os.Getpid())
 	tmux(applying, fmt.Sprintf("cd %s && env %s=1 %s apply -auto-approve -monitor -no-color; sleep 600", dir, asCLIEnv, exe))
 	var screen string
-	waitFor(t, 60*time.Second, func() bool {
+	waitFor(t, 3*time.Minute, func() bool {
 		screen = capture(applying)
 		return strings.Count(screen, "established") >= 8 && strings.Contains(screen, "endpoint.client[3]") &&
 			len(probeRTT.FindAllString(screen, -1)) >= 4 && strings.Contains(screen, "apply complete — q shows its report")
 	}, "four endpoints and four accepted connections established, with probe round trips, in apply -monitor, which says apply has ended", &screen)
 	keep(t, artefacts, "apply-monitor.txt", screen)
 	exec.Command("tmux", "send-keys", "-t", applying, "q").Run()
-	waitFor(t, 30*time.Second, func() bool {
+	waitFor(t, 2*time.Minute, func() bool {
 		screen = capture(applying)
 		return strings.Contains(screen, "Apply complete! Resources: 6 added, 0 changed, 0 destroyed.")
 	}, "apply's report once the monitor is left", &screen)
@@ -113,7 +113,7 @@ func TestMonitorInTmux(t *testing.T) {
 	// The monitor on its own, through the device's loss.
 	session := fmt.Sprintf("rdmaform-monitor-%d", os.Getpid())
 	tmux(session, fmt.Sprintf("cd %s && env %s=1 %s monitor -no-color -agent=%s", dir, asCLIEnv, exe, socket))
-	waitFor(t, 30*time.Second, func() bool {
+	waitFor(t, 2*time.Minute, func() bool {
 		screen = capture(session)
 		return strings.Count(screen, "established") >= 8
 	}, "the monitor showing the established connections", &screen)
@@ -136,7 +136,7 @@ func TestMonitorInTmux(t *testing.T) {
 		select {
 		case err := <-deleted:
 			return err
-		case <-time.After(30 * time.Second):
+		case <-time.After(2 * time.Minute):
 			return fmt.Errorf("rdma link delete did not finish within 30 s while the agent ran")
 		}
 	})
@@ -149,7 +149,7 @@ func TestMonitorInTmux(t *testing.T) {
 			t.Errorf("re-adding %s: %v: %s", dev, err, out)
 		}
 	})
-	waitFor(t, 30*time.Second, func() bool {
+	waitFor(t, 2*time.Minute, func() bool {
 		screen = capture(session)
 		return strings.Contains(screen, "DEVICE_REMOVAL") && strings.Count(screen, "established") == 0
 	}, "the device loss on the monitor", &screen)
@@ -170,7 +170,7 @@ func TestMonitorInTmux(t *testing.T) {
 	// last picture, and says of when. The accepted connections, which no
 	// configuration declares, are in it; nothing shows as missing (not
 	// held by the agent), as it would without the picture.
-	waitFor(t, 30*time.Second, func() bool {
+	waitFor(t, 2*time.Minute, func() bool {
 		screen = capture(session)
 		return strings.Contains(screen, "agent stopped") && strings.Contains(screen, "; as of ")
 	}, "the banner of the stopped agent on the monitor", &screen)
