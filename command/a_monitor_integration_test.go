@@ -137,7 +137,7 @@ func TestMonitorInTmux(t *testing.T) {
 		case err := <-deleted:
 			return err
 		case <-time.After(2 * time.Minute):
-			return fmt.Errorf("rdma link delete did not finish within 30 s while the agent ran")
+			return fmt.Errorf("rdma link delete did not finish within 2 minutes while the agent ran")
 		}
 	})
 	t.Cleanup(func() {
