@@ -100,6 +100,28 @@ func TestOneSidedProbesTowardAnEchoListener(t *testing.T) {
 	}
 }
 
+// A read probe toward a listener whose accept allows no RDMA READ
+// (responder_resources = 0) is lost at once with why, rather than waiting
+// for ever in the send queue.
+func TestReadProbeTowardAListenerThatAllowsNoRead(t *testing.T) {
+	p := startAgent(t)
+	addr, port := testAddr(t), freePort()
+	createListener(t, p, "listener.noread", echoListener(addr, port, 0)) // responder_resources 0
+	const name = "endpoint.read"
+	if _, err := p.CreateEndpoint(ctxFor(t, time.Minute), &pb.CreateEndpointRequest{Address: name, Token: "tok", Spec: probing(addr, port, "read", 64)}); err != nil {
+		t.Fatal(err)
+	}
+	var o *pb.Object
+	waitList(t, p, 2*time.Minute, "3 read probes lost", func(objs []*pb.Object) bool {
+		o = object(objs, name)
+		return o != nil && o.Probe != nil && o.Probe.Lost >= 3
+	})
+	want := "ibv_query_qp: the connection allows this side no RDMA READ (max_rd_atomic is 0)"
+	if e := o.LastError; o.Status != pb.Status_DEGRADED || o.Probe.Received != 0 || !strings.HasPrefix(e.GetMessage(), want) {
+		t.Fatalf("%s, probes %v, last error %v; want degraded, none answered, %q", o.Status, o.Probe, e, want)
+	}
+}
+
 // An endpoint in mode rping verifies a host running rdma-core's own
 // `rping -s`, with no rdmaform there: pings answered, none lost, and the
 // server shows the ping data it RDMA READ from the endpoint.

@@ -45,7 +45,7 @@ func memoryPattern(n int) []byte {
 
 // errProbeMismatch is a probe whose answer came but was not the right
 // one: lost, as a timeout is, without the QP having failed.
-var errProbeMismatch = errors.New("probe answered with the wrong data")
+var errProbeMismatch = errors.New("counted as a lost probe")
 
 // probeMemory is the listener's memory as the endpoint writes and reads it.
 type probeMemory struct {
@@ -57,6 +57,8 @@ type oneSided struct {
 	asked   bool         // the request went (once: every answer is the same)
 	memory  *probeMemory // nil until the listener answered
 	refused error        // the listener echoed the request: it has no probe memory
+	canRead error        // nil once the QP was seen to allow RDMA READs
+	checked bool
 }
 
 // probeNeeds checks that the connection allows the probes' RDMA READs:
@@ -90,6 +92,11 @@ func (p *prober) oneSidedTrip(ctx context.Context, cfg *probeConfig) (time.Durat
 	}
 	if o.memory == nil {
 		if err := p.askMemory(tctx, cfg); err != nil {
+			return 0, err
+		}
+	}
+	if cfg.mode == probeRead {
+		if err := o.readsAllowed(p.id); err != nil {
 			return 0, err
 		}
 	}
@@ -135,6 +142,31 @@ func (p *prober) oneSidedTrip(ctx context.Context, cfg *probeConfig) (time.Durat
 		}
 	}
 	return rtt, nil
+}
+
+// readsAllowed says, once, whether the connection lets this side RDMA
+// READ: a READ that max_rd_atomic 0 leaves no room for waits in the send
+// queue for ever, and every probe after it.
+func (o *oneSided) readsAllowed(id *rdmacm.ID) error {
+	if !o.checked {
+		o.canRead = qpAllows(id, func(a rdmacm.QPAttrs) int { return a.InitiatorDepth }, "ibv_query_qp",
+			"the connection allows this side no RDMA READ (max_rd_atomic is 0): the listener's accept.responder_resources or the endpoint's connect.initiator_depth is 0; leave them to the device or set them to 1 or more")
+		o.checked = true
+	}
+	return o.canRead
+}
+
+// qpAllows is an error saying why when what the QP got (as ibv_query_qp
+// reports it) is 0.
+func qpAllows(id *rdmacm.ID, got func(rdmacm.QPAttrs) int, call, why string) error {
+	a, ok, err := id.QPAttrs()
+	if err != nil {
+		return err
+	}
+	if ok && got(a) == 0 {
+		return &agentError{Call: call, Err: errProbeMismatch, Msg: why}
+	}
+	return nil
 }
 
 func firstDiff(a, b []byte) int {

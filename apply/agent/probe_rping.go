@@ -47,6 +47,12 @@ func (p *prober) rpingTrip(ctx context.Context, cfg *probeConfig) (time.Duration
 	tctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	if p.rping == nil {
+		// The server's RDMA READ toward a QP that allows none would wait
+		// for ever, and the rping server with it.
+		if err := qpAllows(p.id, func(a rdmacm.QPAttrs) int { return a.ResponderResources }, "ibv_query_qp",
+			"the connection allows the rping server no RDMA READ of this side (max_dest_rd_atomic is 0): leave the endpoint's connect.responder_resources to the device or set it to 1 or more"); err != nil {
+			return 0, err
+		}
 		r := &rpingClient{first: 'A'}
 		var err error
 		if r.start, err = p.id.RegisterRemoteBuffer(MaxProbeSize); err != nil {
