@@ -161,7 +161,11 @@ func settings(o *pb.Object) []tui.Setting {
 			add("reconnect", fmt.Sprintf("%v to %v", time.Duration(r.MinBackoff), time.Duration(r.MaxBackoff)))
 		}
 		if p := e.Probe; p != nil {
-			add("probe", fmt.Sprintf("every %v, %d bytes, timeout %v", time.Duration(p.Interval), p.Size, time.Duration(p.Timeout)))
+			mode := ""
+			if p.Mode != "" && p.Mode != "send" {
+				mode = ", " + p.Mode // the default says nothing
+			}
+			add("probe", fmt.Sprintf("every %v, %d bytes, timeout %v%s", time.Duration(p.Interval), p.Size, time.Duration(p.Timeout), mode))
 		}
 		add("reject_reason", o.RejectReason)
 	}

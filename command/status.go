@@ -190,6 +190,9 @@ func statusRow(o *pb.Object) []string {
 			// A degraded endpoint's last answered probe is not how it
 			// is doing now.
 			rtt = time.Duration(p.Last).Round(time.Microsecond).String()
+			if p.Mode != "" && p.Mode != "send" {
+				rtt += " " + p.Mode // a WRITE's, READ's or rping's round trip, not an echo's
+			}
 		}
 		lost = tui.ProbeLoss(p.Lost, p.Sent) // as the monitor's LOST column
 	}

@@ -206,7 +206,9 @@
 // block applies once the endpoint has connected: a first connect that
 // fails, with no listener up yet, fails its create, as a Terraform
 // resource's failed create does, and the next apply tries again); probe
-// interval "1s", size 64, timeout "1s". An omitted qp block still gets a
+// interval "1s", size 64, timeout "1s", mode "send" (or "write", "read":
+// RDMA WRITE and READ of the echoing listener's probe memory; "rping":
+// rping's exchange with `rping -s`; see probe_mode.go). An omitted qp block still gets a
 // QP of the port space's type (rc for tcp and ib, ud for udp and ipoib)
 // with the agent's defaults: 16 send and 16 receive work requests, one SGE
 // each, 64 bytes inline; echo and probes need the qp block written out

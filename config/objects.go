@@ -309,11 +309,13 @@ type Reconnect struct {
 	MinBackoff, MaxBackoff time.Duration
 }
 
-// Probe is a data-path round trip toward an echoing listener.
+// Probe is a data-path round trip toward an echoing listener (or a host
+// running `rping -s`, in mode "rping").
 type Probe struct {
 	Interval time.Duration
 	Size     int
 	Timeout  time.Duration
+	Mode     string // ProbeSend, ProbeWrite, ProbeRead or ProbeRping
 }
 
 // Variable is a variable block and its value.

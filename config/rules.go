@@ -422,6 +422,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 				Interval: c.duration(pv, pt, "interval"),
 				Size:     c.intIn(pv, pt, "size", 1, MaxProbeSize, "Invalid probe size", " bytes (the agent's probe buffers)"),
 				Timeout:  c.duration(pv, pt, "timeout"),
+				Mode:     c.probeMode(v, pv, pt),
 			}
 			if i := e.Probe.Interval; i > 0 && i < minProbeInterval {
 				c.valueErrorf(pt, []string{"interval"}, "Probe interval too short",
@@ -605,11 +606,13 @@ func checkEndpointTargets(cfg *Config) hcl.Diagnostics {
 				Detail: fmt.Sprintf("%s connects to port %d in port space %s, but %s listens there in port space %s: the connect would find no listener. Give both the same port_space.",
 					inst.Addr, e.Port, e.PortSpace, other.Addr, other.Listener.PortSpace),
 				Subject: inst.Resource.body.attrRange("port").Ptr()})
-		case e.Probe != nil && !l.Listener.Accept.Echo:
+		case e.Probe != nil && !l.Listener.Accept.Echo && e.Probe.Mode != ProbeRping:
 			report(inst, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Probe toward a listener that does not echo",
 				Detail: fmt.Sprintf("%s probes %s, which does not echo: every probe would be lost and the endpoint stay degraded. Set accept { echo = true } on %s, or remove the probe block.",
 					inst.Addr, l.Addr, l.Addr),
 				Subject: inst.Resource.body.child("probe").def.Ptr()})
+		case e.Probe != nil && e.Probe.Mode == ProbeRping:
+			report(inst, rpingTowardListener(inst, l))
 		}
 	}
 	sort.Sort(byInstance{reported, diags})

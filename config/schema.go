@@ -331,6 +331,9 @@ var schemas = map[addrs.Kind]*Block{
 				{Name: "interval", Type: cty.String, Default: cty.StringVal(DefaultProbeInterval)},
 				{Name: "size", Type: cty.Number, Default: cty.NumberIntVal(DefaultProbeSize)},
 				{Name: "timeout", Type: cty.String, Default: cty.StringVal(DefaultProbeTimeout)},
+				// The agent changes the mode in place: one prober per
+				// connection serves every mode (probe_mode.go).
+				{Name: "mode", Type: cty.String, Default: cty.StringVal(ProbeSend), Description: "send (echoed SEND), write (RDMA WRITE), read (RDMA READ) or rping (rping's exchange with rping -s)"},
 			}}},
 			// Terraform's timeouts block: how long an operation may take.
 			// Only the create waits (for ESTABLISHED); a change applies to

@@ -15,7 +15,7 @@ import (
 // scanner that knows the shape (an object of primitives and nested objects
 // of primitives), which matters for a no-change plan of 10,000 objects.
 // Attributes absent from the JSON are null; unknown names are an error, as
-// in ctyjson.
+// in ctyjson, except those with a default, which take it.
 func decodeAttributes(b *config.Block, raw []byte) (cty.Value, error) {
 	v, _, err := decodeFields(b, raw)
 	return v, err
@@ -220,7 +220,13 @@ func (s *scanner) object(b *config.Block) (cty.Value, *fields, error) {
 	}
 	for _, a := range b.Attributes {
 		if _, ok := vals[a.Name]; !ok {
+			// An attribute with a default that the state lacks was added
+			// to the schema since (probe.mode): the object was made with
+			// what is now its default, so no change is planned for it.
 			vals[a.Name] = cty.NullVal(a.Type)
+			if a.Default != cty.NilVal {
+				vals[a.Name] = a.Default
+			}
 		}
 	}
 	for _, nb := range b.Blocks {

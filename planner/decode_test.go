@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rdmaform/rdmaform/config"
@@ -102,6 +103,29 @@ func TestDecodeSharedNestedBlocks(t *testing.T) {
 	for _, bad := range []string{`{"qp":{"type":"rc","max_send_wr":"x"}}`, `{"qp":{"type":"rc","max_send_wr":32}`, `{"qp":{"type":"rc","max_send_wr":32},"qp2":1}`} {
 		if _, _, err := decodeFieldsShared(ep, []byte(bad), cache); err == nil {
 			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// A state written before an attribute with a default existed (probe.mode)
+// plans no change: the object was made with what is now the default.
+func TestStateWithoutALaterDefaultPlansNoChange(t *testing.T) {
+	cfg := load(t, triggersBase)
+	st := applied(t, mustPlan(t, cfg, nil, Options{}))
+	stripped := 0
+	for _, o := range st.Objects {
+		if s := strings.Replace(string(o.Attributes), `"mode":"send",`, "", 1); s != string(o.Attributes) {
+			o.Attributes = []byte(s)
+			stripped++
+		}
+	}
+	if stripped == 0 {
+		t.Fatal(`no object's state had "mode":"send" to take out`)
+	}
+	p := mustPlan(t, cfg, st, Options{})
+	for _, c := range p.Changes {
+		if c.Action != NoOp {
+			t.Errorf("%s: %s %v", c.Addr, c.Action, c.Changed)
 		}
 	}
 }

@@ -59,7 +59,9 @@
 // Memory: C memory holds no Go pointer; ids carry an integer key in their
 // context, never a Go pointer; message buffers are C memory, which Go
 // reaches only by copying (Buffer.Store, Buffer.Load) under the buffer's
-// lock. Every resource has an idempotent Close, safe from any goroutine: an
+// lock. A buffer registered for the peer's RDMA READ and WRITE
+// (RegisterRemoteBuffer) is C memory too: its address and rkey go to the
+// peer, never a Go pointer. Every resource has an idempotent Close, safe from any goroutine: an
 // id's Close destroys its QP before it deregisters and frees its buffers,
 // and posts and copies racing with it either finish first or return
 // ErrClosed. Closing a listener rejects the connect requests it queued and

@@ -221,8 +221,9 @@ func (c *connection) end() {
 // registered at the first message, so connections that are never probed
 // cost one buffer.
 type echoer struct {
-	id   *rdmacm.ID
-	bufs [2]*rdmacm.Buffer
+	id     *rdmacm.ID
+	bufs   [2]*rdmacm.Buffer
+	memory *rdmacm.Buffer // one-sided probes' memory, at the first request (probe_onesided.go)
 }
 
 // newEchoer registers the first buffer and posts a receive into it.
@@ -254,7 +255,11 @@ func (e *echoer) run(ctx context.Context) error {
 		if err := e.id.PostRecv(e.bufs[(i+1)%2], uint64(i+1)%(1<<31)); err != nil {
 			return err
 		}
-		if err := e.id.PostSend(cur, comp.Bytes, uint64(i)%(1<<31)); err != nil {
+		n, err := e.answer(cur, comp.Bytes)
+		if err != nil {
+			return err
+		}
+		if err := e.id.PostSend(cur, n, uint64(i)%(1<<31)); err != nil {
 			return err
 		}
 		if _, err := e.id.WaitSend(ctx); err != nil {

@@ -83,6 +83,9 @@ func (e *endpoint) update(req *pb.UpdateRequest) error {
 	if req.SetProbe && p != nil && e.cfg.qpType != rdmacm.RC {
 		return fmt.Errorf("probe needs an RC QP (the endpoint's is %s)", e.cfg.qpType)
 	}
+	if err := e.cfg.probeNeeds(p); err != nil {
+		return err
+	}
 	e.mu.Lock()
 	spec := proto.Clone(e.spec).(*pb.EndpointSpec)
 	var what []string

@@ -23,13 +23,14 @@ type probeStats struct {
 	lost                uint64
 	consecutiveLost     uint32
 	degraded            bool
+	mode                string // of the last probe
 }
 
 func (p *probeStats) proto() *pb.ProbeStats {
 	out := &pb.ProbeStats{
 		Last: int64(p.last), Min: int64(p.min), Max: int64(p.max),
 		Sent: p.sent, Received: p.received, Lost: p.lost,
-		ConsecutiveLost: p.consecutiveLost, Degraded: p.degraded,
+		ConsecutiveLost: p.consecutiveLost, Degraded: p.degraded, Mode: p.mode,
 	}
 	if p.received > 0 {
 		out.Mean = int64(p.sum / time.Duration(p.received))
@@ -70,7 +71,9 @@ type prober struct {
 	replies     []*rdmacm.Buffer // the receive of replies[i] has work request id i
 	posted      []bool
 	seq         uint64
-	sendPending int // sends whose completion was not yet taken
+	sendPending int          // sends, writes and reads whose completion was not yet taken
+	oneSided    *oneSided    // mode write and read (probe_onesided.go)
+	rping       *rpingClient // mode rping (probe_rping.go)
 }
 
 // replySlots is how many receives a prober keeps posted, when the QP's
@@ -104,7 +107,7 @@ func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func(why s
 			}
 		}
 		start := time.Now()
-		rtt, err := p.roundTrip(ctx, cfg)
+		rtt, err := p.probe(ctx, cfg)
 		if ctx.Err() != nil || errors.Is(err, rdmacm.ErrClosed) {
 			return // the id was closed under it (its device's removal): the session says why
 		}
@@ -116,6 +119,7 @@ func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func(why s
 			}
 			was := s.probe.degraded
 			s.probe.add(rtt, lost)
+			s.probe.mode = cfg.mode
 			if lost {
 				s.lastError = errorInfo(err)
 			}
@@ -134,7 +138,7 @@ func (e *endpoint) probeLoop(ctx context.Context, id *rdmacm.ID, fail func(why s
 			}
 			degraded = lost
 		}
-		if lost && !errors.Is(err, syscall.ETIMEDOUT) {
+		if lost && !errors.Is(err, syscall.ETIMEDOUT) && !errors.Is(err, errProbeMismatch) {
 			if connectionGoing(err) {
 				return // its CM events say why
 			}
@@ -233,6 +237,17 @@ func timedOut(err error, what string, timeout time.Duration) error {
 		return err
 	}
 	return &agentError{Call: "ibv_poll_cq", Err: syscall.ETIMEDOUT, Msg: fmt.Sprintf("%s within the probe timeout (%v)", what, timeout)}
+}
+
+// probe does one probe of cfg's mode.
+func (p *prober) probe(ctx context.Context, cfg *probeConfig) (time.Duration, error) {
+	switch cfg.mode {
+	case probeWrite, probeRead:
+		return p.oneSidedTrip(ctx, cfg)
+	case probeRping:
+		return p.rpingTrip(ctx, cfg)
+	}
+	return p.roundTrip(ctx, cfg)
 }
 
 // roundTrip sends one probe of cfg.size bytes carrying its sequence number

@@ -200,13 +200,14 @@ func checkEndpoint(s *pb.EndpointSpec) (endpointConfig, error) {
 	if _, err := backoffOf(s.Reconnect); err != nil {
 		return c, err
 	}
-	if _, err := probeOf(s.Probe); err != nil {
+	pc, err := probeOf(s.Probe)
+	if err != nil {
 		return c, err
 	}
 	if s.Probe != nil && c.qpType != rdmacm.RC {
 		return c, fmt.Errorf("probe needs an RC QP (the endpoint's is %s)", c.qpType)
 	}
-	return c, nil
+	return c, c.probeNeeds(pc)
 }
 
 // backoffOf reads a reconnect block; nil means no reconnect.
@@ -228,14 +229,30 @@ func backoffOf(r *pb.Reconnect) (*backoff, error) {
 type probeConfig struct {
 	interval, timeout time.Duration
 	size              int
+	mode              string // probeSend, probeWrite, probeRead or probeRping
 }
+
+// Probe modes, as the configuration names them (config.ProbeModes).
+const (
+	probeSend  = "send"
+	probeWrite = "write"
+	probeRead  = "read"
+	probeRping = "rping"
+)
 
 // probeOf reads a probe block; nil means no probes.
 func probeOf(p *pb.Probe) (*probeConfig, error) {
 	if p == nil {
 		return nil, nil
 	}
-	c := &probeConfig{interval: time.Duration(p.Interval), timeout: time.Duration(p.Timeout), size: int(p.Size)}
+	c := &probeConfig{interval: time.Duration(p.Interval), timeout: time.Duration(p.Timeout), size: int(p.Size), mode: p.Mode}
+	switch c.mode {
+	case "":
+		c.mode = probeSend
+	case probeSend, probeWrite, probeRead, probeRping:
+	default:
+		return nil, fmt.Errorf("probe.mode %q is not send, write, read or rping", p.Mode)
+	}
 	if c.interval < time.Millisecond {
 		return nil, fmt.Errorf("probe.interval %v is under 1ms", c.interval)
 	}

@@ -76,5 +76,5 @@ func probeSpec(p *config.Probe) *pb.Probe {
 	if p == nil {
 		return nil
 	}
-	return &pb.Probe{Interval: int64(p.Interval), Size: uint32(p.Size), Timeout: int64(p.Timeout)}
+	return &pb.Probe{Interval: int64(p.Interval), Size: uint32(p.Size), Timeout: int64(p.Timeout), Mode: p.Mode}
 }

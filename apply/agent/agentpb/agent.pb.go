@@ -1417,10 +1417,14 @@ func (x *Reconnect) GetMaxBackoff() int64 {
 }
 
 type Probe struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Interval      int64                  `protobuf:"varint,1,opt,name=interval,proto3" json:"interval,omitempty"` // nanoseconds
-	Size          uint32                 `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`         // bytes, 1-4096
-	Timeout       int64                  `protobuf:"varint,3,opt,name=timeout,proto3" json:"timeout,omitempty"`   // nanoseconds; 0: the interval
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Interval int64                  `protobuf:"varint,1,opt,name=interval,proto3" json:"interval,omitempty"` // nanoseconds
+	Size     uint32                 `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`         // bytes, 1-4096
+	Timeout  int64                  `protobuf:"varint,3,opt,name=timeout,proto3" json:"timeout,omitempty"`   // nanoseconds; 0: the interval
+	// mode is what a probe is: "send" (empty: a SEND the listener echoes),
+	// "write" or "read" (an RDMA WRITE into or READ from the listener's
+	// probe memory), "rping" (one ping of rping's exchange with `rping -s`).
+	Mode          string `protobuf:"bytes,4,opt,name=mode,proto3" json:"mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1474,6 +1478,13 @@ func (x *Probe) GetTimeout() int64 {
 		return x.Timeout
 	}
 	return 0
+}
+
+func (x *Probe) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
 }
 
 type EndpointSpec struct {
@@ -3592,6 +3603,7 @@ type ProbeStats struct {
 	Lost            uint64                 `protobuf:"varint,7,opt,name=lost,proto3" json:"lost,omitempty"` // timed out
 	ConsecutiveLost uint32                 `protobuf:"varint,8,opt,name=consecutive_lost,json=consecutiveLost,proto3" json:"consecutive_lost,omitempty"`
 	Degraded        bool                   `protobuf:"varint,9,opt,name=degraded,proto3" json:"degraded,omitempty"`
+	Mode            string                 `protobuf:"bytes,10,opt,name=mode,proto3" json:"mode,omitempty"` // the probes' mode: send, write, read or rping
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -3687,6 +3699,13 @@ func (x *ProbeStats) GetDegraded() bool {
 		return x.Degraded
 	}
 	return false
+}
+
+func (x *ProbeStats) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
 }
 
 type HistoryEvent struct {
@@ -4277,11 +4296,12 @@ const file_agent_proto_rawDesc = "" +
 	"\vmin_backoff\x18\x01 \x01(\x03R\n" +
 	"minBackoff\x12\x1f\n" +
 	"\vmax_backoff\x18\x02 \x01(\x03R\n" +
-	"maxBackoff\"Q\n" +
+	"maxBackoff\"e\n" +
 	"\x05Probe\x12\x1a\n" +
 	"\binterval\x18\x01 \x01(\x03R\binterval\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\rR\x04size\x12\x18\n" +
-	"\atimeout\x18\x03 \x01(\x03R\atimeout\"\xd7\x03\n" +
+	"\atimeout\x18\x03 \x01(\x03R\atimeout\x12\x12\n" +
+	"\x04mode\x18\x04 \x01(\tR\x04mode\"\xd7\x03\n" +
 	"\fEndpointSpec\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x12%\n" +
@@ -4462,7 +4482,7 @@ const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"errno_name\x18\x03 \x01(\tR\terrnoName\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x0e\n" +
-	"\x02at\x18\x05 \x01(\x03R\x02at\"\xe3\x01\n" +
+	"\x02at\x18\x05 \x01(\x03R\x02at\"\xf7\x01\n" +
 	"\n" +
 	"ProbeStats\x12\x12\n" +
 	"\x04last\x18\x01 \x01(\x03R\x04last\x12\x10\n" +
@@ -4473,7 +4493,9 @@ const file_agent_proto_rawDesc = "" +
 	"\breceived\x18\x06 \x01(\x04R\breceived\x12\x12\n" +
 	"\x04lost\x18\a \x01(\x04R\x04lost\x12)\n" +
 	"\x10consecutive_lost\x18\b \x01(\rR\x0fconsecutiveLost\x12\x1a\n" +
-	"\bdegraded\x18\t \x01(\bR\bdegraded\"}\n" +
+	"\bdegraded\x18\t \x01(\bR\bdegraded\x12\x12\n" +
+	"\x04mode\x18\n" +
+	" \x01(\tR\x04mode\"}\n" +
 	"\fHistoryEvent\x12\x0e\n" +
 	"\x02at\x18\x01 \x01(\x03R\x02at\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
