@@ -120,7 +120,7 @@ func TestRaceLocal(t *testing.T) {
 	for _, tc := range []struct {
 		name, timeout string
 		all           bool
-	}{{"no-wait", "0s", false}, {"wait", "120s", true}} {
+	}{{"no-wait", "0s", false}, {"wait", "30m", true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), DefaultPath)
 			results := race(t, "local:"+p, tc.timeout)
@@ -138,7 +138,7 @@ func TestRaceEtcd(t *testing.T) {
 	for _, tc := range []struct {
 		name, timeout string
 		all           bool
-	}{{"no-wait", "0s", false}, {"wait", "120s", true}} {
+	}{{"no-wait", "0s", false}, {"wait", "30m", true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			prefix := "/race-" + tc.name
 			results := race(t, "etcd:"+ep+"|"+prefix, tc.timeout)
