@@ -3,11 +3,8 @@ package command
 import "fmt"
 
 // applyBenchConfig is what the apply benchmarks apply: a listener on addr
-// (echoing nothing) and 1,000 endpoints connected to it.
-func applyBenchConfig(addr string) string { return applyBenchConfigN(addr, 1000) }
-
-// applyBenchConfigN is applyBenchConfig with n endpoints.
-func applyBenchConfigN(addr string, n int) string {
+// (echoing nothing) and n endpoints connected to it.
+func applyBenchConfig(addr string, n int) string {
 	return fmt.Sprintf(`listener "l" {
   address = %q
   port    = 7481

@@ -62,7 +62,7 @@ func benchApply(b *testing.B, n int, goal float64) {
   }
 }
 
-`, socket) + applyBenchConfigN(addr, n)
+`, socket) + applyBenchConfig(addr, n)
 	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(cfg), 0o644); err != nil {
 		b.Fatal(err)
 	}
