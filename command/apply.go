@@ -363,12 +363,10 @@ func execute(se *session, p *planner.Plan, parallelism int, destroy, color bool)
 		}
 	}()
 	se.trace.mark("recorder open")
-	restoreProcs := oneProcWhileWalking()
 	report := apply.Apply(ctx, p, apply.Options{
 		Fabric: se.conn.Fabric, Recorder: rec, Config: se.cfg, Prior: se.prior,
 		Parallelism: parallelism, HoldSlots: se.holdSlots, Progress: se.trace.progress(progress), Events: events, Namespace: se.agentNamespace(),
 	})
-	restoreProcs()
 	progress.Flush()
 	se.planText.writeTo(s.Out) // when the walk wrote no line
 	se.trace.mark("walk done")
