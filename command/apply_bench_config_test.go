@@ -3,8 +3,8 @@ package command
 import "fmt"
 
 // applyBenchConfig is what the apply benchmarks apply: a listener on addr
-// (echoing nothing) and 1,000 endpoints connected to it.
-func applyBenchConfig(addr string) string {
+// (echoing nothing) and n endpoints connected to it.
+func applyBenchConfig(addr string, n int) string {
 	return fmt.Sprintf(`listener "l" {
   address = %q
   port    = 7481
@@ -14,9 +14,9 @@ func applyBenchConfig(addr string) string {
 }
 
 endpoint "e" {
-  count   = 1000
+  count   = %d
   address = listener.l.address
   port    = listener.l.port
 }
-`, addr)
+`, addr, n)
 }

@@ -23,9 +23,17 @@ import (
 // alternating. It prints apply's and destroy's wall times (the first
 // pair apart), cmtime's connection setup (create id, resolve addr,
 // resolve route, create qp, connect) and teardown (disconnect, destroy),
-// and apply's ratio to cmtime's setup (issue 6's goal: at most 1.3). The state lives in a temporary directory
-// (tmpfs in the VM); RDMAFORM_BENCH_DIR puts it elsewhere (the 9p share).
-func BenchmarkApply1000(b *testing.B) {
+// and apply's ratio to cmtime's setup (issue 28's goal: at most 1.5 at
+// 1,000, 1.3 at 3,000; destroy at most 1.5 times cmtime's disconnect +
+// destroy). The state lives in a temporary directory (tmpfs in the VM);
+// RDMAFORM_BENCH_DIR puts it elsewhere (the 9p share).
+func BenchmarkApply1000(b *testing.B) { benchApply(b, 1000, 1.5) }
+
+// BenchmarkApply3000 is BenchmarkApply1000 with 3,000 endpoints: a cost
+// per connection shows as a ratio that grows from 1,000 to 3,000.
+func BenchmarkApply3000(b *testing.B) { benchApply(b, 3000, 1.3) }
+
+func benchApply(b *testing.B, n int, goal float64) {
 	addr := os.Getenv("RDMAFORM_TEST_ADDR")
 	if addr == "" {
 		b.Fatal("RDMAFORM_TEST_ADDR is not set: run the integration benchmarks in the Soft-RoCE testbed (scripts/vm-run)")
@@ -41,7 +49,7 @@ func BenchmarkApply1000(b *testing.B) {
 	if parent == "" {
 		parent = b.TempDir()
 	}
-	dir, err := os.MkdirTemp(parent, "apply1000-")
+	dir, err := os.MkdirTemp(parent, fmt.Sprintf("apply%d-", n))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -54,7 +62,7 @@ func BenchmarkApply1000(b *testing.B) {
   }
 }
 
-`, socket) + applyBenchConfig(addr)
+`, socket) + applyBenchConfig(addr, n)
 	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(cfg), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -109,7 +117,7 @@ func BenchmarkApply1000(b *testing.B) {
 			applies = append(applies, timed("apply", "-auto-approve", "-no-color"))
 			destroys = append(destroys, timed("destroy", "-auto-approve", "-no-color"))
 			b.StopTimer()
-			steps := cmtime(b, addr, 7482+r, 1000)
+			steps := cmtime(b, addr, 7482+r, n)
 			b.StartTimer()
 			setups = append(setups, steps["create id"]+steps["resolve addr"]+steps["resolve route"]+steps["create qp"]+steps["connect"])
 			teardowns = append(teardowns, steps["disconnect"]+steps["destroy"])
@@ -122,11 +130,13 @@ func BenchmarkApply1000(b *testing.B) {
 	b.ReportMetric(destroy.Seconds(), "destroy-s")
 	b.ReportMetric(setup.Seconds(), "cmtime-setup-s")
 	b.ReportMetric(ratio, "ratio")
-	fmt.Printf("first apply of 1 listener + 1000 endpoints (new agent): %v; its destroy %v\n", coldApply.Round(time.Millisecond), coldDestroy.Round(time.Millisecond))
-	fmt.Printf("apply of 1 listener + 1000 endpoints, median of %d: %v (%v; state in %s)\n", len(applies), apply.Round(time.Millisecond), roundAll(applies), parent)
-	fmt.Printf("cmtime -c 1000 setup (create id + resolve addr + resolve route + create qp + connect), median: %v (%v)\n", setup.Round(time.Millisecond), roundAll(setups))
-	fmt.Printf("apply / cmtime setup = %.2f (goal <= 1.3)\n", ratio)
-	fmt.Printf("destroy of the same, median: %v (%v); cmtime disconnect + destroy, median: %v\n", destroy.Round(time.Millisecond), roundAll(destroys), teardown.Round(time.Millisecond))
+	b.ReportMetric(destroy.Seconds()/teardown.Seconds(), "destroy-ratio")
+	fmt.Printf("first apply of 1 listener + %d endpoints (new agent): %v; its destroy %v\n", n, coldApply.Round(time.Millisecond), coldDestroy.Round(time.Millisecond))
+	fmt.Printf("apply of 1 listener + %d endpoints, median of %d: %v (%v; state in %s)\n", n, len(applies), apply.Round(time.Millisecond), roundAll(applies), parent)
+	fmt.Printf("cmtime -c %d setup (create id + resolve addr + resolve route + create qp + connect), median: %v (%v)\n", n, setup.Round(time.Millisecond), roundAll(setups))
+	fmt.Printf("apply / cmtime setup at %d = %.2f (goal <= %.1f)\n", n, ratio, goal)
+	fmt.Printf("destroy of the same, median: %v (%v); cmtime disconnect + destroy, median: %v (%v); destroy / cmtime teardown = %.2f (goal <= 1.5)\n",
+		destroy.Round(time.Millisecond), roundAll(destroys), teardown.Round(time.Millisecond), roundAll(teardowns), destroy.Seconds()/teardown.Seconds())
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -147,7 +157,7 @@ func roundAll(ds []time.Duration) []time.Duration {
 // returns each step's total time as cmtime reports it.
 func cmtime(b *testing.B, addr string, port, count int) map[string]time.Duration {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	p, c := strconv.Itoa(port), strconv.Itoa(count)
 	server := exec.CommandContext(ctx, "cmtime", "-b", addr, "-p", p, "-c", c)

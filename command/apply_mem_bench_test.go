@@ -23,7 +23,7 @@ func BenchmarkApplyCLIMem1000(b *testing.B) {
 	meta := withFabric(b, newMemFabric())
 	b.Chdir(".")
 	dir := b.TempDir()
-	cfg := applyBenchConfig("10.77.0.1")
+	cfg := applyBenchConfig("10.77.0.1", 1000)
 	if err := os.WriteFile(filepath.Join(dir, "main.rdma.hcl"), []byte(cfg), 0o644); err != nil {
 		b.Fatal(err)
 	}

@@ -95,7 +95,7 @@ func watchEstablishedFrom(b testing.TB, p *agentProc, prefix string, n int, star
 // second): the agent's figure comes from its own clock, and the poller
 // shares the VM's two CPUs with it.
 func pollEstablished(b testing.TB, p *agentProc, prefix string, n int, start time.Time) (time.Duration, string) {
-	deadline := time.Now().Add(5 * time.Minute)
+	deadline := time.Now().Add(15 * time.Minute)
 	req := &pb.ListRequest{Table: true, Filter: &pb.Filter{Prefixes: []string{prefix}, Kinds: []pb.Kind{pb.Kind_ENDPOINT}}}
 	for ; ; time.Sleep(500 * time.Millisecond) {
 		r, err := p.List(context.Background(), req)
@@ -122,7 +122,7 @@ func pollEstablished(b testing.TB, p *agentProc, prefix string, n int, start tim
 			return at[n-1], "established by " + strings.Join(parts, ", ")
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("%d of %d established after 5 minutes", len(at), n)
+			b.Fatalf("%d of %d established after 15 minutes", len(at), n)
 		}
 	}
 }
@@ -197,12 +197,19 @@ func establishRound(b *testing.B, n int) (time.Duration, float64) {
 // be made), then, once those are deleted, another (warm: the steady state
 // of a long-running agent, the figure the goal is read from, as
 // BenchmarkApply1000 reads apply's). Both are compared with cmtime's
-// median.
-func BenchmarkEstablish1000OneAgent(b *testing.B) {
-	const n = 1000
+// median (issue 28's goal: at most 1.0).
+func BenchmarkEstablish1000OneAgent(b *testing.B) { establishOneAgent(b, 1000, 5) }
+
+// BenchmarkEstablish3000OneAgent is BenchmarkEstablish1000OneAgent at
+// 3,000 (three rounds, to keep the run's time down): a cost per
+// connection shows as a ratio that grows from 1,000 to 3,000.
+func BenchmarkEstablish3000OneAgent(b *testing.B) { establishOneAgent(b, 3000, 3) }
+
+func establishOneAgent(b *testing.B, n, rounds int) {
 	for i := 0; i < b.N; i++ {
 		var colds []time.Duration
-		ref := againstCmtime(b, n, "1000 endpoints and their listener in one agent (warm)", func() (time.Duration, string) {
+		what := fmt.Sprintf("%d endpoints and their listener in one agent (warm)", n)
+		ref := againstCmtime(b, n, rounds, what, func() (time.Duration, string) {
 			addr, port := testAddr(b), freePort()
 			p := startAgent(b)
 			defer p.terminate(b)
@@ -218,7 +225,7 @@ func BenchmarkEstablish1000OneAgent(b *testing.B) {
 			if _, err := p.DeleteMany(context.Background(), &pb.DeleteManyRequest{Addresses: first}); err != nil {
 				b.Fatal(err)
 			}
-			waitList(b, p, time.Minute, "the first thousand endpoints and their connections gone", func(objs []*pb.Object) bool { return len(objs) == 1 })
+			waitList(b, p, 3*time.Minute, "the first endpoints and their connections gone", func(objs []*pb.Object) bool { return len(objs) == 1 })
 			start = time.Now()
 			createBatch(b, p, "endpoint.o", n, smallEndpoint(addr, port))
 			took, detail := pollEstablished(b, p, "endpoint.o[", n, start)
@@ -226,7 +233,7 @@ func BenchmarkEstablish1000OneAgent(b *testing.B) {
 		})
 		cold := median(colds)
 		b.ReportMetric(cold.Seconds()/ref.Seconds(), "cold-ratio")
-		b.Logf("the first 1000 after the agent starts (cold), median: %v; ratio to cmtime %.2f", cold.Round(time.Millisecond), cold.Seconds()/ref.Seconds())
+		b.Logf("the first %d after the agent starts (cold), median: %v; ratio to cmtime %.2f (goal <= 1.0)", n, cold.Round(time.Millisecond), cold.Seconds()/ref.Seconds())
 	}
 }
 
@@ -236,7 +243,7 @@ func BenchmarkEstablish1000OneAgent(b *testing.B) {
 func BenchmarkEstablish1000AgainstCmtimeServer(b *testing.B) {
 	const n = 1000
 	for i := 0; i < b.N; i++ {
-		againstCmtime(b, n, "agent endpoints to a cmtime server", func() (time.Duration, string) {
+		againstCmtime(b, n, 5, "agent endpoints to a cmtime server", func() (time.Duration, string) {
 			addr, port := testAddr(b), freePort()
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
@@ -258,11 +265,10 @@ func BenchmarkEstablish1000AgainstCmtimeServer(b *testing.B) {
 // againstCmtime times rounds of ours, each followed by cmtime -c n
 // (alternating, so that a burst of load on the shared machine does not
 // skew one side), reports the ratio of the medians and returns cmtime's.
-// Five rounds: a round's ratio moves by a fifth from one VM boot to the
-// next. (A
-// benchmark's log keeps ten lines: one per round, then the summary.)
-func againstCmtime(b *testing.B, n int, what string, ours func() (time.Duration, string)) time.Duration {
-	const rounds = 5
+// Five rounds at 1,000: a round's ratio moves by a fifth from one VM boot
+// to the next. (A benchmark's log keeps ten lines: one per round, then
+// the summary.)
+func againstCmtime(b *testing.B, n, rounds int, what string, ours func() (time.Duration, string)) time.Duration {
 	var took, refs []time.Duration
 	var ratios []string
 	for r := 0; r < rounds; r++ {
@@ -456,7 +462,7 @@ func rssOf(b testing.TB, pid int) int64 {
 // cmtime times rdma-core's cmtime -c n from nothing to established (as
 // rdmacm's own benchmark does), on a fresh port.
 func cmtime(b testing.TB, n int) (time.Duration, string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	r, err := rdmacmcmtime.Run(ctx, testAddr(b), strconv.Itoa(int(freePort())), n)
 	if err != nil {
