@@ -266,7 +266,7 @@ func withoutHistory(o *pb.Object) *pb.Object {
 		LastError: o.LastError, CreatedAt: o.CreatedAt, StatusSince: o.StatusSince,
 		ConnectedSince: o.ConnectedSince, Reconnects: o.Reconnects, Probe: o.Probe,
 		Connections: o.Connections, AcceptedTotal: o.AcceptedTotal, RejectedTotal: o.RejectedTotal,
-		RejectReason: o.RejectReason, ReceivedPrivateData: o.ReceivedPrivateData,
+		RejectReason: o.RejectReason, ReceivedPrivateData: o.ReceivedPrivateData, Srq: o.Srq,
 	}
 }
 
