@@ -164,6 +164,7 @@ func writeStatusTable(out io.Writer, objects []*pb.Object) {
 	tw.Flush()
 	writeReceivedPrivateData(w, objects)
 	writeQPAttrs(w, objects)
+	writeSRQs(w, objects)
 	fmt.Fprintf(w, "\n%s\n", statusTotals(counts, len(objects)))
 }
 

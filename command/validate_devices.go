@@ -27,7 +27,8 @@ func hostDevices() (config.DeviceLimits, error) {
 	limits := hostDeviceLimits{byName: map[string]config.DeviceAttr{}, routes: map[string]route{}}
 	for _, d := range devs {
 		attr := config.DeviceAttr{Name: d.Name, MaxQPWR: d.Limits.MaxQPWR, MaxSGE: d.Limits.MaxSGE, MaxCQE: d.Limits.MaxCQE,
-			MaxQPRdAtom: d.Limits.MaxQPRdAtom, MaxQPInitRdAtom: d.Limits.MaxQPInitRdAtom}
+			MaxQPRdAtom: d.Limits.MaxQPRdAtom, MaxQPInitRdAtom: d.Limits.MaxQPInitRdAtom,
+			MaxSRQ: d.Limits.MaxSRQ, MaxSRQWR: d.Limits.MaxSRQWR, MaxSRQSGE: d.Limits.MaxSRQSGE, SRQKnown: true}
 		if len(d.Ports) > 0 {
 			attr.LinkLayer = d.Ports[0].LinkLayer
 		}

@@ -23,6 +23,11 @@ type DeviceAttr struct {
 	// LinkLayer is its first port's link layer, "InfiniBand" or
 	// "Ethernet" (RoCE); "" when not known.
 	LinkLayer string
+	// MaxSRQ, MaxSRQWR and MaxSRQSGE bound a listener's srq block
+	// (max_srq, max_srq_wr, max_srq_sge); SRQKnown says they were
+	// reported (an older agent's are not).
+	MaxSRQ, MaxSRQWR, MaxSRQSGE int
+	SRQKnown                    bool
 }
 
 // DeviceLimits answers questions about the live devices. The rdmacm
@@ -115,6 +120,7 @@ func CheckDevice(cfg *Config, dl DeviceLimits) hcl.Diagnostics {
 				inst.Addr, address, dev.Name, dev.LinkLayer)
 		}
 		diags = append(diags, checkRdAtoms(inst, t, dev)...)
+		diags = append(diags, checkSRQDevice(inst, t, dev)...)
 		if qp == nil {
 			continue
 		}

@@ -175,7 +175,8 @@
 // path) answers the planner's "# forces replacement" question: address,
 // port, port_space, pd, source_address, a protection domain's device, a
 // listener's backlog (rdma_listen takes it once), every qp attribute and
-// every connect attribute (a connection is negotiated once), and every
+// every connect attribute (a connection is negotiated once), a listener's
+// srq block (its connections' QPs are made on the SRQ), and every
 // accept attribute but max_connections (the listener's connections were
 // accepted with them) force replacement; accept.max_connections,
 // reconnect, probe and timeouts change in place. Replacing a listener replaces the

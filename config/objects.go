@@ -251,6 +251,7 @@ type Listener struct {
 	PD        string   // "" means the device's default PD
 	QP        *QP      // nil means no QP (a NULL qp_init_attr)
 	Options   *Options // nil: no options block
+	SRQ       *SRQ     // nil: each connection has its own receive queue
 	Accept    Accept
 }
 

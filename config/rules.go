@@ -342,6 +342,7 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			qt = l.QP.Type
 		}
 		l.Options = c.options(v, t, qt, l.Address)
+		l.SRQ = c.srq(v, t, l.QP, l.PortSpace)
 		if a := v.GetAttr("accept"); a.IsKnown() && !a.IsNull() {
 			at := t.child("accept")
 			l.Accept = Accept{

@@ -208,6 +208,9 @@ const (
 	DefaultMaxConnections = 1024
 	DefaultMaxWR          = 64
 	DefaultMaxSGE         = 1
+	// DefaultSRQMaxWR is an SRQ's receives: enough for a few hundred
+	// connections' probes at once, 1 MiB of the agent's echo buffers.
+	DefaultSRQMaxWR       = 256
 	DefaultRetryCount     = 7
 	DefaultRNRRetryCount  = 7    // 7 means retry forever on receiver-not-ready
 	DefaultConnectTimeout = "2s" // address and route resolution, as rping's 2000 ms
@@ -231,6 +234,13 @@ var qpBlock = &Block{Attributes: []*Attribute{
 	{Name: "max_recv_sge", Type: cty.Number, Default: cty.NumberIntVal(DefaultMaxSGE), Replace: true},
 	{Name: "max_inline_data", Type: cty.Number, Default: cty.NumberIntVal(0), Replace: true},
 	{Name: "sq_sig_all", Type: cty.Bool, Default: cty.False, Replace: true},
+}}
+
+// srqBlock is a listener's shared receive queue (ibv_srq_init_attr):
+// named as the qp block's receive caps, which it replaces.
+var srqBlock = &Block{Attributes: []*Attribute{
+	{Name: "max_recv_wr", Type: cty.Number, Default: cty.NumberIntVal(DefaultSRQMaxWR), Replace: true, Description: "receives the SRQ holds for all the listener's connections (max_wr)"},
+	{Name: "max_recv_sge", Type: cty.Number, Default: cty.NumberIntVal(DefaultMaxSGE), Replace: true, Description: "scatter/gather entries per receive (max_sge)"},
 }}
 
 // The options blocks are rdma_set_option's settings; an omitted one keeps
@@ -278,6 +288,9 @@ var schemas = map[addrs.Kind]*Block{
 		Blocks: []*NestedBlock{
 			{Name: "qp", Block: qpBlock, Replace: true},
 			{Name: "options", Block: listenerOptionsBlock, Replace: true},
+			// Every accepted connection's QP is made on the SRQ: neither
+			// can change under live connections.
+			{Name: "srq", Block: srqBlock, Replace: true},
 			{Name: "accept", Always: true, Block: &Block{Attributes: []*Attribute{
 				// The agent changes max_connections in place; the other
 				// accept parameters are the listener's for its lifetime

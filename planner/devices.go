@@ -67,7 +67,8 @@ func checkAgentDevices(ctx context.Context, cfg, sub *config.Config, agent strin
 	limits := &deviceLimits{ctx: ctx, di: di, devices: map[string]config.DeviceAttr{}, routes: map[string]route{}}
 	for _, d := range devs {
 		limits.devices[d.Name] = config.DeviceAttr{Name: d.Name, MaxQPWR: d.MaxQPWR, MaxSGE: d.MaxSGE, MaxCQE: d.MaxCQE, LinkLayer: d.LinkLayer,
-			MaxQPRdAtom: d.MaxQPRdAtom, MaxQPInitRdAtom: d.MaxQPInitRdAtom}
+			MaxQPRdAtom: d.MaxQPRdAtom, MaxQPInitRdAtom: d.MaxQPInitRdAtom,
+			MaxSRQ: d.MaxSRQ, MaxSRQWR: d.MaxSRQWR, MaxSRQSGE: d.MaxSRQSGE, SRQKnown: d.MaxSRQ > 0}
 	}
 	diags := config.CheckDevice(sub, limits)
 	diags = append(diags, CheckPDDevices(cfg, sub.SortedInstances(), limits)...)

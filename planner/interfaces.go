@@ -64,6 +64,9 @@ type Device struct {
 	MaxCQE  int // max_cqe
 	// MaxQPRdAtom and MaxQPInitRdAtom: max_qp_rd_atom, max_qp_init_rd_atom.
 	MaxQPRdAtom, MaxQPInitRdAtom int
+	// MaxSRQ, MaxSRQWR, MaxSRQSGE: max_srq, max_srq_wr, max_srq_sge (all 0
+	// from an agent that does not report them).
+	MaxSRQ, MaxSRQWR, MaxSRQSGE int
 	// LinkLayer is its first port's: "InfiniBand" or "Ethernet".
 	LinkLayer string
 }

@@ -295,6 +295,10 @@ func (p *cqPool) drain() {
 
 func route(wc *C.struct_rf_completion) {
 	v := uint64(wc.wr_id)
+	if key := uintptr(v >> wrKeyShift); key&srqKeyBit != 0 {
+		routeSRQ(key, wc)
+		return
+	}
 	id := ids.get(uintptr(v >> wrKeyShift))
 	if id == nil {
 		return

@@ -32,6 +32,9 @@ type Limits struct {
 	MaxQPRdAtom      int // most responder resources per QP
 	MaxQPInitRdAtom  int // most initiator depth per QP
 	PhysicalPortsNum int
+	MaxSRQ           int // shared receive queues (0: the device has none)
+	MaxSRQWR         int // receives one SRQ holds
+	MaxSRQSGE        int
 }
 
 func nodeTypeName(t int) string {

@@ -41,6 +41,7 @@ func Devices() ([]Device, error) {
 				MaxCQE: int(a.max_cqe), MaxMR: int(a.max_mr), MaxPD: int(a.max_pd),
 				MaxQPRdAtom: int(a.max_qp_rd_atom), MaxQPInitRdAtom: int(a.max_qp_init_rd_atom),
 				PhysicalPortsNum: int(a.phys_port_cnt),
+				MaxSRQ:           int(a.max_srq), MaxSRQWR: int(a.max_srq_wr), MaxSRQSGE: int(a.max_srq_sge),
 			},
 		}
 		for p := 1; p <= int(a.phys_port_cnt); p++ {

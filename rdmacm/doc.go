@@ -65,5 +65,8 @@
 // id's Close destroys its QP before it deregisters and frees its buffers,
 // and posts and copies racing with it either finish first or return
 // ErrClosed. Closing a listener rejects the connect requests it queued and
-// nobody took.
+// nobody took. A listener's SRQ (UseSRQ) is destroyed after the last QP on
+// it, before that QP's id lets the device (and its PD) go; its receive
+// buffers are one C region, which an id on it sends from (PostSendSRQ)
+// only while its QP, and so the SRQ, lives.
 package rdmacm

@@ -35,6 +35,13 @@ type ID struct {
 	// rdma_create_ep saves it for rdma_get_request.
 	requestPD *PD
 	requestQP *QPInit
+	// A listener's shared receive queue for its requests' QPs (UseSRQ):
+	// its attributes, and the SRQ once made.
+	srqInit    *SRQInit
+	requestSRQ *SRQ
+	// The SRQ an accepted id's QP receives from, and that QP's number.
+	srq      *SRQ
+	srqQPNum uint32
 
 	// The QP's share of a pooled CQ, released when the QP is destroyed.
 	cq      *sharedCQ
@@ -241,10 +248,17 @@ func (l *ID) adopt(cid *C.struct_rdma_cm_id) *ID {
 // attributes, as rdma_get_request does, if the listener has them.
 func (l *ID) createRequestQP(child *ID) error {
 	l.mu.Lock()
-	pd, q := l.requestPD, l.requestQP
+	pd, q, withSRQ := l.requestPD, l.requestQP, l.srqInit != nil
 	l.mu.Unlock()
 	if q == nil {
 		return nil
+	}
+	if withSRQ {
+		s, err := l.srqFor(child)
+		if err != nil {
+			return err
+		}
+		return child.createQPOnSRQ(pd, *q, s)
 	}
 	return child.createQP(pd, *q)
 }
@@ -501,6 +515,9 @@ func (id *ID) destroy() {
 		} else {
 			C.rf_destroy_qp(id.cid)
 		}
+		// The SRQ after the QPs on it, before the id lets its device go.
+		id.leaveSRQ()
+		id.closeSRQ()
 		id.closeBuffers()
 		C.rdma_destroy_ep(id.cid)
 	}

@@ -64,14 +64,24 @@ int rf_addrinfo_type(struct rdma_addrinfo *ai, int *qp_type, int *port_space, in
 int rf_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *cq, int qp_type,
 		 uintptr_t key, struct rf_qp_caps *caps, int sq_sig_all)
 {
+	return rf_create_qp_srq(id, pd, cq, cq, NULL, qp_type, key, caps, sq_sig_all);
+}
+
+// rf_create_qp_srq is rf_create_qp with the receives on a shared receive
+// queue (srq, NULL for none), whose completions come on recv_cq.
+int rf_create_qp_srq(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *send_cq,
+		     struct ibv_cq *recv_cq, struct ibv_srq *srq, int qp_type,
+		     uintptr_t key, struct rf_qp_caps *caps, int sq_sig_all)
+{
 	struct ibv_qp_init_attr attr;
 	int ret;
 
 	memset(&attr, 0, sizeof attr);
 	attr.qp_context = (void *)key; // names the id in the QP's async events
 	attr.qp_type = qp_type;
-	attr.send_cq = cq;
-	attr.recv_cq = cq;
+	attr.send_cq = send_cq;
+	attr.recv_cq = recv_cq;
+	attr.srq = srq;
 	attr.cap.max_send_wr = caps->max_send_wr;
 	attr.cap.max_recv_wr = caps->max_recv_wr;
 	attr.cap.max_send_sge = caps->max_send_sge;
@@ -334,6 +344,9 @@ int rf_device_attr(struct ibv_context **list, int index, struct rf_device_attr *
 	out->phys_port_cnt = attr.phys_port_cnt;
 	out->max_qp_rd_atom = attr.max_qp_rd_atom;
 	out->max_qp_init_rd_atom = attr.max_qp_init_rd_atom;
+	out->max_srq = attr.max_srq;
+	out->max_srq_wr = attr.max_srq_wr;
+	out->max_srq_sge = attr.max_srq_sge;
 	return 0;
 }
 
@@ -423,6 +436,7 @@ int rf_poll(struct ibv_cq *cq, struct rf_completion *out, int max)
 		out[i].status = wc[i].status;
 		out[i].opcode = wc[i].opcode;
 		out[i].byte_len = wc[i].byte_len;
+		out[i].qp_num = wc[i].qp_num;
 	}
 	return n;
 }

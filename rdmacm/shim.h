@@ -55,6 +55,7 @@ struct rf_device_attr {
 	int transport;
 	int max_qp, max_qp_wr, max_sge, max_cqe, max_mr, max_pd, phys_port_cnt;
 	int max_qp_rd_atom, max_qp_init_rd_atom;
+	int max_srq, max_srq_wr, max_srq_sge;
 };
 
 struct rf_port_attr {
@@ -68,6 +69,7 @@ struct rf_completion {
 	int status;
 	int opcode;
 	uint32_t byte_len;
+	uint32_t qp_num; // routes a shared receive queue's completions
 };
 
 int rf_getaddrinfo(const char *node, const char *service, int use_hints,
@@ -83,6 +85,9 @@ struct rf_qp_caps {
 
 int rf_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *cq, int qp_type,
 		 uintptr_t key, struct rf_qp_caps *caps, int sq_sig_all);
+int rf_create_qp_srq(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *send_cq,
+		     struct ibv_cq *recv_cq, struct ibv_srq *srq, int qp_type,
+		     uintptr_t key, struct rf_qp_caps *caps, int sq_sig_all);
 int rf_query_caps(struct rdma_cm_id *id, struct rf_qp_caps *out);
 int rf_pd_matches(struct ibv_pd *pd, struct rdma_cm_id *id);
 void rf_set_context(struct rdma_cm_id *id, uintptr_t key);

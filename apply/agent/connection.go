@@ -25,7 +25,8 @@ type connection struct {
 	listener *listener
 	id       *rdmacm.ID
 	accept   rdmacm.ConnParam // the listener's, with this request's rd atomics
-	echo     *echoer          // nil without echo
+	echo     *echoer          // nil without echo, or with the listener's SRQ
+	srqEcho  *srqEchoer       // the echo of a connection on the listener's SRQ
 	failed   bool             // the accept failed: there is nothing to wait for
 
 	echoDone     chan struct{} // closed when the echo loop ends (nil without echo)
@@ -39,7 +40,9 @@ type connection struct {
 // sent as soon as the peer sees ESTABLISHED finds it instead of meeting an
 // RNR NAK and its retry timer) and accepts.
 func (c *connection) start() {
-	if c.listener.cfg.echo {
+	if c.listener.cfg.echo && c.listener.cfg.srq != nil {
+		c.srqEcho = &srqEchoer{id: c.id, srq: c.id.SRQ()} // its receives are the SRQ's, posted already
+	} else if c.listener.cfg.echo {
 		var err error
 		if c.echo, err = newEchoer(c.id); err != nil {
 			c.obj.st.lastError = errorInfo(err)
@@ -82,7 +85,7 @@ func (c *connection) run(ctx context.Context) {
 	// The echo runs from the accept on: a probe the peer sends as soon as
 	// it sees ESTABLISHED is answered without waiting for this side's
 	// ESTABLISHED to be read.
-	if ec := c.echo; ec != nil {
+	if ec := c.echoLoop(); ec != nil {
 		c.echoDone = make(chan struct{})
 		ectx, stopEcho := context.WithCancel(ctx)
 		c.stopEcho = stopEcho

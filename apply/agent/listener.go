@@ -56,7 +56,9 @@ func (l *listener) run(ctx context.Context) {
 	qp := l.cfg.qp
 	id, err := a.createEP(ctx, k, l.pd, &qp, l.cfg.opts)
 	if err == nil {
-		if err = id.Listen(l.cfg.backlog); err != nil {
+		if err = l.useSRQ(id); err != nil {
+			id.Close()
+		} else if err = id.Listen(l.cfg.backlog); err != nil {
 			id.Close()
 		}
 	}

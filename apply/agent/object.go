@@ -79,6 +79,8 @@ type state struct {
 	history             []*pb.HistoryEvent
 	// kernel is the kernel's verdict on the object (kernelview.go).
 	kernel *pb.KernelCheck
+	// srq is a listener's id when its spec has an SRQ (srq.go).
+	srq srqHolder
 }
 
 func (a *Agent) newObject(addr, token, parent string, kind pb.Kind) *object {
@@ -282,6 +284,7 @@ func (o *object) snapshotLocked(withHistory bool) *pb.Object {
 
 		ReceivedPrivateData: s.receivedPrivateData,
 		Kernel:              s.kernel,
+		Srq:                 srqStats(s.srq),
 	}
 	switch {
 	case s.pdSpec != nil:

@@ -124,6 +124,7 @@ func (s *service) Devices(context.Context, *pb.DevicesRequest) (*pb.DevicesRespo
 				MaxCqe: int32(d.Limits.MaxCQE), MaxMr: int32(d.Limits.MaxMR), MaxPd: int32(d.Limits.MaxPD),
 				MaxQpRdAtom: int32(d.Limits.MaxQPRdAtom), MaxQpInitRdAtom: int32(d.Limits.MaxQPInitRdAtom),
 				PhysicalPorts: int32(d.Limits.PhysicalPortsNum),
+				MaxSrq:        int32(d.Limits.MaxSRQ), MaxSrqWr: int32(d.Limits.MaxSRQWR), MaxSrqSge: int32(d.Limits.MaxSRQSGE),
 			},
 		}
 		for _, p := range d.Ports {
@@ -265,7 +266,7 @@ func withoutHistory(o *pb.Object) *pb.Object {
 		LastError: o.LastError, CreatedAt: o.CreatedAt, StatusSince: o.StatusSince,
 		ConnectedSince: o.ConnectedSince, Reconnects: o.Reconnects, Probe: o.Probe,
 		Connections: o.Connections, AcceptedTotal: o.AcceptedTotal, RejectedTotal: o.RejectedTotal,
-		RejectReason: o.RejectReason, ReceivedPrivateData: o.ReceivedPrivateData,
+		RejectReason: o.RejectReason, ReceivedPrivateData: o.ReceivedPrivateData, Srq: o.Srq,
 	}
 }
 

@@ -81,6 +81,7 @@ type listenerConfig struct {
 	// autoResp, autoInit: responder_resources and initiator_depth were left
 	// out; each accept takes the least of the request's and the device's.
 	autoResp, autoInit bool
+	srq                *rdmacm.SRQInit // nil: each connection has its own receive queue
 }
 
 func checkListener(s *pb.ListenerSpec) (listenerConfig, error) {
@@ -125,6 +126,9 @@ func checkListener(s *pb.ListenerSpec) (listenerConfig, error) {
 	}
 	c.accept.RNRRetryCount = 7
 	if c.opts, err = optionsOf(s.Options, c.qpType); err != nil {
+		return c, err
+	}
+	if c.srq, err = srqOf(s, c.qpType); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -144,6 +144,7 @@ func (f *Fabric) Devices(ctx context.Context) ([]planner.Device, error) {
 		if d.Limits != nil {
 			dev.MaxQPWR, dev.MaxSGE, dev.MaxCQE = int(d.Limits.MaxQpWr), int(d.Limits.MaxSge), int(d.Limits.MaxCqe)
 			dev.MaxQPRdAtom, dev.MaxQPInitRdAtom = int(d.Limits.MaxQpRdAtom), int(d.Limits.MaxQpInitRdAtom)
+			dev.MaxSRQ, dev.MaxSRQWR, dev.MaxSRQSGE = int(d.Limits.MaxSrq), int(d.Limits.MaxSrqWr), int(d.Limits.MaxSrqSge)
 		}
 		if len(d.Ports) > 0 {
 			dev.LinkLayer = d.Ports[0].LinkLayer

@@ -24,7 +24,15 @@ func listenerSpec(l *config.Listener) *pb.ListenerSpec {
 			AutoResponderResources: l.Accept.ResponderResources == config.FromDevice, AutoInitiatorDepth: l.Accept.InitiatorDepth == config.FromDevice,
 			PrivateData: l.Accept.PrivateData, RejectPrivateData: l.Accept.RejectPrivateData, MaxConnections: uint32(l.Accept.MaxConnections), Echo: l.Accept.Echo},
 		Options: optionsSpec(l.Options),
+		Srq:     srqSpec(l.SRQ),
 	}
+}
+
+func srqSpec(s *config.SRQ) *pb.SRQ {
+	if s == nil {
+		return nil
+	}
+	return &pb.SRQ{MaxRecvWr: uint32(s.MaxRecvWR), MaxRecvSge: uint32(s.MaxRecvSGE)}
 }
 
 func endpointSpec(e *config.Endpoint) *pb.EndpointSpec {

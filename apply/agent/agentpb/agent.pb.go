@@ -748,6 +748,9 @@ type Limits struct {
 	MaxQpRdAtom     int32                  `protobuf:"varint,7,opt,name=max_qp_rd_atom,json=maxQpRdAtom,proto3" json:"max_qp_rd_atom,omitempty"`
 	MaxQpInitRdAtom int32                  `protobuf:"varint,8,opt,name=max_qp_init_rd_atom,json=maxQpInitRdAtom,proto3" json:"max_qp_init_rd_atom,omitempty"`
 	PhysicalPorts   int32                  `protobuf:"varint,9,opt,name=physical_ports,json=physicalPorts,proto3" json:"physical_ports,omitempty"`
+	MaxSrq          int32                  `protobuf:"varint,10,opt,name=max_srq,json=maxSrq,proto3" json:"max_srq,omitempty"`
+	MaxSrqWr        int32                  `protobuf:"varint,11,opt,name=max_srq_wr,json=maxSrqWr,proto3" json:"max_srq_wr,omitempty"`
+	MaxSrqSge       int32                  `protobuf:"varint,12,opt,name=max_srq_sge,json=maxSrqSge,proto3" json:"max_srq_sge,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -841,6 +844,27 @@ func (x *Limits) GetMaxQpInitRdAtom() int32 {
 func (x *Limits) GetPhysicalPorts() int32 {
 	if x != nil {
 		return x.PhysicalPorts
+	}
+	return 0
+}
+
+func (x *Limits) GetMaxSrq() int32 {
+	if x != nil {
+		return x.MaxSrq
+	}
+	return 0
+}
+
+func (x *Limits) GetMaxSrqWr() int32 {
+	if x != nil {
+		return x.MaxSrqWr
+	}
+	return 0
+}
+
+func (x *Limits) GetMaxSrqSge() int32 {
+	if x != nil {
+		return x.MaxSrqSge
 	}
 	return 0
 }
@@ -1172,8 +1196,11 @@ type ListenerSpec struct {
 	Qp               *QP                    `protobuf:"bytes,6,opt,name=qp,proto3" json:"qp,omitempty"`
 	Accept           *Accept                `protobuf:"bytes,7,opt,name=accept,proto3" json:"accept,omitempty"`
 	Options          *CMOptions             `protobuf:"bytes,8,opt,name=options,proto3" json:"options,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Every accepted connection's QP receives from this shared receive
+	// queue instead of a receive queue of its own; absent: none.
+	Srq           *SRQ `protobuf:"bytes,9,opt,name=srq,proto3" json:"srq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListenerSpec) Reset() {
@@ -1262,6 +1289,136 @@ func (x *ListenerSpec) GetOptions() *CMOptions {
 	return nil
 }
 
+func (x *ListenerSpec) GetSrq() *SRQ {
+	if x != nil {
+		return x.Srq
+	}
+	return nil
+}
+
+// SRQ is a listener's srq block (ibv_srq_init_attr).
+type SRQ struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MaxRecvWr     uint32                 `protobuf:"varint,1,opt,name=max_recv_wr,json=maxRecvWr,proto3" json:"max_recv_wr,omitempty"`
+	MaxRecvSge    uint32                 `protobuf:"varint,2,opt,name=max_recv_sge,json=maxRecvSge,proto3" json:"max_recv_sge,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SRQ) Reset() {
+	*x = SRQ{}
+	mi := &file_agent_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SRQ) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SRQ) ProtoMessage() {}
+
+func (x *SRQ) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SRQ.ProtoReflect.Descriptor instead.
+func (*SRQ) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SRQ) GetMaxRecvWr() uint32 {
+	if x != nil {
+		return x.MaxRecvWr
+	}
+	return 0
+}
+
+func (x *SRQ) GetMaxRecvSge() uint32 {
+	if x != nil {
+		return x.MaxRecvSge
+	}
+	return 0
+}
+
+// SRQStats are a listener's shared receive queue as it is: its size as
+// the device gave it and the receives posted on it now.
+type SRQStats struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MaxRecvWr     uint32                 `protobuf:"varint,1,opt,name=max_recv_wr,json=maxRecvWr,proto3" json:"max_recv_wr,omitempty"`
+	MaxRecvSge    uint32                 `protobuf:"varint,2,opt,name=max_recv_sge,json=maxRecvSge,proto3" json:"max_recv_sge,omitempty"`
+	Posted        uint32                 `protobuf:"varint,3,opt,name=posted,proto3" json:"posted,omitempty"`
+	Device        string                 `protobuf:"bytes,4,opt,name=device,proto3" json:"device,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SRQStats) Reset() {
+	*x = SRQStats{}
+	mi := &file_agent_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SRQStats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SRQStats) ProtoMessage() {}
+
+func (x *SRQStats) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SRQStats.ProtoReflect.Descriptor instead.
+func (*SRQStats) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *SRQStats) GetMaxRecvWr() uint32 {
+	if x != nil {
+		return x.MaxRecvWr
+	}
+	return 0
+}
+
+func (x *SRQStats) GetMaxRecvSge() uint32 {
+	if x != nil {
+		return x.MaxRecvSge
+	}
+	return 0
+}
+
+func (x *SRQStats) GetPosted() uint32 {
+	if x != nil {
+		return x.Posted
+	}
+	return 0
+}
+
+func (x *SRQStats) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
 type Connect struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
 	ResponderResources uint32                 `protobuf:"varint,1,opt,name=responder_resources,json=responderResources,proto3" json:"responder_resources,omitempty"`
@@ -1280,7 +1437,7 @@ type Connect struct {
 
 func (x *Connect) Reset() {
 	*x = Connect{}
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1292,7 +1449,7 @@ func (x *Connect) String() string {
 func (*Connect) ProtoMessage() {}
 
 func (x *Connect) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1305,7 +1462,7 @@ func (x *Connect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Connect.ProtoReflect.Descriptor instead.
 func (*Connect) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{14}
+	return file_agent_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Connect) GetResponderResources() uint32 {
@@ -1374,7 +1531,7 @@ type Reconnect struct {
 
 func (x *Reconnect) Reset() {
 	*x = Reconnect{}
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1386,7 +1543,7 @@ func (x *Reconnect) String() string {
 func (*Reconnect) ProtoMessage() {}
 
 func (x *Reconnect) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1399,7 +1556,7 @@ func (x *Reconnect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reconnect.ProtoReflect.Descriptor instead.
 func (*Reconnect) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{15}
+	return file_agent_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Reconnect) GetMinBackoff() int64 {
@@ -1431,7 +1588,7 @@ type Probe struct {
 
 func (x *Probe) Reset() {
 	*x = Probe{}
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1443,7 +1600,7 @@ func (x *Probe) String() string {
 func (*Probe) ProtoMessage() {}
 
 func (x *Probe) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1456,7 +1613,7 @@ func (x *Probe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Probe.ProtoReflect.Descriptor instead.
 func (*Probe) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{16}
+	return file_agent_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Probe) GetInterval() int64 {
@@ -1508,7 +1665,7 @@ type EndpointSpec struct {
 
 func (x *EndpointSpec) Reset() {
 	*x = EndpointSpec{}
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1520,7 +1677,7 @@ func (x *EndpointSpec) String() string {
 func (*EndpointSpec) ProtoMessage() {}
 
 func (x *EndpointSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1533,7 +1690,7 @@ func (x *EndpointSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndpointSpec.ProtoReflect.Descriptor instead.
 func (*EndpointSpec) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{17}
+	return file_agent_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *EndpointSpec) GetAddress() string {
@@ -1624,7 +1781,7 @@ type CreateProtectionDomainRequest struct {
 
 func (x *CreateProtectionDomainRequest) Reset() {
 	*x = CreateProtectionDomainRequest{}
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1636,7 +1793,7 @@ func (x *CreateProtectionDomainRequest) String() string {
 func (*CreateProtectionDomainRequest) ProtoMessage() {}
 
 func (x *CreateProtectionDomainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1649,7 +1806,7 @@ func (x *CreateProtectionDomainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateProtectionDomainRequest.ProtoReflect.Descriptor instead.
 func (*CreateProtectionDomainRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{18}
+	return file_agent_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateProtectionDomainRequest) GetAddress() string {
@@ -1684,7 +1841,7 @@ type CreateListenerRequest struct {
 
 func (x *CreateListenerRequest) Reset() {
 	*x = CreateListenerRequest{}
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1696,7 +1853,7 @@ func (x *CreateListenerRequest) String() string {
 func (*CreateListenerRequest) ProtoMessage() {}
 
 func (x *CreateListenerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1709,7 +1866,7 @@ func (x *CreateListenerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateListenerRequest.ProtoReflect.Descriptor instead.
 func (*CreateListenerRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{19}
+	return file_agent_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateListenerRequest) GetAddress() string {
@@ -1744,7 +1901,7 @@ type CreateEndpointRequest struct {
 
 func (x *CreateEndpointRequest) Reset() {
 	*x = CreateEndpointRequest{}
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1756,7 +1913,7 @@ func (x *CreateEndpointRequest) String() string {
 func (*CreateEndpointRequest) ProtoMessage() {}
 
 func (x *CreateEndpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1769,7 +1926,7 @@ func (x *CreateEndpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEndpointRequest.ProtoReflect.Descriptor instead.
 func (*CreateEndpointRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{20}
+	return file_agent_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CreateEndpointRequest) GetAddress() string {
@@ -1802,7 +1959,7 @@ type CreateEndpointsRequest struct {
 
 func (x *CreateEndpointsRequest) Reset() {
 	*x = CreateEndpointsRequest{}
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1814,7 +1971,7 @@ func (x *CreateEndpointsRequest) String() string {
 func (*CreateEndpointsRequest) ProtoMessage() {}
 
 func (x *CreateEndpointsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1827,7 +1984,7 @@ func (x *CreateEndpointsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEndpointsRequest.ProtoReflect.Descriptor instead.
 func (*CreateEndpointsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{21}
+	return file_agent_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CreateEndpointsRequest) GetEndpoints() []*CreateEndpointRequest {
@@ -1846,7 +2003,7 @@ type CreateEndpointsResponse struct {
 
 func (x *CreateEndpointsResponse) Reset() {
 	*x = CreateEndpointsResponse{}
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1858,7 +2015,7 @@ func (x *CreateEndpointsResponse) String() string {
 func (*CreateEndpointsResponse) ProtoMessage() {}
 
 func (x *CreateEndpointsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1871,7 +2028,7 @@ func (x *CreateEndpointsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEndpointsResponse.ProtoReflect.Descriptor instead.
 func (*CreateEndpointsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{22}
+	return file_agent_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CreateEndpointsResponse) GetResults() []*CreateResult {
@@ -1892,7 +2049,7 @@ type CreateResult struct {
 
 func (x *CreateResult) Reset() {
 	*x = CreateResult{}
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1904,7 +2061,7 @@ func (x *CreateResult) String() string {
 func (*CreateResult) ProtoMessage() {}
 
 func (x *CreateResult) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1917,7 +2074,7 @@ func (x *CreateResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateResult.ProtoReflect.Descriptor instead.
 func (*CreateResult) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{23}
+	return file_agent_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CreateResult) GetObject() *Object {
@@ -1957,7 +2114,7 @@ type UpdateRequest struct {
 
 func (x *UpdateRequest) Reset() {
 	*x = UpdateRequest{}
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1969,7 +2126,7 @@ func (x *UpdateRequest) String() string {
 func (*UpdateRequest) ProtoMessage() {}
 
 func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1982,7 +2139,7 @@ func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateRequest.ProtoReflect.Descriptor instead.
 func (*UpdateRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{24}
+	return file_agent_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UpdateRequest) GetAddress() string {
@@ -2043,7 +2200,7 @@ type DeleteRequest struct {
 
 func (x *DeleteRequest) Reset() {
 	*x = DeleteRequest{}
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2055,7 +2212,7 @@ func (x *DeleteRequest) String() string {
 func (*DeleteRequest) ProtoMessage() {}
 
 func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2068,7 +2225,7 @@ func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{25}
+	return file_agent_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DeleteRequest) GetAddress() string {
@@ -2087,7 +2244,7 @@ type DeleteResponse struct {
 
 func (x *DeleteResponse) Reset() {
 	*x = DeleteResponse{}
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2099,7 +2256,7 @@ func (x *DeleteResponse) String() string {
 func (*DeleteResponse) ProtoMessage() {}
 
 func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2112,7 +2269,7 @@ func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteResponse.ProtoReflect.Descriptor instead.
 func (*DeleteResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{26}
+	return file_agent_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DeleteResponse) GetExisted() bool {
@@ -2131,7 +2288,7 @@ type DeleteManyRequest struct {
 
 func (x *DeleteManyRequest) Reset() {
 	*x = DeleteManyRequest{}
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2143,7 +2300,7 @@ func (x *DeleteManyRequest) String() string {
 func (*DeleteManyRequest) ProtoMessage() {}
 
 func (x *DeleteManyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2156,7 +2313,7 @@ func (x *DeleteManyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteManyRequest.ProtoReflect.Descriptor instead.
 func (*DeleteManyRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{27}
+	return file_agent_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DeleteManyRequest) GetAddresses() []string {
@@ -2175,7 +2332,7 @@ type DeleteManyResponse struct {
 
 func (x *DeleteManyResponse) Reset() {
 	*x = DeleteManyResponse{}
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2187,7 +2344,7 @@ func (x *DeleteManyResponse) String() string {
 func (*DeleteManyResponse) ProtoMessage() {}
 
 func (x *DeleteManyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2200,7 +2357,7 @@ func (x *DeleteManyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteManyResponse.ProtoReflect.Descriptor instead.
 func (*DeleteManyResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{28}
+	return file_agent_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DeleteManyResponse) GetResults() []*DeleteResult {
@@ -2222,7 +2379,7 @@ type DeleteResult struct {
 
 func (x *DeleteResult) Reset() {
 	*x = DeleteResult{}
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2234,7 +2391,7 @@ func (x *DeleteResult) String() string {
 func (*DeleteResult) ProtoMessage() {}
 
 func (x *DeleteResult) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2247,7 +2404,7 @@ func (x *DeleteResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteResult.ProtoReflect.Descriptor instead.
 func (*DeleteResult) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{29}
+	return file_agent_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DeleteResult) GetAddress() string {
@@ -2297,7 +2454,7 @@ type Filter struct {
 
 func (x *Filter) Reset() {
 	*x = Filter{}
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2309,7 +2466,7 @@ func (x *Filter) String() string {
 func (*Filter) ProtoMessage() {}
 
 func (x *Filter) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2322,7 +2479,7 @@ func (x *Filter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Filter.ProtoReflect.Descriptor instead.
 func (*Filter) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{30}
+	return file_agent_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Filter) GetPrefixes() []string {
@@ -2361,7 +2518,7 @@ type ListRequest struct {
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2373,7 +2530,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2386,7 +2543,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{31}
+	return file_agent_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListRequest) GetWithHistory() bool {
@@ -2428,7 +2585,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2440,7 +2597,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2453,7 +2610,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{32}
+	return file_agent_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListResponse) GetObjects() []*Object {
@@ -2519,7 +2676,7 @@ type SummaryTable struct {
 
 func (x *SummaryTable) Reset() {
 	*x = SummaryTable{}
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2531,7 +2688,7 @@ func (x *SummaryTable) String() string {
 func (*SummaryTable) ProtoMessage() {}
 
 func (x *SummaryTable) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2544,7 +2701,7 @@ func (x *SummaryTable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryTable.ProtoReflect.Descriptor instead.
 func (*SummaryTable) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{33}
+	return file_agent_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *SummaryTable) GetAddresses() string {
@@ -2727,7 +2884,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2739,7 +2896,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2752,7 +2909,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{34}
+	return file_agent_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *WatchRequest) GetWithHistory() bool {
@@ -2783,7 +2940,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2795,7 +2952,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2808,7 +2965,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{35}
+	return file_agent_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *WatchResponse) GetSnapshot() bool {
@@ -2849,7 +3006,7 @@ type Change struct {
 
 func (x *Change) Reset() {
 	*x = Change{}
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2861,7 +3018,7 @@ func (x *Change) String() string {
 func (*Change) ProtoMessage() {}
 
 func (x *Change) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2874,7 +3031,7 @@ func (x *Change) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Change.ProtoReflect.Descriptor instead.
 func (*Change) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{36}
+	return file_agent_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Change) GetObject() *Object {
@@ -2899,7 +3056,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2911,7 +3068,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2924,7 +3081,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{37}
+	return file_agent_proto_rawDescGZIP(), []int{39}
 }
 
 type ShutdownResponse struct {
@@ -2935,7 +3092,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_agent_proto_msgTypes[38]
+	mi := &file_agent_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2947,7 +3104,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[38]
+	mi := &file_agent_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2960,7 +3117,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{38}
+	return file_agent_proto_rawDescGZIP(), []int{40}
 }
 
 type SetLogLevelRequest struct {
@@ -2972,7 +3129,7 @@ type SetLogLevelRequest struct {
 
 func (x *SetLogLevelRequest) Reset() {
 	*x = SetLogLevelRequest{}
-	mi := &file_agent_proto_msgTypes[39]
+	mi := &file_agent_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2984,7 +3141,7 @@ func (x *SetLogLevelRequest) String() string {
 func (*SetLogLevelRequest) ProtoMessage() {}
 
 func (x *SetLogLevelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[39]
+	mi := &file_agent_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2997,7 +3154,7 @@ func (x *SetLogLevelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLogLevelRequest.ProtoReflect.Descriptor instead.
 func (*SetLogLevelRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{39}
+	return file_agent_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SetLogLevelRequest) GetLevel() string {
@@ -3016,7 +3173,7 @@ type SetLogLevelResponse struct {
 
 func (x *SetLogLevelResponse) Reset() {
 	*x = SetLogLevelResponse{}
-	mi := &file_agent_proto_msgTypes[40]
+	mi := &file_agent_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3028,7 +3185,7 @@ func (x *SetLogLevelResponse) String() string {
 func (*SetLogLevelResponse) ProtoMessage() {}
 
 func (x *SetLogLevelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[40]
+	mi := &file_agent_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3041,7 +3198,7 @@ func (x *SetLogLevelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLogLevelResponse.ProtoReflect.Descriptor instead.
 func (*SetLogLevelResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{40}
+	return file_agent_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SetLogLevelResponse) GetPrevious() string {
@@ -3091,14 +3248,18 @@ type Object struct {
 	ReceivedPrivateData []byte `protobuf:"bytes,24,opt,name=received_private_data,json=receivedPrivateData,proto3" json:"received_private_data,omitempty"`
 	// kernel: whether the kernel's resource tracking confirms the object
 	// (its cm_id and QP, with the same addresses, state and QP number).
-	Kernel        *KernelCheck `protobuf:"bytes,25,opt,name=kernel,proto3" json:"kernel,omitempty"`
+	Kernel *KernelCheck `protobuf:"bytes,25,opt,name=kernel,proto3" json:"kernel,omitempty"`
+	// A listener's shared receive queue, when its spec has one and it is
+	// made (at the listen, or at the first request of a listener on every
+	// address).
+	Srq           *SRQStats `protobuf:"bytes,26,opt,name=srq,proto3" json:"srq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Object) Reset() {
 	*x = Object{}
-	mi := &file_agent_proto_msgTypes[41]
+	mi := &file_agent_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3110,7 +3271,7 @@ func (x *Object) String() string {
 func (*Object) ProtoMessage() {}
 
 func (x *Object) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[41]
+	mi := &file_agent_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3123,7 +3284,7 @@ func (x *Object) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Object.ProtoReflect.Descriptor instead.
 func (*Object) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{41}
+	return file_agent_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Object) GetAddress() string {
@@ -3314,6 +3475,13 @@ func (x *Object) GetKernel() *KernelCheck {
 	return nil
 }
 
+func (x *Object) GetSrq() *SRQStats {
+	if x != nil {
+		return x.Srq
+	}
+	return nil
+}
+
 type isObject_Spec interface {
 	isObject_Spec()
 }
@@ -3356,7 +3524,7 @@ type Facts struct {
 
 func (x *Facts) Reset() {
 	*x = Facts{}
-	mi := &file_agent_proto_msgTypes[42]
+	mi := &file_agent_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3368,7 +3536,7 @@ func (x *Facts) String() string {
 func (*Facts) ProtoMessage() {}
 
 func (x *Facts) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[42]
+	mi := &file_agent_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3381,7 +3549,7 @@ func (x *Facts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Facts.ProtoReflect.Descriptor instead.
 func (*Facts) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{42}
+	return file_agent_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *Facts) GetLocalAddr() string {
@@ -3460,7 +3628,7 @@ type QPAttrs struct {
 
 func (x *QPAttrs) Reset() {
 	*x = QPAttrs{}
-	mi := &file_agent_proto_msgTypes[43]
+	mi := &file_agent_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3472,7 +3640,7 @@ func (x *QPAttrs) String() string {
 func (*QPAttrs) ProtoMessage() {}
 
 func (x *QPAttrs) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[43]
+	mi := &file_agent_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3485,7 +3653,7 @@ func (x *QPAttrs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QPAttrs.ProtoReflect.Descriptor instead.
 func (*QPAttrs) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{43}
+	return file_agent_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *QPAttrs) GetResponderResources() uint32 {
@@ -3529,7 +3697,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_agent_proto_msgTypes[44]
+	mi := &file_agent_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3541,7 +3709,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[44]
+	mi := &file_agent_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3554,7 +3722,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{44}
+	return file_agent_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ErrorInfo) GetCall() string {
@@ -3610,7 +3778,7 @@ type ProbeStats struct {
 
 func (x *ProbeStats) Reset() {
 	*x = ProbeStats{}
-	mi := &file_agent_proto_msgTypes[45]
+	mi := &file_agent_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3622,7 +3790,7 @@ func (x *ProbeStats) String() string {
 func (*ProbeStats) ProtoMessage() {}
 
 func (x *ProbeStats) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[45]
+	mi := &file_agent_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3635,7 +3803,7 @@ func (x *ProbeStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProbeStats.ProtoReflect.Descriptor instead.
 func (*ProbeStats) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{45}
+	return file_agent_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ProbeStats) GetLast() int64 {
@@ -3720,7 +3888,7 @@ type HistoryEvent struct {
 
 func (x *HistoryEvent) Reset() {
 	*x = HistoryEvent{}
-	mi := &file_agent_proto_msgTypes[46]
+	mi := &file_agent_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3732,7 +3900,7 @@ func (x *HistoryEvent) String() string {
 func (*HistoryEvent) ProtoMessage() {}
 
 func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[46]
+	mi := &file_agent_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3745,7 +3913,7 @@ func (x *HistoryEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEvent.ProtoReflect.Descriptor instead.
 func (*HistoryEvent) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{46}
+	return file_agent_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *HistoryEvent) GetAt() int64 {
@@ -3786,7 +3954,7 @@ type KernelCheck struct {
 
 func (x *KernelCheck) Reset() {
 	*x = KernelCheck{}
-	mi := &file_agent_proto_msgTypes[47]
+	mi := &file_agent_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3798,7 +3966,7 @@ func (x *KernelCheck) String() string {
 func (*KernelCheck) ProtoMessage() {}
 
 func (x *KernelCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[47]
+	mi := &file_agent_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3811,7 +3979,7 @@ func (x *KernelCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KernelCheck.ProtoReflect.Descriptor instead.
 func (*KernelCheck) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{47}
+	return file_agent_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *KernelCheck) GetStatus() KernelStatus {
@@ -3846,7 +4014,7 @@ type KernelView struct {
 
 func (x *KernelView) Reset() {
 	*x = KernelView{}
-	mi := &file_agent_proto_msgTypes[48]
+	mi := &file_agent_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3858,7 +4026,7 @@ func (x *KernelView) String() string {
 func (*KernelView) ProtoMessage() {}
 
 func (x *KernelView) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[48]
+	mi := &file_agent_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3871,7 +4039,7 @@ func (x *KernelView) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KernelView.ProtoReflect.Descriptor instead.
 func (*KernelView) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{48}
+	return file_agent_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *KernelView) GetCheckedAt() int64 {
@@ -3938,7 +4106,7 @@ type KernelResource struct {
 
 func (x *KernelResource) Reset() {
 	*x = KernelResource{}
-	mi := &file_agent_proto_msgTypes[49]
+	mi := &file_agent_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3950,7 +4118,7 @@ func (x *KernelResource) String() string {
 func (*KernelResource) ProtoMessage() {}
 
 func (x *KernelResource) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[49]
+	mi := &file_agent_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3963,7 +4131,7 @@ func (x *KernelResource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KernelResource.ProtoReflect.Descriptor instead.
 func (*KernelResource) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{49}
+	return file_agent_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *KernelResource) GetKind() string {
@@ -4065,7 +4233,7 @@ type CheckKernelRequest struct {
 
 func (x *CheckKernelRequest) Reset() {
 	*x = CheckKernelRequest{}
-	mi := &file_agent_proto_msgTypes[50]
+	mi := &file_agent_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4077,7 +4245,7 @@ func (x *CheckKernelRequest) String() string {
 func (*CheckKernelRequest) ProtoMessage() {}
 
 func (x *CheckKernelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[50]
+	mi := &file_agent_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4090,7 +4258,7 @@ func (x *CheckKernelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckKernelRequest.ProtoReflect.Descriptor instead.
 func (*CheckKernelRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{50}
+	return file_agent_proto_rawDescGZIP(), []int{52}
 }
 
 type KernelListenersRequest struct {
@@ -4101,7 +4269,7 @@ type KernelListenersRequest struct {
 
 func (x *KernelListenersRequest) Reset() {
 	*x = KernelListenersRequest{}
-	mi := &file_agent_proto_msgTypes[51]
+	mi := &file_agent_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4113,7 +4281,7 @@ func (x *KernelListenersRequest) String() string {
 func (*KernelListenersRequest) ProtoMessage() {}
 
 func (x *KernelListenersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[51]
+	mi := &file_agent_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4126,7 +4294,7 @@ func (x *KernelListenersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KernelListenersRequest.ProtoReflect.Descriptor instead.
 func (*KernelListenersRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{51}
+	return file_agent_proto_rawDescGZIP(), []int{53}
 }
 
 type KernelListenersResponse struct {
@@ -4141,7 +4309,7 @@ type KernelListenersResponse struct {
 
 func (x *KernelListenersResponse) Reset() {
 	*x = KernelListenersResponse{}
-	mi := &file_agent_proto_msgTypes[52]
+	mi := &file_agent_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4153,7 +4321,7 @@ func (x *KernelListenersResponse) String() string {
 func (*KernelListenersResponse) ProtoMessage() {}
 
 func (x *KernelListenersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[52]
+	mi := &file_agent_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4166,7 +4334,7 @@ func (x *KernelListenersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KernelListenersResponse.ProtoReflect.Descriptor instead.
 func (*KernelListenersResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{52}
+	return file_agent_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *KernelListenersResponse) GetListeners() []*KernelResource {
@@ -4228,7 +4396,7 @@ const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"active_mtu\x18\x03 \x01(\x05R\tactiveMtu\x12\x1d\n" +
 	"\n" +
-	"link_layer\x18\x04 \x01(\tR\tlinkLayer\"\x95\x02\n" +
+	"link_layer\x18\x04 \x01(\tR\tlinkLayer\"\xec\x02\n" +
 	"\x06Limits\x12\x15\n" +
 	"\x06max_qp\x18\x01 \x01(\x05R\x05maxQp\x12\x1a\n" +
 	"\tmax_qp_wr\x18\x02 \x01(\x05R\amaxQpWr\x12\x17\n" +
@@ -4238,7 +4406,12 @@ const file_agent_proto_rawDesc = "" +
 	"\x06max_pd\x18\x06 \x01(\x05R\x05maxPd\x12#\n" +
 	"\x0emax_qp_rd_atom\x18\a \x01(\x05R\vmaxQpRdAtom\x12,\n" +
 	"\x13max_qp_init_rd_atom\x18\b \x01(\x05R\x0fmaxQpInitRdAtom\x12%\n" +
-	"\x0ephysical_ports\x18\t \x01(\x05R\rphysicalPorts\".\n" +
+	"\x0ephysical_ports\x18\t \x01(\x05R\rphysicalPorts\x12\x17\n" +
+	"\amax_srq\x18\n" +
+	" \x01(\x05R\x06maxSrq\x12\x1c\n" +
+	"\n" +
+	"max_srq_wr\x18\v \x01(\x05R\bmaxSrqWr\x12\x1e\n" +
+	"\vmax_srq_sge\x18\f \x01(\x05R\tmaxSrqSge\".\n" +
 	"\x14ProtectionDomainSpec\x12\x16\n" +
 	"\x06device\x18\x01 \x01(\tR\x06device\"\xe2\x01\n" +
 	"\x02QP\x12\x12\n" +
@@ -4271,7 +4444,7 @@ const file_agent_proto_rawDesc = "" +
 	"\f_ack_timeoutB\x10\n" +
 	"\x0e_reuse_addressB\f\n" +
 	"\n" +
-	"_ipv6_only\"\xb4\x02\n" +
+	"_ipv6_only\"\xde\x02\n" +
 	"\fListenerSpec\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x12\x1d\n" +
@@ -4281,7 +4454,18 @@ const file_agent_proto_rawDesc = "" +
 	"\x11protection_domain\x18\x05 \x01(\tR\x10protectionDomain\x12%\n" +
 	"\x02qp\x18\x06 \x01(\v2\x15.rdmaform.agent.v1.QPR\x02qp\x121\n" +
 	"\x06accept\x18\a \x01(\v2\x19.rdmaform.agent.v1.AcceptR\x06accept\x126\n" +
-	"\aoptions\x18\b \x01(\v2\x1c.rdmaform.agent.v1.CMOptionsR\aoptions\"\xd5\x02\n" +
+	"\aoptions\x18\b \x01(\v2\x1c.rdmaform.agent.v1.CMOptionsR\aoptions\x12(\n" +
+	"\x03srq\x18\t \x01(\v2\x16.rdmaform.agent.v1.SRQR\x03srq\"G\n" +
+	"\x03SRQ\x12\x1e\n" +
+	"\vmax_recv_wr\x18\x01 \x01(\rR\tmaxRecvWr\x12 \n" +
+	"\fmax_recv_sge\x18\x02 \x01(\rR\n" +
+	"maxRecvSge\"|\n" +
+	"\bSRQStats\x12\x1e\n" +
+	"\vmax_recv_wr\x18\x01 \x01(\rR\tmaxRecvWr\x12 \n" +
+	"\fmax_recv_sge\x18\x02 \x01(\rR\n" +
+	"maxRecvSge\x12\x16\n" +
+	"\x06posted\x18\x03 \x01(\rR\x06posted\x12\x16\n" +
+	"\x06device\x18\x04 \x01(\tR\x06device\"\xd5\x02\n" +
 	"\aConnect\x12/\n" +
 	"\x13responder_resources\x18\x01 \x01(\rR\x12responderResources\x12'\n" +
 	"\x0finitiator_depth\x18\x02 \x01(\rR\x0einitiatorDepth\x12\x1f\n" +
@@ -4420,7 +4604,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x12SetLogLevelRequest\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\"1\n" +
 	"\x13SetLogLevelResponse\x12\x1a\n" +
-	"\bprevious\x18\x01 \x01(\tR\bprevious\"\xd6\b\n" +
+	"\bprevious\x18\x01 \x01(\tR\bprevious\"\x85\t\n" +
 	"\x06Object\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x16\n" +
 	"\x06parent\x18\x02 \x01(\tR\x06parent\x12+\n" +
@@ -4452,7 +4636,8 @@ const file_agent_proto_rawDesc = "" +
 	"\rreject_reason\x18\x16 \x01(\tR\frejectReason\x129\n" +
 	"\ahistory\x18\x17 \x03(\v2\x1f.rdmaform.agent.v1.HistoryEventR\ahistory\x122\n" +
 	"\x15received_private_data\x18\x18 \x01(\fR\x13receivedPrivateData\x126\n" +
-	"\x06kernel\x18\x19 \x01(\v2\x1e.rdmaform.agent.v1.KernelCheckR\x06kernelB\x06\n" +
+	"\x06kernel\x18\x19 \x01(\v2\x1e.rdmaform.agent.v1.KernelCheckR\x06kernel\x12-\n" +
+	"\x03srq\x18\x1a \x01(\v2\x1b.rdmaform.agent.v1.SRQStatsR\x03srqB\x06\n" +
 	"\x04spec\"\x99\x02\n" +
 	"\x05Facts\x12\x1d\n" +
 	"\n" +
@@ -4595,7 +4780,7 @@ func file_agent_proto_rawDescGZIP() []byte {
 }
 
 var file_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_agent_proto_goTypes = []any{
 	(Kind)(0),                             // 0: rdmaform.agent.v1.Kind
 	(Status)(0),                           // 1: rdmaform.agent.v1.Status
@@ -4614,135 +4799,139 @@ var file_agent_proto_goTypes = []any{
 	(*Accept)(nil),                        // 14: rdmaform.agent.v1.Accept
 	(*CMOptions)(nil),                     // 15: rdmaform.agent.v1.CMOptions
 	(*ListenerSpec)(nil),                  // 16: rdmaform.agent.v1.ListenerSpec
-	(*Connect)(nil),                       // 17: rdmaform.agent.v1.Connect
-	(*Reconnect)(nil),                     // 18: rdmaform.agent.v1.Reconnect
-	(*Probe)(nil),                         // 19: rdmaform.agent.v1.Probe
-	(*EndpointSpec)(nil),                  // 20: rdmaform.agent.v1.EndpointSpec
-	(*CreateProtectionDomainRequest)(nil), // 21: rdmaform.agent.v1.CreateProtectionDomainRequest
-	(*CreateListenerRequest)(nil),         // 22: rdmaform.agent.v1.CreateListenerRequest
-	(*CreateEndpointRequest)(nil),         // 23: rdmaform.agent.v1.CreateEndpointRequest
-	(*CreateEndpointsRequest)(nil),        // 24: rdmaform.agent.v1.CreateEndpointsRequest
-	(*CreateEndpointsResponse)(nil),       // 25: rdmaform.agent.v1.CreateEndpointsResponse
-	(*CreateResult)(nil),                  // 26: rdmaform.agent.v1.CreateResult
-	(*UpdateRequest)(nil),                 // 27: rdmaform.agent.v1.UpdateRequest
-	(*DeleteRequest)(nil),                 // 28: rdmaform.agent.v1.DeleteRequest
-	(*DeleteResponse)(nil),                // 29: rdmaform.agent.v1.DeleteResponse
-	(*DeleteManyRequest)(nil),             // 30: rdmaform.agent.v1.DeleteManyRequest
-	(*DeleteManyResponse)(nil),            // 31: rdmaform.agent.v1.DeleteManyResponse
-	(*DeleteResult)(nil),                  // 32: rdmaform.agent.v1.DeleteResult
-	(*Filter)(nil),                        // 33: rdmaform.agent.v1.Filter
-	(*ListRequest)(nil),                   // 34: rdmaform.agent.v1.ListRequest
-	(*ListResponse)(nil),                  // 35: rdmaform.agent.v1.ListResponse
-	(*SummaryTable)(nil),                  // 36: rdmaform.agent.v1.SummaryTable
-	(*WatchRequest)(nil),                  // 37: rdmaform.agent.v1.WatchRequest
-	(*WatchResponse)(nil),                 // 38: rdmaform.agent.v1.WatchResponse
-	(*Change)(nil),                        // 39: rdmaform.agent.v1.Change
-	(*ShutdownRequest)(nil),               // 40: rdmaform.agent.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),              // 41: rdmaform.agent.v1.ShutdownResponse
-	(*SetLogLevelRequest)(nil),            // 42: rdmaform.agent.v1.SetLogLevelRequest
-	(*SetLogLevelResponse)(nil),           // 43: rdmaform.agent.v1.SetLogLevelResponse
-	(*Object)(nil),                        // 44: rdmaform.agent.v1.Object
-	(*Facts)(nil),                         // 45: rdmaform.agent.v1.Facts
-	(*QPAttrs)(nil),                       // 46: rdmaform.agent.v1.QPAttrs
-	(*ErrorInfo)(nil),                     // 47: rdmaform.agent.v1.ErrorInfo
-	(*ProbeStats)(nil),                    // 48: rdmaform.agent.v1.ProbeStats
-	(*HistoryEvent)(nil),                  // 49: rdmaform.agent.v1.HistoryEvent
-	(*KernelCheck)(nil),                   // 50: rdmaform.agent.v1.KernelCheck
-	(*KernelView)(nil),                    // 51: rdmaform.agent.v1.KernelView
-	(*KernelResource)(nil),                // 52: rdmaform.agent.v1.KernelResource
-	(*CheckKernelRequest)(nil),            // 53: rdmaform.agent.v1.CheckKernelRequest
-	(*KernelListenersRequest)(nil),        // 54: rdmaform.agent.v1.KernelListenersRequest
-	(*KernelListenersResponse)(nil),       // 55: rdmaform.agent.v1.KernelListenersResponse
+	(*SRQ)(nil),                           // 17: rdmaform.agent.v1.SRQ
+	(*SRQStats)(nil),                      // 18: rdmaform.agent.v1.SRQStats
+	(*Connect)(nil),                       // 19: rdmaform.agent.v1.Connect
+	(*Reconnect)(nil),                     // 20: rdmaform.agent.v1.Reconnect
+	(*Probe)(nil),                         // 21: rdmaform.agent.v1.Probe
+	(*EndpointSpec)(nil),                  // 22: rdmaform.agent.v1.EndpointSpec
+	(*CreateProtectionDomainRequest)(nil), // 23: rdmaform.agent.v1.CreateProtectionDomainRequest
+	(*CreateListenerRequest)(nil),         // 24: rdmaform.agent.v1.CreateListenerRequest
+	(*CreateEndpointRequest)(nil),         // 25: rdmaform.agent.v1.CreateEndpointRequest
+	(*CreateEndpointsRequest)(nil),        // 26: rdmaform.agent.v1.CreateEndpointsRequest
+	(*CreateEndpointsResponse)(nil),       // 27: rdmaform.agent.v1.CreateEndpointsResponse
+	(*CreateResult)(nil),                  // 28: rdmaform.agent.v1.CreateResult
+	(*UpdateRequest)(nil),                 // 29: rdmaform.agent.v1.UpdateRequest
+	(*DeleteRequest)(nil),                 // 30: rdmaform.agent.v1.DeleteRequest
+	(*DeleteResponse)(nil),                // 31: rdmaform.agent.v1.DeleteResponse
+	(*DeleteManyRequest)(nil),             // 32: rdmaform.agent.v1.DeleteManyRequest
+	(*DeleteManyResponse)(nil),            // 33: rdmaform.agent.v1.DeleteManyResponse
+	(*DeleteResult)(nil),                  // 34: rdmaform.agent.v1.DeleteResult
+	(*Filter)(nil),                        // 35: rdmaform.agent.v1.Filter
+	(*ListRequest)(nil),                   // 36: rdmaform.agent.v1.ListRequest
+	(*ListResponse)(nil),                  // 37: rdmaform.agent.v1.ListResponse
+	(*SummaryTable)(nil),                  // 38: rdmaform.agent.v1.SummaryTable
+	(*WatchRequest)(nil),                  // 39: rdmaform.agent.v1.WatchRequest
+	(*WatchResponse)(nil),                 // 40: rdmaform.agent.v1.WatchResponse
+	(*Change)(nil),                        // 41: rdmaform.agent.v1.Change
+	(*ShutdownRequest)(nil),               // 42: rdmaform.agent.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),              // 43: rdmaform.agent.v1.ShutdownResponse
+	(*SetLogLevelRequest)(nil),            // 44: rdmaform.agent.v1.SetLogLevelRequest
+	(*SetLogLevelResponse)(nil),           // 45: rdmaform.agent.v1.SetLogLevelResponse
+	(*Object)(nil),                        // 46: rdmaform.agent.v1.Object
+	(*Facts)(nil),                         // 47: rdmaform.agent.v1.Facts
+	(*QPAttrs)(nil),                       // 48: rdmaform.agent.v1.QPAttrs
+	(*ErrorInfo)(nil),                     // 49: rdmaform.agent.v1.ErrorInfo
+	(*ProbeStats)(nil),                    // 50: rdmaform.agent.v1.ProbeStats
+	(*HistoryEvent)(nil),                  // 51: rdmaform.agent.v1.HistoryEvent
+	(*KernelCheck)(nil),                   // 52: rdmaform.agent.v1.KernelCheck
+	(*KernelView)(nil),                    // 53: rdmaform.agent.v1.KernelView
+	(*KernelResource)(nil),                // 54: rdmaform.agent.v1.KernelResource
+	(*CheckKernelRequest)(nil),            // 55: rdmaform.agent.v1.CheckKernelRequest
+	(*KernelListenersRequest)(nil),        // 56: rdmaform.agent.v1.KernelListenersRequest
+	(*KernelListenersResponse)(nil),       // 57: rdmaform.agent.v1.KernelListenersResponse
 }
 var file_agent_proto_depIdxs = []int32{
-	51, // 0: rdmaform.agent.v1.InfoResponse.kernel:type_name -> rdmaform.agent.v1.KernelView
+	53, // 0: rdmaform.agent.v1.InfoResponse.kernel:type_name -> rdmaform.agent.v1.KernelView
 	9,  // 1: rdmaform.agent.v1.DevicesResponse.devices:type_name -> rdmaform.agent.v1.Device
 	10, // 2: rdmaform.agent.v1.Device.ports:type_name -> rdmaform.agent.v1.Port
 	11, // 3: rdmaform.agent.v1.Device.limits:type_name -> rdmaform.agent.v1.Limits
 	13, // 4: rdmaform.agent.v1.ListenerSpec.qp:type_name -> rdmaform.agent.v1.QP
 	14, // 5: rdmaform.agent.v1.ListenerSpec.accept:type_name -> rdmaform.agent.v1.Accept
 	15, // 6: rdmaform.agent.v1.ListenerSpec.options:type_name -> rdmaform.agent.v1.CMOptions
-	13, // 7: rdmaform.agent.v1.EndpointSpec.qp:type_name -> rdmaform.agent.v1.QP
-	17, // 8: rdmaform.agent.v1.EndpointSpec.connect:type_name -> rdmaform.agent.v1.Connect
-	18, // 9: rdmaform.agent.v1.EndpointSpec.reconnect:type_name -> rdmaform.agent.v1.Reconnect
-	19, // 10: rdmaform.agent.v1.EndpointSpec.probe:type_name -> rdmaform.agent.v1.Probe
-	15, // 11: rdmaform.agent.v1.EndpointSpec.options:type_name -> rdmaform.agent.v1.CMOptions
-	12, // 12: rdmaform.agent.v1.CreateProtectionDomainRequest.spec:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	16, // 13: rdmaform.agent.v1.CreateListenerRequest.spec:type_name -> rdmaform.agent.v1.ListenerSpec
-	20, // 14: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
-	23, // 15: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
-	26, // 16: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
-	44, // 17: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
-	18, // 18: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
-	19, // 19: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
-	32, // 20: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
-	0,  // 21: rdmaform.agent.v1.Filter.kinds:type_name -> rdmaform.agent.v1.Kind
-	1,  // 22: rdmaform.agent.v1.Filter.statuses:type_name -> rdmaform.agent.v1.Status
-	33, // 23: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	44, // 24: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
-	4,  // 25: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	36, // 26: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
-	0,  // 27: rdmaform.agent.v1.SummaryTable.kinds:type_name -> rdmaform.agent.v1.Kind
-	1,  // 28: rdmaform.agent.v1.SummaryTable.statuses:type_name -> rdmaform.agent.v1.Status
-	47, // 29: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
-	48, // 30: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
-	33, // 31: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
-	44, // 32: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
-	39, // 33: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
-	4,  // 34: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
-	44, // 35: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
-	0,  // 36: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
-	1,  // 37: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
-	12, // 38: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
-	16, // 39: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
-	20, // 40: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
-	45, // 41: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
-	47, // 42: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
-	48, // 43: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
-	49, // 44: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
-	50, // 45: rdmaform.agent.v1.Object.kernel:type_name -> rdmaform.agent.v1.KernelCheck
-	46, // 46: rdmaform.agent.v1.Facts.qp_attrs:type_name -> rdmaform.agent.v1.QPAttrs
-	1,  // 47: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
-	2,  // 48: rdmaform.agent.v1.KernelCheck.status:type_name -> rdmaform.agent.v1.KernelStatus
-	52, // 49: rdmaform.agent.v1.KernelView.leaks:type_name -> rdmaform.agent.v1.KernelResource
-	52, // 50: rdmaform.agent.v1.KernelListenersResponse.listeners:type_name -> rdmaform.agent.v1.KernelResource
-	3,  // 51: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
-	5,  // 52: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
-	6,  // 53: rdmaform.agent.v1.Agent.DeviceFor:input_type -> rdmaform.agent.v1.DeviceForRequest
-	21, // 54: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
-	22, // 55: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
-	23, // 56: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
-	24, // 57: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
-	27, // 58: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
-	28, // 59: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
-	30, // 60: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
-	34, // 61: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
-	37, // 62: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
-	40, // 63: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
-	42, // 64: rdmaform.agent.v1.Agent.SetLogLevel:input_type -> rdmaform.agent.v1.SetLogLevelRequest
-	53, // 65: rdmaform.agent.v1.Agent.CheckKernel:input_type -> rdmaform.agent.v1.CheckKernelRequest
-	54, // 66: rdmaform.agent.v1.Agent.KernelListeners:input_type -> rdmaform.agent.v1.KernelListenersRequest
-	4,  // 67: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
-	8,  // 68: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
-	7,  // 69: rdmaform.agent.v1.Agent.DeviceFor:output_type -> rdmaform.agent.v1.DeviceForResponse
-	44, // 70: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
-	44, // 71: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
-	44, // 72: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
-	25, // 73: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
-	44, // 74: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
-	29, // 75: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
-	31, // 76: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
-	35, // 77: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
-	38, // 78: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
-	41, // 79: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
-	43, // 80: rdmaform.agent.v1.Agent.SetLogLevel:output_type -> rdmaform.agent.v1.SetLogLevelResponse
-	51, // 81: rdmaform.agent.v1.Agent.CheckKernel:output_type -> rdmaform.agent.v1.KernelView
-	55, // 82: rdmaform.agent.v1.Agent.KernelListeners:output_type -> rdmaform.agent.v1.KernelListenersResponse
-	67, // [67:83] is the sub-list for method output_type
-	51, // [51:67] is the sub-list for method input_type
-	51, // [51:51] is the sub-list for extension type_name
-	51, // [51:51] is the sub-list for extension extendee
-	0,  // [0:51] is the sub-list for field type_name
+	17, // 7: rdmaform.agent.v1.ListenerSpec.srq:type_name -> rdmaform.agent.v1.SRQ
+	13, // 8: rdmaform.agent.v1.EndpointSpec.qp:type_name -> rdmaform.agent.v1.QP
+	19, // 9: rdmaform.agent.v1.EndpointSpec.connect:type_name -> rdmaform.agent.v1.Connect
+	20, // 10: rdmaform.agent.v1.EndpointSpec.reconnect:type_name -> rdmaform.agent.v1.Reconnect
+	21, // 11: rdmaform.agent.v1.EndpointSpec.probe:type_name -> rdmaform.agent.v1.Probe
+	15, // 12: rdmaform.agent.v1.EndpointSpec.options:type_name -> rdmaform.agent.v1.CMOptions
+	12, // 13: rdmaform.agent.v1.CreateProtectionDomainRequest.spec:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	16, // 14: rdmaform.agent.v1.CreateListenerRequest.spec:type_name -> rdmaform.agent.v1.ListenerSpec
+	22, // 15: rdmaform.agent.v1.CreateEndpointRequest.spec:type_name -> rdmaform.agent.v1.EndpointSpec
+	25, // 16: rdmaform.agent.v1.CreateEndpointsRequest.endpoints:type_name -> rdmaform.agent.v1.CreateEndpointRequest
+	28, // 17: rdmaform.agent.v1.CreateEndpointsResponse.results:type_name -> rdmaform.agent.v1.CreateResult
+	46, // 18: rdmaform.agent.v1.CreateResult.object:type_name -> rdmaform.agent.v1.Object
+	20, // 19: rdmaform.agent.v1.UpdateRequest.reconnect:type_name -> rdmaform.agent.v1.Reconnect
+	21, // 20: rdmaform.agent.v1.UpdateRequest.probe:type_name -> rdmaform.agent.v1.Probe
+	34, // 21: rdmaform.agent.v1.DeleteManyResponse.results:type_name -> rdmaform.agent.v1.DeleteResult
+	0,  // 22: rdmaform.agent.v1.Filter.kinds:type_name -> rdmaform.agent.v1.Kind
+	1,  // 23: rdmaform.agent.v1.Filter.statuses:type_name -> rdmaform.agent.v1.Status
+	35, // 24: rdmaform.agent.v1.ListRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	46, // 25: rdmaform.agent.v1.ListResponse.objects:type_name -> rdmaform.agent.v1.Object
+	4,  // 26: rdmaform.agent.v1.ListResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	38, // 27: rdmaform.agent.v1.ListResponse.table:type_name -> rdmaform.agent.v1.SummaryTable
+	0,  // 28: rdmaform.agent.v1.SummaryTable.kinds:type_name -> rdmaform.agent.v1.Kind
+	1,  // 29: rdmaform.agent.v1.SummaryTable.statuses:type_name -> rdmaform.agent.v1.Status
+	49, // 30: rdmaform.agent.v1.SummaryTable.errors:type_name -> rdmaform.agent.v1.ErrorInfo
+	50, // 31: rdmaform.agent.v1.SummaryTable.probes:type_name -> rdmaform.agent.v1.ProbeStats
+	35, // 32: rdmaform.agent.v1.WatchRequest.filter:type_name -> rdmaform.agent.v1.Filter
+	46, // 33: rdmaform.agent.v1.WatchResponse.objects:type_name -> rdmaform.agent.v1.Object
+	41, // 34: rdmaform.agent.v1.WatchResponse.changes:type_name -> rdmaform.agent.v1.Change
+	4,  // 35: rdmaform.agent.v1.WatchResponse.agent:type_name -> rdmaform.agent.v1.InfoResponse
+	46, // 36: rdmaform.agent.v1.Change.object:type_name -> rdmaform.agent.v1.Object
+	0,  // 37: rdmaform.agent.v1.Object.kind:type_name -> rdmaform.agent.v1.Kind
+	1,  // 38: rdmaform.agent.v1.Object.status:type_name -> rdmaform.agent.v1.Status
+	12, // 39: rdmaform.agent.v1.Object.protection_domain:type_name -> rdmaform.agent.v1.ProtectionDomainSpec
+	16, // 40: rdmaform.agent.v1.Object.listener:type_name -> rdmaform.agent.v1.ListenerSpec
+	22, // 41: rdmaform.agent.v1.Object.endpoint:type_name -> rdmaform.agent.v1.EndpointSpec
+	47, // 42: rdmaform.agent.v1.Object.facts:type_name -> rdmaform.agent.v1.Facts
+	49, // 43: rdmaform.agent.v1.Object.last_error:type_name -> rdmaform.agent.v1.ErrorInfo
+	50, // 44: rdmaform.agent.v1.Object.probe:type_name -> rdmaform.agent.v1.ProbeStats
+	51, // 45: rdmaform.agent.v1.Object.history:type_name -> rdmaform.agent.v1.HistoryEvent
+	52, // 46: rdmaform.agent.v1.Object.kernel:type_name -> rdmaform.agent.v1.KernelCheck
+	18, // 47: rdmaform.agent.v1.Object.srq:type_name -> rdmaform.agent.v1.SRQStats
+	48, // 48: rdmaform.agent.v1.Facts.qp_attrs:type_name -> rdmaform.agent.v1.QPAttrs
+	1,  // 49: rdmaform.agent.v1.HistoryEvent.status:type_name -> rdmaform.agent.v1.Status
+	2,  // 50: rdmaform.agent.v1.KernelCheck.status:type_name -> rdmaform.agent.v1.KernelStatus
+	54, // 51: rdmaform.agent.v1.KernelView.leaks:type_name -> rdmaform.agent.v1.KernelResource
+	54, // 52: rdmaform.agent.v1.KernelListenersResponse.listeners:type_name -> rdmaform.agent.v1.KernelResource
+	3,  // 53: rdmaform.agent.v1.Agent.Info:input_type -> rdmaform.agent.v1.InfoRequest
+	5,  // 54: rdmaform.agent.v1.Agent.Devices:input_type -> rdmaform.agent.v1.DevicesRequest
+	6,  // 55: rdmaform.agent.v1.Agent.DeviceFor:input_type -> rdmaform.agent.v1.DeviceForRequest
+	23, // 56: rdmaform.agent.v1.Agent.CreateProtectionDomain:input_type -> rdmaform.agent.v1.CreateProtectionDomainRequest
+	24, // 57: rdmaform.agent.v1.Agent.CreateListener:input_type -> rdmaform.agent.v1.CreateListenerRequest
+	25, // 58: rdmaform.agent.v1.Agent.CreateEndpoint:input_type -> rdmaform.agent.v1.CreateEndpointRequest
+	26, // 59: rdmaform.agent.v1.Agent.CreateEndpoints:input_type -> rdmaform.agent.v1.CreateEndpointsRequest
+	29, // 60: rdmaform.agent.v1.Agent.Update:input_type -> rdmaform.agent.v1.UpdateRequest
+	30, // 61: rdmaform.agent.v1.Agent.Delete:input_type -> rdmaform.agent.v1.DeleteRequest
+	32, // 62: rdmaform.agent.v1.Agent.DeleteMany:input_type -> rdmaform.agent.v1.DeleteManyRequest
+	36, // 63: rdmaform.agent.v1.Agent.List:input_type -> rdmaform.agent.v1.ListRequest
+	39, // 64: rdmaform.agent.v1.Agent.Watch:input_type -> rdmaform.agent.v1.WatchRequest
+	42, // 65: rdmaform.agent.v1.Agent.Shutdown:input_type -> rdmaform.agent.v1.ShutdownRequest
+	44, // 66: rdmaform.agent.v1.Agent.SetLogLevel:input_type -> rdmaform.agent.v1.SetLogLevelRequest
+	55, // 67: rdmaform.agent.v1.Agent.CheckKernel:input_type -> rdmaform.agent.v1.CheckKernelRequest
+	56, // 68: rdmaform.agent.v1.Agent.KernelListeners:input_type -> rdmaform.agent.v1.KernelListenersRequest
+	4,  // 69: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
+	8,  // 70: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
+	7,  // 71: rdmaform.agent.v1.Agent.DeviceFor:output_type -> rdmaform.agent.v1.DeviceForResponse
+	46, // 72: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
+	46, // 73: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
+	46, // 74: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
+	27, // 75: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
+	46, // 76: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
+	31, // 77: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
+	33, // 78: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
+	37, // 79: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
+	40, // 80: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
+	43, // 81: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
+	45, // 82: rdmaform.agent.v1.Agent.SetLogLevel:output_type -> rdmaform.agent.v1.SetLogLevelResponse
+	53, // 83: rdmaform.agent.v1.Agent.CheckKernel:output_type -> rdmaform.agent.v1.KernelView
+	57, // 84: rdmaform.agent.v1.Agent.KernelListeners:output_type -> rdmaform.agent.v1.KernelListenersResponse
+	69, // [69:85] is the sub-list for method output_type
+	53, // [53:69] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -4751,19 +4940,19 @@ func file_agent_proto_init() {
 		return
 	}
 	file_agent_proto_msgTypes[12].OneofWrappers = []any{}
-	file_agent_proto_msgTypes[41].OneofWrappers = []any{
+	file_agent_proto_msgTypes[43].OneofWrappers = []any{
 		(*Object_ProtectionDomain)(nil),
 		(*Object_Listener)(nil),
 		(*Object_Endpoint)(nil),
 	}
-	file_agent_proto_msgTypes[43].OneofWrappers = []any{}
+	file_agent_proto_msgTypes[45].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   53,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
