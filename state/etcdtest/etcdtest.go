@@ -138,7 +138,7 @@ func StartWith(t testing.TB, o Options) *Server {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a loaded host took over 20 s
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_, err := c.Get(ctx, "health")
