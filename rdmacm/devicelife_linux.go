@@ -300,6 +300,7 @@ func (id *ID) releaseForRemoval() {
 	if id.channel != nil {
 		id.channel.destroyQP(id.cid) // before its memory regions go
 	}
+	id.releaseUD()
 	id.buffers.deregister()
 	C.rdma_destroy_ep(id.cid)
 	id.cid = nil
