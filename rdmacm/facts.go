@@ -19,8 +19,8 @@ type Facts struct {
 	RemoteQPNum uint32
 	// RemoteQKey is the Q_Key the SIDR reply gave a UD id, 0 otherwise.
 	RemoteQKey uint32
-	QPType      QPType
-	QPState     string // RESET, INIT, RTR, RTS, SQD, SQE, ERR; "" without a QP
+	QPType     QPType
+	QPState    string // RESET, INIT, RTR, RTS, SQD, SQE, ERR; "" without a QP
 }
 
 func qpStateName(s int) string {
