@@ -184,6 +184,11 @@ func statusRow(o *pb.Object) []string {
 		if f.QpNum != 0 {
 			qp = fmt.Sprintf("%d %s", f.QpNum, f.QpType)
 		}
+		if f.QpNum != 0 && f.RemoteQkey != 0 {
+			// A UD endpoint's datagrams go to the QP and Q_Key of its
+			// SIDR reply: the listener's.
+			qp += fmt.Sprintf(" to %d qkey %#x", f.RemoteQpNum, f.RemoteQkey)
+		}
 	}
 	var lost string
 	if p := o.Probe; p != nil {

@@ -246,7 +246,7 @@
 // 0-31 (RC QPs only), ipv6_only not on an IPv4 listener; retry counts 0-7;
 // private data limits; QP type
 // against port space (tcp: rc; udp and ipoib: ud; ib: any); probe and echo
-// need an RC QP; durations parse and are positive, min_backoff ≤
+// need an RC or UD QP; durations parse and are positive, min_backoff ≤
 // max_backoff (a timeouts.create under 100ms is a warning: the create may
 // fail although the peer answers); private data in one form, valid base64; addresses are IP literals or host names, an IPv6
 // link-local address names its interface (fe80::1%eth0), and an endpoint's

@@ -364,9 +364,9 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 						"max_connections limits the connections a listener holds; a datagram (UD) listener on the %s port space answers SIDR requests without making connections, so it has none to limit. Remove max_connections.", l.PortSpace)
 				}
 			}
-			if l.Accept.Echo && (l.QP == nil || (l.QP.Type != "" && l.QP.Type != QPTypeRC)) {
-				c.attrErrorf(at, "echo", "Echo needs an RC queue pair",
-					"echo answers probes on accepted RC connections, so the listener needs a qp block of type \"rc\"%s.", addQPBlock(l.QP, l.PortSpace))
+			if l.Accept.Echo && (l.QP == nil || !probing(l.QP.Type)) {
+				c.attrErrorf(at, "echo", "Echo needs an RC or UD queue pair",
+					"echo answers probes on accepted RC connections, or on a UD listener's own QP, so the listener needs a qp block of type \"rc\" or \"ud\"%s.", addQPBlock(l.QP, l.PortSpace))
 			}
 		}
 		inst.Listener = l
@@ -430,9 +430,9 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 					fmt.Sprintf("probe.interval must be at least %v. (Its value is sensitive, so it is not shown.)", minProbeInterval),
 					"probe.interval must be at least %v (got %v): a probe is a round trip over the data path, and every endpoint sends its own.", minProbeInterval, i)
 			}
-			if e.QP == nil || (e.QP.Type != "" && e.QP.Type != QPTypeRC) {
-				c.errorf(pt.def, "Probe needs an RC queue pair",
-					"A probe is a round trip over the endpoint's QP toward an echoing listener, so the endpoint needs a qp block of type \"rc\"%s.", addQPBlock(e.QP, e.PortSpace))
+			if e.QP == nil || !probing(e.QP.Type) {
+				c.errorf(pt.def, "Probe needs an RC or UD queue pair",
+					"A probe is a round trip over the endpoint's QP toward an echoing listener, so the endpoint needs a qp block of type \"rc\" or \"ud\"%s.", addQPBlock(e.QP, e.PortSpace))
 			}
 		}
 		if tv := v.GetAttr("timeouts"); tv.IsKnown() && !tv.IsNull() {
@@ -633,13 +633,14 @@ func (b byInstance) Swap(i, j int) {
 	b.diags[i], b.diags[j] = b.diags[j], b.diags[i]
 }
 
-// addQPBlock says how to give a block without a QP the RC QP it needs.
+// probing: echo and probes run over RC connections and UD QPs ("": the
+// port space's type, rc or ud).
+func probing(t QPType) bool { return t == "" || t == QPTypeRC || t == QPTypeUD }
+
+// addQPBlock says how to give a block without a QP the QP it needs.
 func addQPBlock(qp *QP, ps PortSpace) string {
-	switch {
-	case ps == PortSpaceUDP || ps == PortSpaceIPoIB:
-		return fmt.Sprintf(", which the %s port space cannot have (its QPs are ud): use port_space \"tcp\" (or \"ib\") with a qp block", ps)
-	case qp == nil:
-		return ": add \"qp {}\" (echo and probes use the QP, so it must be declared; in the tcp and ib port spaces its type is rc)"
+	if qp == nil {
+		return fmt.Sprintf(": add \"qp {}\" (echo and probes use the QP, so it must be declared; in the %s port space its type is %s)", ps, NaturalQPType(ps))
 	}
 	return ""
 }

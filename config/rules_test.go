@@ -463,14 +463,21 @@ endpoint "a" {
   address = "10.77.0.1"
   port    = 7471
   probe {}
-}`, "Probe needs an RC queue pair", "the endpoint needs a qp block", 4, 3},
+}`, "Probe needs an RC or UD queue pair", "the endpoint needs a qp block", 4, 3},
+	{"probe on a UC QP", `endpoint "a" {
+  address    = "10.77.0.1"
+  port       = 7471
+  port_space = "ib"
+  qp { type = "uc" }
+  probe {}
+}`, "Probe needs an RC or UD queue pair", `a qp block of type "rc" or "ud".`, 6, 3},
 	{"echo without qp", `listener "a" {
   address = "10.77.0.1"
   port    = 7471
   accept {
     echo = true
   }
-}`, "Echo needs an RC queue pair", "needs a qp block", 5, 12},
+}`, "Echo needs an RC or UD queue pair", "needs a qp block", 5, 12},
 	{"max_connections on a UD listener", `listener "a" {
   address    = "10.77.0.1"
   port       = 7471
@@ -715,6 +722,30 @@ listener "srv" {
 endpoint "to_peer" {
   address = "192.0.2.10"
   port    = 7471
+  qp {}
+  probe {}
+}
+`)}, VarInputs{})
+	if diags.HasErrors() {
+		t.Errorf("%v", diags)
+	}
+}
+
+// A UD pair probes too: the endpoint toward the listener's own QP, which
+// echoes (the udp port space's QPs are ud).
+func TestUDProbeAndEcho(t *testing.T) {
+	_, diags := NewLoader().LoadSources(map[string][]byte{"main.rdma.hcl": []byte(`
+listener "ud" {
+  address    = "10.77.0.1"
+  port       = 7474
+  port_space = "udp"
+  qp {}
+  accept { echo = true }
+}
+endpoint "ud" {
+  address    = listener.ud.address
+  port       = listener.ud.port
+  port_space = "udp"
   qp {}
   probe {}
 }

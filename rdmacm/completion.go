@@ -9,6 +9,9 @@ type Completion struct {
 	Opcode int    // IBV_WC_SEND 0, IBV_WC_RECV 128, ...
 	Bytes  int    // received length, for receives
 	Text   string // ibv_wc_status_str of Status
+	// SrcQP is the sending QP's number, for receives on a UD QP.
+	SrcQP uint32
+	src   udSource
 }
 
 // StatusFlushed is IBV_WC_WR_FLUSH_ERR: the work request was flushed

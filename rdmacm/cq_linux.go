@@ -306,6 +306,8 @@ func route(wc *C.struct_rf_completion) {
 	c := Completion{
 		WRID: v & maxUserWRID, Status: int(wc.status), Opcode: int(wc.opcode),
 		Bytes: int(wc.byte_len), Text: C.GoString(C.ibv_wc_status_str(uint32(wc.status))),
+		SrcQP: uint32(wc.src_qp),
+		src:   udSource{wcFlags: uint32(wc.wc_flags), slid: uint16(wc.slid), sl: uint8(wc.sl), pathBits: uint8(wc.dlid_path_bits)},
 	}
 	if v&wrRecvBit != 0 {
 		id.recvs.put(c)

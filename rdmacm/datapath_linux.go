@@ -149,6 +149,9 @@ func (id *ID) PostSend(b *Buffer, n int, wrID uint64) error {
 	if wrID > maxUserWRID {
 		return fmt.Errorf("rdma_post_send: work request id %d is over %d", wrID, maxUserWRID)
 	}
+	if id.qpType == UD {
+		return id.postDatagram(b, n, wrID) // to the SIDR reply's QP
+	}
 	return id.call("rdma_post_send", func(cid *C.struct_rdma_cm_id) (C.int, error) {
 		return b.post(n, func(mem unsafe.Pointer, mr *C.struct_ibv_mr) (C.int, error) {
 			ret, errno := C.rf_post_send(cid, encodeWRID(id.key, false, wrID), mem, C.size_t(n), mr, 0)

@@ -302,6 +302,7 @@ func (id *ID) releaseForRemoval() {
 	}
 	id.leaveSRQ()
 	id.closeSRQ()
+	id.releaseUD()
 	id.buffers.deregister()
 	C.rdma_destroy_ep(id.cid)
 	id.cid = nil

@@ -14,10 +14,13 @@ type Facts struct {
 	HasQP   bool
 	QPNum   uint32
 	// RemoteQPNum is the peer's QP number on a connected RC or UC QP
-	// (the QP's dest_qp_num), 0 when unknown: not connected yet, or UD.
+	// (the QP's dest_qp_num), or, on a UD QP, the QP the SIDR reply
+	// named; 0 when unknown: not connected yet, or a UD listener's.
 	RemoteQPNum uint32
-	QPType      QPType
-	QPState     string // RESET, INIT, RTR, RTS, SQD, SQE, ERR; "" without a QP
+	// RemoteQKey is the Q_Key the SIDR reply gave a UD id, 0 otherwise.
+	RemoteQKey uint32
+	QPType     QPType
+	QPState    string // RESET, INIT, RTR, RTS, SQD, SQE, ERR; "" without a QP
 }
 
 func qpStateName(s int) string {

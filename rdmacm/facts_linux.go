@@ -36,6 +36,9 @@ func (id *ID) Facts() (Facts, error) {
 		out.RemoteQPNum = uint32(f.dest_qp_num)
 		out.QPType = QPType(f.qp_type)
 		out.QPState = qpStateName(int(f.qp_state))
+		if qpn, qkey, ok := id.UDPeer(); ok {
+			out.RemoteQPNum, out.RemoteQKey = qpn, qkey
+		}
 	}
 	return out, nil
 }

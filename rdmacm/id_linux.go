@@ -56,6 +56,7 @@ type ID struct {
 	sends     *queue[Completion]
 	recvs     *queue[Completion]
 	buffers   buffers
+	ud        udState // a UD id's addressing (ud_linux.go)
 }
 
 // CreateEP creates an id from ai with rdma_create_ep, with a QP when qp is
@@ -96,6 +97,10 @@ func CreateEP(ai *AddrInfo, pd *PD, qp *QPInit, ch *EventChannel) (*ID, error) {
 	if qp != nil && ai.Passive {
 		q := *qp
 		id.requestPD, id.requestQP = pd, &q
+		if err := id.createDatagramListenerQP(ai, pd, qp); err != nil {
+			id.Close()
+			return nil, err
+		}
 	} else if qp != nil {
 		if err := id.createQP(pd, *qp); err != nil {
 			id.Close()
@@ -204,6 +209,7 @@ func (c *EventChannel) dispatch(ev *C.struct_rf_event) {
 		}
 		if id := ids.get(uintptr(ev.id_key)); id != nil {
 			e.ID = id
+			id.datagramEstablished(&e, ev)
 			id.deliver(e)
 			if e.Type == DeviceRemoval {
 				id.releaseForRemoval()
@@ -250,7 +256,7 @@ func (l *ID) createRequestQP(child *ID) error {
 	l.mu.Lock()
 	pd, q, withSRQ := l.requestPD, l.requestQP, l.srqInit != nil
 	l.mu.Unlock()
-	if q == nil {
+	if q == nil || l.datagramQP() {
 		return nil
 	}
 	if withSRQ {
@@ -346,8 +352,10 @@ func (id *ID) StartAccept(p ConnParam) error {
 	if err := p.validate(id.portSpace, id.qpType, Accept); err != nil {
 		return fmt.Errorf("rdma_accept: %w", err)
 	}
+	qpn := id.acceptQPNum()
 	return id.slowCall("rdma_accept", func(cid *C.struct_rdma_cm_id) (C.int, error) {
 		cp := p.c()
+		cp.qp_num = C.uint32_t(qpn) // a UD listener's own QP, for a request without one
 		defer C.free(cp.private_data)
 		ret, errno := C.rdma_accept(cid, &cp)
 		if ret != 0 {
@@ -518,6 +526,7 @@ func (id *ID) destroy() {
 		// The SRQ after the QPs on it, before the id lets its device go.
 		id.leaveSRQ()
 		id.closeSRQ()
+		id.releaseUD()
 		id.closeBuffers()
 		C.rdma_destroy_ep(id.cid)
 	}

@@ -370,8 +370,8 @@ func TestUDEndpoints(t *testing.T) {
 		t.Errorf("UD ESTABLISHED lacks the remote QP number and Q_Key: %+v", ev)
 	}
 	f, err := client.Facts()
-	if err != nil || f.QPType != UD || !f.HasQP || f.RemoteQPNum != 0 {
-		t.Fatalf("UD facts (no remote QP: a UD QP has no peer): %+v, %v", f, err)
+	if err != nil || f.QPType != UD || !f.HasQP || f.RemoteQPNum != ev.QPNum || f.RemoteQKey != ev.QKey {
+		t.Fatalf("UD facts (the remote QP is the SIDR reply's, %d with Q_Key %#x): %+v, %v", ev.QPNum, ev.QKey, f, err)
 	}
 	if err := client.Close(); err != nil {
 		t.Fatal(err)

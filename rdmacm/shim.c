@@ -245,6 +245,7 @@ int rf_next_event(struct rdma_event_channel *ch, struct rf_event *out)
 		plen = ev->param.ud.private_data_len;
 		out->qp_num = ev->param.ud.qp_num;
 		out->qkey = ev->param.ud.qkey;
+		out->ah_attr = ev->param.ud.ah_attr;
 	} else {
 		pdata = ev->param.conn.private_data;
 		plen = ev->param.conn.private_data_len;
@@ -437,6 +438,11 @@ int rf_poll(struct ibv_cq *cq, struct rf_completion *out, int max)
 		out[i].opcode = wc[i].opcode;
 		out[i].byte_len = wc[i].byte_len;
 		out[i].qp_num = wc[i].qp_num;
+		out[i].src_qp = wc[i].src_qp;
+		out[i].wc_flags = wc[i].wc_flags;
+		out[i].slid = wc[i].slid;
+		out[i].sl = wc[i].sl;
+		out[i].dlid_path_bits = wc[i].dlid_path_bits;
 	}
 	return n;
 }

@@ -31,6 +31,7 @@ struct rf_event {
 	uint8_t rnr_retry_count;
 	uint32_t qp_num;
 	uint32_t qkey;
+	struct ibv_ah_attr ah_attr; // a UD id's ESTABLISHED: the path to the remote QP
 };
 
 // rf_facts is what rdmaform reports about a live id.
@@ -70,6 +71,12 @@ struct rf_completion {
 	int opcode;
 	uint32_t byte_len;
 	uint32_t qp_num; // routes a shared receive queue's completions
+	// A UD receive's sender, for an address handle back to it (ud.c).
+	uint32_t src_qp;
+	uint32_t wc_flags;
+	uint16_t slid;
+	uint8_t sl;
+	uint8_t dlid_path_bits;
 };
 
 int rf_getaddrinfo(const char *node, const char *service, int use_hints,
@@ -138,5 +145,7 @@ int rf_file_id(int fd, uint64_t *dev, uint64_t *ino);
 int rf_orphan_fd(int fd, uint64_t dev, uint64_t ino);
 
 int rf_next_async_event(struct ibv_context *ctx, struct rf_async_event *out);
+
+#include "ud.h"
 
 #endif

@@ -80,8 +80,8 @@ func (e *endpoint) update(req *pb.UpdateRequest) error {
 	if err != nil {
 		return err
 	}
-	if req.SetProbe && p != nil && e.cfg.qpType != rdmacm.RC {
-		return fmt.Errorf("probe needs an RC QP (the endpoint's is %s)", e.cfg.qpType)
+	if req.SetProbe && p != nil && !probes(e.cfg.qpType) {
+		return fmt.Errorf("probe needs an RC or UD QP (the endpoint's is %s)", e.cfg.qpType)
 	}
 	if err := e.cfg.probeNeeds(p); err != nil {
 		return err
@@ -200,7 +200,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 	probeDone := make(chan struct{})
 	go func() {
 		defer close(probeDone)
-		if e.cfg.qpType == rdmacm.RC {
+		if probes(e.cfg.qpType) {
 			e.probeLoop(sctx, id, func(why string) { probeWhy = why; close(probeFailed); stop() })
 		}
 	}()
@@ -326,6 +326,10 @@ func (e *endpoint) waitEstablished(ctx context.Context, id *rdmacm.ID, timeout t
 		}
 		switch ev.Type {
 		case rdmacm.Established:
+			if ev.Err != nil { // a UD id's address handle could not be made
+				e.obj.failure(pb.Status_ERROR, ev.Type.String(), ev.Err)
+				return false
+			}
 			e.accepted = receivedPrivateData(ev)
 			return true
 		case rdmacm.ConnectResponse:

@@ -223,12 +223,13 @@ func (x *kernelIndex) compareConnected(o heldObject) verdict {
 }
 
 // compareListener judges a listening listener: the kernel lists one
-// listening id for it, or one per device for a wildcard address.
+// listening id for it, or one per device for a wildcard address, and the
+// QP a UD listener holds (the one its SIDR replies name).
 func (x *kernelIndex) compareListener(o heldObject) verdict {
 	var listening, other []rdmanl.CMID
 	for _, i := range x.idsBySrc[addrKey(o.local)] {
 		id := x.k.ids[i]
-		if x.idTaken[i] || id.HasQP || id.PortSpace != o.portSpace {
+		if x.idTaken[i] || id.HasQP && id.QPNum != o.qpNum || id.PortSpace != o.portSpace {
 			continue
 		}
 		x.idTaken[i] = true
@@ -244,11 +245,33 @@ func (x *kernelIndex) compareListener(o heldObject) verdict {
 		for i, id := range listening {
 			devs[i] = fmt.Sprintf("cm_id %d on %s", id.Number, id.Device)
 		}
-		return verdict{pb.KernelStatus_KERNEL_CONFIRMED, "LISTEN: " + strings.Join(devs, ", ")}
+		detail := "LISTEN: " + strings.Join(devs, ", ")
+		if o.qpNum != 0 {
+			q, ok := x.takeQP(o, listening[0].Device)
+			if !ok {
+				return verdict{pb.KernelStatus_KERNEL_MISSING, detail + fmt.Sprintf("; the kernel tracks no QP %d of this process, the listener's", o.qpNum)}
+			}
+			if t := strings.ToLower(q.Type.String()); o.qpType != "" && t != o.qpType || q.State.String() != "RTS" {
+				return verdict{pb.KernelStatus_KERNEL_MISMATCH, detail + fmt.Sprintf("; its QP %d is %s %s in the kernel, %s RTS in the agent", q.Number, t, q.State, o.qpType)}
+			}
+			detail += fmt.Sprintf(", QP %d %s", q.Number, q.State)
+		}
+		return verdict{pb.KernelStatus_KERNEL_CONFIRMED, detail}
 	case len(other) > 0:
 		return verdict{pb.KernelStatus_KERNEL_MISMATCH, fmt.Sprintf("its cm_id on %s (%s) is %s in the kernel, not LISTEN", o.local, o.portSpace, other[0].State)}
 	}
 	return verdict{pb.KernelStatus_KERNEL_MISSING, fmt.Sprintf("the kernel tracks no cm_id of this process on %s (%s)", o.local, o.portSpace)}
+}
+
+// takeQP finds and marks the kernel's QP o holds, on dev ("": any).
+func (x *kernelIndex) takeQP(o heldObject, dev string) (rdmanl.QP, bool) {
+	for _, i := range x.qpsByNum[o.qpNum] {
+		if q := x.k.qps[i]; !x.qpTaken[i] && (dev == "" || q.Device == dev) {
+			x.qpTaken[i] = true
+			return q, true
+		}
+	}
+	return rdmanl.QP{}, false
 }
 
 // accounts: an id no settled object claimed may still be one an object

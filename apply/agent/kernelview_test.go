@@ -227,3 +227,33 @@ func TestCheckKernelThatCannotReadSaysWhy(t *testing.T) {
 		t.Errorf("the error stays once the kernel answers: %q", v.Error)
 	}
 }
+
+// A UD listener holds a QP of its own (the one its SIDR replies name): the
+// kernel confirms it with the listening id, it is no leak, and its absence
+// is said.
+func TestKernelConfirmsAUDListenersQP(t *testing.T) {
+	objs := []heldObject{{address: "listener.u", kind: pb.Kind_LISTENER, status: pb.Status_LISTENING, portSpace: rdmanl.PortSpaceUDP,
+		local: ap("10.77.0.1:7474"), device: "rxe0", listenPort: 7474, qpNum: 20, qpType: "ud"}}
+	for _, hasQP := range []bool{false, true} {
+		k := kernelResources{
+			ids: []rdmanl.CMID{{Device: "rxe0", Port: 1, Number: 3, State: rdmanl.CMListen, PortSpace: rdmanl.PortSpaceUDP,
+				Src: ap("10.77.0.1:7474"), HasQP: hasQP, QPNum: 20, QPType: rdmanl.QPTypeUD}},
+			qps: []rdmanl.QP{{Device: "rxe0", Port: 1, Number: 20, Type: rdmanl.QPTypeUD, State: 3}},
+		}
+		if !hasQP {
+			k.ids[0].QPNum, k.ids[0].QPType = 0, 0
+		}
+		v, rest := compareWithKernel(objs, k)
+		if got := v["listener.u"]; got.status != pb.KernelStatus_KERNEL_CONFIRMED || !strings.Contains(got.detail, "QP 20 RTS") {
+			t.Errorf("cm_id with a QP %v: %v %q, want confirmed with QP 20 RTS", hasQP, got.status, got.detail)
+		}
+		if len(rest.ids)+len(rest.qps) != 0 {
+			t.Errorf("cm_id with a QP %v: unaccounted for: %+v", hasQP, rest)
+		}
+		k.qps = nil
+		if got, _ := compareWithKernel(objs, k); got["listener.u"].status != pb.KernelStatus_KERNEL_MISSING ||
+			!strings.Contains(got["listener.u"].detail, "no QP 20 of this process, the listener's") {
+			t.Errorf("cm_id with a QP %v, QP gone: %+v", hasQP, got["listener.u"])
+		}
+	}
+}

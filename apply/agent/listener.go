@@ -79,7 +79,9 @@ func (l *listener) run(ctx context.Context) {
 	})
 	l.markReady()
 	a.log.Info("listening", "object", l.obj.address, "on", hostPort(l.spec.Address, l.spec.Port))
+	stopEcho := l.startUDEcho(ctx, id, facts) // ud.go
 	defer func() {
+		stopEcho()
 		// The listening id goes first, so that peers reconnecting while the
 		// accepted connections disconnect meet no listener (and are
 		// rejected) rather than a request queue nobody serves; Close
@@ -174,10 +176,10 @@ func (l *listener) request(ctx context.Context, ev rdmacm.Event) {
 		return
 	}
 	if req.Connectionless() {
-		// A UD request is answered (SIDR) and then over: nothing uses the
-		// request's id or QP (echo is for RC connections), and no event
-		// would ever end them, so they go at once rather than pile up
-		// with every endpoint made and destroyed.
+		// A UD request is answered (SIDR) with the listener's own QP (ud.go)
+		// and then over: the request's id has no QP, and no event would
+		// ever end it, so it goes at once rather than pile up with every
+		// endpoint made and destroyed.
 		err := req.StartAccept(l.cfg.accept)
 		req.Close()
 		data := receivedPrivateData(ev)

@@ -324,7 +324,7 @@ func factsOf(id *rdmacm.ID) *pb.Facts {
 		out.RemoteAddr = f.Remote.String()
 	}
 	if f.HasQP {
-		out.QpNum, out.QpType, out.RemoteQpNum = f.QPNum, f.QPType.String(), f.RemoteQPNum
+		out.QpNum, out.QpType, out.RemoteQpNum, out.RemoteQkey = f.QPNum, f.QPType.String(), f.RemoteQPNum, f.RemoteQKey
 		out.QpAttrs = qpAttrsOf(id)
 	}
 	return out

@@ -74,6 +74,7 @@ type prober struct {
 	sendPending int          // sends, writes and reads whose completion was not yet taken
 	oneSided    *oneSided    // mode write and read (probe_onesided.go)
 	rping       *rpingClient // mode rping (probe_rping.go)
+	grh         int          // where a reply starts in its buffer: rdmacm.GRHSize on UD
 }
 
 // replySlots is how many receives a prober keeps posted, when the QP's
@@ -183,8 +184,11 @@ func newProber(id *rdmacm.ID, slots int) (*prober, error) {
 		return nil, err
 	}
 	p := &prober{id: id, msg: msg, posted: make([]bool, slots)}
+	if id.QPType() == rdmacm.UD {
+		p.grh = rdmacm.GRHSize
+	}
 	for range slots {
-		reply, err := id.RegisterBuffer(MaxProbeSize)
+		reply, err := id.RegisterBuffer(MaxProbeSize + p.grh)
 		if err != nil {
 			for _, b := range append(p.replies, msg) {
 				b.Close()
@@ -307,7 +311,7 @@ func (p *prober) roundTrip(ctx context.Context, cfg *probeConfig) (time.Duration
 			return 0, fmt.Errorf("ibv_poll_cq: a receive completion with work request id %d, which no probe posted", c.WRID)
 		}
 		p.posted[i] = false
-		got, err := p.replies[i].Load(min(c.Bytes, n)) // ErrClosed once the id is closing
+		got, err := p.replies[i].LoadAt(p.grh, max(0, min(c.Bytes-p.grh, n))) // ErrClosed once the id is closing
 		if err != nil {
 			return 0, err
 		}

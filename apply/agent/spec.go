@@ -119,8 +119,8 @@ func checkListener(s *pb.ListenerSpec) (listenerConfig, error) {
 			return c, fmt.Errorf("accept.reject_private_data has %d bytes: a reject carries at most %d in port space %s", len(a.RejectPrivateData), max, c.portSpace)
 		}
 		c.echo = a.Echo
-		if c.echo && c.qpType != rdmacm.RC {
-			return c, fmt.Errorf("accept.echo needs an RC QP (the listener's is %s)", c.qpType)
+		if c.echo && !probes(c.qpType) {
+			return c, fmt.Errorf("accept.echo needs an RC or UD QP (the listener's is %s)", c.qpType)
 		}
 		c.autoResp, c.autoInit = a.AutoResponderResources, a.AutoInitiatorDepth
 	}
@@ -208,8 +208,8 @@ func checkEndpoint(s *pb.EndpointSpec) (endpointConfig, error) {
 	if err != nil {
 		return c, err
 	}
-	if s.Probe != nil && c.qpType != rdmacm.RC {
-		return c, fmt.Errorf("probe needs an RC QP (the endpoint's is %s)", c.qpType)
+	if s.Probe != nil && !probes(c.qpType) {
+		return c, fmt.Errorf("probe needs an RC or UD QP (the endpoint's is %s)", c.qpType)
 	}
 	return c, c.probeNeeds(pc)
 }

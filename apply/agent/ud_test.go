@@ -4,6 +4,7 @@ package agent_test
 
 import (
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +77,80 @@ func TestProbeTowardANonEchoingListenerKeepsOneSendInFlight(t *testing.T) {
 	e := byKind(list(t, p), pb.Kind_ENDPOINT, "endpoint.q[0]")
 	if len(e) != 1 || e[0].Status != pb.Status_DEGRADED || e[0].LastError.GetErrnoName() == "ENOMEM" {
 		t.Fatalf("endpoint.q[0]: %v, last error %v", e[0].GetStatus(), e[0].GetLastError())
+	}
+}
+
+// rdmaUDQP is the kernel's line for UD QP qpn of any process (`rdma
+// resource show qp`), "" when it has none.
+func rdmaUDQP(t *testing.T, qpn uint32) string {
+	out, err := exec.Command("rdma", "resource", "show", "qp").CombinedOutput()
+	if err != nil {
+		t.Fatalf("rdma resource show qp: %v: %s", err, out)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, fmt.Sprintf(" lqpn %d ", qpn)) && strings.Contains(l, " type UD ") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
+}
+
+// rdmaUDPQKey is the Q_Key the RDMA CM gives UD ids of the udp port space
+// (RDMA_UDP_QKEY), which the SIDR reply carries.
+const rdmaUDPQKey = 0x01234567
+
+// UD made real: two UD endpoints probe the QP their SIDR reply names, the
+// UD listener's own, which echoes each probe back to its sender: round
+// trips with no loss for both, the remote QP and Q_Key in their status,
+// and the listener's QP in the kernel while the listener lives, gone
+// after its delete.
+func TestUDEndpointsProbeTheListenersQP(t *testing.T) {
+	p := startAgent(t)
+	addr, port := testAddr(t), freePort()
+	ud := &pb.QP{Type: "ud", MaxSendWr: 16, MaxRecvWr: 16, MaxSendSge: 1, MaxRecvSge: 1}
+	lo := createListener(t, p, "listener.u", &pb.ListenerSpec{Address: addr, Port: port, PortSpace: "udp", Qp: ud, Accept: &pb.Accept{Echo: true}})
+	lqp := lo.GetFacts().GetQpNum()
+	if lqp == 0 || lo.GetFacts().GetQpType() != "ud" {
+		t.Fatalf("the UD listener has no QP of its own: facts %v", lo.GetFacts())
+	}
+	if line := rdmaUDQP(t, lqp); line == "" || !strings.Contains(line, "state RTS") {
+		t.Fatalf("the kernel does not show the listener's UD QP %d in RTS: %q", lqp, line)
+	}
+	const probes = 10
+	createEndpoints(t, p, "endpoint.u", 2, func(int) *pb.EndpointSpec {
+		return &pb.EndpointSpec{Address: addr, Port: port, PortSpace: "udp", Qp: ud,
+			Probe: &pb.Probe{Interval: int64(100 * time.Millisecond), Size: 64, Timeout: int64(10 * time.Second)}}
+	})
+	objs := waitList(t, p, 2*time.Minute, fmt.Sprintf("both UD endpoints with %d probes answered", probes), func(objs []*pb.Object) bool {
+		eps := byKind(objs, pb.Kind_ENDPOINT, "endpoint.u")
+		n := 0
+		for _, e := range eps {
+			if e.GetProbe().GetReceived() >= probes || e.GetProbe().GetLost() > 0 {
+				n++
+			}
+		}
+		return len(eps) == 2 && n == 2
+	})
+	for _, e := range byKind(objs, pb.Kind_ENDPOINT, "endpoint.u") {
+		pr, f := e.GetProbe(), e.GetFacts()
+		if pr.GetLost() != 0 || pr.GetReceived() < probes || pr.GetMin() <= 0 || e.Status != pb.Status_ESTABLISHED {
+			t.Errorf("%s: %s, probes %v, last error %v: want %d round trips and none lost", e.Address, e.Status, pr, e.GetLastError(), probes)
+		}
+		if f.GetRemoteQpNum() != lqp || f.GetRemoteQkey() != rdmaUDPQKey || f.GetQpType() != "ud" {
+			t.Errorf("%s: remote QP %d Q_Key %#x (its own %d %s), want the listener's QP %d and Q_Key %#x",
+				e.Address, f.GetRemoteQpNum(), f.GetRemoteQkey(), f.GetQpNum(), f.GetQpType(), lqp, rdmaUDPQKey)
+		}
+	}
+	if line := rdmaUDQP(t, lqp); line == "" {
+		t.Errorf("the listener's UD QP %d is gone from the kernel while the listener lives", lqp)
+	}
+	for _, a := range []string{"endpoint.u[0]", "endpoint.u[1]", "listener.u"} {
+		if r, err := p.Delete(ctxFor(t, time.Minute), &pb.DeleteRequest{Address: a}); err != nil || !r.Existed {
+			t.Fatalf("Delete %s: %v, %v", a, r, err)
+		}
+	}
+	// The delete returns once the listener's id and QP are destroyed.
+	if line := rdmaUDQP(t, lqp); line != "" {
+		t.Errorf("the listener's UD QP is left after its delete: %s", line)
 	}
 }

@@ -1,6 +1,7 @@
 # A UD pair on the udp port space: the endpoint's connect is a SIDR
 # lookup of the listener's QP, which may carry up to 180 bytes of
-# private data.
+# private data. Its reply gives the endpoint the listener's QP and Q_Key,
+# which its probes go to and which echoes them.
 
 listener "ud" {
   address    = "10.77.0.1"
@@ -15,6 +16,7 @@ listener "ud" {
 
   accept {
     private_data = "qkey-lookup-ok"
+    echo         = true
   }
 }
 
@@ -30,5 +32,10 @@ endpoint "ud" {
 
   connect {
     private_data = "hello from ${listener.ud.address}"
+  }
+
+  probe {
+    interval = "1s"
+    size     = 64
   }
 }

@@ -3514,10 +3514,14 @@ type Facts struct {
 	QpType     string                 `protobuf:"bytes,6,opt,name=qp_type,json=qpType,proto3" json:"qp_type,omitempty"`    // rc, uc, ud
 	QpState    string                 `protobuf:"bytes,7,opt,name=qp_state,json=qpState,proto3" json:"qp_state,omitempty"` // RESET, INIT, RTR, RTS, ...
 	QpAttrs    *QPAttrs               `protobuf:"bytes,8,opt,name=qp_attrs,json=qpAttrs,proto3" json:"qp_attrs,omitempty"` // a connected QP's; absent before RTR and without a QP
-	// The peer's QP number on a connected RC or UC QP, 0 when unknown: with
+	// The peer's QP number on a connected RC or UC QP, or the QP a UD
+	// endpoint's SIDR reply named; 0 when unknown: with
 	// the addresses, what matches an endpoint to the connection its
 	// listener accepted (a stale connection on reused ports has others).
-	RemoteQpNum   uint32 `protobuf:"varint,9,opt,name=remote_qp_num,json=remoteQpNum,proto3" json:"remote_qp_num,omitempty"`
+	RemoteQpNum uint32 `protobuf:"varint,9,opt,name=remote_qp_num,json=remoteQpNum,proto3" json:"remote_qp_num,omitempty"`
+	// A UD endpoint's: the Q_Key its SIDR reply gave (remote_qp_num is the
+	// reply's QP, the listener's), which its datagrams carry.
+	RemoteQkey    uint32 `protobuf:"varint,10,opt,name=remote_qkey,json=remoteQkey,proto3" json:"remote_qkey,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3611,6 +3615,13 @@ func (x *Facts) GetQpAttrs() *QPAttrs {
 func (x *Facts) GetRemoteQpNum() uint32 {
 	if x != nil {
 		return x.RemoteQpNum
+	}
+	return 0
+}
+
+func (x *Facts) GetRemoteQkey() uint32 {
+	if x != nil {
+		return x.RemoteQkey
 	}
 	return 0
 }
@@ -4638,7 +4649,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x15received_private_data\x18\x18 \x01(\fR\x13receivedPrivateData\x126\n" +
 	"\x06kernel\x18\x19 \x01(\v2\x1e.rdmaform.agent.v1.KernelCheckR\x06kernel\x12-\n" +
 	"\x03srq\x18\x1a \x01(\v2\x1b.rdmaform.agent.v1.SRQStatsR\x03srqB\x06\n" +
-	"\x04spec\"\x99\x02\n" +
+	"\x04spec\"\xba\x02\n" +
 	"\x05Facts\x12\x1d\n" +
 	"\n" +
 	"local_addr\x18\x01 \x01(\tR\tlocalAddr\x12\x1f\n" +
@@ -4650,7 +4661,10 @@ const file_agent_proto_rawDesc = "" +
 	"\aqp_type\x18\x06 \x01(\tR\x06qpType\x12\x19\n" +
 	"\bqp_state\x18\a \x01(\tR\aqpState\x125\n" +
 	"\bqp_attrs\x18\b \x01(\v2\x1a.rdmaform.agent.v1.QPAttrsR\aqpAttrs\x12\"\n" +
-	"\rremote_qp_num\x18\t \x01(\rR\vremoteQpNum\"\x8b\x02\n" +
+	"\rremote_qp_num\x18\t \x01(\rR\vremoteQpNum\x12\x1f\n" +
+	"\vremote_qkey\x18\n" +
+	" \x01(\rR\n" +
+	"remoteQkey\"\x8b\x02\n" +
 	"\aQPAttrs\x124\n" +
 	"\x13responder_resources\x18\x01 \x01(\rH\x00R\x12responderResources\x88\x01\x01\x12,\n" +
 	"\x0finitiator_depth\x18\x02 \x01(\rH\x01R\x0einitiatorDepth\x88\x01\x01\x12(\n" +

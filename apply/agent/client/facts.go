@@ -32,6 +32,6 @@ func CurrentFacts(o *pb.Object) *pb.Facts {
 		return f
 	}
 	f = proto.Clone(f).(*pb.Facts)
-	f.LocalAddr, f.QpNum, f.QpState, f.QpAttrs, f.RemoteQpNum = "", 0, "", nil, 0
+	f.LocalAddr, f.QpNum, f.QpState, f.QpAttrs, f.RemoteQpNum, f.RemoteQkey = "", 0, "", nil, 0, 0
 	return f
 }
