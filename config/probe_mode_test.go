@@ -23,7 +23,16 @@ var probeModeCases = []ruleCase{
   probe {
     mode = "read"
   }
-}`, "Probe needs an RC queue pair", "A probe is a round trip over the endpoint's QP", 5, 3},
+}`, "Probe needs an RC or UD queue pair", "A probe is a round trip over the endpoint's QP", 5, 3},
+	{"one-sided probe on a UD queue pair", `endpoint "a" {
+  address    = "10.77.0.2"
+  port       = 7471
+  port_space = "udp"
+  qp {}
+  probe {
+    mode = "write"
+  }
+}`, "Probe mode needs an RC queue pair", `A probe of mode "write" uses RDMA WRITE or READ, which a UD queue pair cannot do`, 7, 12},
 	{"read probe with no RDMA READ allowed", `endpoint "a" {
   address = "10.77.0.2"
   port    = 7471

@@ -433,6 +433,9 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			if e.QP == nil || !probing(e.QP.Type) {
 				c.errorf(pt.def, "Probe needs an RC or UD queue pair",
 					"A probe is a round trip over the endpoint's QP toward an echoing listener, so the endpoint needs a qp block of type \"rc\" or \"ud\"%s.", addQPBlock(e.QP, e.PortSpace))
+			} else if m := e.Probe.Mode; m != "" && m != ProbeSend && effectiveQPType(e.QP.Type, e.PortSpace) == QPTypeUD {
+				c.errorf(pt.attrRange("mode"), "Probe mode needs an RC queue pair",
+					"A probe of mode %q uses RDMA WRITE or READ, which a UD queue pair cannot do: use mode \"send\" on a UD endpoint, or a qp of type \"rc\".", m)
 			}
 		}
 		if tv := v.GetAttr("timeouts"); tv.IsKnown() && !tv.IsNull() {
@@ -636,6 +639,15 @@ func (b byInstance) Swap(i, j int) {
 // probing: echo and probes run over RC connections and UD QPs ("": the
 // port space's type, rc or ud).
 func probing(t QPType) bool { return t == "" || t == QPTypeRC || t == QPTypeUD }
+
+// effectiveQPType is a qp block's type, or the port space's when the block
+// gives none.
+func effectiveQPType(t QPType, ps PortSpace) QPType {
+	if t == "" {
+		return NaturalQPType(ps)
+	}
+	return t
+}
 
 // addQPBlock says how to give a block without a QP the QP it needs.
 func addQPBlock(qp *QP, ps PortSpace) string {
