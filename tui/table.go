@@ -102,7 +102,7 @@ func (t *tablePane) refresh() {
 		return
 	}
 	onScreen := t.cursor - t.offset
-	addrs := t.w.takeChanged(make([]string, 0, len(t.w.changed)))
+	addrs, peerMoved := t.w.takeChanged(make([]string, 0, len(t.w.changed)))
 	if t.dirty { // the sort or the filter changed: every row's key or match may have
 		for a := range t.order.entries {
 			addrs = append(addrs, a) // the order takes an address given twice once
@@ -122,7 +122,9 @@ func (t *tablePane) refresh() {
 		e.key = keyFor(t.sort, e.obj, &t.rtt, e.natural)
 		e.key.group = t.group(e.obj)
 		e.match = m.match(e.obj)
-		e.peer = t.w.peers[e.obj.Address]
+		if _, moved := peerMoved[e.obj.Address]; moved || !e.peerKnown {
+			e.peer, e.peerKnown = t.w.peers[e.obj.Address], true
+		}
 	})
 	old := t.rows
 	t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)

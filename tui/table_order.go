@@ -27,7 +27,10 @@ type entry struct {
 	top     bool   // listed in tops: no parent, or its parent is not shown
 	match   bool   // the filter keeps it
 	peer    string // the world's peers
-	mark    uint64
+	// peerKnown: peer was looked up once; from then on only a peer the
+	// world says moved is looked up again.
+	peerKnown bool
+	mark      uint64
 	// measured is the row widths were measured for; a row's cells change
 	// only when it does (the object, its peer, its listener's count).
 	measured row
@@ -120,9 +123,9 @@ func (t *tableOrder) update(objects map[string]*Object, changed []string, refres
 	}
 }
 
-// mergeSorted merges add, in any order, into list, in order: each
-// added entry's place is found by binary search, and the entries between
-// two places are copied at once.
+// mergeSorted merges add, in any order, into list, in order. A few
+// added entries each find their place by binary search, and the entries
+// between two places are copied at once; many are merged in one pass.
 func mergeSorted(list, add []*entry) []*entry {
 	if len(add) == 0 {
 		return list
@@ -133,13 +136,27 @@ func mergeSorted(list, add []*entry) []*entry {
 		return add
 	}
 	out := make([]*entry, 0, len(list)+len(add))
-	for _, e := range add {
-		n, _ := slices.BinarySearchFunc(list, e, byKey)
-		out = append(out, list[:n]...)
-		out = append(out, e)
-		list = list[n:]
+	if len(add)*16 < len(list) {
+		for _, e := range add {
+			n, _ := slices.BinarySearchFunc(list, e, byKey)
+			out = append(out, list[:n]...)
+			out = append(out, e)
+			list = list[n:]
+		}
+		return append(out, list...)
 	}
-	return append(out, list...)
+	i, j := 0, 0
+	for i < len(list) && j < len(add) {
+		if byKey(add[j], list[i]) < 0 {
+			out = append(out, add[j])
+			j++
+		} else {
+			out = append(out, list[i])
+			i++
+		}
+	}
+	out = append(out, list[i:]...)
+	return append(out, add[j:]...)
 }
 
 // rows lays the order out as table rows into dst, and measures the
