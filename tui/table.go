@@ -186,6 +186,7 @@ func (t *tablePane) scrollToCursor() {
 		t.offset = t.cursor - page + 1
 	}
 	t.offset = max(min(t.offset, len(t.rows)-page), 0)
+	t.scrollPastHeaders()
 }
 
 // selectedObject is the object under the cursor, or nil.
@@ -255,15 +256,23 @@ func (t *tablePane) View() string {
 		b.WriteString(t.st.colHeader.Render(fit(t.headerLine(cols), t.width)))
 	}
 	page := t.height - tableChrome
-	end := min(t.offset+page, len(t.rows))
-	for i := t.offset; i < end; i++ {
+	lines, end := 0, t.offset // end: past the last row drawn
+	for i := t.offset; i < len(t.rows) && lines < page; i++ {
+		if t.grouped() && t.headed(i) {
+			b.WriteByte('\n')
+			b.WriteString(t.hostHeader(t.rows[i].obj.Host))
+			if lines++; lines == page {
+				break
+			}
+		}
 		b.WriteByte('\n')
 		look := rowLook{r: t.rows[i], layout: t.lines.layout, selected: i == t.cursor, focused: t.focused, kept: t.w.kept,
 			clock: rowClock(t.rows[i], now)}
 		b.WriteString(t.lines.line(look, func() string { return t.renderRow(cols, i, now) }))
+		lines, end = lines+1, i+1
 	}
 	t.lines.forget(t.rows[t.offset:end])
-	for i := end - t.offset; i < page; i++ {
+	for ; lines < page; lines++ {
 		b.WriteByte('\n')
 		b.WriteString(strings.Repeat(" ", t.width))
 	}

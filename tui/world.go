@@ -63,6 +63,8 @@ type world struct {
 	hosts     map[string]*hostView
 	hostOrder []string
 	hostRank  map[string]int
+	// hostTotals are each host's counts, for its header (host_groups.go).
+	hostTotals map[string]*hostTotal
 }
 
 // goneObject is an object the agent deleted, and when.
@@ -263,7 +265,7 @@ func (w *world) merge(touched []string) {
 // in, with no work where both count alike: most changes keep the status
 // and the health.
 func (w *world) recount(old, o *Object) {
-	if old != nil && o != nil && shownStatus(old) == shownStatus(o) && (healthOf(old) == healthOK) == (healthOf(o) == healthOK) {
+	if old != nil && o != nil && old.Host == o.Host && shownStatus(old) == shownStatus(o) && (healthOf(old) == healthOK) == (healthOf(o) == healthOK) {
 		return
 	}
 	if old != nil {
@@ -280,8 +282,23 @@ func (w *world) count(o *Object, n int) {
 	if w.byStatus[s] += n; w.byStatus[s] == 0 {
 		delete(w.byStatus, s)
 	}
-	if healthOf(o) != healthOK {
+	unhealthy := healthOf(o) != healthOK
+	if unhealthy {
 		w.problems += n
+	}
+	if o.Host != "" {
+		if w.hostTotals == nil {
+			w.hostTotals = make(map[string]*hostTotal)
+		}
+		h := w.hostTotals[o.Host]
+		if h == nil {
+			h = &hostTotal{}
+			w.hostTotals[o.Host] = h
+		}
+		h.objects += n
+		if unhealthy {
+			h.problems += n
+		}
 	}
 }
 
