@@ -118,7 +118,8 @@ func (t *tablePane) refresh() {
 		}
 	}
 	m := newMatcher(t.filter, t.unhealthy)
-	t.order.update(t.w.objects, addrs, func(e *entry) {
+	dirty := t.dirty
+	reshaped := t.order.update(t.w.objects, addrs, func(e *entry) {
 		e.key = keyFor(t.sort, e.obj, &t.rtt, e.natural)
 		e.key.group = t.group(e.obj)
 		e.match = m.match(e.obj)
@@ -126,10 +127,12 @@ func (t *tablePane) refresh() {
 			e.peer, e.peerKnown = t.w.peers[e.obj.Address], true
 		}
 	})
-	old := t.rows
-	t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)
-	t.spare = old
-	t.reindex(old)
+	if dirty || reshaped || !t.patchRows(addrs) {
+		old := t.rows
+		t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)
+		t.spare = old
+		t.reindex(old)
+	}
 	t.builtVersion, t.dirty = t.w.version, false
 	if i, ok := t.index[t.selected]; ok {
 		t.cursor = i
@@ -402,4 +405,39 @@ func (t *tablePane) withEmptyNote(view string) string {
 	lines := strings.Split(view, "\n")
 	lines[tableChrome] = t.st.dim.Render(fit(note, t.width))
 	return strings.Join(lines, "\n")
+}
+
+// patchRows puts the changed objects into their rows where the order
+// stayed as it was (no row moved, came, went or changed its match), and
+// widens the columns their cells need: a batch of a few changes then
+// costs its size, not a pass over every row. It reports false, leaving
+// the rows to be laid out again, when a changed row narrowed a column it
+// was the widest of, or a row's place is not known.
+func (t *tablePane) patchRows(addrs []string) bool {
+	for _, a := range addrs {
+		e := t.order.entries[a]
+		if e == nil {
+			return false
+		}
+		i, ok := t.index[a]
+		if !ok {
+			if e.match && !e.top && !t.folded[e.obj.Parent] {
+				return false // shown, yet not indexed: lay out again
+			}
+			continue // not shown (folded, or filtered out): nothing to patch
+		}
+		r := t.rows[i]
+		r.obj, r.peer = e.obj, e.peer
+		before := e.widths
+		e.measure(r)
+		for _, c := range contentColumns {
+			if w := int(e.widths[c]); w < int(before[c]) && int(before[c]) == t.widest[c] {
+				return false // it may have been the widest: measure them all
+			} else if w > t.widest[c] {
+				t.widest[c] = w
+			}
+		}
+		t.rows[i] = r
+	}
+	return true
 }
