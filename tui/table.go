@@ -127,7 +127,9 @@ func (t *tablePane) refresh() {
 			e.peer, e.peerKnown = t.w.peers[e.obj.Address], true
 		}
 	})
-	if dirty || reshaped || !t.patchRows(addrs) {
+	// Patching costs two lookups a changed row; laying out, a pass over
+	// the rows: a batch that changes many of them is laid out.
+	if dirty || reshaped || len(addrs) > len(t.rows)/8 || !t.patchRows(addrs) {
 		old := t.rows
 		t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)
 		t.spare = old
