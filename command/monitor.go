@@ -25,8 +25,8 @@ const monitorUsage = `Usage: rdmaform monitor [options]
   hold, as missing. A configuration with agent blocks shows the whole
   fabric: every agent's objects under a HOST column, grouped by host, and
   a host that stops answering as unreachable, its last rows kept. Keys:
-  ! unhealthy only, d describe, p peer, h group by host, t taint
-  (confirmed with y), ? all keys.
+  ! unhealthy only, d describe, p peer, h group by host, t taint,
+  r reconnect now (both confirmed with y), ? all keys.
 
 Options:
   -agent=PATH   The agent's socket (default: the rdmaform { agent { socket } }
@@ -59,9 +59,11 @@ func runMonitor(args []string, s Meta) int {
 		// A fabric: its hosts are shown even when some do not answer.
 		ms := monitorState{meta: s, fabric: true}
 		opts.Hosts, opts.Declared, opts.Taint = hosts, ms.declared, ms.taint
+		opts.Reconnect = monitorReconnect(socket, hosts, workingDirNames())
 	} else {
 		ms := monitorState{meta: s}
 		opts.Declared, opts.Taint = ms.declared, ms.taint
+		opts.Reconnect = monitorReconnect(socket, nil, workingDirNames())
 		// Say at once when nothing answers, rather than drawing an empty
 		// screen that waits for an agent.
 		c := dialToShow("monitor", socket, s)

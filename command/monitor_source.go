@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -170,4 +171,43 @@ func settings(o *pb.Object) []tui.Setting {
 		add("reject_reason", o.RejectReason)
 	}
 	return s
+}
+
+// monitorReconnect is the monitor's "reconnect now" (tui.Options.Reconnect):
+// it asks the agent that holds the object, the local one at socket or a
+// fabric's host over mutual TLS, under the agent's own name for it.
+func monitorReconnect(socket string, hosts []tui.Host, names client.Names) func(host, address string) (string, error) {
+	return func(host, address string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
+		defer cancel()
+		var c *client.Client
+		var err error
+		if host == "" {
+			c, err = client.Dial(ctx, socket)
+		} else {
+			var h *statusHost
+			for _, x := range hosts {
+				if s, ok := x.Source.(hostSource); ok && x.Name == host {
+					h = s.host
+				}
+			}
+			if h == nil {
+				return "", fmt.Errorf("%s is not one of the fabric's hosts", host)
+			}
+			c, err = h.dial(ctx)
+		}
+		if err != nil {
+			return "", err
+		}
+		defer c.Close()
+		held := names.Held(address)
+		done, err := c.ReconnectNow(ctx, held)
+		if held != address { // say it under the name the screen shows
+			done = strings.ReplaceAll(done, held, address)
+			if err != nil {
+				err = errors.New(strings.ReplaceAll(err.Error(), held, address))
+			}
+		}
+		return done, err
+	}
 }

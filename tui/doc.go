@@ -16,8 +16,10 @@
 // The command that starts it may also give [Options].Declared, the
 // objects the configuration and the state declare ([Declared]): the
 // monitor merges them with the agent's and shows those the agent does
-// not hold as missing; and [Options].Taint, which the `t` key calls,
-// confirmed. The monitor owns no state: the command does.
+// not hold as missing; [Options].Taint, which the `t` key calls,
+// confirmed; and [Options].Reconnect, which the `r` key calls, confirmed,
+// with the object's host and address. The monitor owns no state and
+// dials no agent for actions: the command does.
 //
 // Their text comes from outside (the agent's clients name objects, peers
 // send reject reasons and private data): the relay escapes every string as

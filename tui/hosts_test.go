@@ -21,7 +21,7 @@ const (
 func fabricHostList(sources map[string]Source) []Host {
 	var hosts []Host
 	for i, n := range []string{hostCompute, hostS1, hostS2} {
-		hosts = append(hosts, Host{Name: n, Target: "10.77.1." + itoa(3-i%3) + ":7470", Source: sources[n]})
+		hosts = append(hosts, Host{Name: n, Target: "10.77.1." + itoa([]int{3, 1, 2}[i]) + ":7470", Source: sources[n]})
 	}
 	return hosts
 }

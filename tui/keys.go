@@ -7,7 +7,7 @@ import "github.com/charmbracelet/bubbles/key"
 type keyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Fold, Filter, Sort, Unhealthy, Peer     key.Binding
-	Describe, Taint, GroupHosts             key.Binding
+	Describe, Taint, Reconnect, GroupHosts  key.Binding
 	Detail, Focus, Back                     key.Binding
 	Help, Quit                              key.Binding
 }
@@ -27,6 +27,7 @@ func newKeyMap() keyMap {
 		Peer:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "peer")),
 		Describe:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "describe")),
 		Taint:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "taint")),
+		Reconnect: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reconnect now")),
 		// Only a fabric has hosts to group (see New).
 		GroupHosts: key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "group by host"), key.WithDisabled()),
 		Detail:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
@@ -48,7 +49,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Unhealthy, k.Filter, k.Sort, k.Fold},
 		{k.Detail, k.Describe, k.Peer, k.Focus, k.Back},
-		{k.Taint, k.GroupHosts},
+		{k.Taint, k.Reconnect, k.GroupHosts},
 		{k.Help, k.Quit},
 	}
 }

@@ -50,7 +50,8 @@ type Model struct {
 	declare   func() ([]Declared, error) // Options.Declared
 	declaring bool                       // a read of the declared objects is under way
 	ticks     int
-	taint     func(address string) error // Options.Taint
+	taint     func(address string) error                 // Options.Taint
+	reconn    func(host, address string) (string, error) // Options.Reconnect
 	// confirm is the action the footer's prompt asks about; y runs it.
 	confirm tea.Cmd
 }
@@ -201,6 +202,8 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(k, m.keys.Taint):
 		m.askTaint()
+	case key.Matches(k, m.keys.Reconnect):
+		m.askReconnect()
 	case key.Matches(k, m.keys.Detail):
 		m.showDetail = !m.showDetail
 		if !m.showDetail {

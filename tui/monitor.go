@@ -45,6 +45,11 @@ type Options struct {
 	// Taint, when set, marks an object tainted in the state, as rdmaform
 	// taint does; the `t` key asks for it, confirmed with y.
 	Taint func(address string) error
+	// Reconnect, when set, asks the agent that holds an object (host ""
+	// for the one agent, else a fabric's Host.Name) to make its
+	// connection again at once, and returns what the agent did; the `r`
+	// key asks for it, confirmed with y.
+	Reconnect func(host, address string) (string, error)
 	// Hosts, when set, are a fabric's agents, each watched on its own
 	// (Source and Target are then unused): the rows carry their host,
 	// grouped by host, and a host that does not answer keeps its last
@@ -83,6 +88,7 @@ func New(o Options) *Model {
 		notices: o.Notice,
 		declare: o.Declared,
 		taint:   o.Taint,
+		reconn:  o.Reconnect,
 	}
 	if len(o.Hosts) > 0 {
 		w.addHosts(o.Hosts)

@@ -84,12 +84,20 @@ func filing(o *Object) (e ends, conn, ok bool) {
 	return ends{}, false, false
 }
 
+// sameFiling reports whether a and b are filed alike: most changes are
+// of status, and leave the index as it was without looking it up.
+func sameFiling(a, b *Object) bool {
+	ea, ca, oka := filing(a)
+	eb, cb, okb := filing(b)
+	return ea == eb && ca == cb && oka == okb
+}
+
 // match sets the peers of the objects at the addresses changed since
-// the last match, and adds those whose peer changed to changed. Where
+// the last match, and calls moved with each whose peer changed. Where
 // several endpoints share their ends, the first by address is the
 // connections' peer; where several connections match one endpoint, the
 // last by address is its peer.
-func (p *peerIndex) match(peers map[string]string, changed map[string]struct{}) {
+func (p *peerIndex) match(peers map[string]string, moved func(a string)) {
 	set := func(a, peer string) {
 		if was, ok := peers[a]; ok && was == peer || !ok && peer == "" {
 			return
@@ -99,7 +107,7 @@ func (p *peerIndex) match(peers map[string]string, changed map[string]struct{}) 
 		} else {
 			peers[a] = peer
 		}
-		changed[a] = struct{}{}
+		moved(a)
 	}
 	for _, a := range p.unfiled {
 		if _, ok := p.filed[a]; !ok {

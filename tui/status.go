@@ -16,24 +16,31 @@ const (
 	StatusError        = "error"
 )
 
-// severity ranks statuses worst first, for the status sort and the totals.
-var severity = map[string]int{
-	StatusError:        0,
-	StatusRejected:     1,
-	StatusDisconnected: 2,
-	StatusReconnecting: 3,
-	StatusDegraded:     4,
-	StatusConnecting:   5,
-	StatusCreating:     6,
-	StatusListening:    7,
-	StatusEstablished:  8,
-}
-
+// statusRank ranks statuses worst first, for the status sort and the
+// totals; a status the monitor does not know ranks last. A switch, not a
+// map: every changed object is ranked, and a batch may change them all.
 func statusRank(s string) int {
-	if r, ok := severity[s]; ok {
-		return r
+	switch s {
+	case StatusError:
+		return 0
+	case StatusRejected:
+		return 1
+	case StatusDisconnected:
+		return 2
+	case StatusReconnecting:
+		return 3
+	case StatusDegraded:
+		return 4
+	case StatusConnecting:
+		return 5
+	case StatusCreating:
+		return 6
+	case StatusListening:
+		return 7
+	case StatusEstablished:
+		return 8
 	}
-	return len(severity)
+	return 9
 }
 
 // shownStatus is the status the monitor displays: an established
@@ -69,8 +76,14 @@ const (
 // StatusReady is a protection domain allocated.
 const StatusReady = "ready"
 
-// healthy statuses: nothing to look at.
-var healthyStatus = map[string]bool{StatusEstablished: true, StatusListening: true, StatusReady: true, "created": true}
+// healthyStatus: nothing to look at.
+func healthyStatus(s string) bool {
+	switch s {
+	case StatusEstablished, StatusListening, StatusReady, "created":
+		return true
+	}
+	return false
+}
 
 // healthOf is o's rank. An endpoint reconnecting after a reject ranks as
 // rejected: the reject is why, and what the operator must change.
@@ -100,7 +113,7 @@ func healthOf(o *Object) health {
 	case StatusConnecting, StatusCreating:
 		return healthConnecting
 	}
-	if healthyStatus[o.Status] && !o.hostDown {
+	if healthyStatus(o.Status) && !o.hostDown {
 		return healthOK
 	}
 	return healthUnknown // also what was healthy on a host that does not answer

@@ -102,7 +102,7 @@ func (t *tablePane) refresh() {
 		return
 	}
 	onScreen := t.cursor - t.offset
-	addrs := t.w.takeChanged(make([]string, 0, len(t.w.changed)))
+	addrs, peerMoved := t.w.takeChanged(make([]string, 0, len(t.w.changed)))
 	if t.dirty { // the sort or the filter changed: every row's key or match may have
 		for a := range t.order.entries {
 			addrs = append(addrs, a) // the order takes an address given twice once
@@ -118,16 +118,23 @@ func (t *tablePane) refresh() {
 		}
 	}
 	m := newMatcher(t.filter, t.unhealthy)
-	t.order.update(t.w.objects, addrs, func(e *entry) {
+	dirty := t.dirty
+	reshaped := t.order.update(t.w.objects, addrs, func(e *entry) {
 		e.key = keyFor(t.sort, e.obj, &t.rtt, e.natural)
 		e.key.group = t.group(e.obj)
 		e.match = m.match(e.obj)
-		e.peer = t.w.peers[e.obj.Address]
+		if _, moved := peerMoved[e.obj.Address]; moved || !e.peerKnown {
+			e.peer, e.peerKnown = t.w.peers[e.obj.Address], true
+		}
 	})
-	old := t.rows
-	t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)
-	t.spare = old
-	t.reindex(old)
+	// Patching costs two lookups a changed row; laying out, a pass over
+	// the rows: a batch that changes many of them is laid out.
+	if dirty || reshaped || len(addrs) > len(t.rows)/8 || !t.patchRows(addrs) {
+		old := t.rows
+		t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)
+		t.spare = old
+		t.reindex(old)
+	}
 	t.builtVersion, t.dirty = t.w.version, false
 	if i, ok := t.index[t.selected]; ok {
 		t.cursor = i
@@ -184,6 +191,7 @@ func (t *tablePane) scrollToCursor() {
 		t.offset = t.cursor - page + 1
 	}
 	t.offset = max(min(t.offset, len(t.rows)-page), 0)
+	t.scrollPastHeaders()
 }
 
 // selectedObject is the object under the cursor, or nil.
@@ -253,15 +261,23 @@ func (t *tablePane) View() string {
 		b.WriteString(t.st.colHeader.Render(fit(t.headerLine(cols), t.width)))
 	}
 	page := t.height - tableChrome
-	end := min(t.offset+page, len(t.rows))
-	for i := t.offset; i < end; i++ {
+	lines, end := 0, t.offset // end: past the last row drawn
+	for i := t.offset; i < len(t.rows) && lines < page; i++ {
+		if t.grouped() && t.headed(i) {
+			b.WriteByte('\n')
+			b.WriteString(t.hostHeader(t.rows[i].obj.Host))
+			if lines++; lines == page {
+				break
+			}
+		}
 		b.WriteByte('\n')
 		look := rowLook{r: t.rows[i], layout: t.lines.layout, selected: i == t.cursor, focused: t.focused, kept: t.w.kept,
 			clock: rowClock(t.rows[i], now)}
 		b.WriteString(t.lines.line(look, func() string { return t.renderRow(cols, i, now) }))
+		lines, end = lines+1, i+1
 	}
 	t.lines.forget(t.rows[t.offset:end])
-	for i := end - t.offset; i < page; i++ {
+	for ; lines < page; lines++ {
 		b.WriteByte('\n')
 		b.WriteString(strings.Repeat(" ", t.width))
 	}
@@ -391,4 +407,39 @@ func (t *tablePane) withEmptyNote(view string) string {
 	lines := strings.Split(view, "\n")
 	lines[tableChrome] = t.st.dim.Render(fit(note, t.width))
 	return strings.Join(lines, "\n")
+}
+
+// patchRows puts the changed objects into their rows where the order
+// stayed as it was (no row moved, came, went or changed its match), and
+// widens the columns their cells need: a batch of a few changes then
+// costs its size, not a pass over every row. It reports false, leaving
+// the rows to be laid out again, when a changed row narrowed a column it
+// was the widest of, or a row's place is not known.
+func (t *tablePane) patchRows(addrs []string) bool {
+	for _, a := range addrs {
+		e := t.order.entries[a]
+		if e == nil {
+			return false
+		}
+		i, ok := t.index[a]
+		if !ok {
+			if e.match && !e.top && !t.folded[e.obj.Parent] {
+				return false // shown, yet not indexed: lay out again
+			}
+			continue // not shown (folded, or filtered out): nothing to patch
+		}
+		r := t.rows[i]
+		r.obj, r.peer = e.obj, e.peer
+		before := e.widths
+		e.measure(r)
+		for _, c := range contentColumns {
+			if w := int(e.widths[c]); w < int(before[c]) && int(before[c]) == t.widest[c] {
+				return false // it may have been the widest: measure them all
+			} else if w > t.widest[c] {
+				t.widest[c] = w
+			}
+		}
+		t.rows[i] = r
+	}
+	return true
 }

@@ -27,7 +27,10 @@ type entry struct {
 	top     bool   // listed in tops: no parent, or its parent is not shown
 	match   bool   // the filter keeps it
 	peer    string // the world's peers
-	mark    uint64
+	// peerKnown: peer was looked up once; from then on only a peer the
+	// world says moved is looked up again.
+	peerKnown bool
+	mark      uint64
 	// measured is the row widths were measured for; a row's cells change
 	// only when it does (the object, its peer, its listener's count).
 	measured row
@@ -44,8 +47,10 @@ func newTableOrder() *tableOrder {
 // update brings the order up to date with objects at the changed
 // addresses; refresh computes an entry's key, match and peer from its
 // object. Only the entries whose key or parent changed, and those that
-// come or go, move.
-func (t *tableOrder) update(objects map[string]*Object, changed []string, refresh func(e *entry)) {
+// come or go, move. It reports whether any entry moved, came, went or
+// changed its match: otherwise the rows are as they were, but for their
+// objects (see tablePane.patchRows).
+func (t *tableOrder) update(objects map[string]*Object, changed []string, refresh func(e *entry)) (reshaped bool) {
 	t.gen++
 	moving := make([]*entry, 0, len(changed))
 	parents := make(map[string]struct{}) // kids lists that lose some
@@ -78,9 +83,10 @@ func (t *tableOrder) update(objects map[string]*Object, changed []string, refres
 				take(k)
 			}
 		case e.mark != t.gen && e.obj.Parent == o.Parent:
-			key := e.key
+			key, match := e.key, e.match
 			e.obj = o
 			refresh(e)
+			reshaped = reshaped || e.match != match
 			if e.key == key {
 				continue // it stays where it is: most changes leave the order as it was
 			}
@@ -89,7 +95,7 @@ func (t *tableOrder) update(objects map[string]*Object, changed []string, refres
 		e.obj = o
 	}
 	if len(moving) == 0 {
-		return
+		return reshaped
 	}
 	taken := func(e *entry) bool { return e.mark == t.gen }
 	t.tops = slices.DeleteFunc(t.tops, taken)
@@ -118,11 +124,12 @@ func (t *tableOrder) update(objects map[string]*Object, changed []string, refres
 	for p, ks := range kids {
 		t.kids[p] = mergeSorted(t.kids[p], ks)
 	}
+	return true
 }
 
-// mergeSorted merges add, in any order, into list, in order: each
-// added entry's place is found by binary search, and the entries between
-// two places are copied at once.
+// mergeSorted merges add, in any order, into list, in order. A few
+// added entries each find their place by binary search, and the entries
+// between two places are copied at once; many are merged in one pass.
 func mergeSorted(list, add []*entry) []*entry {
 	if len(add) == 0 {
 		return list
@@ -133,13 +140,27 @@ func mergeSorted(list, add []*entry) []*entry {
 		return add
 	}
 	out := make([]*entry, 0, len(list)+len(add))
-	for _, e := range add {
-		n, _ := slices.BinarySearchFunc(list, e, byKey)
-		out = append(out, list[:n]...)
-		out = append(out, e)
-		list = list[n:]
+	if len(add)*16 < len(list) {
+		for _, e := range add {
+			n, _ := slices.BinarySearchFunc(list, e, byKey)
+			out = append(out, list[:n]...)
+			out = append(out, e)
+			list = list[n:]
+		}
+		return append(out, list...)
 	}
-	return append(out, list...)
+	i, j := 0, 0
+	for i < len(list) && j < len(add) {
+		if byKey(add[j], list[i]) < 0 {
+			out = append(out, add[j])
+			j++
+		} else {
+			out = append(out, list[i])
+			i++
+		}
+	}
+	out = append(out, list[i:]...)
+	return append(out, add[j:]...)
 }
 
 // rows lays the order out as table rows into dst, and measures the
@@ -152,12 +173,7 @@ func (t *tableOrder) rows(dst []row, all bool, folded map[string]bool) ([]row, [
 	widest := make([]int, len(allColumns))
 	add := func(e *entry, r row) {
 		dst = append(dst, r)
-		if e.measured != r {
-			e.measured = r
-			for _, i := range contentColumns {
-				e.widths[i] = int32(allColumns[i].content(r))
-			}
-		}
+		e.measure(r)
 		for _, i := range contentColumns {
 			widest[i] = max(widest[i], int(e.widths[i]))
 		}
@@ -182,4 +198,14 @@ func (t *tableOrder) rows(dst []row, all bool, folded map[string]bool) ([]row, [
 		}
 	}
 	return dst, widest
+}
+
+// measure measures r's cells into e.widths, unless they are r's already.
+func (e *entry) measure(r row) {
+	if e.measured != r {
+		e.measured = r
+		for _, i := range contentColumns {
+			e.widths[i] = int32(allColumns[i].content(r))
+		}
+	}
 }

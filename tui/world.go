@@ -35,9 +35,14 @@ type world struct {
 	// that a change matches again only the peers at its addresses.
 	byEnds peerIndex
 	// changed are the addresses whose shown object or peer changed since
-	// the table last took them (takeChanged): a batch of changes costs
-	// the table its size, not the fabric's.
-	changed map[string]struct{}
+	// the table last took them (takeChanged), an address maybe more than
+	// once: a batch of changes costs the table its size, not the
+	// fabric's. A list, not a set: a batch that changes every object
+	// would pay a map insertion each.
+	changed []string
+	// peerMoved are those of changed whose peer changed: the table looks
+	// up only their peers again.
+	peerMoved map[string]struct{}
 	// byStatus and problems are totals' counts, kept as objects change.
 	byStatus map[string]int
 	problems int
@@ -58,6 +63,8 @@ type world struct {
 	hosts     map[string]*hostView
 	hostOrder []string
 	hostRank  map[string]int
+	// hostTotals are each host's counts, for its header (host_groups.go).
+	hostTotals map[string]*hostTotal
 }
 
 // goneObject is an object the agent deleted, and when.
@@ -86,7 +93,7 @@ func newWorld(now func() time.Time) *world {
 	return &world{
 		objects: make(map[string]*Object), held: make(map[string]*Object), declared: make(map[string]*Declared),
 		gone: make(map[string]goneObject), history: make(map[string]*probeHistory), errors: make(map[string][]ErrorInfo),
-		peers: make(map[string]string), byEnds: newPeerIndex(), changed: make(map[string]struct{}),
+		peers: make(map[string]string), byEnds: newPeerIndex(), peerMoved: make(map[string]struct{}),
 		byStatus: make(map[string]int), now: now,
 	}
 }
@@ -236,19 +243,37 @@ func (w *world) merge(touched []string) {
 		if o == old && (o != nil) == was {
 			continue
 		}
-		if was {
-			w.count(old, -1)
+		w.recount(old, o)
+		if o != nil {
+			w.objects[a] = o
+		} else if was {
 			delete(w.objects, a)
 		}
-		if o != nil {
-			w.count(o, 1)
-			w.objects[a] = o
+		w.changed = append(w.changed, a)
+		if !was || old == nil || o == nil || !sameFiling(old, o) {
+			w.byEnds.update(a, o)
 		}
-		w.changed[a] = struct{}{}
-		w.byEnds.update(a, o)
 	}
-	w.byEnds.match(w.peers, w.changed)
+	w.byEnds.match(w.peers, func(a string) {
+		w.changed = append(w.changed, a)
+		w.peerMoved[a] = struct{}{}
+	})
 	w.version++
+}
+
+// recount takes old (nil: none) out of the totals and puts o (nil: none)
+// in, with no work where both count alike: most changes keep the status
+// and the health.
+func (w *world) recount(old, o *Object) {
+	if old != nil && o != nil && old.Host == o.Host && shownStatus(old) == shownStatus(o) && (healthOf(old) == healthOK) == (healthOf(o) == healthOK) {
+		return
+	}
+	if old != nil {
+		w.count(old, -1)
+	}
+	if o != nil {
+		w.count(o, 1)
+	}
 }
 
 // count adds n of o to the totals.
@@ -257,18 +282,37 @@ func (w *world) count(o *Object, n int) {
 	if w.byStatus[s] += n; w.byStatus[s] == 0 {
 		delete(w.byStatus, s)
 	}
-	if healthOf(o) != healthOK {
+	unhealthy := healthOf(o) != healthOK
+	if unhealthy {
 		w.problems += n
+	}
+	if o.Host != "" {
+		if w.hostTotals == nil {
+			w.hostTotals = make(map[string]*hostTotal)
+		}
+		h := w.hostTotals[o.Host]
+		if h == nil {
+			h = &hostTotal{}
+			w.hostTotals[o.Host] = h
+		}
+		h.objects += n
+		if unhealthy {
+			h.problems += n
+		}
 	}
 }
 
-// takeChanged appends the addresses changed since the last call to dst.
-func (w *world) takeChanged(dst []string) []string {
-	for a := range w.changed {
-		dst = append(dst, a)
+// takeChanged appends the addresses changed since the last call to dst
+// (an address maybe more than once), and the set of those whose peer
+// changed, which holds until the next call.
+func (w *world) takeChanged(dst []string) ([]string, map[string]struct{}) {
+	dst = append(dst, w.changed...)
+	w.changed = w.changed[:0]
+	moved := w.peerMoved
+	if len(moved) > 0 {
+		w.peerMoved = make(map[string]struct{})
 	}
-	clear(w.changed)
-	return dst
+	return dst, moved
 }
 
 // placeholder is the row of a declared object the agent does not hold,

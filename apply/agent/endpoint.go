@@ -35,6 +35,8 @@ type endpoint struct {
 	// kick wakes the lifecycle when reconnect or probe changed.
 	kick      chan struct{}
 	probeKick chan struct{}
+	// again asks the lifecycle to connect again at once (reconnect.go).
+	again chan struct{}
 
 	// accepted is the private data of the accept that established the
 	// session's connection; session records it with the facts.
@@ -47,7 +49,7 @@ func newEndpoint(o *object, spec *pb.EndpointSpec, cfg endpointConfig, pd *rdmac
 	return &endpoint{
 		obj: o, cfg: cfg, pd: pd, spec: spec, reconnect: r, probe: p,
 		key:  aiKey{node: spec.Address, port: spec.Port, source: spec.SourceAddress, portSpace: cfg.portSpace, qpType: cfg.qpType},
-		kick: make(chan struct{}, 1), probeKick: make(chan struct{}, 1),
+		kick: make(chan struct{}, 1), probeKick: make(chan struct{}, 1), again: make(chan struct{}, 1),
 	}
 }
 
@@ -120,7 +122,7 @@ func (e *endpoint) run(ctx context.Context) {
 	wait := e.cfg.createTimeout // the first connect's: the create's
 	connected := false
 	for {
-		established := e.session(ctx, attempt, wait)
+		established, now := e.session(ctx, attempt, wait)
 		wait = establishTimeout
 		if ctx.Err() != nil {
 			return
@@ -129,24 +131,34 @@ func (e *endpoint) run(ctx context.Context) {
 			attempt, connected = 0, true
 		}
 		policy := e.policy(connected)
-		for policy == nil {
-			// Final until an update gives it a reconnect policy.
+		for policy == nil && !now {
+			// Final until an update gives it a reconnect policy, or an
+			// operator asks to connect again.
 			select {
 			case <-ctx.Done():
 				return
 			case <-e.kick:
 				policy = e.policy(connected)
+			case <-e.again:
+				now = true
 			}
 		}
-		d := policy.delay(attempt, jitter)
-		attempt++
-		e.obj.event(pb.Status_RECONNECTING, "reconnecting", fmt.Sprintf("attempt %d in %v", attempt, d.Round(time.Millisecond)))
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
+		if now { // asked: at once, the back-off reset
+			attempt = 0
+		} else {
+			d := policy.delay(attempt, jitter)
+			attempt++
+			e.obj.event(pb.Status_RECONNECTING, "reconnecting", fmt.Sprintf("attempt %d in %v", attempt, d.Round(time.Millisecond)))
+			t := time.NewTimer(d)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-e.again:
+				t.Stop()
+				attempt = 0
+			case <-t.C:
+			}
 		}
 		e.obj.change(func(s *state) { s.reconnects++ })
 		e.obj.agent.metrics.reconnect(e.obj.address)
@@ -155,10 +167,15 @@ func (e *endpoint) run(ctx context.Context) {
 
 // session makes one id, connects it, waits up to wait for ESTABLISHED and
 // keeps it until it ends. It reports whether the connection was
-// established.
-func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration) bool {
+// established, and whether it ended because an operator asked to
+// connect again at once.
+func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration) (established, now bool) {
 	a := e.obj.agent
 	start := time.Now()
+	select { // a request made while the previous session ended is this one
+	case <-e.again:
+	default:
+	}
 	if attempt == 0 {
 		e.obj.event(pb.Status_CONNECTING, "connecting", "to "+hostPort(e.key.node, e.key.port))
 	}
@@ -168,7 +185,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 		if ctx.Err() == nil {
 			e.obj.failure(pb.Status_ERROR, "error", err)
 		}
-		return false
+		return false, false
 	}
 	defer id.Close()
 	if attempt > 0 {
@@ -176,10 +193,10 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 	}
 	if err := id.StartConnect(e.connectParam(id)); err != nil {
 		e.obj.failure(pb.Status_ERROR, "error", err)
-		return false
+		return false, false
 	}
 	if !e.waitEstablished(ctx, id, wait) {
-		return false
+		return false, false
 	}
 	a.metrics.connected(time.Since(start))
 	// The facts in the same change as the status: apply records both, and
@@ -204,6 +221,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 			e.probeLoop(sctx, id, func(why string) { probeWhy = why; close(probeFailed); stop() })
 		}
 	}()
+	asked := e.watchAgain(sctx, stop)
 	defer func() {
 		// The probe loop ends (its waits take sctx) and is joined before
 		// the id goes, so it never posts to or copies from a closing id.
@@ -217,7 +235,10 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 		case ctx.Err() != nil:
 			stop()
 			disconnect(id)
-			return true
+			return true, false
+		case err != nil && closed(asked):
+			e.endAsked(id)
+			return true, true
 		case err != nil:
 			select {
 			case <-probeFailed:
@@ -237,7 +258,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 			default:
 				e.obj.failure(pb.Status_ERROR, "error", err)
 			}
-			return true
+			return true, false
 		}
 		a.metrics.cmEvent(pb.Kind_ENDPOINT, ev.Type)
 		switch ev.Type {
@@ -249,7 +270,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 				}
 				s.record(pb.Status_DISCONNECTED, ev.Type.String(), "")
 			})
-			return true
+			return true, false
 		case rdmacm.DeviceRemoval:
 			dev := ""
 			if facts != nil {
@@ -258,7 +279,7 @@ func (e *endpoint) session(ctx context.Context, attempt int, wait time.Duration)
 			e.obj.failure(pb.Status_ERROR, ev.Type.String(), &rdmacm.EventError{Op: "rdma_connect", Event: ev})
 			a.log.Error("endpoint lost its device", "object", e.obj.address, "device", dev)
 			a.deviceLost(dev)
-			return true
+			return true, false
 		default:
 			if ev.Type.DeviceEvent() {
 				e.obj.deviceEvent(ev)

@@ -4362,6 +4362,95 @@ func (x *KernelListenersResponse) GetUnavailable() string {
 	return ""
 }
 
+type ReconnectRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Address       string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReconnectRequest) Reset() {
+	*x = ReconnectRequest{}
+	mi := &file_agent_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReconnectRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReconnectRequest) ProtoMessage() {}
+
+func (x *ReconnectRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReconnectRequest.ProtoReflect.Descriptor instead.
+func (*ReconnectRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *ReconnectRequest) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+type ReconnectResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// done says what the agent did, in a sentence for the operator.
+	Done          string `protobuf:"bytes,1,opt,name=done,proto3" json:"done,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReconnectResponse) Reset() {
+	*x = ReconnectResponse{}
+	mi := &file_agent_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReconnectResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReconnectResponse) ProtoMessage() {}
+
+func (x *ReconnectResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReconnectResponse.ProtoReflect.Descriptor instead.
+func (*ReconnectResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *ReconnectResponse) GetDone() string {
+	if x != nil {
+		return x.Done
+	}
+	return ""
+}
+
 var File_agent_proto protoreflect.FileDescriptor
 
 const file_agent_proto_rawDesc = "" +
@@ -4734,7 +4823,11 @@ const file_agent_proto_rawDesc = "" +
 	"\x16KernelListenersRequest\"|\n" +
 	"\x17KernelListenersResponse\x12?\n" +
 	"\tlisteners\x18\x01 \x03(\v2!.rdmaform.agent.v1.KernelResourceR\tlisteners\x12 \n" +
-	"\vunavailable\x18\x02 \x01(\tR\vunavailable*_\n" +
+	"\vunavailable\x18\x02 \x01(\tR\vunavailable\",\n" +
+	"\x10ReconnectRequest\x12\x18\n" +
+	"\aaddress\x18\x01 \x01(\tR\aaddress\"'\n" +
+	"\x11ReconnectResponse\x12\x12\n" +
+	"\x04done\x18\x01 \x01(\tR\x04done*_\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11PROTECTION_DOMAIN\x10\x01\x12\f\n" +
@@ -4760,8 +4853,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x10KERNEL_UNCHECKED\x10\x00\x12\x14\n" +
 	"\x10KERNEL_CONFIRMED\x10\x01\x12\x12\n" +
 	"\x0eKERNEL_MISSING\x10\x02\x12\x13\n" +
-	"\x0fKERNEL_MISMATCH\x10\x032\xf3\n" +
-	"\n" +
+	"\x0fKERNEL_MISMATCH\x10\x032\xcb\v\n" +
 	"\x05Agent\x12G\n" +
 	"\x04Info\x12\x1e.rdmaform.agent.v1.InfoRequest\x1a\x1f.rdmaform.agent.v1.InfoResponse\x12P\n" +
 	"\aDevices\x12!.rdmaform.agent.v1.DevicesRequest\x1a\".rdmaform.agent.v1.DevicesResponse\x12V\n" +
@@ -4779,7 +4871,8 @@ const file_agent_proto_rawDesc = "" +
 	"\bShutdown\x12\".rdmaform.agent.v1.ShutdownRequest\x1a#.rdmaform.agent.v1.ShutdownResponse\x12\\\n" +
 	"\vSetLogLevel\x12%.rdmaform.agent.v1.SetLogLevelRequest\x1a&.rdmaform.agent.v1.SetLogLevelResponse\x12S\n" +
 	"\vCheckKernel\x12%.rdmaform.agent.v1.CheckKernelRequest\x1a\x1d.rdmaform.agent.v1.KernelView\x12h\n" +
-	"\x0fKernelListeners\x12).rdmaform.agent.v1.KernelListenersRequest\x1a*.rdmaform.agent.v1.KernelListenersResponseB2Z0github.com/rdmaform/rdmaform/apply/agent/agentpbb\x06proto3"
+	"\x0fKernelListeners\x12).rdmaform.agent.v1.KernelListenersRequest\x1a*.rdmaform.agent.v1.KernelListenersResponse\x12V\n" +
+	"\tReconnect\x12#.rdmaform.agent.v1.ReconnectRequest\x1a$.rdmaform.agent.v1.ReconnectResponseB2Z0github.com/rdmaform/rdmaform/apply/agent/agentpbb\x06proto3"
 
 var (
 	file_agent_proto_rawDescOnce sync.Once
@@ -4794,7 +4887,7 @@ func file_agent_proto_rawDescGZIP() []byte {
 }
 
 var file_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_agent_proto_goTypes = []any{
 	(Kind)(0),                             // 0: rdmaform.agent.v1.Kind
 	(Status)(0),                           // 1: rdmaform.agent.v1.Status
@@ -4854,6 +4947,8 @@ var file_agent_proto_goTypes = []any{
 	(*CheckKernelRequest)(nil),            // 55: rdmaform.agent.v1.CheckKernelRequest
 	(*KernelListenersRequest)(nil),        // 56: rdmaform.agent.v1.KernelListenersRequest
 	(*KernelListenersResponse)(nil),       // 57: rdmaform.agent.v1.KernelListenersResponse
+	(*ReconnectRequest)(nil),              // 58: rdmaform.agent.v1.ReconnectRequest
+	(*ReconnectResponse)(nil),             // 59: rdmaform.agent.v1.ReconnectResponse
 }
 var file_agent_proto_depIdxs = []int32{
 	53, // 0: rdmaform.agent.v1.InfoResponse.kernel:type_name -> rdmaform.agent.v1.KernelView
@@ -4925,24 +5020,26 @@ var file_agent_proto_depIdxs = []int32{
 	44, // 66: rdmaform.agent.v1.Agent.SetLogLevel:input_type -> rdmaform.agent.v1.SetLogLevelRequest
 	55, // 67: rdmaform.agent.v1.Agent.CheckKernel:input_type -> rdmaform.agent.v1.CheckKernelRequest
 	56, // 68: rdmaform.agent.v1.Agent.KernelListeners:input_type -> rdmaform.agent.v1.KernelListenersRequest
-	4,  // 69: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
-	8,  // 70: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
-	7,  // 71: rdmaform.agent.v1.Agent.DeviceFor:output_type -> rdmaform.agent.v1.DeviceForResponse
-	46, // 72: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
-	46, // 73: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
-	46, // 74: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
-	27, // 75: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
-	46, // 76: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
-	31, // 77: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
-	33, // 78: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
-	37, // 79: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
-	40, // 80: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
-	43, // 81: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
-	45, // 82: rdmaform.agent.v1.Agent.SetLogLevel:output_type -> rdmaform.agent.v1.SetLogLevelResponse
-	53, // 83: rdmaform.agent.v1.Agent.CheckKernel:output_type -> rdmaform.agent.v1.KernelView
-	57, // 84: rdmaform.agent.v1.Agent.KernelListeners:output_type -> rdmaform.agent.v1.KernelListenersResponse
-	69, // [69:85] is the sub-list for method output_type
-	53, // [53:69] is the sub-list for method input_type
+	58, // 69: rdmaform.agent.v1.Agent.Reconnect:input_type -> rdmaform.agent.v1.ReconnectRequest
+	4,  // 70: rdmaform.agent.v1.Agent.Info:output_type -> rdmaform.agent.v1.InfoResponse
+	8,  // 71: rdmaform.agent.v1.Agent.Devices:output_type -> rdmaform.agent.v1.DevicesResponse
+	7,  // 72: rdmaform.agent.v1.Agent.DeviceFor:output_type -> rdmaform.agent.v1.DeviceForResponse
+	46, // 73: rdmaform.agent.v1.Agent.CreateProtectionDomain:output_type -> rdmaform.agent.v1.Object
+	46, // 74: rdmaform.agent.v1.Agent.CreateListener:output_type -> rdmaform.agent.v1.Object
+	46, // 75: rdmaform.agent.v1.Agent.CreateEndpoint:output_type -> rdmaform.agent.v1.Object
+	27, // 76: rdmaform.agent.v1.Agent.CreateEndpoints:output_type -> rdmaform.agent.v1.CreateEndpointsResponse
+	46, // 77: rdmaform.agent.v1.Agent.Update:output_type -> rdmaform.agent.v1.Object
+	31, // 78: rdmaform.agent.v1.Agent.Delete:output_type -> rdmaform.agent.v1.DeleteResponse
+	33, // 79: rdmaform.agent.v1.Agent.DeleteMany:output_type -> rdmaform.agent.v1.DeleteManyResponse
+	37, // 80: rdmaform.agent.v1.Agent.List:output_type -> rdmaform.agent.v1.ListResponse
+	40, // 81: rdmaform.agent.v1.Agent.Watch:output_type -> rdmaform.agent.v1.WatchResponse
+	43, // 82: rdmaform.agent.v1.Agent.Shutdown:output_type -> rdmaform.agent.v1.ShutdownResponse
+	45, // 83: rdmaform.agent.v1.Agent.SetLogLevel:output_type -> rdmaform.agent.v1.SetLogLevelResponse
+	53, // 84: rdmaform.agent.v1.Agent.CheckKernel:output_type -> rdmaform.agent.v1.KernelView
+	57, // 85: rdmaform.agent.v1.Agent.KernelListeners:output_type -> rdmaform.agent.v1.KernelListenersResponse
+	59, // 86: rdmaform.agent.v1.Agent.Reconnect:output_type -> rdmaform.agent.v1.ReconnectResponse
+	70, // [70:87] is the sub-list for method output_type
+	53, // [53:70] is the sub-list for method input_type
 	53, // [53:53] is the sub-list for extension type_name
 	53, // [53:53] is the sub-list for extension extendee
 	0,  // [0:53] is the sub-list for field type_name
@@ -4966,7 +5063,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   55,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -49,6 +49,7 @@ const (
 	Agent_SetLogLevel_FullMethodName            = "/rdmaform.agent.v1.Agent/SetLogLevel"
 	Agent_CheckKernel_FullMethodName            = "/rdmaform.agent.v1.Agent/CheckKernel"
 	Agent_KernelListeners_FullMethodName        = "/rdmaform.agent.v1.Agent/KernelListeners"
+	Agent_Reconnect_FullMethodName              = "/rdmaform.agent.v1.Agent/Reconnect"
 )
 
 // AgentClient is the client API for Agent service.
@@ -116,6 +117,13 @@ type AgentClient interface {
 	// the agent's host, from the kernel's tracking: plan names the program
 	// that holds a port a listener would bind.
 	KernelListeners(ctx context.Context, in *KernelListenersRequest, opts ...grpc.CallOption) (*KernelListenersResponse, error)
+	// Reconnect makes a connection again at once, as an operator asks: an
+	// endpoint that is connected disconnects and connects again, one that
+	// waits to reconnect (back-off) or gave up connects now, its back-off
+	// reset; a listener's accepted connection is disconnected (its client's
+	// reconnect policy makes it again). A listener, a protection domain and
+	// an endpoint still connecting are FAILED_PRECONDITION, saying why.
+	Reconnect(ctx context.Context, in *ReconnectRequest, opts ...grpc.CallOption) (*ReconnectResponse, error)
 }
 
 type agentClient struct {
@@ -295,6 +303,16 @@ func (c *agentClient) KernelListeners(ctx context.Context, in *KernelListenersRe
 	return out, nil
 }
 
+func (c *agentClient) Reconnect(ctx context.Context, in *ReconnectRequest, opts ...grpc.CallOption) (*ReconnectResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReconnectResponse)
+	err := c.cc.Invoke(ctx, Agent_Reconnect_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AgentServer is the server API for Agent service.
 // All implementations must embed UnimplementedAgentServer
 // for forward compatibility.
@@ -360,6 +378,13 @@ type AgentServer interface {
 	// the agent's host, from the kernel's tracking: plan names the program
 	// that holds a port a listener would bind.
 	KernelListeners(context.Context, *KernelListenersRequest) (*KernelListenersResponse, error)
+	// Reconnect makes a connection again at once, as an operator asks: an
+	// endpoint that is connected disconnects and connects again, one that
+	// waits to reconnect (back-off) or gave up connects now, its back-off
+	// reset; a listener's accepted connection is disconnected (its client's
+	// reconnect policy makes it again). A listener, a protection domain and
+	// an endpoint still connecting are FAILED_PRECONDITION, saying why.
+	Reconnect(context.Context, *ReconnectRequest) (*ReconnectResponse, error)
 	mustEmbedUnimplementedAgentServer()
 }
 
@@ -417,6 +442,9 @@ func (UnimplementedAgentServer) CheckKernel(context.Context, *CheckKernelRequest
 }
 func (UnimplementedAgentServer) KernelListeners(context.Context, *KernelListenersRequest) (*KernelListenersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method KernelListeners not implemented")
+}
+func (UnimplementedAgentServer) Reconnect(context.Context, *ReconnectRequest) (*ReconnectResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Reconnect not implemented")
 }
 func (UnimplementedAgentServer) mustEmbedUnimplementedAgentServer() {}
 func (UnimplementedAgentServer) testEmbeddedByValue()               {}
@@ -720,6 +748,24 @@ func _Agent_KernelListeners_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Agent_Reconnect_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReconnectRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServer).Reconnect(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Agent_Reconnect_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServer).Reconnect(ctx, req.(*ReconnectRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Agent_ServiceDesc is the grpc.ServiceDesc for Agent service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -786,6 +832,10 @@ var Agent_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "KernelListeners",
 			Handler:    _Agent_KernelListeners_Handler,
+		},
+		{
+			MethodName: "Reconnect",
+			Handler:    _Agent_Reconnect_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -31,6 +31,24 @@ func (n Names) Of(name string) string {
 	return name
 }
 
+// Held is the agent's name of the object shown as shown: the reverse of
+// Of, for what the monitor asks of the agent.
+func (n Names) Held(shown string) string {
+	for held, s := range n {
+		if s == shown {
+			return held
+		}
+	}
+	if i := strings.LastIndex(shown, connSep); i > 0 {
+		for held, s := range n {
+			if s == shown[:i] {
+				return held + shown[i:]
+			}
+		}
+	}
+	return shown
+}
+
 // Shown is o under the names to show (o itself when they are the agent's).
 func (n Names) Shown(o *pb.Object) *pb.Object {
 	addr, parent := n.Of(o.Address), o.Parent
