@@ -1252,8 +1252,10 @@ endpoint "hang" {
   address = %q
   port    = 7625
   qp {}
+  # Long enough that the endpoint still connects when the second apply
+  # refreshes, however loaded the host (4 s ran out before it did).
   timeouts {
-    create = "4s"
+    create = "40s"
   }
 }
 `, unanswered(os.Getenv("RDMAFORM_TEST_ADDR"))))
