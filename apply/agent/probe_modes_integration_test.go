@@ -72,21 +72,19 @@ func TestOneSidedProbesTowardAnEchoListener(t *testing.T) {
 		name, mode string
 		size       uint32
 	}{{"endpoint.write", "write", 64}, {"endpoint.read", "read", 4096}, {"endpoint.read_small", "read", 1}} {
-		o, err := p.CreateEndpoint(ctxFor(t, time.Minute), &pb.CreateEndpointRequest{Address: c.name, Token: "tok", Spec: probing(addr, port, c.mode, c.size)})
-		if err != nil {
+		if _, err := p.CreateEndpoint(ctxFor(t, time.Minute), &pb.CreateEndpointRequest{Address: c.name, Token: "tok", Spec: probing(addr, port, c.mode, c.size)}); err != nil {
 			t.Fatalf("CreateEndpoint %s: %v", c.name, err)
 		}
-		o = answered(t, p, c.name, c.mode, 0, 30)
+		o := answered(t, p, c.name, c.mode, 0, 30)
 		t.Logf("%s: %d %s probes of %d bytes, round trip min %v mean %v max %v", c.name, o.Probe.Received, c.mode, c.size,
 			time.Duration(o.Probe.Min), time.Duration(o.Probe.Mean), time.Duration(o.Probe.Max))
 	}
 
 	const name = "endpoint.switch"
-	o, err := p.CreateEndpoint(ctxFor(t, time.Minute), &pb.CreateEndpointRequest{Address: name, Token: "tok", Spec: probing(addr, port, "send", 64)})
-	if err != nil {
+	if _, err := p.CreateEndpoint(ctxFor(t, time.Minute), &pb.CreateEndpointRequest{Address: name, Token: "tok", Spec: probing(addr, port, "send", 64)}); err != nil {
 		t.Fatalf("CreateEndpoint %s: %v", name, err)
 	}
-	o = answered(t, p, name, "send", 0, 20)
+	o := answered(t, p, name, "send", 0, 20)
 	qp := o.Facts.GetQpNum()
 	for _, mode := range []string{"write", "read", "send"} {
 		if _, err := p.Update(ctxFor(t, time.Minute), &pb.UpdateRequest{Address: name, SetProbe: true, Probe: probing(addr, port, mode, 64).Probe}); err != nil {
