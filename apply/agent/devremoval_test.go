@@ -26,6 +26,9 @@ func TestDeviceRemovalUnderARunningAgent(t *testing.T) {
 	if netdev == "" {
 		t.Fatal("RDMAFORM_TEST_NETDEV is not set: this test deletes and re-adds the testbed's rxe device")
 	}
+	if held := uverbsHeldByThisProcess(); len(held) > 0 {
+		t.Fatalf("this test process holds %s open (an in-process test went through librdmacm to the device): rdma link delete %s would wait for it to exit, so the device is not deleted", strings.Join(held, ", "), dev)
+	}
 	addr, port := testAddr(t), freePort()
 	p := startAgent(t)
 	if _, err := p.CreateProtectionDomain(ctxFor(t, time.Minute), &pb.CreateProtectionDomainRequest{
@@ -133,6 +136,20 @@ func TestDeviceRemovalUnderARunningAgent(t *testing.T) {
 	if err := p.terminate(t); err != nil {
 		t.Errorf("SIGTERM: %v", err)
 	}
+}
+
+// uverbsHeldByThisProcess lists the verbs devices (/dev/infiniband/uverbsN)
+// this process has open: the kernel unregisters a device such as rxe only
+// once every one of them is closed.
+func uverbsHeldByThisProcess() []string {
+	var held []string
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds {
+		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.HasPrefix(target, "/dev/infiniband/uverbs") {
+			held = append(held, target)
+		}
+	}
+	return held
 }
 
 // deleteBound is how long `rdma link delete` may take under a running
