@@ -37,6 +37,14 @@ func (f *footerPane) setSize(width int) {
 func (f *footerPane) toggleFullHelp() { f.help.ShowAll = !f.help.ShowAll }
 
 // View renders one line, or the full help's several.
+// height is the number of lines View draws: one, but for the full help.
+func (f *footerPane) height() int {
+	if f.help.ShowAll && !f.filtering && f.prompt == "" {
+		return strings.Count(f.View(), "\n") + 1
+	}
+	return 1
+}
+
 func (f *footerPane) View() string {
 	if f.filtering {
 		line := "/" + f.input + "█" + f.st.dim.Render("  enter keep · esc clear · matches address, status, device or last event")

@@ -53,6 +53,22 @@ func (h *headerPane) View() string {
 	return strings.Join(lines, "\n")
 }
 
+// height is the number of lines View draws, found without drawing them:
+// layout needs it after every batch, and a fabric's header costs more
+// to draw than the batch to take in.
+func (h *headerPane) height() int {
+	if h.w.fabric() {
+		if _, down := h.hostLinks(); len(down) > 0 || h.notice != "" {
+			return 4
+		}
+		return 3
+	}
+	if h.banner() != "" {
+		return 4
+	}
+	return 3
+}
+
 func (h *headerPane) agentLine() string {
 	s := h.st.title.Render("rdmaform monitor")
 	if h.demo {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmaform/rdmaform/tui/termsafe"
 )
@@ -271,16 +272,7 @@ func newHostRelays(o Options) map[string]*relay {
 // answer, their devices, the totals, and a banner for those that do not.
 func (h *headerPane) fabricHeader() []string {
 	w := h.w
-	up, down := 0, []*hostView{}
-	for _, n := range w.hostOrder {
-		hv := w.hosts[n]
-		switch {
-		case hv.link.up:
-			up++
-		case hv.link.err != nil || hv.synced:
-			down = append(down, hv)
-		}
-	}
+	up, down := h.hostLinks()
 	first := h.st.title.Render("rdmaform monitor") + fmt.Sprintf("  fabric of %d %s: %d reachable", len(w.hostOrder), plural(len(w.hostOrder), "host", "hosts"), up)
 	if len(down) > 0 {
 		first += " · " + h.st.problems.Render(fmt.Sprintf("%d unreachable", len(down)))
@@ -288,11 +280,18 @@ func (h *headerPane) fabricHeader() []string {
 	if waiting := len(w.hostOrder) - up - len(down); waiting > 0 {
 		first += fmt.Sprintf(" · %d connecting", waiting)
 	}
+	// The line is cut at the screen's width: hosts past it are not
+	// formatted (a fabric of hundreds would format them every frame).
 	var devs []string
+	const sep = " · "
+	shown := ansi.StringWidth("devices: ") - ansi.StringWidth(sep)
 	for _, n := range w.hostOrder {
 		hv := w.hosts[n]
 		if !hv.link.up {
 			continue
+		}
+		if shown > h.width {
+			break
 		}
 		var ds []string
 		for _, d := range hv.agent.Devices {
@@ -305,11 +304,13 @@ func (h *headerPane) fabricHeader() []string {
 		if len(ds) == 0 {
 			ds = []string{"none"}
 		}
-		devs = append(devs, hostLabel(n)+" "+strings.Join(ds, ", "))
+		d := hostLabel(n) + " " + strings.Join(ds, ", ")
+		devs = append(devs, d)
+		shown += ansi.StringWidth(sep) + ansi.StringWidth(d)
 	}
 	devices := h.st.dim.Render("devices: none reported")
 	if len(devs) > 0 {
-		devices = "devices: " + strings.Join(devs, " · ")
+		devices = "devices: " + strings.Join(devs, sep)
 	}
 	lines := []string{first, devices, h.totalsLine()}
 	if b := h.hostsBanner(down); b != "" {
@@ -318,6 +319,21 @@ func (h *headerPane) fabricHeader() []string {
 		lines = append(lines, h.st.banner.Render(fit(" "+termsafe.String(h.notice)+" ", h.width)))
 	}
 	return lines
+}
+
+// hostLinks counts the hosts that answer, and lists those that do not
+// (an error, or no answer since they last did); the rest are connecting.
+func (h *headerPane) hostLinks() (up int, down []*hostView) {
+	for _, n := range h.w.hostOrder {
+		hv := h.w.hosts[n]
+		switch {
+		case hv.link.up:
+			up++
+		case hv.link.err != nil || hv.synced:
+			down = append(down, hv)
+		}
+	}
+	return up, down
 }
 
 // hostsBanner says which hosts do not answer, since when their rows are

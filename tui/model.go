@@ -6,7 +6,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 )
 
 // focusable panes.
@@ -314,7 +313,7 @@ func (m *Model) setFocus(f focus) {
 func (m *Model) layout() {
 	m.header.setSize(m.width)
 	m.footer.setSize(m.width)
-	body := max(m.height-lipgloss.Height(m.header.View())-lipgloss.Height(m.footer.View()), 0)
+	body := max(m.height-m.header.height()-m.footer.height(), 0)
 	detail := 0
 	switch {
 	case m.describing:
