@@ -44,6 +44,9 @@ func register(c command) {
 // Run runs rdmaform with args (the command line without the program's
 // name) on the process's standard streams and returns the exit code.
 func Run(args []string) int {
+	if answerCompletion(os.Stdout) {
+		return 0
+	}
 	return run(args, Meta{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 }
 
@@ -92,6 +95,8 @@ func dispatch(args []string, s Meta) int {
 		case opt == "help" || opt == "h":
 			usage(s.Out)
 			return 0
+		case opt == "install-autocomplete" || opt == "uninstall-autocomplete":
+			return runAutocomplete(opt == "install-autocomplete", s)
 		default:
 			s.showError(fmt.Sprintf("unknown global option %q", args[0]), "")
 			fmt.Fprint(s.Err, "\n")
@@ -157,7 +162,7 @@ func cliArgsFromEnv(command string) ([]string, error) {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: rdmaform [global options] <subcommand> [args]")
-	fmt.Fprintln(w, "\nGlobal options:\n  -chdir=DIR   Switch to DIR before running the subcommand.\n  -help        Show this help.\n  -version     Show the version.")
+	fmt.Fprintln(w, "\nGlobal options:\n  -chdir=DIR   Switch to DIR before running the subcommand.\n  -help        Show this help.\n  -version     Show the version.\n  -install-autocomplete    Install shell completion (bash, zsh).\n  -uninstall-autocomplete  Uninstall shell completion.")
 	fmt.Fprintln(w, "\nSubcommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {

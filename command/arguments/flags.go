@@ -35,6 +35,7 @@ func newFlagSet(name string) *flag.FlagSet {
 // taken one as its value, or left its value as one. A Parse function
 // judges them only when diags is empty.
 func parseFlags(fs *flag.FlagSet, name string, args []string) (help bool, diags Diagnostics) {
+	record(fs)
 	var errs []string
 	for {
 		err := fs.Parse(args)
