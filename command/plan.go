@@ -37,6 +37,11 @@ const planHelp = `Usage: rdmaform [global options] plan [options]
 Options:
   -out=FILE            Save the plan; "rdmaform apply FILE" carries out exactly
                        these changes, if the state has not changed since.
+  -generate-config-out=FILE
+                       Write the blocks of import blocks' targets that the
+                       configuration lacks into FILE, a new NAME.rdma.hcl in
+                       this directory, from the objects the agent holds;
+                       the plan then uses them.
   -var 'name=value'    Set a variable (repeatable).
   -var-file=FILE       Load variable values from a file (repeatable).
   -target=ADDRESS      Limit the plan to this object and what it depends on
@@ -527,6 +532,9 @@ func runPlan(args []string, s Meta) (code int) {
 		return 1
 	}
 	color := !a.View.NoColor && !a.View.JSON && cfgIsTerminal(s.Out)
+	if a.GenerateConfigOut != "" && !generateImportConfig(s, a) {
+		return 1
+	}
 	needFabric := a.Operation.Refresh
 	// -json streams Terraform's machine-readable UI, as apply -json does
 	// (show -json FILE gives the plan as one document).

@@ -173,7 +173,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	evaluated = append(evaluated, checkEndpointTargets(e.cfg)...)
 	evaluated = append(evaluated, checkMoved(e.cfg)...)
 	evaluated = append(evaluated, checkRemoved(e.cfg)...)
-	evaluated = append(evaluated, checkImports(e.cfg, e.l.Validate)...)
+	evaluated = append(evaluated, checkImports(e.cfg, e.l)...)
 	evaluated = append(evaluated, checkTriggers(e.cfg)...)
 	diags = append(diags, e.withoutTainted(evaluated, e.taintedNodes())...)
 	diags = append(diags, dependencies(e)...)

@@ -57,12 +57,19 @@ func decodeImport(b *hcl.Block) (*Import, hcl.Diagnostics) {
 // twice, is an error.
 //
 // When validating (variables without values are unknown), an id not
-// known yet is not an error.
-func checkImports(cfg *Config, validating bool) hcl.Diagnostics {
+// known yet is not an error. With l.GenerateConfig, a target without a
+// block goes to l.ImportsToGenerate.
+func checkImports(cfg *Config, l *Loader) hcl.Diagnostics {
+	validating := l.Validate
+	l.ImportsToGenerate = nil
 	diags := expandImports(cfg, validating)
 	seen := map[addrs.Instance]*Import{}
 	for _, im := range cfg.Imports {
 		res := cfg.Resources[im.To.Resource]
+		if res == nil && l.GenerateConfig {
+			diags = append(diags, importToGenerate(cfg, l, im)...)
+			continue
+		}
 		if res == nil {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Configuration for import target does not exist",
 				Detail:  fmt.Sprintf("The configuration declares no %s: add the block the object is to be imported as.", im.To.Resource),

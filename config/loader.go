@@ -64,6 +64,11 @@ type Loader struct {
 	// started in, before -chdir, as Terraform's ("" is the working
 	// directory).
 	StartDir string
+	// GenerateConfig: an import block whose target the configuration does
+	// not declare is not an error but goes to ImportsToGenerate, with its
+	// id evaluated (plan -generate-config-out writes their blocks).
+	GenerateConfig    bool
+	ImportsToGenerate []*Import
 }
 
 // cwd is path.cwd, absolute; "" if the working directory is unknown.

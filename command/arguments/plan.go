@@ -9,6 +9,9 @@ type Plan struct {
 	// Input: false when the command must never ask (-input=false).
 	Input            bool
 	OutPath          string // -out
+	// GenerateConfigOut: -generate-config-out, the file to write the
+	// blocks of import blocks' objects the configuration lacks.
+	GenerateConfigOut string
 	DetailedExitCode bool   // -detailed-exitcode
 	// Help: -help was asked for; nothing else is set.
 	Help bool
@@ -28,6 +31,7 @@ func ParsePlan(args []string) (*Plan, Diagnostics) {
 	fs.BoolVar(&p.DetailedExitCode, "detailed-exitcode", false, "")
 	fs.BoolVar(&p.View.JSON, "json", false, "")
 	fs.StringVar(&p.OutPath, "out", "", "")
+	fs.StringVar(&p.GenerateConfigOut, "generate-config-out", "", "")
 	help, diags := parseFlags(fs, "plan", args)
 	if help {
 		return &Plan{Help: true}, nil
