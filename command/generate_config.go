@@ -135,4 +135,3 @@ func kindOf(spec apply.Spec) string {
 	}
 	return "object"
 }
-

@@ -7,12 +7,12 @@ type Plan struct {
 	Vars      Vars
 	View      View
 	// Input: false when the command must never ask (-input=false).
-	Input            bool
-	OutPath          string // -out
+	Input   bool
+	OutPath string // -out
 	// GenerateConfigOut: -generate-config-out, the file to write the
 	// blocks of import blocks' objects the configuration lacks.
 	GenerateConfigOut string
-	DetailedExitCode bool   // -detailed-exitcode
+	DetailedExitCode  bool // -detailed-exitcode
 	// Help: -help was asked for; nothing else is set.
 	Help bool
 }
