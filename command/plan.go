@@ -517,6 +517,7 @@ func (se *session) makePlan(op *arguments.Operation) (*planner.Plan, hcl.Diagnos
 	p, diags := planner.Make(context.Background(), se.cfg, se.prior, opts)
 	if !diags.HasErrors() {
 		diags = append(diags, se.cutWarnings(p)...)
+		diags = append(diags, se.restartWarnings(p)...)
 	}
 	return p, diags, !diags.HasErrors()
 }

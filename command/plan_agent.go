@@ -32,7 +32,9 @@ func connectAgent(ctx context.Context, socket string, notify io.Writer, mayStart
 	}
 	fc := &fabricConn{Refresher: f, Devices: f, Fabric: f, Close: func() error { f.Close(); return c.Close() }, CreateBeforeDestroy: true, Agent: identity}
 	fc.Objects = func(ctx context.Context) ([]*pb.Object, error) {
-		list, err := c.List(ctx, &pb.ListRequest{})
+		// Full: a summary has no facts (the addresses the peers are
+		// matched by).
+		list, err := c.List(ctx, &pb.ListRequest{Full: true, Filter: &pb.Filter{Kinds: []pb.Kind{pb.Kind_ENDPOINT, pb.Kind_CONNECTION}}})
 		if err != nil {
 			return nil, client.Explain(err)
 		}
