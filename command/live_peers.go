@@ -89,8 +89,8 @@ func livePeerWarnings(p *planner.Plan, prior *state.State, objects []*pb.Object,
 // listenerPeers names the far ends of the live connections the listener
 // the agent holds as name accepted, except this state's own endpoints
 // (the plan shows what happens to them): another namespace's endpoint as
-// `endpoint.x[0] (namespace other)`, a connection from no endpoint of
-// this agent by its address, `10.77.0.5:53311 (not held by this agent:
+// `endpoint.x[0] (namespace other)`, then a connection from no endpoint
+// of this agent by its address, `10.77.0.5:53311 (not held by this agent:
 // another host's, or not rdmaform's)`.
 func listenerPeers(name string, objects []*pb.Object, managed map[string]bool) []string {
 	var conns []*pb.Object
@@ -105,7 +105,7 @@ func listenerPeers(name string, objects []*pb.Object, managed map[string]bool) [
 	}
 	sort.Slice(conns, func(i, j int) bool { return conns[i].Address < conns[j].Address })
 	taken := map[*pb.Object]bool{}
-	var peers []string
+	var peers, strangers []string
 	for _, conn := range conns {
 		cf := client.CurrentFacts(conn)
 		var peer *pb.Object
@@ -118,9 +118,9 @@ func listenerPeers(name string, objects []*pb.Object, managed map[string]bool) [
 		}
 		switch {
 		case peer == nil && cf.GetRemoteAddr() != "":
-			peers = append(peers, termsafe.String(cf.GetRemoteAddr())+" (not held by this agent: another host's, or not rdmaform's)")
+			strangers = append(strangers, termsafe.String(cf.GetRemoteAddr())+" (not held by this agent: another host's, or not rdmaform's)")
 		case peer == nil:
-			peers = append(peers, termsafe.String(conn.Address)+" (its peer's address unknown)")
+			strangers = append(strangers, termsafe.String(conn.Address)+" (its peer's address unknown)")
 		case managed[peer.Address]:
 			taken[peer] = true
 		default:
@@ -128,7 +128,9 @@ func listenerPeers(name string, objects []*pb.Object, managed map[string]bool) [
 			peers = append(peers, namespacedName(peer.Address))
 		}
 	}
-	return peers
+	// The endpoints by name, then the others in the connections' order.
+	sort.Strings(peers)
+	return append(peers, strangers...)
 }
 
 // namespacedName is an agent name as `endpoint.x[0] (namespace other)`,
