@@ -163,7 +163,7 @@ func TestMonitorInTmux(t *testing.T) {
 	if !strings.Contains(string(planOut), "Warning: A device was removed") || !strings.Contains(string(planOut), "rdma link add") {
 		t.Errorf("plan after the device's removal:\n%s", planOut)
 	}
-	if out, err := cli("agent", "stop", "-socket="+socket).CombinedOutput(); err != nil {
+	if out, err := cli("agent", "stop", "-force", "-socket="+socket).CombinedOutput(); err != nil {
 		t.Errorf("agent stop: %v\n%s", err, out)
 	}
 	// The agent deleted its objects as it stopped: the monitor keeps its

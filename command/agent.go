@@ -80,14 +80,17 @@ const agentSocketOption = `  -socket=PATH  The socket (default: the rdmaform { a
 const agentStopHelp = `Usage: rdmaform agent stop [options]
 
   Asks the agent to stop: it disconnects and destroys every object it
-  holds, of every configuration that uses it, and exits. The states still
-  record those objects: the next plan shows them deleted outside rdmaform
-  and creates them again. To remove one configuration's objects, run
-  "rdmaform destroy" in its directory instead. When no agent runs, there
-  is nothing to do and no error.
+  holds, of every configuration that uses it, and exits. An agent holding
+  objects first says how many, of how many namespaces, with how many live
+  connections, and asks for "yes" (without a terminal it refuses: give
+  -force). The states still record those objects: the next plan shows
+  them deleted outside rdmaform and creates them again. To remove one
+  configuration's objects, run "rdmaform destroy" in its directory
+  instead. When no agent runs, there is nothing to do and no error.
 
 Options:
-` + agentSocketOption
+` + agentSocketOption + `  -force       Stop without asking, whatever the agent holds.
+`
 
 const agentStatusHelp = `Usage: rdmaform agent status [options]
 
@@ -182,12 +185,7 @@ func runAgentClient(verb string, args []string, s Meta) int {
 		return 1
 	}
 	if verb == "stop" {
-		if err := c.Stop(ctx); err != nil {
-			s.showErrorText(err.Error())
-			return 1
-		}
-		fmt.Fprintf(s.Out, "Stopped the agent (pid %d) at %s.\n", info.Pid, termsafe.String(info.Socket))
-		return 0
+		return stopAgent(ctx, c, info, a.Force, s)
 	}
 	return printAgentStatus(ctx, c, info, s)
 }

@@ -160,6 +160,9 @@ func runApplyOrDestroy(a *arguments.Apply, diags arguments.Diagnostics, s Meta) 
 		se.view.Summary(destroy, &apply.Report{})
 		return 0
 	}
+	if !approveRestartLoss(se, a, p) {
+		return 1
+	}
 	// Facts refreshed, and nothing else, are recorded without a question,
 	// as Terraform's apply saves its refreshed state; only a plan that
 	// changes something needs approval, and only then a terminal.

@@ -30,7 +30,7 @@ func TestDemoSteps(t *testing.T) {
 	env := append(os.Environ(), asCLIEnv+"=1")
 	t.Cleanup(func() {
 		// A failed step leaves the demo's agent running: stop it.
-		stop := exec.Command(bin, "agent", "stop")
+		stop := exec.Command(bin, "agent", "stop", "-force")
 		stop.Env = env
 		stop.Run()
 	})

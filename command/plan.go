@@ -87,6 +87,10 @@ type fabricConn struct {
 	// running. A failed command calls it (session.close), so that it
 	// leaves no process behind it.
 	StopStarted func() string
+	// Objects lists every object the local agent holds, of every
+	// namespace, with their facts (nil: not known), for the warnings of
+	// what a plan cuts (see cutWarnings).
+	Objects listObjects
 }
 
 // agentSocket is the configuration's agent socket setting, or "".
@@ -516,6 +520,10 @@ func (se *session) makePlan(op *arguments.Operation) (*planner.Plan, hcl.Diagnos
 	}
 	opts.NoCreateBeforeDestroy = se.conn != nil && !se.conn.CreateBeforeDestroy
 	p, diags := planner.Make(context.Background(), se.cfg, se.prior, opts)
+	if !diags.HasErrors() {
+		diags = append(diags, se.cutWarnings(p)...)
+		diags = append(diags, se.restartWarnings(p)...)
+	}
 	return p, diags, !diags.HasErrors()
 }
 

@@ -31,6 +31,15 @@ func connectAgent(ctx context.Context, socket string, notify io.Writer, mayStart
 		return planner.AgentIdentity{PID: int(info.Pid), StartedAt: info.StartedAt}, nil
 	}
 	fc := &fabricConn{Refresher: f, Devices: f, Fabric: f, Close: func() error { f.Close(); return c.Close() }, CreateBeforeDestroy: true, Agent: identity}
+	fc.Objects = func(ctx context.Context) ([]*pb.Object, error) {
+		// Full: a summary has no facts (the addresses the peers are
+		// matched by).
+		list, err := c.List(ctx, &pb.ListRequest{Full: true, Filter: &pb.Filter{Kinds: []pb.Kind{pb.Kind_ENDPOINT, pb.Kind_CONNECTION}}})
+		if err != nil {
+			return nil, client.Explain(err)
+		}
+		return list.Objects, nil
+	}
 	if c.StartedPID != 0 {
 		fc.StopStarted = func() string { return stopStartedAgent(c) }
 	}

@@ -1,6 +1,10 @@
 package command
 
-import "github.com/rdmaform/rdmaform/command/arguments"
+import (
+	"strings"
+
+	"github.com/rdmaform/rdmaform/command/arguments"
+)
 
 func init() {
 	register(command{Name: "refresh", Synopsis: "Record in the state what changed outside rdmaform (apply -refresh-only)", Run: runRefresh})
@@ -15,10 +19,32 @@ const refreshHelp = `Usage: rdmaform [global options] refresh [options]
   As in Terraform, this is "rdmaform apply -refresh-only -auto-approve";
   prefer "rdmaform apply -refresh-only", which shows what it would record
   and asks first. Options are apply's.
+
+  Unlike Terraform's, it asks once: an agent holds its objects in memory
+  only, so one that restarted holds none of them. A refresh that would
+  drop objects made before the agent started says so and asks for "yes"
+  on a terminal ("rdmaform apply" makes them again); without a terminal
+  it refuses, unless given -auto-approve.
 `
 
 func runRefresh(args []string, s Meta) int {
 	s = s.withJSON(args)
 	a, diags := arguments.ParseRefresh(args)
+	a.AutoApproveImplied = !givesAutoApprove(args)
 	return runApplyOrDestroy(a, diags, s)
+}
+
+// givesAutoApprove reports whether args give -auto-approve (or
+// --auto-approve, =true), which refresh otherwise implies.
+func givesAutoApprove(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, value, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "auto-approve" && value != "false" {
+			return true
+		}
+	}
+	return false
 }

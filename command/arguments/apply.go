@@ -14,9 +14,13 @@ type Apply struct {
 	View      View
 	// Input: false when the command must never ask (-input=false).
 	Input       bool
-	AutoApprove bool   // -auto-approve
-	Monitor     bool   // -monitor
-	PlanPath    string // the saved plan to apply, or ""
+	AutoApprove bool // -auto-approve
+	// AutoApproveImplied: refresh's -auto-approve, which the user did
+	// not give (refresh still asks before it drops what a restarted
+	// agent lost).
+	AutoApproveImplied bool
+	Monitor            bool   // -monitor
+	PlanPath           string // the saved plan to apply, or ""
 	// Help: -help was asked for; nothing else is set.
 	Help bool
 }

@@ -308,6 +308,9 @@ type AgentClient struct {
 	Address, TLSCA, TLSCert, TLSKey, TLSServerName string
 	// Level is agent log-level's LEVEL.
 	Level string
+	// Force (-force, agent stop only) stops an agent holding objects
+	// without asking.
+	Force bool
 	Help  bool
 }
 
@@ -317,6 +320,9 @@ func ParseAgentClient(verb string, args []string) (*AgentClient, Diagnostics) {
 	a := &AgentClient{}
 	fs := newFlagSet("agent " + verb)
 	fs.StringVar(&a.Socket, "socket", "", "")
+	if verb == "stop" {
+		fs.BoolVar(&a.Force, "force", false, "")
+	}
 	if verb == "status" || verb == "log-level" {
 		fs.StringVar(&a.Address, "address", "", "")
 		fs.StringVar(&a.TLSCA, "tls-ca", "", "")

@@ -36,6 +36,7 @@ func TestParseStateCommands(t *testing.T) {
 			Import{State: State{Lock: true}, Addr: client, ID: "rdmaform.client.0"}},
 		{"agent", []string{"-socket=/s", "-log", "/l", "-no-color"}, wrap(ParseAgent), Agent{Socket: "/s", LogFile: "/l"}},
 		{"agent stop", []string{"-socket=/s"}, wrap(func(a []string) (*AgentClient, Diagnostics) { return ParseAgentClient("stop", a) }), AgentClient{Socket: "/s"}},
+		{"agent stop -force", []string{"-force"}, wrap(func(a []string) (*AgentClient, Diagnostics) { return ParseAgentClient("stop", a) }), AgentClient{Force: true}},
 		{"agent over TCP", []string{"-listen=10.77.1.1:7470", "-tls-cert=s.pem", "-tls-key", "s-key.pem", "-tls-client-ca=ca.pem",
 			"-tls-allow-name=operator", "-tls-allow-name", "ci"}, wrap(ParseAgent),
 			Agent{Listen: "10.77.1.1:7470", TLSCert: "s.pem", TLSKey: "s-key.pem", TLSClientCA: "ca.pem", AllowNames: []string{"operator", "ci"}}},
