@@ -243,7 +243,7 @@ func applySavedPlan(path string, a *arguments.Apply, color bool, s Meta, monitor
 	for _, v := range sp.Inputs.Vars {
 		vars = append(vars, config.VarArg{File: v.File, Value: v.Value})
 	}
-	se, ok := openSession(s, vars, sp.Inputs.Env, lockOf(a.State), "OperationTypeApply", sessionOptions{color: color, compactWarnings: a.View.CompactWarnings, skipPreconditions: a.Operation.Destroy || a.Operation.RefreshOnly, ui: ui}, false)
+	se, ok := openSession(s, vars, sp.Inputs.Env, lockOf(a.State), "OperationTypeApply", sessionOptions{color: color, compactWarnings: a.View.CompactWarnings, skipPreconditions: a.Operation.Destroy || a.Operation.RefreshOnly, ui: ui, planTimestamp: sp.Plan.Created}, false)
 	defer func() { se.close(code) }()
 	se.holdSlots = a.Operation.ParallelismSet
 	se.trace = trace

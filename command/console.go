@@ -25,7 +25,8 @@ const consoleHelp = `Usage: rdmaform [global options] console [options]
 
   Reads expressions from standard input and prints their values, evaluated
   against the configuration in the current directory (or none): variables,
-  locals, listener.NAME.port, functions. Objects the state records read
+  locals, listener.NAME.port, functions, and type(VALUE), which prints
+  VALUE's type (in the console only). Objects the state records read
   as recorded (endpoint.NAME.qp_num is the QP apply made); the others'
   values known only after apply print as (known after apply). Sets, lists
   and maps print as toset(...), tolist(...) and tomap(...). An expression
@@ -55,10 +56,13 @@ func runConsole(args []string, s Meta) int {
 	// console from evaluating expressions, as in Terraform.
 	l.SkipPreconditions = true
 	l.Validate = true // variables without a value, and what they decide, are unknown
+	l.Console = true  // type()
 	cfg, diags := l.Load(".", config.VarInputs{Args: vars, Env: os.Environ()})
 	if len(diags) == 1 && diags[0].Summary == "No configuration files" {
 		// As terraform console: functions work without a configuration.
-		cfg, diags = newConfigLoader(s.startDir).LoadSources(map[string][]byte{"<none>" + config.HCLSuffix: nil}, config.VarInputs{Args: vars, Env: os.Environ()})
+		nl := newConfigLoader(s.startDir)
+		nl.Console = true
+		cfg, diags = nl.LoadSources(map[string][]byte{"<none>" + config.HCLSuffix: nil}, config.VarInputs{Args: vars, Env: os.Environ()})
 	}
 	color := !a.View.NoColor && cfgIsTerminal(s.Err)
 	if diags.HasErrors() {
@@ -105,8 +109,18 @@ func runConsole(args []string, s Meta) int {
 		if !d.HasErrors() {
 			val, ed := cfg.EvalWith(expr, recorded)
 			d = append(d, ed...)
+			ty, isType, inside := config.ConsoleType(val)
+			if inside {
+				d = append(d, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid use of type function",
+					Detail:  "The console-only \"type\" function cannot be used as part of an expression: give it alone, as type(VALUE).",
+					Subject: expr.Range().Ptr()})
+			}
 			if !d.HasErrors() {
-				fmt.Fprintln(s.Out, termsafe.Text(config.FormatConsoleValue(val)))
+				out := config.FormatConsoleValue(val)
+				if isType { // as terraform console, type(x) prints x's type
+					out = config.FormatType(ty)
+				}
+				fmt.Fprintln(s.Out, termsafe.Text(out))
 				prompt(false)
 				continue
 			}

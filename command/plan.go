@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/apply"
@@ -268,6 +269,9 @@ type sessionOptions struct {
 	// (see agentsNeeded); with destroy, what depends on them too.
 	targets []addrs.Instance
 	destroy bool
+	// planTimestamp is plantimestamp(): a saved plan's time at its apply
+	// (zero: now).
+	planTimestamp time.Time
 }
 
 // openSessionFetching is openSession that, with fetchLive, also connects
@@ -283,6 +287,7 @@ func openSessionFetching(s Meta, vars config.VarArgs, env []string, lock lockFla
 	se.view.SetLoader(se.loader)
 	se.loader.SkipPreconditions = opts.skipPreconditions
 	se.loader.CoreVersion = Version
+	se.loader.PlanTimestamp = opts.planTimestamp
 	if opts.input && s.stdinIsTerminal() {
 		se.loader.Ask = askVariable(s, se.intr.Done())
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config/addrs"
@@ -86,6 +87,12 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 	d, unreadable := l.assignVariables(dir, decl.variables, vars)
 	diags = append(diags, d...)
 
+	planTime := l.PlanTimestamp
+	if planTime.IsZero() {
+		planTime = time.Now()
+	}
+	planTime = planTime.UTC().Truncate(time.Second)
+	funcs := l.functions(planTime)
 	e := &evaluator{
 		l:         l,
 		dir:       dir,
@@ -94,7 +101,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 		refs:      map[string][]*reference{},
 		locals:    map[string]cty.Value{},
 		res:       map[addrs.Resource]cty.Value{},
-		funcs:     Functions(),
+		funcs:     funcs,
 		cfg: &Config{
 			Workspace: l.workspace(),
 			cwd:       l.cwd(),
@@ -113,6 +120,7 @@ func (l *Loader) loadFiles(dir string, files []*hcl.File, vars VarInputs) (*Conf
 			agentBlocks: decl.agents,
 		},
 	}
+	e.cfg.PlanTimestamp, e.cfg.funcs = planTime, funcs
 	if unreadable {
 		// As Terraform, which stops at a variable file it cannot read:
 		// nothing is evaluated, so that nothing is reported of values the

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hashicorp/go-cty-funcs/cidr"
@@ -30,7 +31,10 @@ var (
 // try/can, and Terraform's own index, replace, lookup, coalesce,
 // startswith, endswith, strcontains, alltrue, anytrue, one, sum,
 // transpose, matchkeys, sensitive, nonsensitive and issensitive, which
-// go-cty does not have or has otherwise.
+// go-cty does not have or has otherwise; base64gzip, textencodebase64,
+// textdecodebase64 and plantimestamp (unknown here: a Load's table has
+// the plan's time). timestamp, uuid and type are there only to say why
+// a configuration cannot call them (see Offered).
 // The map is shared; do not modify it.
 func Functions() map[string]function.Function {
 	funcsOnce.Do(func() {
@@ -55,8 +59,10 @@ func Functions() map[string]function.Function {
 			"values": stdlib.ValuesFunc, "zipmap": stdlib.ZipmapFunc,
 			"jsonencode": stdlib.JSONEncodeFunc, "jsondecode": stdlib.JSONDecodeFunc,
 			"csvdecode": stdlib.CSVDecodeFunc, "formatdate": stdlib.FormatDateFunc, "timeadd": stdlib.TimeAddFunc,
-			"base64encode": base64EncodeFunc, "base64decode": base64DecodeFunc,
-			"tostring": stdlib.MakeToFunc(cty.String), "tonumber": stdlib.MakeToFunc(cty.Number),
+			"base64encode": base64EncodeFunc, "base64decode": base64DecodeFunc, "base64gzip": base64GzipFunc,
+			"textencodebase64": textEncodeBase64Func, "textdecodebase64": textDecodeBase64Func,
+			"plantimestamp": planTimestampFunc(time.Time{}),
+			"tostring":      stdlib.MakeToFunc(cty.String), "tonumber": stdlib.MakeToFunc(cty.Number),
 			"tobool": stdlib.MakeToFunc(cty.Bool), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
 			"toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)), "tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
 			"cidrhost": cidrHostFunc, "cidrnetmask": cidrNetmaskFunc, "cidrsubnet": cidrSubnetFunc, "cidrsubnets": cidr.SubnetsFunc,
@@ -70,8 +76,38 @@ func Functions() map[string]function.Function {
 		for name, f := range fileFunctions() {
 			funcs[name] = f
 		}
+		for name, why := range absentFunctions {
+			funcs[name] = absentFunc(why)
+		}
 	})
 	return funcs
+}
+
+// Offered is the functions a configuration can call, by name: Functions
+// without those absent on purpose (timestamp, uuid) and the console's
+// type.
+func Offered() map[string]function.Function {
+	out := make(map[string]function.Function, len(Functions()))
+	for name, f := range Functions() {
+		if _, absent := absentFunctions[name]; !absent {
+			out[name] = f
+		}
+	}
+	return out
+}
+
+// functions is the table of one Load: Functions with plantimestamp() the
+// plan's time, and in the console type().
+func (l *Loader) functions(planTime time.Time) map[string]function.Function {
+	out := make(map[string]function.Function, len(Functions())+1)
+	for name, f := range Functions() {
+		out[name] = f
+	}
+	out["plantimestamp"] = planTimestampFunc(planTime)
+	if l.Console {
+		out["type"] = typeFunc
+	}
+	return out
 }
 
 // lengthFunc is Terraform's length: the number of elements of a
@@ -278,3 +314,11 @@ var sumFunc = function.New(&function.Spec{
 		return total, nil
 	},
 })
+
+// functions is the table its expressions were evaluated with.
+func (c *Config) functions() map[string]function.Function {
+	if c.funcs == nil {
+		return Functions()
+	}
+	return c.funcs
+}

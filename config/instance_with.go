@@ -107,7 +107,7 @@ func (c *Config) instanceContext(addr addrs.Instance, r *Resource, valueOf func(
 	for rr := range used {
 		res[rr] = c.resourceValueWith(c.Resources[rr], byResource[rr], valueOf)
 	}
-	ctx := fullContext(c.builtins(), c.Variables, c.localsWith(c.Variables, res), res, Functions())
+	ctx := fullContext(c.builtins(), c.Variables, c.localsWith(c.Variables, res), res, c.functions())
 	var diags hcl.Diagnostics
 	switch k := addr.Key.(type) {
 	case addrs.IntKey:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
@@ -60,6 +61,12 @@ type Loader struct {
 	// configuration, are evaluated. It is a hint; Load's result is what
 	// counts (a later error may still fail it).
 	AgentsEvaluated func(agents map[string]*Agent)
+	// PlanTimestamp is plantimestamp() in expressions: the time of the
+	// plan (apply of a saved plan gives the plan's). Zero: when Load
+	// starts; Config.PlanTimestamp says which.
+	PlanTimestamp time.Time
+	// Console adds the console's type() to the functions.
+	Console bool
 	// StartDir is path.cwd in expressions: the directory rdmaform was
 	// started in, before -chdir, as Terraform's ("" is the working
 	// directory).

@@ -88,7 +88,7 @@ func (c *Config) localsWith(variables map[string]*Variable, res map[addrs.Resour
 		if len(d.resources[l.name]) == 0 {
 			continue
 		}
-		if v, diags := l.expr.Value(fullContext(c.builtins(), variables, out, res, Functions())); !diags.HasErrors() {
+		if v, diags := l.expr.Value(fullContext(c.builtins(), variables, out, res, c.functions())); !diags.HasErrors() {
 			out[l.name] = v
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
 )
 
 // Config is an evaluated configuration: the desired state.
@@ -31,6 +32,10 @@ type Config struct {
 	Imports []*Import
 	// Agents are the agent blocks' instances, by Key.
 	Agents map[string]*Agent
+	// PlanTimestamp is plantimestamp() in its expressions (UTC, whole
+	// seconds): a plan made from it records it, so that its apply
+	// evaluates the same.
+	PlanTimestamp time.Time
 
 	// Every value, for Eval, made on its first use by makeCtx.
 	ctxOnce sync.Once
@@ -48,6 +53,8 @@ type Config struct {
 
 	// cwd is path.cwd (see Loader.StartDir).
 	cwd string
+	// funcs are the functions of its expressions (see Loader.functions).
+	funcs map[string]function.Function
 
 	// agentBlocks are the agent blocks, by name; agentsVal their values
 	// as expressions see them (agent.compute.address).

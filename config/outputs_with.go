@@ -66,7 +66,7 @@ func (c *Config) contextOf(used map[addrs.Resource]bool, valueOf func(addrs.Inst
 	for r := range used {
 		res[r] = c.resourceValueWith(c.Resources[r], byResource[r], valueOf)
 	}
-	return fullContext(c.builtins(), c.Variables, c.localsWith(c.Variables, res), res, Functions())
+	return fullContext(c.builtins(), c.Variables, c.localsWith(c.Variables, res), res, c.functions())
 }
 
 // referencedResource is the block a traversal such as endpoint.client[0].qp_num

@@ -66,6 +66,9 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	var diags hcl.Diagnostics
 	p := &Plan{Destroy: opts.Destroy, RefreshOnly: opts.RefreshOnly, Targets: opts.Targets, Replace: opts.Replace, Refreshed: opts.Refresher != nil,
 		Created: time.Now().UTC().Truncate(time.Second)}
+	if cfg != nil && !cfg.PlanTimestamp.IsZero() {
+		p.Created = cfg.PlanTimestamp // plantimestamp(), for the plan's apply
+	}
 	if st != nil {
 		p.Prior = StateID{Exists: true, Lineage: st.Lineage, Serial: st.Serial}
 	}
