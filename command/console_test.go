@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -264,5 +265,32 @@ endpoint "e" {
 	}
 	if want := "2\n(known after apply)\n(known after apply)\n(known after apply)\n7471\n"; out.String() != want {
 		t.Errorf("out = %q, want %q", out.String(), want)
+	}
+}
+
+// The console calls the functions Terraform 1.11's console does, with
+// its type(x), which prints x's type as terraform console prints it;
+// plantimestamp() is the time the console loaded; timestamp() is refused
+// with why (file:line:col of the input).
+func TestConsoleFunctionsAndType(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var out, errb bytes.Buffer
+	in := strings.NewReader("type(1)\ntype({a=1})\nbase64gzip(\"test\")\ntextdecodebase64(\"SABlAGwAbABvACAAVwBvAHIAbABkAA==\", \"UTF-16LE\")\nplantimestamp()\n[type(1)]\ntimestamp()\n")
+	if code := run([]string{"console", "-no-color"}, Meta{In: in, Out: &out, Err: &errb}); code != 1 {
+		t.Errorf("code %d, want 1 (two expressions failed)", code)
+	}
+	lines := strings.SplitAfter(out.String(), "\n")
+	want := "number\nobject({\n    a: number,\n})\n\"H4sIAAAAAAAA/ypJLS4BAAAA//8BAAD//wx+f9gEAAAA\"\n\"Hello World\"\n"
+	if got := strings.Join(lines[:min(len(lines), 6)], ""); got != want {
+		t.Errorf("out = %q, want %q", got, want)
+	}
+	if len(lines) < 7 || !regexp.MustCompile(`^"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"\n$`).MatchString(lines[6]) {
+		t.Errorf("plantimestamp() printed %q, want an RFC 3339 time", lines[6:])
+	}
+	for _, w := range []string{"Error: Invalid use of type function", `The console-only "type" function cannot be used as part of an expression`,
+		`on <console-input-7> line 1:`, `Call to function "timestamp" failed: rdmaform has no timestamp() on purpose`, "Use plantimestamp()"} {
+		if !strings.Contains(errb.String(), w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errb.String())
+		}
 	}
 }
