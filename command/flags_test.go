@@ -18,7 +18,8 @@ func everyCommand() []string {
 	}
 	sort.Strings(names)
 	variants := map[string][]string{"state": {"state list", "state show", "state rm", "state mv", "state pull", "state push"}, "agent": {"agent", "agent status", "agent stop"},
-		"workspace": {"workspace list", "workspace show", "workspace new", "workspace select", "workspace delete"}}
+		"workspace": {"workspace list", "workspace show", "workspace new", "workspace select", "workspace delete"},
+		"metadata":  {"metadata functions"}}
 	var out []string
 	for _, name := range names {
 		out = append(out, append([]string{name}, variants[name]...)[min(1, len(variants[name])):]...)
