@@ -84,10 +84,15 @@
 // length, lookup, matchkeys, merge, one, range, reverse,
 // setintersection, setproduct, setsubtract, setunion, slice, sort,
 // transpose, values, zipmap); encodings (base64encode, base64decode,
-// csvdecode, jsonencode, jsondecode, urlencode, yamlencode, yamldecode);
+// base64gzip, textencodebase64, textdecodebase64, csvdecode, jsonencode,
+// jsondecode, urlencode, yamlencode, yamldecode);
 // hashes (md5, sha1, sha256, sha512, base64sha256, base64sha512, and of
 // a file's bytes filemd5, filesha1, filesha256, filesha512,
 // filebase64sha256, filebase64sha512); formatdate, timeadd and timecmp;
+// plantimestamp, the plan's time (Loader.PlanTimestamp, which a saved
+// plan records for its apply); timestamp and uuid are absent on purpose
+// (new at every apply, they would replace their objects at every plan),
+// and calling them, or the console's type, says so;
 // uuidv5; cidrhost,
 // cidrnetmask, cidrsubnet and cidrsubnets; tostring, tonumber, tobool,
 // tolist, toset and tomap; try and can; sensitive, nonsensitive and
