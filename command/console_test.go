@@ -293,4 +293,14 @@ func TestConsoleFunctionsAndType(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", w, errb.String())
 		}
 	}
+
+	// With a configuration too.
+	if err := os.WriteFile("main.rdma.hcl", []byte("variable \"hosts\" {\n  default = {a = 1}\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"console", "-no-color"}, Meta{In: strings.NewReader("type(var.hosts)\n"), Out: &out, Err: &errb}); code != 0 || out.String() != "object({\n    a: number,\n})\n" {
+		t.Errorf("type(var.hosts): code %d, out %q, stderr:\n%s", code, out.String(), errb.String())
+	}
 }
