@@ -13,6 +13,7 @@ import (
 // completion; their options come from their own flag sets.
 var subcommandNames = map[string][]string{
 	"agent":     {"stop", "status", "log-level"},
+	"metadata":  {"functions"},
 	"state":     {"list", "show", "rm", "mv", "pull", "push"},
 	"workspace": {"list", "show", "new", "select", "delete"},
 }
