@@ -294,6 +294,11 @@ func smallEndpoint(addr string, port uint32) func(int) *pb.EndpointSpec {
 		s := endpointSpec(addr, port)
 		s.Qp = smallQP()
 		s.Connect = &pb.Connect{RetryCount: 7, RnrRetryCount: 7, Timeout: int64(time.Minute)} // retries as without a connect block
+		// On a starved VM the listener's agent may take a request up after
+		// the CM gave up on it (its QP then cannot be made, and the
+		// endpoint's connect times out): the endpoint tries again, as a
+		// user's reconnect policy would, and the retry counts in the time.
+		s.Reconnect = &pb.Reconnect{MinBackoff: int64(100 * time.Millisecond), MaxBackoff: int64(time.Second)}
 		return s
 	}
 }
