@@ -12,6 +12,7 @@ import (
 
 	"github.com/rdmaform/rdmaform/apply"
 	"github.com/rdmaform/rdmaform/config"
+	"github.com/rdmaform/rdmaform/state"
 )
 
 // LiveViews gives the test command's live view of the fake fabric: every
@@ -398,4 +399,64 @@ func TestTestCommandFilter(t *testing.T) {
 	if code != 1 || !strings.Contains(errs+out, "no test file matches -filter c.rdmatest.hcl") {
 		t.Fatalf("code %d\n%s\n%s", code, out, errs)
 	}
+}
+
+// Every example's test file passes on the fake fabric (in the VM,
+// TestTestCommandLoopbackExample runs loopback's on Soft-RoCE).
+func TestTestCommandExamplesPassOnTheFakeFabric(t *testing.T) {
+	for _, name := range []string{"loopback", "fanout", "ud-pair", "variables", "checks", "multi-host"} {
+		t.Run(name, func(t *testing.T) {
+			t.Chdir(".")
+			dir, err := filepath.Abs(filepath.Join("..", "examples", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := newMemFabric()
+			meta := withFabric(t, f)
+			connect := meta.Connect
+			meta.Connect = func(ctx context.Context, socket string, notify io.Writer, mayStart func() bool) (*fabricConn, error) {
+				fc, err := connect(ctx, socket, notify, mayStart)
+				if err == nil {
+					fc.Fabric = boundFabric{f}
+				}
+				return fc, err
+			}
+			var at *agentsTest
+			if name == "multi-host" {
+				at = newAgentsTest(map[string]string{"a": `agent.storage["s1"]`, "b": `agent.storage["s2"]`, "c": "agent.compute"})
+				meta = at.meta(t)
+				meta.configHook = nil // the configuration's own agent blocks
+			}
+			code, out, errs := meta.cmd(t, dir, "", "test", "-no-color")
+			if code != 0 || !strings.Contains(out, "main.rdmatest.hcl... pass") {
+				t.Fatalf("code %d\n%s\n%s", code, out, errs)
+			}
+			if len(f.live) != 0 {
+				t.Fatalf("left %v", f.live)
+			}
+			if at != nil {
+				for k, a := range at.agents {
+					if len(a.live) != 0 {
+						t.Fatalf("left on %s: %v", k, a.live)
+					}
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, config.DefaultStatePath)); !os.IsNotExist(err) {
+				t.Fatalf("the test wrote a state in the example: %v", err)
+			}
+		})
+	}
+}
+
+// boundFabric is a memFabric whose endpoints report the local address
+// the agent's would: the listener's, on the loopback testbed (checks'
+// postconditions compare them).
+type boundFabric struct{ *memFabric }
+
+func (b boundFabric) Create(ctx context.Context, h apply.Handle, spec apply.Spec, token string) (state.Facts, error) {
+	facts, err := b.memFabric.Create(ctx, h, spec, token)
+	if err == nil && spec.Endpoint != nil {
+		facts.LocalAddr = spec.Endpoint.Address
+	}
+	return facts, err
 }
