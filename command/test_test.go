@@ -460,3 +460,35 @@ func (b boundFabric) Create(ctx context.Context, h apply.Handle, spec apply.Spec
 	}
 	return facts, err
 }
+
+// -var and -var-file give every run its variables; a test file's own win
+// over them, as in Terraform.
+func TestTestCommandVariablesFromTheCommandLine(t *testing.T) {
+	f := newMemFabric()
+	dir := testCmdDir(t, testCmdConfig, map[string]string{
+		"cli.rdmavars": "port = 7476\n",
+		"main.rdmatest.hcl": `run "cli" {
+  command = plan
+  assert {
+    condition     = var.port == 7476
+    error_message = "-var-file's value, after -var's"
+  }
+}
+
+run "own" {
+  command = plan
+  variables {
+    port = 7477
+  }
+  assert {
+    condition     = var.port == 7477
+    error_message = "the run's own value"
+  }
+}
+`})
+	t.Chdir(dir)
+	code, out, errs := withFabric(t, f).cmd(t, ".", "", "test", "-no-color", "-var=port=7475", "-var-file=cli.rdmavars")
+	if code != 0 || !strings.Contains(out, "Success! 2 passed, 0 failed.") {
+		t.Fatalf("code %d\n%s\n%s", code, out, errs)
+	}
+}
