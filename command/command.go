@@ -30,7 +30,7 @@ type command struct {
 	Subcommands bool
 }
 
-var commands = map[string]command{"test": {Name: "test", Synopsis: "Run the configuration's .rdmatest.hcl tests", Run: runTest}}
+var commands = map[string]command{}
 
 // register adds a subcommand; each command file registers itself in init so
 // that commands stay independent of one another and of this file.

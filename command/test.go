@@ -23,6 +23,10 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 )
 
+func init() {
+	register(command{Name: "test", Synopsis: "Run the configuration's .rdmatest.hcl tests", Run: runTest})
+}
+
 const testHelp = `Usage: rdmaform [global options] test [options]
 
   Runs the tests of the configuration in the current directory, as
