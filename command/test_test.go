@@ -492,3 +492,49 @@ run "own" {
 		t.Fatalf("code %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// slowProbes is a fabric whose endpoints have sent no probe for the first
+// reads of their live view, as right after an apply.
+type slowProbes struct {
+	*memFabric
+	reads int
+}
+
+func (s *slowProbes) LiveViews(ctx context.Context) (map[string]liveView, error) {
+	views, err := s.memFabric.LiveViews(ctx)
+	s.reads++
+	for h, v := range views {
+		if v.Probe != nil && s.reads < 3 {
+			v.Probe = &config.LiveProbe{Mode: "send"}
+			views[h] = v
+		}
+	}
+	return views, err
+}
+
+// Assertions on the live view wait for every probing endpoint to have a
+// probe's outcome, rather than reading the nothing of the first instant.
+func TestTestCommandLiveWaitsForProbes(t *testing.T) {
+	f := newMemFabric()
+	slow := &slowProbes{memFabric: f}
+	meta := withFabric(t, f)
+	connect := meta.Connect
+	meta.Connect = func(ctx context.Context, socket string, notify io.Writer, mayStart func() bool) (*fabricConn, error) {
+		fc, err := connect(ctx, socket, notify, mayStart)
+		if err == nil {
+			fc.Refresher = slow
+		}
+		return fc, err
+	}
+	dir := testCmdDir(t, testCmdConfig, map[string]string{"main.rdmatest.hcl": `run "probes" {
+  assert {
+    condition     = alltrue([for e in live.endpoint.client : e.probe.received > 0])
+    error_message = "no probe answered"
+  }
+}
+`})
+	code, out, errs := meta.cmd(t, dir, "", "test", "-no-color")
+	if code != 0 || slow.reads < 3 {
+		t.Fatalf("code %d after %d reads\n%s\n%s", code, slow.reads, out, errs)
+	}
+}
