@@ -382,7 +382,8 @@ func TestTestCommandJSON(t *testing.T) {
 	}
 	got := strings.Join(types, " ")
 	want := "version test_abstract test_file test_run diagnostic test_run test_file test_file test_summary"
-	if code != 1 || got != want || !strings.Contains(out, `"test_summary":{"errored":0,"failed":1,"passed":0,"skipped":0,"status":"fail"}`) {
+	if code != 1 || got != want || !strings.Contains(out, `"test_summary":{"errored":0,"failed":1,"passed":0,"skipped":0,"status":"fail"}`) ||
+		!strings.Contains(out, `"@testfile":"main.rdmatest.hcl","@testrun":"a","@timestamp"`) || !strings.Contains(out, `"test_run":{"path":"main.rdmatest.hcl","progress":"complete","run":"a","status":"fail"}`) {
 		t.Fatalf("code %d, types %s, want %s\n%s\n%s", code, got, want, out, errs)
 	}
 }

@@ -44,7 +44,7 @@ func (v *testView) file(path, progress, status string) {
 		if status != "" {
 			f["status"] = status
 		}
-		v.json.Write("info", path+"... "+msg, "test_file", map[string]any{"test_file": f})
+		v.json.Write("info", path+"... "+msg, "test_file", map[string]any{"test_file": f, "@testfile": path})
 		return
 	}
 	fmt.Fprintf(v.out, "%s... %s\n", path, v.status(msg))
@@ -57,7 +57,7 @@ func (v *testView) run(path, name, progress, status string) {
 		if status != "" {
 			f["status"], msg = status, status
 		}
-		v.json.Write("info", fmt.Sprintf("  %q... %s", name, msg), "test_run", map[string]any{"test_run": f})
+		v.json.Write("info", fmt.Sprintf("  %q... %s", name, msg), "test_run", map[string]any{"test_run": f, "@testfile": path, "@testrun": name})
 		return
 	}
 	if progress == "complete" {
