@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,7 +13,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
-	"github.com/rdmaform/rdmaform/command/views"
+	"github.com/rdmaform/rdmaform/command/arguments"
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/rdmaform/rdmaform/config/addrs"
 	"github.com/rdmaform/rdmaform/state"
@@ -47,40 +45,28 @@ Options:
 `
 
 func runTest(args []string, s Meta) int {
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var filters multiFlag
-	var vars config.VarArgs
-	fs.Var(&filters, "filter", "")
-	vars.Register(fs)
-	testDir := fs.String("test-directory", "tests", "")
-	verbose := fs.Bool("verbose", false, "")
-	jsonOut := fs.Bool("json", false, "")
-	noColor := fs.Bool("no-color", false, "")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			fmt.Fprint(s.Err, testHelp)
-			return 0
-		}
-		s.showError(fmt.Sprintf("Invalid option: %v", err), "Run \"rdmaform test -help\" for the options.")
+	s = s.withJSON(args) // -json: JSON from the first byte, flag errors too
+	a, diags := arguments.ParseTest(args)
+	if a.Help {
+		fmt.Fprint(s.Err, testHelp)
+		return 0
+	}
+	if diags.HasErrors() {
+		s.argDiagnostics(diags, "")
 		return 1
 	}
-	if fs.NArg() > 0 {
-		s.showError("test takes no arguments", fmt.Sprintf("%q is not an option. Run \"rdmaform test -help\" for the options.", fs.Arg(0)))
-		return 1
+	vars := a.Vars.Args
+	view := &testView{out: s.Out, err: s.Err, color: !a.View.NoColor && !a.View.JSON && cfgIsTerminal(s.Out), loader: config.NewLoader()}
+	if a.View.JSON {
+		view.json = s.jsonView
+		newJSONUI(s).version()
 	}
-	view := &testView{out: s.Out, err: s.Err, color: !*noColor && !*jsonOut && cfgIsTerminal(s.Out), loader: config.NewLoader()}
-	if *jsonOut {
-		view.json = views.NewJSONView(s.Out)
-		newJSONUI(Meta{Out: s.Out, jsonView: view.json}).version()
-	}
-	paths, err := testFiles(*testDir, filters)
+	paths, err := testFiles(a.TestDirectory, a.Filters)
 	if err != nil {
 		view.diagnostics(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot list the test files", Detail: err.Error()}}, nil)
 		return 1
 	}
 	var files []*config.TestFile
-	var diags hcl.Diagnostics
 	for _, p := range paths {
 		f, d := view.loader.ParseTestFile(p)
 		diags = append(diags, d...)
@@ -100,7 +86,7 @@ func runTest(args []string, s Meta) int {
 		}
 	}
 	view.abstract(files)
-	t := &testRunner{s: s, view: view, cliVars: vars, verbose: *verbose}
+	t := &testRunner{s: s, view: view, cliVars: vars, verbose: a.Verbose}
 	for _, f := range files {
 		t.runFile(f)
 	}
@@ -110,11 +96,6 @@ func runTest(args []string, s Meta) int {
 	}
 	return 0
 }
-
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // testFiles lists the test files of the current directory, then of dir,
 // each sorted, keeping only those filters name (when any).
