@@ -173,6 +173,20 @@
 // listeners' bind rules hold per agent. Expressions may read an agent's
 // attributes (agent.compute.address).
 //
+// # Test files
+//
+// Loader.ParseTestFile reads an rdmaform test file (*.rdmatest.hcl, as
+// terraform test's *.tftest.hcl): a variables block and run blocks with
+// command, variables, assert and expect_failures (TestFile, TestRun). The
+// parser is the loader's, so that diagnostics quote the test file beside
+// the configuration. Config.CheckTestRefs types an assertion's references
+// (the configuration's, plus output.NAME and live.KIND.NAME), and
+// Config.EvalTest evaluates it in a TestScope: the objects' values (the
+// state's or the plan's), the outputs, and the agent's live view of each
+// object (LiveType: status, connections, reconnects, error, probe round
+// trips), shaped as its block is. The test command is in package command;
+// users' documentation in docs/testing.md.
+//
 // # Schema
 //
 // Schema(kind) describes every attribute: type, default, whether it is
