@@ -70,6 +70,9 @@ func validate(args []string, s Meta) int {
 	l.Validate = true
 	l.CoreVersion = Version
 	cfg, diags := l.Load(".", config.VarInputs{})
+	if !diags.HasErrors() {
+		diags = append(diags, cfg.EndpointsOverMaxConnections(nil)...)
+	}
 	if a.DeviceCheck && !diags.HasErrors() {
 		// A failed device query is an error of the validation, so that
 		// -json reports it as one ("valid": false) rather than apart.

@@ -16,14 +16,14 @@ var probeModeCases = []ruleCase{
     mode = "wirte"
   }
 }`, "Invalid probe mode", `mode must be "send", "write", "read" or "rping"; got "wirte". Did you mean "write"?`, 6, 12},
-	{"one-sided probe on a UD endpoint", `endpoint "a" {
+	{"one-sided probe on a UD endpoint (its implied qp)", `endpoint "a" {
   address    = "10.77.0.2"
   port       = 7471
   port_space = "udp"
   probe {
     mode = "read"
   }
-}`, "Probe needs an RC or UD queue pair", "A probe is a round trip over the endpoint's QP", 5, 3},
+}`, "Probe mode needs an RC queue pair", `A probe of mode "read" uses RDMA WRITE or READ, which a UD queue pair cannot do`, 6, 12},
 	{"one-sided probe on a UD queue pair", `endpoint "a" {
   address    = "10.77.0.2"
   port       = 7471

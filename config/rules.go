@@ -336,6 +336,10 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 			Backlog:   c.intIn(v, t, "backlog", 1, 65535, "Invalid backlog", " pending connection requests"),
 			PD:        c.pd(v, t),
 		}
+		if l.PortSpace != "" {
+			v = withImpliedQP(v, echoes(v), l.PortSpace)
+			inst.Value = v
+		}
 		l.QP = c.qp(v, t, l.PortSpace)
 		qt := NaturalQPType(l.PortSpace) // "" below: the qp block's type is not known yet
 		if l.QP != nil {
@@ -384,6 +388,10 @@ func decodeInstance(kind addrs.Kind, t *bodyTemplate, inst *Instance, ctx *hcl.E
 					"source_address and address are not of the same family (IPv4 and IPv6); rdma_resolve_addr would fail with EINVAL. (Their values are sensitive, so they are not shown.)",
 					"source_address %s and address %s are not of the same family (IPv4 and IPv6); rdma_resolve_addr would fail with EINVAL.", e.SourceAddress, e.Address)
 			}
+		}
+		if e.PortSpace != "" {
+			v = withImpliedQP(v, probes(v), e.PortSpace)
+			inst.Value = v
 		}
 		e.QP = c.qp(v, t, e.PortSpace)
 		qt := NaturalQPType(e.PortSpace) // "" below: the qp block's type is not known yet

@@ -459,11 +459,6 @@ endpoint "a" {
     max_backoff = "1s"
   }
 }`, "Invalid backoff", "max_backoff (1s) must not be shorter than min_backoff (10s).", 6, 19},
-	{"probe without qp", `endpoint "a" {
-  address = "10.77.0.1"
-  port    = 7471
-  probe {}
-}`, "Probe needs an RC or UD queue pair", "the endpoint needs a qp block", 4, 3},
 	{"probe on a UC QP", `endpoint "a" {
   address    = "10.77.0.1"
   port       = 7471
@@ -471,13 +466,6 @@ endpoint "a" {
   qp { type = "uc" }
   probe {}
 }`, "Probe needs an RC or UD queue pair", `a qp block of type "rc" or "ud".`, 6, 3},
-	{"echo without qp", `listener "a" {
-  address = "10.77.0.1"
-  port    = 7471
-  accept {
-    echo = true
-  }
-}`, "Echo needs an RC or UD queue pair", "needs a qp block", 5, 12},
 	{"max_connections on a UD listener", `listener "a" {
   address    = "10.77.0.1"
   port       = 7471

@@ -2,10 +2,6 @@ package planner
 
 import (
 	"fmt"
-	"net"
-	"net/netip"
-	"sort"
-	"strconv"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rdmaform/rdmaform/config"
@@ -76,52 +72,10 @@ func maxConnections(v cty.Value) (int, bool) {
 	return int(n), true
 }
 
-// endpointsOverMaxConnections warns of a listener that more of the
-// configuration's own endpoints connect to than its accept.max_connections
-// admits, when the plan makes one of them: the agent rejects the
-// connections over the limit, and apply fails for those endpoints.
+// endpointsOverMaxConnections is config's warning of endpoints over a
+// listener's max_connections, given when the plan makes one of them.
 func endpointsOverMaxConnections(cfg *config.Config, p *Plan) hcl.Diagnostics {
-	type target struct {
-		address   string
-		port      int
-		portSpace config.PortSpace
-	}
-	var limited []*config.Instance // few: not cfg.SortedInstances, which sorts every instance
-	for _, inst := range cfg.Instances {
-		if l := inst.Listener; l != nil && l.Accept.MaxConnections > 0 && inst.Known("address") && inst.Known("port") {
-			limited = append(limited, inst)
-		}
-	}
-	if len(limited) == 0 {
-		return nil
-	}
-	sort.Slice(limited, func(i, j int) bool { return limited[i].Addr.Less(limited[j].Addr) })
-	toward := map[target][]addrs.Instance{} // endpoints by what they connect to
-	for a, inst := range cfg.Instances {
-		if e := inst.Endpoint; e != nil && e.Address != "" && e.Port != 0 && inst.Known("address") && inst.Known("port") {
-			t := target{e.Address, e.Port, e.PortSpace}
-			toward[t] = append(toward[t], a)
-		}
-	}
-	var diags hcl.Diagnostics
-	for _, inst := range limited {
-		l := inst.Listener
-		var eps []addrs.Instance
-		for t, as := range toward {
-			if t.port == l.Port && t.portSpace == l.PortSpace && (t.address == l.Address || isWildcard(l.Address)) {
-				eps = append(eps, as...)
-			}
-		}
-		if len(eps) <= l.Accept.MaxConnections || !anyMade(p, eps) {
-			continue
-		}
-		rng := inst.Resource.DeclRange
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "More endpoints than the listener's max_connections",
-			Detail: fmt.Sprintf("%d endpoints of this configuration connect to %s (%s), which accepts at most %d (accept.max_connections): the agent rejects the connections over the limit, and apply fails for those endpoints (REJECTED).",
-				len(eps), inst.Addr, net.JoinHostPort(l.Address, strconv.Itoa(l.Port)), l.Accept.MaxConnections),
-			Subject: &rng})
-	}
-	return diags
+	return cfg.EndpointsOverMaxConnections(func(eps []addrs.Instance) bool { return anyMade(p, eps) })
 }
 
 // anyMade reports whether the plan creates (or replaces) one of as.
@@ -132,11 +86,4 @@ func anyMade(p *Plan, as []addrs.Instance) bool {
 		}
 	}
 	return false
-}
-
-// isWildcard reports whether a listener on address listens on every
-// address of its family (0.0.0.0, ::).
-func isWildcard(address string) bool {
-	ip, err := netip.ParseAddr(address)
-	return err == nil && ip.IsUnspecified()
 }
