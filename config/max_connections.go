@@ -60,7 +60,6 @@ func (cfg *Config) EndpointsOverMaxConnections(keep func([]addrs.Instance) bool)
 	return diags
 }
 
-
 // isWildcardAddress reports whether a listener on address listens on
 // every address of its family (0.0.0.0, ::).
 func isWildcardAddress(address string) bool {
