@@ -1,10 +1,6 @@
 package command
 
-import (
-	"strings"
-
-	"github.com/rdmaform/rdmaform/command/arguments"
-)
+import "github.com/rdmaform/rdmaform/command/arguments"
 
 func init() {
 	register(command{Name: "refresh", Synopsis: "Record in the state what changed outside rdmaform (apply -refresh-only)", Run: runRefresh})
@@ -30,21 +26,5 @@ const refreshHelp = `Usage: rdmaform [global options] refresh [options]
 func runRefresh(args []string, s Meta) int {
 	s = s.withJSON(args)
 	a, diags := arguments.ParseRefresh(args)
-	a.AutoApproveImplied = !givesAutoApprove(args)
 	return runApplyOrDestroy(a, diags, s)
-}
-
-// givesAutoApprove reports whether args give -auto-approve (or
-// --auto-approve, =true), which refresh otherwise implies.
-func givesAutoApprove(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		name, value, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && name == "auto-approve" && value != "false" {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rdmaform/rdmaform/command/arguments"
 )
 
 // A refresh against an agent that restarted since the objects were made
@@ -84,8 +86,8 @@ func TestRefreshAutoApproveDropsWhatARestartedAgentLost(t *testing.T) {
 		args []string
 		want bool
 	}{{[]string{"-no-color"}, false}, {[]string{"-auto-approve"}, true}, {[]string{"--auto-approve=true"}, true}, {[]string{"-auto-approve=false"}, false}, {[]string{"--", "-auto-approve"}, false}} {
-		if got := givesAutoApprove(c.args); got != c.want {
-			t.Errorf("givesAutoApprove(%q) = %v, want %v", c.args, got, c.want)
+		if a, _ := arguments.ParseRefresh(c.args); a.AutoApproveImplied == c.want || !a.AutoApprove {
+			t.Errorf("refresh %q: auto-approve given %v, want %v (approved: %v)", c.args, !a.AutoApproveImplied, c.want, a.AutoApprove)
 		}
 	}
 }

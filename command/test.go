@@ -329,7 +329,7 @@ func (t *testRunner) runVars(f *config.TestFile, run *config.TestRun, index int)
 func missingFailures(expected []hcl.Traversal, said string) []string {
 	var missing []string
 	for _, tr := range expected {
-		name := traversalText(tr)
+		name := config.TraversalString(tr)
 		parts := strings.SplitN(name, ".", 3)
 		block := name
 		if len(parts) >= 2 {
@@ -344,25 +344,6 @@ func missingFailures(expected []hcl.Traversal, said string) []string {
 		}
 	}
 	return missing
-}
-
-func traversalText(tr hcl.Traversal) string {
-	var b strings.Builder
-	for _, s := range tr {
-		switch s := s.(type) {
-		case hcl.TraverseRoot:
-			b.WriteString(s.Name)
-		case hcl.TraverseAttr:
-			b.WriteString("." + s.Name)
-		case hcl.TraverseIndex:
-			if s.Key.Type() == cty.String {
-				fmt.Fprintf(&b, "[%q]", s.Key.AsString())
-			} else {
-				fmt.Fprintf(&b, "[%s]", s.Key.AsBigFloat().Text('f', -1))
-			}
-		}
-	}
-	return b.String()
 }
 
 // assert evaluates a run's assertions against what the run left: the

@@ -25,7 +25,7 @@ func expressionValues(d *hcl.Diagnostic) []JSONExpressionValue {
 		if diags.HasErrors() || !v.IsKnown() {
 			continue
 		}
-		name := traversalString(tr)
+		name := TraversalString(tr)
 		if seen[name] {
 			continue
 		}
@@ -43,9 +43,9 @@ func expressionValues(d *hcl.Diagnostic) []JSONExpressionValue {
 	return out
 }
 
-// traversalString writes a traversal as HCL's text writer does: indexes
+// TraversalString writes a traversal as HCL's text writer does: indexes
 // of a primitive type as values, others as "...".
-func traversalString(tr hcl.Traversal) string {
+func TraversalString(tr hcl.Traversal) string {
 	var b strings.Builder
 	for _, step := range tr {
 		switch s := step.(type) {

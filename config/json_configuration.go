@@ -36,7 +36,7 @@ func (c *Config) JSONConfiguration() map[string]any {
 		if len(r.dependsOn) > 0 {
 			var deps []string
 			for _, tr := range r.dependsOn {
-				deps = append(deps, traversalString(tr))
+				deps = append(deps, TraversalString(tr))
 			}
 			res["depends_on"] = deps
 		}
@@ -121,7 +121,7 @@ func jsonExpression(e hcl.Expression) map[string]any {
 	seen := map[string]bool{}
 	for _, tr := range vars {
 		for n := len(tr); n >= 2; n-- {
-			s := traversalString(tr[:n])
+			s := TraversalString(tr[:n])
 			if !seen[s] {
 				seen[s] = true
 				refs = append(refs, s)

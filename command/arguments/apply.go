@@ -26,23 +26,26 @@ type Apply struct {
 }
 
 // ParseApply parses apply's command line.
-func ParseApply(args []string) (*Apply, Diagnostics) { return parseApply("apply", args) }
+func ParseApply(args []string) (*Apply, Diagnostics) { return parseApply("apply", args, false) }
 
 // ParseDestroy parses destroy's command line.
-func ParseDestroy(args []string) (*Apply, Diagnostics) { return parseApply("destroy", args) }
+func ParseDestroy(args []string) (*Apply, Diagnostics) { return parseApply("destroy", args, false) }
 
-// ParseRefresh parses refresh's command line: apply's, after -refresh-only
-// -auto-approve. A -help anywhere is refresh's help.
+// ParseRefresh parses refresh's command line: apply's, after -refresh-only,
+// with -auto-approve implied when not given. A -help anywhere is
+// refresh's help.
 func ParseRefresh(args []string) (*Apply, Diagnostics) {
 	for _, a := range args {
 		if isHelp(a) {
 			return &Apply{Name: "refresh", Help: true}, nil
 		}
 	}
-	return parseApply("refresh", append([]string{"-refresh-only", "-auto-approve"}, args...))
+	return parseApply("refresh", append([]string{"-refresh-only"}, args...), true)
 }
 
-func parseApply(name string, args []string) (*Apply, Diagnostics) {
+// parseApply parses apply's options as name; impliedAutoApprove (refresh)
+// approves when -auto-approve is not given, and says it was implied.
+func parseApply(name string, args []string, impliedAutoApprove bool) (*Apply, Diagnostics) {
 	a := &Apply{Name: name}
 	destroy := name == "destroy"
 	fs := newFlagSet(name)
@@ -61,6 +64,9 @@ func parseApply(name string, args []string) (*Apply, Diagnostics) {
 	help, diags := parseFlags(fs, name, args)
 	if help {
 		return &Apply{Name: name, Help: true}, nil
+	}
+	if impliedAutoApprove && !a.AutoApprove {
+		a.AutoApprove, a.AutoApproveImplied = true, true
 	}
 	parsed := len(diags) == 0
 	switch {

@@ -45,6 +45,8 @@ func TestParseApply(t *testing.T) {
 			Apply{Name: "destroy", State: State{Lock: true}, Input: true, AutoApprove: true,
 				Operation: Operation{Targets: []addrs.Instance{client}, Destroy: true, Refresh: true, Parallelism: apply.DefaultParallelism}}},
 		"refresh is apply -refresh-only -auto-approve": {ParseRefresh, []string{"-lock=false"},
+			Apply{Name: "refresh", Operation: refreshOp, Input: true, AutoApprove: true, AutoApproveImplied: true}},
+		"refresh -auto-approve is given, not implied": {ParseRefresh, []string{"-lock=false", "-auto-approve"},
 			Apply{Name: "refresh", Operation: refreshOp, Input: true, AutoApprove: true}},
 		"apply help":                      {ParseApply, []string{"-help"}, Apply{Name: "apply", Help: true}},
 		"apply -destroy -help is apply's": {ParseApply, []string{"-destroy", "-help"}, Apply{Name: "apply", Help: true}},
