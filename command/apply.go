@@ -204,6 +204,12 @@ func confirm(s Meta, destroy, refreshOnly bool, intr *interrupts) bool {
 			"  rdmaform will perform the actions described above.\n"+
 			"  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")
 	}
+	return answeredYes(s, intr)
+}
+
+// answeredYes reads the answer to a question just asked: whether the
+// line typed is exactly "yes". Ctrl-C while it waits is a "no".
+func answeredYes(s Meta, intr *interrupts) bool {
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(s.In).ReadString('\n')

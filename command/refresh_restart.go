@@ -1,7 +1,6 @@
 package command
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"slices"
@@ -126,18 +125,7 @@ func approveRestartLoss(se *session, a *arguments.Apply, p *planner.Plan) bool {
 	fmt.Fprintf(s.Out, "\nDo you really want to remove %d %s from the state?\n"+
 		"  The agent restarted and holds none of them (see the warning above).\n"+
 		"  \"rdmaform apply\" would make them again. Only 'yes' will be accepted to\n  confirm.\n\n  Enter a value: ", n, plural(n, "object", "objects"))
-	answer := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(s.In).ReadString('\n')
-		answer <- line
-	}()
-	var line string
-	select {
-	case line = <-answer:
-	case <-se.intr.Done():
-	}
-	fmt.Fprintln(s.Out)
-	if strings.TrimSpace(line) != "yes" {
+	if !answeredYes(s, se.intr) {
 		fmt.Fprintln(s.Out, "Refresh cancelled.")
 		return false
 	}
