@@ -65,8 +65,8 @@ func BenchmarkFabricFrame(b *testing.B) {
 		}
 		return ups
 	}
-	for _, o := range m.world.held { // a minute of probes: full rings
-		if h := o.hist; h != nil {
+	for _, s := range m.world.held { // a minute of probes: full rings
+		if o, h := s.held, s.hist; h != nil {
 			for s := range historyLen {
 				p := *o.Probe
 				p.Sent += uint64(10 * (s + 1))

@@ -31,6 +31,7 @@ type tablePane struct {
 	folded    map[string]bool
 
 	order        *tableOrder
+	changed      []*slot // the slots a refresh takes, reused
 	rows         []row
 	spare        []row          // the rows before, reused
 	index        map[string]int // address to row
@@ -102,34 +103,39 @@ func (t *tablePane) refresh() {
 		return
 	}
 	onScreen := t.cursor - t.offset
-	addrs, peerMoved := t.w.takeChanged(make([]string, 0, len(t.w.changed)))
+	t.changed = t.w.takeChanged(t.changed[:0])
+	changed := t.changed
 	if t.dirty { // the sort or the filter changed: every row's key or match may have
-		for a := range t.order.entries {
-			addrs = append(addrs, a) // the order takes an address given twice once
+		for _, e := range t.order.entries {
+			changed = append(changed, e.slot) // the order takes a slot given twice once
 		}
 	}
 	if t.sort == sortByRTT {
 		if t.dirty {
 			t.rtt.place(t.w.objects)
 		} else {
-			for _, a := range addrs {
-				t.rtt.placeOne(a, t.w.objects[a])
+			for _, s := range changed {
+				t.rtt.placeOne(s.addr, s.shown)
 			}
 		}
 	}
 	m := newMatcher(t.filter, t.unhealthy)
 	dirty := t.dirty
-	reshaped := t.order.update(t.w.objects, addrs, func(e *entry) {
+	reshaped := t.order.update(changed, func(e *entry) {
 		e.key = keyFor(t.sort, e.obj, &t.rtt, e.natural)
 		e.key.group = t.group(e.obj)
 		e.match = m.match(e.obj)
-		if _, moved := peerMoved[e.obj.Address]; moved || !e.peerKnown {
+		if e.slot.peerMoved || !e.peerKnown {
 			e.peer, e.peerKnown = t.w.peers[e.obj.Address], true
 		}
 	})
-	// Patching costs two lookups a changed row; laying out, a pass over
-	// the rows: a batch that changes many of them is laid out.
-	if dirty || reshaped || len(addrs) > len(t.rows)/8 || !t.patchRows(addrs) {
+	for _, s := range changed {
+		s.peerMoved = false
+	}
+	// Patching costs a changed row's measure, no lookup (its entry knows
+	// its row); laying out, a pass over all the rows: a batch that moves
+	// no row is patched, however many it changes.
+	if dirty || reshaped || !t.patchRows(changed) {
 		old := t.rows
 		t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)
 		t.spare = old
@@ -415,14 +421,14 @@ func (t *tablePane) withEmptyNote(view string) string {
 // costs its size, not a pass over every row. It reports false, leaving
 // the rows to be laid out again, when a changed row narrowed a column it
 // was the widest of, or a row's place is not known.
-func (t *tablePane) patchRows(addrs []string) bool {
-	for _, a := range addrs {
-		e := t.order.entries[a]
+func (t *tablePane) patchRows(changed []*slot) bool {
+	for _, s := range changed {
+		e := s.entry
 		if e == nil {
 			return false
 		}
-		i, ok := t.index[a]
-		if !ok {
+		i := e.row
+		if i >= len(t.rows) || t.rows[i] != e.measured { // the row measured last is the one shown, if any
 			if e.match && !e.top && !t.folded[e.obj.Parent] {
 				return false // shown, yet not indexed: lay out again
 			}

@@ -21,7 +21,9 @@ type tableOrder struct {
 
 // entry is one shown object and what the table computed of it.
 type entry struct {
+	slot    *slot // the world's, whose entry this is
 	obj     *Object
+	parent  string // obj's Parent, kept here: a change compares it without reading the old object
 	natural string // naturalKey of the address, kept for the object's life
 	key     sortKey
 	top     bool   // listed in tops: no parent, or its parent is not shown
@@ -31,6 +33,9 @@ type entry struct {
 	// world says moved is looked up again.
 	peerKnown bool
 	mark      uint64
+	// row is the entry's row when rows last laid it out: where the table
+	// shows it, if the row there is its.
+	row int
 	// measured is the row widths were measured for; a row's cells change
 	// only when it does (the object, its peer, its listener's count).
 	measured row
@@ -44,13 +49,13 @@ func newTableOrder() *tableOrder {
 	return &tableOrder{entries: make(map[string]*entry), kids: make(map[string][]*entry)}
 }
 
-// update brings the order up to date with objects at the changed
-// addresses; refresh computes an entry's key, match and peer from its
+// update brings the order up to date with the objects of the changed
+// slots; refresh computes an entry's key, match and peer from its
 // object. Only the entries whose key or parent changed, and those that
 // come or go, move. It reports whether any entry moved, came, went or
 // changed its match: otherwise the rows are as they were, but for their
 // objects (see tablePane.patchRows).
-func (t *tableOrder) update(objects map[string]*Object, changed []string, refresh func(e *entry)) (reshaped bool) {
+func (t *tableOrder) update(changed []*slot, refresh func(e *entry)) (reshaped bool) {
 	t.gen++
 	moving := make([]*entry, 0, len(changed))
 	parents := make(map[string]struct{}) // kids lists that lose some
@@ -66,23 +71,25 @@ func (t *tableOrder) update(objects map[string]*Object, changed []string, refres
 			last = p.Parent
 		}
 	}
-	for _, a := range changed {
-		e, o := t.entries[a], objects[a]
+	for _, s := range changed {
+		e, o := s.entry, s.shown
 		switch {
 		case e == nil && o == nil:
 			continue
 		case e == nil: // its connections, top-level while it was not shown, go under it
-			e = &entry{natural: naturalKey(a)}
-			t.entries[a] = e
-			for _, k := range t.kids[a] {
+			e = &entry{natural: naturalKey(s.addr), slot: s}
+			t.entries[s.addr] = e
+			s.entry = e
+			for _, k := range t.kids[s.addr] {
 				take(k)
 			}
 		case o == nil: // its connections go top-level
-			delete(t.entries, a)
-			for _, k := range t.kids[a] {
+			delete(t.entries, s.addr)
+			s.entry = nil
+			for _, k := range t.kids[s.addr] {
 				take(k)
 			}
-		case e.mark != t.gen && e.obj.Parent == o.Parent:
+		case e.mark != t.gen && e.parent == o.Parent:
 			key, match := e.key, e.match
 			e.obj = o
 			refresh(e)
@@ -93,6 +100,9 @@ func (t *tableOrder) update(objects map[string]*Object, changed []string, refres
 		}
 		take(e)
 		e.obj = o
+		if o != nil {
+			e.parent = o.Parent
+		}
 	}
 	if len(moving) == 0 {
 		return reshaped
@@ -172,6 +182,7 @@ func mergeSorted(list, add []*entry) []*entry {
 func (t *tableOrder) rows(dst []row, all bool, folded map[string]bool) ([]row, []int) {
 	widest := make([]int, len(allColumns))
 	add := func(e *entry, r row) {
+		e.row = len(dst)
 		dst = append(dst, r)
 		e.measure(r)
 		for _, i := range contentColumns {
