@@ -122,7 +122,7 @@ func (t *tablePane) refresh() {
 	m := newMatcher(t.filter, t.unhealthy)
 	dirty := t.dirty
 	reshaped := t.order.update(changed, func(e *entry) {
-		e.key = keyFor(t.sort, e.obj, &t.rtt, e.natural)
+		e.key = keyFor(t.sort, e.obj, &t.rtt, e.name)
 		e.key.group = t.group(e.obj)
 		e.match = m.match(e.obj)
 		if e.slot.peerMoved || !e.peerKnown {

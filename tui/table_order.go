@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 )
 
 // tableOrder keeps the objects in the table's order as they change:
@@ -16,7 +18,11 @@ type tableOrder struct {
 	entries map[string]*entry
 	tops    []*entry            // objects without a parent shown, in order
 	kids    map[string][]*entry // by parent address: every object that has one, in order
-	gen     uint64              // marks the entries a batch moves
+	// byName lists the entries by address, in natural order (naturalKey,
+	// then the address): each entry's name is its place there. Entries
+	// gone stay until entries come (name).
+	byName []*entry
+	gen    uint64 // marks the entries a batch moves
 }
 
 // entry is one shown object and what the table computed of it.
@@ -25,6 +31,7 @@ type entry struct {
 	obj     *Object
 	parent  string // obj's Parent, kept here: a change compares it without reading the old object
 	natural string // naturalKey of the address, kept for the object's life
+	name    int    // its place in tableOrder.byName
 	key     sortKey
 	top     bool   // listed in tops: no parent, or its parent is not shown
 	match   bool   // the filter keeps it
@@ -71,6 +78,7 @@ func (t *tableOrder) update(changed []*slot, refresh func(e *entry)) (reshaped b
 			last = p.Parent
 		}
 	}
+	var born []*entry
 	for _, s := range changed {
 		e, o := s.entry, s.shown
 		switch {
@@ -78,6 +86,7 @@ func (t *tableOrder) update(changed []*slot, refresh func(e *entry)) (reshaped b
 			continue
 		case e == nil: // its connections, top-level while it was not shown, go under it
 			e = &entry{natural: naturalKey(s.addr), slot: s}
+			born = append(born, e)
 			t.entries[s.addr] = e
 			s.entry = e
 			for _, k := range t.kids[s.addr] {
@@ -107,6 +116,7 @@ func (t *tableOrder) update(changed []*slot, refresh func(e *entry)) (reshaped b
 	if len(moving) == 0 {
 		return reshaped
 	}
+	t.name(born)
 	taken := func(e *entry) bool { return e.mark == t.gen }
 	t.tops = slices.DeleteFunc(t.tops, taken)
 	for p := range parents {
@@ -137,6 +147,79 @@ func (t *tableOrder) update(changed []*slot, refresh func(e *entry)) (reshaped b
 	return true
 }
 
+// name puts the entries born into byName, in order, and numbers them
+// all again: the names of those already there change, but not their
+// order, and so neither does the order of their keys.
+func (t *tableOrder) name(born []*entry) {
+	if len(born) == 0 {
+		return
+	}
+	byAddress := func(a, b *entry) int {
+		if c := strings.Compare(a.natural, b.natural); c != 0 {
+			return c
+		}
+		return strings.Compare(a.slot.addr, b.slot.addr)
+	}
+	slices.SortFunc(born, byAddress)
+	all := make([]*entry, 0, len(t.entries))
+	old := t.byName
+	for len(old) > 0 || len(born) > 0 {
+		var e *entry
+		if len(born) == 0 || len(old) > 0 && byAddress(old[0], born[0]) < 0 {
+			e, old = old[0], old[1:]
+		} else {
+			e, born = born[0], born[1:]
+		}
+		if e.slot.entry != e {
+			continue // gone
+		}
+		e.name, e.key.name = len(all), len(all)
+		all = append(all, e)
+	}
+	t.byName = all
+}
+
+// keyedEntry is an entry with a copy of its key, to sort by.
+type keyedEntry[K any] struct {
+	key K
+	e   *entry
+}
+
+// sortByKey sorts es by their keys. Many are sorted as copies of their
+// keys side by side, so that comparing two reads neither entry (a batch
+// that changes every row's severity sorts them all), packed in one
+// integer where they fit.
+func sortByKey(es []*entry) {
+	if len(es) < 64 {
+		slices.SortFunc(es, func(a, b *entry) int { return a.key.compare(&b.key) })
+		return
+	}
+	packed := make([]keyedEntry[uint64], len(es))
+	for i, e := range es {
+		k, ok := e.key.packed()
+		if !ok {
+			sortByWholeKey(es)
+			return
+		}
+		packed[i] = keyedEntry[uint64]{k, e}
+	}
+	slices.SortFunc(packed, func(a, b keyedEntry[uint64]) int { return cmp.Compare(a.key, b.key) })
+	for i := range packed {
+		es[i] = packed[i].e
+	}
+}
+
+func sortByWholeKey(es []*entry) {
+	ks := make([]keyedEntry[sortKey], len(es))
+	for i, e := range es {
+		ks[i] = keyedEntry[sortKey]{e.key, e}
+	}
+	slices.SortFunc(ks, func(a, b keyedEntry[sortKey]) int { return a.key.compare(&b.key) })
+	for i := range ks {
+		es[i] = ks[i].e
+	}
+}
+
 // mergeSorted merges add, in any order, into list, in order. A few
 // added entries each find their place by binary search, and the entries
 // between two places are copied at once; many are merged in one pass.
@@ -145,7 +228,7 @@ func mergeSorted(list, add []*entry) []*entry {
 		return list
 	}
 	byKey := func(a, b *entry) int { return a.key.compare(&b.key) }
-	slices.SortFunc(add, byKey)
+	sortByKey(add)
 	if len(list) == 0 {
 		return add
 	}
