@@ -121,6 +121,13 @@ func (t *tablePane) refresh() {
 	}
 	m := newMatcher(t.filter, t.unhealthy)
 	dirty := t.dirty
+	// Each entry that stays where it is has its row patched as the order
+	// takes it, while its object is at hand (a batch that changes every
+	// row reads each object once); patching costs the row's measure, no
+	// lookup (its entry knows its row), where laying out costs a pass
+	// over all the rows. A batch that moves no row is patched, however
+	// many it changes.
+	patched := !dirty
 	reshaped := t.order.update(changed, func(e *entry) {
 		e.key = keyFor(t.sort, e.obj, &t.rtt, e.name)
 		e.key.group = t.group(e.obj)
@@ -128,14 +135,13 @@ func (t *tablePane) refresh() {
 		if e.slot.peerMoved || !e.peerKnown {
 			e.peer, e.peerKnown = t.w.peers[e.obj.Address], true
 		}
+	}, func(e *entry) {
+		patched = patched && t.patchRow(e)
 	})
 	for _, s := range changed {
 		s.peerMoved = false
 	}
-	// Patching costs a changed row's measure, no lookup (its entry knows
-	// its row); laying out, a pass over all the rows: a batch that moves
-	// no row is patched, however many it changes.
-	if dirty || reshaped || !t.patchRows(changed) {
+	if dirty || reshaped || !patched {
 		old := t.rows
 		t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)
 		t.spare = old
@@ -415,37 +421,30 @@ func (t *tablePane) withEmptyNote(view string) string {
 	return strings.Join(lines, "\n")
 }
 
-// patchRows puts the changed objects into their rows where the order
-// stayed as it was (no row moved, came, went or changed its match), and
-// widens the columns their cells need: a batch of a few changes then
-// costs its size, not a pass over every row. It reports false, leaving
-// the rows to be laid out again, when a changed row narrowed a column it
-// was the widest of, or a row's place is not known.
-func (t *tablePane) patchRows(changed []*slot) bool {
-	for _, s := range changed {
-		e := s.entry
-		if e == nil {
-			return false
-		}
-		i := e.row
-		if i >= len(t.rows) || t.rows[i] != e.measured { // the row measured last is the one shown, if any
-			if e.match && !e.top && !t.folded[e.obj.Parent] {
-				return false // shown, yet not indexed: lay out again
-			}
-			continue // not shown (folded, or filtered out): nothing to patch
-		}
-		r := t.rows[i]
-		r.obj, r.peer = e.obj, e.peer
-		before := e.widths
-		e.measure(r)
-		for _, c := range contentColumns {
-			if w := int(e.widths[c]); w < int(before[c]) && int(before[c]) == t.widest[c] {
-				return false // it may have been the widest: measure them all
-			} else if w > t.widest[c] {
-				t.widest[c] = w
-			}
-		}
-		t.rows[i] = r
+// patchRow puts an entry that stays where it is in the order into its
+// row, and widens the columns its cells need: a batch that moves no row
+// (none moved, came, went or changed its match) then costs its size,
+// not a pass over every row. It reports false, leaving the rows to be
+// laid out again, when the row narrowed a column it was the widest of,
+// or its place is not known.
+func (t *tablePane) patchRow(e *entry) bool {
+	i := e.row
+	if i >= len(t.rows) || t.rows[i] != e.measured { // the row measured last is the one shown, if any
+		// Not shown (folded, or filtered out): nothing to patch; shown,
+		// yet not laid out: lay out again.
+		return !e.match || e.top || t.folded[e.obj.Parent]
 	}
+	r := t.rows[i]
+	r.obj, r.peer = e.obj, e.peer
+	before := e.widths
+	e.measure(r)
+	for _, c := range contentColumns {
+		if w := int(e.widths[c]); w < int(before[c]) && int(before[c]) == t.widest[c] {
+			return false // it may have been the widest: measure them all
+		} else if w > t.widest[c] {
+			t.widest[c] = w
+		}
+	}
+	t.rows[i] = r
 	return true
 }

@@ -61,8 +61,9 @@ func newTableOrder() *tableOrder {
 // object. Only the entries whose key or parent changed, and those that
 // come or go, move. It reports whether any entry moved, came, went or
 // changed its match: otherwise the rows are as they were, but for their
-// objects (see tablePane.patchRows).
-func (t *tableOrder) update(changed []*slot, refresh func(e *entry)) (reshaped bool) {
+// objects, and stay has been called with each entry that stayed where
+// it was (see tablePane.patchRow).
+func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (reshaped bool) {
 	t.gen++
 	moving := make([]*entry, 0, len(changed))
 	parents := make(map[string]struct{}) // kids lists that lose some
@@ -104,6 +105,7 @@ func (t *tableOrder) update(changed []*slot, refresh func(e *entry)) (reshaped b
 			refresh(e)
 			reshaped = reshaped || e.match != match
 			if e.key == key {
+				stay(e)
 				continue // it stays where it is: most changes leave the order as it was
 			}
 		}
