@@ -46,13 +46,14 @@ func (k *sortKey) packed() (uint64, bool) {
 	return uint64(k.group)<<52 | uint64(k.by[0])<<44 | uint64(k.by[1])<<36 | uint64(k.kind)<<28 | uint64(k.name), true
 }
 
-// keyFor is o's key under sort s; the rtt sort orders by where rtt
-// placed the object.
-func keyFor(s sortMode, o *Object, rtt *rttOrder, name int) sortKey {
+// keyFor is o's key under sort s, t its tally (the world's, which has
+// its shown status and health already); the rtt sort orders by where
+// rtt placed the object.
+func keyFor(s sortMode, o *Object, t *tally, rtt *rttOrder, name int) sortKey {
 	k := sortKey{kind: rankOfKind(o.Kind), name: name}
 	switch s {
 	case sortByStatus:
-		k.by[0] = int64(statusRank(shownStatus(o)))
+		k.by[0] = int64(statusRank(t.status))
 	case sortByLastEvent: // most recent first
 		k.by[0], k.by[1] = -o.LastEventAt.Unix(), -int64(o.LastEventAt.Nanosecond())
 	case sortByReconnects:
@@ -60,7 +61,7 @@ func keyFor(s sortMode, o *Object, rtt *rttOrder, name int) sortKey {
 	case sortByRTT:
 		k.by[0] = -int64(rtt.placed[o.Address])
 	case sortBySeverity:
-		k.by[0], k.by[1] = int64(healthOf(o)), int64(statusRank(shownStatus(o)))
+		k.by[0], k.by[1] = int64(t.health), int64(statusRank(t.status))
 	}
 	return k
 }

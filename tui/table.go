@@ -129,7 +129,7 @@ func (t *tablePane) refresh() {
 	// many it changes.
 	patched := !dirty
 	reshaped := t.order.update(changed, func(e *entry) {
-		e.key = keyFor(t.sort, e.obj, &t.rtt, e.name)
+		e.key = keyFor(t.sort, e.obj, &e.slot.tally, &t.rtt, e.name)
 		e.key.group = t.group(e.obj)
 		e.match = m.match(e.obj)
 		if e.slot.peerMoved || !e.peerKnown {

@@ -23,6 +23,11 @@ type tableOrder struct {
 	// gone stay until entries come (name).
 	byName []*entry
 	gen    uint64 // marks the entries a batch moves
+	// Buffers a batch reuses, so that a frame allocates none of the
+	// size of the fabric: the entries it moves, the top-level ones among
+	// them, the top-level list before, and their keys to sort.
+	moving, adding, spare []*entry
+	keys                  []keyedEntry[uint64]
 }
 
 // entry is one shown object and what the table computed of it.
@@ -65,7 +70,8 @@ func newTableOrder() *tableOrder {
 // it was (see tablePane.patchRow).
 func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (reshaped bool) {
 	t.gen++
-	moving := make([]*entry, 0, len(changed))
+	moving := t.moving[:0]
+	defer func() { t.moving = moving[:0] }()
 	parents := make(map[string]struct{}) // kids lists that lose some
 	var last string                      // the last parent added: connections come by listener
 	take := func(e *entry) {
@@ -126,7 +132,7 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 			delete(t.kids, p)
 		}
 	}
-	tops := make([]*entry, 0, len(moving))
+	tops := t.adding[:0]
 	kids := make(map[string][]*entry)
 	for _, e := range moving {
 		if e.obj == nil {
@@ -142,9 +148,12 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 			tops = append(tops, e)
 		}
 	}
-	t.tops = mergeSorted(t.tops, tops)
+	if len(tops) > 0 { // the list before becomes the next batch's spare
+		t.tops, t.spare = t.mergeSorted(t.spare[:0], t.tops, tops), t.tops
+	}
+	t.adding = tops[:0]
 	for p, ks := range kids {
-		t.kids[p] = mergeSorted(t.kids[p], ks)
+		t.kids[p] = t.mergeSorted(nil, t.kids[p], ks)
 	}
 	return true
 }
@@ -191,24 +200,25 @@ type keyedEntry[K any] struct {
 // keys side by side, so that comparing two reads neither entry (a batch
 // that changes every row's severity sorts them all), packed in one
 // integer where they fit.
-func sortByKey(es []*entry) {
+func (t *tableOrder) sortByKey(es []*entry) {
 	if len(es) < 64 {
 		slices.SortFunc(es, func(a, b *entry) int { return a.key.compare(&b.key) })
 		return
 	}
-	packed := make([]keyedEntry[uint64], len(es))
-	for i, e := range es {
+	packed := t.keys[:0]
+	for _, e := range es {
 		k, ok := e.key.packed()
 		if !ok {
 			sortByWholeKey(es)
 			return
 		}
-		packed[i] = keyedEntry[uint64]{k, e}
+		packed = append(packed, keyedEntry[uint64]{k, e})
 	}
 	slices.SortFunc(packed, func(a, b keyedEntry[uint64]) int { return cmp.Compare(a.key, b.key) })
 	for i := range packed {
 		es[i] = packed[i].e
 	}
+	t.keys = packed[:0]
 }
 
 func sortByWholeKey(es []*entry) {
@@ -222,19 +232,17 @@ func sortByWholeKey(es []*entry) {
 	}
 }
 
-// mergeSorted merges add, in any order, into list, in order. A few
+// mergeSorted merges add, in any order, into list, in order, appending
+// to out, which must not share list's array. A few
 // added entries each find their place by binary search, and the entries
 // between two places are copied at once; many are merged in one pass.
-func mergeSorted(list, add []*entry) []*entry {
+func (t *tableOrder) mergeSorted(out, list, add []*entry) []*entry {
 	if len(add) == 0 {
-		return list
+		return append(out, list...)
 	}
 	byKey := func(a, b *entry) int { return a.key.compare(&b.key) }
-	sortByKey(add)
-	if len(list) == 0 {
-		return add
-	}
-	out := make([]*entry, 0, len(list)+len(add))
+	t.sortByKey(add)
+	out = slices.Grow(out, len(list)+len(add))
 	if len(add)*16 < len(list) {
 		for _, e := range add {
 			n, _ := slices.BinarySearchFunc(list, e, byKey)

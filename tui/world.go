@@ -284,14 +284,15 @@ func (w *world) merge() {
 	w.version++
 }
 
-// tally is how a shown object counts in the totals.
+// tally is how a shown object counts in the totals: its host, its
+// shown status and its health, which the table's sorts read too.
 type tally struct {
 	host, status string
-	unhealthy    bool
+	health       health
 }
 
 func tallyOf(o *Object) tally {
-	return tally{host: o.Host, status: shownStatus(o), unhealthy: healthOf(o) != healthOK}
+	return tally{host: o.Host, status: shownStatus(o), health: healthOf(o)}
 }
 
 // statusCount is how many shown objects have a status.
@@ -330,7 +331,7 @@ func (w *world) count(t tally, n int) {
 	if w.byStatus[i].n += n; w.byStatus[i].n == 0 {
 		w.byStatus = slices.Delete(w.byStatus, i, i+1)
 	}
-	unhealthy := t.unhealthy
+	unhealthy := t.health != healthOK
 	if unhealthy {
 		w.problems += n
 	}
