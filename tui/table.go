@@ -145,7 +145,7 @@ func (t *tablePane) refresh() {
 		old := t.rows
 		t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)
 		t.spare = old
-		t.reindex(old)
+		t.reindex(old, !dirty && !t.order.regrouped)
 	}
 	t.builtVersion, t.dirty = t.w.version, false
 	if i, ok := t.index[t.selected]; ok {
@@ -161,7 +161,11 @@ func (t *tablePane) refresh() {
 // indexed: only the rows from the first that moved are indexed again,
 // and, when as many rows are shown as before, to the last that moved: a
 // few for a batch of a few changes.
-func (t *tablePane) reindex(old []row) {
+//
+// kept says the rows are those before, reordered (no entry came, went,
+// changed its match or its parent, and neither the filter nor a fold
+// changed): no row is gone, and none is looked for.
+func (t *tablePane) reindex(old []row, kept bool) {
 	if t.index == nil {
 		t.index = make(map[string]int, len(t.rows))
 	}
@@ -176,6 +180,9 @@ func (t *tablePane) reindex(old []row) {
 	}
 	for i := first; i < last; i++ {
 		t.index[t.rows[i].obj.Address] = i
+	}
+	if kept && len(old) == len(t.rows) {
+		return
 	}
 	for _, r := range old[first:lastOld] { // rows that may be gone
 		a := r.obj.Address

@@ -28,6 +28,10 @@ type tableOrder struct {
 	// them, the top-level list before, and their keys to sort.
 	moving, adding, spare []*entry
 	keys                  []keyedEntry[uint64]
+	// regrouped: the last update made or deleted an entry, or changed
+	// one's parent or match, which may show or hide rows; otherwise the
+	// rows shown are those before, maybe in another order.
+	regrouped bool
 }
 
 // entry is one shown object and what the table computed of it.
@@ -70,6 +74,7 @@ func newTableOrder() *tableOrder {
 // it was (see tablePane.patchRow).
 func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (reshaped bool) {
 	t.gen++
+	t.regrouped = false
 	moving := t.moving[:0]
 	defer func() { t.moving = moving[:0] }()
 	parents := make(map[string]struct{}) // kids lists that lose some
@@ -94,6 +99,7 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 		case e == nil: // its connections, top-level while it was not shown, go under it
 			e = &entry{natural: naturalKey(s.addr), slot: s}
 			born = append(born, e)
+			t.regrouped = true
 			t.entries[s.addr] = e
 			s.entry = e
 			for _, k := range t.kids[s.addr] {
@@ -102,6 +108,7 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 		case o == nil: // its connections go top-level
 			delete(t.entries, s.addr)
 			s.entry = nil
+			t.regrouped = true
 			for _, k := range t.kids[s.addr] {
 				take(k)
 			}
@@ -110,6 +117,7 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 			e.obj = o
 			refresh(e)
 			reshaped = reshaped || e.match != match
+			t.regrouped = t.regrouped || e.match != match
 			if e.key == key {
 				stay(e)
 				continue // it stays where it is: most changes leave the order as it was
@@ -118,6 +126,7 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 		take(e)
 		e.obj = o
 		if o != nil {
+			t.regrouped = t.regrouped || e.parent != o.Parent
 			e.parent = o.Parent
 		}
 	}
