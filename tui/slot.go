@@ -11,8 +11,9 @@ import "math/bits"
 // is merged, and the table brought up to date, in the order of the
 // indices, so that slots and entries, allocated in that order, are read
 // in the order they lie in memory rather than in the order the agent
-// sent the changes. A slot stays for the monitor's life, as the
-// address's history does.
+// sent the changes. A slot stays while anything is held, shown or
+// remembered at its address (its history stays for the monitor's life),
+// and is then taken for another address (release).
 type slot struct {
 	addr  string
 	index int32
@@ -41,6 +42,14 @@ func (w *world) slotOf(a string) *slot {
 	if s := w.slots[a]; s != nil {
 		return s
 	}
+	if n := len(w.free); n > 0 {
+		s := w.free[n-1]
+		w.free = w.free[:n-1]
+		*s = slot{addr: a, index: s.index}
+		w.slots[a] = s
+		w.byIndex[s.index] = s
+		return s
+	}
 	if len(w.slab) == cap(w.slab) {
 		w.slab = make([]slot, 0, slotChunk)
 	}
@@ -61,6 +70,22 @@ func (w *world) hold(s *slot, o *Object) {
 		w.held[s.addr] = s
 	}
 	s.held = o
+}
+
+// release frees s for another address if nothing is held, shown or
+// remembered at its own any longer, and no merge or table is to take
+// it: connections come and go under new names (conn/N climbs), and
+// their slots would pile up. The table calls it once it has taken the
+// changes.
+func (w *world) release(s *slot) {
+	i := int(s.index)
+	if s.held != nil || s.shown != nil || s.hist != nil || s.entry != nil || s.peerMoved || w.slots[s.addr] != s ||
+		i/64 < len(w.touched) && w.touched[i/64]&(1<<(i%64)) != 0 {
+		return
+	}
+	delete(w.slots, s.addr)
+	w.byIndex[i] = nil
+	w.free = append(w.free, s)
 }
 
 // touch marks s for the next merge: its shown object may change. A slot

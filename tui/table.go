@@ -140,6 +140,7 @@ func (t *tablePane) refresh() {
 	})
 	for _, s := range changed {
 		s.peerMoved = false
+		t.w.release(s) // an address gone for good frees its slot
 	}
 	if dirty || reshaped || !patched {
 		old := t.rows

@@ -181,17 +181,15 @@ func (t *tableOrder) name(born []*entry) {
 		return strings.Compare(a.slot.addr, b.slot.addr)
 	}
 	slices.SortFunc(born, byAddress)
+	// Entries gone first: their slots may be another address's since.
+	old := slices.DeleteFunc(t.byName, func(e *entry) bool { return e.slot.entry != e })
 	all := make([]*entry, 0, len(t.entries))
-	old := t.byName
 	for len(old) > 0 || len(born) > 0 {
 		var e *entry
 		if len(born) == 0 || len(old) > 0 && byAddress(old[0], born[0]) < 0 {
 			e, old = old[0], old[1:]
 		} else {
 			e, born = born[0], born[1:]
-		}
-		if e.slot.entry != e {
-			continue // gone
 		}
 		e.name, e.key.name = len(all), len(all)
 		all = append(all, e)

@@ -19,6 +19,7 @@ type world struct {
 	slots   map[string]*slot
 	byIndex []*slot  // the slots by their index
 	slab    []slot   // the chunk new slots are taken from
+	free    []*slot  // released slots, to take for new addresses
 	touched []uint64 // a bit per slot index: the slots the next merge takes
 	// held is what the agent holds, or held when it went away (the last
 	// picture, kept until an agent answers again): the addresses, each to
