@@ -68,12 +68,12 @@ func (w *world) applyHost(f feedMsg) {
 	wasUp, wasDown := h.link.up, w.hostDown(f.host)
 	h.link = f.link
 	now, down := w.now(), w.hostDown(f.host)
-	touched := make([]string, 0, len(f.updates))
+	rank := w.hostRank[f.host]
 	if f.snapshot != nil {
-		for a, o := range w.held {
-			if o.Host == f.host {
-				delete(w.held, a) // those the snapshot leaves out go
-				touched = append(touched, a)
+		for _, s := range w.held {
+			if s.held.Host == f.host {
+				w.hold(s, nil) // those the snapshot leaves out go
+				w.touch(s)
 			}
 		}
 		for a, g := range w.gone {
@@ -83,10 +83,11 @@ func (w *world) applyHost(f feedMsg) {
 		}
 		for i := range f.snapshot.objects {
 			o := &f.snapshot.objects[i]
-			o.Host, o.hostRank, o.hostDown = f.host, w.hostRank[f.host], down
-			w.held[o.Address] = o
-			w.observe(o, now)
-			touched = append(touched, o.Address)
+			o.Host, o.hostRank, o.hostDown = f.host, rank, down
+			s := w.slotOf(o.Address)
+			w.hold(s, o)
+			w.observe(s, o, now)
+			w.touch(s)
 		}
 		h.agent = f.snapshot.agent
 		h.synced, h.kept = true, false
@@ -94,39 +95,40 @@ func (w *world) applyHost(f feedMsg) {
 	}
 	for i := range f.updates {
 		u := &f.updates[i]
-		u.Object.Host, u.Object.hostRank, u.Object.hostDown = f.host, w.hostRank[f.host], down
+		u.Object.Host, u.Object.hostRank, u.Object.hostDown = f.host, rank, down
+		s := w.slotOf(u.Object.Address)
 		if u.Deleted {
-			if o := w.held[u.Object.Address]; o != nil && o.Host == f.host {
+			if o := s.held; o != nil && o.Host == f.host {
 				w.gone[o.Address] = goneObject{obj: o, at: now}
-				delete(w.held, u.Object.Address)
+				w.hold(s, nil)
 			}
 		} else {
-			w.held[u.Object.Address] = &u.Object
-			w.observe(&u.Object, now)
+			w.hold(s, &u.Object)
+			w.observe(s, &u.Object, now)
 			h.lastUpdate = now
 		}
-		touched = append(touched, u.Object.Address)
+		w.touch(s)
 	}
 	changed := f.snapshot != nil || len(f.updates) > 0
 	if wasUp && !f.link.up && h.synced {
-		touched = append(touched, w.keepHostPicture(h)...)
+		w.keepHostPicture(h)
 		changed = true
 	}
 	if down != wasDown {
 		// The host's rows change health: each is replaced by a copy marked
 		// so (the totals count the old one out, the new one in), and its
 		// placeholders say why.
-		for a, o := range w.held {
-			if o.Host == f.host && o.hostDown != down {
+		for _, s := range w.held {
+			if o := s.held; o.Host == f.host && o.hostDown != down {
 				c := *o
 				c.hostDown = down
-				w.held[a] = &c
-				touched = append(touched, a)
+				w.hold(s, &c)
+				w.touch(s)
 			}
 		}
 		for a, d := range w.declared {
 			if _, held := w.held[a]; d.Host == f.host && !held {
-				touched = append(touched, a)
+				w.touch(w.slotOf(a))
 			}
 		}
 		changed = true
@@ -134,31 +136,30 @@ func (w *world) applyHost(f feedMsg) {
 	w.forgetGone(now)
 	w.fabricLink()
 	if changed {
-		w.merge(touched)
+		w.merge()
 	}
 }
 
 // keepHostPicture puts back what the host's agent deleted just before the
 // link went down (it stopped, and took its objects with it), as
-// keepLastPicture does for the one agent, and returns their addresses.
-func (w *world) keepHostPicture(h *hostView) []string {
+// keepLastPicture does for the one agent, and touches their addresses.
+func (w *world) keepHostPicture(h *hostView) {
 	down := h.link.downAt
 	if down.IsZero() {
 		down = w.now()
 	}
-	var back []string
 	for a, g := range w.gone {
 		if g.obj.Host != h.name {
 			continue
 		}
 		if _, ok := w.held[a]; !ok && !g.at.Before(down.Add(-goneMemory)) {
-			w.held[a] = g.obj
-			back = append(back, a)
+			s := w.slotOf(a)
+			w.hold(s, g.obj)
+			w.touch(s)
 		}
 		delete(w.gone, a)
 	}
 	h.kept = true
-	return back
 }
 
 // fabricLink sets the world's link from its hosts': up while any host

@@ -84,14 +84,6 @@ func filing(o *Object) (e ends, conn, ok bool) {
 	return ends{}, false, false
 }
 
-// sameFiling reports whether a and b are filed alike: most changes are
-// of status, and leave the index as it was without looking it up.
-func sameFiling(a, b *Object) bool {
-	ea, ca, oka := filing(a)
-	eb, cb, okb := filing(b)
-	return ea == eb && ca == cb && oka == okb
-}
-
 // match sets the peers of the objects at the addresses changed since
 // the last match, and calls moved with each whose peer changed. Where
 // several endpoints share their ends, the first by address is the

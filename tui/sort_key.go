@@ -9,13 +9,14 @@ import (
 // object and sort rather than in every comparison: comparing two keys
 // orders as sortMode.compare does (rttOrder.compare for the rtt sort),
 // and the address breaks the ties compare leaves (endpoint.c[02] and
-// endpoint.c[2]), so that the order is total.
+// endpoint.c[2]), so that the order is total. The address is its place
+// among all the table's addresses in natural order (tableOrder.byName):
+// a key is integers only, which compare without reading a string.
 type sortKey struct {
-	group   int      // the host's place, when a fabric's rows are grouped by host; else zero
-	by      [3]int64 // the sort's own order, smallest first; zero for the address sort
-	kind    int      // rankOfKind
-	natural string   // naturalKey of the address
-	address string
+	group int      // the host's place, when a fabric's rows are grouped by host; else zero
+	by    [3]int64 // the sort's own order, smallest first; zero for the address sort
+	kind  int      // rankOfKind
+	name  int      // the address's place by naturalKey, then by the address itself
 }
 
 func (a *sortKey) compare(b *sortKey) int {
@@ -30,19 +31,29 @@ func (a *sortKey) compare(b *sortKey) int {
 	if c := cmp.Compare(a.kind, b.kind); c != 0 {
 		return c
 	}
-	if c := strings.Compare(a.natural, b.natural); c != 0 {
-		return c
-	}
-	return strings.Compare(a.address, b.address)
+	return cmp.Compare(a.name, b.name)
 }
 
-// keyFor is o's key under sort s; the rtt sort orders by where rtt
-// placed the object.
-func keyFor(s sortMode, o *Object, rtt *rttOrder, natural string) sortKey {
-	k := sortKey{kind: rankOfKind(o.Kind), natural: natural, address: o.Address}
+// packed is k in one integer that orders as compare does, if its
+// parts are small enough: the address, status and severity sorts' keys
+// are, up to 4,096 hosts and 2^28 addresses.
+func (k *sortKey) packed() (uint64, bool) {
+	small := func(v int64, bits uint) bool { return v >= 0 && v < 1<<bits }
+	if !small(int64(k.group), 12) || !small(k.by[0], 8) || !small(k.by[1], 8) || k.by[2] != 0 ||
+		!small(int64(k.kind), 4) || !small(int64(k.name), 28) {
+		return 0, false
+	}
+	return uint64(k.group)<<52 | uint64(k.by[0])<<44 | uint64(k.by[1])<<36 | uint64(k.kind)<<28 | uint64(k.name), true
+}
+
+// keyFor is o's key under sort s, t its tally (the world's, which has
+// its shown status and health already); the rtt sort orders by where
+// rtt placed the object.
+func keyFor(s sortMode, o *Object, t *tally, rtt *rttOrder, name int) sortKey {
+	k := sortKey{kind: rankOfKind(o.Kind), name: name}
 	switch s {
 	case sortByStatus:
-		k.by[0] = int64(statusRank(shownStatus(o)))
+		k.by[0] = int64(statusRank(t.status))
 	case sortByLastEvent: // most recent first
 		k.by[0], k.by[1] = -o.LastEventAt.Unix(), -int64(o.LastEventAt.Nanosecond())
 	case sortByReconnects:
@@ -50,7 +61,7 @@ func keyFor(s sortMode, o *Object, rtt *rttOrder, natural string) sortKey {
 	case sortByRTT:
 		k.by[0] = -int64(rtt.placed[o.Address])
 	case sortBySeverity:
-		k.by[0], k.by[1] = int64(healthOf(o)), int64(statusRank(shownStatus(o)))
+		k.by[0], k.by[1] = int64(t.health), int64(statusRank(t.status))
 	}
 	return k
 }

@@ -31,6 +31,7 @@ type tablePane struct {
 	folded    map[string]bool
 
 	order        *tableOrder
+	changed      []*slot // the slots a refresh takes, reused
 	rows         []row
 	spare        []row          // the rows before, reused
 	index        map[string]int // address to row
@@ -102,38 +103,50 @@ func (t *tablePane) refresh() {
 		return
 	}
 	onScreen := t.cursor - t.offset
-	addrs, peerMoved := t.w.takeChanged(make([]string, 0, len(t.w.changed)))
+	t.changed = t.w.takeChanged(t.changed[:0])
+	changed := t.changed
 	if t.dirty { // the sort or the filter changed: every row's key or match may have
-		for a := range t.order.entries {
-			addrs = append(addrs, a) // the order takes an address given twice once
+		for _, e := range t.order.entries {
+			changed = append(changed, e.slot) // the order takes a slot given twice once
 		}
 	}
 	if t.sort == sortByRTT {
 		if t.dirty {
 			t.rtt.place(t.w.objects)
 		} else {
-			for _, a := range addrs {
-				t.rtt.placeOne(a, t.w.objects[a])
+			for _, s := range changed {
+				t.rtt.placeOne(s.addr, s.shown)
 			}
 		}
 	}
 	m := newMatcher(t.filter, t.unhealthy)
 	dirty := t.dirty
-	reshaped := t.order.update(t.w.objects, addrs, func(e *entry) {
-		e.key = keyFor(t.sort, e.obj, &t.rtt, e.natural)
+	// Each entry that stays where it is has its row patched as the order
+	// takes it, while its object is at hand (a batch that changes every
+	// row reads each object once); patching costs the row's measure, no
+	// lookup (its entry knows its row), where laying out costs a pass
+	// over all the rows. A batch that moves no row is patched, however
+	// many it changes.
+	patched := !dirty
+	reshaped := t.order.update(changed, func(e *entry) {
+		e.key = keyFor(t.sort, e.obj, &e.slot.tally, &t.rtt, e.name)
 		e.key.group = t.group(e.obj)
 		e.match = m.match(e.obj)
-		if _, moved := peerMoved[e.obj.Address]; moved || !e.peerKnown {
+		if e.slot.peerMoved || !e.peerKnown {
 			e.peer, e.peerKnown = t.w.peers[e.obj.Address], true
 		}
+	}, func(e *entry) {
+		patched = patched && t.patchRow(e)
 	})
-	// Patching costs two lookups a changed row; laying out, a pass over
-	// the rows: a batch that changes many of them is laid out.
-	if dirty || reshaped || len(addrs) > len(t.rows)/8 || !t.patchRows(addrs) {
+	for _, s := range changed {
+		s.peerMoved = false
+		t.w.release(s) // an address gone for good frees its slot
+	}
+	if dirty || reshaped || !patched {
 		old := t.rows
 		t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)
 		t.spare = old
-		t.reindex(old)
+		t.reindex(old, !dirty && !t.order.regrouped)
 	}
 	t.builtVersion, t.dirty = t.w.version, false
 	if i, ok := t.index[t.selected]; ok {
@@ -149,7 +162,11 @@ func (t *tablePane) refresh() {
 // indexed: only the rows from the first that moved are indexed again,
 // and, when as many rows are shown as before, to the last that moved: a
 // few for a batch of a few changes.
-func (t *tablePane) reindex(old []row) {
+//
+// kept says the rows are those before, reordered (no entry came, went,
+// changed its match or its parent, and neither the filter nor a fold
+// changed): no row is gone, and none is looked for.
+func (t *tablePane) reindex(old []row, kept bool) {
 	if t.index == nil {
 		t.index = make(map[string]int, len(t.rows))
 	}
@@ -164,6 +181,9 @@ func (t *tablePane) reindex(old []row) {
 	}
 	for i := first; i < last; i++ {
 		t.index[t.rows[i].obj.Address] = i
+	}
+	if kept && len(old) == len(t.rows) {
+		return
 	}
 	for _, r := range old[first:lastOld] { // rows that may be gone
 		a := r.obj.Address
@@ -409,37 +429,30 @@ func (t *tablePane) withEmptyNote(view string) string {
 	return strings.Join(lines, "\n")
 }
 
-// patchRows puts the changed objects into their rows where the order
-// stayed as it was (no row moved, came, went or changed its match), and
-// widens the columns their cells need: a batch of a few changes then
-// costs its size, not a pass over every row. It reports false, leaving
-// the rows to be laid out again, when a changed row narrowed a column it
-// was the widest of, or a row's place is not known.
-func (t *tablePane) patchRows(addrs []string) bool {
-	for _, a := range addrs {
-		e := t.order.entries[a]
-		if e == nil {
-			return false
-		}
-		i, ok := t.index[a]
-		if !ok {
-			if e.match && !e.top && !t.folded[e.obj.Parent] {
-				return false // shown, yet not indexed: lay out again
-			}
-			continue // not shown (folded, or filtered out): nothing to patch
-		}
-		r := t.rows[i]
-		r.obj, r.peer = e.obj, e.peer
-		before := e.widths
-		e.measure(r)
-		for _, c := range contentColumns {
-			if w := int(e.widths[c]); w < int(before[c]) && int(before[c]) == t.widest[c] {
-				return false // it may have been the widest: measure them all
-			} else if w > t.widest[c] {
-				t.widest[c] = w
-			}
-		}
-		t.rows[i] = r
+// patchRow puts an entry that stays where it is in the order into its
+// row, and widens the columns its cells need: a batch that moves no row
+// (none moved, came, went or changed its match) then costs its size,
+// not a pass over every row. It reports false, leaving the rows to be
+// laid out again, when the row narrowed a column it was the widest of,
+// or its place is not known.
+func (t *tablePane) patchRow(e *entry) bool {
+	i := e.row
+	if i >= len(t.rows) || t.rows[i] != e.measured { // the row measured last is the one shown, if any
+		// Not shown (folded, or filtered out): nothing to patch; shown,
+		// yet not laid out: lay out again.
+		return !e.match || e.top || t.folded[e.obj.Parent]
 	}
+	r := t.rows[i]
+	r.obj, r.peer = e.obj, e.peer
+	before := e.widths
+	e.measure(r)
+	for _, c := range contentColumns {
+		if w := int(e.widths[c]); w < int(before[c]) && int(before[c]) == t.widest[c] {
+			return false // it may have been the widest: measure them all
+		} else if w > t.widest[c] {
+			t.widest[c] = w
+		}
+	}
+	t.rows[i] = r
 	return true
 }

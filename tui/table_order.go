@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 )
 
 // tableOrder keeps the objects in the table's order as they change:
@@ -16,13 +18,29 @@ type tableOrder struct {
 	entries map[string]*entry
 	tops    []*entry            // objects without a parent shown, in order
 	kids    map[string][]*entry // by parent address: every object that has one, in order
-	gen     uint64              // marks the entries a batch moves
+	// byName lists the entries by address, in natural order (naturalKey,
+	// then the address): each entry's name is its place there. Entries
+	// gone stay until entries come (name).
+	byName []*entry
+	gen    uint64 // marks the entries a batch moves
+	// Buffers a batch reuses, so that a frame allocates none of the
+	// size of the fabric: the entries it moves, the top-level ones among
+	// them, the top-level list before, and their keys to sort.
+	moving, adding, spare []*entry
+	keys                  []keyedEntry[uint64]
+	// regrouped: the last update made or deleted an entry, or changed
+	// one's parent or match, which may show or hide rows; otherwise the
+	// rows shown are those before, maybe in another order.
+	regrouped bool
 }
 
 // entry is one shown object and what the table computed of it.
 type entry struct {
+	slot    *slot // the world's, whose entry this is
 	obj     *Object
+	parent  string // obj's Parent, kept here: a change compares it without reading the old object
 	natural string // naturalKey of the address, kept for the object's life
+	name    int    // its place in tableOrder.byName
 	key     sortKey
 	top     bool   // listed in tops: no parent, or its parent is not shown
 	match   bool   // the filter keeps it
@@ -31,6 +49,9 @@ type entry struct {
 	// world says moved is looked up again.
 	peerKnown bool
 	mark      uint64
+	// row is the entry's row when rows last laid it out: where the table
+	// shows it, if the row there is its.
+	row int
 	// measured is the row widths were measured for; a row's cells change
 	// only when it does (the object, its peer, its listener's count).
 	measured row
@@ -44,15 +65,18 @@ func newTableOrder() *tableOrder {
 	return &tableOrder{entries: make(map[string]*entry), kids: make(map[string][]*entry)}
 }
 
-// update brings the order up to date with objects at the changed
-// addresses; refresh computes an entry's key, match and peer from its
+// update brings the order up to date with the objects of the changed
+// slots; refresh computes an entry's key, match and peer from its
 // object. Only the entries whose key or parent changed, and those that
 // come or go, move. It reports whether any entry moved, came, went or
 // changed its match: otherwise the rows are as they were, but for their
-// objects (see tablePane.patchRows).
-func (t *tableOrder) update(objects map[string]*Object, changed []string, refresh func(e *entry)) (reshaped bool) {
+// objects, and stay has been called with each entry that stayed where
+// it was (see tablePane.patchRow).
+func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (reshaped bool) {
 	t.gen++
-	moving := make([]*entry, 0, len(changed))
+	t.regrouped = false
+	moving := t.moving[:0]
+	defer func() { t.moving = moving[:0] }()
 	parents := make(map[string]struct{}) // kids lists that lose some
 	var last string                      // the last parent added: connections come by listener
 	take := func(e *entry) {
@@ -66,37 +90,50 @@ func (t *tableOrder) update(objects map[string]*Object, changed []string, refres
 			last = p.Parent
 		}
 	}
-	for _, a := range changed {
-		e, o := t.entries[a], objects[a]
+	var born []*entry
+	for _, s := range changed {
+		e, o := s.entry, s.shown
 		switch {
 		case e == nil && o == nil:
 			continue
 		case e == nil: // its connections, top-level while it was not shown, go under it
-			e = &entry{natural: naturalKey(a)}
-			t.entries[a] = e
-			for _, k := range t.kids[a] {
+			e = &entry{natural: naturalKey(s.addr), slot: s}
+			born = append(born, e)
+			t.regrouped = true
+			t.entries[s.addr] = e
+			s.entry = e
+			for _, k := range t.kids[s.addr] {
 				take(k)
 			}
 		case o == nil: // its connections go top-level
-			delete(t.entries, a)
-			for _, k := range t.kids[a] {
+			delete(t.entries, s.addr)
+			s.entry = nil
+			t.regrouped = true
+			for _, k := range t.kids[s.addr] {
 				take(k)
 			}
-		case e.mark != t.gen && e.obj.Parent == o.Parent:
+		case e.mark != t.gen && e.parent == o.Parent:
 			key, match := e.key, e.match
 			e.obj = o
 			refresh(e)
 			reshaped = reshaped || e.match != match
+			t.regrouped = t.regrouped || e.match != match
 			if e.key == key {
+				stay(e)
 				continue // it stays where it is: most changes leave the order as it was
 			}
 		}
 		take(e)
 		e.obj = o
+		if o != nil {
+			t.regrouped = t.regrouped || e.parent != o.Parent
+			e.parent = o.Parent
+		}
 	}
 	if len(moving) == 0 {
 		return reshaped
 	}
+	t.name(born)
 	taken := func(e *entry) bool { return e.mark == t.gen }
 	t.tops = slices.DeleteFunc(t.tops, taken)
 	for p := range parents {
@@ -104,7 +141,7 @@ func (t *tableOrder) update(objects map[string]*Object, changed []string, refres
 			delete(t.kids, p)
 		}
 	}
-	tops := make([]*entry, 0, len(moving))
+	tops := t.adding[:0]
 	kids := make(map[string][]*entry)
 	for _, e := range moving {
 		if e.obj == nil {
@@ -120,26 +157,99 @@ func (t *tableOrder) update(objects map[string]*Object, changed []string, refres
 			tops = append(tops, e)
 		}
 	}
-	t.tops = mergeSorted(t.tops, tops)
+	if len(tops) > 0 { // the list before becomes the next batch's spare
+		t.tops, t.spare = t.mergeSorted(t.spare[:0], t.tops, tops), t.tops
+	}
+	t.adding = tops[:0]
 	for p, ks := range kids {
-		t.kids[p] = mergeSorted(t.kids[p], ks)
+		t.kids[p] = t.mergeSorted(nil, t.kids[p], ks)
 	}
 	return true
 }
 
-// mergeSorted merges add, in any order, into list, in order. A few
+// name puts the entries born into byName, in order, and numbers them
+// all again: the names of those already there change, but not their
+// order, and so neither does the order of their keys.
+func (t *tableOrder) name(born []*entry) {
+	if len(born) == 0 {
+		return
+	}
+	byAddress := func(a, b *entry) int {
+		if c := strings.Compare(a.natural, b.natural); c != 0 {
+			return c
+		}
+		return strings.Compare(a.slot.addr, b.slot.addr)
+	}
+	slices.SortFunc(born, byAddress)
+	// Entries gone first: their slots may be another address's since.
+	old := slices.DeleteFunc(t.byName, func(e *entry) bool { return e.slot.entry != e })
+	all := make([]*entry, 0, len(t.entries))
+	for len(old) > 0 || len(born) > 0 {
+		var e *entry
+		if len(born) == 0 || len(old) > 0 && byAddress(old[0], born[0]) < 0 {
+			e, old = old[0], old[1:]
+		} else {
+			e, born = born[0], born[1:]
+		}
+		e.name, e.key.name = len(all), len(all)
+		all = append(all, e)
+	}
+	t.byName = all
+}
+
+// keyedEntry is an entry with a copy of its key, to sort by.
+type keyedEntry[K any] struct {
+	key K
+	e   *entry
+}
+
+// sortByKey sorts es by their keys. Many are sorted as copies of their
+// keys side by side, so that comparing two reads neither entry (a batch
+// that changes every row's severity sorts them all), packed in one
+// integer where they fit.
+func (t *tableOrder) sortByKey(es []*entry) {
+	if len(es) < 64 {
+		slices.SortFunc(es, func(a, b *entry) int { return a.key.compare(&b.key) })
+		return
+	}
+	packed := t.keys[:0]
+	for _, e := range es {
+		k, ok := e.key.packed()
+		if !ok {
+			sortByWholeKey(es)
+			return
+		}
+		packed = append(packed, keyedEntry[uint64]{k, e})
+	}
+	slices.SortFunc(packed, func(a, b keyedEntry[uint64]) int { return cmp.Compare(a.key, b.key) })
+	for i := range packed {
+		es[i] = packed[i].e
+	}
+	t.keys = packed[:0]
+}
+
+func sortByWholeKey(es []*entry) {
+	ks := make([]keyedEntry[sortKey], len(es))
+	for i, e := range es {
+		ks[i] = keyedEntry[sortKey]{e.key, e}
+	}
+	slices.SortFunc(ks, func(a, b keyedEntry[sortKey]) int { return a.key.compare(&b.key) })
+	for i := range ks {
+		es[i] = ks[i].e
+	}
+}
+
+// mergeSorted merges add, in any order, into list, in order, appending
+// to out, which must not share list's array. A few
 // added entries each find their place by binary search, and the entries
 // between two places are copied at once; many are merged in one pass.
-func mergeSorted(list, add []*entry) []*entry {
+func (t *tableOrder) mergeSorted(out, list, add []*entry) []*entry {
 	if len(add) == 0 {
-		return list
+		return append(out, list...)
 	}
 	byKey := func(a, b *entry) int { return a.key.compare(&b.key) }
-	slices.SortFunc(add, byKey)
-	if len(list) == 0 {
-		return add
-	}
-	out := make([]*entry, 0, len(list)+len(add))
+	t.sortByKey(add)
+	out = slices.Grow(out, len(list)+len(add))
 	if len(add)*16 < len(list) {
 		for _, e := range add {
 			n, _ := slices.BinarySearchFunc(list, e, byKey)
@@ -172,6 +282,7 @@ func mergeSorted(list, add []*entry) []*entry {
 func (t *tableOrder) rows(dst []row, all bool, folded map[string]bool) ([]row, []int) {
 	widest := make([]int, len(allColumns))
 	add := func(e *entry, r row) {
+		e.row = len(dst)
 		dst = append(dst, r)
 		e.measure(r)
 		for _, i := range contentColumns {

@@ -1,6 +1,9 @@
 package tui
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // world is everything the monitor knows: the objects the agent holds,
 // those the configuration and state declare, merged into what the table
@@ -11,9 +14,18 @@ type world struct {
 	// agent holds, and a placeholder (StatusMissing) for each declared
 	// one it does not.
 	objects map[string]*Object
+	// slots are each address's record (slot.go): a batch looks an
+	// address up once there, then reads and keeps the rest through it.
+	slots   map[string]*slot
+	byIndex []*slot  // the slots by their index
+	slab    []slot   // the chunk new slots are taken from
+	free    []*slot  // released slots, to take for new addresses
+	touched []uint64 // a bit per slot index: the slots the next merge takes
 	// held is what the agent holds, or held when it went away (the last
-	// picture, kept until an agent answers again).
-	held     map[string]*Object
+	// picture, kept until an agent answers again): the addresses, each to
+	// its slot, whose held is the object. It changes only as addresses
+	// come and go, not with every change of an object.
+	held     map[string]*slot
 	declared map[string]*Declared
 	// gone are the objects the agent deleted lately, kept for a while: an
 	// agent that stops deletes everything before it goes, and the
@@ -34,17 +46,18 @@ type world struct {
 	// byEnds files endpoints and connections by their addresses, so
 	// that a change matches again only the peers at its addresses.
 	byEnds peerIndex
-	// changed are the addresses whose shown object or peer changed since
-	// the table last took them (takeChanged), an address maybe more than
+	// changed are the slots whose shown object or peer changed since
+	// the table last took them (takeChanged), a slot maybe more than
 	// once: a batch of changes costs the table its size, not the
 	// fabric's. A list, not a set: a batch that changes every object
-	// would pay a map insertion each.
-	changed []string
-	// peerMoved are those of changed whose peer changed: the table looks
-	// up only their peers again.
-	peerMoved map[string]struct{}
-	// byStatus and problems are totals' counts, kept as objects change.
-	byStatus map[string]int
+	// would pay a map insertion each. Those whose peer changed are
+	// marked (slot.peerMoved): the table looks up only their peers again.
+	changed []*slot
+	// byStatus and problems are totals' counts, kept as objects change:
+	// a few statuses, each with its count, looked up in order (a status
+	// is most often one of the package's constants, which compare at
+	// once).
+	byStatus []statusCount
 	problems int
 
 	agent  AgentInfo
@@ -91,10 +104,10 @@ func newWorld(now func() time.Time) *world {
 		now = time.Now
 	}
 	return &world{
-		objects: make(map[string]*Object), held: make(map[string]*Object), declared: make(map[string]*Declared),
+		objects: make(map[string]*Object), slots: make(map[string]*slot), held: make(map[string]*slot), declared: make(map[string]*Declared),
 		gone: make(map[string]goneObject), history: make(map[string]*probeHistory), errors: make(map[string][]ErrorInfo),
-		peers: make(map[string]string), byEnds: newPeerIndex(), peerMoved: make(map[string]struct{}),
-		byStatus: make(map[string]int), now: now,
+		peers: make(map[string]string), byEnds: newPeerIndex(),
+		now: now,
 	}
 }
 
@@ -107,21 +120,24 @@ func (w *world) apply(f feedMsg) {
 	wasUp := w.link.up
 	w.link = f.link
 	now := w.now()
-	touched := make([]string, 0, len(f.updates))
 	if f.snapshot != nil {
 		if a, b := w.agent, f.snapshot.agent; w.synced && a.PID != 0 && (a.PID != b.PID || !a.StartedAt.Equal(b.StartedAt)) {
 			w.restart = &agentRestart{from: a.PID, to: b.PID, lost: managedAddresses(w.held), at: now}
 		}
 		for a := range w.objects {
-			touched = append(touched, a) // those the snapshot leaves out go
+			w.touch(w.slots[a]) // those the snapshot leaves out go
+		}
+		for _, s := range w.held {
+			s.held = nil
 		}
 		clear(w.held)
 		clear(w.gone)
 		for i := range f.snapshot.objects {
 			o := &f.snapshot.objects[i]
-			w.held[o.Address] = o
-			w.observe(o, now)
-			touched = append(touched, o.Address)
+			s := w.slotOf(o.Address)
+			w.hold(s, o)
+			w.observe(s, o, now)
+			w.touch(s)
 		}
 		w.agent = f.snapshot.agent
 		w.synced, w.kept = true, false
@@ -129,51 +145,51 @@ func (w *world) apply(f feedMsg) {
 	}
 	for i := range f.updates {
 		u := &f.updates[i]
+		s := w.slotOf(u.Object.Address)
 		if u.Deleted {
-			if o := w.held[u.Object.Address]; o != nil {
+			if o := s.held; o != nil {
 				w.gone[o.Address] = goneObject{obj: o, at: now}
 			}
-			delete(w.held, u.Object.Address)
+			w.hold(s, nil)
 		} else {
-			w.held[u.Object.Address] = &u.Object
-			w.observe(&u.Object, now)
+			w.hold(s, &u.Object)
+			w.observe(s, &u.Object, now)
 			w.lastUpdate = now
 		}
-		touched = append(touched, u.Object.Address)
+		w.touch(s)
 	}
 	changed := f.snapshot != nil || len(f.updates) > 0
 	if wasUp && !f.link.up && w.synced {
-		touched = append(touched, w.keepLastPicture()...)
+		w.keepLastPicture()
 		changed = true
 	}
 	w.forgetGone(now)
 	if changed {
-		w.merge(touched)
+		w.merge()
 	}
-	if w.restart != nil && w.restart.missing(w.held) == 0 {
+	if w.restart != nil && countMissing(w.restart.lost, w.held) == 0 {
 		w.restart = nil // every lost object is made again: the news is old
 	}
 }
 
 // keepLastPicture puts back what the agent deleted just before the link
 // went down: it stopped, and took its objects with it; the screen keeps
-// showing them, dimmed, until an agent answers again. It returns the
+// showing them, dimmed, until an agent answers again. It touches the
 // addresses put back.
-func (w *world) keepLastPicture() []string {
+func (w *world) keepLastPicture() {
 	down := w.link.downAt
 	if down.IsZero() {
 		down = w.now()
 	}
-	var back []string
 	for a, g := range w.gone {
 		if _, ok := w.held[a]; !ok && !g.at.Before(down.Add(-goneMemory)) {
-			w.held[a] = g.obj
-			back = append(back, a)
+			s := w.slotOf(a)
+			w.hold(s, g.obj)
+			w.touch(s)
 		}
 	}
 	clear(w.gone)
 	w.kept = true
-	return back
 }
 
 func (w *world) forgetGone(now time.Time) {
@@ -186,11 +202,12 @@ func (w *world) forgetGone(now time.Time) {
 
 // observe records what an object's new state adds to its history: a
 // probe sample, a new error.
-func (w *world) observe(o *Object, now time.Time) {
+func (w *world) observe(s *slot, o *Object, now time.Time) {
 	if p := o.Probe; p != nil && !p.Ended {
-		h := w.history[o.Address]
+		h := s.hist
 		if h == nil {
 			h = &probeHistory{}
+			s.hist = h
 			w.history[o.Address] = h
 		}
 		o.lossy = h.add(p, now)
@@ -211,10 +228,9 @@ func (w *world) observe(o *Object, now time.Time) {
 // the placeholders change: an object the agent holds is shown as it
 // holds it.
 func (w *world) setDeclared(ds []Declared) {
-	var touched []string
 	for a := range w.declared {
 		if _, ok := w.held[a]; !ok {
-			touched = append(touched, a)
+			w.touch(w.slotOf(a))
 		}
 	}
 	clear(w.declared)
@@ -222,78 +238,112 @@ func (w *world) setDeclared(ds []Declared) {
 		d := &ds[i]
 		w.declared[d.Address] = d
 		if _, ok := w.held[d.Address]; !ok {
-			touched = append(touched, d.Address)
+			w.touch(w.slotOf(d.Address))
 		}
 	}
-	w.merge(touched)
+	w.merge()
 }
 
-// merge shows, for each touched address, the object the agent holds
-// there, or the placeholder of the one declared, or nothing, and
-// matches the peers of those that changed.
-func (w *world) merge(touched []string) {
-	for _, a := range touched {
-		var o *Object
-		if h, ok := w.held[a]; ok {
-			o = h
-		} else if d, ok := w.declared[a]; ok {
-			o = w.placeholder(d)
+// merge shows, for each address touched since the last merge, the
+// object the agent holds there, or the placeholder of the one declared,
+// or nothing, and matches the peers of those that changed. It goes
+// through them in the order of their slots (see touch), and so does the
+// table after it.
+func (w *world) merge() {
+	for s := range w.takeTouched {
+		o := s.held
+		if o == nil {
+			if d, ok := w.declared[s.addr]; ok {
+				o = w.placeholder(d)
+			}
 		}
-		old, was := w.objects[a]
-		if o == old && (o != nil) == was {
+		old := s.shown
+		if o == old {
 			continue
 		}
-		w.recount(old, o)
+		w.recount(s, o)
 		if o != nil {
-			w.objects[a] = o
-		} else if was {
-			delete(w.objects, a)
+			w.objects[s.addr] = o
+		} else {
+			delete(w.objects, s.addr)
 		}
-		w.changed = append(w.changed, a)
-		if !was || old == nil || o == nil || !sameFiling(old, o) {
-			w.byEnds.update(a, o)
+		s.shown = o
+		w.changed = append(w.changed, s)
+		// What the slot keeps of the old object (its tally, its filing)
+		// tells what changed without reading it again.
+		e, conn, ok := filing(o)
+		if f := (filedAt{e, conn}); old == nil || o == nil || f != s.filing || ok != s.filed {
+			w.byEnds.update(s.addr, o)
+			s.filing, s.filed = f, ok
 		}
 	}
 	w.byEnds.match(w.peers, func(a string) {
-		w.changed = append(w.changed, a)
-		w.peerMoved[a] = struct{}{}
+		s := w.slotOf(a)
+		w.changed = append(w.changed, s)
+		s.peerMoved = true
 	})
 	w.version++
 }
 
-// recount takes old (nil: none) out of the totals and puts o (nil: none)
-// in, with no work where both count alike: most changes keep the status
-// and the health.
-func (w *world) recount(old, o *Object) {
-	if old != nil && o != nil && old.Host == o.Host && shownStatus(old) == shownStatus(o) && (healthOf(old) == healthOK) == (healthOf(o) == healthOK) {
-		return
-	}
-	if old != nil {
-		w.count(old, -1)
-	}
-	if o != nil {
-		w.count(o, 1)
-	}
+// tally is how a shown object counts in the totals: its host, its
+// shown status and its health, which the table's sorts read too.
+type tally struct {
+	host, status string
+	health       health
 }
 
-// count adds n of o to the totals.
-func (w *world) count(o *Object, n int) {
-	s := shownStatus(o)
-	if w.byStatus[s] += n; w.byStatus[s] == 0 {
-		delete(w.byStatus, s)
+func tallyOf(o *Object) tally {
+	return tally{host: o.Host, status: shownStatus(o), health: healthOf(o)}
+}
+
+// statusCount is how many shown objects have a status.
+type statusCount struct {
+	status string
+	n      int
+}
+
+// recount takes s's shown object (none: nil) out of the totals and puts
+// o (nil: none) in, with no work where both count alike: most changes
+// keep the status and the health.
+func (w *world) recount(s *slot, o *Object) {
+	var t tally
+	if o != nil {
+		t = tallyOf(o)
 	}
-	unhealthy := healthOf(o) != healthOK
+	if s.shown != nil && o != nil && t == s.tally {
+		return
+	}
+	if s.shown != nil {
+		w.count(s.tally, -1)
+	}
+	if o != nil {
+		w.count(t, 1)
+	}
+	s.tally = t
+}
+
+// count adds n of an object that counts as t to the totals.
+func (w *world) count(t tally, n int) {
+	i := slices.IndexFunc(w.byStatus, func(c statusCount) bool { return c.status == t.status })
+	if i < 0 {
+		i = len(w.byStatus)
+		w.byStatus = append(w.byStatus, statusCount{status: t.status})
+	}
+	if w.byStatus[i].n += n; w.byStatus[i].n == 0 {
+		w.byStatus = slices.Delete(w.byStatus, i, i+1)
+	}
+	unhealthy := t.health != healthOK
 	if unhealthy {
 		w.problems += n
 	}
-	if o.Host != "" {
+	if t.host != "" {
 		if w.hostTotals == nil {
 			w.hostTotals = make(map[string]*hostTotal)
 		}
-		h := w.hostTotals[o.Host]
+		h := w.hostTotals[t.host]
 		if h == nil {
 			h = &hostTotal{}
-			w.hostTotals[o.Host] = h
+			w.hostTotals[t.host] = h
 		}
 		h.objects += n
 		if unhealthy {
@@ -302,17 +352,13 @@ func (w *world) count(o *Object, n int) {
 	}
 }
 
-// takeChanged appends the addresses changed since the last call to dst
-// (an address maybe more than once), and the set of those whose peer
-// changed, which holds until the next call.
-func (w *world) takeChanged(dst []string) ([]string, map[string]struct{}) {
+// takeChanged appends the slots changed since the last call to dst (a
+// slot maybe more than once); those whose peer changed are marked
+// (slot.peerMoved) until the caller clears the mark.
+func (w *world) takeChanged(dst []*slot) []*slot {
 	dst = append(dst, w.changed...)
 	w.changed = w.changed[:0]
-	moved := w.peerMoved
-	if len(moved) > 0 {
-		w.peerMoved = make(map[string]struct{})
-	}
-	return dst, moved
+	return dst
 }
 
 // placeholder is the row of a declared object the agent does not hold,
@@ -363,10 +409,10 @@ func (w *world) restartShown(now time.Time) *agentRestart {
 
 // managedAddresses lists the objects plan and apply make: not the
 // connections listeners accept.
-func managedAddresses(objects map[string]*Object) []string {
+func managedAddresses(held map[string]*slot) []string {
 	var addrs []string
-	for a, o := range objects {
-		if o.Kind != KindConnection {
+	for a, s := range held {
+		if s.held.Kind != KindConnection {
 			addrs = append(addrs, a)
 		}
 	}
@@ -382,9 +428,14 @@ type agentRestart struct {
 
 // missing counts the lost objects the new agent does not hold (yet).
 func (r *agentRestart) missing(objects map[string]*Object) int {
+	return countMissing(r.lost, objects)
+}
+
+// countMissing counts the addresses of lost that m does not have.
+func countMissing[V any](lost []string, m map[string]V) int {
 	n := 0
-	for _, a := range r.lost {
-		if _, ok := objects[a]; !ok {
+	for _, a := range lost {
+		if _, ok := m[a]; !ok {
 			n++
 		}
 	}
@@ -409,8 +460,8 @@ func (w *world) at(now time.Time) time.Time {
 // that are not healthy.
 func (w *world) totals() (map[string]int, int) {
 	t := make(map[string]int, len(w.byStatus))
-	for s, n := range w.byStatus {
-		t[s] = n
+	for _, c := range w.byStatus {
+		t[c.status] = c.n
 	}
 	return t, w.problems
 }
