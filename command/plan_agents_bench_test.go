@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -56,9 +57,11 @@ func BenchmarkNoChangePlanAgents(b *testing.B) {
 		for _, m := range []agentsPlanFigures{small, big} {
 			fmt.Printf("no-change plan of %d agents over mutual TLS, %d endpoints: %v wall, %v CPU (median of %d processes; goal for 100 agents: 1.0 s; load average %s)\n"+
 				"  of which: dialling the %d agents alone (mTLS handshakes, at once) %v; plan -refresh=false %v wall\n"+
-				"  plan -refresh-only (every object's facts from every agent too): %v wall\n",
+				"  the agents' CPU for one plan, all together: %v (on this host, beside the plan's own)\n"+
+				"  plan -refresh-only (every object's facts from every agent too): %v wall, the agents' CPU %v\n",
 				m.agents, m.objects, m.plan.Round(time.Millisecond), m.planCPU.Round(time.Millisecond), agentsPlanRuns, m.load,
-				m.agents, m.dial.Round(time.Millisecond), m.noRefresh.Round(time.Millisecond), m.refreshOnly.Round(time.Millisecond))
+				m.agents, m.dial.Round(time.Millisecond), m.noRefresh.Round(time.Millisecond), m.agentsCPU.Round(time.Millisecond),
+				m.refreshOnly.Round(time.Millisecond), m.refreshOnlyAgentsCPU.Round(time.Millisecond))
 		}
 		fmt.Printf("growth from 10 to 100 agents: %.1fx (goal: at most 12x)\n", growth)
 		fmt.Printf("reference, 10,000 endpoints on one local agent (BenchmarkNoChangePlan's): %v wall, %v CPU; 100 agents / one: %.2fx wall, %.2fx CPU\n",
@@ -73,12 +76,16 @@ type agentsPlanFigures struct {
 	agents, objects                int
 	plan, planCPU, noRefresh, dial time.Duration
 	refreshOnly                    time.Duration // reading every object's facts too
-	load                           string
+	// The agents' CPU for one plan, all of them together (the median
+	// run's share: their total over the runs divided by the runs).
+	agentsCPU, refreshOnlyAgentsCPU time.Duration
+	load                            string
 }
 
 // benchAgent is an agent process of the benchmark.
 type benchAgent struct {
 	socket, listen, logFile string
+	pid                     int
 	stop                    func()
 }
 
@@ -203,9 +210,13 @@ endpoint "e" {
 
 	f := agentsPlanFigures{agents: agents, objects: agents * perAgent, load: loadAverage()}
 	f.dial = medianDial(b, procs, ca.CertFile, operator)
+	before := agentsCPUTime(procs)
 	f.plan, f.planCPU = medianRun(b, exe, dir, "plan", "-detailed-exitcode", "-no-color")
+	f.agentsCPU = (agentsCPUTime(procs) - before) / agentsPlanRuns
 	f.noRefresh, _ = medianRun(b, exe, dir, "plan", "-refresh=false", "-detailed-exitcode", "-no-color")
+	before = agentsCPUTime(procs)
 	f.refreshOnly, _ = medianRun(b, exe, dir, "plan", "-refresh-only", "-detailed-exitcode", "-no-color")
+	f.refreshOnlyAgentsCPU = (agentsCPUTime(procs) - before) / agentsPlanRuns
 	return f
 }
 
@@ -236,6 +247,7 @@ func startBenchAgents(b *testing.B, exe, runDir string, server pki.Pair, ca *pki
 			outFile.Close()
 			b.Fatal(err)
 		}
+		p.pid = cmd.Process.Pid
 		p.stop = sync.OnceFunc(func() {
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			cmd.Wait()
@@ -397,6 +409,33 @@ func median(ds []time.Duration) time.Duration {
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
 }
+
+// agentsCPUTime is the user and system CPU time the agent processes have
+// used so far, from /proc (0 for one that cannot be read).
+func agentsCPUTime(procs []*benchAgent) time.Duration {
+	var ticks int64
+	for _, p := range procs {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.pid))
+		if err != nil {
+			continue
+		}
+		// The command name, in parentheses, may hold spaces: count the
+		// fields after it (utime and stime are the 14th and 15th).
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		for _, s := range f[11:13] {
+			n, _ := strconv.ParseInt(s, 10, 64)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// clockTicks is the kernel's USER_HZ, in which /proc reports CPU time:
+// 100 on every Linux architecture Go supports.
+const clockTicks = 100
 
 // loadAverage is the host's load average over the last minute, to read
 // the figures by: the benchmark's agents and plans share the host.
