@@ -28,6 +28,8 @@ type tableOrder struct {
 	// them, the top-level list before, and their keys to sort.
 	moving, adding, spare []*entry
 	keys                  []keyedEntry[uint64]
+	buckets               []bucket
+	sorts                 uint64 // marks the entries a bucket sort takes
 	// regrouped: the last update made or deleted an entry, or changed
 	// one's parent or match, which may show or hide rows; otherwise the
 	// rows shown are those before, maybe in another order.
@@ -49,6 +51,11 @@ type entry struct {
 	// world says moved is looked up again.
 	peerKnown bool
 	mark      uint64
+	// refreshed is the mark of the batch that last refreshed the entry
+	// from its object: a batch refreshes an entry it moves once.
+	refreshed uint64
+	sorting   uint64 // the bucket sort that takes it (tableOrder.sorts)
+	bucket    int    // and its bucket there
 	// row is the entry's row when rows last laid it out: where the table
 	// shows it, if the row there is its.
 	row int
@@ -116,6 +123,7 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 			key, match := e.key, e.match
 			e.obj = o
 			refresh(e)
+			e.refreshed = t.gen
 			reshaped = reshaped || e.match != match
 			t.regrouped = t.regrouped || e.match != match
 			if e.key == key {
@@ -147,7 +155,9 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 		if e.obj == nil {
 			continue // gone
 		}
-		refresh(e)
+		if e.refreshed != t.gen { // its key's name, if any changed, name set
+			refresh(e)
+		}
 		p := e.obj.Parent
 		if p != "" {
 			kids[p] = append(kids[p], e)
@@ -221,11 +231,81 @@ func (t *tableOrder) sortByKey(es []*entry) {
 		}
 		packed = append(packed, keyedEntry[uint64]{k, e})
 	}
+	t.keys = packed[:0]
+	if len(es)*4 >= len(t.byName) && t.bucketSort(es, packed) {
+		return
+	}
 	slices.SortFunc(packed, func(a, b keyedEntry[uint64]) int { return cmp.Compare(a.key, b.key) })
 	for i := range packed {
 		es[i] = packed[i].e
 	}
-	t.keys = packed[:0]
+}
+
+// bucket is the entries of one value of the packed keys' bits above the
+// name, and where they go.
+type bucket struct {
+	high    uint64
+	n, next int
+}
+
+// maxBuckets bounds the bucket sort's buckets, which it looks up one
+// by one: a sort's own order (a severity, a status), the kinds and the
+// hosts take a few values; more, and a comparison sort is no slower.
+const maxBuckets = 64
+
+// bucketSort sorts es, packed being their packed keys, as a counting
+// sort with no comparison: the keys' bits above the name take a few
+// values, and the name is the entry's place in byName, so the entries
+// of each value, taken in byName's order, are in order. It costs a pass
+// over byName: worth it for a batch that moves a good part of the rows
+// (one that changes every row's severity). It reports false, es
+// untouched, when the keys take more than maxBuckets values.
+func (t *tableOrder) bucketSort(es []*entry, packed []keyedEntry[uint64]) bool {
+	t.sorts++
+	bs := t.buckets[:0]
+	defer func() { t.buckets = bs[:0] }()
+	last := -1
+	for _, p := range packed {
+		high := p.key >> nameBits
+		if last < 0 || bs[last].high != high {
+			last = slices.IndexFunc(bs, func(b bucket) bool { return b.high == high })
+			if last < 0 {
+				if len(bs) == maxBuckets {
+					return false
+				}
+				last = len(bs)
+				bs = append(bs, bucket{high: high})
+			}
+		}
+		bs[last].n++
+		p.e.sorting, p.e.bucket = t.sorts, last
+	}
+	order := make([]int, len(bs)) // the buckets by their values
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(bs[a].high, bs[b].high) })
+	next := 0
+	for _, i := range order {
+		bs[i].next = next
+		next += bs[i].n
+	}
+	placed := 0
+	for _, e := range t.byName {
+		if e.sorting == t.sorts {
+			b := &bs[e.bucket]
+			es[b.next] = e
+			b.next++
+			placed++
+		}
+	}
+	if placed != len(es) { // an entry not named: cannot be, but es must stay whole
+		for i := range packed {
+			es[i] = packed[i].e
+		}
+		return false
+	}
+	return true
 }
 
 func sortByWholeKey(es []*entry) {
