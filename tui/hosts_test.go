@@ -103,7 +103,7 @@ func TestGoldenFabric(t *testing.T) {
 	// The detail of an unreachable host's row says it is the last picture.
 	m := newFabricModel(120, 30)
 	m.Update(feedMsg{host: hostS2, link: linkState{err: errSilent, downAt: fixedNow}})
-	m.table.moveTo(m.table.index[`listener.blocks["s2"]/conn/4`])
+	m.table.moveTo(m.table.rowIndex(`listener.blocks["s2"]/conn/4`))
 	press(m, "enter")
 	golden(t, "fabric_detail_unreachable_120x30", m.View())
 	checkBox(t, m.View(), 120, 30)
@@ -141,7 +141,7 @@ func TestFabricGroupsByHost(t *testing.T) {
 func TestFabricPeerJumpAcrossHosts(t *testing.T) {
 	m := newFabricModel(160, 30)
 	conn := `listener.blocks["s2"]/conn/4`
-	m.table.moveTo(m.table.index[conn])
+	m.table.moveTo(m.table.rowIndex(conn))
 	if got := m.table.rows[m.table.cursor].label(); got != ` └ ⇄ endpoint.blocks["s2"]` {
 		t.Errorf("the connection's row reads %q, want it named by its endpoint", got)
 	}

@@ -30,10 +30,6 @@ type tableOrder struct {
 	keys                  []keyedEntry[uint64]
 	buckets               []bucket
 	sorts                 uint64 // marks the entries a bucket sort takes
-	// regrouped: the last update made or deleted an entry, or changed
-	// one's parent or match, which may show or hide rows; otherwise the
-	// rows shown are those before, maybe in another order.
-	regrouped bool
 }
 
 // entry is one shown object and what the table computed of it.
@@ -81,7 +77,6 @@ func newTableOrder() *tableOrder {
 // it was (see tablePane.patchRow).
 func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (reshaped bool) {
 	t.gen++
-	t.regrouped = false
 	moving := t.moving[:0]
 	defer func() { t.moving = moving[:0] }()
 	parents := make(map[string]struct{}) // kids lists that lose some
@@ -106,7 +101,6 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 		case e == nil: // its connections, top-level while it was not shown, go under it
 			e = &entry{natural: naturalKey(s.addr), slot: s}
 			born = append(born, e)
-			t.regrouped = true
 			t.entries[s.addr] = e
 			s.entry = e
 			for _, k := range t.kids[s.addr] {
@@ -115,7 +109,6 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 		case o == nil: // its connections go top-level
 			delete(t.entries, s.addr)
 			s.entry = nil
-			t.regrouped = true
 			for _, k := range t.kids[s.addr] {
 				take(k)
 			}
@@ -125,7 +118,6 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 			refresh(e)
 			e.refreshed = t.gen
 			reshaped = reshaped || e.match != match
-			t.regrouped = t.regrouped || e.match != match
 			if e.key == key {
 				stay(e)
 				continue // it stays where it is: most changes leave the order as it was
@@ -134,7 +126,6 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 		take(e)
 		e.obj = o
 		if o != nil {
-			t.regrouped = t.regrouped || e.parent != o.Parent
 			e.parent = o.Parent
 		}
 	}

@@ -247,6 +247,12 @@ func checkRandomFabric(t *testing.T, size int, seeds uint64, steps int) {
 	}
 }
 
+// rowIndex is the row that shows address a, or the first.
+func (t *tablePane) rowIndex(a string) int {
+	i, _ := t.rowOf(a)
+	return i
+}
+
 func checkAgainstRebuild(t *testing.T, at string, m *Model) {
 	t.Helper()
 	w, tb := m.world, m.table
@@ -272,8 +278,14 @@ func checkAgainstRebuild(t *testing.T, at string, m *Model) {
 			}
 		}
 	}
-	if !maps.Equal(tb.index, index) {
-		t.Errorf("%s: index %v, want %v", at, tb.index, index)
+	got := make(map[string]int)
+	for a := range w.slots {
+		if i, ok := tb.rowOf(a); ok {
+			got[a] = i
+		}
+	}
+	if !maps.Equal(got, index) {
+		t.Errorf("%s: rows found by address %v, want %v", at, got, index)
 	}
 	if !slices.Equal(tb.widest, widest) {
 		t.Errorf("%s: widths %v, want %v", at, tb.widest, widest)
