@@ -132,8 +132,8 @@ func TestGoldenBrokenAgentStopped(t *testing.T) {
 	}
 	// A new agent's snapshot replaces the picture.
 	m.Update(feedMsg{snapshot: &snapshot{objects: brokenObjects()[:1], agent: fixtureAgent}, link: linkState{up: true}})
-	if m.world.kept || m.world.objects["endpoint.client[0]"].Status != StatusMissing {
-		t.Errorf("after a new snapshot: kept %v, client[0] %+v", m.world.kept, m.world.objects["endpoint.client[0]"])
+	if m.world.kept || m.world.object("endpoint.client[0]").Status != StatusMissing {
+		t.Errorf("after a new snapshot: kept %v, client[0] %+v", m.world.kept, m.world.object("endpoint.client[0]"))
 	}
 }
 
@@ -147,10 +147,10 @@ func TestLastPictureLeavesOutOldDeletions(t *testing.T) {
 	now = now.Add(goneMemory + time.Second)
 	w.apply(feedMsg{updates: []Update{{Object: Object{Address: "endpoint.client[1]"}, Deleted: true}}, link: linkState{up: true}})
 	w.apply(feedMsg{link: linkState{err: ErrAgentStopped, downAt: now}})
-	if _, ok := w.objects["endpoint.client[0]"]; ok {
+	if w.object("endpoint.client[0]") != nil {
 		t.Error("an object destroyed long before the agent stopped is back")
 	}
-	if o := w.objects["endpoint.client[1]"]; o == nil || o.Status != StatusEstablished {
+	if o := w.object("endpoint.client[1]"); o == nil || o.Status != StatusEstablished {
 		t.Errorf("the object deleted as the agent stopped: %+v", o)
 	}
 }
@@ -193,7 +193,7 @@ func TestHealthRanks(t *testing.T) {
 		"endpoint.client[0]":      healthOK,
 		"listener.storage/conn/7": healthOK,
 	} {
-		if got := healthOf(m.world.objects[addr]); got != want {
+		if got := healthOf(m.world.object(addr)); got != want {
 			t.Errorf("%s: %s, want %s", addr, got, want)
 		}
 	}

@@ -81,7 +81,7 @@ func (t *tablePane) jumpToPeer() (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if p := t.w.objects[peer]; p != nil && p.Parent != "" && t.folded[p.Parent] {
+	if p := t.w.object(peer); p != nil && p.Parent != "" && t.folded[p.Parent] {
 		t.folded[p.Parent], t.dirty = false, true
 		t.refresh()
 	}
@@ -111,7 +111,7 @@ func (t *tablePane) refresh() {
 	}
 	if t.sort == sortByRTT {
 		if t.dirty {
-			t.rtt.place(t.w.objects)
+			t.rtt.place(t.w)
 		} else {
 			for _, s := range changed {
 				t.rtt.placeOne(s.addr, s.shown)
@@ -287,8 +287,8 @@ func (t *tablePane) View() string {
 
 func (t *tablePane) title() string {
 	s := fmt.Sprintf("Objects %d", len(t.rows))
-	if t.filter != "" || t.unhealthy || len(t.rows) != len(t.w.objects) {
-		s = fmt.Sprintf("Objects %d of %d", len(t.rows), len(t.w.objects))
+	if t.filter != "" || t.unhealthy || len(t.rows) != t.w.shownN {
+		s = fmt.Sprintf("Objects %d of %d", len(t.rows), t.w.shownN)
 	}
 	s += " · sort: " + t.sort.String()
 	if t.sort == sortByRTT {

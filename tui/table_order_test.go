@@ -257,14 +257,18 @@ func checkAgainstRebuild(t *testing.T, at string, m *Model) {
 	t.Helper()
 	w, tb := m.world, m.table
 	tb.refresh()
-	if want := matchPeersFromScratch(w.objects); !maps.Equal(w.peers, want) {
+	objects := maps.Collect(w.shownObjects)
+	if len(objects) != w.shownN {
+		t.Errorf("%s: %d objects shown, counted %d", at, len(objects), w.shownN)
+	}
+	if want := matchPeersFromScratch(objects); !maps.Equal(w.peers, want) {
 		t.Errorf("%s: peers %v, want %v", at, w.peers, want)
 	}
 	order := tb.sort.compare
 	if tb.sort == sortByRTT {
 		order = tb.rtt.compare
 	}
-	want := buildRows(w.objects, newMatcher(tb.filter, tb.unhealthy), order, tb.folded, w.peers)
+	want := buildRows(objects, newMatcher(tb.filter, tb.unhealthy), order, tb.folded, w.peers)
 	if !slices.Equal(tb.rows, want) {
 		t.Errorf("%s (sort %s, filter %q): rows\n%q\nwant\n%q", at, tb.sort, tb.filter, addresses(tb.rows), addresses(want))
 	}
@@ -291,7 +295,7 @@ func checkAgainstRebuild(t *testing.T, at string, m *Model) {
 		t.Errorf("%s: widths %v, want %v", at, tb.widest, widest)
 	}
 	totals, problems := make(map[string]int), 0
-	for _, o := range w.objects {
+	for _, o := range objects {
 		totals[shownStatus(o)]++
 		if healthOf(o) != healthOK {
 			problems++
