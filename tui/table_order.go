@@ -25,8 +25,10 @@ type tableOrder struct {
 	gen    uint64 // marks the entries a batch moves
 	// Buffers a batch reuses, so that a frame allocates none of the
 	// size of the fabric: the entries it moves, the top-level ones among
-	// them, the top-level list before, and their keys to sort.
+	// them, the top-level list before, their keys to sort, the
+	// connections among them by listener.
 	moving, adding, spare []*entry
+	kidsMoving            map[string][]*entry // by parent, those among moving, kept emptied
 	keys                  []keyedEntry[uint64]
 	buckets               []bucket
 	sorts                 uint64 // marks the entries a bucket sort takes
@@ -87,9 +89,9 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 		}
 		e.mark = t.gen
 		moving = append(moving, e)
-		if p := e.obj; p != nil && p.Parent != "" && p.Parent != last {
-			parents[p.Parent] = struct{}{}
-			last = p.Parent
+		if p := e.parent; p != "" && p != last { // its parent before
+			parents[p] = struct{}{}
+			last = p
 		}
 	}
 	var born []*entry
@@ -141,7 +143,10 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 		}
 	}
 	tops := t.adding[:0]
-	kids := make(map[string][]*entry)
+	if t.kidsMoving == nil {
+		t.kidsMoving = make(map[string][]*entry)
+	}
+	kids := t.kidsMoving
 	for _, e := range moving {
 		if e.obj == nil {
 			continue // gone
@@ -149,7 +154,7 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 		if e.refreshed != t.gen { // its key's name, if any changed, name set
 			refresh(e)
 		}
-		p := e.obj.Parent
+		p := e.parent // e.obj's, set above: reading it again would be a miss
 		if p != "" {
 			kids[p] = append(kids[p], e)
 		}
@@ -163,7 +168,12 @@ func (t *tableOrder) update(changed []*slot, refresh, stay func(e *entry)) (resh
 	}
 	t.adding = tops[:0]
 	for p, ks := range kids {
+		if len(ks) == 0 { // none moved under p this batch, nor the one before: forget it
+			delete(kids, p)
+			continue
+		}
 		t.kids[p] = t.mergeSorted(nil, t.kids[p], ks)
+		kids[p] = ks[:0]
 	}
 	return true
 }
