@@ -34,29 +34,34 @@ type tableOrder struct {
 	sorts                 uint64 // marks the entries a bucket sort takes
 }
 
-// entry is one shown object and what the table computed of it.
+// entry is one shown object and what the table computed of it. The
+// fields a batch reads of every entry come first, in one cache line: a
+// batch that changes every object reads 10,000 entries, in passes each
+// a miss per line read.
 type entry struct {
-	slot    *slot // the world's, whose entry this is
-	obj     *Object
-	parent  string // obj's Parent, kept here: a change compares it without reading the old object
-	natural string // naturalKey of the address, kept for the object's life
-	name    int    // its place in tableOrder.byName
-	key     sortKey
-	top     bool   // listed in tops: no parent, or its parent is not shown
-	match   bool   // the filter keeps it
-	peer    string // the world's peers
-	// peerKnown: peer was looked up once; from then on only a peer the
-	// world says moved is looked up again.
-	peerKnown bool
-	mark      uint64
+	mark uint64
+	// sorting is the bucket sort that takes it (tableOrder.sorts), and
+	// bucket its bucket there.
+	sorting uint64
 	// refreshed is the mark of the batch that last refreshed the entry
 	// from its object: a batch refreshes an entry it moves once.
 	refreshed uint64
-	sorting   uint64 // the bucket sort that takes it (tableOrder.sorts)
-	bucket    int    // and its bucket there
+	obj       *Object
+	slot      *slot  // the world's, whose entry this is
+	parent    string // obj's Parent, kept here: a change compares it without reading the old object
+	bucket    int32
+	top       bool // listed in tops: no parent, or its parent is not shown
+	match     bool // the filter keeps it
+	// peerKnown: peer was looked up once; from then on only a peer the
+	// world says moved is looked up again.
+	peerKnown bool
+	key       sortKey
 	// row is the entry's row when rows last laid it out: where the table
 	// shows it, if the row there is its.
-	row int
+	row     int
+	name    int    // its place in tableOrder.byName
+	peer    string // the world's peers
+	natural string // naturalKey of the address, kept for the object's life
 	// measured is the row widths were measured for; a row's cells change
 	// only when it does (the object, its peer, its listener's count).
 	measured row
@@ -279,7 +284,7 @@ func (t *tableOrder) bucketSort(es []*entry, packed []keyedEntry[uint64]) bool {
 			}
 		}
 		bs[last].n++
-		p.e.sorting, p.e.bucket = t.sorts, last
+		p.e.sorting, p.e.bucket = t.sorts, int32(last)
 	}
 	order := make([]int, len(bs)) // the buckets by their values
 	for i := range order {
