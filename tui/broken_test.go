@@ -132,8 +132,8 @@ func TestGoldenBrokenAgentStopped(t *testing.T) {
 	}
 	// A new agent's snapshot replaces the picture.
 	m.Update(feedMsg{snapshot: &snapshot{objects: brokenObjects()[:1], agent: fixtureAgent}, link: linkState{up: true}})
-	if m.world.kept || m.world.objects["endpoint.client[0]"].Status != StatusMissing {
-		t.Errorf("after a new snapshot: kept %v, client[0] %+v", m.world.kept, m.world.objects["endpoint.client[0]"])
+	if m.world.kept || m.world.object("endpoint.client[0]").Status != StatusMissing {
+		t.Errorf("after a new snapshot: kept %v, client[0] %+v", m.world.kept, m.world.object("endpoint.client[0]"))
 	}
 }
 
@@ -147,10 +147,10 @@ func TestLastPictureLeavesOutOldDeletions(t *testing.T) {
 	now = now.Add(goneMemory + time.Second)
 	w.apply(feedMsg{updates: []Update{{Object: Object{Address: "endpoint.client[1]"}, Deleted: true}}, link: linkState{up: true}})
 	w.apply(feedMsg{link: linkState{err: ErrAgentStopped, downAt: now}})
-	if _, ok := w.objects["endpoint.client[0]"]; ok {
+	if w.object("endpoint.client[0]") != nil {
 		t.Error("an object destroyed long before the agent stopped is back")
 	}
-	if o := w.objects["endpoint.client[1]"]; o == nil || o.Status != StatusEstablished {
+	if o := w.object("endpoint.client[1]"); o == nil || o.Status != StatusEstablished {
 		t.Errorf("the object deleted as the agent stopped: %+v", o)
 	}
 }
@@ -161,7 +161,7 @@ func TestGoldenBrokenDescribe(t *testing.T) {
 	o := brokenObjects()[6]
 	o.LastError = &ErrorInfo{Call: "rdma_resolve_route", Errno: 110, ErrnoName: "ETIMEDOUT", Message: "rdma_resolve_route: connection timed out (ETIMEDOUT)", At: ago(0)}
 	m.Update(feedMsg{updates: []Update{{Object: o}}, link: linkState{up: true}})
-	m.table.moveTo(m.table.index["endpoint.client[2]"])
+	m.table.moveTo(m.table.rowIndex("endpoint.client[2]"))
 	press(m, "d")
 	golden(t, "broken_describe_100x30", m.View())
 	checkBox(t, m.View(), 100, 30)
@@ -174,7 +174,7 @@ func TestGoldenBrokenDescribe(t *testing.T) {
 	}
 
 	// The lost peer's detail draws its round trips and losses.
-	m.table.moveTo(m.table.index["endpoint.client[1]"])
+	m.table.moveTo(m.table.rowIndex("endpoint.client[1]"))
 	press(m, "enter")
 	m.detail.setSize(100, 20)
 	golden(t, "broken_detail_lost_100", m.detail.View())
@@ -193,7 +193,7 @@ func TestHealthRanks(t *testing.T) {
 		"endpoint.client[0]":      healthOK,
 		"listener.storage/conn/7": healthOK,
 	} {
-		if got := healthOf(m.world.objects[addr]); got != want {
+		if got := healthOf(m.world.object(addr)); got != want {
 			t.Errorf("%s: %s, want %s", addr, got, want)
 		}
 	}
@@ -229,7 +229,7 @@ func TestPeers(t *testing.T) {
 	if !strings.Contains(m.View(), "└ ⇄ endpoint.client[0]") {
 		t.Errorf("the connection is not named by its peer:\n%s", m.View())
 	}
-	m.table.moveTo(m.table.index["endpoint.client[1]"])
+	m.table.moveTo(m.table.rowIndex("endpoint.client[1]"))
 	press(m, "p")
 	if m.table.selected != "listener.storage/conn/9" {
 		t.Errorf("p from client[1] selects %s", m.table.selected)
@@ -239,14 +239,14 @@ func TestPeers(t *testing.T) {
 		t.Errorf("p back selects %s", m.table.selected)
 	}
 	// Under a folded listener, p unfolds it.
-	m.table.moveTo(m.table.index["listener.storage"])
+	m.table.moveTo(m.table.rowIndex("listener.storage"))
 	press(m, " ")
-	m.table.moveTo(m.table.index["endpoint.client[0]"])
+	m.table.moveTo(m.table.rowIndex("endpoint.client[0]"))
 	press(m, "p")
 	if m.table.selected != "listener.storage/conn/7" {
 		t.Errorf("p into a folded listener selects %s", m.table.selected)
 	}
-	m.table.moveTo(m.table.index["endpoint.client[2]"])
+	m.table.moveTo(m.table.rowIndex("endpoint.client[2]"))
 	press(m, "p")
 	if !strings.Contains(m.footer.View(), "no peer known") {
 		t.Errorf("footer after p without a peer: %q", m.footer.View())
@@ -259,7 +259,7 @@ func TestTaintIsConfirmed(t *testing.T) {
 	m := New(Options{NoColor: true, Now: fixedClock, Taint: func(a string) error { tainted = append(tainted, a); return nil }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 24})
 	m.Update(feedMsg{snapshot: &snapshot{objects: brokenObjects(), agent: fixtureAgent}, link: linkState{up: true}})
-	m.table.moveTo(m.table.index["endpoint.client[2]"])
+	m.table.moveTo(m.table.rowIndex("endpoint.client[2]"))
 	press(m, "t")
 	golden(t, "footer_taint_prompt_120", m.footer.View())
 	press(m, "n")
@@ -275,7 +275,7 @@ func TestTaintIsConfirmed(t *testing.T) {
 	if !slices.Equal(tainted, []string{"endpoint.client[2]"}) || !strings.Contains(m.footer.View(), "endpoint.client[2] is tainted: the next plan replaces it") {
 		t.Errorf("tainted %q; footer %q", tainted, m.footer.View())
 	}
-	m.table.moveTo(m.table.index["listener.storage/conn/7"])
+	m.table.moveTo(m.table.rowIndex("listener.storage/conn/7"))
 	press(m, "t")
 	if m.footer.prompt != "" || !strings.Contains(m.footer.View(), "accepted connection") {
 		t.Errorf("a connection is offered for taint: %q", m.footer.View())
@@ -311,7 +311,7 @@ func TestRowsColouredByHealth(t *testing.T) {
 	r.SetColorProfile(termenv.ANSI)
 	m := newBrokenModel(160, 24)
 	m.table.st = newStyles(r)
-	m.table.moveTo(m.table.index["protection_domain.pd0"])
+	m.table.moveTo(m.table.rowIndex("protection_domain.pd0"))
 	lines := strings.Split(m.table.View(), "\n")
 	line := func(addr string) string {
 		for _, l := range lines {

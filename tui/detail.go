@@ -80,7 +80,7 @@ func (d *detailPane) View() string {
 	if d.width <= 0 || d.height <= 0 {
 		return ""
 	}
-	o := d.w.objects[d.address]
+	o := d.w.object(d.address)
 	title := "── detail "
 	if o != nil {
 		title = "── " + o.Address + " "
@@ -106,7 +106,7 @@ func (d *detailPane) View() string {
 
 // lines is the detail's content, one string per line, unpadded.
 func (d *detailPane) lines() []string {
-	o := d.w.objects[d.address]
+	o := d.w.object(d.address)
 	if o == nil {
 		return []string{d.st.dim.Render("  nothing selected")}
 	}
@@ -168,7 +168,7 @@ func (d *detailPane) lines() []string {
 		l = append(l, fact("reconnects", strconv.Itoa(o.Reconnects)))
 	}
 	if peer := d.w.peers[o.Address]; peer != "" {
-		if p := d.w.objects[peer]; p != nil && p.Host != o.Host {
+		if p := d.w.object(peer); p != nil && p.Host != o.Host {
 			peer += " on " + p.Host // a link across hosts
 		}
 		l = append(l, fact("peer", peer+" (p goes to it)"))
@@ -298,7 +298,7 @@ func lossRate(p *ProbeStats) string {
 
 func (d *detailPane) acceptedCount(listener string) int {
 	n := 0
-	for _, o := range d.w.objects {
+	for _, o := range d.w.shownObjects {
 		if o.Parent == listener {
 			n++
 		}

@@ -160,7 +160,7 @@ func TestE2EAgentLostAndBack(t *testing.T) {
 	if !final.world.link.up || final.world.stale() {
 		t.Errorf("link = %+v after the agent came back", final.world.link)
 	}
-	if got := final.world.objects["endpoint.client[2]"].Status; got != StatusEstablished {
+	if got := final.world.object("endpoint.client[2]").Status; got != StatusEstablished {
 		t.Errorf("endpoint.client[2] is %s after reconnecting, want established from the new snapshot", got)
 	}
 	if n := src.watches.Load(); n < 2 {

@@ -115,7 +115,7 @@ func TestGoldenTableSortedByStatusAndFiltered(t *testing.T) {
 
 func TestGoldenDetail(t *testing.T) {
 	m := newTestModel(100, 40, fixtureObjects())
-	m.table.moveTo(m.table.index["endpoint.client[2]"])
+	m.table.moveTo(m.table.rowIndex("endpoint.client[2]"))
 	m.detail.show(m.table.selected)
 	m.detail.setSize(100, 24)
 	golden(t, "detail_rejected_100", m.detail.View())

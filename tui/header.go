@@ -135,7 +135,7 @@ func (h *headerPane) totalsLine() string {
 		}
 		return statuses[i] < statuses[j]
 	})
-	s := fmt.Sprintf("%d objects", len(h.w.objects))
+	s := fmt.Sprintf("%d objects", h.w.shownN)
 	if h.problems > 0 {
 		word := "problems"
 		if h.problems == 1 {
@@ -166,7 +166,7 @@ func (h *headerPane) banner() string {
 		// Short enough for 80 columns with five-digit pids and a
 		// thousand objects (the header's first line says since when).
 		gone := fmt.Sprintf("%d objects gone", len(r.lost))
-		if n := r.missing(h.w.objects); n < len(r.lost) {
+		if n := r.missing(h.w); n < len(r.lost) {
 			gone = fmt.Sprintf("%d of %d objects gone", n, len(r.lost))
 		}
 		msg := fmt.Sprintf(" agent restarted (pid %d→%d): %s; plan makes them again ", r.from, r.to, gone)

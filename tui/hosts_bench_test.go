@@ -75,8 +75,8 @@ func BenchmarkFabricFrame(b *testing.B) {
 		}
 	}
 	m.Update(feedMsg{host: hosts[7].Name, link: linkState{err: errSilent, downAt: fixedNow}})
-	if len(m.world.objects) != 10_000 || len(m.world.peers) != 2*49*100 || !m.world.hostDown(hosts[7].Name) {
-		b.Fatalf("%d objects, %d peers", len(m.world.objects), len(m.world.peers))
+	if m.world.shownN != 10_000 || len(m.world.peers) != 2*49*100 || !m.world.hostDown(hosts[7].Name) {
+		b.Fatalf("%d objects, %d peers", m.world.shownN, len(m.world.peers))
 	}
 	runtime.GC()
 	var loaded runtime.MemStats

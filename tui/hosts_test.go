@@ -103,7 +103,7 @@ func TestGoldenFabric(t *testing.T) {
 	// The detail of an unreachable host's row says it is the last picture.
 	m := newFabricModel(120, 30)
 	m.Update(feedMsg{host: hostS2, link: linkState{err: errSilent, downAt: fixedNow}})
-	m.table.moveTo(m.table.index[`listener.blocks["s2"]/conn/4`])
+	m.table.moveTo(m.table.rowIndex(`listener.blocks["s2"]/conn/4`))
 	press(m, "enter")
 	golden(t, "fabric_detail_unreachable_120x30", m.View())
 	checkBox(t, m.View(), 120, 30)
@@ -141,7 +141,7 @@ func TestFabricGroupsByHost(t *testing.T) {
 func TestFabricPeerJumpAcrossHosts(t *testing.T) {
 	m := newFabricModel(160, 30)
 	conn := `listener.blocks["s2"]/conn/4`
-	m.table.moveTo(m.table.index[conn])
+	m.table.moveTo(m.table.rowIndex(conn))
 	if got := m.table.rows[m.table.cursor].label(); got != ` └ ⇄ endpoint.blocks["s2"]` {
 		t.Errorf("the connection's row reads %q, want it named by its endpoint", got)
 	}
@@ -165,7 +165,7 @@ func TestFabricDeclaredOfUnreachableHost(t *testing.T) {
 	m := newFabricModel(160, 30)
 	m.Update(declaredMsg{list: []Declared{{Address: `listener.extra`, Kind: KindListener, Host: hostS2, InState: true, InConfig: true}}})
 	m.Update(feedMsg{host: hostS2, link: linkState{err: errSilent, downAt: fixedNow}})
-	o := m.world.objects["listener.extra"]
+	o := m.world.object("listener.extra")
 	if o == nil || o.LastEvent != "host unreachable" || o.Host != hostS2 {
 		t.Fatalf("the declared object of the unreachable host: %+v", o)
 	}
@@ -215,7 +215,7 @@ func TestFabricHostUnreachableWhileOthersUpdate(t *testing.T) {
 		}
 	}
 	waitUntil("every host synced", func() bool {
-		return len(m.world.objects) == 7 && !strings.Contains(m.View(), "connecting")
+		return m.world.shownN == 7 && !strings.Contains(m.View(), "connecting")
 	})
 
 	fakes[hostS2].refuse.Store(true)
@@ -223,7 +223,7 @@ func TestFabricHostUnreachableWhileOthersUpdate(t *testing.T) {
 	waitUntil("storage s2 unreachable", func() bool {
 		return strings.Contains(m.View(), `agent.storage["s2"] unreachable`) && m.world.hostDown(hostS2)
 	})
-	if o := m.world.objects[`listener.blocks["s2"]/conn/4`]; o == nil || !m.table.rowDim(o) || healthOf(o) != healthUnknown {
+	if o := m.world.object(`listener.blocks["s2"]/conn/4`); o == nil || !m.table.rowDim(o) || healthOf(o) != healthUnknown {
 		t.Errorf("the unreachable host's rows are not kept dimmed, of unknown health: %+v", o)
 	}
 	press(m, "!")
@@ -235,9 +235,9 @@ func TestFabricHostUnreachableWhileOthersUpdate(t *testing.T) {
 	o.LastEvent, o.Reconnects = "ROUTE_RESOLVED", 5
 	go fakes[hostCompute].send(Update{Object: o})
 	waitUntil("the compute host's change shown", func() bool {
-		return m.world.objects["endpoint.replica"].Reconnects == 5
+		return m.world.object("endpoint.replica").Reconnects == 5
 	})
-	if m.table.rowDim(m.world.objects["endpoint.replica"]) {
+	if m.table.rowDim(m.world.object("endpoint.replica")) {
 		t.Errorf("a row of a host that answers is dimmed")
 	}
 

@@ -24,7 +24,7 @@ func TestReconnectIsConfirmed(t *testing.T) {
 	}})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 24})
 	m.Update(feedMsg{snapshot: &snapshot{objects: brokenObjects(), agent: fixtureAgent}, link: linkState{up: true}})
-	m.table.moveTo(m.table.index["endpoint.client[2]"])
+	m.table.moveTo(m.table.rowIndex("endpoint.client[2]"))
 	press(m, "r")
 	golden(t, "footer_reconnect_prompt_120", m.footer.View())
 	press(m, "n")
@@ -50,7 +50,7 @@ func TestReconnectIsConfirmed(t *testing.T) {
 		t.Errorf("a refusal: footer %q", m.footer.View())
 	}
 
-	m.table.moveTo(m.table.index["listener.storage/conn/7"])
+	m.table.moveTo(m.table.rowIndex("listener.storage/conn/7"))
 	press(m, "r")
 	if !strings.Contains(m.footer.View(), "disconnect listener.storage/conn/7? Its client connects again by its reconnect policy.") {
 		t.Errorf("a connection's prompt: %q", m.footer.View())
@@ -61,7 +61,7 @@ func TestReconnectIsConfirmed(t *testing.T) {
 		"listener.storage":      "a listener has no connection of its own",
 		"protection_domain.pd0": "protection_domain.pd0 has no connection to reconnect",
 	} {
-		m.table.moveTo(m.table.index[addr])
+		m.table.moveTo(m.table.rowIndex(addr))
 		press(m, "r")
 		if m.footer.prompt != "" || !strings.Contains(m.footer.View(), want) {
 			t.Errorf("%s: prompt %q, footer %q", addr, m.footer.prompt, m.footer.View())
@@ -79,13 +79,13 @@ func TestReconnectNeedsAnAgentThatHoldsTheObject(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 24})
 	m.Update(feedMsg{snapshot: &snapshot{objects: brokenObjects(), agent: fixtureAgent}, link: linkState{up: true}})
 	m.Update(declaredMsg{list: []Declared{{Address: "endpoint.failed", Kind: KindEndpoint, InConfig: true}}})
-	m.table.moveTo(m.table.index["endpoint.failed"])
+	m.table.moveTo(m.table.rowIndex("endpoint.failed"))
 	press(m, "r")
 	if m.footer.prompt != "" || !strings.Contains(m.footer.View(), "endpoint.failed is not held by its agent") {
 		t.Errorf("a missing object: prompt %q, footer %q", m.footer.prompt, m.footer.View())
 	}
 	m.Update(feedMsg{link: linkState{err: errors.New("connection refused"), downAt: fixedNow}})
-	m.table.moveTo(m.table.index["endpoint.client[2]"])
+	m.table.moveTo(m.table.rowIndex("endpoint.client[2]"))
 	press(m, "r")
 	if m.footer.prompt != "" || !strings.Contains(m.footer.View(), "does not answer") {
 		t.Errorf("an agent gone: prompt %q, footer %q", m.footer.prompt, m.footer.View())

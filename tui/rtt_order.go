@@ -20,16 +20,16 @@ type rttOrder struct {
 
 // place records each object's round trip, keeping the one it was placed
 // by while the new one is within a factor of two of it.
-func (r *rttOrder) place(objects map[string]*Object) {
+func (r *rttOrder) place(w *world) {
 	if r.placed == nil {
-		r.placed = make(map[string]time.Duration, len(objects))
+		r.placed = make(map[string]time.Duration, w.shownN)
 	}
 	for addr := range r.placed {
-		if _, ok := objects[addr]; !ok {
+		if w.object(addr) == nil {
 			delete(r.placed, addr)
 		}
 	}
-	for addr, o := range objects {
+	for addr, o := range w.shownObjects {
 		r.placeOne(addr, o)
 	}
 }

@@ -6,8 +6,8 @@ import "math/bits"
 // one lookup per update. A batch in which every one of 10,000 objects
 // changes paid a lookup per map (held, shown, history, the table's
 // entries and index), each a miss in memory, which made its frame cost
-// 8–17 ms; it now pays one lookup, and the map the panes read
-// (objects). Each slot has a dense index, given on first sight: a batch
+// 8–17 ms; it now pays one lookup (the panes read the shown objects
+// through the slots too: world.object). Each slot has a dense index, given on first sight: a batch
 // is merged, and the table brought up to date, in the order of the
 // indices, so that slots and entries, allocated in that order, are read
 // in the order they lie in memory rather than in the order the agent
@@ -21,7 +21,7 @@ type slot struct {
 	// changes.
 	peerMoved bool
 	held      *Object       // what the agent holds (w.held lists the slots that have one), or nil
-	shown     *Object       // w.objects[addr], or nil
+	shown     *Object       // what the panes show (world.object), or nil
 	hist      *probeHistory // w.history[addr], or nil
 	// entry is the table's while it shows the object (tableOrder).
 	entry *entry

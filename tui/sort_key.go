@@ -40,11 +40,14 @@ func (a *sortKey) compare(b *sortKey) int {
 func (k *sortKey) packed() (uint64, bool) {
 	small := func(v int64, bits uint) bool { return v >= 0 && v < 1<<bits }
 	if !small(int64(k.group), 12) || !small(k.by[0], 8) || !small(k.by[1], 8) || k.by[2] != 0 ||
-		!small(int64(k.kind), 4) || !small(int64(k.name), 28) {
+		!small(int64(k.kind), 4) || !small(int64(k.name), nameBits) {
 		return 0, false
 	}
-	return uint64(k.group)<<52 | uint64(k.by[0])<<44 | uint64(k.by[1])<<36 | uint64(k.kind)<<28 | uint64(k.name), true
+	return uint64(k.group)<<52 | uint64(k.by[0])<<44 | uint64(k.by[1])<<36 | uint64(k.kind)<<nameBits | uint64(k.name), true
 }
+
+// nameBits are a packed key's lowest, the name's.
+const nameBits = 28
 
 // keyFor is o's key under sort s, t its tally (the world's, which has
 // its shown status and health already); the rtt sort orders by where

@@ -33,9 +33,8 @@ type tablePane struct {
 	order        *tableOrder
 	changed      []*slot // the slots a refresh takes, reused
 	rows         []row
-	spare        []row          // the rows before, reused
-	index        map[string]int // address to row
-	widest       []int          // allColumns' content widths over the rows, for the layout
+	spare        []row // the rows before, reused
+	widest       []int // allColumns' content widths over the rows, for the layout
 	builtVersion uint64
 	dirty        bool // sort, filter or folding changed since the rows were built
 
@@ -82,11 +81,11 @@ func (t *tablePane) jumpToPeer() (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if p := t.w.objects[peer]; p != nil && p.Parent != "" && t.folded[p.Parent] {
+	if p := t.w.object(peer); p != nil && p.Parent != "" && t.folded[p.Parent] {
 		t.folded[p.Parent], t.dirty = false, true
 		t.refresh()
 	}
-	i, ok := t.index[peer]
+	i, ok := t.rowOf(peer)
 	if !ok {
 		return peer, false
 	}
@@ -112,7 +111,7 @@ func (t *tablePane) refresh() {
 	}
 	if t.sort == sortByRTT {
 		if t.dirty {
-			t.rtt.place(t.w.objects)
+			t.rtt.place(t.w)
 		} else {
 			for _, s := range changed {
 				t.rtt.placeOne(s.addr, s.shown)
@@ -146,10 +145,9 @@ func (t *tablePane) refresh() {
 		old := t.rows
 		t.rows, t.widest = t.order.rows(t.spare[:0], m.all(), t.folded)
 		t.spare = old
-		t.reindex(old, !dirty && !t.order.regrouped)
 	}
 	t.builtVersion, t.dirty = t.w.version, false
-	if i, ok := t.index[t.selected]; ok {
+	if i, ok := t.rowOf(t.selected); ok {
 		t.cursor = i
 	} else {
 		t.cursor = min(t.cursor, len(t.rows)-1)
@@ -158,39 +156,19 @@ func (t *tablePane) refresh() {
 	t.moveTo(t.cursor)
 }
 
-// reindex brings index up to date with the rows, given the rows it
-// indexed: only the rows from the first that moved are indexed again,
-// and, when as many rows are shown as before, to the last that moved: a
-// few for a batch of a few changes.
-//
-// kept says the rows are those before, reordered (no entry came, went,
-// changed its match or its parent, and neither the filter nor a fold
-// changed): no row is gone, and none is looked for.
-func (t *tablePane) reindex(old []row, kept bool) {
-	if t.index == nil {
-		t.index = make(map[string]int, len(t.rows))
+// rowOf is the row that shows address a, if one does: its entry knows
+// its row. Rows are not indexed by address: a batch that moves every
+// row (sorted by severity) would index them all again.
+func (t *tablePane) rowOf(a string) (int, bool) {
+	s := t.w.slots[a]
+	if s == nil || s.entry == nil {
+		return 0, false
 	}
-	same := func(a, b row) bool { return a.obj.Address == b.obj.Address }
-	first := 0
-	for first < min(len(old), len(t.rows)) && same(old[first], t.rows[first]) {
-		first++
+	i := s.entry.row
+	if i < 0 || i >= len(t.rows) || t.rows[i].obj.Address != a { // not shown: its row is another's
+		return 0, false
 	}
-	lastOld, last := len(old), len(t.rows) // past the last row that moved
-	for lastOld == last && last > first && same(old[last-1], t.rows[last-1]) {
-		lastOld, last = lastOld-1, last-1
-	}
-	for i := first; i < last; i++ {
-		t.index[t.rows[i].obj.Address] = i
-	}
-	if kept && len(old) == len(t.rows) {
-		return
-	}
-	for _, r := range old[first:lastOld] { // rows that may be gone
-		a := r.obj.Address
-		if i, ok := t.index[a]; ok && (i >= len(t.rows) || t.rows[i].obj.Address != a) {
-			delete(t.index, a)
-		}
-	}
+	return i, true
 }
 
 // moveTo moves the cursor to row i, clamped, and scrolls it into view.
@@ -309,8 +287,8 @@ func (t *tablePane) View() string {
 
 func (t *tablePane) title() string {
 	s := fmt.Sprintf("Objects %d", len(t.rows))
-	if t.filter != "" || t.unhealthy || len(t.rows) != len(t.w.objects) {
-		s = fmt.Sprintf("Objects %d of %d", len(t.rows), len(t.w.objects))
+	if t.filter != "" || t.unhealthy || len(t.rows) != t.w.shownN {
+		s = fmt.Sprintf("Objects %d of %d", len(t.rows), t.w.shownN)
 	}
 	s += " · sort: " + t.sort.String()
 	if t.sort == sortByRTT {

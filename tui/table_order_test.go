@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -91,6 +92,9 @@ type randomFabric struct {
 	rng  *rand.Rand
 	held map[string]Object
 	step int
+	// size is how many endpoints and connections there may be: 30 if
+	// zero.
+	size int
 }
 
 func (f *randomFabric) listener(i int) Object {
@@ -112,7 +116,7 @@ func (f *randomFabric) conn(k int) Object {
 // some is a random object of the fabric, changed at random.
 func (f *randomFabric) some() Object {
 	var o Object
-	switch k := f.rng.IntN(30); f.rng.IntN(5) {
+	switch k := f.rng.IntN(cmp.Or(f.size, 30)); f.rng.IntN(5) {
 	case 0:
 		o = f.listener(k % 3)
 	case 1, 2:
@@ -141,10 +145,23 @@ func (f *randomFabric) some() Object {
 // screen drawn afresh, through random changes, sorts, filters, folds,
 // sizes, moves of the selection and of the clock.
 func TestTableOrderMatchesARebuild(t *testing.T) {
-	for seed := range uint64(20) {
-		f := &randomFabric{rng: rand.New(rand.NewPCG(seed, 1)), held: make(map[string]Object)}
+	checkRandomFabric(t, 0, 20, 200)
+}
+
+// The same on a fabric big enough that a sort of every row, or a batch
+// that changes most of them, takes the order's bucket sort
+// (tableOrder.bucketSort), the rows of every sort but the last event,
+// reconnects and rtt ones.
+func TestTableOrderMatchesARebuildLarge(t *testing.T) {
+	checkRandomFabric(t, 400, 4, 120)
+}
+
+func checkRandomFabric(t *testing.T, size int, seeds uint64, steps int) {
+	t.Helper()
+	for seed := range seeds {
+		f := &randomFabric{rng: rand.New(rand.NewPCG(seed, 1)), held: make(map[string]Object), size: size}
 		var objs []Object
-		for range 20 {
+		for range max(20, size) {
 			o := f.some()
 			f.held[o.Address] = o
 		}
@@ -160,13 +177,17 @@ func TestTableOrderMatchesARebuild(t *testing.T) {
 		}
 		m.Update(tea.WindowSizeMsg{Width: 160, Height: 30})
 		m.Update(feedMsg{snapshot: &snapshot{objects: objs, agent: fixtureAgent}, link: linkState{up: true}})
-		for step := range 200 {
+		for step := range steps {
 			now = now.Add(time.Duration(f.rng.IntN(1500)) * time.Millisecond) // the rows' clocks move
 			what := f.rng.IntN(22)
 			switch {
 			case what < 10: // a batch of changes
 				var ups []Update
-				for range 1 + f.rng.IntN(8) {
+				n := 1 + f.rng.IntN(8)
+				if size > 0 && f.rng.IntN(3) == 0 {
+					n = size * 2 // most of the fabric at once
+				}
+				for range n {
 					o := f.some()
 					if f.rng.IntN(4) == 0 {
 						ups = append(ups, Update{Object: Object{Address: o.Address}, Deleted: true})
@@ -226,18 +247,28 @@ func TestTableOrderMatchesARebuild(t *testing.T) {
 	}
 }
 
+// rowIndex is the row that shows address a, or the first.
+func (t *tablePane) rowIndex(a string) int {
+	i, _ := t.rowOf(a)
+	return i
+}
+
 func checkAgainstRebuild(t *testing.T, at string, m *Model) {
 	t.Helper()
 	w, tb := m.world, m.table
 	tb.refresh()
-	if want := matchPeersFromScratch(w.objects); !maps.Equal(w.peers, want) {
+	objects := maps.Collect(w.shownObjects)
+	if len(objects) != w.shownN {
+		t.Errorf("%s: %d objects shown, counted %d", at, len(objects), w.shownN)
+	}
+	if want := matchPeersFromScratch(objects); !maps.Equal(w.peers, want) {
 		t.Errorf("%s: peers %v, want %v", at, w.peers, want)
 	}
 	order := tb.sort.compare
 	if tb.sort == sortByRTT {
 		order = tb.rtt.compare
 	}
-	want := buildRows(w.objects, newMatcher(tb.filter, tb.unhealthy), order, tb.folded, w.peers)
+	want := buildRows(objects, newMatcher(tb.filter, tb.unhealthy), order, tb.folded, w.peers)
 	if !slices.Equal(tb.rows, want) {
 		t.Errorf("%s (sort %s, filter %q): rows\n%q\nwant\n%q", at, tb.sort, tb.filter, addresses(tb.rows), addresses(want))
 	}
@@ -251,14 +282,20 @@ func checkAgainstRebuild(t *testing.T, at string, m *Model) {
 			}
 		}
 	}
-	if !maps.Equal(tb.index, index) {
-		t.Errorf("%s: index %v, want %v", at, tb.index, index)
+	got := make(map[string]int)
+	for a := range w.slots {
+		if i, ok := tb.rowOf(a); ok {
+			got[a] = i
+		}
+	}
+	if !maps.Equal(got, index) {
+		t.Errorf("%s: rows found by address %v, want %v", at, got, index)
 	}
 	if !slices.Equal(tb.widest, widest) {
 		t.Errorf("%s: widths %v, want %v", at, tb.widest, widest)
 	}
 	totals, problems := make(map[string]int), 0
-	for _, o := range w.objects {
+	for _, o := range objects {
 		totals[shownStatus(o)]++
 		if healthOf(o) != healthOK {
 			problems++

@@ -74,7 +74,7 @@ func TestTheMonitorEscapesWhatTheSourceSends(t *testing.T) {
 	checkBox(t, m.table.View(), 200, m.table.height)
 
 	for _, addr := range []string{`endpoint.evil\x1b]0;owned\a`, `listener.l\u202e`} {
-		m.table.moveTo(m.table.index[addr])
+		m.table.moveTo(m.table.rowIndex(addr))
 		m.detail.show(m.table.selected)
 		m.detail.setSize(200, 30)
 		d := m.detail.View()

@@ -10,10 +10,12 @@ import (
 // shows, and the state of the link to the agent. The root model owns it
 // and the panes read it.
 type world struct {
-	// objects is what the panes show, keyed by address: every object the
-	// agent holds, and a placeholder (StatusMissing) for each declared
-	// one it does not.
-	objects map[string]*Object
+	// What the panes show is each slot's shown object (object,
+	// shownObjects): every object the agent holds, and a placeholder
+	// (StatusMissing) for each declared one it does not; shownN counts
+	// them. No map by address is kept besides slots: a batch that
+	// changes every object would write each.
+	shownN int
 	// slots are each address's record (slot.go): a batch looks an
 	// address up once there, then reads and keeps the rest through it.
 	slots   map[string]*slot
@@ -80,6 +82,23 @@ type world struct {
 	hostTotals map[string]*hostTotal
 }
 
+// object is the object shown at address a, or nil.
+func (w *world) object(a string) *Object {
+	if s := w.slots[a]; s != nil {
+		return s.shown
+	}
+	return nil
+}
+
+// shownObjects yields the objects shown, each with its address.
+func (w *world) shownObjects(yield func(string, *Object) bool) {
+	for _, s := range w.byIndex {
+		if s != nil && s.shown != nil && !yield(s.addr, s.shown) {
+			return
+		}
+	}
+}
+
 // goneObject is an object the agent deleted, and when.
 type goneObject struct {
 	obj *Object
@@ -104,7 +123,7 @@ func newWorld(now func() time.Time) *world {
 		now = time.Now
 	}
 	return &world{
-		objects: make(map[string]*Object), slots: make(map[string]*slot), held: make(map[string]*slot), declared: make(map[string]*Declared),
+		slots: make(map[string]*slot), held: make(map[string]*slot), declared: make(map[string]*Declared),
 		gone: make(map[string]goneObject), history: make(map[string]*probeHistory), errors: make(map[string][]ErrorInfo),
 		peers: make(map[string]string), byEnds: newPeerIndex(),
 		now: now,
@@ -124,8 +143,10 @@ func (w *world) apply(f feedMsg) {
 		if a, b := w.agent, f.snapshot.agent; w.synced && a.PID != 0 && (a.PID != b.PID || !a.StartedAt.Equal(b.StartedAt)) {
 			w.restart = &agentRestart{from: a.PID, to: b.PID, lost: managedAddresses(w.held), at: now}
 		}
-		for a := range w.objects {
-			w.touch(w.slots[a]) // those the snapshot leaves out go
+		for _, s := range w.byIndex {
+			if s != nil && s.shown != nil {
+				w.touch(s) // those the snapshot leaves out go
+			}
 		}
 		for _, s := range w.held {
 			s.held = nil
@@ -262,10 +283,11 @@ func (w *world) merge() {
 			continue
 		}
 		w.recount(s, o)
-		if o != nil {
-			w.objects[s.addr] = o
-		} else {
-			delete(w.objects, s.addr)
+		switch {
+		case old == nil:
+			w.shownN++
+		case o == nil:
+			w.shownN--
 		}
 		s.shown = o
 		w.changed = append(w.changed, s)
@@ -427,8 +449,14 @@ type agentRestart struct {
 }
 
 // missing counts the lost objects the new agent does not hold (yet).
-func (r *agentRestart) missing(objects map[string]*Object) int {
-	return countMissing(r.lost, objects)
+func (r *agentRestart) missing(w *world) int {
+	n := 0
+	for _, a := range r.lost {
+		if w.object(a) == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // countMissing counts the addresses of lost that m does not have.
