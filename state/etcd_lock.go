@@ -51,7 +51,8 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 	// While the mutex is held but the info absent, the holder is between
 	// taking the mutex and writing its info, or releasing both: look
 	// again rather than report an unknown holder.
-	for try := 0; ; try++ {
+	deadline := time.Now().Add(holderInfoWait)
+	for {
 		err := m.TryLock(ctx)
 		if err == nil {
 			break
@@ -61,7 +62,7 @@ func (e *Etcd) Lock(info *LockInfo) (string, error) {
 			return "", explainAuth(fmt.Errorf("locking %s: %w", e.Describe(), e.notAnswering(err)), e.opts)
 		}
 		li, _ := e.readLockInfo() // unread, it is the unknown holder below
-		if li == nil && try < 50 {
+		if li == nil && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
@@ -228,11 +229,10 @@ func (e *Etcd) readLockInfo() (*LockInfo, error) {
 // waitLockInfo reads the holder's info, allowing it a moment to write it
 // after taking the mutex.
 func (e *Etcd) waitLockInfo() *LockInfo {
-	for range 50 {
+	for deadline := time.Now().Add(holderInfoWait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if li, _ := e.readLockInfo(); li != nil {
 			return li
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	return e.unknownHolder()
 }

@@ -320,6 +320,41 @@ func TestFilesystemLockHeldWithoutInfo(t *testing.T) {
 	}
 }
 
+// A holder slow to write its info after taking the lock (its write
+// fsyncs, on a busy host) is still named to the process that finds the
+// lock taken: losers once gave up after half a second and named nobody.
+// The holder here writes a second after taking the flock.
+func TestFilesystemLockNamesASlowHolder(t *testing.T) {
+	p := filepath.Join(t.TempDir(), DefaultPath)
+	b := NewFilesystem(LocalOptions{Path: p})
+	lf, err := os.OpenFile(b.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	if err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	holder := NewLockInfo("OperationTypeApply")
+	holder.ID, holder.Path = newLockID(), p
+	wrote := make(chan error, 1)
+	go func() {
+		time.Sleep(time.Second)
+		wrote <- writeFileAtomic(b.infoPath, holder.marshal())
+	}()
+	_, err = b.Lock(NewLockInfo("OperationTypePlan"))
+	if werr := <-wrote; werr != nil {
+		t.Fatal(werr)
+	}
+	var le *LockError
+	if !errors.As(err, &le) || le.Info == nil {
+		t.Fatalf("second locker: %v", err)
+	}
+	if le.Info.ID != holder.ID || le.Info.Operation != "OperationTypeApply" {
+		t.Errorf("the loser was told %+v, want the holder %s", le.Info, holder.ID)
+	}
+}
+
 // Opening a recorder folds in what the snapshot holds beyond the file: a
 // journal replayed, or a state written; a snapshot read and untouched
 // leaves the file as it is.

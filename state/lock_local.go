@@ -139,7 +139,8 @@ func (f *Filesystem) flockLockFile() (*os.File, error) {
 // removing it and releasing the flock: it looks again rather than report
 // an unknown holder.
 func (f *Filesystem) flockOrHolder(lf *os.File) error {
-	for try := 0; ; try++ {
+	deadline := time.Now().Add(holderInfoWait)
+	for {
 		err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 		if err == nil {
 			return nil
@@ -148,7 +149,7 @@ func (f *Filesystem) flockOrHolder(lf *os.File) error {
 			return fmt.Errorf("locking %s: %w", f.lockPath, err)
 		}
 		li := f.readLockInfo()
-		if li == nil && try < 100 {
+		if li == nil && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 			continue
 		}
@@ -197,13 +198,14 @@ func (f *Filesystem) readLockInfo() *LockInfo {
 // waitLockInfo reads the holder's info, allowing it a moment to write it
 // after taking the flock.
 func (f *Filesystem) waitLockInfo() *LockInfo {
-	for range 50 {
+	for deadline := time.Now().Add(holderInfoWait); ; time.Sleep(5 * time.Millisecond) {
 		if li := f.readLockInfo(); li != nil {
 			return li
 		}
-		time.Sleep(5 * time.Millisecond)
+		if held, err := f.flockHeld(); err != nil || !held || time.Now().After(deadline) {
+			return f.unknownHolder()
+		}
 	}
-	return f.unknownHolder()
 }
 
 func (f *Filesystem) unknownHolder() *LockInfo {

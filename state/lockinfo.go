@@ -51,6 +51,15 @@ func NewLockInfo(operation string) *LockInfo {
 
 func newLockID() string { return uuid.NewString() }
 
+// holderInfoWait is how long a process that found the lock taken looks
+// for the holder's info before calling the holder unknown. A holder
+// writes its info right after taking the lock, but that write (with an
+// fsync for a local lock, a round trip for etcd) took over half a second
+// on a host busy with other builds, and a loser then named no holder.
+// Only a holder that is not rdmaform, or is stuck, makes anyone wait it
+// out.
+const holderInfoWait = 5 * time.Second
+
 // String formats the info the way Terraform prints "Lock Info:". A lock
 // taken by a holder that has not written its info yet (Known is false)
 // shows only its ID and path: the rest is not known, rather than empty.
