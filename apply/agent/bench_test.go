@@ -198,12 +198,21 @@ func establishRound(b *testing.B, n int) (time.Duration, float64) {
 // of a long-running agent, the figure the goal is read from, as
 // BenchmarkApply1000 reads apply's). Both are compared with cmtime's
 // median (issue 28's goal: at most 1.0).
-func BenchmarkEstablish1000OneAgent(b *testing.B) { establishOneAgent(b, 1000, 5) }
+func BenchmarkEstablish1000OneAgent(b *testing.B) { establishOneAgent(b, 1000, benchRounds(5)) }
 
 // BenchmarkEstablish3000OneAgent is BenchmarkEstablish1000OneAgent at
 // 3,000 (three rounds, to keep the run's time down): a cost per
 // connection shows as a ratio that grows from 1,000 to 3,000.
-func BenchmarkEstablish3000OneAgent(b *testing.B) { establishOneAgent(b, 3000, 3) }
+func BenchmarkEstablish3000OneAgent(b *testing.B) { establishOneAgent(b, 3000, benchRounds(3)) }
+
+// benchRounds is RDMAFORM_BENCH_ROUNDS, or def: A/B runs on a shared host
+// alternate two binaries a round at a time.
+func benchRounds(def int) int {
+	if n, err := strconv.Atoi(os.Getenv("RDMAFORM_BENCH_ROUNDS")); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
 
 func establishOneAgent(b *testing.B, n, rounds int) {
 	for i := 0; i < b.N; i++ {
