@@ -21,10 +21,11 @@ import (
 // thread parked in C) and dispatches each event to the id it concerns.
 type EventChannel struct {
 	// reading is held by the event loop while librdmacm reads an event, and
-	// read-held while a QP of the channel's ids is destroyed: inside
-	// rdma_get_cm_event librdmacm moves an id's QP itself (to RTR and RTS at
-	// CONNECT_RESPONSE), and an endpoint closed at that moment must not free
-	// the QP under it.
+	// read-held while a QP of the channel's ids is destroyed, or put on or
+	// off its id (connect_linux.go): inside rdma_get_cm_event librdmacm
+	// reads id->qp, and moves the QP itself (to RTR and RTS at
+	// CONNECT_RESPONSE) when the id holds one, and an endpoint closed at
+	// that moment must not free the QP under it.
 	reading sync.RWMutex
 
 	mu    sync.Mutex

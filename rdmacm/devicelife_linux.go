@@ -298,6 +298,7 @@ func (id *ID) releaseForRemoval() {
 		ids.remove(id.key)
 	}
 	if id.channel != nil {
+		id.reattachQP()
 		id.channel.destroyQP(id.cid) // before its memory regions go
 	}
 	id.leaveSRQ()

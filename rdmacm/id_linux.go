@@ -30,6 +30,9 @@ type ID struct {
 	qpType    QPType
 	passive   bool
 	hasQP     bool
+	// detachedQP is the QP StartConnect took off the id until its
+	// CONNECT_RESPONSE (connect_linux.go).
+	detachedQP *C.struct_ibv_qp
 
 	// A listener's configuration for the QPs of incoming requests, as
 	// rdma_create_ep saves it for rdma_get_request.
@@ -325,6 +328,8 @@ func (id *ID) NextEvent(ctx context.Context) (Event, error) {
 		return e, e.Err
 	case ConnectRequest:
 		e.Err = id.createRequestQP(e.ID)
+	case ConnectResponse:
+		e = id.completeConnect(e)
 	}
 	return e, nil
 }
@@ -404,6 +409,9 @@ func (id *ID) StartConnect(p ConnParam) error {
 	return id.slowCall("rdma_connect", func(cid *C.struct_rdma_cm_id) (C.int, error) {
 		cp := p.c()
 		defer C.free(cp.private_data)
+		if id.detaches() {
+			return id.connectDetached(cid, &cp)
+		}
 		ret, errno := C.rdma_connect(cid, &cp)
 		return ret, errno
 	})
@@ -471,6 +479,7 @@ func (id *ID) call(op string, f func(*C.struct_rdma_cm_id) (C.int, error)) error
 	if id.cid == nil {
 		return &OpError{Op: op, Err: ErrClosed}
 	}
+	defer id.showQP()()
 	if ret, errno := f(id.cid); ret != 0 {
 		return opError(op, errno)
 	}
@@ -519,6 +528,7 @@ func (id *ID) destroy() {
 		// The QP before the buffers: once it is destroyed no work request
 		// refers to them, and the posts that could are excluded by id.mu.
 		if id.channel != nil {
+			id.reattachQP()
 			id.channel.destroyQP(id.cid)
 		} else {
 			C.rf_destroy_qp(id.cid)

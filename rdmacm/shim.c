@@ -544,3 +544,97 @@ int rf_orphan_fd(int fd, uint64_t dev, uint64_t ino)
 	close(null);
 	return ret < 0 ? -1 : 0;
 }
+
+// rf_connect_detached sends the connect request of an id whose QP the
+// binding moves itself, as cmtime does: the QP is taken off the id (saved
+// in *saved) so that rdma_get_cm_event hands CONNECT_RESPONSE over instead
+// of moving the QP to RTR and RTS inside the one event loop. On failure
+// the QP is put back. Returns 0, or -1 with errno.
+int rf_connect_detached(struct rdma_cm_id *id, struct rdma_conn_param *p, struct ibv_qp **saved)
+{
+	struct ibv_qp *qp = id->qp;
+	int ret, err;
+
+	p->qp_num = qp->qp_num;
+	p->srq = qp->srq != NULL;
+	*saved = qp;
+	id->qp = NULL;
+	ret = rdma_connect(id, p);
+	if (ret) {
+		err = errno;
+		id->qp = qp;
+		*saved = NULL;
+		errno = err;
+	}
+	return ret;
+}
+
+// rf_port_is_ib reports whether the id's port has the InfiniBand link
+// layer (1), another (0), or could not be queried (-1).
+int rf_port_is_ib(struct rdma_cm_id *id)
+{
+	struct ibv_port_attr pa;
+
+	if (!id->verbs || ibv_query_port(id->verbs, id->port_num, &pa))
+		return -1;
+	return pa.link_layer == IBV_LINK_LAYER_INFINIBAND;
+}
+
+static int rf_move_qp(struct rdma_cm_id *id, struct ibv_qp *qp, enum ibv_qp_state state, int ib)
+{
+	struct ibv_qp_attr attr;
+	int mask, ret;
+
+	memset(&attr, 0, sizeof attr);
+	attr.qp_state = state;
+	if (rdma_init_qp_attr(id, &attr, &mask))
+		return -1;
+	// As librdmacm: on an InfiniBand port, bits 21-23 (old kernels'
+	// RoCE-only attributes, which an ucma bug set there) are masked off.
+	if (ib && state == IBV_QPS_RTR)
+		mask &= ~0xe00000;
+	ret = ibv_modify_qp(qp, &attr, mask);
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	return 0;
+}
+
+// rf_complete_connect answers a detached id's CONNECT_RESPONSE as cmtime
+// does, with the steps librdmacm would have taken inside
+// rdma_get_cm_event: the QP to INIT again (its access flags come from the
+// connection: remote read and atomics when the peer may use them, which
+// the INIT made at creation, before any connection, left out), then RTR
+// and RTS, each with the attributes rdma_init_qp_attr gives, then
+// rdma_establish (which needs id->qp unset). ib says the port's link
+// layer is InfiniBand (rf_port_is_ib). *step is the call that
+// failed: 0 INIT, 1 RTR, 2 RTS, 3 rdma_establish. The caller puts the QP
+// back on the id. Returns 0, or -1 with errno; a failed QP is moved to
+// ERR.
+int rf_complete_connect(struct rdma_cm_id *id, struct ibv_qp *qp, int ib, int *step)
+{
+	struct ibv_qp_attr attr;
+	int err;
+
+	*step = 0;
+	if (rf_move_qp(id, qp, IBV_QPS_INIT, ib))
+		goto fail;
+	*step = 1;
+	if (rf_move_qp(id, qp, IBV_QPS_RTR, ib))
+		goto fail;
+	*step = 2;
+	if (rf_move_qp(id, qp, IBV_QPS_RTS, ib))
+		goto fail;
+	*step = 3;
+	if (rdma_establish(id))
+		goto fail;
+	return 0;
+fail:
+	err = errno;
+	memset(&attr, 0, sizeof attr);
+	attr.qp_state = IBV_QPS_ERR;
+	ibv_modify_qp(qp, &attr, IBV_QP_STATE);
+	errno = err;
+	return -1;
+}

@@ -116,6 +116,9 @@ int rf_query_qp_attrs(struct rdma_cm_id *id, struct rf_qp_attrs *out);
 
 int rf_set_nonblock(int fd);
 int rf_next_event(struct rdma_event_channel *ch, struct rf_event *out);
+int rf_connect_detached(struct rdma_cm_id *id, struct rdma_conn_param *p, struct ibv_qp **saved);
+int rf_complete_connect(struct rdma_cm_id *id, struct ibv_qp *qp, int ib, int *step);
+int rf_port_is_ib(struct rdma_cm_id *id);
 void rf_destroy_qp(struct rdma_cm_id *id);
 
 void rf_facts(struct rdma_cm_id *id, struct rf_facts *out);

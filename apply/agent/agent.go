@@ -111,12 +111,14 @@ func (a *Agent) channel() (*rdmacm.EventChannel, error) {
 }
 
 // dialChannels is how many event channels the endpoints share, apart from
-// the listeners' (channel). librdmacm completes a connect inside the event
-// read that returns its ESTABLISHED (the QP moved to RTR and RTS, the RTU
-// sent): a millisecond each in the Soft-RoCE VM, so one channel's loop,
-// reading one event after another, was the pace at which a thousand
-// endpoints came up. Two loops complete two connects at once, as the
-// separate processes of cmtime's client and server do.
+// the listeners' (channel). librdmacm used to complete a connect inside
+// the event read that returns its ESTABLISHED (the QP moved to RTR and
+// RTS, the RTU sent): a millisecond each in the Soft-RoCE VM, so one
+// channel's loop, reading one event after another, was the pace at which
+// a thousand endpoints came up. Two loops complete two connects at once,
+// as the separate processes of cmtime's client and server do. (rdmacm now
+// completes an RC connect in the goroutine that waits for it; the two
+// loops still split the reads of the events.)
 const dialChannels = 2
 
 // dialChannel is the event channel of the next endpoint, in turn among

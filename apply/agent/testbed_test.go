@@ -79,7 +79,18 @@ func agentMain(args []string) int {
 			defer trace.Stop()
 		}
 	}
-	if err := agent.Run(ctx, agent.Options{Socket: *socket, LogFile: *logFile, Version: "integration", Metrics: *metrics, LogLevel: *logLevel}); err != nil {
+	// RDMAFORM_AGENT_KERNEL_CHECK=DURATION sets the kernel view's period
+	// (negative: never), for benchmarks that compare with and without it.
+	var kernelCheck time.Duration
+	if v := os.Getenv("RDMAFORM_AGENT_KERNEL_CHECK"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "agent: RDMAFORM_AGENT_KERNEL_CHECK:", err)
+			return 1
+		}
+		kernelCheck = d
+	}
+	if err := agent.Run(ctx, agent.Options{Socket: *socket, LogFile: *logFile, Version: "integration", Metrics: *metrics, LogLevel: *logLevel, KernelCheck: kernelCheck}); err != nil {
 		fmt.Fprintln(os.Stderr, "agent:", err)
 		return 1
 	}
