@@ -289,6 +289,20 @@ func TestFilesystemLockLeavesNoFileAndExcludes(t *testing.T) {
 	}
 }
 
+// holdFlock takes b's flock as a process other than rdmaform would, or
+// one that has not written its info yet, for the rest of the test.
+func holdFlock(t *testing.T, b *Filesystem) {
+	t.Helper()
+	lf, err := os.OpenFile(b.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lf.Close() })
+	if err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestFilesystemLockHeldWithoutInfo: a lock whose holder has not written
 // its info (it has just taken it, or is not rdmaform) is described as
 // such, not with empty fields and a zero date, and force-unlock does not
@@ -296,15 +310,8 @@ func TestFilesystemLockLeavesNoFileAndExcludes(t *testing.T) {
 func TestFilesystemLockHeldWithoutInfo(t *testing.T) {
 	p := filepath.Join(t.TempDir(), DefaultPath)
 	b := NewFilesystem(LocalOptions{Path: p})
-	lf, err := os.OpenFile(b.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lf.Close()
-	if err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		t.Fatal(err)
-	}
-	_, err = b.Lock(NewLockInfo("OperationTypePlan"))
+	holdFlock(t, b)
+	_, err := b.Lock(NewLockInfo("OperationTypePlan"))
 	var le *LockError
 	if !errors.As(err, &le) || le.Info == nil {
 		t.Fatalf("second locker: %v", err)
@@ -327,14 +334,7 @@ func TestFilesystemLockHeldWithoutInfo(t *testing.T) {
 func TestFilesystemLockNamesASlowHolder(t *testing.T) {
 	p := filepath.Join(t.TempDir(), DefaultPath)
 	b := NewFilesystem(LocalOptions{Path: p})
-	lf, err := os.OpenFile(b.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lf.Close()
-	if err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		t.Fatal(err)
-	}
+	holdFlock(t, b)
 	holder := NewLockInfo("OperationTypeApply")
 	holder.ID, holder.Path = newLockID(), p
 	wrote := make(chan error, 1)
@@ -342,7 +342,7 @@ func TestFilesystemLockNamesASlowHolder(t *testing.T) {
 		time.Sleep(time.Second)
 		wrote <- writeFileAtomic(b.infoPath, holder.marshal())
 	}()
-	_, err = b.Lock(NewLockInfo("OperationTypePlan"))
+	_, err := b.Lock(NewLockInfo("OperationTypePlan"))
 	if werr := <-wrote; werr != nil {
 		t.Fatal(werr)
 	}
