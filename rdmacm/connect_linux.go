@@ -20,7 +20,8 @@ import (
 // the id (librdmacm then hands CONNECT_RESPONSE over untouched), and
 // NextEvent answers CONNECT_RESPONSE in the goroutine that waits for the
 // connect (rdma_init_qp_attr and ibv_modify_qp to INIT again, RTR and
-// RTS, then rdma_establish, as librdmacm does), puts the QP back and returns ESTABLISHED, as before.
+// RTS, then rdma_establish, as librdmacm does), puts the QP back and
+// returns ESTABLISHED, as before.
 // While the QP is off the id, calls that use it see it put back for their
 // duration (call), with the event loop held off.
 
