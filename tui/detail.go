@@ -192,7 +192,7 @@ func (d *detailPane) lines() []string {
 			fact("rtt", "last "+rtt(p.Last)+" · min "+rtt(p.Min)+" · mean "+rtt(p.Mean)+" · max "+rtt(p.Max)),
 			fact("probes", fmt.Sprintf("sent %d · lost %d (%s)", p.Sent, p.Lost, lossRate(p))))
 	}
-	if h := d.w.history[o.Address]; h != nil && h.n > 1 {
+	if h := d.w.historyOf(o.Address); h != nil && h.n > 1 {
 		width := max(min(d.width-24, historyLen), 8)
 		rtts := h.samples(&h.rtt)
 		top := float32(0)

@@ -7,9 +7,10 @@ import "math/bits"
 // changes paid a lookup per map (held, shown, history, the table's
 // entries and index), each a miss in memory, which made its frame cost
 // 8–17 ms; it now pays one lookup (the panes read the shown objects
-// through the slots too: world.object). Each slot has a dense index, given on first sight: a batch
-// is merged, and the table brought up to date, in the order of the
-// indices, so that slots and entries, allocated in that order, are read
+// through the slots too: world.object). Each slot has a dense index,
+// given on first sight: a batch is merged, and the table brought up to
+// date, in the order of the indices, so that slots and entries, allocated
+// in that order, are read
 // in the order they lie in memory rather than in the order the agent
 // sent the changes. A slot stays while anything is held, shown or
 // remembered at its address (its history stays for the monitor's life),
@@ -22,7 +23,7 @@ type slot struct {
 	peerMoved bool
 	held      *Object       // what the agent holds (w.held lists the slots that have one), or nil
 	shown     *Object       // what the panes show (world.object), or nil
-	hist      *probeHistory // w.history[addr], or nil
+	hist      *probeHistory // the probes' recent round trips and losses, or nil
 	// entry is the table's while it shows the object (tableOrder).
 	entry *entry
 	// tally is how shown counts in the totals, and filing (filed: it
@@ -58,6 +59,15 @@ func (w *world) slotOf(a string) *slot {
 	w.slots[a] = s
 	w.byIndex = append(w.byIndex, s)
 	return s
+}
+
+// historyOf is the probe history kept at address a, or nil: a slot with
+// one stays for the monitor's life.
+func (w *world) historyOf(a string) *probeHistory {
+	if s := w.slots[a]; s != nil {
+		return s.hist
+	}
+	return nil
 }
 
 // hold makes o (nil: none) what the agent holds at s's address; held

@@ -37,8 +37,6 @@ type world struct {
 	kept bool
 	// lastUpdate is when the agent last sent a change or a snapshot.
 	lastUpdate time.Time
-	// history is each probed object's recent round trips and losses.
-	history map[string]*probeHistory
 	// errors are the distinct last errors seen of each object, oldest
 	// first, at most errorsKept.
 	errors map[string][]ErrorInfo
@@ -124,7 +122,7 @@ func newWorld(now func() time.Time) *world {
 	}
 	return &world{
 		slots: make(map[string]*slot), held: make(map[string]*slot), declared: make(map[string]*Declared),
-		gone: make(map[string]goneObject), history: make(map[string]*probeHistory), errors: make(map[string][]ErrorInfo),
+		gone: make(map[string]goneObject), errors: make(map[string][]ErrorInfo),
 		peers: make(map[string]string), byEnds: newPeerIndex(),
 		now: now,
 	}
@@ -229,7 +227,6 @@ func (w *world) observe(s *slot, o *Object, now time.Time) {
 		if h == nil {
 			h = &probeHistory{}
 			s.hist = h
-			w.history[o.Address] = h
 		}
 		o.lossy = h.add(p, now)
 		o.hist = h
