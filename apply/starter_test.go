@@ -214,14 +214,19 @@ func applyLoopback(t *testing.T, e *env, opts Options) (state.Recorder, chan *Re
 }
 
 // cancellingFabric's endpoint waits end as agentfabric's do when Ctrl-C
-// comes while the endpoint connects: the agent dropped it.
-type cancellingFabric struct{ *fakeFabric }
+// comes while the endpoint connects: the agent dropped it. Each endpoint
+// whose wait has begun is sent on waiting.
+type cancellingFabric struct {
+	*fakeFabric
+	waiting chan string
+}
 
 func (c cancellingFabric) StartCreate(ctx context.Context, h Handle, spec Spec, token string) (func() (state.Facts, error), error) {
 	facts, err := c.Create(ctx, h, spec, token)
 	if err != nil || h.Addr.Kind != addrs.Endpoint {
 		return func() (state.Facts, error) { return facts, err }, err
 	}
+	c.waiting <- h.Addr.String()
 	return func() (state.Facts, error) {
 		<-ctx.Done()
 		c.Delete(context.Background(), h, token)
@@ -236,13 +241,17 @@ func TestInterruptedWaitsAreCancelledAndNotRecorded(t *testing.T) {
 	e := newEnv(t)
 	cfg, p, rec := planLoopback(t, e)
 	ctx, cancel := context.WithCancel(context.Background())
+	fabric := cancellingFabric{fakeFabric: e.fabric, waiting: make(chan string, 3)}
 	go func() {
-		for !strings.Contains(e.out.String(), "endpoint.client[2]: Creating...") {
-			time.Sleep(5 * time.Millisecond)
+		// Ctrl-C once all three endpoints wait for their connections: the
+		// walk starts them in no fixed order, so a progress line of one
+		// says nothing of the others.
+		for i := 0; i < 3; i++ {
+			<-fabric.waiting
 		}
 		cancel()
 	}()
-	r := Apply(ctx, p, Options{Fabric: cancellingFabric{e.fabric}, Recorder: rec, Config: cfg, Progress: e.out})
+	r := Apply(ctx, p, Options{Fabric: fabric, Recorder: rec, Config: cfg, Progress: e.out})
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
