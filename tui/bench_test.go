@@ -278,14 +278,17 @@ func benchmarkFrame(b *testing.B, sort sortMode, changes int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu := cpuTime()
+	var frames frameTimes
 	i := 0
 	for b.Loop() {
+		start := time.Now()
 		if changes > 0 {
 			m.Update(feedMsg{updates: batches[i%2], link: linkState{up: true}})
 		} else {
 			m.Update(tickMsg(fixedNow))
 		}
 		_ = m.View()
+		frames = append(frames, time.Since(start))
 		i++
 	}
 	b.StopTimer()
@@ -294,6 +297,7 @@ func benchmarkFrame(b *testing.B, sort sortMode, changes int) {
 	var held runtime.MemStats
 	runtime.ReadMemStats(&held)
 	reportFrame(b, cpu, float64(held.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MiB")
+	frames.report(b)
 	runtime.KeepAlive(m)
 	runtime.KeepAlive(batches)
 }
