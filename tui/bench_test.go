@@ -277,9 +277,11 @@ func benchmarkFrame(b *testing.B, sort sortMode, changes int) {
 	_ = m.View()
 	b.ReportAllocs()
 	b.ResetTimer()
+	var ft frameTimes
 	cpu := cpuTime()
 	i := 0
 	for b.Loop() {
+		ft.lap()
 		if changes > 0 {
 			m.Update(feedMsg{updates: batches[i%2], link: linkState{up: true}})
 		} else {
@@ -288,12 +290,14 @@ func benchmarkFrame(b *testing.B, sort sortMode, changes int) {
 		_ = m.View()
 		i++
 	}
+	ft.lap()
 	b.StopTimer()
 	cpu = cpuTime() - cpu
 	runtime.GC()
 	var held runtime.MemStats
 	runtime.ReadMemStats(&held)
 	reportFrame(b, cpu, float64(held.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MiB")
+	ft.report(b)
 	runtime.KeepAlive(m)
 	runtime.KeepAlive(batches)
 }
