@@ -50,7 +50,16 @@ func deviceWidth(r row) int {
 
 // plainASCII: s is printable ASCII, a cell a byte.
 func plainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i < len(s) && len(s) >= 8; i += 8 { // as cellWidth, eight bytes at a time
+		w := word(s[min(i, len(s)-8):])
+		// As in cellWidth, and '~'+1 carries into the top bit.
+		if ((w-0x2020202020202020)|(w+0x0101010101010101)|w)&0x8080808080808080 != 0 {
+			i = min(i, len(s)-8)
+			break
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] < ' ' || s[i] > '~' {
 			return false
 		}
