@@ -10,7 +10,7 @@ import (
 // all. Each is the cell's cellWidth; where a part is not plain ASCII,
 // which could join with its neighbour, the cell is built and measured.
 
-func labelWidth(r row) int {
+func labelWidth(r *row) int {
 	o := r.obj
 	switch {
 	case r.child && r.peer != "" && plainASCII(r.peer):
@@ -32,15 +32,15 @@ var (
 	childPeerPrefix = cellWidth(" └ ⇄ ")
 )
 
-func qpWidth(r row) int {
+func qpWidth(r *row) int {
 	o := r.obj
 	if o.QPNum != 0 && plainASCII(o.QPType) {
 		return digits(uint64(o.QPNum)) + 1 + len(o.QPType)
 	}
-	return cellWidth(qpCell(r, time.Time{}))
+	return cellWidth(qpCell(*r, time.Time{}))
 }
 
-func deviceWidth(r row) int {
+func deviceWidth(r *row) int {
 	o := r.obj
 	if o.Device != "" && o.Port > 0 && plainASCII(o.Device) {
 		return len(o.Device) + 1 + digits(uint64(o.Port))

@@ -402,7 +402,7 @@ func (e *entry) measure(r row) {
 	if e.measured != r {
 		e.measured = r
 		for _, i := range contentColumns {
-			e.widths[i] = int32(allColumns[i].content(r))
+			e.widths[i] = int32(allColumns[i].content(&e.measured))
 		}
 	}
 }
