@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -53,4 +54,41 @@ func TestWidthsWordAtATime(t *testing.T) {
 	}
 	check("endpoint.client[123]·x")
 	check("10.77.0.1:7471\t")
+}
+
+// digits counts the digits of every power of ten, one less, and the
+// largest number.
+func TestDigits(t *testing.T) {
+	n, want := uint64(1), 1
+	for want <= 20 {
+		if got := digits(n); got != want {
+			t.Fatalf("digits(%d) = %d, want %d", n, got, want)
+		}
+		if got := digits(n - 1); n > 1 && got != want-1 {
+			t.Fatalf("digits(%d) = %d, want %d", n-1, got, want-1)
+		}
+		if want == 20 {
+			break
+		}
+		n, want = n*10, want+1
+	}
+	if got := digits(^uint64(0)); got != 20 {
+		t.Fatalf("digits(%d) = %d, want 20", ^uint64(0), got)
+	}
+	if got := digits(0); got != 1 {
+		t.Fatalf("digits(0) = %d, want 1", got)
+	}
+}
+
+// hostWidth is the width of the cell hostCell builds, of a host up or
+// down, plain or not.
+func TestHostWidth(t *testing.T) {
+	for _, host := range []string{"", `agent.host["h1"]`, "agent.höst", "plain", "agent.日本"} {
+		for _, down := range []bool{false, true} {
+			r := row{obj: &Object{Host: host, hostDown: down}}
+			if got, want := hostWidth(&r), cellWidth(hostCell(r, time.Time{})); got != want {
+				t.Errorf("hostWidth of %q (down %v) = %d, want %d", host, down, got, want)
+			}
+		}
+	}
 }

@@ -102,8 +102,12 @@ func ProbeLoss(lost, sent uint64) string {
 // digits is the number of decimal digits of n.
 func digits(n uint64) int {
 	d := 1
-	for ; n >= 10; n /= 10 {
-		d++
+	// Powers of ten compared rather than n divided: every row's counts are
+	// measured on each change. 10^19 is the last below 2^64.
+	for p := uint64(10); n >= p; p *= 10 {
+		if d++; d == 20 {
+			break
+		}
 	}
 	return d
 }
