@@ -277,27 +277,27 @@ func benchmarkFrame(b *testing.B, sort sortMode, changes int) {
 	_ = m.View()
 	b.ReportAllocs()
 	b.ResetTimer()
+	var ft frameTimes
 	cpu := cpuTime()
-	var frames frameTimes
 	i := 0
 	for b.Loop() {
-		start := time.Now()
+		ft.lap()
 		if changes > 0 {
 			m.Update(feedMsg{updates: batches[i%2], link: linkState{up: true}})
 		} else {
 			m.Update(tickMsg(fixedNow))
 		}
 		_ = m.View()
-		frames = append(frames, time.Since(start))
 		i++
 	}
+	ft.lap()
 	b.StopTimer()
 	cpu = cpuTime() - cpu
 	runtime.GC()
 	var held runtime.MemStats
 	runtime.ReadMemStats(&held)
 	reportFrame(b, cpu, float64(held.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MiB")
-	frames.report(b)
+	ft.report(b)
 	runtime.KeepAlive(m)
 	runtime.KeepAlive(batches)
 }

@@ -33,7 +33,7 @@ type column struct {
 	// content is the widest the column's cell can be for a row at any
 	// time (so that the layout does not change as clocks tick); nil for
 	// columns of fixed width.
-	content func(r row) int
+	content func(r *row) int
 	want    int // per layout: the content's width over the rows
 	// optional columns show only when a row has something in them: HOST
 	// and TREND, a fabric's (see hosts.go).
@@ -60,9 +60,9 @@ var allColumns = []column{
 	{title: "KIND", width: 8, drop: 12, cell: func(r row, _ time.Time) string { return shortKind(r.obj.Kind) }},
 	{title: "STATUS", width: statusWidth},
 	{title: "LOCAL", drop: 10, cell: func(r row, _ time.Time) string { return r.obj.LocalAddr },
-		content: func(r row) int { return cellWidth(r.obj.LocalAddr) }},
+		content: func(r *row) int { return cellWidth(r.obj.LocalAddr) }},
 	{title: "REMOTE", drop: 7, cell: func(r row, _ time.Time) string { return r.obj.RemoteAddr },
-		content: func(r row) int { return cellWidth(r.obj.RemoteAddr) }},
+		content: func(r *row) int { return cellWidth(r.obj.RemoteAddr) }},
 	{title: "QP", drop: 11, cell: qpCell, content: qpWidth},
 	{title: "DEVICE", drop: 8, cell: func(r row, _ time.Time) string { return device(r.obj) },
 		content: deviceWidth},
@@ -211,7 +211,7 @@ func lostCell(r row, _ time.Time) string {
 	return ProbeLoss(p.Lost, p.Sent)
 }
 
-func lostWidth(r row) int {
+func lostWidth(r *row) int {
 	p := r.obj.Probe
 	if p == nil {
 		return 0
@@ -247,7 +247,7 @@ func rttCell(r row, _ time.Time) string {
 
 // lastEventWidth is the widest lastEventCell can be for the row, the age
 // at its widest ("5h02m"; past 99 days "100d04h" is cut by two cells).
-func lastEventWidth(r row) int {
+func lastEventWidth(r *row) int {
 	name, at := shownEvent(r.obj)
 	if name == "" || at.IsZero() {
 		return cellWidth(name)

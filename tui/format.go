@@ -102,8 +102,12 @@ func ProbeLoss(lost, sent uint64) string {
 // digits is the number of decimal digits of n.
 func digits(n uint64) int {
 	d := 1
-	for ; n >= 10; n /= 10 {
-		d++
+	// Powers of ten compared rather than n divided: every row's counts are
+	// measured on each change. 10^19 is the last below 2^64.
+	for p := uint64(10); n >= p; p *= 10 {
+		if d++; d == 20 {
+			break
+		}
 	}
 	return d
 }
@@ -111,10 +115,29 @@ func digits(n uint64) int {
 // cellWidth is s's width in cells; most cells are printable ASCII, whose
 // width is their length, and the table measures every row's on each change.
 func cellWidth(s string) int {
-	for i := 0; i < len(s); i++ {
+	// Eight bytes at a time, the last eight last (again, in part): a byte
+	// a step was most of a batch's measuring.
+	i := 0
+	for ; i < len(s) && len(s) >= 8; i += 8 {
+		w := word(s[min(i, len(s)-8):])
+		// A byte below ' ' borrows, one from 0x80 up has its top bit:
+		// either sets a top bit (a borrow only above such a byte).
+		if ((w-0x2020202020202020)|w)&0x8080808080808080 != 0 {
+			i = min(i, len(s)-8)
+			break
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf || s[i] < ' ' {
 			return ansi.StringWidth(s)
 		}
 	}
 	return len(s)
+}
+
+// word is the first eight bytes of s, the first lowest.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }

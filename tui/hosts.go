@@ -377,7 +377,24 @@ func plural(n int, one, many string) string {
 // names often differ only at the end), and gone only after the columns
 // that do not say why something is broken, before RTT.
 var hostColumn = column{title: "HOST", drop: 5, core: true, optional: true,
-	cell: hostCell, content: func(r row) int { return cellWidth(hostCell(r, time.Time{})) }}
+	cell: hostCell, content: hostWidth}
+
+// hostWidth is hostCell's width, without building the cell where the
+// name is plain ASCII: a fabric's batch measures every row's.
+func hostWidth(r *row) int {
+	l := hostLabel(r.obj.Host)
+	if !plainASCII(l) {
+		return cellWidth(hostCell(*r, time.Time{}))
+	}
+	if r.obj.hostDown {
+		return len(l) + downMarkWidth
+	}
+	return len(l)
+}
+
+// downMarkWidth is the width of the mark hostCell puts after a host
+// that does not answer.
+var downMarkWidth = cellWidth(" ✗")
 
 // hostCell is the host's name, marked when it does not answer.
 func hostCell(r row, _ time.Time) string {
@@ -393,7 +410,7 @@ const trendWidth = 12
 // trendColumn is a fabric's endpoints' recent round trips, a sparkline
 // (the detail draws a minute of them): the first column to go.
 var trendColumn = column{title: "RTT TREND", drop: 13, optional: true, cell: trendCell,
-	content: func(r row) int {
+	content: func(r *row) int {
 		if r.obj.Host == "" || r.obj.Kind != KindEndpoint || r.obj.hist == nil || r.obj.hist.n == 0 {
 			return 0
 		}

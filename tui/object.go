@@ -15,6 +15,12 @@ const (
 // the latest state of each object between two frames and lose nothing it
 // would have shown.
 type Object struct {
+	// The fields come in the order a batch reads them of every object it
+	// changes (the status, the totals, the peers, the sort, the cells'
+	// widths), those only the detail or the rows on screen read last: a
+	// batch that changes 10,000 objects reads each again in its passes,
+	// a miss per line read.
+
 	// Address names the object in configuration terms: "endpoint.client[3]".
 	// Accepted connections have an address of their own under their
 	// listener's, "listener.storage/conn/3", and Parent set.
@@ -30,16 +36,35 @@ type Object struct {
 
 	LocalAddr  string // "10.77.0.1:7471"
 	RemoteAddr string
-	QPNum      uint32
-	QPType     string // "RC", "UD"
-	Device     string // "rxe0"
-	Port       int    // the device's port number, from 1
+	Probe      *ProbeStats // nil when the connection has no probe
+
+	// lossy: probes were lost lately (the world sets it from the probe
+	// history), which ranks the object as losing probes.
+	lossy bool
+	// hostDown: its host does not answer (a fabric's): the row is the
+	// last picture.
+	hostDown bool
+
+	LastEvent   string // the librdmacm event name or the agent's word for it
+	Reconnects  int
+	LastEventAt time.Time
+	// History is the object's recent events, oldest first. The agent bounds
+	// it; the monitor shows the newest that fit.
+	History []Event
+
+	// hostRank is its host's place among the fabric's, for grouping.
+	hostRank int
+	// hist is the object's probe history (the world sets it), for the
+	// table's sparkline.
+	hist      *probeHistory
+	LastError *ErrorInfo // the most recent failure, kept after recovery
+
+	QPNum  uint32
+	QPType string // "RC", "UD"
+	Device string // "rxe0"
+	Port   int    // the device's port number, from 1
 
 	ConnectedSince time.Time // zero unless the current connection is up
-	Reconnects     int
-	LastEvent      string // the librdmacm event name or the agent's word for it
-	LastEventAt    time.Time
-	LastError      *ErrorInfo // the most recent failure, kept after recovery
 	// ReceivedPrivateData is the private data the peer sent (a connection's
 	// client with its request, an endpoint's listener with its accept),
 	// already formatted by the agent's client: quoted text or "hex ...".
@@ -53,22 +78,6 @@ type Object struct {
 	// pane shows them: protection domain, QP type and caps, connection
 	// parameters.
 	Config []Setting
-	Probe  *ProbeStats // nil when the connection has no probe
-	// History is the object's recent events, oldest first. The agent bounds
-	// it; the monitor shows the newest that fit.
-	History []Event
-
-	// lossy: probes were lost lately (the world sets it from the probe
-	// history), which ranks the object as losing probes.
-	lossy bool
-	// hist is the object's probe history (the world sets it), for the
-	// table's sparkline.
-	hist *probeHistory
-	// hostDown: its host does not answer (a fabric's): the row is the
-	// last picture.
-	hostDown bool
-	// hostRank is its host's place among the fabric's, for grouping.
-	hostRank int
 }
 
 // Setting is one configured attribute, already formatted by the agent.

@@ -172,7 +172,7 @@ func TestLostColumnAsStatus(t *testing.T) {
 		if got := lostCell(r, time.Time{}); got != want {
 			t.Errorf("%+v: %q, want %q", p, got, want)
 		}
-		if got := lostWidth(r); got != len(want) {
+		if got := lostWidth(&r); got != len(want) {
 			t.Errorf("%+v: width %d, want %d", p, got, len(want))
 		}
 	}

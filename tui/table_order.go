@@ -32,6 +32,10 @@ type tableOrder struct {
 	keys                  []keyedEntry[uint64]
 	buckets               []bucket
 	sorts                 uint64 // marks the entries a bucket sort takes
+	// layouts counts the layouts rows makes; kidsOf are the connections
+	// of the listeners shown, there (entry.kidsAt).
+	layouts uint64
+	kidsOf  [][]*entry
 }
 
 // entry is one shown object and what the table computed of it. The
@@ -66,6 +70,10 @@ type entry struct {
 	// only when it does (the object, its peer, its listener's count).
 	measured row
 	widths   [maxColumns]int32
+	// kidsAt is its connections' place in tableOrder.kidsOf, if kidsOf
+	// is the last layout's (tableOrder.layouts).
+	kidsAt int32
+	kidsOf uint64
 }
 
 // maxColumns bounds allColumns, so that an entry holds its widths inline.
@@ -367,6 +375,17 @@ func (t *tableOrder) mergeSorted(out, list, add []*entry) []*entry {
 // that matches keep their context.
 func (t *tableOrder) rows(dst []row, all bool, folded map[string]bool) ([]row, []int) {
 	widest := make([]int, len(allColumns))
+	// Each listener shown is given its connections, rather than each
+	// top-level entry looking its own up by its address, which would
+	// read every object and hash its address.
+	t.layouts++
+	t.kidsOf = t.kidsOf[:0]
+	for p, ks := range t.kids {
+		if e := t.entries[p]; e != nil {
+			e.kidsAt, e.kidsOf = int32(len(t.kidsOf)), t.layouts
+			t.kidsOf = append(t.kidsOf, ks)
+		}
+	}
 	add := func(e *entry, r row) {
 		e.row = len(dst)
 		dst = append(dst, r)
@@ -377,8 +396,8 @@ func (t *tableOrder) rows(dst []row, all bool, folded map[string]bool) ([]row, [
 	}
 	for _, e := range t.tops {
 		var kids []*entry
-		if len(t.kids) > 0 {
-			kids = t.kids[e.obj.Address]
+		if e.kidsOf == t.layouts {
+			kids = t.kidsOf[e.kidsAt]
 		}
 		if !e.match && !slices.ContainsFunc(kids, func(k *entry) bool { return k.match }) {
 			continue
@@ -402,7 +421,7 @@ func (e *entry) measure(r row) {
 	if e.measured != r {
 		e.measured = r
 		for _, i := range contentColumns {
-			e.widths[i] = int32(allColumns[i].content(r))
+			e.widths[i] = int32(allColumns[i].content(&e.measured))
 		}
 	}
 }

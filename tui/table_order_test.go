@@ -278,7 +278,7 @@ func checkAgainstRebuild(t *testing.T, at string, m *Model) {
 		index[r.obj.Address] = i
 		for c, col := range allColumns {
 			if col.content != nil {
-				widest[c] = max(widest[c], col.content(r))
+				widest[c] = max(widest[c], col.content(&r))
 			}
 		}
 	}
@@ -349,13 +349,13 @@ func TestCellWidthsAsTheCells(t *testing.T) {
 	for _, o := range objs {
 		for _, r := range []row{{obj: o}, {obj: o, child: true}, {obj: o, child: true, peer: "endpoint.c[3]"},
 			{obj: o, child: true, peer: "endpoint.界"}, {obj: o, children: 12}, {obj: o, children: 3, folded: true}} {
-			if got, want := labelWidth(r), cellWidth(r.label()); got != want {
+			if got, want := labelWidth(&r), cellWidth(r.label()); got != want {
 				t.Errorf("%+v: label width %d, want %d", r, got, want)
 			}
-			if got, want := qpWidth(r), cellWidth(qpCell(r, time.Time{})); got != want {
+			if got, want := qpWidth(&r), cellWidth(qpCell(r, time.Time{})); got != want {
 				t.Errorf("%+v: QP width %d, want %d", r, got, want)
 			}
-			if got, want := deviceWidth(r), cellWidth(device(o)); got != want {
+			if got, want := deviceWidth(&r), cellWidth(device(o)); got != want {
 				t.Errorf("%+v: device width %d, want %d", r, got, want)
 			}
 		}
