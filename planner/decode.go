@@ -21,30 +21,61 @@ func decodeAttributes(b *config.Block, raw []byte) (cty.Value, error) {
 	return v, err
 }
 
-// fields are a decoded object's attribute values by name, and its nested
-// blocks' fields, kept so that the diff reads them with a map lookup
-// rather than cty's GetAttr (which normalises the name to NFC each time).
+// fields are a decoded object's attribute values, and its nested blocks'
+// fields, kept so that the diff reads them by the schema's order rather
+// than with cty's GetAttr (which normalises the name to NFC each time).
 // A null object has nil fields.
 type fields struct {
-	vals   map[string]cty.Value
-	blocks map[string]*fields
+	b      *config.Block
+	vals   []cty.Value // b.Attributes' values, then b.Blocks'
+	blocks []*fields   // b.Blocks' fields (nil for a null block)
 }
 
-// attr returns the named attribute of v, through f when it is known.
+// attr returns the named attribute (or nested block) of v, through f when
+// it is known.
 func (f *fields) attr(v cty.Value, name string) cty.Value {
 	if f != nil {
-		if a, ok := f.vals[name]; ok {
-			return a
+		for i, a := range f.b.Attributes {
+			if a.Name == name {
+				return f.vals[i]
+			}
+		}
+		for i, nb := range f.b.Blocks {
+			if nb.Name == name {
+				return f.vals[len(f.b.Attributes)+i]
+			}
 		}
 	}
 	return v.GetAttr(name)
+}
+
+// attrAt returns v's attribute b.Attributes[i] (name), through f when it
+// is known; f is of the block b.
+func (f *fields) attrAt(v cty.Value, i int, name string) cty.Value {
+	if f != nil {
+		return f.vals[i]
+	}
+	return v.GetAttr(name)
+}
+
+// blockAt returns v's nested block b.Blocks[i] (name) and its fields.
+func (f *fields) blockAt(v cty.Value, i int, name string) (cty.Value, *fields) {
+	if f != nil {
+		return f.vals[len(f.b.Attributes)+i], f.blocks[i]
+	}
+	return v.GetAttr(name), nil
 }
 
 func (f *fields) block(name string) *fields {
 	if f == nil {
 		return nil
 	}
-	return f.blocks[name]
+	for i, nb := range f.b.Blocks {
+		if nb.Name == name {
+			return f.blocks[i]
+		}
+	}
+	return nil
 }
 
 // decodeFields is decodeAttributes that also returns the fields.
@@ -52,12 +83,19 @@ func decodeFields(b *config.Block, raw []byte) (cty.Value, *fields, error) {
 	return decodeFieldsShared(b, raw, nil)
 }
 
-// nestedCache holds decoded nested blocks by their exact JSON text, for
-// one goroutine. The objects of one configuration block mostly share their
-// qp, connect and reconnect blocks, and cty values are immutable, so
-// decoding each distinct text once saves most of the work (and garbage)
-// of decoding a large state.
-type nestedCache map[*config.Block]map[string]decodedBlock
+// nestedCache holds, for one goroutine, decoded nested blocks by their
+// exact JSON text, and each block's scratch map. The objects of one
+// configuration block mostly share their qp, connect and reconnect
+// blocks, and cty values are immutable, so decoding each distinct text
+// once saves most of the work (and garbage) of decoding a large state.
+type nestedCache map[*config.Block]*blockCache
+
+type blockCache struct {
+	byText map[string]decodedBlock
+	// scratch is the map handed to cty.ObjectVal, which copies it: one
+	// per block, cleared for each object, rather than one per object.
+	scratch map[string]cty.Value
+}
 
 type decodedBlock struct {
 	val    cty.Value
@@ -95,8 +133,8 @@ func (s *scanner) nested(b *config.Block) (cty.Value, *fields, error) {
 	if end < 0 {
 		return s.object(b) // malformed: let object say where
 	}
-	byText := s.cache[b]
-	if d, ok := byText[string(s.data[s.pos:end])]; ok {
+	bc := s.cache.of(b)
+	if d, ok := bc.byText[string(s.data[s.pos:end])]; ok {
 		s.pos = end
 		return d.val, d.fields, nil
 	}
@@ -105,12 +143,21 @@ func (s *scanner) nested(b *config.Block) (cty.Value, *fields, error) {
 	if err != nil || s.pos != end {
 		return v, f, err
 	}
-	if byText == nil {
-		byText = map[string]decodedBlock{}
-		s.cache[b] = byText
+	if bc.byText == nil {
+		bc.byText = map[string]decodedBlock{}
 	}
-	byText[string(s.data[start:end])] = decodedBlock{v, f}
+	bc.byText[string(s.data[start:end])] = decodedBlock{v, f}
 	return v, f, nil
+}
+
+// of returns b's entry, made on first use.
+func (c nestedCache) of(b *config.Block) *blockCache {
+	bc := c[b]
+	if bc == nil {
+		bc = &blockCache{}
+		c[b] = bc
+	}
+	return bc
 }
 
 // objectEnd returns the offset just past the JSON object starting at pos,
@@ -172,8 +219,8 @@ func (s *scanner) object(b *config.Block) (cty.Value, *fields, error) {
 		return cty.NilVal, nil, s.errorf("an object is required")
 	}
 	s.pos++
-	vals := make(map[string]cty.Value, len(b.Attributes)+len(b.Blocks))
-	var blocks map[string]*fields
+	nAttrs := len(b.Attributes)
+	f := &fields{b: b, vals: make([]cty.Value, nAttrs+len(b.Blocks))}
 	for first := true; ; first = false {
 		s.skipSpace()
 		if s.pos < len(s.data) && s.data[s.pos] == '}' {
@@ -196,45 +243,83 @@ func (s *scanner) object(b *config.Block) (cty.Value, *fields, error) {
 			return cty.NilVal, nil, s.errorf("':' expected")
 		}
 		s.pos++
-		if a := b.Attribute(name); a != nil {
-			v, err := s.primitive(a.Type)
+		if i := attrIndex(b, name); i >= 0 {
+			v, err := s.primitive(b.Attributes[i].Type)
 			if err != nil {
 				return cty.NilVal, nil, fmt.Errorf("%s: %v", name, err)
 			}
-			vals[name] = v
-		} else if nb := b.NestedBlock(name); nb != nil {
-			v, f, err := s.nested(nb.Block)
+			f.vals[i] = v
+		} else if i := blockIndex(b, name); i >= 0 {
+			v, nf, err := s.nested(b.Blocks[i].Block)
 			if err != nil {
 				return cty.NilVal, nil, fmt.Errorf("%s.%v", name, err)
 			}
-			vals[name] = v
-			if f != nil {
-				if blocks == nil {
-					blocks = make(map[string]*fields, len(b.Blocks))
+			f.vals[nAttrs+i] = v
+			if nf != nil {
+				if f.blocks == nil {
+					f.blocks = make([]*fields, len(b.Blocks))
 				}
-				blocks[name] = f
+				f.blocks[i] = nf
 			}
 		} else {
 			return cty.NilVal, nil, fmt.Errorf("unsupported attribute %q", name)
 		}
 	}
-	for _, a := range b.Attributes {
-		if _, ok := vals[a.Name]; !ok {
+	if f.blocks == nil && len(b.Blocks) > 0 {
+		f.blocks = make([]*fields, len(b.Blocks))
+	}
+	for i, a := range b.Attributes {
+		if f.vals[i] == cty.NilVal {
 			// An attribute with a default that the state lacks was added
 			// to the schema since (probe.mode): the object was made with
 			// what is now its default, so no change is planned for it.
-			vals[a.Name] = cty.NullVal(a.Type)
+			f.vals[i] = cty.NullVal(a.Type)
 			if a.Default != cty.NilVal {
-				vals[a.Name] = a.Default
+				f.vals[i] = a.Default
 			}
 		}
 	}
-	for _, nb := range b.Blocks {
-		if _, ok := vals[nb.Name]; !ok {
-			vals[nb.Name] = cty.NullVal(nb.Block.ImpliedType())
+	for i, nb := range b.Blocks {
+		if f.vals[nAttrs+i] == cty.NilVal {
+			f.vals[nAttrs+i] = cty.NullVal(nb.Block.ImpliedType())
 		}
 	}
-	return cty.ObjectVal(vals), &fields{vals: vals, blocks: blocks}, nil
+	var vals map[string]cty.Value
+	if s.cache != nil {
+		bc := s.cache.of(b)
+		if bc.scratch == nil {
+			bc.scratch = make(map[string]cty.Value, len(f.vals))
+		}
+		vals = bc.scratch
+		clear(vals)
+	} else {
+		vals = make(map[string]cty.Value, len(f.vals))
+	}
+	for i, a := range b.Attributes {
+		vals[a.Name] = f.vals[i]
+	}
+	for i, nb := range b.Blocks {
+		vals[nb.Name] = f.vals[nAttrs+i]
+	}
+	return cty.ObjectVal(vals), f, nil
+}
+
+func attrIndex(b *config.Block, name string) int {
+	for i, a := range b.Attributes {
+		if a.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func blockIndex(b *config.Block, name string) int {
+	for i, nb := range b.Blocks {
+		if nb.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // str reads a JSON string; escapes are rare in attributes and go through

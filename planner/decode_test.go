@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -91,13 +92,13 @@ func TestDecodeSharedNestedBlocks(t *testing.T) {
 			if g != nil {
 				for name, wv := range w.vals {
 					if !g.vals[name].RawEquals(wv) {
-						t.Fatalf("%s: %s.%s is %#v, want %#v", d, b, name, g.vals[name], wv)
+						t.Fatalf("%s: %s.%d is %#v, want %#v", d, b, name, g.vals[name], wv)
 					}
 				}
 			}
 		}
 	}
-	if n := len(cache[ep.NestedBlock("qp").Block]); n != 2 {
+	if n := len(cache[ep.NestedBlock("qp").Block].byText); n != 2 {
 		t.Fatalf("%d distinct qp blocks cached, want 2", n)
 	}
 	for _, bad := range []string{`{"qp":{"type":"rc","max_send_wr":"x"}}`, `{"qp":{"type":"rc","max_send_wr":32}`, `{"qp":{"type":"rc","max_send_wr":32},"qp2":1}`} {
@@ -126,6 +127,45 @@ func TestStateWithoutALaterDefaultPlansNoChange(t *testing.T) {
 	for _, c := range p.Changes {
 		if c.Action != NoOp {
 			t.Errorf("%s: %s %v", c.Addr, c.Action, c.Changed)
+		}
+	}
+}
+
+// Objects decoded through one cache (which reuses a scratch map per
+// block) keep their own values, and their fields give each attribute and
+// nested block as the value does.
+func TestDecodeFieldsThroughOneCache(t *testing.T) {
+	ep := config.Schema(addrs.Endpoint)
+	cache := nestedCache{}
+	var vals []cty.Value
+	var fs []*fields
+	for i := 0; i < 5; i++ {
+		doc := fmt.Sprintf(`{"port":%d,"address":"10.0.0.%d","qp":{"type":"rc","max_send_wr":%d}}`, i, i, 32+i%2)
+		v, f, err := decodeFieldsShared(ep, []byte(doc), cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals, fs = append(vals, v), append(fs, f)
+	}
+	for i, v := range vals {
+		if got := v.GetAttr("port"); !got.RawEquals(cty.NumberIntVal(int64(i))) {
+			t.Fatalf("object %d: port %#v after decoding the others", i, got)
+		}
+		for name := range v.Type().AttributeTypes() {
+			if got := fs[i].attr(cty.NilVal, name); !got.RawEquals(v.GetAttr(name)) {
+				t.Fatalf("object %d: fields give %s as %#v, the value %#v", i, name, got, v.GetAttr(name))
+			}
+		}
+		for j, a := range ep.Attributes {
+			if got := fs[i].attrAt(cty.NilVal, j, a.Name); !got.RawEquals(v.GetAttr(a.Name)) {
+				t.Fatalf("object %d: attribute %d (%s) is %#v, the value's %#v", i, j, a.Name, got, v.GetAttr(a.Name))
+			}
+		}
+		for j, nb := range ep.Blocks {
+			got, bf := fs[i].blockAt(cty.NilVal, j, nb.Name)
+			if !got.RawEquals(v.GetAttr(nb.Name)) || (bf == nil) != got.IsNull() {
+				t.Fatalf("object %d: block %s is %#v (fields %v), the value's %#v", i, nb.Name, got, bf, v.GetAttr(nb.Name))
+			}
 		}
 	}
 }

@@ -115,11 +115,11 @@ func changedPaths(b *config.Block, before cty.Value, bf *fields, after cty.Value
 	}
 	// GetAttr rather than AsValueMap, which sorts and copies every
 	// attribute and costs twice as much over a 10,000-object plan.
-	for _, a := range b.Attributes {
+	for i, a := range b.Attributes {
 		if a.Computed {
 			continue
 		}
-		x, y := bf.attr(before, a.Name), after.GetAttr(a.Name)
+		x, y := bf.attrAt(before, i, a.Name), after.GetAttr(a.Name)
 		if !y.IsKnown() {
 			if depsCreating && !ignored(ignore, append(path, cty.GetAttrStep{Name: a.Name})) {
 				out = append(out, copyPath(append(path, cty.GetAttrStep{Name: a.Name})))
@@ -133,8 +133,9 @@ func changedPaths(b *config.Block, before cty.Value, bf *fields, after cty.Value
 			}
 		}
 	}
-	for _, nb := range b.Blocks {
-		out = changedPaths(nb.Block, bf.attr(before, nb.Name), bf.block(nb.Name), after.GetAttr(nb.Name), depsCreating, ignore, append(path, cty.GetAttrStep{Name: nb.Name}), out)
+	for i, nb := range b.Blocks {
+		bv, nbf := bf.blockAt(before, i, nb.Name)
+		out = changedPaths(nb.Block, bv, nbf, after.GetAttr(nb.Name), depsCreating, ignore, append(path, cty.GetAttrStep{Name: nb.Name}), out)
 	}
 	return out
 }
