@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"math/big"
+
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -140,17 +142,31 @@ func changedPaths(b *config.Block, before cty.Value, bf *fields, after cty.Value
 	return out
 }
 
-// primitiveEqual compares two known values of one attribute; strings and
-// bools directly, which is much cheaper than RawEquals.
+// primitiveEqual compares two known values of one attribute as RawEquals
+// does; nulls, strings, bools and whole numbers directly, which is much
+// cheaper than RawEquals (and cty's number comparison, which makes two
+// big.Ints).
 func primitiveEqual(x, y cty.Value) bool {
-	if x.IsNull() || y.IsNull() || x.IsMarked() || y.IsMarked() || !x.Type().Equals(y.Type()) {
+	if x.IsMarked() || y.IsMarked() {
 		return x.RawEquals(y)
+	}
+	if xNull, yNull := x.IsNull(), y.IsNull(); xNull || yNull {
+		return xNull && yNull && x.Type().Equals(y.Type())
+	}
+	if !x.Type().Equals(y.Type()) {
+		return false
 	}
 	switch x.Type() {
 	case cty.String:
 		return x.AsString() == y.AsString()
 	case cty.Bool:
 		return x.True() == y.True()
+	case cty.Number:
+		xi, xAcc := x.AsBigFloat().Int64()
+		yi, yAcc := y.AsBigFloat().Int64()
+		if xAcc == big.Exact && yAcc == big.Exact {
+			return xi == yi
+		}
 	}
 	return x.RawEquals(y)
 }
