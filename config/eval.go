@@ -766,9 +766,11 @@ func (e *evaluator) expandMeta(count, forEach hcl.Expression, ctx *hcl.EvalConte
 			// Terraform's rule: the keys become addresses, shown everywhere.
 			return bad("Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments. If used, the sensitive value could be exposed as a resource instance key.")
 		}
-		// Sensitive elements of a map stay sensitive in each.value.
+		// Sensitive elements of a map stay sensitive in each.value. The
+		// checks below read only the value itself, which is not marked,
+		// so it is not unmarked deep (a copy of every element: 10,000 at
+		// times).
 		elems := v
-		v, _ = v.UnmarkDeep()
 		if !v.IsKnown() || (v.Type().IsSetType() && !v.IsWhollyKnown()) {
 			if e.l.Validate || e.usesErroredVariable(r.ForEach) {
 				return nil, false, diags
