@@ -574,7 +574,10 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating bool, forceRepl
 		c.BeforeSensitive = priorSensitive(pr.obj, inst)
 	}
 	if !lc.IgnoreAllChanges {
-		c.Changed = changedPaths(schema, before, pr.fields, inst.Value, depsCreating, lc.IgnoreChanges, nil, nil)
+		// Room for the deepest path (block, nested block, attribute), so
+		// that changedPaths's appends share it rather than each allocate:
+		// the paths it returns are copies.
+		c.Changed = changedPaths(schema, before, pr.fields, inst.Value, depsCreating, lc.IgnoreChanges, make(cty.Path, 0, 4), nil)
 	}
 	for _, path := range c.Changed {
 		if config.RequiresReplace(inst.Addr.Kind, path) {
