@@ -42,8 +42,17 @@ type IntKey int
 // StringKey is the key of one instance of a block with for_each.
 type StringKey string
 
-func (k IntKey) keyString() string    { return "[" + strconv.Itoa(int(k)) + "]" }
-func (k StringKey) keyString() string { return "[" + strconv.Quote(string(k)) + "]" }
+func (k IntKey) keyString() string    { return string(k.appendKey(nil)) }
+func (k StringKey) keyString() string { return string(k.appendKey(nil)) }
+
+// appendKey appends keyString to b.
+func (k IntKey) appendKey(b []byte) []byte {
+	return append(strconv.AppendInt(append(b, '['), int64(k), 10), ']')
+}
+
+func (k StringKey) appendKey(b []byte) []byte {
+	return append(strconv.AppendQuote(append(b, '['), string(k)), ']')
+}
 
 // KeyValue is k as Terraform's JSON outputs give an instance's index: a
 // number, a string, or nil without a key.
@@ -79,7 +88,19 @@ func (a Instance) String() string {
 	if a.Key == nil {
 		return a.Resource.String()
 	}
-	return a.Resource.String() + a.Key.keyString()
+	// Built in one buffer: a plan of 10,000 objects names each several
+	// times, and concatenating the parts made four strings of each name.
+	var buf [64]byte
+	b := append(append(append(buf[:0], a.Kind...), '.'), a.Name...)
+	switch k := a.Key.(type) { // concrete calls: buf stays on the stack
+	case IntKey:
+		b = k.appendKey(b)
+	case StringKey:
+		b = k.appendKey(b)
+	default:
+		return string(b) + a.Key.keyString()
+	}
+	return string(b)
 }
 
 // Less orders addresses by kind (creation order), name, then key, so that
