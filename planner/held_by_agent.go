@@ -19,11 +19,17 @@ func heldByAgent(p *Plan, cfg *config.Config, st *state.State, live map[string]L
 	if live == nil {
 		return nil
 	}
-	held := HeldNames(st)
+	var held map[string]addrs.Instance // made at the first create: a no-change plan of 10,000 objects has none
 	var diags hcl.Diagnostics
 	for _, c := range p.Changes {
+		if c.Action != Create || c.Importing() {
+			continue
+		}
+		if held == nil {
+			held = HeldNames(st)
+		}
 		name := AgentName(c.Addr, cfg.AgentNamespace())
-		if _, ours := held[name]; c.Action != Create || c.Importing() || ours {
+		if _, ours := held[name]; ours {
 			continue
 		}
 		lo, ok := live[name]
