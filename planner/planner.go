@@ -100,8 +100,10 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 		}
 		reads := readsAgent(opts.Refresher)
 		adoptPending = p.takePending(cfg, priors, live, reads, opts)
-		for _, a := range sortedPriorAddrs(priors) {
-			pr := priors[a.String()]
+		// In no order (the drift is sorted below): sorting 10,000 priors
+		// first cost more than the loop.
+		for key, pr := range priors {
+			a := pr.obj.Addr
 			if !reads(pr.obj.Agent) {
 				continue // its agent was not asked: as the state records it
 			}
@@ -118,7 +120,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 				dr.Status = lo.Status
 			}
 			p.Drift = append(p.Drift, dr)
-			delete(priors, a.String())
+			delete(priors, key)
 		}
 		diags = append(diags, p.refreshFacts(ctx, opts.Refresher, live, priors)...)
 		sort.SliceStable(p.Drift, func(i, j int) bool { return p.Drift[i].Addr.Less(p.Drift[j].Addr) })
