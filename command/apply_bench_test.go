@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -78,7 +79,7 @@ func benchApply(b *testing.B, n int, goal float64) {
 	if err := agentCmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { agentCmd.Process.Kill(); agentCmd.Wait() })
+	b.Cleanup(func() { terminateAgent(agentCmd) })
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(socket); err == nil {
 			break
@@ -188,4 +189,19 @@ func tail(s string, lines int) string {
 		l = l[len(l)-lines:]
 	}
 	return strings.Join(l, "\n")
+}
+
+// terminateAgent stops the agent as an operator would (SIGTERM), so that it
+// shuts down in order and writes its profile when RDMAFORM_CPUPROFILE
+// asks for one; one that has not exited a minute later is killed.
+func terminateAgent(c *exec.Cmd) {
+	exited := make(chan struct{})
+	go func() { c.Wait(); close(exited) }()
+	c.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(time.Minute):
+		c.Process.Kill()
+		<-exited
+	}
 }
