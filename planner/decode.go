@@ -35,15 +35,11 @@ type fields struct {
 // it is known.
 func (f *fields) attr(v cty.Value, name string) cty.Value {
 	if f != nil {
-		for i, a := range f.b.Attributes {
-			if a.Name == name {
-				return f.vals[i]
-			}
+		if i := attrIndex(f.b, name); i >= 0 {
+			return f.vals[i]
 		}
-		for i, nb := range f.b.Blocks {
-			if nb.Name == name {
-				return f.vals[len(f.b.Attributes)+i]
-			}
+		if i := blockIndex(f.b, name); i >= 0 {
+			return f.vals[len(f.b.Attributes)+i]
 		}
 	}
 	return v.GetAttr(name)
@@ -70,10 +66,8 @@ func (f *fields) block(name string) *fields {
 	if f == nil {
 		return nil
 	}
-	for i, nb := range f.b.Blocks {
-		if nb.Name == name {
-			return f.blocks[i]
-		}
+	if i := blockIndex(f.b, name); i >= 0 {
+		return f.blocks[i]
 	}
 	return nil
 }

@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"math/big"
-
 	"github.com/rdmaform/rdmaform/config"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -143,9 +141,9 @@ func changedPaths(b *config.Block, before cty.Value, bf *fields, after cty.Value
 }
 
 // primitiveEqual compares two known values of one attribute as RawEquals
-// does; nulls, strings, bools and whole numbers directly, which is much
-// cheaper than RawEquals (and cty's number comparison, which makes two
-// big.Ints).
+// does; nulls, strings and bools directly, which is much cheaper than
+// RawEquals. Numbers go to RawEquals: cty gives a number only as a copy,
+// which costs what its own comparison does.
 func primitiveEqual(x, y cty.Value) bool {
 	if x.IsMarked() || y.IsMarked() {
 		return x.RawEquals(y)
@@ -161,12 +159,6 @@ func primitiveEqual(x, y cty.Value) bool {
 		return x.AsString() == y.AsString()
 	case cty.Bool:
 		return x.True() == y.True()
-	case cty.Number:
-		xi, xAcc := x.AsBigFloat().Int64()
-		yi, yAcc := y.AsBigFloat().Int64()
-		if xAcc == big.Exact && yAcc == big.Exact {
-			return xi == yi
-		}
 	}
 	return x.RawEquals(y)
 }

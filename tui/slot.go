@@ -10,11 +10,10 @@ import "math/bits"
 // through the slots too: world.object). Each slot has a dense index,
 // given on first sight: a batch is merged, and the table brought up to
 // date, in the order of the indices, so that slots and entries, allocated
-// in that order, are read
-// in the order they lie in memory rather than in the order the agent
-// sent the changes. A slot stays while anything is held, shown or
-// remembered at its address (its history stays for the monitor's life),
-// and is then taken for another address (release).
+// in that order, are read in the order they lie in memory rather than in
+// the order the agent sent the changes. A slot stays while anything is
+// held, shown or remembered at its address (its history stays for the
+// monitor's life), and is then taken for another address (release).
 type slot struct {
 	addr  string
 	index int32

@@ -31,7 +31,9 @@ func (k Kind) valid() bool {
 }
 
 // Key is an instance key: none, an integer (count) or a string (for_each).
-type Key interface{ keyString() string }
+// Its text, as HCL writes it after the block's name ("[3]", "[\"a\"]"),
+// is appended to a buffer, so that an instance is named in one allocation.
+type Key interface{ appendKey(b []byte) []byte }
 
 // NoKey is the key of an object declared without count or for_each.
 var NoKey Key
@@ -42,10 +44,6 @@ type IntKey int
 // StringKey is the key of one instance of a block with for_each.
 type StringKey string
 
-func (k IntKey) keyString() string    { return string(k.appendKey(nil)) }
-func (k StringKey) keyString() string { return string(k.appendKey(nil)) }
-
-// appendKey appends keyString to b.
 func (k IntKey) appendKey(b []byte) []byte {
 	return append(strconv.AppendInt(append(b, '['), int64(k), 10), ']')
 }
@@ -97,8 +95,6 @@ func (a Instance) String() string {
 		b = k.appendKey(b)
 	case StringKey:
 		b = k.appendKey(b)
-	default:
-		return string(b) + a.Key.keyString()
 	}
 	return string(b)
 }
@@ -160,7 +156,7 @@ func keyText(k Key) string {
 	if k == nil {
 		return ""
 	}
-	return k.keyString()
+	return string(k.appendKey(nil))
 }
 
 func kindIndex(k Kind) int {
