@@ -38,9 +38,12 @@ type Agent struct {
 	reg      *registry
 	hub      *hub
 	revision atomic.Uint64
-	ctx      context.Context
-	stop     context.CancelFunc
-	closing  atomic.Bool
+	// statusChanges counts objects' status changes, creations and
+	// deletions: the kernel check waits for it to stand still.
+	statusChanges atomic.Uint64
+	ctx           context.Context
+	stop          context.CancelFunc
+	closing       atomic.Bool
 
 	// pdMu makes "find the protection domain and register a user" atomic
 	// against deleting the protection domain.

@@ -62,17 +62,24 @@ func newKernelView() *kernelView {
 		pending: map[string]pendingVerdict{}, suspects: map[resourceKey]*pb.KernelResource{}, leaks: map[resourceKey]bool{}}
 }
 
-// watchKernel compares with the kernel every interval until ctx ends.
+// watchKernel compares with the kernel about every interval until ctx
+// ends, each time at a quiet moment (kernelQuiet).
 func (a *Agent) watchKernel(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
+	q := kernelQuiet{changes: a.statusChanges.Load, after: time.After, now: time.Now,
+		quiet: min(time.Second, interval/4), limit: interval}
+	t := time.NewTimer(interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			a.CheckKernel()
 		}
+		if !q.wait(ctx) {
+			return
+		}
+		a.CheckKernel()
+		t.Reset(interval) // from the check's end: a wait does not bunch two checks
 	}
 }
 

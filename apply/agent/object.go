@@ -105,6 +105,7 @@ func (o *object) change(f func(*state)) {
 	lastError, was := o.st.lastError, o.st.status
 	f(&o.st)
 	if was != o.st.status {
+		o.agent.statusChanges.Add(1)
 		o.agent.metrics.transition(o.kind, was, o.st.status)
 		// The event's name only: its detail may quote private data.
 		o.agent.log.Debug("status", "object", o.address, "kind", KindWord(o.kind), "from", StatusWord(was), "to", StatusWord(o.st.status), "event", o.st.lastEvent)
@@ -130,6 +131,7 @@ func (o *object) markDeleted() {
 	}
 	o.st.deleted = true
 	o.st.revision = o.agent.revision.Add(1)
+	o.agent.statusChanges.Add(1)
 	o.agent.metrics.forget(o.address)
 	o.agent.hub.publish(&pb.Change{Deleted: true, Object: &pb.Object{
 		Address: o.address, Parent: o.parent, Kind: o.kind, Revision: o.st.revision,
