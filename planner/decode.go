@@ -76,14 +76,23 @@ func objectOf(b *config.Block, f *fields) cty.Value {
 // it is known.
 func (f *fields) attr(v cty.Value, name string) cty.Value {
 	if f != nil {
-		if i := attrIndex(f.b, name); i >= 0 {
-			return f.vals[i]
-		}
-		if i := blockIndex(f.b, name); i >= 0 {
-			return f.vals[len(f.b.Attributes)+i]
+		if a, ok := f.named(name); ok {
+			return a
 		}
 	}
 	return v.GetAttr(name)
+}
+
+// named returns the attribute (or nested block) name, if f's block has
+// it.
+func (f *fields) named(name string) (cty.Value, bool) {
+	if i := attrIndex(f.b, name); i >= 0 {
+		return f.vals[i], true
+	}
+	if i := blockIndex(f.b, name); i >= 0 {
+		return f.vals[len(f.b.Attributes)+i], true
+	}
+	return cty.NilVal, false
 }
 
 // attrAt returns v's attribute b.Attributes[i] (name), through f when it

@@ -95,11 +95,13 @@ func failedForGood(pr *prior, status string) bool {
 	if pr.obj.Addr.Kind != addrs.Endpoint {
 		return status == "error"
 	}
-	if pr.null() || !pr.value().Type().HasAttribute("reconnect") {
+	if pr.null() {
 		return false
 	}
-	r := pr.value().GetAttr("reconnect")
-	return r.IsKnown() && r.IsNull()
+	// From the fields: the agent reports every endpoint that waits to
+	// reconnect (all of them, on a host without RDMA).
+	r, ok := pr.fields.named("reconnect")
+	return ok && r.IsKnown() && r.IsNull()
 }
 
 // listenerReplacements lists the endpoints replaced with the listener they

@@ -53,7 +53,7 @@ func withPriorPD(cfg *config.Config, insts []*config.Instance, priors map[string
 		// id, the instance need not be made again (10,000 endpoints
 		// planned without a change took twice as long).
 		if pr := priors[inst.Addr.String()]; pr != nil && !pr.null() {
-			if was := pr.fields.attr(cty.NilVal, "pd"); was.IsKnown() && !was.IsNull() && was.Type() == cty.String && was.AsString() == id.AsString() {
+			if was, ok := pr.fields.named("pd"); ok && was.IsKnown() && !was.IsNull() && was.Type() == cty.String && was.AsString() == id.AsString() {
 				continue
 			}
 		}
