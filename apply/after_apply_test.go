@@ -48,7 +48,7 @@ func TestAttributeFromAnotherObjectsAfterApplyValue(t *testing.T) {
 	e := newEnv(t)
 	p, r := e.run(context.Background(), load(t, peers), planner.Options{}, 10)
 	b := addrs.Instance{Resource: addrs.Resource{Kind: addrs.Endpoint, Name: "b"}}
-	if c := p.Change(b); c.After.GetAttr("connect").GetAttr("private_data").IsKnown() {
+	if c := p.Change(b); c.AfterValue().GetAttr("connect").GetAttr("private_data").IsKnown() {
 		t.Fatal("the plan knows b's private data before a exists")
 	}
 	if r.Failed() {
@@ -80,8 +80,8 @@ func TestAttributeFromAnotherObjectsAfterApplyValue(t *testing.T) {
 	e.fabric.calls = nil
 	p, r = e.run(context.Background(), load(t, changed), planner.Options{}, 10)
 	c := p.Change(b)
-	if c.Action != planner.DeleteThenCreate || !c.After.GetAttr("connect").GetAttr("private_data").RawEquals(cty.StringVal("qp="+itoa(qp))) {
-		t.Fatalf("changed expression planned as %v with %#v", c.Action, c.After.GetAttr("connect"))
+	if c.Action != planner.DeleteThenCreate || !c.AfterValue().GetAttr("connect").GetAttr("private_data").RawEquals(cty.StringVal("qp="+itoa(qp))) {
+		t.Fatalf("changed expression planned as %v with %#v", c.Action, c.AfterValue().GetAttr("connect"))
 	}
 	if r.Failed() || string(e.fabric.specs["endpoint.b"].Endpoint.Connect.PrivateData) != "qp="+itoa(qp) {
 		t.Fatalf("apply of the change: %+v, spec %q", r, e.fabric.specs["endpoint.b"].Endpoint.Connect.PrivateData)

@@ -74,7 +74,7 @@ func TestAppliedMarshalMatchesCtyJSON(t *testing.T) {
 		cty.NullVal(cty.Object(map[string]cty.Type{"id": cty.String})),
 	}
 	for _, c := range p.Changes {
-		planned = append(planned, c.After)
+		planned = append(planned, c.AfterValue())
 	}
 	for _, v := range planned {
 		a := appliedOf(v, facts, "protection_domain.rxe", addrs.Instance{})

@@ -320,8 +320,8 @@ func newExecutor(ctx context.Context, p *planner.Plan, opts Options) *executor {
 		}
 	}
 	for _, c := range p.Changes {
-		if !c.Action.Creates() && !c.After.IsNull() && c.After.IsKnown() {
-			if id := c.After.GetAttr("id"); id.IsKnown() && !id.IsNull() {
+		if after := c.AfterValue(); !c.Action.Creates() && !after.IsNull() && after.IsKnown() {
+			if id := after.GetAttr("id"); id.IsKnown() && !id.IsNull() {
 				e.ids[c.Addr] = id.AsString()
 			}
 		}
@@ -400,8 +400,8 @@ func (e *executor) valueOf(a addrs.Instance) (cty.Value, bool) {
 	if ok {
 		return f.value(), true
 	}
-	if c := e.plan.Change(a); c != nil && c.Action == planner.NoOp && !c.After.IsNull() {
-		return c.After, true
+	if c := e.plan.Change(a); c != nil && c.Action == planner.NoOp && !c.AfterValue().IsNull() {
+		return c.AfterValue(), true
 	}
 	return cty.NilVal, false
 }
@@ -431,7 +431,7 @@ func (e *executor) create(ctx context.Context, c *planner.Change, release func()
 		}
 		return err
 	}
-	inst, planned, err := resolveAfterApply(e.Config, c.Addr, c.After, e.valueOf)
+	inst, planned, err := resolveAfterApply(e.Config, c.Addr, c.AfterValue(), e.valueOf)
 	if err != nil {
 		return notMade(OpError{c.Addr, "create", err})
 	}
@@ -526,7 +526,7 @@ func (e *executor) postconditions(addr addrs.Instance, inst *config.Instance, fi
 }
 
 func (e *executor) update(ctx context.Context, c *planner.Change) error {
-	inst, planned, err := resolveAfterApply(e.Config, c.Addr, c.After, e.valueOf)
+	inst, planned, err := resolveAfterApply(e.Config, c.Addr, c.AfterValue(), e.valueOf)
 	if err != nil {
 		return OpError{c.Addr, "update", err}
 	}
@@ -539,7 +539,7 @@ func (e *executor) update(ctx context.Context, c *planner.Change) error {
 			return OpError{c.Addr, "precondition", err}
 		}
 	}
-	before := identity(c.Addr, c.Before)
+	before := identity(c.Addr, c.BeforeValue())
 	e.started(c.Addr, "", "update", before, fmt.Sprintf("%s: Modifying... [%s]", c.Addr, before))
 	start := time.Now()
 	h, prior := HandleIn(c.Addr, e.Namespace), e.priorObject(c.Addr)
@@ -611,7 +611,7 @@ func (e *executor) delete(c *planner.Change, release func()) error {
 		deposed = planner.DeposedKey(token)
 		label += " (deposed object " + deposed + ")"
 	}
-	before := identity(c.Addr, c.Before)
+	before := identity(c.Addr, c.BeforeValue())
 	e.started(c.Addr, deposed, "delete", before, fmt.Sprintf("%s: Destroying... [%s]", label, before))
 	start := time.Now()
 	stopStill := e.still(c.Addr, deposed, label, "delete", "destroying")
@@ -938,7 +938,7 @@ func (e *executor) recordOutputsIf(keep func(name string) bool) {
 				return f.value(), true
 			}
 			if c := e.plan.Change(a); c != nil && c.Action != planner.Delete {
-				return c.After, true
+				return c.AfterValue(), true
 			}
 			return cty.NilVal, false
 		})

@@ -52,7 +52,7 @@ func Import(ctx context.Context, p *planner.Plan, addr addrs.Instance, id string
 // adopt imports the object the fabric holds as id as c's address and
 // records it.
 func (e *executor) adopt(ctx context.Context, im Importer, c *planner.Change, id string) (applied, error) {
-	inst, planned, err := resolveAfterApply(e.Config, c.Addr, c.After, e.valueOf)
+	inst, planned, err := resolveAfterApply(e.Config, c.Addr, c.AfterValue(), e.valueOf)
 	if err != nil {
 		return applied{}, err
 	}

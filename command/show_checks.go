@@ -72,7 +72,7 @@ func checksJSON(cfg *config.Config, valueOf func(addrs.Instance) (cty.Value, boo
 func plannedValueOf(p *planner.Plan) func(addrs.Instance) (cty.Value, bool) {
 	return func(a addrs.Instance) (cty.Value, bool) {
 		if c := p.Change(a); c != nil && c.Action != planner.Delete {
-			return c.After, true
+			return c.AfterValue(), true
 		}
 		return cty.NilVal, false
 	}

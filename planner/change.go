@@ -14,14 +14,17 @@ type Change struct {
 	Addr   addrs.Instance
 	Action Action
 	Reason ActionReason
-	// Before is the object as the state records it (a null value of the
-	// kind's type when it is not in the state, or when it is gone).
-	// After is the desired object (null for Delete); attributes known only
-	// after apply are unknown.
-	Before, After cty.Value
-	// BeforeSensitive and AfterSensitive list the attributes of Before
-	// and After whose value is sensitive, which renderers show as
-	// (sensitive value) while Before and After hold the values
+	// before (BeforeValue) is the object as the state records it (a null
+	// value of the kind's type when it is not in the state, or when it is
+	// gone). after (AfterValue) is the desired object (null for Delete);
+	// attributes known only after apply are unknown. Unexported so that
+	// every reader goes through the accessors: the state's object is made
+	// only when read (see fields.value), which a no-change plan of 10,000
+	// objects mostly never does.
+	before, after changeValue
+	// BeforeSensitive and AfterSensitive list the attributes of before
+	// and after whose value is sensitive, which renderers show as
+	// (sensitive value) while before and after hold the values
 	// themselves (unmarked). After's come from the configuration
 	// (config.Instance.Sensitive); Before's from what the state records
 	// (state.Object.SensitiveAttributes) and, for an object still
@@ -66,11 +69,43 @@ type Change struct {
 	Reconnects bool
 }
 
+// changeValue is a Change's before or after value: v, or the object of
+// the prior from, made when read.
+type changeValue struct {
+	v    cty.Value
+	from *prior
+}
+
+func (cv changeValue) get() cty.Value {
+	if cv.from != nil {
+		return cv.from.value()
+	}
+	return cv.v
+}
+
+// BeforeValue is the object as the state records it (see Change).
+func (c *Change) BeforeValue() cty.Value { return c.before.get() }
+
+// AfterValue is the desired object (see Change).
+func (c *Change) AfterValue() cty.Value { return c.after.get() }
+
+// SetBefore sets BeforeValue.
+func (c *Change) SetBefore(v cty.Value) { c.before = changeValue{v: v} }
+
+// SetAfter sets AfterValue.
+func (c *Change) SetAfter(v cty.Value) { c.after = changeValue{v: v} }
+
 // AgentChanged reports whether the configuration puts on another agent an
 // object the state records: an object lives on its host, so it is
 // replaced (destroyed on the old agent, made on the new).
 func (c *Change) AgentChanged() bool {
-	return c.Before.Type() != cty.NilType && !c.Before.IsNull() && c.Agent != c.PriorAgent
+	if c.Agent == c.PriorAgent {
+		return false
+	}
+	if pr := c.before.from; pr != nil {
+		return !pr.null()
+	}
+	return c.before.v.Type() != cty.NilType && !c.before.v.IsNull()
 }
 
 // Importing reports whether apply adopts the object rather than making it.

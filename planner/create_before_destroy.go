@@ -51,7 +51,7 @@ func destroyFirstWhereBound(p *Plan) hcl.Diagnostics {
 	first := map[addrs.Resource]bool{}
 	for _, c := range p.Changes {
 		// A listener moving to another agent binds on another host: no clash.
-		if c.Action == CreateThenDelete && c.Addr.Kind == addrs.Listener && !c.AgentChanged() && sameBinding(c.Before, c.After) {
+		if c.Action == CreateThenDelete && c.Addr.Kind == addrs.Listener && !c.AgentChanged() && sameBinding(c.BeforeValue(), c.AfterValue()) {
 			c.Action = DeleteThenCreate
 			if !first[c.Addr.Resource] {
 				first[c.Addr.Resource] = true

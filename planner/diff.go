@@ -92,7 +92,8 @@ func ignoreChanges(after, before cty.Value, paths []cty.Path) cty.Value {
 // building the reconciled value (see reconcile), which a no-change plan of
 // 10,000 objects cannot afford. An unknown desired value is unchanged
 // unless depsCreating; paths in ignore are unchanged. A nested block that
-// appears or disappears is one path, the block's.
+// appears or disappears is one path, the block's. With fields bf (a
+// known, non-null object) before is not read, and may be cty.NilVal.
 func changedPaths(b *config.Block, before cty.Value, bf *fields, after cty.Value, depsCreating bool, ignore []cty.Path, path cty.Path, out []cty.Path) []cty.Path {
 	if ignored(ignore, path) {
 		return out
@@ -103,10 +104,10 @@ func changedPaths(b *config.Block, before cty.Value, bf *fields, after cty.Value
 			return append(out, copyPath(path))
 		}
 		return out
-	case !before.IsKnown():
+	case bf == nil && !before.IsKnown():
 		return append(out, copyPath(path))
 	}
-	bNull, aNull := before.IsNull(), after.IsNull()
+	bNull, aNull := bf == nil && before.IsNull(), after.IsNull()
 	switch {
 	case bNull && aNull:
 		return out

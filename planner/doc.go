@@ -22,11 +22,12 @@
 //
 // # Sensitive values
 //
-// A Change's Before and After hold every value, sensitive or not; its
-// BeforeSensitive and AfterSensitive list the attributes whose value is
-// sensitive (from a sensitive variable or sensitive(), see the config
-// package), which planner/render shows as (sensitive value) and its JSON
-// marks in before_sensitive and after_sensitive, as Terraform does.
+// A Change's BeforeValue and AfterValue hold every value, sensitive or
+// not; its BeforeSensitive and AfterSensitive list the attributes whose
+// value is sensitive (from a sensitive variable or sensitive(), see the
+// config package), which planner/render shows as (sensitive value) and
+// its JSON marks in before_sensitive and after_sensitive, as Terraform
+// does.
 // After's come from the configuration; Before's from the state object's
 // SensitiveAttributes (which apply records from
 // Change.SensitiveAttributes) and, for an object still configured, from

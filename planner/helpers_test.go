@@ -76,7 +76,7 @@ func applied(t testing.TB, p *Plan) *state.State {
 		if c.Action == Delete {
 			continue
 		}
-		v, _ := cty.Transform(c.After, func(path cty.Path, v cty.Value) (cty.Value, error) {
+		v, _ := cty.Transform(c.AfterValue(), func(path cty.Path, v cty.Value) (cty.Value, error) {
 			if v.IsKnown() {
 				return v, nil
 			}

@@ -45,7 +45,7 @@ func (p *Plan) replaceCutOffEndpoints() {
 	replaced := map[binding]addrs.Resource{}
 	for _, c := range p.Changes {
 		if c.Addr.Kind == addrs.Listener && c.Action.IsReplace() {
-			if b, ok := bindingOf(c.Before); ok {
+			if b, ok := bindingOf(c.BeforeValue()); ok {
 				replaced[b] = c.Addr.Resource
 			}
 		}
@@ -55,27 +55,27 @@ func (p *Plan) replaceCutOffEndpoints() {
 	}
 	schema := config.Schema(addrs.Endpoint)
 	for _, c := range p.Changes {
-		if c.Addr.Kind != addrs.Endpoint || (c.Action != NoOp && c.Action != Update) || c.After.IsNull() || !c.After.IsKnown() {
+		if c.Addr.Kind != addrs.Endpoint || (c.Action != NoOp && c.Action != Update) || c.AfterValue().IsNull() || !c.AfterValue().IsKnown() {
 			continue
 		}
-		r := c.After.GetAttr("reconnect")
+		r := c.AfterValue().GetAttr("reconnect")
 		if !r.IsKnown() {
 			continue
 		}
-		b, ok := bindingOf(c.After)
+		b, ok := bindingOf(c.AfterValue())
 		l, cut := replaced[b]
 		if !ok || !cut {
 			continue
 		}
 		if r.IsNull() {
 			c.Action, c.Reason = DeleteThenCreate, ReasonListenerReplaced
-			c.After = withoutComputed(schema, c.After)
+			c.SetAfter(withoutComputed(schema, c.AfterValue()))
 		} else {
 			c.Action, c.Reconnects = Update, true
 			if c.Reason == ReasonNone {
 				c.Reason = ReasonListenerReconnect
 			}
-			c.After = withNewConnection(c.After)
+			c.SetAfter(withNewConnection(c.AfterValue()))
 		}
 		if !slices.Contains(c.Dependencies, l) {
 			c.Dependencies = append(slices.Clip(c.Dependencies), l)
@@ -95,11 +95,13 @@ func failedForGood(pr *prior, status string) bool {
 	if pr.obj.Addr.Kind != addrs.Endpoint {
 		return status == "error"
 	}
-	if pr.val.IsNull() || !pr.val.IsKnown() || !pr.val.Type().HasAttribute("reconnect") {
+	if pr.null() {
 		return false
 	}
-	r := pr.val.GetAttr("reconnect")
-	return r.IsKnown() && r.IsNull()
+	// From the fields: the agent reports every endpoint that waits to
+	// reconnect (all of them, on a host without RDMA).
+	r, ok := pr.fields.named("reconnect")
+	return ok && r.IsKnown() && r.IsNull()
 }
 
 // listenerReplacements lists the endpoints replaced with the listener they

@@ -15,18 +15,18 @@ import (
 func connectionsOverNewLimit(p *Plan, live map[string]LiveObject, pre *Priors) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, c := range p.Changes {
-		if c.Action != Update || c.After.IsNull() || !c.After.Type().IsObjectType() || !c.After.Type().HasAttribute("accept") {
+		if c.Action != Update || c.AfterValue().IsNull() || !c.AfterValue().Type().IsObjectType() || !c.AfterValue().Type().HasAttribute("accept") {
 			continue
 		}
 		pr := pre.byAddr[c.Addr.String()]
 		if pr == nil {
 			continue
 		}
-		limit, ok := maxConnections(c.After)
+		limit, ok := maxConnections(c.AfterValue())
 		if !ok || limit == 0 {
 			continue
 		}
-		n := live[AgentHandle(pr.obj)].Connections - endpointsDeletedToward(p, pre, c.After)
+		n := live[AgentHandle(pr.obj)].Connections - endpointsDeletedToward(p, pre, c.AfterValue())
 		if n > limit {
 			diags = append(diags, sourceless(hcl.DiagWarning, "Connections over the new max_connections",
 				fmt.Sprintf("%s holds %d connections (besides those of endpoints this plan destroys) and the update lowers accept.max_connections to %d: they are kept, and the limit applies to new requests (the agent rejects them until fewer than %d remain).", c.Addr, n, limit, limit)))
@@ -49,10 +49,10 @@ func endpointsDeletedToward(p *Plan, pre *Priors, listener cty.Value) int {
 			continue
 		}
 		pr := pre.byAddr[c.Addr.String()]
-		if pr == nil || pr.val.IsNull() || !pr.val.IsKnown() {
+		if pr == nil || pr.null() {
 			continue
 		}
-		if a, pt := pr.fields.attr(pr.val, "address"), pr.fields.attr(pr.val, "port"); a.IsKnown() && pt.IsKnown() && a.Equals(addr).True() && pt.Equals(port).True() {
+		if a, pt := pr.fields.attr(pr.value(), "address"), pr.fields.attr(pr.value(), "port"); a.IsKnown() && pt.IsKnown() && a.Equals(addr).True() && pt.Equals(port).True() {
 			n++
 		}
 	}

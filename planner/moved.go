@@ -55,7 +55,7 @@ func (p *Plan) applyMoves(cfg *config.Config, priors map[string]*prior) (map[add
 	}
 	for from, to := range moved {
 		pr := leaving[from]
-		priors[to.String()] = &prior{obj: movedTo(pr.obj, to), val: pr.val, fields: pr.fields}
+		priors[to.String()] = &prior{obj: movedTo(pr.obj, to), fields: pr.fields}
 		p.Moves = append(p.Moves, Move{From: from, To: to})
 	}
 	// What depended on a moved object depends on it at its new address.
@@ -68,7 +68,7 @@ func (p *Plan) applyMoves(cfg *config.Config, priors map[string]*prior) (map[add
 		if deps, changed := MovedDependencies(pr.obj.Dependencies, moved, blocks); changed {
 			o := *pr.obj
 			o.Dependencies = deps
-			priors[key] = &prior{obj: &o, val: pr.val, fields: pr.fields}
+			priors[key] = &prior{obj: &o, fields: pr.fields}
 		}
 	}
 	sortMoves(p.Moves)

@@ -22,7 +22,7 @@ import (
 func outputChanges(cfg *config.Config, st *state.State, p *Plan) []OutputChange {
 	values := cfg.OutputsWith(func(a addrs.Instance) (cty.Value, bool) {
 		if c := p.Change(a); c != nil && c.Action != Delete {
-			return c.After, true
+			return c.AfterValue(), true
 		}
 		return cty.NilVal, false
 	})
@@ -40,7 +40,7 @@ func outputChanges(cfg *config.Config, st *state.State, p *Plan) []OutputChange 
 func refreshedOutputs(cfg *config.Config, st *state.State, priors map[string]*prior) []OutputChange {
 	values := cfg.OutputsWith(func(a addrs.Instance) (cty.Value, bool) {
 		if pr, ok := priors[a.String()]; ok {
-			return pr.val, true
+			return pr.value(), true
 		}
 		// Not held: not even its configured attributes stand for it.
 		return cty.DynamicVal, true

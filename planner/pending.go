@@ -27,7 +27,7 @@ func (p *Plan) takePending(cfg *config.Config, priors map[string]*prior, live ma
 		a, h := pr.obj.Addr, AgentHandle(pr.obj)
 		if live != nil && reads(pr.obj.Agent) {
 			if lo, held := live[h]; !held || lo.Agent != pr.obj.Agent || lo.Token != f.CreateToken {
-				dr := Drift{Addr: a, Before: pr.val, Pending: true}
+				dr := Drift{Addr: a, Before: pr.value(), Pending: true}
 				if held {
 					dr.Status = lo.Status
 				}

@@ -163,7 +163,7 @@ func WritePlanFile(w io.Writer, sp *SavedPlan) error {
 	}
 	for _, c := range p.Changes {
 		cf := changeFile{Addr: c.Addr.String(), Action: c.Action.String(), Reason: string(c.Reason),
-			Before: encodeValue(c.Before), After: encodeValue(c.After),
+			Before: encodeValue(c.BeforeValue()), After: encodeValue(c.AfterValue()),
 			RequiredReplace: pathsToStrings(c.RequiredReplace), Changed: pathsToStrings(c.Changed), LiveStatus: c.LiveStatus, LiveError: c.LiveError, ImportID: c.ImportID, Reconnects: c.Reconnects,
 			BeforeSensitive: pathsToStrings(c.BeforeSensitive), AfterSensitive: pathsToStrings(c.AfterSensitive), Agent: c.Agent, PriorAgent: c.PriorAgent}
 		for _, d := range c.Dependencies {
@@ -254,7 +254,7 @@ func ReadPlanFile(data []byte) (*SavedPlan, error) {
 			err = fmt.Errorf("%s: unknown action %q", cf.Addr, cf.Action)
 		}
 		c := &Change{Addr: parseAddr(cf.Addr), Action: action, Reason: ActionReason(cf.Reason),
-			Before: decode(cf.Before), After: decode(cf.After),
+			before: changeValue{v: decode(cf.Before)}, after: changeValue{v: decode(cf.After)},
 			RequiredReplace: stringsToPaths(cf.RequiredReplace), Changed: stringsToPaths(cf.Changed), LiveStatus: cf.LiveStatus, LiveError: cf.LiveError, ImportID: cf.ImportID, Reconnects: cf.Reconnects,
 			BeforeSensitive: stringsToPaths(cf.BeforeSensitive), AfterSensitive: stringsToPaths(cf.AfterSensitive), Agent: cf.Agent, PriorAgent: cf.PriorAgent}
 		for _, d := range cf.Dependencies {

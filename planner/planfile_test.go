@@ -41,7 +41,7 @@ func TestPlanFileRoundTrip(t *testing.T) {
 	}
 	for i, c := range p.Changes {
 		d := q.Changes[i]
-		if !d.After.RawEquals(c.After) || !d.Before.RawEquals(c.Before) {
+		if !d.AfterValue().RawEquals(c.AfterValue()) || !d.BeforeValue().RawEquals(c.BeforeValue()) {
 			t.Fatalf("%s: values differ after the round trip", c.Addr)
 		}
 		if len(d.RequiredReplace) != len(c.RequiredReplace) || len(d.Dependencies) != len(c.Dependencies) {
@@ -58,7 +58,7 @@ func TestPlanFileRoundTrip(t *testing.T) {
 func TestPlanFileKeepsDrift(t *testing.T) {
 	cfg := load(t, loopback)
 	p := mustPlan(t, cfg, nil, Options{})
-	after := p.Changes[0].After
+	after := p.Changes[0].AfterValue()
 	p.Drift = []Drift{
 		{Addr: mustAddr(t, "endpoint.client[0]"), Before: after},
 		{Addr: mustAddr(t, "endpoint.client[1]"), Before: after, After: after, Facts: state.Facts{QPNum: 19, LocalPort: 40001, Reconnects: 2}, Status: "established"},

@@ -55,9 +55,16 @@ type Options struct {
 // prior is one state object with its decoded attributes.
 type prior struct {
 	obj    *state.Object
-	val    cty.Value
-	fields *fields // val's attributes, for the diff
+	fields *fields // the attributes, for the diff; nil: a null object
 }
+
+// value is the object as a cty value, made on first use (fields.value).
+func (p *prior) value() cty.Value {
+	return objectOf(config.Schema(p.obj.Addr.Kind), p.fields)
+}
+
+// null reports whether the state records the object without attributes.
+func (p *prior) null() bool { return p.fields == nil }
 
 // Make computes the plan from the configuration cfg (nil with Destroy is
 // allowed) and the state prior (nil when none exists yet). Diagnostics
@@ -115,7 +122,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 				}
 				continue
 			}
-			dr := Drift{Addr: a, Before: pr.val, BeforeSensitive: stringsToPaths(pr.obj.SensitiveAttributes), Pending: pr.obj.Facts.Pending}
+			dr := Drift{Addr: a, Before: pr.value(), BeforeSensitive: stringsToPaths(pr.obj.SensitiveAttributes), Pending: pr.obj.Facts.Pending}
 			if ok {
 				dr.Status = lo.Status
 			}
@@ -201,7 +208,7 @@ func Make(ctx context.Context, cfg *config.Config, st *state.State, opts Options
 	if cfg != nil && !opts.Destroy && len(cfg.Checks) > 0 {
 		diags = append(diags, cfg.ChecksWith(func(a addrs.Instance) (cty.Value, bool) {
 			if c := p.Change(a); c != nil && c.Action != Delete {
-				return c.After, true
+				return c.AfterValue(), true
 			}
 			return cty.NilVal, false
 		})...)
@@ -334,10 +341,10 @@ func decodePrior(o *state.Object, cache nestedCache) (*prior, *hcl.Diagnostic) {
 		return nil, sourceless(hcl.DiagError, "Object from a newer rdmaform in the state",
 			fmt.Sprintf("The state holds %s with schema_version %d, written by a later rdmaform than this one, which knows schema version %d: use that rdmaform.", o.Addr, o.SchemaVersion, config.SchemaVersion))
 	}
-	p := &prior{obj: o, val: cty.NullVal(schema.ImpliedType())}
+	p := &prior{obj: o}
 	if len(o.Attributes) > 0 {
 		var err error
-		if p.val, p.fields, err = decodeFieldsShared(schema, o.Attributes, cache); err != nil {
+		if p.fields, err = decodeObject(schema, o.Attributes, cache); err != nil {
 			return nil, sourceless(hcl.DiagError, "Invalid object in the state",
 				fmt.Sprintf("The attributes of %s in the state do not match its schema: %v.", o.Addr, err))
 		}
@@ -436,8 +443,8 @@ func (p *Plan) diffConfig(cfg *config.Config, priors map[string]*prior, live map
 				if _, ok := adoptPending[c.Addr]; ok {
 					c.Reason = ReasonInterruptedApply
 				}
-				c.After = withID(c.After, id)
-				imported[c.Addr] = c.After
+				c.SetAfter(withID(c.AfterValue(), id))
+				imported[c.Addr] = c.AfterValue()
 				continue
 			}
 			if c.Action.Creates() {
@@ -504,7 +511,7 @@ func withPriorValues(cfg *config.Config, insts []*config.Instance, priors map[st
 		case imported[a] != cty.NilVal:
 			known = imported[a]
 		case pr != nil && !creating[a]:
-			known = pr.val
+			known = pr.value()
 		}
 		if known == cty.NilVal || inst == nil || known.IsNull() || !known.IsKnown() || inst.Value.IsNull() || !inst.Value.IsKnown() {
 			merged[a] = value{}
@@ -563,15 +570,14 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating bool, forceRepl
 	schema := config.Schema(inst.Addr.Kind)
 	ty := schema.ImpliedType()
 	lc := inst.Resource.Lifecycle
-	if pr == nil || pr.val.IsNull() {
-		c := &Change{Addr: inst.Addr, Action: Create, Before: cty.NullVal(ty), After: inst.Value, AfterSensitive: inst.Sensitive, Agent: inst.Agent}
+	if pr == nil || pr.null() {
+		c := &Change{Addr: inst.Addr, Action: Create, before: changeValue{v: cty.NullVal(ty)}, after: changeValue{v: inst.Value}, AfterSensitive: inst.Sensitive, Agent: inst.Agent}
 		if gone {
 			c.Reason = ReasonGone
 		}
 		return c
 	}
-	before := pr.val
-	c := &Change{Addr: inst.Addr, Before: before, AfterSensitive: inst.Sensitive, Agent: inst.Agent, PriorAgent: pr.obj.Agent}
+	c := &Change{Addr: inst.Addr, before: changeValue{from: pr}, AfterSensitive: inst.Sensitive, Agent: inst.Agent, PriorAgent: pr.obj.Agent}
 	if pr.obj.SensitiveAttributes != nil || inst.Sensitive != nil {
 		c.BeforeSensitive = priorSensitive(pr.obj, inst)
 	}
@@ -579,7 +585,7 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating bool, forceRepl
 		// Room for the deepest path (block, nested block, attribute), so
 		// that changedPaths's appends share it rather than each allocate:
 		// the paths it returns are copies.
-		c.Changed = changedPaths(schema, before, pr.fields, inst.Value, depsCreating, lc.IgnoreChanges, make(cty.Path, 0, 4), nil)
+		c.Changed = changedPaths(schema, cty.NilVal, pr.fields, inst.Value, depsCreating, lc.IgnoreChanges, make(cty.Path, 0, 4), nil)
 	}
 	for _, path := range c.Changed {
 		if config.RequiresReplace(inst.Addr.Kind, path) {
@@ -595,10 +601,11 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating bool, forceRepl
 		c.Action = Update
 	default:
 		// Nothing differs: the desired object is the prior one, computed
-		// attributes included.
-		c.Action, c.After = NoOp, before
+		// attributes included (made only if read).
+		c.Action, c.after = NoOp, changeValue{from: pr}
 		return c
 	}
+	before := pr.value()
 	if c.Action == DeleteThenCreate && lc.CreateBeforeDestroy {
 		c.Action = CreateThenDelete
 	}
@@ -609,9 +616,9 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating bool, forceRepl
 		after = ignoreChanges(after, before, lc.IgnoreChanges)
 	}
 	if c.Action.IsReplace() {
-		c.After = after // computed attributes unknown: a new object
+		c.SetAfter(after) // computed attributes unknown: a new object
 	} else {
-		c.After = withPriorComputed(schema, before, after)
+		c.SetAfter(withPriorComputed(schema, before, after))
 	}
 	return c
 }
@@ -619,7 +626,8 @@ func diffInstance(inst *config.Instance, pr *prior, depsCreating bool, forceRepl
 // deleteChange plans the deletion of a state object; inst is its
 // configured instance (destroy), nil when it is not configured.
 func deleteChange(pr *prior, inst *config.Instance, reason ActionReason) *Change {
-	c := &Change{Addr: pr.obj.Addr, Action: Delete, Reason: reason, Before: pr.val, After: cty.NullVal(pr.val.Type()),
+	ty := config.Schema(pr.obj.Addr.Kind).ImpliedType()
+	c := &Change{Addr: pr.obj.Addr, Action: Delete, Reason: reason, before: changeValue{from: pr}, after: changeValue{v: cty.NullVal(ty)},
 		BeforeSensitive: priorSensitive(pr.obj, inst), Agent: pr.obj.Agent, PriorAgent: pr.obj.Agent}
 	c.Dependencies = stateDependencies(pr.obj)
 	return c

@@ -36,10 +36,10 @@ func TestSecondPlanHasNoChanges(t *testing.T) {
 	// The pd attribute, unknown in the configuration, keeps the state's
 	// value and the computed id is carried over.
 	c := p.Change(mustAddr(t, "endpoint.client[1]"))
-	if got := c.After.GetAttr("pd"); !got.RawEquals(cty.StringVal("protection_domain.rxe")) {
+	if got := c.AfterValue().GetAttr("pd"); !got.RawEquals(cty.StringVal("protection_domain.rxe")) {
 		t.Fatalf("pd after = %#v", got)
 	}
-	if got := c.After.GetAttr("id"); !got.RawEquals(cty.StringVal("endpoint.client[1]")) {
+	if got := c.AfterValue().GetAttr("id"); !got.RawEquals(cty.StringVal("endpoint.client[1]")) {
 		t.Fatalf("id after = %#v", got)
 	}
 }
@@ -59,7 +59,7 @@ func TestQPCapChangeForcesReplacement(t *testing.T) {
 	if len(c.RequiredReplace) != 1 || !c.RequiredReplace[0].Equals(cty.GetAttrPath("qp").GetAttr("max_send_wr")) {
 		t.Fatalf("RequiredReplace = %#v", c.RequiredReplace)
 	}
-	if c.After.GetAttr("id").IsKnown() {
+	if c.AfterValue().GetAttr("id").IsKnown() {
 		t.Fatal("a replacement's id must be unknown")
 	}
 	if add, _, del := p.Counts(); add != 2 || del != 2 {
@@ -78,7 +78,7 @@ func TestReconnectChangeIsInPlace(t *testing.T) {
 	if len(c.Changed) != 1 || !c.Changed[0].Equals(cty.GetAttrPath("reconnect").GetAttr("min_backoff")) {
 		t.Fatalf("Changed = %#v", c.Changed)
 	}
-	if !c.After.GetAttr("id").IsKnown() {
+	if !c.AfterValue().GetAttr("id").IsKnown() {
 		t.Fatal("an in-place update keeps its id")
 	}
 }
@@ -194,14 +194,14 @@ func TestListenerReplacementReplacesEndpointsWithoutReconnect(t *testing.T) {
 				if c.Action != tc.want {
 					t.Fatalf("%s: %v %v", a, c.Action, c.Reason)
 				}
-				if tc.want == DeleteThenCreate && (c.Reason != ReasonListenerReplaced || c.After.GetAttr("qp_num").IsKnown() ||
+				if tc.want == DeleteThenCreate && (c.Reason != ReasonListenerReplaced || c.AfterValue().GetAttr("qp_num").IsKnown() ||
 					!slices.Contains(c.Dependencies, addrs.Resource{Kind: addrs.Listener, Name: "loop"})) {
-					t.Fatalf("%s: reason %v, after %#v, dependencies %v", a, c.Reason, c.After.GetAttr("qp_num"), c.Dependencies)
+					t.Fatalf("%s: reason %v, after %#v, dependencies %v", a, c.Reason, c.AfterValue().GetAttr("qp_num"), c.Dependencies)
 				}
-				if tc.want == Update && (c.Reason != ReasonListenerReconnect || !c.Reconnects || c.After.GetAttr("qp_num").IsKnown() ||
-					c.After.GetAttr("local_port").IsKnown() || !c.After.GetAttr("id").IsKnown() ||
+				if tc.want == Update && (c.Reason != ReasonListenerReconnect || !c.Reconnects || c.AfterValue().GetAttr("qp_num").IsKnown() ||
+					c.AfterValue().GetAttr("local_port").IsKnown() || !c.AfterValue().GetAttr("id").IsKnown() ||
 					!slices.Contains(c.Dependencies, addrs.Resource{Kind: addrs.Listener, Name: "loop"})) {
-					t.Fatalf("%s: reason %v, reconnects %v, after %#v, dependencies %v", a, c.Reason, c.Reconnects, c.After, c.Dependencies)
+					t.Fatalf("%s: reason %v, reconnects %v, after %#v, dependencies %v", a, c.Reason, c.Reconnects, c.AfterValue(), c.Dependencies)
 				}
 			}
 			assertAcyclic(t, p.Graph())

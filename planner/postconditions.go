@@ -15,16 +15,18 @@ import (
 func (p *Plan) checkUnchangedPostconditions(cfg *config.Config) hcl.Diagnostics {
 	valueOf := func(a addrs.Instance) (cty.Value, bool) {
 		if c := p.Change(a); c != nil && c.Action != Delete {
-			return c.After, true
+			return c.AfterValue(), true
 		}
 		return cty.NilVal, false
 	}
 	var diags hcl.Diagnostics
 	for _, c := range p.Changes {
-		if c.Action != NoOp || c.After == cty.NilVal || c.After.IsNull() || !cfg.HasPostconditions(c.Addr) {
-			continue
+		if c.Action != NoOp || !cfg.HasPostconditions(c.Addr) {
+			continue // first, not to make the value of every unchanged object
 		}
-		diags = append(diags, cfg.CheckKnownPostconditions(c.Addr, c.After, valueOf)...)
+		if after := c.AfterValue(); after != cty.NilVal && !after.IsNull() {
+			diags = append(diags, cfg.CheckKnownPostconditions(c.Addr, after, valueOf)...)
+		}
 	}
 	return diags
 }

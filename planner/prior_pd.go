@@ -22,8 +22,8 @@ import (
 // values.
 func withPriorPD(cfg *config.Config, insts []*config.Instance, priors map[string]*prior, byResource map[addrs.Resource][]*config.Instance) {
 	stateValue := func(a addrs.Instance) (cty.Value, bool) {
-		if pr := priors[a.String()]; pr != nil && !pr.val.IsNull() && pr.val.IsKnown() {
-			return pr.val, true
+		if pr := priors[a.String()]; pr != nil && !pr.null() {
+			return pr.value(), true
 		}
 		return cty.NilVal, false
 	}
@@ -52,8 +52,8 @@ func withPriorPD(cfg *config.Config, insts []*config.Instance, priors map[string
 		// An unknown pd takes the prior's (reconcile): when that is the
 		// id, the instance need not be made again (10,000 endpoints
 		// planned without a change took twice as long).
-		if pr := priors[inst.Addr.String()]; pr != nil && !pr.val.IsNull() && pr.val.IsKnown() {
-			if was := pr.fields.attr(pr.val, "pd"); was.IsKnown() && !was.IsNull() && was.Type() == cty.String && was.AsString() == id.AsString() {
+		if pr := priors[inst.Addr.String()]; pr != nil && !pr.null() {
+			if was, ok := pr.fields.named("pd"); ok && was.IsKnown() && !was.IsNull() && was.Type() == cty.String && was.AsString() == id.AsString() {
 				continue
 			}
 		}

@@ -60,11 +60,11 @@ func TestPDOfExistingProtectionDomainsIsKnownWhilePlanning(t *testing.T) {
 		if c == nil || c.Action != Create {
 			t.Fatalf("%s: %v\n%s", a, c, actions(p))
 		}
-		if !c.After.GetAttr("pd").IsKnown() {
+		if !c.AfterValue().GetAttr("pd").IsKnown() {
 			t.Errorf("%s: pd is (known after apply), though its protection domain exists", a)
 		}
 	}
-	if got := p.Change(mustAddr(t, `endpoint.m["b"]`)).After.GetAttr("pd").AsString(); got != "protection_domain.two" {
+	if got := p.Change(mustAddr(t, `endpoint.m["b"]`)).AfterValue().GetAttr("pd").AsString(); got != "protection_domain.two" {
 		t.Errorf(`endpoint.m["b"]'s pd is %q, want protection_domain.two`, got)
 	}
 
@@ -77,8 +77,8 @@ func TestPDOfExistingProtectionDomainsIsKnownWhilePlanning(t *testing.T) {
 	if c == nil || !c.Action.IsReplace() {
 		t.Fatalf("moving endpoint.e to another protection domain plans:\n%s", actions(p))
 	}
-	if len(c.RequiredReplace) != 1 || !c.RequiredReplace[0].Equals(cty.GetAttrPath("pd")) || c.After.GetAttr("pd").AsString() != "protection_domain.two" {
-		t.Errorf("replacement forced by %#v, pd after %#v", c.RequiredReplace, c.After.GetAttr("pd"))
+	if len(c.RequiredReplace) != 1 || !c.RequiredReplace[0].Equals(cty.GetAttrPath("pd")) || c.AfterValue().GetAttr("pd").AsString() != "protection_domain.two" {
+		t.Errorf("replacement forced by %#v, pd after %#v", c.RequiredReplace, c.AfterValue().GetAttr("pd"))
 	}
 	if strings.Count(actions(p), "no-op") != 4 {
 		t.Errorf("only endpoint.e should change:\n%s", actions(p))
@@ -116,7 +116,7 @@ endpoint "d" {
 		if c == nil || c.Action != Create {
 			t.Fatalf("%s: %v\n%s", a, c, actions(p))
 		}
-		if pd := c.After.GetAttr("pd"); !pd.IsKnown() || pd.AsString() != want {
+		if pd := c.AfterValue().GetAttr("pd"); !pd.IsKnown() || pd.AsString() != want {
 			t.Errorf("%s: pd %#v, want %q", a, pd, want)
 		}
 	}

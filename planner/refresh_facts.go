@@ -83,7 +83,7 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 		lo, held := live[h]
 		held = held && lo.Agent == pr.obj.Agent
 		switch {
-		case !held || pr.val.IsNull() || !pr.val.IsKnown():
+		case !held || pr.null():
 		case readAll:
 			handles = append(handles, h)
 			byHandle[h] = a
@@ -125,7 +125,7 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 	for _, a := range addrList {
 		f, pr := refreshed[a], priors[a.String()]
 		f.AgentHandle, f.CreateToken, f.CreatedAt, f.Deposed = pr.obj.Facts.AgentHandle, pr.obj.Facts.CreateToken, pr.obj.Facts.CreatedAt, pr.obj.Facts.Deposed
-		v, changed := withFacts(pr.val, f, a, byHandle[AgentHandle(pr.obj)] == a)
+		v, changed := withFacts(pr.value(), f, a, byHandle[AgentHandle(pr.obj)] == a)
 		if !changed {
 			continue
 		}
@@ -134,7 +134,7 @@ func (p *Plan) refreshFacts(ctx context.Context, r Refresher, live map[string]Li
 			diags = append(diags, d)
 			continue
 		}
-		p.Drift = append(p.Drift, Drift{Addr: a, Before: pr.val, After: np.val, Facts: f,
+		p.Drift = append(p.Drift, Drift{Addr: a, Before: pr.value(), After: np.value(), Facts: f,
 			BeforeSensitive: stringsToPaths(pr.obj.SensitiveAttributes), Status: f.Status})
 		priors[a.String()] = np
 	}

@@ -45,7 +45,7 @@ func TestSensitiveAttributesPlanned(t *testing.T) {
 	if pathList(e.AfterSensitive) != "connect.private_data" {
 		t.Fatalf("create endpoint.e: after %q", pathList(e.AfterSensitive))
 	}
-	if v := l.After.GetAttr("accept").GetAttr("private_data"); v.IsMarked() || v.AsString() != "peer=tok-42" {
+	if v := l.AfterValue().GetAttr("accept").GetAttr("private_data"); v.IsMarked() || v.AsString() != "peer=tok-42" {
 		t.Fatalf("the planned value is %#v", v)
 	}
 	st := applied(t, p)

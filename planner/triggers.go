@@ -59,8 +59,8 @@ func triggers(changes []*Change, attr cty.Path) bool {
 		if attr == nil {
 			return true
 		}
-		before, berr := attr.Apply(c.Before)
-		after, aerr := attr.Apply(c.After)
+		before, berr := attr.Apply(c.BeforeValue())
+		after, aerr := attr.Apply(c.AfterValue())
 		if berr != nil || aerr != nil {
 			continue // a nested block absent on one side: compared as null
 		}

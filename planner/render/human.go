@@ -214,7 +214,7 @@ func writeChange(b *bytes.Buffer, c colorizer, ch *planner.Change) {
 	if action.IsReplace() {
 		action = planner.Update // a replacement shows what differs
 	}
-	w.body(config.Schema(ch.Addr.Kind), ch.Before, ch.After, action, nil, 1)
+	w.body(config.Schema(ch.Addr.Kind), ch.BeforeValue(), ch.AfterValue(), action, nil, 1)
 	b.WriteString("    }\n")
 }
 
@@ -223,8 +223,8 @@ func writeChange(b *bytes.Buffer, c colorizer, ch *planner.Change) {
 func writeMoved(b *bytes.Buffer, c colorizer, ch *planner.Change) {
 	b.WriteString(c.style(fmt.Sprintf("  # %s has moved to %s", ch.PrevAddr, ch.Addr), bold) + "\n")
 	fmt.Fprintf(b, "    %s %q {\n", ch.Addr.Kind, ch.Addr.Name)
-	if ch.Before.IsKnown() && !ch.Before.IsNull() && ch.Before.Type().HasAttribute("id") && ch.Before.GetAttr("id").IsKnown() && !ch.Before.GetAttr("id").IsNull() {
-		id := ch.Before.GetAttr("id")
+	if before := ch.BeforeValue(); before.IsKnown() && !before.IsNull() && before.Type().HasAttribute("id") && before.GetAttr("id").IsKnown() && !before.GetAttr("id").IsNull() {
+		id := before.GetAttr("id")
 		fmt.Fprintf(b, "        id = %q\n", id.AsString())
 	}
 	b.WriteString("        # (its attributes are unchanged)\n    }\n")

@@ -228,8 +228,8 @@ func JSONDocument(p *planner.Plan, diags hcl.Diagnostics) JSONPlan {
 				rc.PreviousAgent = c.PriorAgent
 				rc.Change.ReplacePaths = append(rc.Change.ReplacePaths, []string{"agent"})
 			}
-			rc.Change = JSONChange{Actions: jsonActions(c.Action), Before: jsonValue(c.Before), After: jsonValue(c.After), AfterUnknown: unknownTree(c.After),
-				BeforeSensitive: sensitiveTree(c.Before, c.BeforeSensitive, nil), AfterSensitive: sensitiveTree(c.After, c.AfterSensitive, nil),
+			rc.Change = JSONChange{Actions: jsonActions(c.Action), Before: jsonValue(c.BeforeValue()), After: jsonValue(c.AfterValue()), AfterUnknown: unknownTree(c.AfterValue()),
+				BeforeSensitive: sensitiveTree(c.BeforeValue(), c.BeforeSensitive, nil), AfterSensitive: sensitiveTree(c.AfterValue(), c.AfterSensitive, nil),
 				ReplacePaths: rc.Change.ReplacePaths}
 			for _, path := range c.RequiredReplace {
 				rc.Change.ReplacePaths = append(rc.Change.ReplacePaths, pathStrings(path))
@@ -266,13 +266,13 @@ func JSONDocument(p *planner.Plan, diags hcl.Diagnostics) JSONPlan {
 		}
 		out.PlannedValues = &JSONPlannedValues{Outputs: plannedOutputs(p), RootModule: JSONModule{Resources: []JSONResource{}}}
 		for _, c := range p.Changes {
-			if c.Action == planner.Delete || c.After.IsNull() {
+			if c.Action == planner.Delete || c.AfterValue().IsNull() {
 				continue
 			}
 			rc := resourceChange(c.Addr)
 			out.PlannedValues.RootModule.Resources = append(out.PlannedValues.RootModule.Resources, JSONResource{
 				Address: rc.Address, Mode: rc.Mode, Type: rc.Type, Name: rc.Name, Index: rc.Index, ProviderName: ProviderName,
-				Values: jsonValue(omitUnknowns(c.After)), SensitiveValues: sensitiveTree(c.After, c.AfterSensitive, nil)})
+				Values: jsonValue(omitUnknowns(c.AfterValue())), SensitiveValues: sensitiveTree(c.AfterValue(), c.AfterSensitive, nil)})
 		}
 		out.Summary.Add, out.Summary.Change, out.Summary.Destroy = p.Counts()
 		out.Summary.Remove = out.Summary.Destroy

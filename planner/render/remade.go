@@ -49,6 +49,6 @@ func writeRemade(b *bytes.Buffer, c colorizer, ch *planner.Change, d planner.Dep
 	fmt.Fprintf(b, "%s %s %q {\n", padSymbol(c, planner.DeleteThenCreate.Symbol()), ch.Addr.Kind, ch.Addr.Name)
 	before := cty.ObjectVal(map[string]cty.Value{"id": cty.StringVal(d.Handle)})
 	w := &blockWriter{b: b, c: c, afterSens: ch.AfterSensitive}
-	w.body(config.Schema(ch.Addr.Kind), before, ch.After, planner.Update, nil, 1)
+	w.body(config.Schema(ch.Addr.Kind), before, ch.AfterValue(), planner.Update, nil, 1)
 	b.WriteString("    }\n")
 }
