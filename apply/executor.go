@@ -319,13 +319,6 @@ func newExecutor(ctx context.Context, p *planner.Plan, opts Options) *executor {
 			e.agents[nodeAgent(n)] = true
 		}
 	}
-	for _, c := range p.Changes {
-		if after := c.AfterValue(); !c.Action.Creates() && !after.IsNull() && after.IsKnown() {
-			if id := after.GetAttr("id"); id.IsKnown() && !id.IsNull() {
-				e.ids[c.Addr] = id.AsString()
-			}
-		}
-	}
 	return e
 }
 
@@ -406,11 +399,26 @@ func (e *executor) valueOf(a addrs.Instance) (cty.Value, bool) {
 	return cty.NilVal, false
 }
 
+// lookupID is the id of the object at a: the one this apply made, or
+// else the plan's for an object it keeps (read only when asked: an
+// unchanged object's value is made on first read).
 func (e *executor) lookupID(a addrs.Instance) (string, bool) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	id, ok := e.ids[a]
-	return id, ok
+	e.mu.Unlock()
+	if ok {
+		return id, true
+	}
+	c := e.plan.Change(a)
+	if c == nil || c.Action.Creates() {
+		return "", false
+	}
+	if after := c.AfterValue(); !after.IsNull() && after.IsKnown() {
+		if id := after.GetAttr("id"); id.IsKnown() && !id.IsNull() {
+			return id.AsString(), true
+		}
+	}
+	return "", false
 }
 
 // create makes the object; release gives back the parallelism slot, which

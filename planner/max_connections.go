@@ -52,7 +52,9 @@ func endpointsDeletedToward(p *Plan, pre *Priors, listener cty.Value) int {
 		if pr == nil || pr.null() {
 			continue
 		}
-		if a, pt := pr.fields.attr(pr.value(), "address"), pr.fields.attr(pr.value(), "port"); a.IsKnown() && pt.IsKnown() && a.Equals(addr).True() && pt.Equals(port).True() {
+		a, _ := pr.fields.named("address")
+		pt, _ := pr.fields.named("port")
+		if a != cty.NilVal && pt != cty.NilVal && a.IsKnown() && pt.IsKnown() && a.Equals(addr).True() && pt.Equals(port).True() {
 			n++
 		}
 	}
